@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+// The shape every CLI command has, the exit codes, and the helpers commands share.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace zf::cli {
+
+/// Exit codes of DESIGN.md.
+enum ExitCode : int { kSuccess = 0, kFindings = 1, kError = 2 };
+
+/// One subcommand: `zeroforge NAME ARGS...`. `run` gets the arguments after NAME, returns
+/// an exit code and may throw zf::Error (printed by main, exit 2).
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(const std::vector<std::string>& args);
+};
+
+/// Every command, in the order `--help` lists them.
+const std::vector<Command>& commands();
+
+/// Directories zeroforge ships next to its executable (build tree and install tree alike):
+/// `<exe>/../share/zeroforge/templates`, `.../presets`, `<exe>/../lib/zeroforge/plugins`.
+std::filesystem::path data_dir();
+std::filesystem::path builtin_templates_dir();
+std::filesystem::path builtin_presets_dir();
+std::filesystem::path builtin_plugins_dir();
+
+}  // namespace zf::cli

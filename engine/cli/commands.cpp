@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: MIT
+// The table of subcommands. Each command lives in its own <name>_command.cpp.
+#include "command.hpp"
+
+namespace zf::cli {
+
+int run_render(const std::vector<std::string>& args);
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"render", "render one template over values to a file or stdout", run_render},
+  };
+  return table;
+}
+
+}  // namespace zf::cli

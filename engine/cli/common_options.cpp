@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+// The shared options and the layering they describe.
+#include "common_options.hpp"
+
+#include "command.hpp"
+#include "zeroforge/error.hpp"
+
+namespace zf::cli {
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+void add_template_options(po::options_description& options, CommonInputs& inputs) {
+  options.add_options()
+      ("template-dir", po::value(&inputs.template_dirs)->composing(),
+       "directory searched for templates before the built-in ones (repeatable)")
+      ("trim-blocks", po::bool_switch(&inputs.trim_blocks),
+       "remove the first newline after a block tag (Jinja2 trim_blocks)")
+      ("lstrip-blocks", po::bool_switch(&inputs.lstrip_blocks),
+       "strip whitespace before a block tag at the start of a line (Jinja2 lstrip_blocks)");
+}
+
+void add_value_options(po::options_description& options, CommonInputs& inputs) {
+  options.add_options()
+      ("values", po::value(&inputs.values_files)->composing(),
+       "JSON values file, applied in order (repeatable)")
+      ("set", po::value(&inputs.sets)->composing(),
+       "KEY=VALUE with a dotted KEY; VALUE is JSON if it parses, else a string (repeatable)")
+      ("tier", po::value(&inputs.tier), "tier name (presets/tiers/NAME.json) or tier file");
+}
+
+std::unique_ptr<Environment> make_environment(const CommonInputs& inputs) {
+  EnvironmentOptions options;
+  options.trim_blocks = inputs.trim_blocks;
+  options.lstrip_blocks = inputs.lstrip_blocks;
+  for (const auto& dir : inputs.template_dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+      throw Error(ErrorKind::Usage, "--template-dir '" + dir + "' is not a directory");
+    }
+    options.search_path.emplace_back(dir);
+  }
+  options.search_path.push_back(builtin_templates_dir());
+  return std::make_unique<Environment>(std::move(options));
+}
+
+fs::path resolve_tier(const std::string& tier) {
+  std::error_code ec;
+  if (tier.find('/') != std::string::npos || tier.ends_with(".json")) {
+    if (!fs::is_regular_file(tier, ec)) throw Error(ErrorKind::Usage, "tier file '" + tier + "' not found");
+    return tier;
+  }
+  fs::path path = builtin_presets_dir() / "tiers" / (tier + ".json");
+  if (!fs::is_regular_file(path, ec)) {
+    throw Error(ErrorKind::Usage, "unknown tier '" + tier + "' (no " + path.string() + ")");
+  }
+  return path;
+}
+
+void apply_value_layers(const CommonInputs& inputs, LayeredValues& values) {
+  if (!inputs.tier.empty()) {
+    fs::path tier = resolve_tier(inputs.tier);
+    values.apply({LayerKind::Tier, tier.string()}, load_values_file(tier));
+  }
+  for (const auto& file : inputs.values_files) {
+    values.apply({LayerKind::ValuesFile, file}, load_values_file(file));
+  }
+  for (const auto& set : inputs.sets) {
+    values.apply({LayerKind::Set, "--set " + set}, parse_set(set));
+  }
+}
+
+}  // namespace zf::cli

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// Options several commands share (--template-dir, --values, --set, --tier) and turning them
+// into an Environment and layered values.
+#pragma once
+
+#include <boost/program_options/options_description.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "zeroforge/environment.hpp"
+#include "zeroforge/values.hpp"
+
+namespace zf::cli {
+
+/// What the shared options collected.
+struct CommonInputs {
+  std::vector<std::string> template_dirs;
+  std::vector<std::string> values_files;
+  std::vector<std::string> sets;
+  std::string tier;
+  bool trim_blocks = false;
+  bool lstrip_blocks = false;
+};
+
+/// Adds --template-dir, --trim-blocks and --lstrip-blocks.
+void add_template_options(boost::program_options::options_description& options,
+                          CommonInputs& inputs);
+/// Adds --values, --set and --tier.
+void add_value_options(boost::program_options::options_description& options,
+                       CommonInputs& inputs);
+
+/// The search path: --template-dir directories in order, then the built-in templates.
+std::unique_ptr<Environment> make_environment(const CommonInputs& inputs);
+
+/// Resolves a tier name (`small`) or path (`my/tier.json`) to a file; throws if missing.
+std::filesystem::path resolve_tier(const std::string& tier);
+
+/// Applies the tier, then --values files in order, then --set in order.
+void apply_value_layers(const CommonInputs& inputs, LayeredValues& values);
+
+}  // namespace zf::cli

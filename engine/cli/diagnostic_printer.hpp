@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: MIT
+// Printing errors the way compilers do: the one-line message, then the source line and a caret.
+#pragma once
+
+#include <ostream>
+
+#include "zeroforge/error.hpp"
+
+namespace zf::cli {
+
+/// Prints `error` to `out`: `what()` when it has a location (else `zeroforge: error: ...`),
+/// then the source line and a caret under the column when the error carries one.
+void print_error(std::ostream& out, const Error& error);
+
+}  // namespace zf::cli

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// `zeroforge render TEMPLATE`: one template over layered values, to a file or stdout.
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "command.hpp"
+#include "common_options.hpp"
+#include "zeroforge/error.hpp"
+#include "zeroforge/output.hpp"
+#include "zeroforge/template.hpp"
+
+namespace zf::cli {
+namespace po = boost::program_options;
+
+int run_render(const std::vector<std::string>& args) {
+  CommonInputs inputs;
+  std::string template_name;
+  std::string output;
+  po::options_description options("zeroforge render TEMPLATE [options]");
+  options.add_options()("help,h", "show this help")(
+      "output,o", po::value(&output), "write to FILE (atomically) instead of stdout");
+  add_value_options(options, inputs);
+  add_template_options(options, inputs);
+  po::options_description hidden;
+  hidden.add_options()("template", po::value(&template_name));
+  po::options_description all;
+  all.add(options).add(hidden);
+  po::positional_options_description positional;
+  positional.add("template", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+  if (vm.count("help")) {
+    std::cout << "Renders TEMPLATE (a name on the template search path, e.g.\n"
+                 "deepspeed/config.json.j2) over values: --tier < --values files < --set.\n"
+                 ".json templates are parsed and written as normalised JSON.\n\n"
+              << options << '\n';
+    return kSuccess;
+  }
+  po::notify(vm);
+  if (template_name.empty()) throw Error(ErrorKind::Usage, "render: missing TEMPLATE");
+
+  auto environment = make_environment(inputs);
+  LayeredValues values;
+  apply_value_layers(inputs, values);
+  auto tpl = environment->load(template_name);
+  Value context = Value::from_json(values.merged());
+  std::string text = tpl->is_json() ? to_json_text(tpl->render_json(context)) : tpl->render(context);
+  if (output.empty() || output == "-") {
+    std::cout << text;
+    std::cout.flush();
+  } else {
+    write_file_atomically(output, text);
+  }
+  return kSuccess;
+}
+
+}  // namespace zf::cli

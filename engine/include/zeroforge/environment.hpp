@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+// zf::Environment: where templates come from (the search path), the options of the template
+// language, and the registry of filters, tests and global functions templates may call.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "zeroforge/value.hpp"
+
+namespace zf {
+
+class Template;
+
+/// Options of the template language; the defaults are Jinja2's.
+struct EnvironmentOptions {
+  /// Remove the first newline after a block tag (`{% ... %}`).
+  bool trim_blocks = false;
+  /// Strip spaces and tabs from the start of a line up to a block tag.
+  bool lstrip_blocks = false;
+  /// Directories searched in order for templates, `include` and `extends`.
+  std::vector<std::filesystem::path> search_path;
+  /// Deepest nesting of includes, macro calls and inheritance before rendering stops
+  /// with an error (a runaway recursion is an error, never a crash).
+  int max_depth = 64;
+};
+
+/// Which namespace a function lives in: `x | name`, `x is name` or `name(...)`.
+enum class FunctionKind { Filter, Test, Global };
+
+/// One declared parameter; a parameter without a default is required.
+struct Parameter {
+  std::string name;
+  std::optional<Value> default_value;
+};
+
+/// The arguments of one call, bound to the declared parameters: `bound[i]` belongs to
+/// `parameters[i]` (filled with its default when the call left it out).
+struct Arguments {
+  std::vector<Value> bound;
+  /// Positional arguments past the declared ones (only for variadic functions).
+  std::vector<Value> extra_positional;
+  /// Keyword arguments that match no parameter (only for variadic functions).
+  std::vector<std::pair<std::string, Value>> extra_keywords;
+};
+
+/// What a running function may ask of the renderer, e.g. `map('upper')` calling a filter.
+class CallContext {
+ public:
+  virtual ~CallContext() = default;
+  virtual Value call_filter(std::string_view name, const Value& subject,
+                            std::vector<Value> args) const = 0;
+  virtual bool call_test(std::string_view name, const Value& subject,
+                         std::vector<Value> args) const = 0;
+  virtual const EnvironmentOptions& options() const = 0;
+};
+
+/// A function body. `subject` is the filtered or tested value (undefined for globals).
+/// Errors are reported by throwing zf::Error without a location; the renderer adds it.
+using FunctionBody =
+    std::function<Value(const Value& subject, Arguments& args, const CallContext& context)>;
+
+/// A filter, test or global function.
+struct FunctionSpec {
+  std::string name;
+  std::vector<Parameter> parameters;
+  /// Accepts positional and keyword arguments beyond `parameters`.
+  bool variadic = false;
+  FunctionBody body;
+};
+
+/// Filters, tests and globals by name. Builtins are registered when an Environment is made;
+/// plugins add theirs with `Environment::add_function`.
+class FunctionRegistry {
+ public:
+  /// Adds a function; throws zf::Error if the name is already taken in that namespace.
+  void add(FunctionKind kind, FunctionSpec spec);
+  /// Adds or replaces (used for aliases such as `d` for `default`).
+  void add_alias(FunctionKind kind, std::string alias, std::string_view target);
+  const FunctionSpec* find(FunctionKind kind, std::string_view name) const;
+  std::vector<std::string> names(FunctionKind kind) const;
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  using Table = std::unordered_map<std::string, std::shared_ptr<const FunctionSpec>, Hash,
+                                   std::equal_to<>>;
+  Table tables_[3];
+};
+
+/// Registers the builtin filters, tests and globals (Jinja2's, see docs/template-language.md).
+void register_builtin_filters(FunctionRegistry& registry);
+void register_builtin_tests(FunctionRegistry& registry);
+void register_builtin_globals(FunctionRegistry& registry);
+
+/// Loads and caches templates. Templates keep a pointer to their Environment, which must
+/// outlive them. Loading is thread-safe; rendering a loaded template is `const`.
+///
+///     zf::Environment env({.search_path = {"my-templates", "/usr/share/zeroforge/templates"}});
+///     auto tpl = env.load("deepspeed/config.json.j2");
+///     std::string text = tpl->render(values);
+class Environment {
+ public:
+  explicit Environment(EnvironmentOptions options = {});
+  ~Environment();
+  Environment(const Environment&) = delete;
+  Environment& operator=(const Environment&) = delete;
+
+  const EnvironmentOptions& options() const noexcept { return options_; }
+  const FunctionRegistry& functions() const noexcept { return functions_; }
+  /// Registers a plugin function; do this before loading templates that use it.
+  void add_function(FunctionKind kind, FunctionSpec spec);
+
+  /// Loads `name` (a relative path such as `deepspeed/config.json.j2`) from the first
+  /// search-path directory that has it, parsing it once. Throws zf::Error (Template) when
+  /// no directory has it or the name is absolute or climbs out with `..`, and (Syntax)
+  /// when it does not parse.
+  std::shared_ptr<const Template> load(std::string_view name) const;
+  /// Parses a template given as text; `name` is used in errors and for relative lookups.
+  std::shared_ptr<const Template> from_string(std::string source, std::string name) const;
+  /// The file `name` resolves to, or nullopt.
+  std::optional<std::filesystem::path> resolve(std::string_view name) const;
+  /// Every template name reachable on the search path, sorted, first directory winning.
+  std::vector<std::string> list_templates() const;
+
+ private:
+  EnvironmentOptions options_;
+  FunctionRegistry functions_;
+  mutable std::mutex cache_mutex_;
+  mutable std::unordered_map<std::string, std::shared_ptr<const Template>> cache_;
+};
+
+}  // namespace zf

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// Output: zeroforge's stable JSON text form and atomic file writing.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace zf {
+
+/// Serialises JSON the one way zeroforge writes it: 2-space indent, keys in stored order,
+/// `[]`/`{}` for empty containers, integers as integers, floats in shortest round-trip form
+/// (`0.0001`, `3e-05` is written `3e-5`, `1.0` stays `1.0`), a final newline.
+std::string to_json_text(const nlohmann::ordered_json& json);
+
+/// Parses JSON text the way .json templates are normalised: keys keep their order, a
+/// duplicate key is an error, and a number written with an exponent whose value is an
+/// integer (`5e8`, `1e9`) becomes an integer. Throws zf::Error (Json) with `name`, line and
+/// column of the first problem.
+nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& name);
+
+/// Reads a whole file; throws zf::Error (Io) naming it when it cannot be read.
+std::string read_file(const std::filesystem::path& path);
+
+/// Writes `content` to `path` through a temporary file in the same directory and a rename,
+/// so readers see the old file or the new one, never a partial one. Creates missing parent
+/// directories. Throws zf::Error (Io) and removes the temporary file on failure.
+void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
+}  // namespace zf

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+// zf::Value: the dynamically typed value templates compute with, with Python's semantics
+// (what Jinja2 does): int vs float arithmetic, truthiness, equality, str() and repr().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace zf {
+
+class Value;
+class ValueDict;
+class Callable;
+
+/// A list value's elements.
+using ValueList = std::vector<Value>;
+
+/// A template value. Copies are cheap: lists, dicts and callables are shared and immutable
+/// once built. An Undefined value remembers why it is undefined, and every operation on it
+/// other than the `defined`/`undefined` tests and the `default` filter throws an
+/// ErrorKind::Undefined zf::Error with that description (Jinja2's StrictUndefined).
+///
+///     zf::Value v = zf::Value::from_json(nlohmann::ordered_json::parse(R"({"stage": 3})"));
+///     v.find("stage")->as_int();  // 3
+class Value {
+ public:
+  /// The Python type a value behaves as.
+  enum class Kind : std::uint8_t { Undefined, None, Bool, Int, Float, String, List, Dict, Callable };
+
+  /// An undefined value with no description; prefer `undefined(hint)`.
+  Value() noexcept = default;
+  Value(std::nullptr_t) noexcept;
+  Value(bool b) noexcept;
+  Value(int i) noexcept;
+  Value(long i) noexcept;
+  Value(long long i) noexcept;
+  Value(double d) noexcept;
+  Value(std::string s);
+  Value(std::string_view s);
+  Value(const char* s);
+  Value(ValueList list);
+  Value(ValueDict dict);
+  Value(std::shared_ptr<const Callable> callable);
+
+  /// An undefined value; `description` completes the sentence in errors, e.g.
+  /// "undefined variable 'stage'" or "'dict object' has no attribute 'x'".
+  static Value undefined(std::string description);
+  /// Converts JSON (null, bool, integer, float, string, array, object) to a Value.
+  static Value from_json(const nlohmann::ordered_json& json);
+  /// Converts back to JSON; throws zf::Error for undefined and callable values.
+  nlohmann::ordered_json to_json() const;
+
+  Kind kind() const noexcept { return static_cast<Kind>(data_.index()); }
+  bool is_undefined() const noexcept { return kind() == Kind::Undefined; }
+  bool is_none() const noexcept { return kind() == Kind::None; }
+  bool is_bool() const noexcept { return kind() == Kind::Bool; }
+  bool is_int() const noexcept { return kind() == Kind::Int; }
+  bool is_float() const noexcept { return kind() == Kind::Float; }
+  /// int, float or bool (Python's bool is an int).
+  bool is_number() const noexcept { return is_int() || is_float() || is_bool(); }
+  bool is_string() const noexcept { return kind() == Kind::String; }
+  bool is_list() const noexcept { return kind() == Kind::List; }
+  bool is_dict() const noexcept { return kind() == Kind::Dict; }
+  bool is_callable() const noexcept { return kind() == Kind::Callable; }
+
+  /// Typed access. Each throws zf::Error (kind Render, or Undefined for an undefined value)
+  /// naming the expected and the actual type when the value has another kind.
+  bool as_bool() const;
+  /// An int, or a bool as 0/1.
+  std::int64_t as_int() const;
+  /// An int, bool or float as a double.
+  double as_double() const;
+  const std::string& as_string() const;
+  const ValueList& as_list() const;
+  const ValueDict& as_dict() const;
+  const std::shared_ptr<const Callable>& as_callable() const;
+
+  /// Throws the undefined error if this value is undefined; otherwise does nothing.
+  void require_defined() const;
+  /// The description given to `undefined()`.
+  const std::string& undefined_description() const;
+
+  /// For dicts: the value under `key`, or nullptr. Throws for non-dicts.
+  const Value* find(std::string_view key) const;
+
+  /// Python truthiness: none, false, 0, 0.0, "" and empty containers are false.
+  bool truthy() const;
+  /// Python's `str(x)` as Jinja2 prints it: `True`, `None`, `1.0`, `['a', 1]`, `{'k': 2}`.
+  std::string str() const;
+  /// Appends `str()` to `out` without a temporary (the renderer's hot path).
+  void append_str(std::string& out) const;
+  /// Python's `repr(x)`: strings quoted the way Python quotes them.
+  std::string repr() const;
+  /// Python's type name: `int`, `float`, `str`, `bool`, `NoneType`, `list`, `dict`, `function`.
+  const char* type_name() const noexcept;
+
+  /// Python equality: `1 == 1.0`, `True == 1`, deep for lists and dicts, never throws
+  /// except for undefined operands.
+  friend bool operator==(const Value& a, const Value& b);
+  /// Python ordering for `<` and sorting: numbers with numbers, strings with strings,
+  /// lists lexicographically. Returns <0, 0, >0; throws zf::Error ("'<' not supported
+  /// between instances of 'str' and 'int'") for other pairs.
+  static int compare(const Value& a, const Value& b);
+
+ private:
+  struct UndefinedData {
+    std::shared_ptr<const std::string> description;
+  };
+  using Data = std::variant<UndefinedData, std::nullptr_t, bool, std::int64_t, double, std::string,
+                            std::shared_ptr<const ValueList>, std::shared_ptr<const ValueDict>,
+                            std::shared_ptr<const Callable>>;
+  [[noreturn]] void throw_type(const char* expected) const;
+
+  Data data_;
+};
+
+/// A dict value: string keys in insertion order (as the template or the JSON wrote them),
+/// with hashed lookup for large dicts.
+class ValueDict {
+ public:
+  using Entry = std::pair<std::string, Value>;
+
+  ValueDict() = default;
+  /// Inserts or replaces; a replaced key keeps its original position (Python dict semantics).
+  void set(std::string key, Value value);
+  /// The value under `key`, or nullptr.
+  const Value* find(std::string_view key) const;
+  Value* find(std::string_view key);
+  bool contains(std::string_view key) const { return find(key) != nullptr; }
+  std::size_t size() const noexcept { return entries_.size(); }
+  bool empty() const noexcept { return entries_.empty(); }
+  const std::vector<Entry>& entries() const noexcept { return entries_; }
+  auto begin() const noexcept { return entries_.begin(); }
+  auto end() const noexcept { return entries_.end(); }
+
+ private:
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  using Index = std::unordered_map<std::string, std::uint32_t, KeyHash, std::equal_to<>>;
+
+  std::vector<Entry> entries_;
+  // Built once a dict is large enough that linear search stops being the fastest lookup.
+  std::shared_ptr<Index> index_;
+};
+
+/// Something a template can call: a macro, or a function a plugin registers.
+class Callable {
+ public:
+  virtual ~Callable() = default;
+  /// The name shown in errors and by `repr`.
+  virtual const std::string& name() const noexcept = 0;
+};
+
+}  // namespace zf

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// Values and layering: JSON objects merged in order (later layers win), each leaf
+// remembering the layer it came from so `explain` and errors can name it.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace zf {
+
+/// Where a layer of values comes from, lowest precedence first.
+enum class LayerKind { TemplateDefault, Tier, Family, Variant, ValuesFile, Set, Plugin };
+
+/// A layer's origin: its kind and a label a user recognises (a file path,
+/// `--set stage=3`, `tier medium`, `plugin memory`).
+struct LayerSource {
+  LayerKind kind;
+  std::string label;
+};
+
+/// The human name of a layer kind: "template default", "tier", "family", "variant",
+/// "values file", "--set", "plugin".
+const char* layer_kind_name(LayerKind kind) noexcept;
+
+/// Values built from layers. Objects merge key by key, recursively; any other value
+/// (scalar, array, null) replaces what was there, as with JSON merge patch except that
+/// null is a value, not a deletion.
+///
+///     zf::LayeredValues values;
+///     values.apply({zf::LayerKind::Tier, "presets/tiers/small.json"}, tier_json);
+///     values.apply({zf::LayerKind::Set, "--set stage=3"}, zf::parse_set("stage=3"));
+///     values.origin("/stage")->label;  // "--set stage=3"
+class LayeredValues {
+ public:
+  /// Merges `object` (must be a JSON object) on top of the current values.
+  void apply(LayerSource source, const nlohmann::ordered_json& object);
+  /// The merged values.
+  const nlohmann::ordered_json& merged() const noexcept { return merged_; }
+  /// The layer that set the value at `json_pointer` (a leaf, or a whole object replaced as
+  /// one), or nullptr when nothing set it. Pointers below a leaf report that leaf's layer.
+  const LayerSource* origin(std::string_view json_pointer) const;
+  /// Every leaf pointer (scalars, arrays, empty objects) with its layer, in merged key order.
+  std::vector<std::pair<std::string, LayerSource>> leaves() const;
+  const std::vector<LayerSource>& layers() const noexcept { return layers_; }
+
+ private:
+  void merge(nlohmann::ordered_json& target, const nlohmann::ordered_json& patch,
+             const std::string& pointer, std::size_t layer);
+  void forget_below(const std::string& pointer);
+  void collect(const nlohmann::ordered_json& node, const std::string& pointer,
+               std::vector<std::pair<std::string, LayerSource>>& out) const;
+
+  nlohmann::ordered_json merged_ = nlohmann::ordered_json::object();
+  std::vector<LayerSource> layers_;
+  std::map<std::string, std::size_t, std::less<>> origins_;
+};
+
+/// Parses one `--set KEY=VALUE`: KEY is a dotted path (`zero.stage`), VALUE is JSON when it
+/// parses as JSON (`3`, `true`, `[1,2]`, `"x"`) and a plain string otherwise. Returns the
+/// nested object `{"zero": {"stage": 3}}`. Throws zf::Error (Usage) for a missing `=`, an
+/// empty key or an empty path segment.
+nlohmann::ordered_json parse_set(std::string_view assignment);
+
+/// Reads a JSON values file that must hold an object; errors name the file, line and
+/// column (or say that the top level is not an object).
+nlohmann::ordered_json load_values_file(const std::filesystem::path& path);
+
+/// Escapes a key for a JSON pointer segment (`~` → `~0`, `/` → `~1`).
+std::string escape_pointer_segment(std::string_view key);
+
+}  // namespace zf

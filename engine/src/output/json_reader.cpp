@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+// parse_json_text: a strict JSON reader that keeps key order, rejects duplicate keys, turns
+// integral exponent numbers (`5e8`) into integers and reports line and column.
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "source_position.hpp"
+#include "zeroforge/error.hpp"
+#include "zeroforge/output.hpp"
+
+namespace zf {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+class Reader {
+ public:
+  Reader(std::string_view text, const std::string& name) : text_(text), name_(name) {}
+
+  json document() {
+    skip_space();
+    json value = parse_value(0);
+    skip_space();
+    if (pos_ < text_.size()) fail("unexpected " + describe_here() + " after the JSON value");
+    return value;
+  }
+
+ private:
+  static constexpr int kMaxDepth = 512;
+
+  [[noreturn]] void fail(const std::string& message) const { fail_at(pos_, message); }
+  [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const {
+    auto [line, column] = detail::line_column(text_, offset);
+    throw Error(ErrorKind::Json, message, Location{name_, line, column})
+        .located(Location{name_, line, column}, std::string(detail::line_text(text_, offset)));
+  }
+
+  std::string describe_here() const {
+    if (pos_ >= text_.size()) return "end of input";
+    char c = text_[pos_];
+    if (static_cast<unsigned char>(c) < 0x20) return "control character";
+    return std::string("'") + c + "'";
+  }
+
+  void skip_space() {
+    while (pos_ < text_.size()) {
+      char c = text_[pos_];
+      if (c != ' ' && c != '\n' && c != '\r' && c != '\t') break;
+      ++pos_;
+    }
+  }
+
+  bool consume(char c) {
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+
+  json parse_value(int depth) {
+    if (depth > kMaxDepth) fail("JSON nested too deeply");
+    if (pos_ >= text_.size()) fail("expected a JSON value, found end of input");
+    char c = text_[pos_];
+    switch (c) {
+      case '{': return parse_object(depth);
+      case '[': return parse_array(depth);
+      case '"': return parse_string();
+      case 't': expect_word("true"); return true;
+      case 'f': expect_word("false"); return false;
+      case 'n': expect_word("null"); return nullptr;
+      default:
+        if (c == '-' || (c >= '0' && c <= '9')) return parse_number();
+        fail("expected a JSON value, found " + describe_here());
+    }
+  }
+
+  void expect_word(std::string_view word) {
+    if (text_.substr(pos_, word.size()) != word) fail("expected a JSON value, found " + describe_here());
+    pos_ += word.size();
+  }
+
+  json parse_object(int depth) {
+    ++pos_;  // {
+    json object = json::object();
+    skip_space();
+    if (consume('}')) return object;
+    while (true) {
+      skip_space();
+      if (pos_ >= text_.size() || text_[pos_] != '"') {
+        fail("expected a string key, found " + describe_here());
+      }
+      std::size_t key_offset = pos_;
+      std::string key = parse_string_raw();
+      if (object.contains(key)) fail_at(key_offset, "duplicate key \"" + key + "\"");
+      skip_space();
+      if (!consume(':')) fail("expected ':' after key \"" + key + "\", found " + describe_here());
+      skip_space();
+      object.emplace(std::move(key), parse_value(depth + 1));
+      skip_space();
+      if (consume('}')) return object;
+      if (!consume(',')) fail("expected ',' or '}' in object, found " + describe_here());
+      skip_space();
+      if (pos_ < text_.size() && text_[pos_] == '}') fail("trailing comma in object");
+    }
+  }
+
+  json parse_array(int depth) {
+    ++pos_;  // [
+    json array = json::array();
+    skip_space();
+    if (consume(']')) return array;
+    while (true) {
+      skip_space();
+      array.push_back(parse_value(depth + 1));
+      skip_space();
+      if (consume(']')) return array;
+      if (!consume(',')) fail("expected ',' or ']' in array, found " + describe_here());
+      skip_space();
+      if (pos_ < text_.size() && text_[pos_] == ']') fail("trailing comma in array");
+    }
+  }
+
+  json parse_string() { return parse_string_raw(); }
+
+  static void append_utf8(std::string& out, std::uint32_t cp) {
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+
+  std::uint32_t parse_hex4() {
+    if (pos_ + 4 > text_.size()) fail("incomplete \\u escape");
+    std::uint32_t cp = 0;
+    for (int i = 0; i < 4; ++i) {
+      char c = text_[pos_++];
+      cp <<= 4;
+      if (c >= '0' && c <= '9') {
+        cp |= static_cast<std::uint32_t>(c - '0');
+      } else if (c >= 'a' && c <= 'f') {
+        cp |= static_cast<std::uint32_t>(c - 'a' + 10);
+      } else if (c >= 'A' && c <= 'F') {
+        cp |= static_cast<std::uint32_t>(c - 'A' + 10);
+      } else {
+        --pos_;
+        fail("invalid \\u escape");
+      }
+    }
+    return cp;
+  }
+
+  std::string parse_string_raw() {
+    std::size_t start = pos_++;
+    std::string out;
+    while (true) {
+      if (pos_ >= text_.size()) fail_at(start, "unterminated string");
+      char c = text_[pos_];
+      if (c == '"') {
+        ++pos_;
+        return out;
+      }
+      if (static_cast<unsigned char>(c) < 0x20) fail("control character in string (escape it)");
+      if (c != '\\') {
+        out += c;
+        ++pos_;
+        continue;
+      }
+      ++pos_;
+      if (pos_ >= text_.size()) fail_at(start, "unterminated string");
+      char e = text_[pos_++];
+      switch (e) {
+        case '"': out += '"'; break;
+        case '\\': out += '\\'; break;
+        case '/': out += '/'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        case 't': out += '\t'; break;
+        case 'u': {
+          std::uint32_t cp = parse_hex4();
+          if (cp >= 0xD800 && cp <= 0xDBFF && text_.substr(pos_, 2) == "\\u") {
+            pos_ += 2;
+            std::uint32_t low = parse_hex4();
+            if (low >= 0xDC00 && low <= 0xDFFF) {
+              cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+            } else {
+              fail("invalid surrogate pair");
+            }
+          }
+          append_utf8(out, cp);
+          break;
+        }
+        default: --pos_; fail(std::string("invalid escape '\\") + e + "'");
+      }
+    }
+  }
+
+  json parse_number() {
+    std::size_t start = pos_;
+    consume('-');
+    auto digits = [&] {
+      std::size_t n = 0;
+      while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') ++pos_, ++n;
+      return n;
+    };
+    if (pos_ < text_.size() && text_[pos_] == '0') {
+      ++pos_;
+      if (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
+        fail_at(start, "numbers cannot have leading zeros");
+      }
+    } else if (digits() == 0) {
+      fail_at(start, "invalid number");
+    }
+    bool fraction = false, exponent = false;
+    if (consume('.')) {
+      fraction = true;
+      if (digits() == 0) fail_at(start, "invalid number: expected digits after '.'");
+    }
+    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+      exponent = true;
+      ++pos_;
+      if (!consume('+')) consume('-');
+      if (digits() == 0) fail_at(start, "invalid number: expected digits in the exponent");
+    }
+    std::string_view lexeme = text_.substr(start, pos_ - start);
+    if (!fraction && !exponent) {
+      std::int64_t i = 0;
+      auto r = std::from_chars(lexeme.data(), lexeme.data() + lexeme.size(), i);
+      if (r.ec == std::errc()) return i;
+    }
+    double d = 0;
+    auto r = std::from_chars(lexeme.data(), lexeme.data() + lexeme.size(), d);
+    if (r.ec != std::errc() || !std::isfinite(d)) fail_at(start, "number out of range");
+    // `5e8` is how people write bucket sizes: an integral value written with an exponent is
+    // an integer. `1.0` (no exponent) stays a float.
+    if (exponent && d == std::floor(d) && std::fabs(d) < 9.2e18) return static_cast<std::int64_t>(d);
+    return d;
+  }
+
+  std::string_view text_;
+  const std::string& name_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& name) {
+  return Reader(text, name).document();
+}
+
+}  // namespace zf

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// to_json_text: zeroforge's one serialisation of JSON (2-space indent, stable numbers).
+#include <charconv>
+#include <cmath>
+
+#include "number_format.hpp"
+#include "zeroforge/error.hpp"
+#include "zeroforge/output.hpp"
+
+namespace zf {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+void append_escaped(std::string& out, const std::string& s) {
+  out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20) {
+          static const char* hex = "0123456789abcdef";
+          out += "\\u00";
+          out += hex[c >> 4];
+          out += hex[c & 15];
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+void append_value(std::string& out, const json& value, int indent) {
+  using T = json::value_t;
+  switch (value.type()) {
+    case T::null: out += "null"; return;
+    case T::boolean: out += value.get<bool>() ? "true" : "false"; return;
+    case T::number_integer:
+    case T::number_unsigned: {
+      char buf[24];
+      auto r = value.is_number_unsigned()
+                   ? std::to_chars(buf, buf + sizeof buf, value.get<std::uint64_t>())
+                   : std::to_chars(buf, buf + sizeof buf, value.get<std::int64_t>());
+      out.append(buf, r.ptr);
+      return;
+    }
+    case T::number_float: {
+      double d = value.get<double>();
+      if (!std::isfinite(d)) throw Error(ErrorKind::Json, "infinite or NaN number is not JSON");
+      detail::append_json_float(out, d);
+      return;
+    }
+    case T::string: append_escaped(out, value.get_ref<const std::string&>()); return;
+    case T::array: {
+      if (value.empty()) {
+        out += "[]";
+        return;
+      }
+      out += "[\n";
+      bool first = true;
+      for (const auto& item : value) {
+        if (!first) out += ",\n";
+        first = false;
+        out.append(static_cast<std::size_t>(indent + 2), ' ');
+        append_value(out, item, indent + 2);
+      }
+      out += '\n';
+      out.append(static_cast<std::size_t>(indent), ' ');
+      out += ']';
+      return;
+    }
+    case T::object: {
+      if (value.empty()) {
+        out += "{}";
+        return;
+      }
+      out += "{\n";
+      bool first = true;
+      for (const auto& [key, item] : value.items()) {
+        if (!first) out += ",\n";
+        first = false;
+        out.append(static_cast<std::size_t>(indent + 2), ' ');
+        append_escaped(out, key);
+        out += ": ";
+        append_value(out, item, indent + 2);
+      }
+      out += '\n';
+      out.append(static_cast<std::size_t>(indent), ' ');
+      out += '}';
+      return;
+    }
+    default: throw Error(ErrorKind::Json, "binary values are not JSON");
+  }
+}
+
+}  // namespace
+
+std::string to_json_text(const nlohmann::ordered_json& json) {
+  std::string out;
+  out.reserve(1024);
+  append_value(out, json, 0);
+  out += '\n';
+  return out;
+}
+
+}  // namespace zf

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: MIT
+// zf::Value and zf::ValueDict: construction, JSON conversion, Python str/repr, equality and
+// ordering.
+#include "zeroforge/value.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "number_format.hpp"
+#include "zeroforge/error.hpp"
+
+namespace zf {
+namespace {
+
+constexpr std::size_t kIndexThreshold = 12;
+
+void append_repr_string(std::string& out, const std::string& s) {
+  // Python prefers single quotes unless the text has a single quote and no double quote.
+  char quote = (s.find('\'') != std::string::npos && s.find('"') == std::string::npos) ? '"' : '\'';
+  out += quote;
+  for (unsigned char c : s) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c == static_cast<unsigned char>(quote)) {
+          out += '\\';
+          out += static_cast<char>(c);
+        } else if (c < 0x20 || c == 0x7f) {
+          static const char* hex = "0123456789abcdef";
+          out += "\\x";
+          out += hex[c >> 4];
+          out += hex[c & 15];
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += quote;
+}
+
+void append_repr(std::string& out, const Value& v);
+
+void append_container(std::string& out, const Value& v) {
+  if (v.is_list()) {
+    out += '[';
+    bool first = true;
+    for (const auto& item : v.as_list()) {
+      if (!first) out += ", ";
+      first = false;
+      append_repr(out, item);
+    }
+    out += ']';
+    return;
+  }
+  out += '{';
+  bool first = true;
+  for (const auto& [key, item] : v.as_dict()) {
+    if (!first) out += ", ";
+    first = false;
+    append_repr_string(out, key);
+    out += ": ";
+    append_repr(out, item);
+  }
+  out += '}';
+}
+
+void append_repr(std::string& out, const Value& v) {
+  if (v.is_string()) {
+    append_repr_string(out, v.as_string());
+  } else {
+    v.append_str(out);
+  }
+}
+
+}  // namespace
+
+Value::Value(std::nullptr_t) noexcept : data_(nullptr) {}
+Value::Value(bool b) noexcept : data_(b) {}
+Value::Value(int i) noexcept : data_(static_cast<std::int64_t>(i)) {}
+Value::Value(long i) noexcept : data_(static_cast<std::int64_t>(i)) {}
+Value::Value(long long i) noexcept : data_(static_cast<std::int64_t>(i)) {}
+Value::Value(double d) noexcept : data_(d) {}
+Value::Value(std::string s) : data_(std::move(s)) {}
+Value::Value(std::string_view s) : data_(std::string(s)) {}
+Value::Value(const char* s) : data_(std::string(s)) {}
+Value::Value(ValueList list) : data_(std::make_shared<const ValueList>(std::move(list))) {}
+Value::Value(ValueDict dict) : data_(std::make_shared<const ValueDict>(std::move(dict))) {}
+Value::Value(std::shared_ptr<const Callable> callable) : data_(std::move(callable)) {}
+
+Value Value::undefined(std::string description) {
+  Value v;
+  v.data_ = UndefinedData{std::make_shared<const std::string>(std::move(description))};
+  return v;
+}
+
+Value Value::from_json(const nlohmann::ordered_json& json) {
+  using T = nlohmann::ordered_json::value_t;
+  switch (json.type()) {
+    case T::null: return Value(nullptr);
+    case T::boolean: return Value(json.get<bool>());
+    case T::number_integer: return Value(json.get<std::int64_t>());
+    case T::number_unsigned: {
+      auto u = json.get<std::uint64_t>();
+      if (u > static_cast<std::uint64_t>(INT64_MAX)) return Value(static_cast<double>(u));
+      return Value(static_cast<std::int64_t>(u));
+    }
+    case T::number_float: return Value(json.get<double>());
+    case T::string: return Value(json.get_ref<const std::string&>());
+    case T::array: {
+      ValueList list;
+      list.reserve(json.size());
+      for (const auto& item : json) list.push_back(from_json(item));
+      return Value(std::move(list));
+    }
+    case T::object: {
+      ValueDict dict;
+      for (const auto& [key, item] : json.items()) dict.set(key, from_json(item));
+      return Value(std::move(dict));
+    }
+    default: throw Error(ErrorKind::Values, "binary JSON values are not supported");
+  }
+}
+
+nlohmann::ordered_json Value::to_json() const {
+  switch (kind()) {
+    case Kind::Undefined: require_defined(); return nullptr;
+    case Kind::None: return nullptr;
+    case Kind::Bool: return std::get<bool>(data_);
+    case Kind::Int: return std::get<std::int64_t>(data_);
+    case Kind::Float: return std::get<double>(data_);
+    case Kind::String: return std::get<std::string>(data_);
+    case Kind::List: {
+      auto out = nlohmann::ordered_json::array();
+      for (const auto& item : as_list()) out.push_back(item.to_json());
+      return out;
+    }
+    case Kind::Dict: {
+      auto out = nlohmann::ordered_json::object();
+      for (const auto& [key, item] : as_dict()) out[key] = item.to_json();
+      return out;
+    }
+    case Kind::Callable: break;
+  }
+  throw Error(ErrorKind::Render, "a function cannot be converted to JSON");
+}
+
+void Value::require_defined() const {
+  if (is_undefined()) throw Error(ErrorKind::Undefined, undefined_description());
+}
+
+const std::string& Value::undefined_description() const {
+  static const std::string generic = "undefined value";
+  if (auto* u = std::get_if<UndefinedData>(&data_); u && u->description) return *u->description;
+  return generic;
+}
+
+void Value::throw_type(const char* expected) const {
+  require_defined();
+  throw Error(ErrorKind::Render,
+              std::string("expected ") + expected + ", got " + type_name() + " " + repr());
+}
+
+bool Value::as_bool() const {
+  if (!is_bool()) throw_type("a boolean");
+  return std::get<bool>(data_);
+}
+
+std::int64_t Value::as_int() const {
+  if (is_int()) return std::get<std::int64_t>(data_);
+  if (is_bool()) return std::get<bool>(data_) ? 1 : 0;
+  throw_type("an integer");
+}
+
+double Value::as_double() const {
+  if (is_float()) return std::get<double>(data_);
+  if (is_int()) return static_cast<double>(std::get<std::int64_t>(data_));
+  if (is_bool()) return std::get<bool>(data_) ? 1.0 : 0.0;
+  throw_type("a number");
+}
+
+const std::string& Value::as_string() const {
+  if (!is_string()) throw_type("a string");
+  return std::get<std::string>(data_);
+}
+
+const ValueList& Value::as_list() const {
+  if (!is_list()) throw_type("a list");
+  return *std::get<std::shared_ptr<const ValueList>>(data_);
+}
+
+const ValueDict& Value::as_dict() const {
+  if (!is_dict()) throw_type("a dict");
+  return *std::get<std::shared_ptr<const ValueDict>>(data_);
+}
+
+const std::shared_ptr<const Callable>& Value::as_callable() const {
+  if (!is_callable()) throw_type("a function");
+  return std::get<std::shared_ptr<const Callable>>(data_);
+}
+
+const Value* Value::find(std::string_view key) const { return as_dict().find(key); }
+
+bool Value::truthy() const {
+  switch (kind()) {
+    case Kind::Undefined: require_defined(); return false;
+    case Kind::None: return false;
+    case Kind::Bool: return std::get<bool>(data_);
+    case Kind::Int: return std::get<std::int64_t>(data_) != 0;
+    case Kind::Float: return std::get<double>(data_) != 0.0;
+    case Kind::String: return !std::get<std::string>(data_).empty();
+    case Kind::List: return !as_list().empty();
+    case Kind::Dict: return !as_dict().empty();
+    case Kind::Callable: return true;
+  }
+  return false;
+}
+
+void Value::append_str(std::string& out) const {
+  switch (kind()) {
+    case Kind::Undefined: require_defined(); return;
+    case Kind::None: out += "None"; return;
+    case Kind::Bool: out += std::get<bool>(data_) ? "True" : "False"; return;
+    case Kind::Int: {
+      char buf[24];
+      auto r = std::to_chars(buf, buf + sizeof buf, std::get<std::int64_t>(data_));
+      out.append(buf, r.ptr);
+      return;
+    }
+    case Kind::Float: detail::append_python_float(out, std::get<double>(data_)); return;
+    case Kind::String: out += std::get<std::string>(data_); return;
+    case Kind::List:
+    case Kind::Dict: append_container(out, *this); return;
+    case Kind::Callable: out += "<function " + as_callable()->name() + ">"; return;
+  }
+}
+
+std::string Value::str() const {
+  std::string out;
+  append_str(out);
+  return out;
+}
+
+std::string Value::repr() const {
+  std::string out;
+  append_repr(out, *this);
+  return out;
+}
+
+const char* Value::type_name() const noexcept {
+  switch (kind()) {
+    case Kind::Undefined: return "undefined";
+    case Kind::None: return "NoneType";
+    case Kind::Bool: return "bool";
+    case Kind::Int: return "int";
+    case Kind::Float: return "float";
+    case Kind::String: return "str";
+    case Kind::List: return "list";
+    case Kind::Dict: return "dict";
+    case Kind::Callable: return "function";
+  }
+  return "?";
+}
+
+bool operator==(const Value& a, const Value& b) {
+  a.require_defined();
+  b.require_defined();
+  if (a.is_number() && b.is_number()) {
+    if (a.is_float() || b.is_float()) return a.as_double() == b.as_double();
+    return a.as_int() == b.as_int();
+  }
+  if (a.kind() != b.kind()) return false;
+  switch (a.kind()) {
+    case Value::Kind::None: return true;
+    case Value::Kind::String: return a.as_string() == b.as_string();
+    case Value::Kind::List: {
+      const auto& x = a.as_list();
+      const auto& y = b.as_list();
+      return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin());
+    }
+    case Value::Kind::Dict: {
+      const auto& x = a.as_dict();
+      const auto& y = b.as_dict();
+      if (x.size() != y.size()) return false;
+      for (const auto& [key, item] : x) {
+        const Value* other = y.find(key);
+        if (!other || !(item == *other)) return false;
+      }
+      return true;
+    }
+    case Value::Kind::Callable: return a.as_callable() == b.as_callable();
+    default: return false;
+  }
+}
+
+int Value::compare(const Value& a, const Value& b) {
+  a.require_defined();
+  b.require_defined();
+  if (a.is_number() && b.is_number()) {
+    if (a.is_float() || b.is_float()) {
+      double x = a.as_double(), y = b.as_double();
+      return x < y ? -1 : (y < x ? 1 : 0);
+    }
+    auto x = a.as_int(), y = b.as_int();
+    return x < y ? -1 : (y < x ? 1 : 0);
+  }
+  if (a.is_string() && b.is_string()) {
+    int c = a.as_string().compare(b.as_string());
+    return c < 0 ? -1 : (c > 0 ? 1 : 0);
+  }
+  if (a.is_list() && b.is_list()) {
+    const auto& x = a.as_list();
+    const auto& y = b.as_list();
+    for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {
+      if (!(x[i] == y[i])) return compare(x[i], y[i]);
+    }
+    return x.size() < y.size() ? -1 : (x.size() > y.size() ? 1 : 0);
+  }
+  throw Error(ErrorKind::Render, std::string("'<' not supported between instances of '") +
+                                     a.type_name() + "' and '" + b.type_name() + "'");
+}
+
+void ValueDict::set(std::string key, Value value) {
+  if (Value* existing = find(key)) {
+    *existing = std::move(value);
+    return;
+  }
+  entries_.emplace_back(std::move(key), std::move(value));
+  if (index_) {
+    // Copies of a dict share the index; the first write after a copy takes its own.
+    if (index_.use_count() > 1) index_ = std::make_shared<Index>(*index_);
+    index_->emplace(entries_.back().first, static_cast<std::uint32_t>(entries_.size() - 1));
+  } else if (entries_.size() > kIndexThreshold) {
+    index_ = std::make_shared<Index>();
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+      index_->emplace(entries_[i].first, static_cast<std::uint32_t>(i));
+    }
+  }
+}
+
+const Value* ValueDict::find(std::string_view key) const {
+  if (index_) {
+    auto it = index_->find(key);
+    return it == index_->end() ? nullptr : &entries_[it->second].second;
+  }
+  for (const auto& entry : entries_) {
+    if (entry.first == key) return &entry.second;
+  }
+  return nullptr;
+}
+
+Value* ValueDict::find(std::string_view key) {
+  return const_cast<Value*>(static_cast<const ValueDict*>(this)->find(key));
+}
+
+}  // namespace zf

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+// LayeredValues: deep merge of value layers with per-leaf provenance.
+#include <utility>
+
+#include "zeroforge/error.hpp"
+#include "zeroforge/values.hpp"
+
+namespace zf {
+
+const char* layer_kind_name(LayerKind kind) noexcept {
+  switch (kind) {
+    case LayerKind::TemplateDefault: return "template default";
+    case LayerKind::Tier: return "tier";
+    case LayerKind::Family: return "family";
+    case LayerKind::Variant: return "variant";
+    case LayerKind::ValuesFile: return "values file";
+    case LayerKind::Set: return "--set";
+    case LayerKind::Plugin: return "plugin";
+  }
+  return "layer";
+}
+
+std::string escape_pointer_segment(std::string_view key) {
+  std::string out;
+  out.reserve(key.size());
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+void LayeredValues::apply(LayerSource source, const nlohmann::ordered_json& object) {
+  if (!object.is_object()) {
+    throw Error(ErrorKind::Values, "values must be a JSON object, got " +
+                                       std::string(object.type_name()),
+                source.label, "");
+  }
+  layers_.push_back(std::move(source));
+  merge(merged_, object, "", layers_.size() - 1);
+}
+
+void LayeredValues::merge(nlohmann::ordered_json& target, const nlohmann::ordered_json& patch,
+                          const std::string& pointer, std::size_t layer) {
+  for (const auto& [key, value] : patch.items()) {
+    std::string child = pointer + "/" + escape_pointer_segment(key);
+    auto it = target.find(key);
+    if (value.is_object() && !value.empty() && it != target.end() && it->is_object()) {
+      merge(*it, value, child, layer);
+      continue;
+    }
+    forget_below(child);
+    if (value.is_object() && !value.empty()) {
+      target[key] = nlohmann::ordered_json::object();
+      merge(target[key], value, child, layer);
+    } else {
+      target[key] = value;
+      origins_[child] = layer;
+    }
+  }
+}
+
+void LayeredValues::forget_below(const std::string& pointer) {
+  origins_.erase(pointer);
+  std::string prefix = pointer + "/";
+  auto it = origins_.lower_bound(prefix);
+  while (it != origins_.end() && it->first.compare(0, prefix.size(), prefix) == 0) {
+    it = origins_.erase(it);
+  }
+}
+
+const LayerSource* LayeredValues::origin(std::string_view json_pointer) const {
+  std::string pointer(json_pointer);
+  while (true) {
+    auto it = origins_.find(pointer);
+    if (it != origins_.end()) return &layers_[it->second];
+    auto slash = pointer.rfind('/');
+    if (slash == std::string::npos || pointer.empty()) return nullptr;
+    pointer.resize(slash);
+    if (pointer.empty()) return nullptr;
+  }
+}
+
+void LayeredValues::collect(const nlohmann::ordered_json& node, const std::string& pointer,
+                            std::vector<std::pair<std::string, LayerSource>>& out) const {
+  if (node.is_object() && !node.empty()) {
+    for (const auto& [key, value] : node.items()) {
+      collect(value, pointer + "/" + escape_pointer_segment(key), out);
+    }
+    return;
+  }
+  if (const LayerSource* source = origin(pointer)) out.emplace_back(pointer, *source);
+}
+
+std::vector<std::pair<std::string, LayerSource>> LayeredValues::leaves() const {
+  std::vector<std::pair<std::string, LayerSource>> out;
+  collect(merged_, "", out);
+  return out;
+}
+
+}  // namespace zf

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+// `--set KEY=VALUE` parsing and values-file loading.
+#include "zeroforge/error.hpp"
+#include "zeroforge/output.hpp"
+#include "zeroforge/values.hpp"
+
+namespace zf {
+
+nlohmann::ordered_json parse_set(std::string_view assignment) {
+  auto eq = assignment.find('=');
+  std::string shown = "--set " + std::string(assignment);
+  if (eq == std::string_view::npos) {
+    throw Error(ErrorKind::Usage, "'" + shown + "': expected KEY=VALUE");
+  }
+  std::string_view key = assignment.substr(0, eq);
+  std::string_view text = assignment.substr(eq + 1);
+  if (key.empty()) throw Error(ErrorKind::Usage, "'" + shown + "': the key is empty");
+
+  std::vector<std::string> path;
+  std::size_t start = 0;
+  while (true) {
+    auto dot = key.find('.', start);
+    std::string_view segment = key.substr(start, dot == std::string_view::npos ? dot : dot - start);
+    if (segment.empty()) {
+      throw Error(ErrorKind::Usage, "'" + shown + "': empty segment in key '" + std::string(key) + "'");
+    }
+    path.emplace_back(segment);
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+
+  // VALUE is JSON when it parses as JSON, else the text itself.
+  nlohmann::ordered_json value = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (value.is_discarded()) value = std::string(text);
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    nlohmann::ordered_json wrapper = nlohmann::ordered_json::object();
+    wrapper[*it] = std::move(value);
+    value = std::move(wrapper);
+  }
+  return value;
+}
+
+nlohmann::ordered_json load_values_file(const std::filesystem::path& path) {
+  std::string text = read_file(path);
+  nlohmann::ordered_json json = parse_json_text(text, path.string());
+  if (!json.is_object()) {
+    throw Error(ErrorKind::Values,
+                "a values file must hold a JSON object, got " + std::string(json.type_name()),
+                path.string(), "/");
+  }
+  return json;
+}
+
+}  // namespace zf
