@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+// Header-only C++ convenience layer over zeroforge/plugin.h: hooks are plain C++ functions
+// over nlohmann::ordered_json; every exception is caught at the boundary and returned as an error.
+#pragma once
+
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "zeroforge/plugin.h"
+
+namespace zf::sdk {
+
+/// JSON as zeroforge passes it: keys keep their order.
+using Json = nlohmann::ordered_json;
+
+/// Throw this (or any std::exception) from a hook to fail it with `what()` as the message.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The call's view of the host: options, state, logging.
+class Context {
+ public:
+  explicit Context(const zf_context* raw) noexcept : raw_(raw) {}
+
+  /// The plugin's options (a JSON object, `{}` when none were given), parsed on first use.
+  const Json& options() const {
+    if (!options_) options_ = Json::parse(raw_->options_json ? raw_->options_json : "{}");
+    return *options_;
+  }
+  /// The option `key`, or `fallback` when it is absent.
+  template <class T>
+  T option(const std::string& key, T fallback) const {
+    auto it = options().find(key);
+    return it == options().end() ? fallback : it->template get<T>();
+  }
+  /// The state object made by `Descriptor::state<T>()`.
+  template <class T>
+  T& state() const {
+    return *static_cast<T*>(raw_->state);
+  }
+  /// Records a message attributed to this plugin (ZF_LOG_DEBUG ... ZF_LOG_ERROR).
+  void log(int level, const std::string& message) const {
+    if (raw_->host->log) raw_->host->log(raw_->host->host_data, level, message.c_str());
+  }
+  void warn(const std::string& message) const { log(ZF_LOG_WARNING, message); }
+  /// zeroforge's data directory (templates/, presets/), or empty when unknown.
+  std::string data_dir() const { return raw_->host->data_dir ? raw_->host->data_dir : ""; }
+  /// The file this plugin was loaded from.
+  std::string plugin_path() const { return raw_->host->plugin_path ? raw_->host->plugin_path : ""; }
+  const zf_context* raw() const noexcept { return raw_; }
+
+ private:
+  const zf_context* raw_;
+  mutable std::optional<Json> options_;
+};
+
+/// The arguments of a template function call.
+struct Call {
+  Json subject;  ///< the filtered or tested value (null for globals)
+  Json args;     ///< positional arguments, an array
+  Json kwargs;   ///< keyword arguments, an object
+};
+
+/// Hook signatures a plugin author writes.
+using JsonHookFn = Json (*)(const Context&, const Json& input);
+using FunctionFn = Json (*)(const Context&, const Call& call);
+using CommandFn = int (*)(const Context&, const std::vector<std::string>& args, std::string& out);
+
+namespace detail {
+
+/// A copy of `text` the host releases with `free_string` (std::free).
+inline char* duplicate(std::string_view text) noexcept {
+  char* out = static_cast<char*>(std::malloc(text.size() + 1));
+  if (!out) return nullptr;
+  std::memcpy(out, text.data(), text.size());
+  out[text.size()] = '\0';
+  return out;
+}
+
+inline void free_string(char* text) { std::free(text); }
+
+/// Runs `body`, turning any exception into ZF_ERROR with `*error` set.
+template <class Body>
+int guarded(char** error, Body&& body) noexcept {
+  try {
+    body();
+    return ZF_OK;
+  } catch (const std::exception& e) {
+    if (error) *error = duplicate(e.what());
+  } catch (...) {
+    if (error) *error = duplicate("unknown C++ exception");
+  }
+  return ZF_ERROR;
+}
+
+inline char* dump(const Json& json) {
+  if (json.is_null()) return nullptr;
+  std::string text = json.dump();
+  char* out = duplicate(text);
+  if (!out) throw std::bad_alloc();
+  return out;
+}
+
+template <JsonHookFn Fn>
+int json_hook(const zf_context* ctx, const char* input, char** output, char** error) noexcept {
+  return guarded(error, [&] { *output = dump(Fn(Context(ctx), Json::parse(input))); });
+}
+
+template <FunctionFn Fn>
+int function_hook(const zf_context* ctx, const char* input, char** output, char** error) noexcept {
+  return guarded(error, [&] {
+    Json in = Json::parse(input);
+    Call call{in.value("subject", Json()), in.value("args", Json::array()),
+              in.value("kwargs", Json::object())};
+    Json result = Fn(Context(ctx), call);
+    // A function returning null returns JSON null, not "no result".
+    *output = result.is_null() ? duplicate("null") : dump(result);
+  });
+}
+
+template <CommandFn Fn>
+int command_hook(const zf_context* ctx, const char* args_json, char** output, int* exit_code,
+                 char** error) noexcept {
+  return guarded(error, [&] {
+    std::vector<std::string> args = Json::parse(args_json).get<std::vector<std::string>>();
+    std::string out;
+    *exit_code = Fn(Context(ctx), args, out);
+    if (!out.empty()) *output = duplicate(out);
+  });
+}
+
+template <class State>
+int init_state(const zf_context* ctx, void** state, char** error) noexcept {
+  return guarded(error, [&] { *state = new State(Context(ctx)); });
+}
+
+template <class State>
+void destroy_state(const zf_context* ctx) noexcept {
+  delete static_cast<State*>(ctx->state);
+}
+
+}  // namespace detail
+
+/// Builds a plugin's descriptor. Strings must be literals (or otherwise static); hooks are
+/// functions given as template arguments so they become plain C function pointers.
+///
+///     zf::sdk::Json shout(const zf::sdk::Context&, const zf::sdk::Call& call) { ... }
+///
+///     ZF_PLUGIN_EXPORT const zf_plugin* zf_plugin_entry(uint32_t) {
+///       static zf::sdk::Descriptor plugin =
+///           zf::sdk::Descriptor("example", "1.0.0", "what it does")
+///               .function<shout>(ZF_FUNCTION_FILTER, "shout", 0, 0, "upper-cases a string");
+///       return plugin.get();
+///     }
+class Descriptor {
+ public:
+  Descriptor(const char* name, const char* version, const char* description) noexcept {
+    plugin_.abi_version = ZF_PLUGIN_ABI_VERSION;
+    plugin_.struct_size = sizeof(zf_plugin);
+    plugin_.name = name;
+    plugin_.version = version;
+    plugin_.description = description;
+    plugin_.free_string = detail::free_string;
+  }
+
+  /// A state object built once from the options (`State(const Context&)`, which may throw
+  /// to reject them) and reached in hooks with `ctx.state<State>()`.
+  template <class State>
+  Descriptor&& state() && {
+    plugin_.init = detail::init_state<State>;
+    plugin_.destroy = detail::destroy_state<State>;
+    return std::move(*this);
+  }
+  /// The values hook: returns {"values": {...}, "manifest": {...}} or null for no change.
+  template <JsonHookFn Fn>
+  Descriptor&& values_hook() && {
+    plugin_.values_hook = detail::json_hook<Fn>;
+    return std::move(*this);
+  }
+  /// The output hook: returns {"patch": {...}} or {"replace": {...}}, or null.
+  template <JsonHookFn Fn>
+  Descriptor&& output_hook() && {
+    plugin_.output_hook = detail::json_hook<Fn>;
+    return std::move(*this);
+  }
+  /// A template function, filter or test (`kind` is a ZF_FUNCTION_* value).
+  template <FunctionFn Fn>
+  Descriptor&& function(int kind, const char* name, int min_args, int max_args,
+                        const char* summary = nullptr) && {
+    functions_.push_back(zf_function{sizeof(zf_function), kind, name, summary, min_args,
+                                     max_args, detail::function_hook<Fn>});
+    return std::move(*this);
+  }
+  /// A CLI command, `zeroforge NAME ARGS...`; `Fn` writes to `out` and returns the exit code.
+  template <CommandFn Fn>
+  Descriptor&& command(const char* name, const char* summary) && {
+    commands_.push_back(zf_command{sizeof(zf_command), name, summary, detail::command_hook<Fn>});
+    return std::move(*this);
+  }
+
+  /// The finished descriptor; call once the Descriptor has its final (static) address.
+  const zf_plugin* get() {
+    function_table_.clear();
+    for (const auto& f : functions_) function_table_.push_back(&f);
+    function_table_.push_back(nullptr);
+    command_table_.clear();
+    for (const auto& c : commands_) command_table_.push_back(&c);
+    command_table_.push_back(nullptr);
+    plugin_.functions = function_table_.data();
+    plugin_.commands = command_table_.data();
+    return &plugin_;
+  }
+
+ private:
+  zf_plugin plugin_{};
+  std::vector<zf_function> functions_;
+  std::vector<zf_command> commands_;
+  std::vector<const zf_function*> function_table_;
+  std::vector<const zf_command*> command_table_;
+};
+
+}  // namespace zf::sdk
