@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Runs the render benchmark on both engines in one go and prints a table against issue 2's goals:
+# per render (template compiled once) and whole processes (`zeroforge render` vs `python3 -c`).
+#
+#   bench/run.sh [BUILD_DIR]      default BUILD_DIR: build (configured as Release if absent)
+#   env: N (value sets, 10000), RUNS (timed passes, 5), PROCESS_RUNS (process runs, 20)
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${1:-$root/build}"
+data="$root/bench/data"
+n="${N:-10000}"
+runs="${RUNS:-5}"
+process_runs="${PROCESS_RUNS:-20}"
+
+python3 -c 'import jinja2' 2>/dev/null || { echo "run.sh: Python's jinja2 is required" >&2; exit 2; }
+if [[ ! -f "$build/CMakeCache.txt" ]]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build "$build" --target zeroforge zeroforge_render_bench >/dev/null
+zeroforge="$build/bin/zeroforge"
+bench="$build/bin/zeroforge_render_bench"
+
+echo "== per render: $n value sets, median of $runs runs, template compiled once"
+zf_out="$("$bench" --data "$data" --n "$n" --runs "$runs")"
+py_out="$(python3 "$root/bench/jinja2_render.py" --data "$data" --n "$n" --runs "$runs")"
+printf '%s\n%s\n' "$zf_out" "$py_out"
+field() { awk -v key="$2" '$0 ~ "^" key " " { print $NF }' <<<"$1"; }
+zf_us="$(field "$zf_out" "zeroforge render per-render-us")"
+zf_json_us="$(field "$zf_out" "zeroforge render_json per-render-us")"
+py_us="$(field "$py_out" "jinja2 per-render-us")"
+if [[ "$(field "$zf_out" "zeroforge checksum")" == "$(field "$py_out" "jinja2 checksum")" ]]; then
+  same_text="identical output on all $n value sets"
+else
+  same_text="OUTPUTS DIFFER (checksums differ): the engines did not render the same text"
+fi
+
+# Whole processes: one realistic render each, the Python one doing the equivalent work
+# (load, compile, render, parse and re-indent the JSON).
+zf_cmd=("$zeroforge" render deepspeed.json.j2 --template-dir "$data" --values "$data/values.json")
+py_script='import json, sys, jinja2
+env = jinja2.Environment(loader=jinja2.FileSystemLoader(sys.argv[1]), undefined=jinja2.StrictUndefined)
+text = env.get_template("deepspeed.json.j2").render(json.load(open(sys.argv[2])))
+print(json.dumps(json.loads(text), indent=2))'
+py_cmd=(python3 -c "$py_script" "$data" "$data/values.json")
+
+# Median wall time in milliseconds of $process_runs runs (one untimed warm-up run first).
+time_process() {
+  "$@" >/dev/null
+  local samples=() start end
+  for ((i = 0; i < process_runs; i++)); do
+    start=$EPOCHREALTIME
+    "$@" >/dev/null
+    end=$EPOCHREALTIME
+    samples+=("$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", (e - s) * 1000 }')")
+  done
+  printf '%s\n' "${samples[@]}" | sort -n | awk '{ a[NR] = $1 } END {
+    print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'
+}
+echo "== whole process: median of $process_runs runs"
+zf_ms="$(time_process "${zf_cmd[@]}")"
+py_ms="$(time_process "${py_cmd[@]}")"
+if python3 -c 'import json, sys; sys.exit(json.loads(sys.argv[1]) != json.loads(sys.argv[2]))' \
+    "$("${zf_cmd[@]}")" "$("${py_cmd[@]}")"; then
+  same_process="same JSON from both processes"
+else
+  same_process="PROCESS OUTPUTS DIFFER"
+fi
+
+awk -v zf="$zf_us" -v zfj="$zf_json_us" -v py="$py_us" -v zfp="$zf_ms" -v pyp="$py_ms" 'BEGIN {
+  printf "\n%-34s %12s %12s %9s %8s\n", "", "zeroforge", "jinja2", "ratio", "goal"
+  printf "%-34s %12.2f %12.2f %8.1fx %8s\n", "per render, text (us)", zf, py, py / zf, ">= 20x"
+  printf "%-34s %12.2f %12.2f %8.1fx %8s\n", "per render, render_json (us)", zfj, py, py / zfj, ""
+  printf "%-34s %12.2f %12.2f %8.1fx %8s\n", "whole process (ms)", zfp, pyp, pyp / zfp, ">= 15x"
+}'
+echo "per render: $same_text"
+echo "process:    $same_process"
