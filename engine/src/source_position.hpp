@@ -40,3 +40,20 @@ inline std::string_view line_text(std::string_view text, std::size_t offset) {
 }
 
 }  // namespace zf::detail
+
+#include <string>
+
+#include "zeroforge/error.hpp"
+
+namespace zf::detail {
+
+/// An error of `kind` at byte `offset` of template `name` whose (normalised) text is
+/// `source`, with the source line for the caret.
+inline Error error_at(ErrorKind kind, std::string message, const std::string& name,
+                      std::string_view source, std::size_t offset) {
+  auto [line, column] = line_column(source, offset);
+  Location where{name, line, column};
+  return Error(kind, std::move(message), where).located(where, std::string(line_text(source, offset)));
+}
+
+}  // namespace zf::detail

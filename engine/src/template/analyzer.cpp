@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+// The analyzer pass: visits every node, tracking names declared by set/for/macro/import, and
+// collects names read before any declaration.
+#include "template/analyzer.hpp"
+
+#include <vector>
+
+#include "zeroforge/template.hpp"
+
+namespace zf::detail {
+namespace {
+
+class Analyzer {
+ public:
+  explicit Analyzer(const Environment& environment) : env_(environment) {}
+
+  void run(const TemplateTree& tree) {
+    scopes_.emplace_back();
+    visit_tree(tree);
+  }
+
+  std::set<std::string> result() const {
+    std::set<std::string> out;
+    for (const auto& name : used_) {
+      if (!guarded_.count(name)) out.insert(name);
+    }
+    return out;
+  }
+
+ private:
+  bool declared(const std::string& name) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      if (it->count(name)) return true;
+    }
+    return false;
+  }
+  void declare(const std::string& name) { scopes_.back().insert(name); }
+
+  void visit_tree(const TemplateTree& tree) {
+    if (!visited_.insert(&tree).second) return;
+    visit_body(tree.body);
+  }
+
+  // Follows include/extends/import when the name is a string literal on the search path.
+  void follow(const Expr& name) {
+    auto* literal = std::get_if<Literal>(&name.node);
+    if (!literal || !literal->value.is_string()) {
+      visit(name);
+      return;
+    }
+    try {
+      if (!env_.resolve(literal->value.as_string())) return;
+      auto tpl = env_.load(literal->value.as_string());
+      keep_.push_back(tpl);
+      visit_tree(tpl->tree());
+    } catch (const std::exception&) {
+      // A broken include is reported when rendering reaches it.
+    }
+  }
+
+  void visit_body(const Body& body) {
+    for (const auto& stmt : body) visit_stmt(*stmt);
+  }
+
+  void scoped(const Body& body, std::initializer_list<std::string> names = {}) {
+    scopes_.emplace_back();
+    for (const auto& n : names) declare(n);
+    visit_body(body);
+    scopes_.pop_back();
+  }
+
+  void visit_stmt(const Stmt& stmt) {
+    std::visit([&](const auto& node) { visit_node(node); }, stmt.node);
+  }
+
+  void visit_node(const TextStmt&) {}
+  void visit_node(const PrintStmt& node) { visit(*node.expr); }
+  void visit_node(const IfStmt& node) {
+    for (const auto& [test, body] : node.branches) {
+      visit(*test);
+      visit_body(body);
+    }
+    visit_body(node.otherwise);
+  }
+  void visit_node(const ForStmt& node) {
+    visit(*node.iterable);
+    scopes_.emplace_back();
+    declare("loop");
+    for (const auto& t : node.targets) declare(t);
+    if (node.condition) visit(*node.condition);
+    visit_body(node.body);
+    scopes_.pop_back();
+    visit_body(node.otherwise);
+  }
+  void visit_node(const SetStmt& node) {
+    visit(*node.value);
+    for (const auto& t : node.targets) declare(t);
+  }
+  void visit_node(const SetBlockStmt& node) {
+    scoped(node.body);
+    visit_filters(node.filters);
+    declare(node.target);
+  }
+  void visit_node(const IncludeStmt& node) { follow(*node.name); }
+  void visit_node(const ExtendsStmt& node) { follow(*node.name); }
+  void visit_node(const BlockStmt& node) { scoped(node.body); }
+  void visit_node(const MacroStmt& node) {
+    declare(node.name);
+    scopes_.emplace_back();
+    for (const auto& p : node.params) {
+      if (p.default_value) visit(*p.default_value);
+      declare(p.name);
+    }
+    visit_body(node.body);
+    scopes_.pop_back();
+  }
+  void visit_node(const FilterBlockStmt& node) {
+    visit_filters(node.filters);
+    scoped(node.body);
+  }
+  void visit_node(const ImportStmt& node) {
+    // A module without context reads nothing from our values.
+    if (auto* literal = std::get_if<Literal>(&node.name->node); !literal) visit(*node.name);
+    declare(node.alias);
+  }
+  void visit_node(const FromImportStmt& node) {
+    if (auto* literal = std::get_if<Literal>(&node.name->node); !literal) visit(*node.name);
+    for (const auto& [name, alias] : node.names) declare(alias);
+  }
+  void visit_node(const WithStmt& node) {
+    for (const auto& [name, expr] : node.assignments) visit(*expr);
+    scopes_.emplace_back();
+    for (const auto& [name, expr] : node.assignments) declare(name);
+    visit_body(node.body);
+    scopes_.pop_back();
+  }
+
+  void visit_filters(const std::vector<FilterCall>& filters) {
+    for (const auto& f : filters) visit_args(f.args);
+  }
+  void visit_args(const CallArguments& args) {
+    for (const auto& a : args.positional) visit(*a);
+    for (const auto& [name, a] : args.keyword) visit(*a);
+  }
+
+  void guard_subject(const Expr& subject) {
+    if (auto* name = std::get_if<NameRef>(&subject.node)) {
+      guarded_.insert(name->name);
+    } else {
+      visit(subject);
+    }
+  }
+
+  void visit(const Expr& expr) {
+    std::visit([&](const auto& node) { visit_expr(node); }, expr.node);
+  }
+
+  void visit_expr(const Literal&) {}
+  void visit_expr(const NameRef& node) {
+    if (!declared(node.name)) used_.insert(node.name);
+  }
+  void visit_expr(const GetAttr& node) { visit(*node.object); }
+  void visit_expr(const GetItem& node) {
+    visit(*node.object);
+    visit(*node.key);
+  }
+  void visit_expr(const SliceExpr& node) {
+    visit(*node.object);
+    for (const auto* e : {&node.start, &node.stop, &node.step}) {
+      if (*e) visit(**e);
+    }
+  }
+  void visit_expr(const Unary& node) { visit(*node.operand); }
+  void visit_expr(const Binary& node) {
+    visit(*node.left);
+    visit(*node.right);
+  }
+  void visit_expr(const Compare& node) {
+    visit(*node.first);
+    for (const auto& [op, e] : node.rest) visit(*e);
+  }
+  void visit_expr(const Conditional& node) {
+    visit(*node.test);
+    visit(*node.then);
+    if (node.otherwise) visit(*node.otherwise);
+  }
+  void visit_expr(const ListExpr& node) {
+    for (const auto& e : node.items) visit(*e);
+  }
+  void visit_expr(const DictExpr& node) {
+    for (const auto& [k, v] : node.items) {
+      visit(*k);
+      visit(*v);
+    }
+  }
+  void visit_expr(const Call& node) {
+    auto* name = std::get_if<NameRef>(&node.callee->node);
+    bool global = name && !declared(name->name) &&
+                  (name->name == "super" || env_.functions().find(FunctionKind::Global, name->name));
+    if (!global) visit(*node.callee);
+    visit_args(node.args);
+  }
+  void visit_expr(const FilterExpr& node) {
+    if (node.name == "default" || node.name == "d") {
+      guard_subject(*node.subject);
+    } else {
+      visit(*node.subject);
+    }
+    visit_args(node.args);
+  }
+  void visit_expr(const TestExpr& node) {
+    if (node.name == "defined" || node.name == "undefined") {
+      guard_subject(*node.subject);
+    } else {
+      visit(*node.subject);
+    }
+    visit_args(node.args);
+  }
+
+  const Environment& env_;
+  std::vector<std::set<std::string>> scopes_;
+  std::set<std::string> used_;
+  std::set<std::string> guarded_;
+  std::set<const TemplateTree*> visited_;
+  std::vector<std::shared_ptr<const Template>> keep_;
+};
+
+}  // namespace
+
+std::set<std::string> find_required_names(const TemplateTree& tree, const Environment& environment) {
+  Analyzer analyzer(environment);
+  analyzer.run(tree);
+  return analyzer.result();
+}
+
+}  // namespace zf::detail

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+// The template AST: plain structs with a byte offset and owned children. Passes (renderer,
+// analyzer) live outside the nodes and visit the variants, so a new node kind breaks the
+// build until every pass handles it.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "zeroforge/environment.hpp"
+#include "zeroforge/value.hpp"
+
+namespace zf::detail {
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+enum class UnaryOp { Not, Negate, Plus };
+enum class BinaryOp { Add, Subtract, Multiply, Divide, FloorDivide, Modulo, Power, Concat, And, Or };
+enum class CompareOp { Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual, In, NotIn };
+
+/// Arguments written at a call site: positional, then keyword.
+struct CallArguments {
+  std::vector<ExprPtr> positional;
+  std::vector<std::pair<std::string, ExprPtr>> keyword;
+};
+
+struct Literal { Value value; };
+struct NameRef { std::string name; };
+struct GetAttr { ExprPtr object; std::string attribute; };
+struct GetItem { ExprPtr object; ExprPtr key; };
+struct SliceExpr { ExprPtr object; ExprPtr start, stop, step; };
+struct Unary { UnaryOp op; ExprPtr operand; };
+struct Binary { BinaryOp op; ExprPtr left, right; };
+struct Compare { ExprPtr first; std::vector<std::pair<CompareOp, ExprPtr>> rest; };
+struct Conditional { ExprPtr test, then, otherwise; };  // otherwise may be null
+struct ListExpr { std::vector<ExprPtr> items; };
+struct DictExpr { std::vector<std::pair<ExprPtr, ExprPtr>> items; };
+struct Call { ExprPtr callee; CallArguments args; };
+/// `subject | name(args)`; `spec` is resolved when parsing (unknown filters fail there).
+struct FilterExpr { ExprPtr subject; std::string name; const FunctionSpec* spec; CallArguments args; };
+/// `subject is [not] name(args)`.
+struct TestExpr { ExprPtr subject; std::string name; const FunctionSpec* spec; CallArguments args; bool negated; };
+
+struct Expr {
+  std::size_t offset;
+  std::variant<Literal, NameRef, GetAttr, GetItem, SliceExpr, Unary, Binary, Compare,
+               Conditional, ListExpr, DictExpr, Call, FilterExpr, TestExpr>
+      node;
+};
+
+struct Stmt;
+using StmtPtr = std::unique_ptr<Stmt>;
+using Body = std::vector<StmtPtr>;
+
+/// One filter of a `{% filter a | b(1) %}` block.
+struct FilterCall { std::string name; const FunctionSpec* spec; CallArguments args; std::size_t offset; };
+
+struct TextStmt { std::string_view text; };
+struct PrintStmt { ExprPtr expr; };
+struct IfStmt { std::vector<std::pair<ExprPtr, Body>> branches; Body otherwise; };
+struct ForStmt {
+  std::vector<std::string> targets;  // `for k, v in ...` unpacks
+  ExprPtr iterable;
+  ExprPtr condition;  // `for x in xs if cond`, may be null
+  Body body;
+  Body otherwise;
+  bool uses_loop;  // the body reads `loop`, so it is built per iteration
+};
+struct SetStmt { std::vector<std::string> targets; ExprPtr value; };
+struct SetBlockStmt { std::string target; std::vector<FilterCall> filters; Body body; };
+struct IncludeStmt { ExprPtr name; bool ignore_missing; bool with_context; };
+struct ExtendsStmt { ExprPtr name; };
+struct BlockStmt { std::string name; Body body; bool scoped; bool required; };
+struct MacroParam { std::string name; ExprPtr default_value; };
+struct MacroStmt { std::string name; std::vector<MacroParam> params; Body body; };
+struct FilterBlockStmt { std::vector<FilterCall> filters; Body body; };
+struct ImportStmt { ExprPtr name; std::string alias; bool with_context; };
+struct FromImportStmt {
+  ExprPtr name;
+  std::vector<std::pair<std::string, std::string>> names;  // (name, alias)
+  bool with_context;
+};
+struct WithStmt { std::vector<std::pair<std::string, ExprPtr>> assignments; Body body; };
+
+struct Stmt {
+  std::size_t offset;
+  std::variant<TextStmt, PrintStmt, IfStmt, ForStmt, SetStmt, SetBlockStmt, IncludeStmt,
+               ExtendsStmt, BlockStmt, MacroStmt, FilterBlockStmt, ImportStmt, FromImportStmt,
+               WithStmt>
+      node;
+};
+
+/// A parsed template: its name, normalised source (tokens and TextStmt point into it),
+/// the statement list, and the blocks it defines.
+struct TemplateTree {
+  std::string name;
+  std::string origin;  // the file (or `<string>` name) errors point at
+  std::string source;
+  Body body;
+  std::map<std::string, const BlockStmt*, std::less<>> blocks;
+  bool has_extends = false;
+  bool is_json = false;
+};
+
+}  // namespace zf::detail

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+// Python arithmetic on Values: int results stay ints (with overflow errors instead of
+// wrap-around), `/` is true division, `//` and `%` floor toward negative infinity.
+#include "template/operators.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "zeroforge/error.hpp"
+
+namespace zf::detail {
+namespace {
+
+const char* symbol(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: return "+";
+    case BinaryOp::Subtract: return "-";
+    case BinaryOp::Multiply: return "*";
+    case BinaryOp::Divide: return "/";
+    case BinaryOp::FloorDivide: return "//";
+    case BinaryOp::Modulo: return "%";
+    case BinaryOp::Power: return "** or pow()";
+    case BinaryOp::Concat: return "~";
+    case BinaryOp::And: return "and";
+    case BinaryOp::Or: return "or";
+  }
+  return "?";
+}
+
+[[noreturn]] void unsupported(BinaryOp op, const Value& a, const Value& b) {
+  throw Error(ErrorKind::Render, std::string("unsupported operand type(s) for ") + symbol(op) +
+                                     ": '" + a.type_name() + "' and '" + b.type_name() + "'");
+}
+
+[[noreturn]] void overflow() {
+  throw Error(ErrorKind::Render, "integer overflow (zeroforge integers are 64-bit)");
+}
+
+bool is_int_like(const Value& v) { return v.is_int() || v.is_bool(); }
+
+Value repeat(const Value& sequence, std::int64_t count) {
+  if (sequence.is_string()) {
+    std::string out;
+    for (std::int64_t i = 0; i < count; ++i) out += sequence.as_string();
+    return Value(std::move(out));
+  }
+  ValueList out;
+  for (std::int64_t i = 0; i < count; ++i) {
+    out.insert(out.end(), sequence.as_list().begin(), sequence.as_list().end());
+  }
+  return Value(std::move(out));
+}
+
+double python_fmod(double a, double b) {
+  double m = std::fmod(a, b);
+  if (m != 0 && ((m < 0) != (b < 0))) m += b;
+  return m;
+}
+
+Value integer_power(std::int64_t base, std::int64_t exponent) {
+  if (exponent < 0) return Value(std::pow(static_cast<double>(base), static_cast<double>(exponent)));
+  std::int64_t result = 1;
+  while (exponent > 0) {
+    if (exponent & 1) {
+      if (__builtin_mul_overflow(result, base, &result)) overflow();
+    }
+    exponent >>= 1;
+    if (exponent > 0 && __builtin_mul_overflow(base, base, &base)) overflow();
+  }
+  return Value(result);
+}
+
+}  // namespace
+
+Value apply_binary(BinaryOp op, const Value& a, const Value& b) {
+  a.require_defined();
+  b.require_defined();
+  if (op == BinaryOp::Concat) {
+    std::string out = a.str();
+    b.append_str(out);
+    return Value(std::move(out));
+  }
+  if (a.is_number() && b.is_number()) {
+    bool ints = is_int_like(a) && is_int_like(b);
+    switch (op) {
+      case BinaryOp::Add:
+        if (ints) {
+          std::int64_t r;
+          if (__builtin_add_overflow(a.as_int(), b.as_int(), &r)) overflow();
+          return Value(r);
+        }
+        return Value(a.as_double() + b.as_double());
+      case BinaryOp::Subtract:
+        if (ints) {
+          std::int64_t r;
+          if (__builtin_sub_overflow(a.as_int(), b.as_int(), &r)) overflow();
+          return Value(r);
+        }
+        return Value(a.as_double() - b.as_double());
+      case BinaryOp::Multiply:
+        if (ints) {
+          std::int64_t r;
+          if (__builtin_mul_overflow(a.as_int(), b.as_int(), &r)) overflow();
+          return Value(r);
+        }
+        return Value(a.as_double() * b.as_double());
+      case BinaryOp::Divide:
+        if (b.as_double() == 0) throw Error(ErrorKind::Render, "division by zero");
+        return Value(a.as_double() / b.as_double());
+      case BinaryOp::FloorDivide:
+        if (ints) {
+          std::int64_t x = a.as_int(), y = b.as_int();
+          if (y == 0) throw Error(ErrorKind::Render, "integer division or modulo by zero");
+          if (x == std::numeric_limits<std::int64_t>::min() && y == -1) overflow();
+          std::int64_t q = x / y;
+          if ((x % y != 0) && ((x < 0) != (y < 0))) --q;
+          return Value(q);
+        }
+        if (b.as_double() == 0) throw Error(ErrorKind::Render, "float floor division by zero");
+        return Value(std::floor(a.as_double() / b.as_double()));
+      case BinaryOp::Modulo:
+        if (ints) {
+          std::int64_t x = a.as_int(), y = b.as_int();
+          if (y == 0) throw Error(ErrorKind::Render, "integer division or modulo by zero");
+          if (y == -1) return Value(static_cast<std::int64_t>(0));
+          std::int64_t m = x % y;
+          if (m != 0 && ((m < 0) != (y < 0))) m += y;
+          return Value(m);
+        }
+        if (b.as_double() == 0) throw Error(ErrorKind::Render, "float modulo");
+        return Value(python_fmod(a.as_double(), b.as_double()));
+      case BinaryOp::Power:
+        if (ints) return integer_power(a.as_int(), b.as_int());
+        if (a.as_double() == 0 && b.as_double() < 0) {
+          throw Error(ErrorKind::Render, "0.0 cannot be raised to a negative power");
+        }
+        return Value(std::pow(a.as_double(), b.as_double()));
+      default: break;
+    }
+    unsupported(op, a, b);
+  }
+  if (op == BinaryOp::Add) {
+    if (a.is_string() && b.is_string()) return Value(a.as_string() + b.as_string());
+    if (a.is_list() && b.is_list()) {
+      ValueList out = a.as_list();
+      out.insert(out.end(), b.as_list().begin(), b.as_list().end());
+      return Value(std::move(out));
+    }
+  }
+  if (op == BinaryOp::Multiply) {
+    if ((a.is_string() || a.is_list()) && is_int_like(b)) return repeat(a, b.as_int());
+    if ((b.is_string() || b.is_list()) && is_int_like(a)) return repeat(b, a.as_int());
+  }
+  if (op == BinaryOp::Modulo && a.is_string()) {
+    throw Error(ErrorKind::Render, "'%' string formatting is not supported; use the 'format' filter");
+  }
+  unsupported(op, a, b);
+}
+
+Value apply_unary(UnaryOp op, const Value& v) {
+  v.require_defined();
+  switch (op) {
+    case UnaryOp::Not: return Value(!v.truthy());
+    case UnaryOp::Negate:
+      if (is_int_like(v)) {
+        if (v.as_int() == std::numeric_limits<std::int64_t>::min()) overflow();
+        return Value(-v.as_int());
+      }
+      if (v.is_float()) return Value(-v.as_double());
+      break;
+    case UnaryOp::Plus:
+      if (is_int_like(v)) return Value(v.as_int());
+      if (v.is_float()) return v;
+      break;
+  }
+  throw Error(ErrorKind::Render, std::string("bad operand type for unary ") +
+                                     (op == UnaryOp::Negate ? "-" : "+") + ": '" + v.type_name() + "'");
+}
+
+bool contains(const Value& container, const Value& item) {
+  container.require_defined();
+  item.require_defined();
+  if (container.is_string()) {
+    if (!item.is_string()) {
+      throw Error(ErrorKind::Render, std::string("'in <string>' requires string as left operand, not ") +
+                                         item.type_name());
+    }
+    return container.as_string().find(item.as_string()) != std::string::npos;
+  }
+  if (container.is_list()) {
+    for (const auto& element : container.as_list()) {
+      if (element == item) return true;
+    }
+    return false;
+  }
+  if (container.is_dict()) {
+    if (!item.is_string()) return false;
+    return container.as_dict().contains(item.as_string());
+  }
+  throw Error(ErrorKind::Render, std::string("argument of type '") + container.type_name() +
+                                     "' is not iterable");
+}
+
+bool apply_compare(CompareOp op, const Value& a, const Value& b) {
+  switch (op) {
+    case CompareOp::Equal: return a == b;
+    case CompareOp::NotEqual: return !(a == b);
+    case CompareOp::Less: return Value::compare(a, b) < 0;
+    case CompareOp::LessEqual: return Value::compare(a, b) <= 0;
+    case CompareOp::Greater: return Value::compare(a, b) > 0;
+    case CompareOp::GreaterEqual: return Value::compare(a, b) >= 0;
+    case CompareOp::In: return contains(b, a);
+    case CompareOp::NotIn: return !contains(b, a);
+  }
+  return false;
+}
+
+}  // namespace zf::detail

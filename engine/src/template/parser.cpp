@@ -1,0 +1,915 @@
+// SPDX-License-Identifier: MIT
+// Recursive-descent parser for the Jinja2 subset. Statement parsing keeps a stack of open
+// blocks so that a wrong or missing end tag names the innermost open block.
+#include "template/parser.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <initializer_list>
+
+#include "source_position.hpp"
+#include "zeroforge/error.hpp"
+
+namespace zf::detail {
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+class Parser {
+ public:
+  Parser(TemplateTree& tree, std::vector<Token> tokens, const FunctionRegistry& functions)
+      : tree_(tree), tokens_(std::move(tokens)), functions_(functions) {}
+
+  void run() {
+    tree_.body = parse_body({});
+    if (current().kind != TokenKind::End) fail_here("unexpected " + describe_current());
+  }
+
+ private:
+  struct OpenBlock {
+    std::string name;
+    std::size_t offset;
+  };
+
+  // ----- token helpers -----
+  const Token& current() const { return tokens_[pos_]; }
+  const Token& peek(std::size_t ahead = 1) const {
+    std::size_t i = pos_ + ahead;
+    return tokens_[i < tokens_.size() ? i : tokens_.size() - 1];
+  }
+  const Token& advance() { return tokens_[pos_ < tokens_.size() - 1 ? pos_++ : pos_]; }
+  bool at(TokenKind kind) const { return current().kind == kind; }
+  bool at_name(std::string_view name) const { return at(TokenKind::Name) && current().text == name; }
+  bool skip(TokenKind kind) {
+    if (!at(kind)) return false;
+    advance();
+    return true;
+  }
+  bool skip_name(std::string_view name) {
+    if (!at_name(name)) return false;
+    advance();
+    return true;
+  }
+
+  [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const {
+    throw error_at(ErrorKind::Syntax, message, tree_.origin, tree_.source, offset);
+  }
+  [[noreturn]] void fail_here(const std::string& message) const { fail_at(current().offset, message); }
+
+  std::string describe_current() const {
+    const Token& t = current();
+    switch (t.kind) {
+      case TokenKind::Name:
+      case TokenKind::Integer:
+      case TokenKind::Float:
+      case TokenKind::String: return std::string(describe(t.kind)) + " '" + std::string(t.text) + "'";
+      default: return describe(t.kind);
+    }
+  }
+
+  const Token& expect(TokenKind kind, const char* context = nullptr) {
+    if (!at(kind)) {
+      std::string message = std::string("expected ") + describe(kind);
+      if (context) message += std::string(" ") + context;
+      fail_here(message + ", found " + describe_current());
+    }
+    return advance();
+  }
+
+  std::string expect_name(const char* what) {
+    if (!at(TokenKind::Name)) fail_here(std::string("expected ") + what + ", found " + describe_current());
+    return std::string(advance().text);
+  }
+
+  void expect_block_end(const char* statement) {
+    if (!at(TokenKind::BlockEnd)) {
+      fail_here(std::string("expected end of statement block '%}' after '") + statement +
+                "', found " + describe_current());
+    }
+    advance();
+  }
+
+  // ----- statements -----
+
+  // Parses statements until a block tag whose name is in `ends` (left current, unconsumed,
+  // at that name) or the end of input.
+  Body parse_body(std::initializer_list<std::string_view> ends) {
+    Body body;
+    while (true) {
+      const Token& t = current();
+      switch (t.kind) {
+        case TokenKind::End:
+          if (ends.size() != 0) fail_unclosed(ends);
+          return body;
+        case TokenKind::Data:
+          body.push_back(make_stmt(t.offset, TextStmt{t.text}));
+          advance();
+          break;
+        case TokenKind::VariableBegin: {
+          std::size_t offset = advance().offset;
+          auto expr = parse_tuple_or_expression();
+          if (!at(TokenKind::VariableEnd)) {
+            fail_here("expected end of print statement '}}', found " + describe_current());
+          }
+          advance();
+          body.push_back(make_stmt(offset, PrintStmt{std::move(expr)}));
+          break;
+        }
+        case TokenKind::BlockBegin: {
+          const Token& name = peek();
+          if (name.kind != TokenKind::Name) {
+            advance();
+            fail_here("expected a statement name after '{%', found " + describe_current());
+          }
+          for (auto end : ends) {
+            if (name.text == end) {
+              advance();  // {%
+              return body;
+            }
+          }
+          if (name.text.substr(0, 3) == "end" || name.text == "else" || name.text == "elif") {
+            fail_stray_end(name);
+          }
+          advance();  // {%
+          body.push_back(parse_statement());
+          break;
+        }
+        default: fail_here("unexpected " + describe_current());
+      }
+    }
+  }
+
+  [[noreturn]] void fail_unclosed(std::initializer_list<std::string_view> ends) const {
+    std::string expected;
+    std::size_t i = 0;
+    for (auto end : ends) {
+      if (i++) expected += i == ends.size() ? " or " : ", ";
+      expected += "'" + std::string(end) + "'";
+    }
+    std::string message = "unexpected end of template: expected " + expected;
+    if (!open_.empty()) {
+      auto [line, column] = line_column(tree_.source, open_.back().offset);
+      message += " to close the '" + open_.back().name + "' block opened at line " + std::to_string(line);
+      (void)column;
+    }
+    fail_here(message);
+  }
+
+  [[noreturn]] void fail_stray_end(const Token& name) const {
+    std::string message = "unexpected '" + std::string(name.text) + "'";
+    if (open_.empty()) {
+      message += ": no block is open";
+    } else {
+      auto [line, column] = line_column(tree_.source, open_.back().offset);
+      (void)column;
+      message += ": the innermost open block is '" + open_.back().name + "' (line " +
+                 std::to_string(line) + "), which needs 'end" + open_.back().name + "'";
+    }
+    fail_at(name.offset, message);
+  }
+
+  template <typename T>
+  StmtPtr make_stmt(std::size_t offset, T node) {
+    return StmtPtr(new Stmt{offset, std::move(node)});
+  }
+
+  // After `{%`: the statement name is current.
+  StmtPtr parse_statement() {
+    const Token& keyword = current();
+    std::string_view name = keyword.text;
+    std::size_t offset = keyword.offset;
+    advance();
+    if (name == "if") return parse_if(offset);
+    if (name == "for") return parse_for(offset);
+    if (name == "set") return parse_set(offset);
+    if (name == "include") return parse_include(offset);
+    if (name == "extends") return parse_extends(offset);
+    if (name == "block") return parse_block(offset);
+    if (name == "macro") return parse_macro(offset);
+    if (name == "filter") return parse_filter_block(offset);
+    if (name == "import") return parse_import(offset);
+    if (name == "from") return parse_from_import(offset);
+    if (name == "with") return parse_with(offset);
+    if (name == "call") fail_at(offset, "'call' blocks are not supported (call the macro with '{{ name(...) }}')");
+    fail_at(offset, "unknown statement '" + std::string(name) + "'");
+  }
+
+  void open(const char* name, std::size_t offset) { open_.push_back({name, offset}); }
+  void close() { open_.pop_back(); }
+
+  // Consumes `endNAME %}` (the `{%` was consumed by parse_body).
+  void expect_end(const char* end_name) {
+    advance();  // the end name
+    expect_block_end(end_name);
+  }
+
+  StmtPtr parse_if(std::size_t offset) {
+    IfStmt node;
+    open("if", offset);
+    auto test = parse_expression();
+    expect_block_end("if");
+    while (true) {
+      Body body = parse_body({"elif", "else", "endif"});
+      node.branches.emplace_back(std::move(test), std::move(body));
+      if (at_name("elif")) {
+        advance();
+        test = parse_expression();
+        expect_block_end("elif");
+        continue;
+      }
+      if (at_name("else")) {
+        advance();
+        expect_block_end("else");
+        node.otherwise = parse_body({"endif"});
+      }
+      break;
+    }
+    expect_end("endif");
+    close();
+    return make_stmt(offset, std::move(node));
+  }
+
+  std::vector<std::string> parse_assign_targets(const char* statement) {
+    std::vector<std::string> targets;
+    bool parens = skip(TokenKind::LeftParen);
+    do {
+      if (!at(TokenKind::Name)) {
+        fail_here(std::string("expected a name to assign to in '") + statement + "', found " + describe_current());
+      }
+      std::string target(advance().text);
+      if (target == "true" || target == "false" || target == "none" || target == "True" ||
+          target == "False" || target == "None") {
+        fail_at(current().offset, "cannot assign to '" + target + "'");
+      }
+      targets.push_back(std::move(target));
+    } while (skip(TokenKind::Comma) && at(TokenKind::Name));
+    if (parens) expect(TokenKind::RightParen);
+    return targets;
+  }
+
+  StmtPtr parse_for(std::size_t offset) {
+    ForStmt node;
+    open("for", offset);
+    node.targets = parse_assign_targets("for");
+    if (!skip_name("in")) fail_here("expected 'in' in 'for', found " + describe_current());
+    node.iterable = parse_tuple_or_expression(/*allow_condexpr=*/false);
+    if (skip_name("if")) node.condition = parse_expression();
+    if (at_name("recursive")) fail_here("recursive loops are not supported");
+    expect_block_end("for");
+    std::size_t loop_refs_before = loop_refs_;
+    node.body = parse_body({"else", "endfor"});
+    node.uses_loop = loop_refs_ != loop_refs_before;
+    if (at_name("else")) {
+      advance();
+      expect_block_end("else");
+      node.otherwise = parse_body({"endfor"});
+    }
+    expect_end("endfor");
+    close();
+    return make_stmt(offset, std::move(node));
+  }
+
+  StmtPtr parse_set(std::size_t offset) {
+    std::size_t target_offset = current().offset;
+    auto targets = parse_assign_targets("set");
+    if (at(TokenKind::Dot)) fail_here("assigning to attributes ('set a.b = ...') is not supported");
+    if (skip(TokenKind::Assign)) {
+      auto value = parse_tuple_or_expression();
+      expect_block_end("set");
+      return make_stmt(offset, SetStmt{std::move(targets), std::move(value)});
+    }
+    if (targets.size() != 1) fail_at(target_offset, "a block 'set' assigns exactly one name");
+    SetBlockStmt node;
+    node.target = targets.front();
+    while (skip(TokenKind::Pipe)) node.filters.push_back(parse_filter_call());
+    expect_block_end("set");
+    open("set", offset);
+    node.body = parse_body({"endset"});
+    expect_end("endset");
+    close();
+    return make_stmt(offset, std::move(node));
+  }
+
+  bool parse_context_modifier(bool default_value) {
+    if ((at_name("with") || at_name("without")) && peek().kind == TokenKind::Name && peek().text == "context") {
+      bool with = current().text == "with";
+      advance();
+      advance();
+      return with;
+    }
+    return default_value;
+  }
+
+  StmtPtr parse_include(std::size_t offset) {
+    IncludeStmt node;
+    node.name = parse_expression();
+    node.ignore_missing = false;
+    if (at_name("ignore") && peek().kind == TokenKind::Name && peek().text == "missing") {
+      advance();
+      advance();
+      node.ignore_missing = true;
+    }
+    node.with_context = parse_context_modifier(true);
+    expect_block_end("include");
+    return make_stmt(offset, std::move(node));
+  }
+
+  StmtPtr parse_extends(std::size_t offset) {
+    if (!open_.empty()) fail_at(offset, "'extends' must be at the top level of a template, not inside '" + open_.back().name + "'");
+    if (tree_.has_extends) fail_at(offset, "a template can extend only one parent ('extends' appears twice)");
+    tree_.has_extends = true;
+    ExtendsStmt node{parse_expression()};
+    expect_block_end("extends");
+    return make_stmt(offset, std::move(node));
+  }
+
+  StmtPtr parse_block(std::size_t offset) {
+    std::string name = expect_name("a block name");
+    bool scoped = skip_name("scoped");
+    bool required = skip_name("required");
+    expect_block_end("block");
+    if (tree_.blocks.count(name)) fail_at(offset, "block '" + name + "' is defined twice");
+    open("block", offset);
+    Body body = parse_body({"endblock"});
+    advance();  // endblock
+    if (at(TokenKind::Name)) {
+      if (current().text != name) {
+        fail_here("'endblock " + std::string(current().text) + "' does not match 'block " + name + "'");
+      }
+      advance();
+    }
+    expect_block_end("endblock");
+    close();
+    auto stmt = make_stmt(offset, BlockStmt{name, std::move(body), scoped, required});
+    tree_.blocks[name] = &std::get<BlockStmt>(stmt->node);
+    return stmt;
+  }
+
+  StmtPtr parse_macro(std::size_t offset) {
+    MacroStmt node;
+    node.name = expect_name("a macro name");
+    expect(TokenKind::LeftParen, "after the macro name");
+    bool seen_default = false;
+    while (!at(TokenKind::RightParen)) {
+      if (!node.params.empty()) expect(TokenKind::Comma, "between macro parameters");
+      if (at(TokenKind::RightParen)) break;
+      std::size_t param_offset = current().offset;
+      MacroParam param{expect_name("a parameter name"), nullptr};
+      if (skip(TokenKind::Assign)) {
+        param.default_value = parse_expression();
+        seen_default = true;
+      } else if (seen_default) {
+        fail_at(param_offset, "parameter '" + param.name + "' without a default follows one with a default");
+      }
+      node.params.push_back(std::move(param));
+    }
+    advance();  // )
+    expect_block_end("macro");
+    open("macro", offset);
+    node.body = parse_body({"endmacro"});
+    advance();  // endmacro
+    if (at(TokenKind::Name) && current().text == node.name) advance();
+    expect_block_end("endmacro");
+    close();
+    return make_stmt(offset, std::move(node));
+  }
+
+  StmtPtr parse_filter_block(std::size_t offset) {
+    FilterBlockStmt node;
+    node.filters.push_back(parse_filter_call());
+    while (skip(TokenKind::Pipe)) node.filters.push_back(parse_filter_call());
+    expect_block_end("filter");
+    open("filter", offset);
+    node.body = parse_body({"endfilter"});
+    expect_end("endfilter");
+    close();
+    return make_stmt(offset, std::move(node));
+  }
+
+  StmtPtr parse_import(std::size_t offset) {
+    ImportStmt node;
+    node.name = parse_expression();
+    if (!skip_name("as")) fail_here("expected 'as' in 'import', found " + describe_current());
+    node.alias = expect_name("a name after 'as'");
+    node.with_context = parse_context_modifier(false);
+    expect_block_end("import");
+    return make_stmt(offset, std::move(node));
+  }
+
+  StmtPtr parse_from_import(std::size_t offset) {
+    FromImportStmt node;
+    node.name = parse_expression();
+    if (!skip_name("import")) fail_here("expected 'import' in 'from', found " + describe_current());
+    node.with_context = false;
+    while (true) {
+      if ((at_name("with") || at_name("without")) && peek().kind == TokenKind::Name && peek().text == "context") {
+        node.with_context = parse_context_modifier(false);
+        break;
+      }
+      std::string name = expect_name("a name to import");
+      std::string alias = name;
+      if (skip_name("as")) alias = expect_name("a name after 'as'");
+      node.names.emplace_back(std::move(name), std::move(alias));
+      if (!skip(TokenKind::Comma)) {
+        node.with_context = parse_context_modifier(false);
+        break;
+      }
+    }
+    expect_block_end("from");
+    return make_stmt(offset, std::move(node));
+  }
+
+  StmtPtr parse_with(std::size_t offset) {
+    WithStmt node;
+    while (!at(TokenKind::BlockEnd)) {
+      if (!node.assignments.empty()) expect(TokenKind::Comma, "between 'with' assignments");
+      std::string name = expect_name("a name to assign to");
+      expect(TokenKind::Assign, "in 'with'");
+      node.assignments.emplace_back(std::move(name), parse_expression());
+    }
+    advance();
+    open("with", offset);
+    node.body = parse_body({"endwith"});
+    expect_end("endwith");
+    close();
+    return make_stmt(offset, std::move(node));
+  }
+
+  // ----- expressions -----
+
+  template <typename T>
+  ExprPtr make(std::size_t offset, T node) {
+    return ExprPtr(new Expr{offset, std::move(node)});
+  }
+
+  // `{{ a, b }}` and `for x in a, b` build a tuple (a list here).
+  ExprPtr parse_tuple_or_expression(bool allow_condexpr = true) {
+    std::size_t offset = current().offset;
+    auto first = allow_condexpr ? parse_expression() : parse_or();
+    if (!at(TokenKind::Comma)) return first;
+    ListExpr list;
+    list.items.push_back(std::move(first));
+    while (skip(TokenKind::Comma)) {
+      if (at(TokenKind::VariableEnd) || at(TokenKind::BlockEnd) || at(TokenKind::RightParen)) break;
+      list.items.push_back(allow_condexpr ? parse_expression() : parse_or());
+    }
+    return make(offset, std::move(list));
+  }
+
+  ExprPtr parse_expression() {
+    auto expr = parse_or();
+    while (at_name("if")) {
+      std::size_t offset = advance().offset;
+      auto test = parse_or();
+      ExprPtr otherwise;
+      if (skip_name("else")) otherwise = parse_expression();
+      expr = make(offset, Conditional{std::move(test), std::move(expr), std::move(otherwise)});
+    }
+    return expr;
+  }
+
+  ExprPtr parse_or() {
+    auto left = parse_and();
+    while (at_name("or")) {
+      std::size_t offset = advance().offset;
+      left = make(offset, Binary{BinaryOp::Or, std::move(left), parse_and()});
+    }
+    return left;
+  }
+
+  ExprPtr parse_and() {
+    auto left = parse_not();
+    while (at_name("and")) {
+      std::size_t offset = advance().offset;
+      left = make(offset, Binary{BinaryOp::And, std::move(left), parse_not()});
+    }
+    return left;
+  }
+
+  ExprPtr parse_not() {
+    if (at_name("not")) {
+      std::size_t offset = advance().offset;
+      return make(offset, Unary{UnaryOp::Not, parse_not()});
+    }
+    return parse_compare();
+  }
+
+  ExprPtr parse_compare() {
+    std::size_t offset = current().offset;
+    auto first = parse_math1();
+    Compare compare{std::move(first), {}};
+    while (true) {
+      CompareOp op;
+      switch (current().kind) {
+        case TokenKind::Equal: op = CompareOp::Equal; break;
+        case TokenKind::NotEqual: op = CompareOp::NotEqual; break;
+        case TokenKind::Less: op = CompareOp::Less; break;
+        case TokenKind::LessEqual: op = CompareOp::LessEqual; break;
+        case TokenKind::Greater: op = CompareOp::Greater; break;
+        case TokenKind::GreaterEqual: op = CompareOp::GreaterEqual; break;
+        default:
+          if (at_name("in")) {
+            op = CompareOp::In;
+          } else if (at_name("not") && peek().kind == TokenKind::Name && peek().text == "in") {
+            advance();
+            op = CompareOp::NotIn;
+          } else {
+            if (compare.rest.empty()) return std::move(compare.first);
+            return make(offset, std::move(compare));
+          }
+      }
+      advance();
+      compare.rest.emplace_back(op, parse_math1());
+    }
+  }
+
+  ExprPtr parse_math1() {
+    auto left = parse_concat();
+    while (at(TokenKind::Plus) || at(TokenKind::Minus)) {
+      BinaryOp op = at(TokenKind::Plus) ? BinaryOp::Add : BinaryOp::Subtract;
+      std::size_t offset = advance().offset;
+      left = make(offset, Binary{op, std::move(left), parse_concat()});
+    }
+    return left;
+  }
+
+  ExprPtr parse_concat() {
+    auto left = parse_math2();
+    while (at(TokenKind::Tilde)) {
+      std::size_t offset = advance().offset;
+      left = make(offset, Binary{BinaryOp::Concat, std::move(left), parse_math2()});
+    }
+    return left;
+  }
+
+  ExprPtr parse_math2() {
+    auto left = parse_pow();
+    while (true) {
+      BinaryOp op;
+      switch (current().kind) {
+        case TokenKind::Star: op = BinaryOp::Multiply; break;
+        case TokenKind::Slash: op = BinaryOp::Divide; break;
+        case TokenKind::SlashSlash: op = BinaryOp::FloorDivide; break;
+        case TokenKind::Percent: op = BinaryOp::Modulo; break;
+        default: return left;
+      }
+      std::size_t offset = advance().offset;
+      left = make(offset, Binary{op, std::move(left), parse_pow()});
+    }
+  }
+
+  // Jinja2's `**` is left-associative and binds tighter than unary minus on its right only.
+  ExprPtr parse_pow() {
+    auto left = parse_unary(true);
+    while (at(TokenKind::StarStar)) {
+      std::size_t offset = advance().offset;
+      left = make(offset, Binary{BinaryOp::Power, std::move(left), parse_unary(true)});
+    }
+    return left;
+  }
+
+  ExprPtr parse_unary(bool with_filter) {
+    std::size_t offset = current().offset;
+    ExprPtr node;
+    if (skip(TokenKind::Minus)) {
+      node = make(offset, Unary{UnaryOp::Negate, parse_unary(false)});
+    } else if (skip(TokenKind::Plus)) {
+      node = make(offset, Unary{UnaryOp::Plus, parse_unary(false)});
+    } else {
+      node = parse_primary();
+    }
+    node = parse_postfix(std::move(node));
+    if (with_filter) node = parse_filter_expr(std::move(node));
+    return node;
+  }
+
+  std::string decode_string(const Token& token) {
+    std::string_view raw = token.text.substr(1, token.text.size() - 2);
+    std::string out;
+    out.reserve(raw.size());
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+      char c = raw[i];
+      if (c != '\\' || i + 1 >= raw.size()) {
+        out += c;
+        continue;
+      }
+      char e = raw[++i];
+      auto hex = [&](std::size_t count) -> std::uint32_t {
+        std::uint32_t value = 0;
+        for (std::size_t k = 1; k <= count; ++k) {
+          if (i + k >= raw.size()) fail_at(token.offset, "truncated \\x, \\u or \\U escape in string");
+          char h = raw[i + k];
+          value <<= 4;
+          if (h >= '0' && h <= '9') value |= static_cast<std::uint32_t>(h - '0');
+          else if (h >= 'a' && h <= 'f') value |= static_cast<std::uint32_t>(h - 'a' + 10);
+          else if (h >= 'A' && h <= 'F') value |= static_cast<std::uint32_t>(h - 'A' + 10);
+          else fail_at(token.offset, "invalid escape in string");
+        }
+        i += count;
+        return value;
+      };
+      switch (e) {
+        case '\n': break;  // line continuation
+        case '\\': out += '\\'; break;
+        case '\'': out += '\''; break;
+        case '"': out += '"'; break;
+        case 'a': out += '\a'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        case 't': out += '\t'; break;
+        case 'v': out += '\v'; break;
+        case 'x': append_utf8(out, hex(2)); break;
+        case 'u': append_utf8(out, hex(4)); break;
+        case 'U': append_utf8(out, hex(8)); break;
+        default:
+          if (e >= '0' && e <= '7') {
+            std::uint32_t value = static_cast<std::uint32_t>(e - '0');
+            for (int k = 0; k < 2 && i + 1 < raw.size() && raw[i + 1] >= '0' && raw[i + 1] <= '7'; ++k) {
+              value = value * 8 + static_cast<std::uint32_t>(raw[++i] - '0');
+            }
+            append_utf8(out, value);
+          } else {
+            out += '\\';  // Python keeps unknown escapes as written
+            out += e;
+          }
+      }
+    }
+    return out;
+  }
+
+  Value parse_number(const Token& token) {
+    std::string digits;
+    for (char c : token.text) {
+      if (c != '_') digits += c;
+    }
+    if (token.kind == TokenKind::Float) {
+      double d = 0;
+      auto r = std::from_chars(digits.data(), digits.data() + digits.size(), d);
+      if (r.ec != std::errc() && !(r.ec == std::errc::result_out_of_range)) fail_at(token.offset, "invalid number");
+      if (r.ec == std::errc::result_out_of_range) d = std::strtod(digits.c_str(), nullptr);
+      return Value(d);
+    }
+    int base = 10;
+    std::string_view body = digits;
+    if (body.size() > 2 && body[0] == '0') {
+      char p = static_cast<char>(body[1] | 0x20);
+      if (p == 'x') base = 16;
+      if (p == 'o') base = 8;
+      if (p == 'b') base = 2;
+      if (base != 10) body.remove_prefix(2);
+    }
+    std::int64_t value = 0;
+    auto r = std::from_chars(body.data(), body.data() + body.size(), value, base);
+    if (r.ec != std::errc() || r.ptr != body.data() + body.size()) {
+      fail_at(token.offset, "integer literal '" + std::string(token.text) + "' is out of range (64-bit)");
+    }
+    return Value(value);
+  }
+
+  ExprPtr parse_primary() {
+    const Token& t = current();
+    std::size_t offset = t.offset;
+    switch (t.kind) {
+      case TokenKind::Name: {
+        std::string_view name = t.text;
+        advance();
+        if (name == "true" || name == "True") return make(offset, Literal{Value(true)});
+        if (name == "false" || name == "False") return make(offset, Literal{Value(false)});
+        if (name == "none" || name == "None") return make(offset, Literal{Value(nullptr)});
+        if (name == "loop") ++loop_refs_;
+        return make(offset, NameRef{std::string(name)});
+      }
+      case TokenKind::String: {
+        std::string text;
+        while (at(TokenKind::String)) text += decode_string(advance());  // 'a' 'b' concatenates
+        return make(offset, Literal{Value(std::move(text))});
+      }
+      case TokenKind::Integer:
+      case TokenKind::Float: {
+        Value value = parse_number(t);
+        advance();
+        return make(offset, Literal{std::move(value)});
+      }
+      case TokenKind::LeftParen: {
+        advance();
+        if (skip(TokenKind::RightParen)) return make(offset, ListExpr{});
+        auto expr = parse_expression();
+        if (at(TokenKind::Comma)) {
+          ListExpr list;
+          list.items.push_back(std::move(expr));
+          while (skip(TokenKind::Comma) && !at(TokenKind::RightParen)) list.items.push_back(parse_expression());
+          expr = make(offset, std::move(list));
+        }
+        expect(TokenKind::RightParen, "to close '('");
+        return expr;
+      }
+      case TokenKind::LeftBracket: {
+        advance();
+        ListExpr list;
+        while (!at(TokenKind::RightBracket)) {
+          if (!list.items.empty()) {
+            expect(TokenKind::Comma, "between list items");
+            if (at(TokenKind::RightBracket)) break;
+          }
+          list.items.push_back(parse_expression());
+        }
+        advance();
+        return make(offset, std::move(list));
+      }
+      case TokenKind::LeftBrace: {
+        advance();
+        DictExpr dict;
+        while (!at(TokenKind::RightBrace)) {
+          if (!dict.items.empty()) {
+            expect(TokenKind::Comma, "between dict items");
+            if (at(TokenKind::RightBrace)) break;
+          }
+          auto key = parse_expression();
+          expect(TokenKind::Colon, "after a dict key");
+          dict.items.emplace_back(std::move(key), parse_expression());
+        }
+        advance();
+        return make(offset, std::move(dict));
+      }
+      case TokenKind::VariableEnd:
+      case TokenKind::BlockEnd:
+      case TokenKind::End: fail_here("expected an expression, found " + describe_current());
+      default: fail_here("unexpected " + describe_current());
+    }
+  }
+
+  ExprPtr parse_postfix(ExprPtr node) {
+    while (true) {
+      if (at(TokenKind::Dot)) {
+        std::size_t offset = advance().offset;
+        if (at(TokenKind::Name)) {
+          node = make(offset, GetAttr{std::move(node), std::string(advance().text)});
+        } else if (at(TokenKind::Integer)) {
+          Value index = parse_number(advance());
+          node = make(offset, GetItem{std::move(node), make(offset, Literal{std::move(index)})});
+        } else {
+          fail_here("expected an attribute name after '.', found " + describe_current());
+        }
+      } else if (at(TokenKind::LeftBracket)) {
+        node = parse_subscript(std::move(node));
+      } else if (at(TokenKind::LeftParen)) {
+        std::size_t offset = current().offset;
+        auto args = parse_call_arguments();
+        node = make(offset, Call{std::move(node), std::move(args)});
+      } else {
+        return node;
+      }
+    }
+  }
+
+  ExprPtr parse_subscript(ExprPtr object) {
+    std::size_t offset = advance().offset;  // [
+    ExprPtr start, stop, step;
+    bool slice = false;
+    if (!at(TokenKind::Colon)) start = parse_expression();
+    if (skip(TokenKind::Colon)) {
+      slice = true;
+      if (!at(TokenKind::RightBracket) && !at(TokenKind::Colon)) stop = parse_expression();
+      if (skip(TokenKind::Colon) && !at(TokenKind::RightBracket)) step = parse_expression();
+    }
+    expect(TokenKind::RightBracket, "to close '['");
+    if (slice) return make(offset, SliceExpr{std::move(object), std::move(start), std::move(stop), std::move(step)});
+    return make(offset, GetItem{std::move(object), std::move(start)});
+  }
+
+  CallArguments parse_call_arguments() {
+    expect(TokenKind::LeftParen);
+    CallArguments args;
+    while (!at(TokenKind::RightParen)) {
+      if (!args.positional.empty() || !args.keyword.empty()) {
+        expect(TokenKind::Comma, "between arguments");
+        if (at(TokenKind::RightParen)) break;
+      }
+      if (at(TokenKind::Star) || at(TokenKind::StarStar)) fail_here("'*args' and '**kwargs' in calls are not supported");
+      if (at(TokenKind::Name) && peek().kind == TokenKind::Assign) {
+        std::string name(advance().text);
+        advance();  // =
+        args.keyword.emplace_back(std::move(name), parse_expression());
+      } else {
+        if (!args.keyword.empty()) fail_here("positional argument follows keyword argument");
+        args.positional.push_back(parse_expression());
+      }
+    }
+    advance();  // )
+    return args;
+  }
+
+  const FunctionSpec* resolve(FunctionKind kind, const std::string& name, std::size_t offset) {
+    const FunctionSpec* spec = functions_.find(kind, name);
+    if (!spec) fail_at(offset, std::string(kind == FunctionKind::Filter ? "unknown filter '" : "unknown test '") + name + "'");
+    return spec;
+  }
+
+  FilterCall parse_filter_call() {
+    std::size_t offset = current().offset;
+    std::string name = expect_name("a filter name");
+    while (at(TokenKind::Dot) && peek().kind == TokenKind::Name) {
+      advance();
+      name += "." + std::string(advance().text);
+    }
+    const FunctionSpec* spec = resolve(FunctionKind::Filter, name, offset);
+    CallArguments args;
+    if (at(TokenKind::LeftParen)) args = parse_call_arguments();
+    return FilterCall{std::move(name), spec, std::move(args), offset};
+  }
+
+  ExprPtr parse_filter_expr(ExprPtr node) {
+    while (true) {
+      if (at(TokenKind::Pipe)) {
+        advance();
+        FilterCall call = parse_filter_call();
+        node = make(call.offset, FilterExpr{std::move(node), std::move(call.name), call.spec, std::move(call.args)});
+      } else if (at_name("is")) {
+        advance();
+        bool negated = skip_name("not");
+        std::size_t offset = current().offset;
+        std::string name = expect_name("a test name");
+        const FunctionSpec* spec = resolve(FunctionKind::Test, name, offset);
+        CallArguments args;
+        if (at(TokenKind::LeftParen)) {
+          args = parse_call_arguments();
+        } else if (starts_test_argument()) {
+          auto arg = parse_primary();
+          args.positional.push_back(parse_postfix(std::move(arg)));
+        }
+        node = make(offset, TestExpr{std::move(node), std::move(name), spec, std::move(args), negated});
+      } else if (at(TokenKind::LeftParen)) {
+        std::size_t offset = current().offset;
+        auto args = parse_call_arguments();
+        node = make(offset, Call{std::move(node), std::move(args)});
+      } else {
+        return node;
+      }
+    }
+  }
+
+  // `x is divisibleby 3`: a test takes one argument without parentheses when the next token
+  // can start one (Jinja2's rule; `else`, `or`, `and` and friends end the test instead).
+  bool starts_test_argument() const {
+    const Token& t = current();
+    switch (t.kind) {
+      case TokenKind::Name:
+        return !(t.text == "else" || t.text == "or" || t.text == "and" || t.text == "is" ||
+                 t.text == "if" || t.text == "in" || t.text == "not");
+      case TokenKind::String:
+      case TokenKind::Integer:
+      case TokenKind::Float:
+      case TokenKind::LeftBracket:
+      case TokenKind::LeftBrace:
+      case TokenKind::Minus: return t.kind != TokenKind::Minus;
+      default: return false;
+    }
+  }
+
+  TemplateTree& tree_;
+  std::vector<Token> tokens_;
+  const FunctionRegistry& functions_;
+  std::size_t pos_ = 0;
+  std::vector<OpenBlock> open_;
+  std::size_t loop_refs_ = 0;
+};
+
+}  // namespace
+
+std::shared_ptr<const TemplateTree> parse_template(std::string name, std::string origin,
+                                                   std::string_view source,
+                                                   const LexerOptions& options,
+                                                   const FunctionRegistry& functions) {
+  auto tree = std::make_shared<TemplateTree>();
+  tree->name = std::move(name);
+  tree->origin = std::move(origin);
+  tree->source = normalize_source(source);
+  tree->is_json = ends_with(tree->name, ".json") || ends_with(tree->name, ".json.j2");
+  auto tokens = tokenize(tree->source, tree->origin, options);
+  Parser(*tree, std::move(tokens), functions).run();
+  return tree;
+}
+
+}  // namespace zf::detail

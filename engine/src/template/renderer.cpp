@@ -1,0 +1,883 @@
+// SPDX-License-Identifier: MIT
+// Tree-walking renderer. One Renderer per render call holds the per-call state (output,
+// frames, block stacks, imported modules, recursion depth); the tree is never modified.
+#include "template/renderer.hpp"
+
+#include <deque>
+#include <memory>
+#include <unordered_map>
+
+#include "source_position.hpp"
+#include "template/methods.hpp"
+#include "template/operators.hpp"
+#include "zeroforge/error.hpp"
+#include "zeroforge/template.hpp"
+
+namespace zf::detail {
+namespace {
+
+// A scope. Lookups walk the parent chain up to the root frame, whose `context` holds the
+// values the render was called with. Keys point into the AST (or are static), which
+// outlives the render.
+struct Frame {
+  const Frame* parent = nullptr;
+  const Value* context = nullptr;  // root frames only: the render's values (a dict)
+  std::vector<std::pair<std::string_view, Value>> vars;
+
+  const Value* find(std::string_view name) const {
+    for (const Frame* f = this; f; f = f->parent) {
+      for (auto it = f->vars.rbegin(); it != f->vars.rend(); ++it) {
+        if (it->first == name) return &it->second;
+      }
+      if (f->context && f->context->is_dict()) {
+        if (const Value* v = f->context->as_dict().find(name)) return v;
+      }
+    }
+    return nullptr;
+  }
+  void set(std::string_view name, Value value) {
+    for (auto& var : vars) {
+      if (var.first == name) {
+        var.second = std::move(value);
+        return;
+      }
+    }
+    vars.emplace_back(name, std::move(value));
+  }
+};
+
+// A macro as a value: its definition and the frame it was defined in (its globals).
+class Macro : public Callable {
+ public:
+  Macro(const MacroStmt& stmt, const TemplateTree& tree, const Frame& frame)
+      : stmt_(stmt), tree_(tree), frame_(frame) {}
+  const std::string& name() const noexcept override { return stmt_.name; }
+  const MacroStmt& stmt() const { return stmt_; }
+  const TemplateTree& tree() const { return tree_; }
+  const Frame& frame() const { return frame_; }
+
+ private:
+  const MacroStmt& stmt_;
+  const TemplateTree& tree_;
+  const Frame& frame_;
+};
+
+struct BlockLevel {
+  const BlockStmt* block;
+  const TemplateTree* tree;
+};
+
+class Renderer : public CallContext {
+ public:
+  Renderer(const Environment& environment, std::string& out, std::vector<OutputMark>* marks)
+      : env_(environment), out_(&out), root_out_(&out), marks_(marks) {}
+
+  void render_root(const TemplateTree& tree, const Value& context) {
+    Frame root;
+    root.context = &context;
+    render_template(tree, root);
+  }
+
+  // CallContext
+  Value call_filter(std::string_view name, const Value& subject, std::vector<Value> args) const override {
+    const FunctionSpec* spec = env_.functions().find(FunctionKind::Filter, name);
+    if (!spec) throw Error(ErrorKind::Render, "unknown filter '" + std::string(name) + "'");
+    Arguments bound = bind(*spec, "filter", std::move(args), {});
+    return spec->body(subject, bound, *this);
+  }
+  bool call_test(std::string_view name, const Value& subject, std::vector<Value> args) const override {
+    const FunctionSpec* spec = env_.functions().find(FunctionKind::Test, name);
+    if (!spec) throw Error(ErrorKind::Render, "unknown test '" + std::string(name) + "'");
+    Arguments bound = bind(*spec, "test", std::move(args), {});
+    return spec->body(subject, bound, *this).truthy();
+  }
+  const EnvironmentOptions& options() const override { return env_.options(); }
+
+ private:
+  // ----- templates, inheritance -----
+
+  // Renders a template at the top level: runs its body; if it extends a parent, the rest of
+  // its output is dropped and the parent renders with this template's blocks on top.
+  void render_template(const TemplateTree& tree, Frame& frame) {
+    std::unordered_map<std::string_view, std::vector<BlockLevel>> saved = std::move(blocks_);
+    blocks_.clear();
+    const TemplateTree* current = &tree;
+    std::vector<const TemplateTree*> chain;
+    while (true) {
+      for (const TemplateTree* seen : chain) {
+        if (seen == current) {
+          std::string cycle;
+          for (const TemplateTree* t : chain) cycle += t->name + " -> ";
+          throw Error(ErrorKind::Template, "'extends' cycle: " + cycle + current->name);
+        }
+      }
+      chain.push_back(current);
+      for (const auto& [name, block] : current->blocks) blocks_[block->name].push_back({block, current});
+      const TemplateTree* parent = nullptr;
+      render_body_until_extends(*current, current->body, frame, parent);
+      if (!parent) break;
+      current = parent;
+    }
+    blocks_ = std::move(saved);
+  }
+
+  void render_body_until_extends(const TemplateTree& tree, const Body& body, Frame& frame,
+                                 const TemplateTree*& parent) {
+    const TemplateTree* saved_tree = tree_;
+    tree_ = &tree;
+    std::string discard;
+    std::string* real_out = out_;
+    for (const auto& stmt : body) {
+      if (auto* extends = std::get_if<ExtendsStmt>(&stmt->node)) {
+        guard(*stmt, [&] {
+          Value name = eval(*extends->name, frame);
+          parent = &load(name, stmt->offset, false)->tree();
+          keep_.push_back(last_loaded_);
+        });
+        out_ = &discard;  // after 'extends', only blocks and definitions matter
+        continue;
+      }
+      if (parent && std::holds_alternative<BlockStmt>(stmt->node)) continue;
+      exec(*stmt, frame);
+    }
+    out_ = real_out;
+    tree_ = saved_tree;
+  }
+
+  std::shared_ptr<const Template> load(const Value& name, std::size_t, bool ignore_missing) {
+    last_loaded_.reset();
+    auto try_one = [&](const Value& candidate) -> bool {
+      if (!candidate.is_string()) {
+        throw Error(ErrorKind::Template, std::string("template name must be a string, got ") + candidate.type_name());
+      }
+      if (!env_.resolve(candidate.as_string())) return false;
+      last_loaded_ = env_.load(candidate.as_string());
+      return true;
+    };
+    name.require_defined();
+    if (name.is_list()) {
+      for (const auto& candidate : name.as_list()) {
+        if (try_one(candidate)) return last_loaded_;
+      }
+      if (ignore_missing) return nullptr;
+      throw Error(ErrorKind::Template, "none of the templates " + name.repr() + " was found on the search path");
+    }
+    if (try_one(name)) return last_loaded_;
+    if (ignore_missing) return nullptr;
+    env_.load(name.as_string());  // throws the loader's precise error
+    return nullptr;
+  }
+
+  // ----- statements -----
+
+  template <typename F>
+  void guard(const Stmt& stmt, F&& body) {
+    try {
+      body();
+    } catch (const Error& error) {
+      if (error.has_location()) throw;
+      throw locate(error, stmt.offset);
+    }
+  }
+
+  Error locate(const Error& error, std::size_t offset) const {
+    auto [line, column] = line_column(tree_->source, offset);
+    Location where{tree_->origin, line, column};
+    return error.located(where, std::string(line_text(tree_->source, offset)));
+  }
+
+  void emit(std::string_view text, std::size_t offset) {
+    if (marks_ && out_ == root_out()) marks_->push_back({out_->size(), tree_, offset});
+    out_->append(text);
+  }
+  const std::string* root_out() const { return root_out_; }
+
+  void exec_body(const Body& body, Frame& frame) {
+    for (const auto& stmt : body) exec(*stmt, frame);
+  }
+
+  void exec(const Stmt& stmt, Frame& frame) {
+    std::visit([&](const auto& node) { exec_node(stmt, node, frame); }, stmt.node);
+  }
+
+  void exec_node(const Stmt& stmt, const TextStmt& node, Frame&) { emit(node.text, stmt.offset); }
+
+  void exec_node(const Stmt& stmt, const PrintStmt& node, Frame& frame) {
+    Value value = eval(*node.expr, frame);
+    guard(stmt, [&] {
+      if (marks_ && out_ == root_out()) marks_->push_back({out_->size(), tree_, node.expr->offset});
+      value.append_str(*out_);
+    });
+  }
+
+  void exec_node(const Stmt&, const IfStmt& node, Frame& frame) {
+    for (const auto& [test, body] : node.branches) {
+      if (truthy(*test, frame)) {
+        exec_body(body, frame);
+        return;
+      }
+    }
+    exec_body(node.otherwise, frame);
+  }
+
+  bool truthy(const Expr& expr, const Frame& frame) {
+    Value v = eval(expr, frame);
+    try {
+      return v.truthy();
+    } catch (const Error& error) {
+      throw error.has_location() ? error : locate(error, expr.offset);
+    }
+  }
+
+  ValueList iterate(const Value& iterable, std::size_t offset) {
+    try {
+      iterable.require_defined();
+      if (iterable.is_list()) return iterable.as_list();
+      if (iterable.is_dict()) {
+        ValueList keys;
+        for (const auto& [key, value] : iterable.as_dict()) keys.emplace_back(key);
+        return keys;
+      }
+      if (iterable.is_string()) {
+        ValueList chars;
+        const std::string& s = iterable.as_string();
+        for (std::size_t i = 0; i < s.size();) {
+          std::size_t n = 1;
+          unsigned char c = static_cast<unsigned char>(s[i]);
+          if (c >= 0xF0) n = 4; else if (c >= 0xE0) n = 3; else if (c >= 0xC0) n = 2;
+          chars.emplace_back(s.substr(i, n));
+          i += n;
+        }
+        return chars;
+      }
+      throw Error(ErrorKind::Render, std::string("'") + iterable.type_name() + "' object is not iterable");
+    } catch (const Error& error) {
+      throw error.has_location() ? error : locate(error, offset);
+    }
+  }
+
+  void assign_targets(Frame& frame, const std::vector<std::string>& targets, const Value& value, std::size_t offset) {
+    if (targets.size() == 1) {
+      frame.set(targets.front(), value);
+      return;
+    }
+    try {
+      value.require_defined();
+      if (!value.is_list()) {
+        throw Error(ErrorKind::Render, std::string("cannot unpack non-iterable ") + value.type_name() + " object");
+      }
+      const ValueList& items = value.as_list();
+      if (items.size() != targets.size()) {
+        throw Error(ErrorKind::Render, (items.size() < targets.size() ? "not enough values to unpack (expected "
+                                                                        : "too many values to unpack (expected ") +
+                                           std::to_string(targets.size()) + ", got " + std::to_string(items.size()) + ")");
+      }
+      for (std::size_t i = 0; i < targets.size(); ++i) frame.set(targets[i], items[i]);
+    } catch (const Error& error) {
+      throw error.has_location() ? error : locate(error, offset);
+    }
+  }
+
+  void exec_node(const Stmt& stmt, const ForStmt& node, Frame& frame) {
+    Value iterable = eval(*node.iterable, frame);
+    ValueList items = iterate(iterable, node.iterable->offset);
+    Frame loop_frame;
+    loop_frame.parent = &frame;
+    if (node.condition) {
+      ValueList kept;
+      for (auto& item : items) {
+        loop_frame.vars.clear();
+        assign_targets(loop_frame, node.targets, item, stmt.offset);
+        if (truthy(*node.condition, loop_frame)) kept.push_back(std::move(item));
+      }
+      items = std::move(kept);
+    }
+    if (items.empty()) {
+      exec_body(node.otherwise, frame);
+      return;
+    }
+    const auto length = static_cast<std::int64_t>(items.size());
+    for (std::int64_t i = 0; i < length; ++i) {
+      loop_frame.vars.clear();
+      if (node.uses_loop) {
+        ValueDict loop;
+        loop.set("index", Value(i + 1));
+        loop.set("index0", Value(i));
+        loop.set("revindex", Value(length - i));
+        loop.set("revindex0", Value(length - i - 1));
+        loop.set("first", Value(i == 0));
+        loop.set("last", Value(i == length - 1));
+        loop.set("length", Value(length));
+        loop.set("depth", Value(1));
+        loop.set("depth0", Value(0));
+        loop.set("previtem", i > 0 ? items[static_cast<std::size_t>(i - 1)] : Value::undefined("'loop.previtem' is undefined on the first iteration"));
+        loop.set("nextitem", i + 1 < length ? items[static_cast<std::size_t>(i + 1)] : Value::undefined("'loop.nextitem' is undefined on the last iteration"));
+        loop_frame.vars.emplace_back("loop", Value(std::move(loop)));
+      }
+      assign_targets(loop_frame, node.targets, items[static_cast<std::size_t>(i)], stmt.offset);
+      exec_body(node.body, loop_frame);
+    }
+  }
+
+  void exec_node(const Stmt& stmt, const SetStmt& node, Frame& frame) {
+    Value value = eval(*node.value, frame);
+    assign_targets(frame, node.targets, value, stmt.offset);
+  }
+
+  std::string capture(const Body& body, Frame& frame) {
+    std::string buffer;
+    std::string* saved = out_;
+    out_ = &buffer;
+    try {
+      exec_body(body, frame);
+    } catch (...) {
+      out_ = saved;
+      throw;
+    }
+    out_ = saved;
+    return buffer;
+  }
+
+  Value apply_filters(Value value, const std::vector<FilterCall>& filters, const Frame& frame) {
+    for (const auto& filter : filters) {
+      try {
+        auto [positional, keyword] = eval_args(filter.args, frame);
+        Arguments bound = bind(*filter.spec, "filter '" + filter.name + "'", std::move(positional), std::move(keyword));
+        value = filter.spec->body(value, bound, *this);
+      } catch (const Error& error) {
+        throw error.has_location() ? error : locate(error, filter.offset);
+      }
+    }
+    return value;
+  }
+
+  void exec_node(const Stmt&, const SetBlockStmt& node, Frame& frame) {
+    Frame inner;
+    inner.parent = &frame;
+    Value value(capture(node.body, inner));
+    frame.set(node.target, apply_filters(std::move(value), node.filters, frame));
+  }
+
+  void exec_node(const Stmt&, const FilterBlockStmt& node, Frame& frame) {
+    Frame inner;
+    inner.parent = &frame;
+    Value value(capture(node.body, inner));
+    Value result = apply_filters(std::move(value), node.filters, frame);
+    emit(result.str(), 0);
+  }
+
+  struct DepthGuard {
+    Renderer& r;
+    DepthGuard(Renderer& renderer, const char* what) : r(renderer) {
+      if (++r.depth_ > r.env_.options().max_depth) {
+        --r.depth_;
+        throw Error(ErrorKind::Render, std::string("recursion too deep: more than ") +
+                                           std::to_string(r.env_.options().max_depth) +
+                                           " nested includes, macro calls or blocks (at " + what + ")");
+      }
+    }
+    ~DepthGuard() { --r.depth_; }
+  };
+
+  void exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame) {
+    std::shared_ptr<const Template> included;
+    guard(stmt, [&] {
+      Value name = eval(*node.name, frame);
+      included = load(name, stmt.offset, node.ignore_missing);
+    });
+    if (!included) return;
+    keep_.push_back(included);
+    DepthGuard depth(*this, "include");
+    const TemplateTree* saved_tree = tree_;
+    Frame inner;
+    Value empty(ValueDict{});
+    if (node.with_context) {
+      inner.parent = &frame;
+    } else {
+      inner.context = &empty;
+    }
+    try {
+      render_template(included->tree(), inner);
+    } catch (const Error& error) {
+      tree_ = saved_tree;
+      if (error.has_location()) throw;
+      throw locate(error, stmt.offset);
+    }
+    tree_ = saved_tree;
+  }
+
+  void exec_node(const Stmt& stmt, const ExtendsStmt&, Frame&) {
+    // Handled by render_body_until_extends; reaching it here means a nested body.
+    throw locate(Error(ErrorKind::Syntax, "'extends' must be at the top level of a template"), stmt.offset);
+  }
+
+  void exec_node(const Stmt& stmt, const BlockStmt& node, Frame& frame) {
+    auto it = blocks_.find(node.name);
+    if (it == blocks_.end() || it->second.empty()) {
+      render_block_level({&node, tree_}, node.name, 0, frame);
+      return;
+    }
+    (void)stmt;
+    render_block_level(it->second.front(), node.name, 0, frame);
+  }
+
+  void render_block_level(BlockLevel level, std::string_view name, std::size_t index, const Frame& frame) {
+    DepthGuard depth(*this, "block");
+    if (level.block->required && level.block->body.empty() && index + 1 >= levels_of(name)) {
+      throw locate(Error(ErrorKind::Render, "required block '" + std::string(name) + "' was not overridden"), 0);
+    }
+    const TemplateTree* saved_tree = tree_;
+    tree_ = level.tree;
+    block_stack_.push_back({name, index, &frame});
+    Frame inner;
+    inner.parent = level.block->scoped ? &frame : root_of(frame);
+    try {
+      exec_body(level.block->body, inner);
+    } catch (...) {
+      block_stack_.pop_back();
+      tree_ = saved_tree;
+      throw;
+    }
+    block_stack_.pop_back();
+    tree_ = saved_tree;
+  }
+
+  std::size_t levels_of(std::string_view name) const {
+    auto it = blocks_.find(name);
+    return it == blocks_.end() ? 1 : it->second.size();
+  }
+
+  static const Frame* root_of(const Frame& frame) {
+    // The nearest frame holding a context: the template level that blocks see.
+    const Frame* f = &frame;
+    while (f->parent && !f->context) f = f->parent;
+    return f;
+  }
+
+  Value render_super(std::size_t offset) {
+    if (block_stack_.empty()) throw locate(Error(ErrorKind::Render, "'super()' called outside a block"), offset);
+    auto [name, index, frame] = block_stack_.back();
+    auto it = blocks_.find(name);
+    if (it == blocks_.end() || index + 1 >= it->second.size()) {
+      throw locate(Error(ErrorKind::Render, "block '" + std::string(name) + "' has no parent block for 'super()'"), offset);
+    }
+    std::string buffer;
+    std::string* saved = out_;
+    out_ = &buffer;
+    try {
+      render_block_level(it->second[index + 1], name, index + 1, *frame);
+    } catch (...) {
+      out_ = saved;
+      throw;
+    }
+    out_ = saved;
+    return Value(std::move(buffer));
+  }
+
+  void exec_node(const Stmt& stmt, const MacroStmt& node, Frame& frame) {
+    (void)stmt;
+    frame.set(node.name, Value(std::shared_ptr<const Callable>(std::make_shared<Macro>(node, *tree_, frame))));
+  }
+
+  // Runs a template as a module (for import) and returns its exported names.
+  Value import_module(const Stmt& stmt, const Expr& name_expr, bool with_context, Frame& frame) {
+    std::shared_ptr<const Template> module;
+    guard(stmt, [&] { module = load(eval(name_expr, frame), stmt.offset, false); });
+    keep_.push_back(module);
+    DepthGuard depth(*this, "import");
+    auto& module_frame = modules_.emplace_back();
+    if (with_context) {
+      module_frame.parent = &frame;
+    } else {
+      module_frame.context = &empty_context_;
+    }
+    std::string discard;
+    std::string* saved = out_;
+    const TemplateTree* saved_tree = tree_;
+    out_ = &discard;
+    try {
+      render_template(module->tree(), module_frame);
+    } catch (...) {
+      out_ = saved;
+      tree_ = saved_tree;
+      throw;
+    }
+    out_ = saved;
+    tree_ = saved_tree;
+    ValueDict exported;
+    for (const auto& [key, value] : module_frame.vars) {
+      if (!key.empty() && key.front() != '_') exported.set(std::string(key), value);
+    }
+    return Value(std::move(exported));
+  }
+
+  void exec_node(const Stmt& stmt, const ImportStmt& node, Frame& frame) {
+    frame.set(node.alias, import_module(stmt, *node.name, node.with_context, frame));
+  }
+
+  void exec_node(const Stmt& stmt, const FromImportStmt& node, Frame& frame) {
+    Value module = import_module(stmt, *node.name, node.with_context, frame);
+    for (const auto& [name, alias] : node.names) {
+      const Value* value = module.as_dict().find(name);
+      if (!value) {
+        throw locate(Error(ErrorKind::Template, "the imported template does not export '" + name + "'"), stmt.offset);
+      }
+      frame.set(alias, *value);
+    }
+  }
+
+  void exec_node(const Stmt&, const WithStmt& node, Frame& frame) {
+    Frame inner;
+    inner.parent = &frame;
+    std::vector<Value> values;
+    for (const auto& [name, expr] : node.assignments) values.push_back(eval(*expr, frame));
+    for (std::size_t i = 0; i < values.size(); ++i) inner.set(node.assignments[i].first, std::move(values[i]));
+    exec_body(node.body, inner);
+  }
+
+  // ----- expressions -----
+
+  Value eval(const Expr& expr, const Frame& frame) {
+    try {
+      return std::visit([&](const auto& node) { return eval_node(expr, node, frame); }, expr.node);
+    } catch (const Error& error) {
+      if (error.has_location()) throw;
+      throw locate(error, expr.offset);
+    }
+  }
+
+  Value eval_node(const Expr&, const Literal& node, const Frame&) { return node.value; }
+
+  Value eval_node(const Expr&, const NameRef& node, const Frame& frame) {
+    if (const Value* v = frame.find(node.name)) return *v;
+    return Value::undefined("undefined variable '" + node.name + "'");
+  }
+
+  static Value missing_member(const Value& object, const Value& key) {
+    std::string type = std::string(object.type_name()) + " object";
+    if (key.is_string()) return Value::undefined("'" + type + "' has no attribute '" + key.as_string() + "'");
+    return Value::undefined("'" + type + "' has no element " + key.repr());
+  }
+
+  Value get_item(const Value& object, const Value& key, bool attribute_syntax) {
+    object.require_defined();
+    if (object.is_dict()) {
+      if (attribute_syntax && key.is_string() && has_method(object, key.as_string())) {
+        return bind_method(object, key.as_string());
+      }
+      if (key.is_string()) {
+        if (const Value* v = object.as_dict().find(key.as_string())) return *v;
+        if (has_method(object, key.as_string())) return bind_method(object, key.as_string());
+      }
+      return missing_member(object, key);
+    }
+    if (object.is_list() || object.is_string()) {
+      if (key.is_string()) {
+        if (has_method(object, key.as_string())) return bind_method(object, key.as_string());
+        return missing_member(object, key);
+      }
+      if (!key.is_int() && !key.is_bool()) return missing_member(object, key);
+      std::int64_t index = key.as_int();
+      if (object.is_list()) {
+        const auto& list = object.as_list();
+        auto size = static_cast<std::int64_t>(list.size());
+        if (index < 0) index += size;
+        if (index < 0 || index >= size) return missing_member(object, key);
+        return list[static_cast<std::size_t>(index)];
+      }
+      ValueList chars = iterate(object, 0);
+      auto size = static_cast<std::int64_t>(chars.size());
+      if (index < 0) index += size;
+      if (index < 0 || index >= size) return missing_member(object, key);
+      return chars[static_cast<std::size_t>(index)];
+    }
+    return missing_member(object, key);
+  }
+
+  Value eval_node(const Expr&, const GetAttr& node, const Frame& frame) {
+    Value object = eval(*node.object, frame);
+    return get_item(object, Value(node.attribute), true);
+  }
+
+  Value eval_node(const Expr&, const GetItem& node, const Frame& frame) {
+    Value object = eval(*node.object, frame);
+    Value key = eval(*node.key, frame);
+    key.require_defined();
+    return get_item(object, key, false);
+  }
+
+  Value eval_node(const Expr&, const SliceExpr& node, const Frame& frame) {
+    Value object = eval(*node.object, frame);
+    object.require_defined();
+    auto bound = [&](const ExprPtr& e) -> std::optional<std::int64_t> {
+      if (!e) return std::nullopt;
+      Value v = eval(*e, frame);
+      if (v.is_none()) return std::nullopt;
+      return v.as_int();
+    };
+    auto start = bound(node.start), stop = bound(node.stop), step_opt = bound(node.step);
+    std::int64_t step = step_opt.value_or(1);
+    if (step == 0) throw Error(ErrorKind::Render, "slice step cannot be zero");
+    ValueList items = object.is_list() ? object.as_list() : iterate(object, 0);
+    auto n = static_cast<std::int64_t>(items.size());
+    auto clamp = [&](std::optional<std::int64_t> v, std::int64_t dflt) {
+      if (!v) return dflt;
+      std::int64_t x = *v;
+      if (x < 0) x += n;
+      if (step > 0) return std::clamp<std::int64_t>(x, 0, n);
+      return std::clamp<std::int64_t>(x, -1, n - 1);
+    };
+    std::int64_t b = clamp(start, step > 0 ? 0 : n - 1);
+    std::int64_t e = clamp(stop, step > 0 ? n : -1);
+    ValueList out;
+    for (std::int64_t i = b; step > 0 ? i < e : i > e; i += step) out.push_back(items[static_cast<std::size_t>(i)]);
+    if (object.is_string()) {
+      std::string s;
+      for (const auto& c : out) s += c.as_string();
+      return Value(std::move(s));
+    }
+    return Value(std::move(out));
+  }
+
+  Value eval_node(const Expr&, const Unary& node, const Frame& frame) {
+    return apply_unary(node.op, eval(*node.operand, frame));
+  }
+
+  Value eval_node(const Expr&, const Binary& node, const Frame& frame) {
+    if (node.op == BinaryOp::And || node.op == BinaryOp::Or) {
+      Value left = eval(*node.left, frame);
+      bool t = left.truthy();
+      if (node.op == BinaryOp::And ? !t : t) return left;
+      return eval(*node.right, frame);
+    }
+    Value left = eval(*node.left, frame);
+    Value right = eval(*node.right, frame);
+    return apply_binary(node.op, left, right);
+  }
+
+  Value eval_node(const Expr&, const Compare& node, const Frame& frame) {
+    Value left = eval(*node.first, frame);
+    for (const auto& [op, expr] : node.rest) {
+      Value right = eval(*expr, frame);
+      if (!apply_compare(op, left, right)) return Value(false);
+      left = std::move(right);
+    }
+    return Value(true);
+  }
+
+  Value eval_node(const Expr&, const Conditional& node, const Frame& frame) {
+    if (truthy(*node.test, frame)) return eval(*node.then, frame);
+    if (node.otherwise) return eval(*node.otherwise, frame);
+    return Value::undefined("the inline if-expression evaluated to false and has no 'else'");
+  }
+
+  Value eval_node(const Expr&, const ListExpr& node, const Frame& frame) {
+    ValueList list;
+    list.reserve(node.items.size());
+    for (const auto& item : node.items) list.push_back(eval(*item, frame));
+    return Value(std::move(list));
+  }
+
+  Value eval_node(const Expr&, const DictExpr& node, const Frame& frame) {
+    ValueDict dict;
+    for (const auto& [key_expr, value_expr] : node.items) {
+      Value key = eval(*key_expr, frame);
+      key.require_defined();
+      if (!key.is_string()) {
+        throw Error(ErrorKind::Render, std::string("dict keys must be strings here, got ") + key.type_name());
+      }
+      dict.set(key.as_string(), eval(*value_expr, frame));
+    }
+    return Value(std::move(dict));
+  }
+
+  std::pair<std::vector<Value>, std::vector<std::pair<std::string, Value>>> eval_args(const CallArguments& args,
+                                                                                      const Frame& frame) {
+    std::vector<Value> positional;
+    positional.reserve(args.positional.size());
+    for (const auto& arg : args.positional) positional.push_back(eval(*arg, frame));
+    std::vector<std::pair<std::string, Value>> keyword;
+    for (const auto& [name, arg] : args.keyword) keyword.emplace_back(name, eval(*arg, frame));
+    return {std::move(positional), std::move(keyword)};
+  }
+
+  static Arguments bind(const FunctionSpec& spec, const std::string& what, std::vector<Value> positional,
+                        std::vector<std::pair<std::string, Value>> keyword) {
+    Arguments args;
+    const auto& params = spec.parameters;
+    args.bound.resize(params.size());
+    std::vector<bool> given(params.size(), false);
+    for (std::size_t i = 0; i < positional.size(); ++i) {
+      if (i < params.size()) {
+        args.bound[i] = std::move(positional[i]);
+        given[i] = true;
+      } else if (spec.variadic) {
+        args.extra_positional.push_back(std::move(positional[i]));
+      } else {
+        throw Error(ErrorKind::Render, what + " takes at most " + std::to_string(params.size()) +
+                                           " argument" + (params.size() == 1 ? "" : "s") + " (" +
+                                           std::to_string(positional.size()) + " given)");
+      }
+    }
+    for (auto& [name, value] : keyword) {
+      std::size_t i = 0;
+      while (i < params.size() && params[i].name != name) ++i;
+      if (i < params.size()) {
+        if (given[i]) throw Error(ErrorKind::Render, what + " got multiple values for argument '" + name + "'");
+        args.bound[i] = std::move(value);
+        given[i] = true;
+      } else if (spec.variadic) {
+        args.extra_keywords.emplace_back(name, std::move(value));
+      } else {
+        throw Error(ErrorKind::Render, what + " got an unexpected keyword argument '" + name + "'");
+      }
+    }
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      if (given[i]) continue;
+      if (!params[i].default_value) {
+        throw Error(ErrorKind::Render, what + " is missing required argument '" + params[i].name + "'");
+      }
+      args.bound[i] = *params[i].default_value;
+    }
+    return args;
+  }
+
+  Value eval_node(const Expr& expr, const FilterExpr& node, const Frame& frame) {
+    Value subject = eval(*node.subject, frame);
+    auto [positional, keyword] = eval_args(node.args, frame);
+    try {
+      Arguments bound = bind(*node.spec, "filter '" + node.name + "'", std::move(positional), std::move(keyword));
+      return node.spec->body(subject, bound, *this);
+    } catch (const Error& error) {
+      if (error.has_location()) throw;
+      throw locate(error, expr.offset);
+    }
+  }
+
+  Value eval_node(const Expr& expr, const TestExpr& node, const Frame& frame) {
+    Value subject = eval(*node.subject, frame);
+    auto [positional, keyword] = eval_args(node.args, frame);
+    try {
+      Arguments bound = bind(*node.spec, "test '" + node.name + "'", std::move(positional), std::move(keyword));
+      bool result = node.spec->body(subject, bound, *this).truthy();
+      return Value(node.negated ? !result : result);
+    } catch (const Error& error) {
+      if (error.has_location()) throw;
+      throw locate(error, expr.offset);
+    }
+  }
+
+  Value eval_node(const Expr& expr, const Call& node, const Frame& frame) {
+    // `name(...)`: a macro or variable in scope wins over a global function.
+    if (auto* name = std::get_if<NameRef>(&node.callee->node)) {
+      const Value* local = frame.find(name->name);
+      if (!local) {
+        if (name->name == "super" && node.args.positional.empty() && node.args.keyword.empty()) {
+          return render_super(expr.offset);
+        }
+        if (const FunctionSpec* spec = env_.functions().find(FunctionKind::Global, name->name)) {
+          auto [positional, keyword] = eval_args(node.args, frame);
+          Arguments bound = bind(*spec, "function '" + name->name + "'", std::move(positional), std::move(keyword));
+          return spec->body(Value(), bound, *this);
+        }
+        throw Error(ErrorKind::Undefined, "undefined function or variable '" + name->name + "'");
+      }
+    }
+    Value callee = eval(*node.callee, frame);
+    callee.require_defined();
+    if (!callee.is_callable()) {
+      throw Error(ErrorKind::Render, std::string("'") + callee.type_name() + "' object is not callable");
+    }
+    auto [positional, keyword] = eval_args(node.args, frame);
+    Value result;
+    if (call_bound_method(callee, positional, keyword, result)) return result;
+    if (auto* macro = dynamic_cast<const Macro*>(callee.as_callable().get())) {
+      return call_macro(*macro, std::move(positional), std::move(keyword));
+    }
+    throw Error(ErrorKind::Render, "'" + callee.as_callable()->name() + "' cannot be called here");
+  }
+
+  Value call_macro(const Macro& macro, std::vector<Value> positional,
+                   std::vector<std::pair<std::string, Value>> keyword) {
+    const MacroStmt& stmt = macro.stmt();
+    if (positional.size() > stmt.params.size()) {
+      throw Error(ErrorKind::Render, "macro '" + stmt.name + "' takes not more than " +
+                                         std::to_string(stmt.params.size()) + " argument(s)");
+    }
+    DepthGuard depth(*this, "macro");
+    Frame inner;
+    inner.parent = &macro.frame();
+    std::vector<bool> given(stmt.params.size(), false);
+    for (std::size_t i = 0; i < positional.size(); ++i) {
+      inner.vars.emplace_back(stmt.params[i].name, std::move(positional[i]));
+      given[i] = true;
+    }
+    for (auto& [name, value] : keyword) {
+      std::size_t i = 0;
+      while (i < stmt.params.size() && stmt.params[i].name != name) ++i;
+      if (i == stmt.params.size()) {
+        throw Error(ErrorKind::Render, "macro '" + stmt.name + "' takes no keyword argument '" + name + "'");
+      }
+      if (given[i]) throw Error(ErrorKind::Render, "macro '" + stmt.name + "' got multiple values for argument '" + name + "'");
+      inner.set(stmt.params[i].name, std::move(value));
+      given[i] = true;
+    }
+    const TemplateTree* saved_tree = tree_;
+    tree_ = &macro.tree();
+    try {
+      // Defaults are evaluated in the macro's scope, so they may refer to earlier parameters.
+      for (std::size_t i = 0; i < stmt.params.size(); ++i) {
+        if (given[i]) continue;
+        if (stmt.params[i].default_value) {
+          inner.set(stmt.params[i].name, eval(*stmt.params[i].default_value, inner));
+        } else {
+          inner.set(stmt.params[i].name, Value::undefined("undefined variable '" + stmt.params[i].name +
+                                                          "' (macro '" + stmt.name + "' was called without it)"));
+        }
+      }
+      std::string buffer;
+      std::string* saved = out_;
+      out_ = &buffer;
+      try {
+        exec_body(stmt.body, inner);
+      } catch (...) {
+        out_ = saved;
+        throw;
+      }
+      out_ = saved;
+      tree_ = saved_tree;
+      return Value(std::move(buffer));
+    } catch (...) {
+      tree_ = saved_tree;
+      throw;
+    }
+  }
+
+  const Environment& env_;
+  std::string* out_;
+  const std::string* root_out_;
+  std::vector<OutputMark>* marks_;
+  const TemplateTree* tree_ = nullptr;
+  int depth_ = 0;
+  std::unordered_map<std::string_view, std::vector<BlockLevel>> blocks_;
+  struct ActiveBlock {
+    std::string_view name;
+    std::size_t level;
+    const Frame* frame;  // the frame the block was entered from, reused by super()
+  };
+  std::vector<ActiveBlock> block_stack_;
+  std::deque<Frame> modules_;
+  std::vector<std::shared_ptr<const Template>> keep_;
+  std::shared_ptr<const Template> last_loaded_;
+  Value empty_context_ = Value(ValueDict{});
+};
+
+}  // namespace
+
+void render_tree(const Environment& environment, const TemplateTree& tree, const Value& context,
+                 std::string& out, std::vector<OutputMark>* marks) {
+  Renderer renderer(environment, out, marks);
+  renderer.render_root(tree, context);
+}
+
+}  // namespace zf::detail

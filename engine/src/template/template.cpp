@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+// Template: render, render_json (with JSON errors mapped back to the template line that
+// wrote the output) and the list of undefined names.
+#include "zeroforge/template.hpp"
+
+#include <algorithm>
+
+#include "source_position.hpp"
+#include "template/analyzer.hpp"
+#include "template/ast.hpp"
+#include "template/renderer.hpp"
+#include "zeroforge/environment.hpp"
+#include "zeroforge/error.hpp"
+#include "zeroforge/output.hpp"
+
+namespace zf {
+namespace {
+
+// An undefined-name error names the first name; add every other name the values lack, so
+// the user fixes them all at once.
+Error with_missing_names(const Error& error, const Template& tpl, const Value& context) {
+  std::vector<std::string> missing;
+  for (const auto& name : tpl.undeclared_variables()) {
+    bool present = context.is_dict() && context.as_dict().contains(name);
+    if (!present) missing.push_back(name);
+  }
+  if (missing.empty()) return error;
+  std::string message = error.message() + " (the values lack ";
+  for (std::size_t i = 0; i < missing.size(); ++i) {
+    if (i) message += i + 1 == missing.size() ? " and " : ", ";
+    message += "'" + missing[i] + "'";
+  }
+  message += ")";
+  return Error(error.kind(), message, error.where()).located(error.where(), error.source_line());
+}
+
+std::size_t offset_of(std::string_view text, std::size_t line, std::size_t column) {
+  std::size_t offset = 0;
+  for (std::size_t l = 1; l < line && offset < text.size(); ++offset) {
+    if (text[offset] == '\n') ++l;
+  }
+  for (std::size_t c = 1; c < column && offset < text.size(); ++offset) {
+    if ((static_cast<unsigned char>(text[offset]) & 0xC0) != 0x80) ++c;
+  }
+  return offset;
+}
+
+}  // namespace
+
+Template::Template(const Environment& environment, std::shared_ptr<const detail::TemplateTree> tree)
+    : environment_(environment), tree_(std::move(tree)) {}
+
+Template::~Template() = default;
+
+const std::string& Template::name() const noexcept { return tree_->name; }
+bool Template::is_json() const noexcept { return tree_->is_json; }
+
+std::string Template::render(const Value& context) const {
+  std::string out;
+  try {
+    detail::render_tree(environment_, *tree_, context, out, nullptr);
+  } catch (const Error& error) {
+    if (error.kind() == ErrorKind::Undefined) throw with_missing_names(error, *this, context);
+    throw;
+  }
+  return out;
+}
+
+nlohmann::ordered_json Template::render_json(const Value& context) const {
+  std::string out;
+  std::vector<detail::OutputMark> marks;
+  try {
+    detail::render_tree(environment_, *tree_, context, out, &marks);
+  } catch (const Error& error) {
+    if (error.kind() == ErrorKind::Undefined) throw with_missing_names(error, *this, context);
+    throw;
+  }
+  try {
+    return parse_json_text(out, tree_->origin + " (rendered output)");
+  } catch (const Error& error) {
+    std::size_t at = offset_of(out, error.where().line, error.where().column);
+    auto mark = std::upper_bound(marks.begin(), marks.end(), at,
+                                 [](std::size_t offset, const detail::OutputMark& m) { return offset < m.output_offset; });
+    std::string message = "the rendered output is not valid JSON: " + error.message() + " (output line " +
+                          std::to_string(error.where().line) + ", column " + std::to_string(error.where().column) +
+                          ": '" + std::string(detail::line_text(out, at)) + "')";
+    if (mark == marks.begin()) throw Error(ErrorKind::Json, message, Location{tree_->origin, 0, 0});
+    --mark;
+    const detail::TemplateTree& tree = *mark->tree;
+    throw detail::error_at(ErrorKind::Json, message, tree.origin, tree.source, mark->source_offset);
+  }
+}
+
+std::vector<std::string> Template::undeclared_variables() const {
+  auto names = detail::find_required_names(*tree_, environment_);
+  return {names.begin(), names.end()};
+}
+
+}  // namespace zf
