@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+// Families and the values contract: a family file (template, base values, variant axes, tiers)
+// expanded into ordered variants, each a stack of value layers that remember their file and
+// JSON pointer; template defaults; and the DeepSpeed values contract checked before rendering.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "zeroforge/error.hpp"
+#include "zeroforge/values.hpp"
+
+namespace zf {
+
+class Environment;
+
+// ---------------------------------------------------------------------------------------------
+// Layers that know where they were written
+// ---------------------------------------------------------------------------------------------
+
+/// One layer of values and where it sits in its file, so an error about any value can say
+/// `file: /pointer`. A value at pointer `value_pointer + rest` was written at
+/// `file_pointer + rest` in `file`.
+///
+///     // the second value of the family's `stage` axis: {"stage": 3} at /axes/stage/1
+///     zf::Layer{{zf::LayerKind::Variant, "family.json /axes/stage/1"}, {{"stage", 3}},
+///               "family.json", "/axes/stage/1", "/stage"};
+struct Layer {
+  /// Kind and the label `explain` shows.
+  LayerSource source;
+  /// The values: a JSON object.
+  nlohmann::ordered_json values;
+  /// The file errors name (for `--set` the assignment itself, e.g. `--set stage=4`).
+  std::string file;
+  /// Where the layer's values are written in `file`: "" (the whole file), "/values", ...
+  std::string file_pointer;
+  /// The value pointer `file_pointer` corresponds to: "" for a whole object, "/stage" for
+  /// one axis value.
+  std::string value_pointer;
+};
+
+/// Layered values plus the file position of every layer: what `explain` prints and what
+/// contract errors point at.
+class SourcedValues {
+ public:
+  /// Merges `layer` on top (see LayeredValues::apply).
+  void apply(Layer layer);
+  const LayeredValues& layered() const noexcept { return layered_; }
+  const nlohmann::ordered_json& merged() const noexcept { return layered_.merged(); }
+  /// The layer that set the value at `value_pointer`, or nullptr when no layer did.
+  const Layer* origin(std::string_view value_pointer) const;
+  /// `file` and pointer in that file where the value at `value_pointer` was written; the
+  /// file is empty when no layer set it.
+  std::pair<std::string, std::string> site(std::string_view value_pointer) const;
+  /// A Values error placed where the value at `value_pointer` was written.
+  Error error_at(std::string_view value_pointer, std::string message) const;
+  /// "stage=2 (family presets/families/x.json)": a value and the layer it came from.
+  std::string describe(std::string_view value_pointer) const;
+
+ private:
+  LayeredValues layered_;
+  std::vector<Layer> layers_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Template defaults
+// ---------------------------------------------------------------------------------------------
+
+/// What a template directory declares in its `defaults.json` (Helm's values.yaml):
+/// `{"contract": "deepspeed", "values": {...}, "templates": {"dir/name.json.j2": {...}}}`.
+struct TemplateDefaults {
+  /// The values contract the templates follow ("deepspeed"), or empty.
+  std::string contract;
+  /// The TemplateDefault layers, lowest first: the directory's `values`, then the entry of
+  /// this template under `templates` (e.g. `{"stage": 3}` for deepspeed/zero3.json.j2).
+  std::vector<Layer> layers;
+};
+
+/// Reads `<dir of template_name>/defaults.json` from the environment's search path (first
+/// directory that has it). Without one, but with `contract` given (a family's `contract`),
+/// reads `<contract>/defaults.json`. Returns no layers when there is neither. Throws zf::Error
+/// (Values) naming the file and pointer when the file is malformed.
+///
+///     auto defaults = zf::load_template_defaults(env, "deepspeed/zero3.json.j2");
+///     // defaults.contract == "deepspeed"; defaults.layers[1].values == {"stage": 3}
+TemplateDefaults load_template_defaults(const Environment& environment,
+                                        std::string_view template_name,
+                                        std::string_view contract = {});
+
+// ---------------------------------------------------------------------------------------------
+// The DeepSpeed values contract (DESIGN.md, docs/values.md)
+// ---------------------------------------------------------------------------------------------
+
+/// The facts of one DeepSpeed config, derived from valid values.
+struct DeepSpeedFacts {
+  int stage = 2;
+  std::string precision = "bf16";
+  std::string offload_optimizer = "none";
+  std::string offload_param = "none";
+  bool hf_auto = false;
+  std::int64_t world_size = 1;
+  std::int64_t micro_batch_size = 1;
+  std::int64_t gradient_accumulation = 1;
+  /// micro_batch_size * gradient_accumulation * world_size: DeepSpeed asserts it.
+  std::int64_t train_batch_size = 1;
+};
+
+/// The outcome of a contract check: the facts (meaningful only without problems) and every
+/// problem found, each a Values error placed at the offending value.
+struct ContractCheck {
+  DeepSpeedFacts facts;
+  std::vector<Error> problems;
+  bool ok() const noexcept { return problems.empty(); }
+};
+
+/// Checks merged values against the DeepSpeed values contract: types and ranges (stage 0-3,
+/// precision fp32|fp16|bf16, offload none|cpu|nvme, sizes > 0), the combinations DeepSpeed
+/// accepts and silently ignores (offload_param below stage 3, offload_optimizer at stage 0,
+/// nvme optimizer offload below stage 3, round_robin_gradients outside stages 1-2), NVMe
+/// without nvme_path, the batch arithmetic (global_batch_size divisible by micro batch x
+/// world size), unknown keys inside the contract's sections, and near-miss top-level names.
+/// With `sources`, errors name the file and pointer where each value was written; without,
+/// they carry the value pointer only (cheap; rerun with sources to report).
+ContractCheck check_deepspeed_values(const nlohmann::ordered_json& values,
+                                     const SourcedValues* sources = nullptr);
+
+// ---------------------------------------------------------------------------------------------
+// Family files
+// ---------------------------------------------------------------------------------------------
+
+/// One variant axis: a value key (dotted for nested values, `zero.reduce_bucket_size`) and the
+/// values it takes, in order.
+struct Axis {
+  std::string key;
+  std::vector<nlohmann::ordered_json> values;
+};
+
+/// A tier a family emits, with the family's values for that tier only.
+struct TierRef {
+  /// A tier name (`small`, resolved to presets/tiers/small.json) or a path relative to the
+  /// family file (`tiers/site.json`).
+  std::string name;
+  /// Values layered (as family values) above the base values, for this tier only.
+  nlohmann::ordered_json values = nlohmann::ordered_json::object();
+};
+
+/// A parsed family file; the format is documented in docs/families.md.
+struct Family {
+  /// The file it was read from, as given (errors name it).
+  std::string file;
+  std::string name;
+  std::string description;
+  /// The template every config renders, e.g. `deepspeed/config.json.j2`.
+  std::string template_name;
+  /// The values contract ("deepspeed"), when the template's directory does not declare one.
+  std::string contract;
+  /// The output path pattern, a template over the variant's values plus `tier`, `family` and
+  /// `variant`; the default is `{{ tier }}/{{ variant }}.json`.
+  std::string output = "{{ tier }}/{{ variant }}.json";
+  /// Base values of every config.
+  nlohmann::ordered_json values = nlohmann::ordered_json::object();
+  /// Variant axes in file order; their cartesian product, first axis slowest.
+  std::vector<Axis> axes;
+  /// Extra variants, each a values object (may name `tier` to restrict it to one tier).
+  std::vector<nlohmann::ordered_json> include;
+  /// Partial matches removed from the product: objects of axis key (or `tier`) to value.
+  std::vector<nlohmann::ordered_json> exclude;
+  /// Tiers to emit; none means one set of configs with no tier layer.
+  std::vector<TierRef> tiers;
+  /// Plugins to load (names or paths), in hook order.
+  std::vector<std::string> plugins;
+};
+
+/// Parses a family from JSON. Throws zf::Error (Values) as `file: /pointer: error: ...` for
+/// a missing or mistyped field, an unknown field, an empty axis, a duplicate axis, an exclude
+/// that names no axis or matches nothing.
+///
+///     zf::Family family = zf::load_family("presets/families/llama-7b.json");
+Family parse_family(const nlohmann::ordered_json& json, const std::string& file);
+/// Reads and parses a family file.
+Family load_family(const std::filesystem::path& path);
+
+/// A tier's values, read from its file.
+struct Tier {
+  std::string name;
+  /// The file it was read from (errors and `explain` name it).
+  std::string file;
+  nlohmann::ordered_json values = nlohmann::ordered_json::object();
+};
+
+// ---------------------------------------------------------------------------------------------
+// Expansion
+// ---------------------------------------------------------------------------------------------
+
+/// One member of a family: a tier and a choice of axis values (or an include entry).
+struct Variant {
+  /// Index into Family::tiers, or npos when the family has no tiers.
+  std::size_t tier = npos;
+  /// Index into Family::include, or npos for a member of the axis product.
+  std::size_t include = npos;
+  /// For a product member: the index of its value in each axis.
+  std::vector<std::size_t> axis_index;
+  /// What makes it a variant: axis key (or include key) to value, in axis order.
+  nlohmann::ordered_json choice = nlohmann::ordered_json::object();
+  /// The choice as a file-name-friendly word: `stage-3_precision-bf16`.
+  std::string slug;
+
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+};
+
+/// A family expanded against its tiers: the ordered variants, and the values of each on demand
+/// (so generating N configs keeps N small Variants, never N value trees).
+class Expansion {
+ public:
+  /// The variants in order: tier by tier (family order), the axis product (first axis
+  /// slowest, excludes removed), then the include entries.
+  const std::vector<Variant>& variants() const noexcept { return variants_; }
+  const Family& family() const noexcept { return family_; }
+  const std::vector<Tier>& tiers() const noexcept { return tiers_; }
+  /// The name of a variant's tier, or "" without tiers.
+  const std::string& tier_name(const Variant& variant) const;
+  /// A variant's layers with their sources: template defaults < tier < family values <
+  /// family tier values < variant < overrides.
+  SourcedValues values(const Variant& variant) const;
+  /// The same merged values as `values(variant).merged()`, without provenance (fast).
+  nlohmann::ordered_json merged(const Variant& variant) const;
+  /// A human name: `medium stage=3 precision=bf16`.
+  std::string describe(const Variant& variant) const;
+
+ private:
+  friend Expansion expand_family(Family, std::vector<Tier>, std::vector<Layer>,
+                                 std::vector<Layer>);
+  std::vector<Layer> variant_layers(const Variant& variant) const;
+  std::vector<Layer> tier_layers(std::size_t tier) const;
+
+  Family family_;
+  std::vector<Tier> tiers_;
+  std::vector<Layer> defaults_;
+  std::vector<Layer> overrides_;
+  std::vector<Variant> variants_;
+  // The merged values below the variant layer, one per tier (or one without tiers).
+  std::vector<nlohmann::ordered_json> base_by_tier_;
+};
+
+/// Expands a family: a pure function of the family, its tiers (in Family::tiers order),
+/// the template default layers and the overrides (`--values`, `--set`, applied to every
+/// variant above the variant layer). Throws zf::Error (Values) naming the family file and
+/// pointer when the tiers do not match Family::tiers or the family expands to nothing.
+///
+///     auto expansion = zf::expand_family(family, tiers, defaults.layers, {});
+///     for (const auto& variant : expansion.variants()) render(expansion.merged(variant));
+Expansion expand_family(Family family, std::vector<Tier> tiers,
+                        std::vector<Layer> template_defaults, std::vector<Layer> overrides);
+
+/// Applies `--set KEY=VALUE` style dotted keys in `object` as nested objects:
+/// `{"zero.stage": 3}` becomes `{"zero": {"stage": 3}}`.
+nlohmann::ordered_json expand_dotted_keys(const nlohmann::ordered_json& object);
+
+}  // namespace zf

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+// Family files: reading and checking the JSON format of docs/families.md into zf::Family.
+// Every error names the file and the JSON pointer of the offending field.
+#include <algorithm>
+#include <cctype>
+
+#include "zeroforge/family.hpp"
+#include "zeroforge/output.hpp"
+
+namespace zf {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::string_view kFields[] = {"name",    "description", "template", "contract",
+                                        "output",  "values",      "axes",     "include",
+                                        "exclude", "tiers",       "plugins"};
+
+class FamilyReader {
+ public:
+  explicit FamilyReader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
+    throw Error(ErrorKind::Values, message, file_, pointer);
+  }
+
+  std::string string_field(const Json& json, const char* key, bool required) const {
+    auto it = json.find(key);
+    if (it == json.end()) {
+      if (required) fail("/", std::string("missing field '") + key + "'");
+      return {};
+    }
+    if (!it->is_string() || it->get<std::string>().empty()) {
+      fail(std::string("/") + key, std::string(key) + " must be a non-empty string, got " + it->dump());
+    }
+    return it->get<std::string>();
+  }
+
+  Family read(const Json& json) const {
+    if (!json.is_object()) fail("/", "a family must be a JSON object, got " + std::string(json.type_name()));
+    for (const auto& [key, value] : json.items()) {
+      if (std::find(std::begin(kFields), std::end(kFields), key) == std::end(kFields)) {
+        fail("/" + escape_pointer_segment(key),
+             "unknown field '" + key +
+                 "' (expected name, description, template, contract, output, values, axes, "
+                 "include, exclude, tiers, plugins)");
+      }
+    }
+    Family family;
+    family.file = file_;
+    family.name = string_field(json, "name", true);
+    for (char c : family.name) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
+        fail("/name", "name must use letters, digits, '-', '_' and '.', got \"" + family.name + "\"");
+      }
+    }
+    family.description = string_field(json, "description", false);
+    family.template_name = string_field(json, "template", true);
+    family.contract = string_field(json, "contract", false);
+    if (json.contains("output")) family.output = string_field(json, "output", true);
+    if (auto it = json.find("values"); it != json.end()) {
+      if (!it->is_object()) fail("/values", "values must be an object, got " + it->dump());
+      family.values = *it;
+    }
+    read_axes(json, family);
+    read_tiers(json, family);
+    read_include(json, family);
+    read_exclude(json, family);
+    if (auto it = json.find("plugins"); it != json.end()) {
+      if (!it->is_array()) fail("/plugins", "plugins must be an array of names or paths");
+      for (std::size_t i = 0; i < it->size(); ++i) {
+        const Json& p = (*it)[i];
+        if (!p.is_string() || p.get<std::string>().empty()) {
+          fail("/plugins/" + std::to_string(i), "a plugin must be a name or a path, got " + p.dump());
+        }
+        family.plugins.push_back(p.get<std::string>());
+      }
+    }
+    return family;
+  }
+
+ private:
+  void check_key(const std::string& pointer, const std::string& key) const {
+    if (key.empty() || key.front() == '.' || key.back() == '.' ||
+        key.find("..") != std::string::npos) {
+      fail(pointer, "'" + key + "' is not a value name (a dotted path such as zero.stage)");
+    }
+  }
+
+  void read_axes(const Json& json, Family& family) const {
+    auto it = json.find("axes");
+    if (it == json.end()) return;
+    if (!it->is_object()) fail("/axes", "axes must be an object of value name to list of values");
+    for (const auto& [key, values] : it->items()) {
+      std::string pointer = "/axes/" + escape_pointer_segment(key);
+      check_key(pointer, key);
+      if (key == "tier") fail(pointer, "'tier' is not an axis: list the tiers under /tiers");
+      if (!values.is_array()) fail(pointer, "an axis must be a list of values, got " + values.dump());
+      if (values.empty()) fail(pointer, "empty axis '" + key + "': the product would have no variants");
+      Axis axis{key, {}};
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        if (std::find(axis.values.begin(), axis.values.end(), values[i]) != axis.values.end()) {
+          fail(pointer + "/" + std::to_string(i),
+               "duplicate value " + values[i].dump() + " in axis '" + key + "'");
+        }
+        axis.values.push_back(values[i]);
+      }
+      family.axes.push_back(std::move(axis));
+    }
+  }
+
+  void read_tiers(const Json& json, Family& family) const {
+    auto it = json.find("tiers");
+    if (it == json.end()) return;
+    if (!it->is_array()) fail("/tiers", "tiers must be a list of tier names or {\"name\", \"values\"}");
+    if (it->empty()) fail("/tiers", "empty tier list: leave out 'tiers' for configs without a tier");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const Json& entry = (*it)[i];
+      std::string pointer = "/tiers/" + std::to_string(i);
+      TierRef tier;
+      if (entry.is_string()) {
+        tier.name = entry.get<std::string>();
+      } else if (entry.is_object()) {
+        for (const auto& [key, value] : entry.items()) {
+          if (key != "name" && key != "values") {
+            fail(pointer + "/" + escape_pointer_segment(key),
+                 "unknown field '" + key + "' in a tier (expected name, values)");
+          }
+        }
+        tier.name = string_field_at(entry, "name", pointer);
+        if (auto values = entry.find("values"); values != entry.end()) {
+          if (!values->is_object()) fail(pointer + "/values", "tier values must be an object");
+          tier.values = *values;
+        }
+      } else {
+        fail(pointer, "a tier must be a name or {\"name\", \"values\"}, got " + entry.dump());
+      }
+      if (tier.name.empty()) fail(pointer, "empty tier name");
+      for (const auto& other : family.tiers) {
+        if (other.name == tier.name) fail(pointer, "tier '" + tier.name + "' is listed twice");
+      }
+      family.tiers.push_back(std::move(tier));
+    }
+  }
+
+  std::string string_field_at(const Json& json, const char* key, const std::string& pointer) const {
+    auto it = json.find(key);
+    if (it == json.end()) fail(pointer, std::string("missing field '") + key + "'");
+    if (!it->is_string() || it->get<std::string>().empty()) {
+      fail(pointer + "/" + key, std::string(key) + " must be a non-empty string, got " + it->dump());
+    }
+    return it->get<std::string>();
+  }
+
+  void check_tier_name(const Family& family, const Json& value, const std::string& pointer) const {
+    if (!value.is_string()) fail(pointer, "tier must be a tier name, got " + value.dump());
+    std::string name = value.get<std::string>();
+    bool known = std::any_of(family.tiers.begin(), family.tiers.end(),
+                             [&](const TierRef& t) { return t.name == name; });
+    if (!known) fail(pointer, "tier '" + name + "' is not one of the family's tiers");
+  }
+
+  void read_include(const Json& json, Family& family) const {
+    auto it = json.find("include");
+    if (it == json.end()) return;
+    if (!it->is_array()) fail("/include", "include must be a list of values objects");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const Json& entry = (*it)[i];
+      std::string pointer = "/include/" + std::to_string(i);
+      if (!entry.is_object() || entry.empty()) {
+        fail(pointer, "an include entry must be a non-empty values object, got " + entry.dump());
+      }
+      for (const auto& [key, value] : entry.items()) {
+        std::string child = pointer + "/" + escape_pointer_segment(key);
+        check_key(child, key);
+        if (key == "tier") check_tier_name(family, value, child);
+      }
+      family.include.push_back(entry);
+    }
+  }
+
+  void read_exclude(const Json& json, Family& family) const {
+    auto it = json.find("exclude");
+    if (it == json.end()) return;
+    if (!it->is_array()) fail("/exclude", "exclude must be a list of partial matches");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const Json& entry = (*it)[i];
+      std::string pointer = "/exclude/" + std::to_string(i);
+      if (!entry.is_object() || entry.empty()) {
+        fail(pointer, "an exclude entry must be a non-empty object of axis values, got " + entry.dump());
+      }
+      for (const auto& [key, value] : entry.items()) {
+        std::string child = pointer + "/" + escape_pointer_segment(key);
+        if (key == "tier") {
+          check_tier_name(family, value, child);
+          continue;
+        }
+        auto axis = std::find_if(family.axes.begin(), family.axes.end(),
+                                 [&](const Axis& a) { return a.key == key; });
+        if (axis == family.axes.end()) {
+          fail(child, "'" + key + "' is not an axis (exclude matches axis values and 'tier')");
+        }
+        if (std::find(axis->values.begin(), axis->values.end(), value) == axis->values.end()) {
+          fail(child, value.dump() + " is not a value of axis '" + key + "'");
+        }
+      }
+      family.exclude.push_back(entry);
+    }
+  }
+
+  std::string file_;
+};
+
+}  // namespace
+
+Family parse_family(const nlohmann::ordered_json& json, const std::string& file) {
+  return FamilyReader(file).read(json);
+}
+
+Family load_family(const std::filesystem::path& path) {
+  std::string file = path.string();
+  return parse_family(parse_json_text(read_file(path), file), file);
+}
+
+}  // namespace zf
