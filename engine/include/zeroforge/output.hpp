@@ -15,8 +15,9 @@ namespace zf {
 std::string to_json_text(const nlohmann::ordered_json& json);
 
 /// Parses JSON text the way .json templates are normalised: keys keep their order, a
-/// duplicate key is an error, and a number written with an exponent whose value is an
-/// integer (`5e8`, `1e9`) becomes an integer. Throws zf::Error (Json) with `name`, line and
+/// duplicate key is an error, and an integral number written with an exponent (`5e8`,
+/// `1e9`) or of magnitude 1e6 and above (`500000000.0`, as Jinja2 prints 5e8) becomes an
+/// integer; `1.0` stays a float. Throws zf::Error (Json) with `name`, line and
 /// column of the first problem.
 nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& name);
 

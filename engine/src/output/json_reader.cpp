@@ -245,9 +245,12 @@ class Reader {
     double d = 0;
     auto r = std::from_chars(lexeme.data(), lexeme.data() + lexeme.size(), d);
     if (r.ec != std::errc() || !std::isfinite(d)) fail_at(start, "number out of range");
-    // `5e8` is how people write bucket sizes: an integral value written with an exponent is
-    // an integer. `1.0` (no exponent) stays a float.
-    if (exponent && d == std::floor(d) && std::fabs(d) < 9.2e18) return static_cast<std::int64_t>(d);
+    // `5e8` is how people write bucket sizes, and Jinja2 prints it as `500000000.0`: an
+    // integral value written with an exponent, or of magnitude 1e6 and above, is a count or
+    // a size and becomes an integer. Small ones such as `1.0` (gradient_clipping) stay floats.
+    if (d == std::floor(d) && std::fabs(d) < 9.2e18 && (exponent || std::fabs(d) >= 1e6)) {
+      return static_cast<std::int64_t>(d);
+    }
     return d;
   }
 

@@ -29,9 +29,14 @@ nlohmann::ordered_json parse_set(std::string_view assignment) {
     start = dot + 1;
   }
 
-  // VALUE is JSON when it parses as JSON, else the text itself.
-  nlohmann::ordered_json value = nlohmann::ordered_json::parse(text, nullptr, false);
-  if (value.is_discarded()) value = std::string(text);
+  // VALUE is JSON when it parses as JSON (with the same number rules as values files, so
+  // `5e8` is an integer), else the text itself.
+  nlohmann::ordered_json value;
+  try {
+    value = parse_json_text(text, "--set");
+  } catch (const Error&) {
+    value = std::string(text);
+  }
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
     nlohmann::ordered_json wrapper = nlohmann::ordered_json::object();
     wrapper[*it] = std::move(value);

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// JSON reading (strict, ordered, located errors) and writing (stable text), and atomic files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "support/cli_runner.hpp"
+#include "zeroforge/error.hpp"
+#include "zeroforge/output.hpp"
+
+namespace zf {
+namespace {
+
+TEST(JsonReaderTest, KeepsKeyOrderAndTypes) {
+  auto json = parse_json_text(R"({"b": 1, "a": [true, null, "x\u00e9\n", -0.5, 1E3]})", "f.json");
+  EXPECT_EQ(json.dump(), R"({"b":1,"a":[true,null,"xé\n",-0.5,1000]})");
+  EXPECT_TRUE(json["a"][4].is_number_integer());
+}
+
+TEST(JsonReaderTest, ReportsErrorsWithLineAndColumn) {
+  struct Case {
+    std::string text, expected;
+  };
+  const Case cases[] = {
+      {"{\"a\": 1,\n \"a\": 2}", "f.json:2:2: error: duplicate key \"a\""},
+      {"{\"a\": 1,}", "f.json:1:9: error: trailing comma in object"},
+      {"[1, 2", "f.json:1:6: error: expected ',' or ']' in array, found end of input"},
+      {"{\"a\" 1}", "f.json:1:6: error: expected ':' after key \"a\", found '1'"},
+      {"\n\n  nope", "f.json:3:3: error: expected a JSON value, found 'n'"},
+      {"01", "f.json:1:1: error: numbers cannot have leading zeros"},
+      {"\"abc", "f.json:1:1: error: unterminated string"},
+      {"{} x", "f.json:1:4: error: unexpected 'x' after the JSON value"},
+      {"", "f.json:1:1: error: expected a JSON value, found end of input"},
+      {"1e999", "f.json:1:1: error: number out of range"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    try {
+      parse_json_text(c.text, "f.json");
+      ADD_FAILURE();
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), c.expected);
+    }
+  }
+}
+
+TEST(JsonWriterTest, EscapesStrings) {
+  nlohmann::ordered_json json = {{"s", "a\"b\\c\n\x01é"}};
+  EXPECT_EQ(to_json_text(json), "{\n  \"s\": \"a\\\"b\\\\c\\n\\u0001é\"\n}\n");
+}
+
+TEST(JsonWriterTest, RoundTripsThroughTheReader) {
+  std::string text = "{\n  \"a\": [\n    1,\n    2.5,\n    3e-7\n  ],\n  \"b\": {}\n}\n";
+  EXPECT_EQ(to_json_text(parse_json_text(text, "x")), text);
+}
+
+TEST(AtomicFileTest, WritesAndReplacesWithoutLeavingTemporaries) {
+  test::TempDir dir;
+  auto path = dir.path() / "sub" / "out.json";
+  write_file_atomically(path, "one");
+  write_file_atomically(path, "two");
+  EXPECT_EQ(read_file(path), "two");
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path() / "sub")) ++files;
+  EXPECT_EQ(files, 1u);
+}
+
+TEST(AtomicFileTest, FailureNamesTheFileAndLeavesNothing) {
+  test::TempDir dir;
+  auto blocker = dir.write("file", "x");
+  try {
+    write_file_atomically(blocker / "child.json", "data");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Io);
+    EXPECT_NE(std::string(e.what()).find("cannot write '" + (blocker / "child.json").string() + "'"), std::string::npos);
+  }
+  EXPECT_EQ(read_file(blocker), "x");
+}
+
+TEST(AtomicFileTest, ReadingAMissingFileNamesIt) {
+  try {
+    read_file("/nonexistent/zf.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "error: cannot read '/nonexistent/zf.json': No such file or directory");
+  }
+}
+
+}  // namespace
+}  // namespace zf

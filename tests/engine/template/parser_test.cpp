@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// Parser: what parses, and the exact message for each malformed template.
+#include <gtest/gtest.h>
+
+#include "support/render.hpp"
+
+namespace zf {
+namespace {
+
+using test::render;
+using test::render_error;
+
+TEST(ParserTest, ReportsMalformedTemplates) {
+  struct Case {
+    std::string name, source, expected;
+  };
+  const Case cases[] = {
+      {"unknown statement", "{% frobnicate %}", "t.j2:1:4: error: unknown statement 'frobnicate'"},
+      {"unclosed if", "{% if x %}\nabc",
+       "t.j2:2:4: error: unexpected end of template: expected 'elif', 'else' or 'endif' to close the 'if' block opened at line 1"},
+      {"unclosed for", "{% for x in y %}{{ x }}",
+       "t.j2:1:24: error: unexpected end of template: expected 'else' or 'endfor' to close the 'for' block opened at line 1"},
+      {"wrong end tag", "{% for x in y %}\n{% endif %}",
+       "t.j2:2:4: error: unexpected 'endif': the innermost open block is 'for' (line 1), which needs 'endfor'"},
+      {"stray end tag", "{% endfor %}", "t.j2:1:4: error: unexpected 'endfor': no block is open"},
+      {"unknown filter", "{{ x | frobnicate }}", "t.j2:1:8: error: unknown filter 'frobnicate'"},
+      {"unknown test", "{{ x is frobnicated }}", "t.j2:1:9: error: unknown test 'frobnicated'"},
+      {"missing expression", "{{ }}", "t.j2:1:4: error: expected an expression, found end of print statement '}}'"},
+      {"dangling operator", "{{ 1 + }}", "t.j2:1:8: error: expected an expression, found end of print statement '}}'"},
+      {"two expressions", "{{ a b }}", "t.j2:1:6: error: expected end of print statement '}}', found name 'b'"},
+      {"bad set", "{% set = 1 %}", "t.j2:1:8: error: expected a name to assign to in 'set', found '='"},
+      {"for without in", "{% for x of y %}{% endfor %}", "t.j2:1:10: error: expected 'in' in 'for', found name 'of'"},
+      {"unclosed paren", "{{ (1 + 2 }}", "t.j2:1:11: error: expected ')' to close '(', found end of print statement '}}'"},
+      {"mismatched endblock", "{% block a %}{% endblock b %}", "t.j2:1:26: error: 'endblock b' does not match 'block a'"},
+      {"duplicate block", "{% block a %}{% endblock %}{% block a %}{% endblock %}", "t.j2:1:28: error: block 'a' is defined twice"},
+      {"extends inside if", "{% if x %}{% extends 'a' %}{% endif %}",
+       "t.j2:1:14: error: 'extends' must be at the top level of a template, not inside 'if'"},
+      {"call block", "{% call m() %}{% endcall %}",
+       "t.j2:1:4: error: 'call' blocks are not supported (call the macro with '{{ name(...) }}')"},
+      {"macro default order", "{% macro m(a=1, b) %}{% endmacro %}",
+       "t.j2:1:17: error: parameter 'b' without a default follows one with a default"},
+      {"positional after keyword", "{{ x | round(precision=1, 2) }}", "t.j2:1:27: error: positional argument follows keyword argument"},
+      {"assign to constant", "{% set true = 1 %}", "t.j2:1:13: error: cannot assign to 'true'"},
+      {"integer too large", "{{ 99999999999999999999 }}", "t.j2:1:4: error: integer literal '99999999999999999999' is out of range (64-bit)"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(render_error(c.source, {{"x", 1}, {"y", {1}}}), c.expected);
+  }
+}
+
+TEST(ParserTest, ErrorCarriesTheSourceLineForTheCaret) {
+  Environment env;
+  try {
+    env.from_string("line one\n  {{ 1 + }}", "t.j2");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.source_line(), "  {{ 1 + }}");
+    EXPECT_EQ(e.where().line, 2u);
+    EXPECT_EQ(e.where().column, 10u);
+  }
+}
+
+TEST(ParserTest, PrecedenceFollowsJinja) {
+  struct Case {
+    std::string source, expected;
+  };
+  const Case cases[] = {
+      {"{{ 1 + 2 * 3 }}", "7"},
+      {"{{ 2 ** 3 ** 2 }}", "64"},  // Jinja2's ** is left-associative
+      {"{{ -2 ** 2 }}", "4"},       // unary minus binds tighter than ** in Jinja2
+      {"{{ 'a' ~ 2 * 3 }}", "a6"},  // * binds tighter than ~
+      {"{{ (1 + 2) ~ 3 }}", "33"},
+      {"{{ not 1 == 2 }}", "True"},
+      {"{{ 1 if false else 2 if true else 3 }}", "2"},
+      {"{{ 'a' ~ 1 | string }}", "a1"},
+      {"{{ -3 | abs }}", "3"},
+      {"{{ 1 < 2 < 3 }}", "True"},
+      {"{{ 3 > 2 > 2 }}", "False"},
+      {"{{ 'x' 'y' }}", "xy"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.source);
+    EXPECT_EQ(render(c.source), c.expected);
+  }
+  // ~ binds tighter than +, so this is 1 + '23': a type error, as in Jinja2.
+  EXPECT_EQ(render_error("{{ 1 + 2 ~ 3 }}"), "t.j2:1:6: error: unsupported operand type(s) for +: 'int' and 'str'");
+}
+
+}  // namespace
+}  // namespace zf

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+// Value layering: deep merge, replacement of scalars and arrays, provenance per leaf.
+#include <gtest/gtest.h>
+
+#include "zeroforge/error.hpp"
+#include "zeroforge/values.hpp"
+
+namespace zf {
+namespace {
+
+using nlohmann::ordered_json;
+
+TEST(LayeringTest, LaterLayersWinAndObjectsMerge) {
+  LayeredValues values;
+  values.apply({LayerKind::Tier, "tier small"}, ordered_json::parse(R"({"gpus_per_node": 1, "zero": {"stage": 2, "bucket": 5}})"));
+  values.apply({LayerKind::ValuesFile, "v.json"}, ordered_json::parse(R"({"zero": {"stage": 3}, "list": [1, 2]})"));
+  values.apply({LayerKind::Set, "--set list=[3]"}, ordered_json::parse(R"({"list": [3]})"));
+  EXPECT_EQ(values.merged(), ordered_json::parse(R"({"gpus_per_node": 1, "zero": {"stage": 3, "bucket": 5}, "list": [3]})"));
+  EXPECT_EQ(values.origin("/zero/stage")->label, "v.json");
+  EXPECT_EQ(values.origin("/zero/bucket")->label, "tier small");
+  EXPECT_EQ(values.origin("/list")->label, "--set list=[3]");
+  EXPECT_EQ(values.origin("/list/0")->label, "--set list=[3]");
+  EXPECT_EQ(values.origin("/nothing"), nullptr);
+}
+
+TEST(LayeringTest, ScalarReplacingAnObjectForgetsItsLeaves) {
+  LayeredValues values;
+  values.apply({LayerKind::Tier, "t"}, ordered_json::parse(R"({"a": {"b": 1}})"));
+  values.apply({LayerKind::Set, "s"}, ordered_json::parse(R"({"a": 5})"));
+  EXPECT_EQ(values.origin("/a")->label, "s");
+  auto leaves = values.leaves();
+  ASSERT_EQ(leaves.size(), 1u);
+  EXPECT_EQ(leaves[0].first, "/a");
+}
+
+TEST(LayeringTest, ObjectReplacingAScalarIsMergedAsNew) {
+  LayeredValues values;
+  values.apply({LayerKind::Tier, "t"}, ordered_json::parse(R"({"a": 5})"));
+  values.apply({LayerKind::Set, "s"}, ordered_json::parse(R"({"a": {"b": 1}})"));
+  EXPECT_EQ(values.merged()["a"]["b"], 1);
+  EXPECT_EQ(values.origin("/a/b")->label, "s");
+}
+
+TEST(LayeringTest, LeavesListEveryValueWithItsLayerInOrder) {
+  LayeredValues values;
+  values.apply({LayerKind::Family, "f"}, ordered_json::parse(R"({"x": 1, "y": {"z": null, "e": {}}, "a/b": 2})"));
+  values.apply({LayerKind::Variant, "v"}, ordered_json::parse(R"({"x": 2})"));
+  std::vector<std::string> got;
+  for (const auto& [pointer, source] : values.leaves()) got.push_back(pointer + "=" + source.label);
+  EXPECT_EQ(got, (std::vector<std::string>{"/x=v", "/y/z=f", "/y/e=f", "/a~1b=f"}));
+}
+
+TEST(LayeringTest, RejectsNonObjectLayers) {
+  LayeredValues values;
+  try {
+    values.apply({LayerKind::ValuesFile, "v.json"}, ordered_json::array());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "v.json: error: values must be a JSON object, got array");
+  }
+}
+
+TEST(SetSyntaxTest, ParsesDottedKeysAndJsonValues) {
+  struct Case {
+    std::string input;
+    std::string expected;
+  };
+  const Case cases[] = {
+      {"stage=3", R"({"stage":3})"},
+      {"zero.offload.device=cpu", R"({"zero":{"offload":{"device":"cpu"}}})"},
+      {"hf_auto=true", R"({"hf_auto":true})"},
+      {"list=[1,2]", R"({"list":[1,2]})"},
+      {"quoted=\"3\"", R"({"quoted":"3"})"},
+      {"bucket=5e8", R"({"bucket":500000000})"},
+      {"empty=", R"({"empty":""})"},
+      {"path=/mnt/nvme", R"({"path":"/mnt/nvme"})"},
+      {"eq=a=b", R"({"eq":"a=b"})"},
+      {"nothing=null", R"({"nothing":null})"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.input);
+    EXPECT_EQ(parse_set(c.input).dump(), c.expected);
+  }
+}
+
+TEST(SetSyntaxTest, RejectsMalformedAssignments) {
+  struct Case {
+    std::string input, expected;
+  };
+  const Case cases[] = {
+      {"stage", "error: '--set stage': expected KEY=VALUE"},
+      {"=3", "error: '--set =3': the key is empty"},
+      {"a..b=1", "error: '--set a..b=1': empty segment in key 'a..b'"},
+      {".a=1", "error: '--set .a=1': empty segment in key '.a'"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.input);
+    try {
+      parse_set(c.input);
+      ADD_FAILURE();
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), c.expected);
+      EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace zf
