@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+// `zeroforge schema`: prints the JSON Schema (draft 2020-12) of a DeepSpeed config, for editors.
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "command.hpp"
+#include "zeroforge/output.hpp"
+#include "zeroforge/validator.hpp"
+
+namespace zf::cli {
+namespace po = boost::program_options;
+
+int run_schema(const std::vector<std::string>& args) {
+  std::string output;
+  po::options_description options("zeroforge schema [options]");
+  options.add_options()("help,h", "show this help")("output,o", po::value(&output),
+                                                     "write to FILE (atomically) instead of stdout");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(options).run(), vm);
+  if (vm.count("help")) {
+    std::cout << "Prints a JSON Schema (draft 2020-12) of DeepSpeed's config, built from the validator's\n"
+                 "data; point an editor at it for completion and checking (docs/validate.md).\n\n"
+              << options << '\n';
+    return kSuccess;
+  }
+  po::notify(vm);
+  std::string text = to_json_text(deepspeed_json_schema());
+  if (output.empty() || output == "-") {
+    std::cout << text;
+    std::cout.flush();
+  } else {
+    write_file_atomically(output, text);
+  }
+  return kSuccess;
+}
+
+}  // namespace zf::cli

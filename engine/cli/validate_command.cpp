@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+// `zeroforge validate CONFIG.json...`: DeepSpeed-aware findings for hand-written or generated
+// configs, as text lines or a JSON array; exit 0 (clean or warnings), 1 (errors), 2 (bad input).
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "command.hpp"
+#include "zeroforge/error.hpp"
+#include "zeroforge/output.hpp"
+#include "zeroforge/validator.hpp"
+
+namespace zf::cli {
+namespace po = boost::program_options;
+
+namespace {
+
+// zf::parse_json_text reports syntax errors and duplicate keys with line and column; the
+// document is then read again with nlohmann's parser, which keeps `1e3` a float as Python's
+// json module does, because DeepSpeed treats such a number as a float.
+nlohmann::ordered_json load_config(const std::string& path) {
+  std::string text = read_file(path);
+  (void)parse_json_text(text, path);
+  return nlohmann::ordered_json::parse(text);
+}
+
+std::string plural(std::size_t n, const char* word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+int run_validate(const std::vector<std::string>& args) {
+  std::vector<std::string> files;
+  long long world_size = 0;
+  std::string against;
+  std::string format = "text";
+  po::options_description options("zeroforge validate CONFIG.json... [options]");
+  options.add_options()("help,h", "show this help")(
+      "world-size", po::value(&world_size), "data-parallel world size DeepSpeed will run with")(
+      "hf", "the Hugging Face Trainer loads the config (it fills \"auto\" on the keys it knows)")(
+      "strict", "treat warnings (keys that have no effect) as errors")(
+      "against-args", po::value(&against), "the training command line; report every disagreement with it")(
+      "format", po::value(&format), "text (default) or json");
+  po::options_description hidden;
+  hidden.add_options()("config", po::value(&files));
+  po::options_description all;
+  all.add(options).add(hidden);
+  po::positional_options_description positional;
+  positional.add("config", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+  if (vm.count("help")) {
+    std::cout << "Checks DeepSpeed configs against DeepSpeed's own schema and rules (see docs/validate.md).\n"
+                 "Lines: FILE: /json/pointer: error|warning|note [rule-id]: message.\n"
+                 "Exit 0: no errors; 1: errors; 2: unreadable or malformed input.\n\n"
+              << options << '\n';
+    return kSuccess;
+  }
+  po::notify(vm);
+  if (files.empty()) throw Error(ErrorKind::Usage, "validate: missing CONFIG.json");
+  if (format != "text" && format != "json") {
+    throw Error(ErrorKind::Usage, "validate: --format must be text or json, not '" + format + "'");
+  }
+  ValidateOptions validate_options;
+  if (vm.count("world-size")) {
+    if (world_size < 1) throw Error(ErrorKind::Usage, "validate: --world-size must be at least 1");
+    validate_options.world_size = world_size;
+  }
+  validate_options.hf = vm.count("hf") > 0;
+  validate_options.strict = vm.count("strict") > 0;
+  if (vm.count("against-args")) validate_options.against = parse_training_command(against);
+
+  std::vector<nlohmann::ordered_json> configs;
+  for (const auto& file : files) configs.push_back(load_config(file));  // exit 2 before any output
+  std::vector<Finding> findings;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    auto found = validate_config(configs[i], validate_options, files[i]);
+    findings.insert(findings.end(), found.begin(), found.end());
+  }
+  if (format == "json") {
+    std::cout << to_json_text(findings_to_json(findings));
+  } else {
+    std::size_t errors = 0, warnings = 0, notes = 0;
+    for (const auto& f : findings) {
+      std::cout << format_finding(f) << '\n';
+      (f.severity == Severity::Error ? errors : f.severity == Severity::Warning ? warnings : notes) += 1;
+    }
+    std::cout << plural(files.size(), "config") << ": " << plural(errors, "error") << ", "
+              << plural(warnings, "warning") << ", " << plural(notes, "note") << '\n';
+  }
+  std::cout.flush();
+  return has_errors(findings) ? kFindings : kSuccess;
+}
+
+}  // namespace zf::cli

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+// Consistency with the training command: parsing a launcher + HF TrainingArguments command
+// line, and the "args" rule family (what the HF Trainer would refuse as a mismatch, and the
+// world size the launcher starts).
+#include <cmath>
+#include <filesystem>
+
+#include "rules.hpp"
+#include "zeroforge/error.hpp"
+
+namespace zf {
+namespace {
+
+std::vector<std::string> split_shell(std::string_view text) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\\' && i + 1 < text.size()) {
+      if (text[i + 1] == '\n') {
+        ++i;
+        continue;
+      }
+      word += text[++i];
+      in_word = true;
+    } else if (c == '\'' || c == '"') {
+      std::size_t end = text.find(c, i + 1);
+      if (end == std::string_view::npos) {
+        throw Error(ErrorKind::Usage, std::string("--against-args: unterminated ") + c + " quote");
+      }
+      word.append(text.substr(i + 1, end - i - 1));
+      i = end;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
+long long to_integer(const std::string& flag, const std::string& text) {
+  try {
+    std::size_t used = 0;
+    long long value = std::stoll(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  throw Error(ErrorKind::Usage, "--against-args: " + flag + " expects an integer, found '" + text + "'");
+}
+
+double to_number(const std::string& flag, const std::string& text) {
+  try {
+    std::size_t used = 0;
+    double value = std::stod(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  throw Error(ErrorKind::Usage, "--against-args: " + flag + " expects a number, found '" + text + "'");
+}
+
+std::optional<bool> bool_word(const std::string& text) {
+  if (text == "True" || text == "true" || text == "1" || text == "yes") return true;
+  if (text == "False" || text == "false" || text == "0" || text == "no") return false;
+  return std::nullopt;
+}
+
+}  // namespace
+
+TrainingCommand parse_training_command(std::string_view command_line) {
+  std::vector<std::string> words = split_shell(command_line);
+  TrainingCommand cmd;
+  std::optional<long long> gpus, nodes, nproc, nnodes, processes;
+  bool in_script = false;  // launcher options end at the training script
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    std::string word = words[i];
+    std::string inline_value;
+    bool has_inline = false;
+    if (auto eq = word.find('='); word.rfind("--", 0) == 0 && eq != std::string::npos) {
+      inline_value = word.substr(eq + 1);
+      word = word.substr(0, eq);
+      has_inline = true;
+    }
+    auto value = [&]() -> std::string {
+      if (has_inline) return inline_value;
+      if (i + 1 >= words.size()) throw Error(ErrorKind::Usage, "--against-args: " + word + " needs a value");
+      return words[++i];
+    };
+    auto flag = [&]() -> bool {
+      if (has_inline) {
+        auto b = bool_word(inline_value);
+        if (!b) throw Error(ErrorKind::Usage, "--against-args: " + word + " expects True or False");
+        return *b;
+      }
+      if (i + 1 < words.size()) {
+        if (auto b = bool_word(words[i + 1])) {
+          ++i;
+          return *b;
+        }
+      }
+      return true;
+    };
+    std::string base = std::filesystem::path(word).filename().string();
+    if (!in_script && cmd.launcher.empty()) {
+      if (base == "deepspeed") {
+        cmd.launcher = "deepspeed";
+        continue;
+      }
+      if (base == "torchrun" || word == "torch.distributed.run" || word == "torch.distributed.launch") {
+        cmd.launcher = "torchrun";
+        continue;
+      }
+      if (base == "accelerate" && i + 1 < words.size() && words[i + 1] == "launch") {
+        cmd.launcher = "accelerate";
+        ++i;
+        continue;
+      }
+    }
+    if (!in_script && word.rfind("--", 0) != 0 && word.rfind("-", 0) != 0 &&
+        (word.size() > 3 && word.compare(word.size() - 3, 3, ".py") == 0)) {
+      in_script = true;
+      continue;
+    }
+    if (!in_script) {
+      if (word == "--num_gpus" || word == "--num-gpus") gpus = to_integer(word, value());
+      else if (word == "--num_nodes" || word == "--num-nodes") nodes = to_integer(word, value());
+      else if (word == "--nproc_per_node" || word == "--nproc-per-node") nproc = to_integer(word, value());
+      else if (word == "--nnodes") {
+        std::string v = value();
+        if (v.find(':') == std::string::npos) nnodes = to_integer(word, v);  // an elastic range says nothing
+      } else if (word == "--num_processes" || word == "--num-processes") processes = to_integer(word, value());
+      else if (word == "--deepspeed_config_file") cmd.deepspeed = value();
+      if (!cmd.launcher.empty() || word.rfind("--", 0) != 0) continue;
+    }
+    if (word == "--per_device_train_batch_size") cmd.per_device_train_batch_size = to_integer(word, value());
+    else if (word == "--gradient_accumulation_steps") cmd.gradient_accumulation_steps = to_integer(word, value());
+    else if (word == "--bf16") cmd.bf16 = flag();
+    else if (word == "--fp16") cmd.fp16 = flag();
+    else if (word == "--gradient_checkpointing") cmd.gradient_checkpointing = flag();
+    else if (word == "--max_grad_norm") cmd.max_grad_norm = to_number(word, value());
+    else if (word == "--learning_rate") cmd.learning_rate = to_number(word, value());
+    else if (word == "--warmup_steps") cmd.warmup_steps = to_integer(word, value());
+    else if (word == "--warmup_ratio") cmd.warmup_ratio = to_number(word, value());
+    else if (word == "--deepspeed") cmd.deepspeed = value();
+  }
+  if (cmd.launcher == "deepspeed" && gpus) cmd.world_size = *gpus * nodes.value_or(1);
+  if (cmd.launcher == "torchrun" && nproc) cmd.world_size = *nproc * nnodes.value_or(1);
+  if (cmd.launcher == "accelerate" && processes) cmd.world_size = *processes;
+  return cmd;
+}
+
+}  // namespace zf
+
+namespace zf::validate {
+namespace {
+
+std::string number_text(double d) {
+  if (d == std::floor(d) && std::fabs(d) < 1e15) return std::to_string(static_cast<long long>(d));
+  std::string s = json(d).dump();
+  return s;
+}
+
+// A config value the Trainer compares with an argument: absent and "auto" compare as nothing.
+std::optional<double> number_at(const json& config, const std::string& pointer) {
+  const json* v = at_pointer(config, pointer);
+  if (v == nullptr || !v->is_number() || v->is_boolean()) return std::nullopt;
+  return v->get<double>();
+}
+
+std::optional<bool> bool_at(const json& config, const std::string& pointer) {
+  const json* v = at_pointer(config, pointer);
+  if (v == nullptr || !v->is_boolean()) return std::nullopt;
+  return v->get<bool>();
+}
+
+}  // namespace
+
+void check_against_args(const Context& ctx, const TrainingCommand& cmd) {
+  if (!ctx.config.is_object()) return;
+  const json& c = ctx.config;
+  if (ctx.options.world_size && cmd.world_size && *ctx.options.world_size != *cmd.world_size) {
+    ctx.report("", Severity::Error, "args-world-size",
+               "--world-size " + std::to_string(*ctx.options.world_size) + " disagrees with the " + cmd.launcher +
+                   " launcher, which starts " + std::to_string(*cmd.world_size) + " processes");
+  }
+  std::optional<long long> world = ctx.options.world_size ? ctx.options.world_size : cmd.world_size;
+
+  auto micro = number_at(c, "/train_micro_batch_size_per_gpu");
+  auto gas = number_at(c, "/gradient_accumulation_steps");
+  auto train = number_at(c, "/train_batch_size");
+  if (cmd.per_device_train_batch_size && micro && *micro != static_cast<double>(*cmd.per_device_train_batch_size)) {
+    std::string hint;
+    if (gas && *cmd.per_device_train_batch_size == static_cast<long long>(*micro * *gas)) {
+      hint = "; --per_device_train_batch_size already includes the accumulation, so the batch is counted twice";
+    }
+    ctx.report("/train_micro_batch_size_per_gpu", Severity::Error, "args-batch",
+               "train_micro_batch_size_per_gpu " + number_text(*micro) + " != --per_device_train_batch_size " +
+                   std::to_string(*cmd.per_device_train_batch_size) + "; the HF Trainer refuses the mismatch" + hint +
+                   " (or write \"auto\")");
+  }
+  if (cmd.gradient_accumulation_steps && gas && *gas != static_cast<double>(*cmd.gradient_accumulation_steps)) {
+    ctx.report("/gradient_accumulation_steps", Severity::Error, "args-batch",
+               "gradient_accumulation_steps " + number_text(*gas) + " != --gradient_accumulation_steps " +
+                   std::to_string(*cmd.gradient_accumulation_steps) + "; the HF Trainer refuses the mismatch (or write \"auto\")");
+  }
+  if (train && world && (cmd.per_device_train_batch_size || micro) && (cmd.gradient_accumulation_steps || gas)) {
+    double m = cmd.per_device_train_batch_size ? static_cast<double>(*cmd.per_device_train_batch_size) : *micro;
+    double g = cmd.gradient_accumulation_steps ? static_cast<double>(*cmd.gradient_accumulation_steps) : *gas;
+    double want = m * g * static_cast<double>(*world);
+    if (*train != want) {
+      std::string hint;
+      if (*world > 1 && *train == m * g) hint = "; the world size is left out";
+      ctx.report("/train_batch_size", Severity::Error, "args-batch",
+                 "train_batch_size " + number_text(*train) + " != per-device batch " + number_text(m) +
+                     " * accumulation " + number_text(g) + " * world size " + std::to_string(*world) + " = " +
+                     number_text(want) + hint + "; write " + number_text(want) + " or \"auto\"");
+    }
+  }
+
+  auto fp16 = bool_at(c, "/fp16/enabled");
+  auto bf16 = bool_at(c, c.contains("bf16") ? "/bf16/enabled" : "/bfloat16/enabled");
+  std::string bf16_pointer = c.contains("bf16") ? "/bf16/enabled" : "/bfloat16/enabled";
+  bool args_bf16 = cmd.bf16.value_or(false), args_fp16 = cmd.fp16.value_or(false);
+  if (fp16 && *fp16 != args_fp16) {
+    ctx.report("/fp16/enabled", Severity::Error, "args-precision",
+               std::string("fp16.enabled is ") + (*fp16 ? "true" : "false") + " but the command " +
+                   (args_fp16 ? "passes --fp16" : "does not pass --fp16") +
+                   "; the HF Trainer refuses the mismatch: make them agree or write \"auto\"");
+  }
+  if (bf16 && *bf16 != args_bf16) {
+    ctx.report(bf16_pointer, Severity::Error, "args-precision",
+               std::string("bf16.enabled is ") + (*bf16 ? "true" : "false") + " but the command " +
+                   (args_bf16 ? "passes --bf16" : "does not pass --bf16") +
+                   "; the HF Trainer refuses the mismatch: make them agree or write \"auto\"");
+  }
+
+  struct Compared {
+    const char* pointer;
+    std::optional<double> arg;
+    const char* flag;
+  };
+  const Compared values[] = {{"/gradient_clipping", cmd.max_grad_norm, "--max_grad_norm"},
+                             {"/optimizer/params/lr", cmd.learning_rate, "--learning_rate"},
+                             {"/scheduler/params/warmup_max_lr", cmd.learning_rate, "--learning_rate"}};
+  for (const auto& v : values) {
+    auto in_config = number_at(c, v.pointer);
+    if (v.arg && in_config && std::fabs(*in_config - *v.arg) > 1e-12 * std::max(1.0, std::fabs(*v.arg))) {
+      ctx.report(v.pointer, Severity::Error, "args-value",
+                 std::string(v.pointer + 1) + " " + number_text(*in_config) + " != " + v.flag + " " +
+                     number_text(*v.arg) + "; the HF Trainer refuses the mismatch: make them agree or write \"auto\"");
+    }
+  }
+
+  if (auto ac = c.find("activation_checkpointing"); ac != c.end() && ac->is_object() &&
+                                                    !cmd.gradient_checkpointing.value_or(false)) {
+    bool any = false;
+    for (const auto& [key, value] : ac->items()) any = any || (value.is_boolean() && value.get<bool>());
+    if (any) {
+      ctx.report("/activation_checkpointing", Severity::Warning, "args-activation-checkpointing",
+                 "activation_checkpointing is configured but the command does not pass --gradient_checkpointing, so "
+                 "no activations are checkpointed; pass it, or remove the section");
+    }
+  }
+  if (cmd.deepspeed) {
+    std::string named = std::filesystem::path(*cmd.deepspeed).filename().string();
+    std::string validated = std::filesystem::path(ctx.file).filename().string();
+    if (named != validated) {
+      ctx.report("", Severity::Warning, "args-deepspeed-file",
+                 "the command trains with --deepspeed " + *cmd.deepspeed + ", not with this file");
+    }
+  }
+}
+
+}  // namespace zf::validate

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// What every rule family shares: the config under check, the options, the schema data, and
+// one way to report a finding. Each family lives in its own rules_*.cpp.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "zeroforge/validator.hpp"
+
+namespace zf::validate {
+
+using json = nlohmann::ordered_json;
+
+/// One validation run over one config.
+struct Context {
+  const json& config;
+  const ValidateOptions& options;
+  const std::string& file;
+  const json& schema;  ///< deepspeed_schema_data()
+  std::vector<Finding>& findings;
+  int stage = 0;  ///< the ZeRO stage DeepSpeed will run (0 when absent or not a valid value)
+
+  void report(std::string pointer, Severity severity, const char* rule, std::string message) const;
+};
+
+// Rule families, run in this order by validate_config.
+void check_keys(const Context& ctx);       // unknown-key, ignored-key, type, bounds, enum, integer-required, alias, alias-conflict, deprecated, deprecated-conflict
+void check_auto(const Context& ctx);       // auto-without-hf, auto-not-filled, hf-warmup-auto
+void check_batch(const Context& ctx);      // batch-missing, batch-mismatch, batch-world-size, elasticity-batch
+void check_zero(const Context& ctx);       // zero-disabled-keys, zero-key-stage, no-effect, offload-*, nvme-path-missing, pin-memory-no-offload, allreduce-sum
+void check_precision(const Context& ctx);  // fp16-bf16-both, bf16-legacy-ignored, loss-scale-with-bf16, master-weights, amp-conflict, bounds (dynamic loss scale)
+void check_training(const Context& ctx);   // required-key, optimizer-zero, optimizer-params, scheduler-params, warmup-steps, vocabulary-size
+void check_against_args(const Context& ctx, const TrainingCommand& command);  // args-*
+
+// Helpers over the schema data and JSON values (schema.cpp).
+
+/// The schema node for a section or key, with `$ref` resolved (extra fields such as
+/// `stages` kept) and `alias_of` left for the caller. Returns nullptr for an unknown key.
+const json* child_node(const json& schema, const json& section, std::string_view key);
+/// The node of the config's top level.
+const json& root_node(const json& schema);
+/// Resolves a `$ref` node to its section (merging the referring node's extra fields).
+json resolve(const json& schema, const json& node);
+/// Escapes and appends one pointer segment.
+std::string pointer_join(const std::string& pointer, std::string_view key);
+/// The value at `pointer` or nullptr.
+const json* at_pointer(const json& document, const std::string& pointer);
+/// True for a JSON string "auto".
+bool is_auto(const json& value);
+/// A JSON integer, or a float with an integral value, as an integer.
+std::optional<long long> as_integer(const json& value);
+/// "true"/"false" or the value's JSON text, for messages.
+std::string show(const json& value);
+/// The closest name in `candidates` within a small edit distance, or "".
+std::string closest(std::string_view key, const std::vector<std::string>& candidates);
+/// "1-2", "3", "1-3": a sorted list of stages as text.
+std::string stages_text(const json& stages);
+/// The effective ZeRO stage of a config (see Context::stage).
+int zero_stage(const json& config);
+/// The active bf16 section: `bf16`, else legacy `bfloat16`, else nullptr.
+const json* bf16_section(const json& config);
+/// The boolean `enabled` of a section when it is literally true.
+bool enabled_true(const json* section);
+/// True when `object` is an object whose `key` is literally true.
+bool is_true(const json& object, const std::string& key);
+
+}  // namespace zf::validate

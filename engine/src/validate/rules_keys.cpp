@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+// Rule family "keys": walks the config against the schema data — unknown keys (rejected in
+// pydantic sections, ignored elsewhere), types, bounds, enums, aliases and deprecated names.
+#include <algorithm>
+#include <cmath>
+
+#include "rules.hpp"
+
+namespace zf::validate {
+namespace {
+
+// Every place a key name is known, as a pointer (`/zero_optimization/memory_efficient_linear`),
+// so a misplaced key can be told where it belongs.
+void collect_places(const json& schema, const json& node, const std::string& pointer,
+                    std::string_view key, std::vector<std::pair<std::string, json>>& out, int depth) {
+  if (depth > 4) return;
+  json section = resolve(schema, node);
+  auto keys = section.find("keys");
+  if (keys == section.end()) return;
+  for (const auto& [name, child] : keys->items()) {
+    std::string here = pointer_join(pointer, name);
+    if (name == key) out.emplace_back(here, resolve(schema, child));
+    collect_places(schema, child, here, key, out, depth + 1);
+  }
+}
+
+std::string where_in(const std::string& pointer) { return pointer.empty() ? "at the top level" : "in " + pointer; }
+
+std::string unknown_key_hint(const Context& ctx, const json& section,
+                             const std::string& key) {
+  std::string hint;
+  if (auto removed = section.find("removed"); removed != section.end() && removed->contains(key)) {
+    hint += " (" + removed->at(key).get<std::string>() + ")";
+  }
+  std::vector<std::string> names;
+  if (auto keys = section.find("keys"); keys != section.end()) {
+    for (const auto& [name, child] : keys->items()) names.push_back(name);
+  }
+  std::string near = closest(key, names);
+  if (!near.empty()) hint += "; did you mean \"" + near + "\"?";
+  std::vector<std::pair<std::string, json>> places;
+  collect_places(ctx.schema, root_node(ctx.schema), "", key, places, 0);
+  if (places.size() == 1) {  // a name known in many sections (`enabled`) says nothing
+    const auto& [place, node] = places.front();
+    hint += "; it belongs at " + place;
+    std::string detail;
+    if (auto stages = node.find("stages"); stages != node.end()) detail = "ZeRO stage " + stages_text(*stages);
+    if (auto def = node.find("default"); def != node.end()) {
+      detail += (detail.empty() ? "" : ", ") + std::string("default ") + show(*def);
+    }
+    if (!detail.empty()) hint += " (" + detail + ")";
+  }
+  return hint;
+}
+
+bool lax_bool_string(const std::string& s) {
+  static const char* const kWords[] = {"true", "false", "yes", "no", "on", "off", "1", "0", "t", "f", "y", "n"};
+  std::string lower = s;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return std::any_of(std::begin(kWords), std::end(kWords), [&](const char* w) { return lower == w; });
+}
+
+bool numeric_string(const std::string& s, bool integer) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  if (integer) {
+    (void)std::strtoll(s.c_str(), &end, 10);
+  } else {
+    (void)std::strtod(s.c_str(), &end);
+  }
+  return end != nullptr && *end == '\0';
+}
+
+const char* type_phrase(const std::string& type) {
+  if (type == "integer") return "an integer";
+  if (type == "number") return "a number";
+  if (type == "boolean") return "true or false";
+  if (type == "string") return "a string";
+  if (type == "array") return "an array";
+  if (type == "object") return "an object";
+  return "a value";
+}
+
+// True when `value` passes as `type`; `lax` follows pydantic's lax mode (DeepSpeedConfigModel).
+bool matches(const json& value, const std::string& type, bool lax) {
+  if (type == "any") return true;
+  if (type == "integer") {
+    if (value.is_number_integer()) return true;
+    if (value.is_number_float()) return as_integer(value).has_value();
+    if (lax && value.is_boolean()) return true;
+    return lax && value.is_string() && numeric_string(value.get<std::string>(), true);
+  }
+  if (type == "number") {
+    if (value.is_number()) return true;
+    return lax && value.is_string() && numeric_string(value.get<std::string>(), false);
+  }
+  if (type == "boolean") {
+    if (value.is_boolean()) return true;
+    if (lax && value.is_number_integer()) return value.get<long long>() == 0 || value.get<long long>() == 1;
+    return lax && value.is_string() && lax_bool_string(value.get<std::string>());
+  }
+  if (type == "string") return value.is_string();
+  if (type == "array") return value.is_array();
+  if (type == "object") return value.is_object();
+  return false;
+}
+
+void check_leaf(const Context& ctx, const json& value, const json& node, const std::string& pointer, bool lax) {
+  std::vector<std::string> types;
+  if (auto t = node.find("type"); t != node.end()) {
+    if (t->is_array()) {
+      for (const auto& each : *t) types.push_back(each.get<std::string>());
+    } else {
+      types.push_back(t->get<std::string>());
+    }
+  }
+  if (types.empty() || std::find(types.begin(), types.end(), "any") != types.end()) return;
+  if (value.is_null()) {
+    if (!node.value("nullable", false)) {
+      ctx.report(pointer, Severity::Error, "type",
+                 std::string("expected ") + type_phrase(types.front()) + ", found null; remove the key to get the default");
+    }
+    return;
+  }
+  bool ok = std::any_of(types.begin(), types.end(), [&](const std::string& t) { return matches(value, t, lax); });
+  if (!ok) {
+    std::string expected;
+    for (const auto& t : types) expected += (expected.empty() ? "" : " or ") + std::string(type_phrase(t));
+    std::string message = "expected " + expected + ", found " + show(value);
+    if (types.front() == "integer" && value.is_number_float()) message += " (not a whole number)";
+    if (value.is_string() && (types.front() == "integer" || types.front() == "number")) {
+      message += "; write the number without quotes";
+    }
+    ctx.report(pointer, Severity::Error, "type", message);
+    return;
+  }
+  if (node.value("strict_int", false) && value.is_number_float()) {
+    ctx.report(pointer, Severity::Error, "integer-required",
+               "DeepSpeed uses " + show(value) + " without converting it, and a JSON number written with a "
+               "fraction or an exponent is a float; write it as a plain integer (" +
+                   std::to_string(*as_integer(value)) + ")");
+    return;
+  }
+  if (value.is_number() && !value.is_boolean()) {
+    double d = value.get<double>();
+    if (auto min = node.find("min"); min != node.end() && d < min->get<double>()) {
+      ctx.report(pointer, Severity::Error, "bounds",
+                 show(value) + " is below the minimum " + show(*min) + " DeepSpeed accepts here");
+    } else if (auto max = node.find("max"); max != node.end() && d > max->get<double>()) {
+      ctx.report(pointer, Severity::Error, "bounds",
+                 show(value) + " is above the maximum " + show(*max) + " DeepSpeed accepts here");
+    }
+  }
+  if (auto allowed = node.find("enum"); allowed != node.end()) {
+    bool found = std::any_of(allowed->begin(), allowed->end(), [&](const json& a) {
+      if (a.is_number() && value.is_number()) return a.get<double>() == value.get<double>();
+      return a == value;
+    });
+    if (!found) {
+      std::string list;
+      for (const auto& a : *allowed) list += (list.empty() ? "" : ", ") + show(a);
+      std::string message = show(value) + " is not one of " + list;
+      if (auto doc = node.find("doc"); doc != node.end()) message += " (" + doc->get<std::string>() + ")";
+      ctx.report(pointer, Severity::Error, "enum", message);
+    }
+  }
+}
+
+void walk(const Context& ctx, const json& value, const json& node, const std::string& pointer, bool lax);
+
+void walk_section(const Context& ctx, const json& value, const json& section, const std::string& pointer) {
+  std::string kind = section.value("kind", "dict");
+  if (section.value("legacy_bool", false) && value.is_boolean()) {
+    ctx.report(pointer, Severity::Warning, "deprecated",
+               std::string("the boolean form is deprecated (") + (value.get<bool>() ? "true means stage 1" : "false means stage 0") +
+                   "); write {\"stage\": " + (value.get<bool>() ? "1" : "0") + "}");
+    return;
+  }
+  if (value.is_null()) {
+    if (!section.value("nullable", false)) {
+      ctx.report(pointer, Severity::Error, "type", "expected an object, found null; remove the key instead");
+    }
+    return;
+  }
+  if (!value.is_object()) {
+    ctx.report(pointer, Severity::Error, "type", "expected an object, found " + show(value));
+    return;
+  }
+  bool pydantic = kind == "pydantic";
+  for (const auto& [key, child] : value.items()) {
+    std::string here = pointer_join(pointer, key);
+    const json* raw = child_node(ctx.schema, section, key);
+    if (raw == nullptr) {
+      if (kind == "open") continue;
+      std::string hint = unknown_key_hint(ctx, section, key);
+      if (pydantic) {
+        ctx.report(here, Severity::Error, "unknown-key",
+                   "\"" + key + "\" is not a key of " + pointer +
+                       ", which DeepSpeed validates strictly: it refuses the config" + hint);
+      } else {
+        ctx.report(here, Severity::Warning, "ignored-key",
+                   "DeepSpeed does not read \"" + key + "\" " + where_in(pointer) +
+                       " and silently ignores it" + (hint.empty() ? "; remove it if it is not a comment" : hint));
+      }
+      continue;
+    }
+    json node = resolve(ctx.schema, *raw);
+    if (auto alias = node.find("alias_of"); alias != node.end()) {
+      std::string canonical = alias->get<std::string>();
+      if (value.contains(canonical)) {
+        ctx.report(here, Severity::Warning, "alias-conflict",
+                   "\"" + key + "\" and \"" + canonical + "\" name the same setting and DeepSpeed reads only one of them" +
+                       (node.value("legacy", false) ? " (\"" + canonical + "\"; \"" + key + "\" is ignored)" : "") +
+                       "; keep \"" + canonical + "\"");
+        if (node.value("legacy", false)) continue;
+      } else {
+        ctx.report(here, Severity::Note, "alias",
+                   "accepted spelling of \"" + canonical + "\"" +
+                       (node.value("legacy", false) ? " (legacy)" : "") + "; the canonical name is \"" + canonical + "\"");
+      }
+      node = resolve(ctx.schema, section.at("keys").at(canonical));
+    }
+    if (auto deprecated = node.find("deprecated"); deprecated != node.end()) {
+      std::string replaced_by = node.value("replaced_by", "");
+      if (!replaced_by.empty() && value.contains(replaced_by)) {
+        ctx.report(here, Severity::Error, "deprecated-conflict",
+                   "deprecated \"" + key + "\" together with its replacement \"" + replaced_by +
+                       "\": DeepSpeed refuses both at once; remove \"" + key + "\"");
+      } else {
+        ctx.report(here, Severity::Warning, "deprecated",
+                   "\"" + key + "\" is deprecated: " + deprecated->get<std::string>());
+      }
+    }
+    walk(ctx, child, node, here, pydantic);
+  }
+}
+
+void walk(const Context& ctx, const json& value, const json& node, const std::string& pointer, bool lax) {
+  if (is_auto(value)) return;  // the "auto" family reports these
+  if (node.contains("keys") || node.contains("kind")) {
+    walk_section(ctx, value, node, pointer);
+  } else {
+    check_leaf(ctx, value, node, pointer, lax);
+  }
+}
+
+}  // namespace
+
+void check_keys(const Context& ctx) {
+  if (!ctx.config.is_object()) {
+    ctx.report("", Severity::Error, "type", "a DeepSpeed config is a JSON object, found " + show(ctx.config));
+    return;
+  }
+  walk_section(ctx, ctx.config, root_node(ctx.schema), "");
+}
+
+}  // namespace zf::validate

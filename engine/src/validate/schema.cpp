@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+// The compiled-in schema data (parsed once) and the small helpers every rule family uses to
+// walk it and the config.
+#include <algorithm>
+#include <cmath>
+
+#include "rules.hpp"
+#include "validate/schema_text.hpp"
+#include "zeroforge/values.hpp"
+
+namespace zf {
+
+const nlohmann::ordered_json& deepspeed_schema_data() {
+  // The text is compiled in and checked by a test, so a parse failure here is a build bug.
+  static const nlohmann::ordered_json data = nlohmann::ordered_json::parse(validate::schema_text());
+  return data;
+}
+
+}  // namespace zf
+
+namespace zf::validate {
+
+json resolve(const json& schema, const json& node) {
+  if (!node.is_object() || !node.contains("$ref")) return node;
+  json resolved = schema.at("sections").at(node.at("$ref").get<std::string>());
+  for (const auto& [key, value] : node.items()) {
+    if (key != "$ref") resolved[key] = value;
+  }
+  return resolved;
+}
+
+const json& root_node(const json& schema) { return schema.at("root"); }
+
+const json* child_node(const json& /*schema*/, const json& section, std::string_view key) {
+  auto keys = section.find("keys");
+  if (keys == section.end()) return nullptr;
+  auto it = keys->find(std::string(key));
+  return it == keys->end() ? nullptr : &*it;
+}
+
+std::string pointer_join(const std::string& pointer, std::string_view key) {
+  return pointer + "/" + escape_pointer_segment(key);
+}
+
+const json* at_pointer(const json& document, const std::string& pointer) {
+  try {
+    const auto ptr = json::json_pointer(pointer);
+    return document.contains(ptr) ? &document.at(ptr) : nullptr;
+  } catch (const json::exception&) {
+    return nullptr;
+  }
+}
+
+bool is_auto(const json& value) { return value.is_string() && value.get_ref<const std::string&>() == "auto"; }
+
+std::optional<long long> as_integer(const json& value) {
+  if (value.is_number_integer()) return value.get<long long>();
+  if (value.is_number_float()) {
+    double d = value.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.2e18) return static_cast<long long>(d);
+  }
+  return std::nullopt;
+}
+
+std::string show(const json& value) { return value.dump(); }
+
+namespace {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string closest(std::string_view key, const std::vector<std::string>& candidates) {
+  // Near misses only: a couple of typos, scaled with the length so `tpye` finds `type` but
+  // unrelated short keys do not match.
+  std::size_t limit = std::max<std::size_t>(1, std::min<std::size_t>(3, key.size() / 4));
+  std::string best;
+  std::size_t best_distance = limit + 1;
+  for (const auto& candidate : candidates) {
+    std::size_t d = edit_distance(key, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+std::string stages_text(const json& stages) {
+  std::vector<int> list;
+  for (const auto& s : stages) list.push_back(s.get<int>());
+  std::sort(list.begin(), list.end());
+  if (list.empty()) return "";
+  if (list.size() == 1) return std::to_string(list.front());
+  bool contiguous = list.back() - list.front() + 1 == static_cast<int>(list.size());
+  if (contiguous) return std::to_string(list.front()) + "-" + std::to_string(list.back());
+  std::string out;
+  for (int s : list) out += (out.empty() ? "" : ", ") + std::to_string(s);
+  return out;
+}
+
+int zero_stage(const json& config) {
+  auto zero = config.find("zero_optimization");
+  if (zero == config.end()) return 0;
+  if (zero->is_boolean()) return zero->get<bool>() ? 1 : 0;  // legacy form
+  if (!zero->is_object()) return 0;
+  auto stage = zero->find("stage");
+  if (stage == zero->end()) return 0;
+  std::optional<long long> value = as_integer(*stage);
+  if (!value && stage->is_string()) {
+    // pydantic's lax mode reads "3" as 3.
+    const auto& text = stage->get_ref<const std::string&>();
+    if (text.size() == 1 && text[0] >= '0' && text[0] <= '3') value = text[0] - '0';
+  }
+  return value && *value >= 0 && *value <= 3 ? static_cast<int>(*value) : 0;
+}
+
+const json* bf16_section(const json& config) {
+  if (auto it = config.find("bf16"); it != config.end()) return &*it;
+  if (auto it = config.find("bfloat16"); it != config.end()) return &*it;
+  return nullptr;
+}
+
+bool enabled_true(const json* section) {
+  if (section == nullptr || !section->is_object()) return false;
+  auto it = section->find("enabled");
+  return it != section->end() && it->is_boolean() && it->get<bool>();
+}
+
+bool is_true(const json& object, const std::string& key) {
+  if (!object.is_object()) return false;
+  auto it = object.find(key);
+  return it != object.end() && it->is_boolean() && it->get<bool>();
+}
+
+void Context::report(std::string pointer, Severity severity, const char* rule, std::string message) const {
+  if (options.strict && severity == Severity::Warning) severity = Severity::Error;
+  findings.push_back(Finding{file, std::move(pointer), severity, rule, std::move(message)});
+}
+
+}  // namespace zf::validate

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+// validate_config: runs the rule families in order over one config, plus the catalogue of
+// rule ids and the text/JSON forms of findings.
+#include "rules.hpp"
+
+namespace zf {
+
+const char* severity_name(Severity severity) noexcept {
+  switch (severity) {
+    case Severity::Note: return "note";
+    case Severity::Warning: return "warning";
+    case Severity::Error: return "error";
+  }
+  return "error";
+}
+
+std::vector<Finding> validate_config(const nlohmann::ordered_json& config, const ValidateOptions& options,
+                                     const std::string& file) {
+  std::vector<Finding> findings;
+  validate::Context ctx{config, options, file, deepspeed_schema_data(), findings, 0};
+  ctx.stage = config.is_object() ? validate::zero_stage(config) : 0;
+  validate::check_keys(ctx);
+  if (!config.is_object()) return findings;
+  validate::check_auto(ctx);
+  validate::check_batch(ctx);
+  validate::check_zero(ctx);
+  validate::check_precision(ctx);
+  validate::check_training(ctx);
+  if (options.against) validate::check_against_args(ctx, *options.against);
+  return findings;
+}
+
+ValidateOptions validate_options_from_values(const nlohmann::ordered_json& values) {
+  ValidateOptions options;
+  if (!values.is_object()) return options;
+  auto integer = [&](const char* key) -> std::optional<long long> {
+    auto it = values.find(key);
+    if (it == values.end()) return std::nullopt;
+    return validate::as_integer(*it);
+  };
+  if (auto world = integer("world_size")) {
+    options.world_size = *world;
+  } else if (values.contains("gpus_per_node") || values.contains("nodes")) {
+    auto gpus = integer("gpus_per_node"), nodes = integer("nodes");
+    if ((gpus || !values.contains("gpus_per_node")) && (nodes || !values.contains("nodes"))) {
+      options.world_size = gpus.value_or(1) * nodes.value_or(1);
+    }
+  }
+  options.hf = validate::is_true(values, "hf_auto");
+  return options;
+}
+
+bool is_deepspeed_config(const nlohmann::ordered_json& document) {
+  if (!document.is_object()) return false;
+  const auto& known = validate::root_node(deepspeed_schema_data()).at("keys");
+  for (const auto& [key, value] : document.items()) {
+    if (known.contains(key)) return true;
+  }
+  return false;
+}
+
+bool has_errors(const std::vector<Finding>& findings) noexcept {
+  for (const auto& f : findings) {
+    if (f.severity == Severity::Error) return true;
+  }
+  return false;
+}
+
+std::string format_finding(const Finding& f) {
+  return f.file + ": " + (f.pointer.empty() ? "/" : f.pointer) + ": " + severity_name(f.severity) + " [" + f.rule +
+         "]: " + f.message;
+}
+
+nlohmann::ordered_json findings_to_json(const std::vector<Finding>& findings) {
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& f : findings) {
+    out.push_back({{"file", f.file},
+                   {"pointer", f.pointer},
+                   {"severity", severity_name(f.severity)},
+                   {"rule", f.rule},
+                   {"message", f.message}});
+  }
+  return out;
+}
+
+const std::vector<RuleInfo>& validation_rules() {
+  using S = Severity;
+  static const std::vector<RuleInfo> rules = {
+      // keys, types and values
+      {"unknown-key", S::Error, "a key a strictly validated (pydantic) section does not have"},
+      {"ignored-key", S::Warning, "a key DeepSpeed does not read at the top level or in a .get-read section"},
+      {"type", S::Error, "a value of the wrong JSON type"},
+      {"integer-required", S::Error, "a float where DeepSpeed needs a real integer (batch keys)"},
+      {"bounds", S::Error, "a number outside the range DeepSpeed accepts"},
+      {"enum", S::Error, "a value that is not one of the allowed choices"},
+      {"alias", S::Note, "an accepted alternative spelling; names the canonical one"},
+      {"alias-conflict", S::Warning, "a setting given under two names"},
+      {"deprecated", S::Warning, "a deprecated key or form DeepSpeed still maps to its replacement"},
+      {"deprecated-conflict", S::Error, "a deprecated key together with its replacement"},
+      // "auto"
+      {"auto-without-hf", S::Error, "\"auto\" in a config raw DeepSpeed reads"},
+      {"auto-not-filled", S::Error, "\"auto\" on a key the HF Trainer does not fill"},
+      {"hf-warmup-auto", S::Warning, "warmup_num_steps \"auto\" becomes 0 unless warmup is set"},
+      // batch
+      {"batch-missing", S::Error, "neither train_batch_size nor train_micro_batch_size_per_gpu"},
+      {"batch-mismatch", S::Error, "the batch equation fails (at the given world size, or at every one)"},
+      {"batch-world-size", S::Note, "the world sizes the batch keys are consistent with"},
+      {"elasticity-batch", S::Error, "batch keys together with elasticity"},
+      // ZeRO
+      {"zero-disabled-keys", S::Warning, "ZeRO options at stage 0"},
+      {"zero-key-stage", S::Warning, "a ZeRO key that has no effect at the configured stage"},
+      {"no-effect", S::Warning, "a key DeepSpeed accepts and reads nowhere"},
+      {"offload-optimizer-stage", S::Warning, "offload_optimizer at stage 0"},
+      {"offload-param-stage", S::Warning, "offload_param below stage 3"},
+      {"offload-nvme-stage", S::Warning, "NVMe optimizer offload below stage 3 (CPU is used)"},
+      {"offload-ratio-stage", S::Error, "partial optimizer offload (ratio < 1) below stage 3"},
+      {"nvme-path-missing", S::Error, "NVMe offload without nvme_path"},
+      {"pin-memory-no-offload", S::Warning, "pin_memory without an offload device"},
+      {"allreduce-sum", S::Error, "gradient_allreduce_op sum with stage 3, ZenFlow or DeepCompile"},
+      // precision
+      {"fp16-bf16-both", S::Error, "fp16 and bf16 both enabled"},
+      {"loss-scale-with-bf16", S::Warning, "fp16 loss-scaling settings while bf16 is the mode"},
+      {"master-weights", S::Error, "16-bit master weights or optimizer states without their requirements"},
+      {"amp-conflict", S::Error, "apex AMP with ZeRO, fp16 or bf16"},
+      // optimizer, scheduler, other sections
+      {"required-key", S::Error, "a key a section cannot do without"},
+      {"optimizer-zero", S::Error, "an optimizer ZeRO refuses"},
+      {"optimizer-params", S::Error, "an optimizer parameter DeepSpeed refuses"},
+      {"scheduler-params", S::Error, "a parameter a DeepSpeed scheduler does not take"},
+      {"warmup-steps", S::Error, "warmup_num_steps that is not a positive integer"},
+      {"vocabulary-size", S::Warning, "a vocabulary size that is not a multiple of 8"},
+      // against the training command
+      {"args-world-size", S::Error, "--world-size and the launcher disagree"},
+      {"args-batch", S::Error, "batch keys that disagree with the training arguments"},
+      {"args-precision", S::Error, "fp16/bf16 that disagree with --fp16/--bf16"},
+      {"args-value", S::Error, "gradient_clipping or learning rate that disagree with the arguments"},
+      {"args-activation-checkpointing", S::Warning, "activation checkpointing configured but not turned on"},
+      {"args-deepspeed-file", S::Warning, "the command's --deepspeed names another file"},
+  };
+  return rules;
+}
+
+}  // namespace zf
