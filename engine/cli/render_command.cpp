@@ -5,6 +5,7 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
+#include "plugin_options.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/template.hpp"
@@ -14,6 +15,7 @@ namespace po = boost::program_options;
 
 int run_render(const std::vector<std::string>& args) {
   CommonInputs inputs;
+  PluginInputs plugin_inputs;
   std::string template_name;
   std::string output;
   po::options_description options("zeroforge render TEMPLATE [options]");
@@ -21,6 +23,7 @@ int run_render(const std::vector<std::string>& args) {
       "output,o", po::value(&output), "write to FILE (atomically) instead of stdout");
   add_value_options(options, inputs);
   add_template_options(options, inputs);
+  add_plugin_options(options, plugin_inputs);
   po::options_description hidden;
   hidden.add_options()("template", po::value(&template_name));
   po::options_description all;
@@ -40,11 +43,18 @@ int run_render(const std::vector<std::string>& args) {
   if (template_name.empty()) throw Error(ErrorKind::Usage, "render: missing TEMPLATE");
 
   auto environment = make_environment(inputs);
+  auto plugins = make_plugin_host(plugin_inputs);
+  plugins->register_functions(*environment);
   LayeredValues values;
   apply_value_layers(inputs, values);
+  plugins->run_values_hooks(values, {{"template", template_name}, {"tier", inputs.tier}});
   auto tpl = environment->load(template_name);
   Value context = Value::from_json(values.merged());
-  std::string text = tpl->is_json() ? to_json_text(tpl->render_json(context)) : tpl->render(context);
+  std::string text =
+      tpl->is_json() ? to_json_text(plugins->run_output_hooks(tpl->render_json(context), values.merged(),
+                                                              {{"template", template_name}, {"tier", inputs.tier}})
+                                        .config)
+                     : tpl->render(context);
   if (output.empty() || output == "-") {
     std::cout << text;
     std::cout.flush();

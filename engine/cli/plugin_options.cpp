@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// --plugin, --plugin-dir and --plugin-opt; the CLI's PluginHost; commands served by plugins.
+#include "plugin_options.hpp"
+
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "command.hpp"
+#include "zeroforge/error.hpp"
+
+namespace zf::cli {
+namespace po = boost::program_options;
+
+void add_plugin_options(po::options_description& options, PluginInputs& inputs) {
+  options.add_options()
+      ("plugin", po::value(&inputs.plugins)->composing(),
+       "load plugin NAME (from the plugin search path) or PATH (a .so file); hooks run in the "
+       "order given (repeatable)")
+      ("plugin-dir", po::value(&inputs.plugin_dirs)->composing(),
+       "directory searched for plugins before ZEROFORGE_PLUGIN_PATH and the built-in ones "
+       "(repeatable)")
+      ("plugin-opt", po::value(&inputs.plugin_opts)->composing(),
+       "NAME.KEY=VALUE: option KEY of plugin NAME; VALUE is JSON if it parses, else a string "
+       "(repeatable)");
+}
+
+PluginHostOptions plugin_host_options(const PluginInputs& inputs) {
+  PluginHostOptions options;
+  for (const auto& dir : inputs.plugin_dirs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) {
+      throw Error(ErrorKind::Usage, "--plugin-dir '" + dir + "' is not a directory");
+    }
+    options.plugin_dirs.emplace_back(dir);
+  }
+  options.builtin_dirs.push_back(builtin_plugins_dir());
+  options.data_dir = data_dir();
+  return options;
+}
+
+std::unique_ptr<PluginHost> make_plugin_host(const PluginInputs& inputs,
+                                             const std::vector<PluginRequest>& requests) {
+  auto host = std::make_unique<PluginHost>(plugin_host_options(inputs));
+  host->on_message([](const PluginMessage& message) {
+    if (message.level < PluginLogLevel::Warning) return;
+    std::cerr << "zeroforge: " << (message.level == PluginLogLevel::Warning ? "warning" : "error")
+              << ": plugin '" << message.plugin << "': " << message.text << '\n';
+  });
+  std::vector<PluginRequest> all = requests;
+  for (const auto& plugin : inputs.plugins) all.push_back({plugin, nlohmann::ordered_json::object()});
+  std::vector<PluginOption> options;
+  for (const auto& opt : inputs.plugin_opts) options.push_back(parse_plugin_option(opt));
+  host->load(all, options);
+  return host;
+}
+
+int run_plugin_command(const std::string& plugin, const std::string& command,
+                       const std::vector<std::string>& args) {
+  PluginInputs inputs;
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    auto take = [&](const char* flag, std::vector<std::string>& into) {
+      std::string prefix = std::string(flag) + "=";
+      if (arg == flag) {
+        if (i + 1 >= args.size()) throw Error(ErrorKind::Usage, std::string(flag) + " needs a value");
+        into.push_back(args[++i]);
+        return true;
+      }
+      if (arg.rfind(prefix, 0) == 0) {
+        into.push_back(arg.substr(prefix.size()));
+        return true;
+      }
+      return false;
+    };
+    if (take("--plugin-dir", inputs.plugin_dirs) || take("--plugin-opt", inputs.plugin_opts)) continue;
+    rest.push_back(arg);
+  }
+  inputs.plugins.push_back(plugin);
+  auto host = make_plugin_host(inputs);
+  if (!host->find_command(command)) {
+    throw Error(ErrorKind::Plugin, "plugin '" + plugin + "' does not provide command '" + command + "'");
+  }
+  CommandResult result = host->run_command(command, rest);
+  std::cout << result.output;
+  if (!result.output.empty() && result.output.back() != '\n') std::cout << '\n';
+  std::cout.flush();
+  return result.exit_code;
+}
+
+}  // namespace zf::cli

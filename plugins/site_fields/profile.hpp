@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// The site profile: what a site sets on every config (NVMe path, monitors, comms logger,
+// steps_per_print, extra fields), read and checked once, then turned into a merge patch.
+#pragma once
+
+#include <string>
+#include <vector>
+#include <zeroforge/plugin.hpp>
+
+namespace site_fields {
+
+using zf::sdk::Json;
+
+/// A checked site profile. Throws zf::sdk::Error naming the file and JSON pointer of the
+/// first problem (unknown profile key, wrong type, a key DeepSpeed does not know).
+class Profile {
+ public:
+  /// `source` names the profile in errors (its path, or "inline profile").
+  Profile(const Json& profile, std::string source);
+
+  /// The merge patch for one rendered config (the NVMe path only where it offloads to NVMe).
+  Json patch_for(const Json& config) const;
+  const std::string& source() const { return source_; }
+
+ private:
+  std::string source_;
+  Json nvme_path_;  // null when the profile sets none
+  Json sections_ = Json::object();  // monitors, comms_logger, steps_per_print, in profile order
+  Json fields_ = Json::object();
+};
+
+/// True when DeepSpeed reads `key` at the top level of its config.
+bool is_deepspeed_key(const std::string& key);
+/// The keys DeepSpeed's pydantic model for `section` accepts (it rejects any other), or
+/// nullptr when the section's keys are not checked here.
+const std::vector<std::string>* section_keys(const std::string& section);
+
+}  // namespace site_fields

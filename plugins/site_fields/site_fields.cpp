@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+// The site_fields plugin: reads a site profile once (option "profile": a JSON file path, or
+// the profile inline as an object) and patches every rendered config with it (output hook).
+#include <fstream>
+#include <sstream>
+#include <zeroforge/plugin.hpp>
+
+#include "profile.hpp"
+
+namespace {
+
+using zf::sdk::Json;
+
+// The plugin's state: the checked profile.
+struct SiteFields {
+  explicit SiteFields(const zf::sdk::Context& ctx) : profile(load(ctx)) {}
+
+  static site_fields::Profile load(const zf::sdk::Context& ctx) {
+    for (const auto& [key, value] : ctx.options().items()) {
+      if (key != "profile") {
+        throw zf::sdk::Error("unknown option '" + key + "' (site_fields takes \"profile\")");
+      }
+    }
+    auto it = ctx.options().find("profile");
+    if (it == ctx.options().end()) {
+      throw zf::sdk::Error(
+          "option \"profile\" is required (e.g. --plugin-opt site_fields.profile=site.json)");
+    }
+    if (it->is_object()) return site_fields::Profile(*it, "(inline)");
+    if (!it->is_string()) throw zf::sdk::Error("option \"profile\" must be a file path or an object");
+    std::string path = it->get<std::string>();
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw zf::sdk::Error("cannot read site profile '" + path + "'");
+    std::stringstream text;
+    text << in.rdbuf();
+    Json profile;
+    try {
+      profile = Json::parse(text.str());
+    } catch (const Json::parse_error& e) {
+      throw zf::sdk::Error("site profile " + path + " is not valid JSON: " + e.what());
+    }
+    return site_fields::Profile(profile, path);
+  }
+
+  site_fields::Profile profile;
+};
+
+Json apply_profile(const zf::sdk::Context& ctx, const Json& input) {
+  const auto& profile = ctx.state<SiteFields>().profile;
+  Json patch = profile.patch_for(input.at("config"));
+  if (patch.empty()) return nullptr;
+  return {{"patch", std::move(patch)}, {"manifest", {{"profile", profile.source()}}}};
+}
+
+}  // namespace
+
+ZF_PLUGIN_EXPORT const zf_plugin* zf_plugin_entry(uint32_t /*host_abi_version*/) {
+  static zf::sdk::Descriptor plugin =
+      zf::sdk::Descriptor("site_fields", "1.0.0",
+                          "applies a site profile (NVMe path, monitors, comms logger, extra fields)")
+          .state<SiteFields>()
+          .output_hook<apply_profile>();
+  return plugin.get();
+}
