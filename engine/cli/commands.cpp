@@ -7,12 +7,18 @@ namespace zf::cli {
 int run_render(const std::vector<std::string>& args);
 int run_validate(const std::vector<std::string>& args);
 int run_schema(const std::vector<std::string>& args);
+int run_generate(const std::vector<std::string>& args);
+int run_explain(const std::vector<std::string>& args);
+int run_list(const std::vector<std::string>& args);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"render", "render one template over values to a file or stdout", run_render},
       {"validate", "check DeepSpeed configs against DeepSpeed's schema and rules", run_validate},
       {"schema", "print a JSON Schema of the DeepSpeed config for editors", run_schema},
+      {"generate", "write every config of a family and its manifest (--check: report drift)", run_generate},
+      {"explain", "show each value a template reads and the layer it came from", run_explain},
+      {"list", "list templates, presets (families), tiers or plugins", run_list},
   };
   return table;
 }

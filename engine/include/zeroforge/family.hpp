@@ -52,8 +52,12 @@ class SourcedValues {
   /// Merges `layer` on top (see LayeredValues::apply).
   void apply(Layer layer);
   const LayeredValues& layered() const noexcept { return layered_; }
+  /// For plugin values hooks, which apply their own layers (LayerKind::Plugin); errors about
+  /// their values name the layer's label as the file.
+  LayeredValues& layered_for_hooks() noexcept { return layered_; }
   const nlohmann::ordered_json& merged() const noexcept { return layered_.merged(); }
-  /// The layer that set the value at `value_pointer`, or nullptr when no layer did.
+  /// The layer that set the value at `value_pointer`, or nullptr when no layer did (or a
+  /// plugin hook did).
   const Layer* origin(std::string_view value_pointer) const;
   /// `file` and pointer in that file where the value at `value_pointer` was written; the
   /// file is empty when no layer set it.
@@ -150,6 +154,12 @@ struct TierRef {
   nlohmann::ordered_json values = nlohmann::ordered_json::object();
 };
 
+/// A plugin a family loads: a name or path, and its options (a JSON object).
+struct PluginRef {
+  std::string name;
+  nlohmann::ordered_json options = nlohmann::ordered_json::object();
+};
+
 /// A parsed family file; the format is documented in docs/families.md.
 struct Family {
   /// The file it was read from, as given (errors name it).
@@ -173,8 +183,8 @@ struct Family {
   std::vector<nlohmann::ordered_json> exclude;
   /// Tiers to emit; none means one set of configs with no tier layer.
   std::vector<TierRef> tiers;
-  /// Plugins to load (names or paths), in hook order.
-  std::vector<std::string> plugins;
+  /// Plugins to load, in hook order.
+  std::vector<PluginRef> plugins;
 };
 
 /// Parses a family from JSON. Throws zf::Error (Values) as `file: /pointer: error: ...` for
@@ -261,5 +271,47 @@ Expansion expand_family(Family family, std::vector<Tier> tiers,
 /// Applies `--set KEY=VALUE` style dotted keys in `object` as nested objects:
 /// `{"zero.stage": 3}` becomes `{"zero": {"stage": 3}}`.
 nlohmann::ordered_json expand_dotted_keys(const nlohmann::ordered_json& object);
+
+// ---------------------------------------------------------------------------------------------
+// Generated config sets
+// ---------------------------------------------------------------------------------------------
+
+/// One generated config, as listed in DIR/manifest.json.
+struct ManifestEntry {
+  /// Relative to DIR, `/`-separated.
+  std::string path;
+  /// The tier name ("" without tiers).
+  std::string tier;
+  /// Variant::choice.
+  nlohmann::ordered_json variant = nlohmann::ordered_json::object();
+  /// Facts written after the variant: world_size, stage, batch sizes, ... (an object).
+  nlohmann::ordered_json facts = nlohmann::ordered_json::object();
+  /// sha256 of the file's bytes, lowercase hex.
+  std::string sha256;
+  /// Annotations plugins returned for this config (an object; omitted when empty).
+  nlohmann::ordered_json plugins = nlohmann::ordered_json::object();
+};
+
+/// The facts a manifest entry records for a DeepSpeed config: world_size, stage, precision,
+/// offload_optimizer, offload_param, hf_auto, micro_batch_size, gradient_accumulation,
+/// train_batch_size.
+nlohmann::ordered_json facts_to_json(const DeepSpeedFacts& facts);
+
+/// `{"zeroforge_version", "family", "template", "configs": [...]}`, the configs sorted by
+/// path (so the same inputs give the same bytes).
+nlohmann::ordered_json make_manifest(std::string_view zeroforge_version, const Family& family,
+                                     std::vector<ManifestEntry> entries);
+
+/// The `path`s a manifest lists (what an earlier generate wrote), skipping malformed entries.
+std::vector<std::string> manifest_paths(const nlohmann::ordered_json& manifest);
+
+/// Checks a rendered output path and returns it normalised: relative, `/`-separated, no
+/// empty, `.` or `..` segments, not `manifest.json`. Throws zf::Error (Values) naming the
+/// family file and `/output` with `variant` (a description) otherwise.
+std::string check_output_path(std::string_view rendered, const Family& family,
+                              const std::string& variant);
+
+/// SHA-256 of `data` as 64 lowercase hex digits.
+std::string sha256_hex(std::string_view data);
 
 }  // namespace zf

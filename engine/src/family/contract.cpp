@@ -433,18 +433,23 @@ class Checker {
     f.micro_batch_size = as_int(values_.at("micro_batch_size"));
     const Json& accumulation = values_.at("gradient_accumulation");
     const Json& global = values_.at("global_batch_size");
-    if (!global.is_null() && !accumulation.is_null()) {
-      fail("/gradient_accumulation",
-           "set either gradient_accumulation or global_batch_size, not both: " +
-               describe("/gradient_accumulation") + ", " + describe("/global_batch_size"));
-      return;
-    }
-    if (global.is_null()) {
-      f.gradient_accumulation = accumulation.is_null() ? 1 : as_int(accumulation);
-    } else {
+    if (!global.is_null()) {
       std::int64_t per_step = f.micro_batch_size * f.world_size;
       std::int64_t total = as_int(global);
-      if (total % per_step != 0) {
+      if (!accumulation.is_null()) {
+        // Both given (e.g. a plugin chose the accumulation): they must agree.
+        f.gradient_accumulation = as_int(accumulation);
+        if (per_step * f.gradient_accumulation != total) {
+          fail("/gradient_accumulation",
+               "micro_batch_size x gradient_accumulation x world_size = " +
+                   std::to_string(f.micro_batch_size) + " x " +
+                   std::to_string(f.gradient_accumulation) + " x " + std::to_string(f.world_size) +
+                   " = " + std::to_string(per_step * f.gradient_accumulation) +
+                   ", but global_batch_size=" + std::to_string(total) + " (" +
+                   describe("/global_batch_size") + "); set only one of the two");
+          return;
+        }
+      } else if (total % per_step != 0) {
         fail("/global_batch_size",
              "global_batch_size=" + std::to_string(total) +
                  " is not a multiple of micro_batch_size x world_size = " +
@@ -453,8 +458,11 @@ class Checker {
                  " (DeepSpeed asserts train_batch_size = micro batch x accumulation x world "
                  "size)");
         return;
+      } else {
+        f.gradient_accumulation = total / per_step;
       }
-      f.gradient_accumulation = total / per_step;
+    } else {
+      f.gradient_accumulation = accumulation.is_null() ? 1 : as_int(accumulation);
     }
     f.train_batch_size = f.micro_batch_size * f.gradient_accumulation * f.world_size;
   }

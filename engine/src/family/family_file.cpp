@@ -67,19 +67,37 @@ class FamilyReader {
     read_include(json, family);
     read_exclude(json, family);
     if (auto it = json.find("plugins"); it != json.end()) {
-      if (!it->is_array()) fail("/plugins", "plugins must be an array of names or paths");
-      for (std::size_t i = 0; i < it->size(); ++i) {
-        const Json& p = (*it)[i];
-        if (!p.is_string() || p.get<std::string>().empty()) {
-          fail("/plugins/" + std::to_string(i), "a plugin must be a name or a path, got " + p.dump());
-        }
-        family.plugins.push_back(p.get<std::string>());
-      }
+      if (!it->is_array()) fail("/plugins", "plugins must be a list of names, paths or {\"name\", \"options\"}");
+      for (std::size_t i = 0; i < it->size(); ++i) family.plugins.push_back(read_plugin((*it)[i], i));
     }
     return family;
   }
 
  private:
+  PluginRef read_plugin(const Json& entry, std::size_t index) const {
+    std::string pointer = "/plugins/" + std::to_string(index);
+    PluginRef plugin;
+    if (entry.is_string() && !entry.get<std::string>().empty()) {
+      plugin.name = entry.get<std::string>();
+      return plugin;
+    }
+    if (!entry.is_object()) {
+      fail(pointer, "a plugin must be a name, a path or {\"name\", \"options\"}, got " + entry.dump());
+    }
+    for (const auto& [key, value] : entry.items()) {
+      if (key != "name" && key != "options") {
+        fail(pointer + "/" + escape_pointer_segment(key),
+             "unknown field '" + key + "' in a plugin (expected name, options)");
+      }
+    }
+    plugin.name = string_field_at(entry, "name", pointer);
+    if (auto options = entry.find("options"); options != entry.end()) {
+      if (!options->is_object()) fail(pointer + "/options", "plugin options must be an object");
+      plugin.options = *options;
+    }
+    return plugin;
+  }
+
   void check_key(const std::string& pointer, const std::string& key) const {
     if (key.empty() || key.front() == '.' || key.back() == '.' ||
         key.find("..") != std::string::npos) {

@@ -22,7 +22,10 @@ const Layer* SourcedValues::origin(std::string_view value_pointer) const {
 
 std::pair<std::string, std::string> SourcedValues::site(std::string_view value_pointer) const {
   const Layer* layer = origin(value_pointer);
-  if (layer == nullptr) return {"", std::string(value_pointer)};
+  if (layer == nullptr) {
+    const LayerSource* source = layered_.origin(value_pointer);
+    return {source ? source->label : "", std::string(value_pointer)};
+  }
   std::string_view rest = value_pointer;
   if (rest.starts_with(layer->value_pointer)) rest.remove_prefix(layer->value_pointer.size());
   return {layer->file, layer->file_pointer + std::string(rest)};
@@ -45,8 +48,8 @@ std::string SourcedValues::describe(std::string_view value_pointer) const {
     const auto& value = merged().at(pointer);
     out += '=' + (value.is_string() ? value.get<std::string>() : value.dump());
   }
-  if (const Layer* layer = origin(value_pointer)) {
-    out += std::string(" (") + layer_kind_name(layer->source.kind) + ' ' + layer->source.label + ')';
+  if (const LayerSource* source = layered_.origin(value_pointer)) {
+    out += std::string(" (") + layer_kind_name(source->kind) + ' ' + source->label + ')';
   }
   return out;
 }

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// Loading a family and everything it names, for generate and explain.
+#include "family_inputs.hpp"
+
+#include "command.hpp"
+#include "zeroforge/error.hpp"
+
+namespace zf::cli {
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+fs::path resolve_family(const std::string& family) {
+  std::error_code ec;
+  if (family.find('/') != std::string::npos || family.ends_with(".json")) {
+    if (!fs::is_regular_file(family, ec)) throw Error(ErrorKind::Usage, "family file '" + family + "' not found");
+    return family;
+  }
+  fs::path path = builtin_presets_dir() / "families" / (family + ".json");
+  if (!fs::is_regular_file(path, ec)) {
+    throw Error(ErrorKind::Usage, "unknown family '" + family + "' (no " + path.string() +
+                                      "; 'zeroforge list presets' shows the shipped ones)");
+  }
+  return path;
+}
+
+namespace {
+
+// A path as users see it: relative to the working directory when inside it, else absolute,
+// with the build tree's symlinks to the source presets resolved.
+fs::path display_path(const fs::path& path) {
+  std::error_code ec;
+  fs::path shown = path.lexically_normal();
+  if (fs::path canonical = fs::weakly_canonical(path, ec); !ec) {
+    fs::path relative = canonical.lexically_relative(fs::current_path(ec));
+    shown = !relative.empty() && *relative.begin() != ".." ? relative : canonical;
+  }
+  return shown;
+}
+
+Tier load_tier(const Family& family, std::size_t index) {
+  const std::string& name = family.tiers[index].name;
+  std::string pointer = "/tiers/" + std::to_string(index);
+  std::error_code ec;
+  fs::path path;
+  if (name.find('/') != std::string::npos || name.ends_with(".json")) {
+    path = fs::path(family.file).parent_path() / name;
+  } else {
+    path = builtin_presets_dir() / "tiers" / (name + ".json");
+  }
+  if (!fs::is_regular_file(path, ec)) {
+    throw Error(ErrorKind::Values, "tier '" + name + "' not found (no " + path.string() + ")",
+                family.file, pointer);
+  }
+  return Tier{name, display_path(path).string(), load_values_file(path)};
+}
+
+}  // namespace
+
+FamilySetup load_family_setup(const std::string& family_arg, const CommonInputs& inputs,
+                              const PluginInputs& plugin_inputs) {
+  FamilySetup setup;
+  fs::path file = resolve_family(family_arg);
+  // A path the user typed is shown as typed; a shipped family by its place in the sources.
+  Family family = load_family(family_arg == file.string() ? file : display_path(file));
+  setup.environment = make_environment(inputs);
+
+  std::vector<PluginRequest> requests;
+  for (const auto& plugin : family.plugins) requests.push_back({plugin.name, plugin.options});
+  setup.plugins = make_plugin_host(plugin_inputs, requests);
+  setup.plugins->register_functions(*setup.environment);
+
+  if (!setup.environment->resolve(family.template_name)) {
+    throw Error(ErrorKind::Values,
+                "template '" + family.template_name +
+                    "' not found on the template search path ('zeroforge list templates')",
+                family.file, "/template");
+  }
+  setup.template_ = setup.environment->load(family.template_name);
+  TemplateDefaults defaults =
+      load_template_defaults(*setup.environment, family.template_name, family.contract);
+  setup.contract = family.contract.empty() ? defaults.contract : family.contract;
+
+  std::vector<Tier> tiers;
+  for (std::size_t i = 0; i < family.tiers.size(); ++i) tiers.push_back(load_tier(family, i));
+
+  std::vector<Layer> overrides;
+  for (const auto& file : inputs.values_files) {
+    overrides.push_back(Layer{{LayerKind::ValuesFile, file}, load_values_file(file), file, "", ""});
+  }
+  for (const auto& set : inputs.sets) {
+    std::string label = "--set " + set;
+    overrides.push_back(Layer{{LayerKind::Set, label}, parse_set(set), label, "", ""});
+  }
+  setup.expansion = std::make_unique<Expansion>(
+      expand_family(std::move(family), std::move(tiers), std::move(defaults.layers), std::move(overrides)));
+  return setup;
+}
+
+Json world_size_of(const Json& values) {
+  if (auto it = values.find("world_size"); it != values.end() && it->is_number_integer()) return *it;
+  auto gpus = values.find("gpus_per_node");
+  auto nodes = values.find("nodes");
+  if (gpus != values.end() && nodes != values.end() && gpus->is_number_integer() &&
+      nodes->is_number_integer()) {
+    return gpus->get<std::int64_t>() * nodes->get<std::int64_t>();
+  }
+  return nullptr;
+}
+
+}  // namespace zf::cli

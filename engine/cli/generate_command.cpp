@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: MIT
+// `zeroforge generate FAMILY -o DIR`: every config of a family plus DIR/manifest.json, streamed
+// (render, write, forget) into a staging area that becomes DIR's files only when all succeeded;
+// `--check` compares instead of writing and names each missing, changed and extra file.
+#include <boost/program_options.hpp>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+#include "command.hpp"
+#include "common_options.hpp"
+#include "diagnostic_printer.hpp"
+#include "family_inputs.hpp"
+#include "output_dir.hpp"
+#include "plugin_options.hpp"
+#include "zeroforge/error.hpp"
+#include "zeroforge/family.hpp"
+#include "zeroforge/output.hpp"
+#include "zeroforge/template.hpp"
+#include "zeroforge/validator.hpp"
+
+namespace zf::cli {
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+struct GenerateOptions {
+  CommonInputs inputs;
+  PluginInputs plugin_inputs;
+  std::string family;
+  std::string output;
+  bool check = false;
+  bool no_validate = false;
+};
+
+// Errors about values repeat for every variant that shares the offending layer: report each
+// once, with the first variant that hit it and how many others did.
+class ProblemLog {
+ public:
+  void add(const Error& error, const std::string& variant) {
+    auto [it, inserted] = index_.try_emplace(error.what(), entries_.size());
+    if (inserted) {
+      entries_.push_back({error, variant, 0});
+    } else {
+      ++entries_[it->second].others;
+    }
+  }
+  bool empty() const noexcept { return entries_.empty(); }
+  void print(std::ostream& out) const {
+    for (const auto& entry : entries_) {
+      std::string where = "variant '" + entry.variant + "'";
+      if (entry.others > 0) where += " (and " + std::to_string(entry.others) + " more)";
+      const Error& e = entry.error;
+      Error shown = e.has_location()
+                        ? Error(e.kind(), where + ": " + e.message(), e.where().file, e.json_pointer())
+                        : Error(e.kind(), where + ": " + e.message(), "", e.json_pointer());
+      print_error(out, e.where().line != 0 ? e : shown);
+    }
+  }
+
+ private:
+  struct Entry {
+    Error error;
+    std::string variant;
+    std::size_t others;
+  };
+  std::vector<Entry> entries_;
+  std::unordered_map<std::string, std::size_t> index_;
+};
+
+int print_help(const po::options_description& options) {
+  std::cout << "Generates every config of a family (a family file, or the name of one in\n"
+               "presets/families/) into DIR, plus DIR/manifest.json. Nothing is written when any\n"
+               "config fails. With --check, writes nothing and exits 1 naming every file under DIR\n"
+               "that is missing, changed or extra.\n\n"
+            << options << '\n';
+  return kSuccess;
+}
+
+}  // namespace
+
+int run_generate(const std::vector<std::string>& args) {
+  GenerateOptions opt;
+  po::options_description options("zeroforge generate FAMILY -o DIR [options]");
+  options.add_options()("help,h", "show this help")(
+      "output,o", po::value(&opt.output), "directory to write the configs and manifest.json to")(
+      "check", po::bool_switch(&opt.check),
+      "write nothing; exit 1 if DIR differs from what would be written")(
+      "no-validate", po::bool_switch(&opt.no_validate),
+      "write configs even when the validator finds errors in them")(
+      "values", po::value(&opt.inputs.values_files)->composing(),
+      "JSON values file applied to every config, in order (repeatable)")(
+      "set", po::value(&opt.inputs.sets)->composing(),
+      "KEY=VALUE applied to every config (repeatable; see zeroforge render --help)");
+  add_template_options(options, opt.inputs);
+  add_plugin_options(options, opt.plugin_inputs);
+  po::options_description hidden;
+  hidden.add_options()("family", po::value(&opt.family));
+  po::options_description all;
+  all.add(options).add(hidden);
+  po::positional_options_description positional;
+  positional.add("family", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+  if (vm.count("help")) return print_help(options);
+  po::notify(vm);
+  if (opt.family.empty()) throw Error(ErrorKind::Usage, "generate: missing FAMILY");
+  if (opt.output.empty()) throw Error(ErrorKind::Usage, "generate: missing -o DIR");
+
+  // Everything that can be checked without rendering happens before DIR is touched.
+  FamilySetup setup = load_family_setup(opt.family, opt.inputs, opt.plugin_inputs);
+  const Expansion& expansion = *setup.expansion;
+  const Family& family = expansion.family();
+  auto output_path = setup.environment->from_string(family.output, family.file + " /output");
+  std::vector<std::string> previous;
+  if (!opt.check) {
+    std::string text;
+    if (read_if_file(fs::path(opt.output) / "manifest.json", text)) {
+      try {
+        previous = manifest_paths(parse_json_text(text, "manifest.json"));
+      } catch (const Error&) {
+        // An unreadable old manifest only means nothing is pruned.
+      }
+    }
+  }
+
+  std::unique_ptr<StagedOutput> staged;
+  std::unique_ptr<DriftCheck> drift;
+  if (opt.check) {
+    drift = std::make_unique<DriftCheck>(opt.output);
+  } else {
+    staged = std::make_unique<StagedOutput>(opt.output);
+  }
+
+  ProblemLog problems;
+  std::vector<Finding> findings;
+  std::vector<ManifestEntry> entries;
+  entries.reserve(expansion.variants().size());
+  std::unordered_map<std::string, std::string> path_owner;
+  bool deepspeed = setup.contract == "deepspeed";
+
+  for (const auto& variant : expansion.variants()) {
+    const std::string& tier = expansion.tier_name(variant);
+    Json context = {{"template", family.template_name}, {"family", family.name},
+                    {"tier", tier}, {"variant", variant.choice}};
+    ManifestEntry entry;
+    Json merged;
+    if (setup.plugins->empty()) {
+      merged = expansion.merged(variant);
+    } else {
+      SourcedValues values = expansion.values(variant);
+      auto hooks = setup.plugins->run_values_hooks(values.layered_for_hooks(), context);
+      entry.plugins = std::move(hooks.manifest);
+      merged = values.merged();
+    }
+
+    DeepSpeedFacts facts;
+    if (deepspeed) {
+      ContractCheck check = check_deepspeed_values(merged);
+      if (!check.ok()) {
+        // Rebuild with provenance so each error names the file and pointer of the value.
+        SourcedValues values = expansion.values(variant);
+        if (!setup.plugins->empty()) setup.plugins->run_values_hooks(values.layered_for_hooks(), context);
+        for (const auto& problem : check_deepspeed_values(values.merged(), &values).problems) {
+          problems.add(problem, expansion.describe(variant));
+        }
+        continue;
+      }
+      facts = check.facts;
+      entry.facts = facts_to_json(facts);
+    } else {
+      entry.facts = {{"world_size", world_size_of(merged)}};
+    }
+
+    // The values plus the names the output pattern (and a custom template) may use.
+    Json scope = merged;
+    scope["tier"] = tier;
+    scope["family"] = family.name;
+    scope["variant"] = variant.slug;
+    Value values = Value::from_json(scope);
+    std::string path = check_output_path(output_path->render(values), family, expansion.describe(variant));
+    auto [owner, fresh] = path_owner.try_emplace(path, expansion.describe(variant));
+    if (!fresh) {
+      problems.add(Error(ErrorKind::Values,
+                         "writes \"" + path + "\", the same output path as variant '" +
+                             owner->second + "': make the output pattern tell them apart",
+                         family.file, "/output"),
+                   expansion.describe(variant));
+      continue;
+    }
+    if (!problems.empty()) continue;  // keep checking values; render nothing more
+
+    Json config;
+    try {
+      config = setup.template_->render_json(values);
+    } catch (const Error& error) {
+      print_error(std::cerr, error);
+      std::cerr << "zeroforge: note: while rendering variant '" << expansion.describe(variant)
+                << "' of " << family.file << "; nothing was written\n";
+      return kError;
+    }
+    if (!setup.plugins->empty()) {
+      auto out = setup.plugins->run_output_hooks(std::move(config), merged, context);
+      config = std::move(out.config);
+      for (auto& [key, value] : out.manifest.items()) entry.plugins[key] = value;
+    }
+    if (!opt.no_validate && (deepspeed || is_deepspeed_config(config))) {
+      ValidateOptions validate = validate_options_from_values(merged);
+      if (deepspeed) {
+        validate.world_size = facts.world_size;
+        validate.hf = facts.hf_auto;
+      }
+      auto found = validate_config(config, validate, (fs::path(opt.output) / path).string());
+      for (auto& finding : found) findings.push_back(std::move(finding));
+      if (has_errors(findings)) continue;
+    }
+
+    std::string text = to_json_text(config);
+    entry.sha256 = sha256_hex(text);
+    if (drift) {
+      drift->compare(path, text);
+    } else {
+      staged->write(path, text);
+    }
+    entry.path = std::move(path);
+    entry.tier = tier;
+    entry.variant = variant.choice;
+    entries.push_back(std::move(entry));
+  }
+
+  if (!problems.empty()) {
+    problems.print(std::cerr);
+    std::cerr << "zeroforge: error: family '" << family.name << "' not generated; nothing was written\n";
+    return kError;
+  }
+  for (const auto& finding : findings) std::cerr << format_finding(finding) << '\n';
+  if (has_errors(findings)) {
+    std::cerr << "zeroforge: error: the validator found errors in generated configs; nothing was "
+                 "written (--no-validate writes them anyway)\n";
+    return kFindings;
+  }
+
+  std::size_t count = entries.size();
+  std::string manifest = to_json_text(make_manifest(ZEROFORGE_VERSION, family, std::move(entries)));
+  if (drift) {
+    Drift found = drift->finish(manifest);
+    std::string dir = opt.output;
+    for (const auto& path : found.missing) std::cout << dir << '/' << path << ": missing\n";
+    for (const auto& path : found.changed) std::cout << dir << '/' << path << ": changed\n";
+    for (const auto& path : found.extra) std::cout << dir << '/' << path << ": extra\n";
+    if (!found.empty()) {
+      std::cerr << "zeroforge: " << dir << " differs from family '" << family.name << "' ("
+                << found.missing.size() << " missing, " << found.changed.size() << " changed, "
+                << found.extra.size() << " extra); run zeroforge generate without --check to "
+                << "update it\n";
+      return kFindings;
+    }
+    std::cout << "zeroforge: " << dir << " is up to date (" << count << " configs of family '"
+              << family.name << "')\n";
+    return kSuccess;
+  }
+  staged->commit(previous, manifest);
+  std::cout << "zeroforge: wrote " << count << " configs of family '" << family.name << "' to "
+            << opt.output << " (index: " << (fs::path(opt.output) / "manifest.json").string()
+            << ")\n";
+  return kSuccess;
+}
+
+}  // namespace zf::cli

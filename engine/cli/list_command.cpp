@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+// `zeroforge list templates|presets|tiers|plugins`: what ships and what the search path finds.
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "command.hpp"
+#include "common_options.hpp"
+#include "plugin_options.hpp"
+#include "zeroforge/error.hpp"
+#include "zeroforge/family.hpp"
+#include "zeroforge/values.hpp"
+
+namespace zf::cli {
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+// Entry templates: `.j2` files outside `partials/` directories (those are only included).
+bool is_entry_template(const std::string& name) {
+  return name.ends_with(".j2") && name.find("partials/") == std::string::npos;
+}
+
+std::vector<fs::path> json_files(const fs::path& dir) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file(ec) && entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string number(const Json& json, const char* key) {
+  auto it = json.find(key);
+  return it == json.end() ? "?" : it->dump();
+}
+
+int list_templates(const std::vector<std::string>& args) {
+  CommonInputs inputs;
+  bool all = false;
+  po::options_description options("zeroforge list templates [options]");
+  options.add_options()("help,h", "show this help")("all", po::bool_switch(&all),
+                                                     "include partials (templates only included)");
+  add_template_options(options, inputs);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(options).run(), vm);
+  if (vm.count("help")) {
+    std::cout << options << '\n';
+    return kSuccess;
+  }
+  po::notify(vm);
+  for (const auto& name : make_environment(inputs)->list_templates()) {
+    if (all ? name.ends_with(".j2") : is_entry_template(name)) std::cout << name << '\n';
+  }
+  return kSuccess;
+}
+
+int list_presets(const std::vector<std::string>& args) {
+  if (!args.empty()) throw Error(ErrorKind::Usage, "list presets takes no options");
+  for (const auto& path : json_files(builtin_presets_dir() / "families")) {
+    Family family = load_family(path);
+    std::size_t tiers = std::max<std::size_t>(family.tiers.size(), 1);
+    std::cout << family.name << "  (" << family.template_name << ", " << tiers
+              << (tiers == 1 ? " tier" : " tiers") << ")\n";
+    if (!family.description.empty()) std::cout << "    " << family.description << '\n';
+  }
+  return kSuccess;
+}
+
+int list_tiers(const std::vector<std::string>& args) {
+  if (!args.empty()) throw Error(ErrorKind::Usage, "list tiers takes no options");
+  for (const auto& path : json_files(builtin_presets_dir() / "tiers")) {
+    Json tier = load_values_file(path);
+    std::cout << path.stem().string() << "  " << number(tier, "nodes") << " node(s) x "
+              << number(tier, "gpus_per_node") << " GPU(s) of " << number(tier, "gpu_memory_gib")
+              << " GiB, " << number(tier, "cpu_memory_gib") << " GiB host memory";
+    if (auto nvme = tier.find("nvme_path"); nvme != tier.end() && nvme->is_string()) {
+      std::cout << ", NVMe at " << nvme->get<std::string>();
+    }
+    std::cout << "; micro batch " << number(tier, "micro_batch_size") << '\n';
+  }
+  return kSuccess;
+}
+
+struct Listing {
+  const char* kind;
+  const char* summary;
+  int (*run)(const std::vector<std::string>& args);
+};
+
+const Listing kListings[] = {
+    {"templates", "entry templates on the search path (--all adds partials)", list_templates},
+    {"presets", "the shipped families (presets/families)", list_presets},
+    {"tiers", "the shipped tiers (presets/tiers)", list_tiers},
+    {"plugins", "plugins on the plugin search path", list_plugins},
+};
+
+}  // namespace
+
+int run_list(const std::vector<std::string>& args) {
+  if (args.empty() || args.front() == "--help" || args.front() == "-h") {
+    std::ostream& out = args.empty() ? std::cerr : std::cout;
+    out << "usage: zeroforge list KIND [options]\n\nkinds:\n";
+    for (const auto& listing : kListings) {
+      std::string kind = listing.kind;
+      kind.resize(12, ' ');
+      out << "  " << kind << listing.summary << '\n';
+    }
+    return args.empty() ? kError : kSuccess;
+  }
+  for (const auto& listing : kListings) {
+    if (args.front() == listing.kind) {
+      return listing.run(std::vector<std::string>(args.begin() + 1, args.end()));
+    }
+  }
+  throw Error(ErrorKind::Usage, "list: unknown kind '" + args.front() +
+                                    "' (expected templates, presets, tiers or plugins)");
+}
+
+}  // namespace zf::cli

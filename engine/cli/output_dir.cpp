@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+// Staged writing and drift checking for `generate` (see output_dir.hpp). Files are written with
+// plain POSIX calls: generate writes thousands of small files and this is its hot path.
+#include "output_dir.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "zeroforge/error.hpp"
+#include "zeroforge/output.hpp"
+
+namespace zf::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kStagingPrefix = ".zeroforge-staging-";
+
+[[noreturn]] void fail_io(const std::string& what, const fs::path& path) {
+  throw Error(ErrorKind::Io, what + " '" + path.string() + "': " + std::strerror(errno));
+}
+
+void write_whole(const fs::path& path, std::string_view content) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail_io("cannot create", path);
+  const char* data = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int saved = errno;
+      ::close(fd);
+      errno = saved;
+      fail_io("cannot write", path);
+    }
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) fail_io("cannot write", path);
+}
+
+}  // namespace
+
+bool read_if_file(const fs::path& path, std::string& out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return false;
+  }
+  out.resize(static_cast<std::size_t>(info.st_size));
+  std::size_t got = 0;
+  while (got < out.size()) {
+    ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  out.resize(got);
+  return true;
+}
+
+StagedOutput::StagedOutput(fs::path dir) : dir_(std::move(dir)) {
+  std::error_code ec;
+  if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec)) {
+    throw Error(ErrorKind::Usage, "output '" + dir_.string() + "' exists and is not a directory");
+  }
+  if (!fs::exists(dir_, ec)) {
+    fs::create_directories(dir_, ec);
+    if (ec) throw Error(ErrorKind::Io, "cannot create '" + dir_.string() + "': " + ec.message());
+    created_dir_ = true;
+  }
+  staging_ = dir_ / (std::string(kStagingPrefix) + std::to_string(::getpid()));
+  fs::remove_all(staging_, ec);
+  fs::create_directory(staging_, ec);
+  if (ec) throw Error(ErrorKind::Io, "cannot create '" + staging_.string() + "': " + ec.message());
+}
+
+StagedOutput::~StagedOutput() {
+  std::error_code ec;
+  fs::remove_all(staging_, ec);
+  if (!committed_ && created_dir_) fs::remove_all(dir_, ec);
+}
+
+void StagedOutput::ensure_parent(const fs::path& root, const std::string& relative,
+                                 std::unordered_set<std::string>& made) {
+  auto slash = relative.rfind('/');
+  if (slash == std::string::npos) return;
+  std::string parent = relative.substr(0, slash);
+  if (made.contains(parent)) return;
+  std::error_code ec;
+  fs::create_directories(root / parent, ec);
+  if (ec) throw Error(ErrorKind::Io, "cannot create '" + (root / parent).string() + "': " + ec.message());
+  made.insert(parent);
+}
+
+void StagedOutput::write(const std::string& relative, std::string_view content) {
+  ensure_parent(staging_, relative, staged_dirs_);
+  write_whole(staging_ / relative, content);
+  staged_.push_back(relative);
+}
+
+void StagedOutput::commit(const std::vector<std::string>& previous, std::string_view manifest_text) {
+  std::unordered_set<std::string> made;
+  for (const auto& relative : staged_) {
+    ensure_parent(dir_, relative, made);
+    fs::path target = dir_ / relative;
+    if (::rename((staging_ / relative).c_str(), target.c_str()) != 0) fail_io("cannot write", target);
+  }
+  // Files the previous run wrote that this one did not: the family changed; remove them (and
+  // directories that become empty) so `--check` agrees afterwards. Never anything else.
+  std::unordered_set<std::string> now(staged_.begin(), staged_.end());
+  for (const auto& old : previous) {
+    if (now.contains(old) || old == "manifest.json" || old.find("..") != std::string::npos) continue;
+    std::error_code ec;
+    fs::path path = dir_ / old;
+    if (!fs::is_regular_file(fs::symlink_status(path, ec))) continue;
+    fs::remove(path, ec);
+    for (fs::path parent = path.parent_path(); parent != dir_ && fs::is_empty(parent, ec) && !ec;
+         parent = parent.parent_path()) {
+      fs::remove(parent, ec);
+    }
+  }
+  write_file_atomically(dir_ / "manifest.json", manifest_text);
+  committed_ = true;
+}
+
+void DriftCheck::compare(const std::string& relative, std::string_view content) {
+  expected_.insert(relative);
+  std::string existing;
+  if (!read_if_file(dir_ / relative, existing)) {
+    drift_.missing.push_back(relative);
+  } else if (existing != content) {
+    drift_.changed.push_back(relative);
+  }
+}
+
+Drift DriftCheck::finish(std::string_view manifest_text) {
+  compare("manifest.json", manifest_text);
+  std::error_code ec;
+  if (fs::is_directory(dir_, ec)) {
+    for (auto it = fs::recursive_directory_iterator(dir_, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      if (it->is_directory(ec)) {
+        if (it->path().filename().string().starts_with(kStagingPrefix)) it.disable_recursion_pending();
+        continue;
+      }
+      std::string relative = it->path().lexically_relative(dir_).generic_string();
+      if (!expected_.contains(relative)) drift_.extra.push_back(relative);
+    }
+  }
+  std::sort(drift_.missing.begin(), drift_.missing.end());
+  std::sort(drift_.changed.begin(), drift_.changed.end());
+  std::sort(drift_.extra.begin(), drift_.extra.end());
+  return std::move(drift_);
+}
+
+}  // namespace zf::cli

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+// Where `generate` puts its files: staged inside DIR and moved into place only when every config
+// rendered (so an error leaves DIR as it was), or compared with DIR for `--check`.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+namespace zf::cli {
+
+/// Files written into `DIR/.zeroforge-staging-PID/` first; `commit` moves them into DIR, and
+/// destruction without `commit` removes them (and DIR, if this object created it).
+class StagedOutput {
+ public:
+  explicit StagedOutput(std::filesystem::path dir);
+  ~StagedOutput();
+  StagedOutput(const StagedOutput&) = delete;
+  StagedOutput& operator=(const StagedOutput&) = delete;
+
+  /// Stages `content` as `relative` (a checked, `/`-separated path).
+  void write(const std::string& relative, std::string_view content);
+  /// Moves the staged files into place, deletes the files `previous` (the old manifest's
+  /// paths) listed that this run did not write, and writes `manifest.json` last (atomically).
+  void commit(const std::vector<std::string>& previous, std::string_view manifest_text);
+
+ private:
+  void ensure_parent(const std::filesystem::path& root, const std::string& relative,
+                     std::unordered_set<std::string>& made);
+
+  std::filesystem::path dir_;
+  std::filesystem::path staging_;
+  bool created_dir_ = false;
+  bool committed_ = false;
+  std::vector<std::string> staged_;
+  std::unordered_set<std::string> staged_dirs_;
+};
+
+/// What `--check` found: files missing, different, or not produced by the family.
+struct Drift {
+  std::vector<std::string> missing;
+  std::vector<std::string> changed;
+  std::vector<std::string> extra;
+  bool empty() const noexcept { return missing.empty() && changed.empty() && extra.empty(); }
+};
+
+/// Compares what generate would write with what DIR holds, writing nothing.
+class DriftCheck {
+ public:
+  explicit DriftCheck(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  /// Records `relative` as expected, missing or changed.
+  void compare(const std::string& relative, std::string_view content);
+  /// Compares the manifest and lists every other file under DIR as extra; sorted lists.
+  Drift finish(std::string_view manifest_text);
+
+ private:
+  std::filesystem::path dir_;
+  std::unordered_set<std::string> expected_;
+  Drift drift_;
+};
+
+/// The contents of `path`, or nullopt-like false when it cannot be read as a regular file.
+bool read_if_file(const std::filesystem::path& path, std::string& out);
+
+}  // namespace zf::cli

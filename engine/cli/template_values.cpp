@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// Template defaults and the values contract for single-template commands.
+#include "template_values.hpp"
+
+#include <iostream>
+
+#include "diagnostic_printer.hpp"
+
+namespace zf::cli {
+
+void apply_template_defaults(const Environment& environment, const std::string& template_name,
+                             LayeredValues& values) {
+  for (const auto& layer : load_template_defaults(environment, template_name).layers) {
+    values.apply(layer.source, layer.values);
+  }
+}
+
+void throw_problems(const std::vector<Error>& problems) {
+  if (problems.empty()) return;
+  for (std::size_t i = 0; i + 1 < problems.size(); ++i) print_error(std::cerr, problems[i]);
+  throw problems.back();
+}
+
+void check_template_values(const Environment& environment, const std::string& template_name,
+                           const LayeredValues& values) {
+  if (load_template_defaults(environment, template_name).contract != "deepspeed") return;
+  // The layers were applied by label only: each label (a file, `--set k=v`) is the site.
+  ContractCheck check = check_deepspeed_values(values.merged());
+  std::vector<Error> problems;
+  for (const auto& problem : check.problems) {
+    const LayerSource* source = values.origin(problem.json_pointer());
+    std::string file = source ? source->label : "";
+    problems.emplace_back(ErrorKind::Values, problem.message(), file, problem.json_pointer());
+  }
+  throw_problems(problems);
+}
+
+}  // namespace zf::cli

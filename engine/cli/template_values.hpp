@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// Template defaults and the values contract for the commands that render one template
+// (render, explain): the defaults layer goes first, the contract check runs before rendering.
+#pragma once
+
+#include <string>
+
+#include "zeroforge/environment.hpp"
+#include "zeroforge/family.hpp"
+#include "zeroforge/values.hpp"
+
+namespace zf::cli {
+
+/// Applies the TemplateDefault layers of `template_name` (its directory's defaults.json) to
+/// `values`; call it before any other layer. Does nothing for templates without defaults.
+void apply_template_defaults(const Environment& environment, const std::string& template_name,
+                             LayeredValues& values);
+
+/// When the template's defaults declare the DeepSpeed contract, checks `values` against it:
+/// prints every problem but the last to stderr and throws the last (exit code 2), naming the
+/// file (tier, values file, --set) and pointer of each offending value.
+void check_template_values(const Environment& environment, const std::string& template_name,
+                           const LayeredValues& values);
+
+/// Throws the last of `problems` after printing the others (a no-op when empty).
+void throw_problems(const std::vector<Error>& problems);
+
+}  // namespace zf::cli
