@@ -6,6 +6,7 @@
 #include "command.hpp"
 #include "common_options.hpp"
 #include "plugin_options.hpp"
+#include "template_values.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/template.hpp"
@@ -46,8 +47,10 @@ int run_render(const std::vector<std::string>& args) {
   auto plugins = make_plugin_host(plugin_inputs);
   plugins->register_functions(*environment);
   LayeredValues values;
+  apply_template_defaults(*environment, template_name, values);
   apply_value_layers(inputs, values);
   plugins->run_values_hooks(values, {{"template", template_name}, {"tier", inputs.tier}});
+  check_template_values(*environment, template_name, values);
   auto tpl = environment->load(template_name);
   Value context = Value::from_json(values.merged());
   std::string text =
