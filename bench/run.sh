@@ -18,12 +18,15 @@ python3 -c 'import jinja2' 2>/dev/null || { echo "run.sh: Python's jinja2 is req
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
-cmake --build "$build" --target zeroforge zeroforge_render_bench >/dev/null
+if ! build_log="$(cmake --build "$build" --target zeroforge zeroforge_render_bench 2>&1)"; then
+  printf '%s\n' "$build_log" >&2
+  exit 2
+fi
 zeroforge="$build/bin/zeroforge"
 bench="$build/bin/zeroforge_render_bench"
 
 echo "== per render: $n value sets, median of $runs runs, template compiled once"
-zf_out="$("$bench" --data "$data" --n "$n" --runs "$runs")"
+zf_out="$("$bench" --data "$data" --n "$n" --runs "$runs" 2>/dev/null)"
 py_out="$(python3 "$root/bench/jinja2_render.py" --data "$data" --n "$n" --runs "$runs")"
 printf '%s\n%s\n' "$zf_out" "$py_out"
 field() { awk -v key="$2" '$0 ~ "^" key " " { print $NF }' <<<"$1"; }
