@@ -15,6 +15,8 @@ runs="${RUNS:-5}"
 process_runs="${PROCESS_RUNS:-20}"
 
 python3 -c 'import jinja2' 2>/dev/null || { echo "run.sh: Python's jinja2 is required" >&2; exit 2; }
+# The interpreter itself, not a wrapper such as a pyenv shim, so process timing is fair.
+python="$(python3 -c 'import sys; print(sys.executable)')"
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
@@ -27,7 +29,7 @@ bench="$build/bin/zeroforge_render_bench"
 
 echo "== per render: $n value sets, median of $runs runs, template compiled once"
 zf_out="$("$bench" --data "$data" --n "$n" --runs "$runs" 2>/dev/null)"
-py_out="$(python3 "$root/bench/jinja2_render.py" --data "$data" --n "$n" --runs "$runs")"
+py_out="$("$python" "$root/bench/jinja2_render.py" --data "$data" --n "$n" --runs "$runs")"
 printf '%s\n%s\n' "$zf_out" "$py_out"
 field() { awk -v key="$2" '$0 ~ "^" key " " { print $NF }' <<<"$1"; }
 zf_us="$(field "$zf_out" "zeroforge render per-render-us")"
@@ -46,7 +48,7 @@ py_script='import json, sys, jinja2
 env = jinja2.Environment(loader=jinja2.FileSystemLoader(sys.argv[1]), undefined=jinja2.StrictUndefined)
 text = env.get_template("deepspeed.json.j2").render(json.load(open(sys.argv[2])))
 print(json.dumps(json.loads(text), indent=2))'
-py_cmd=(python3 -c "$py_script" "$data" "$data/values.json")
+py_cmd=("$python" -c "$py_script" "$data" "$data/values.json")
 
 # Median wall time in milliseconds of $process_runs runs (one untimed warm-up run first).
 time_process() {
