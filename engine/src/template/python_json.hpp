@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: MIT
+// Python's `json.dumps(value, sort_keys=True, indent=...)` for the `tojson` filter: Python's
+// separators, float reprs (NaN, Infinity) and `ensure_ascii` escapes.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "zeroforge/value.hpp"
+
+namespace zf::detail {
+
+/// Serializes like `json.dumps(value, sort_keys=True, indent=indent)`. Without an indent items
+/// are separated by `, ` and keys by `: `; with one, each item is on its own line prefixed by
+/// `indent` repeated per level and items are separated by `,`.
+std::string python_json_dumps(const Value& value, const std::optional<std::string>& indent);
+
+}  // namespace zf::detail

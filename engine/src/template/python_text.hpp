@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// Python's str methods and str-to-number conversions on UTF-8 text, as the builtin filters and
+// tests need them: lengths and slices count code points, case mapping covers ASCII and Latin-1.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace zf::detail {
+
+/// Decodes the code point at `pos` and returns the length of its UTF-8 sequence. A byte that
+/// does not start a valid sequence counts as one code point (its own value), so malformed
+/// input never loops or throws.
+std::size_t decode_utf8(std::string_view text, std::size_t pos, char32_t& code_point);
+void append_utf8(std::string& out, char32_t code_point);
+
+/// `len(s)`.
+std::size_t code_point_count(std::string_view text);
+/// `list(s)`: each code point as its own string view into `text`.
+std::vector<std::string_view> split_code_points(std::string_view text);
+
+/// `str.isspace()` for one code point (also what `\s` matches in Python's `re`).
+bool is_space(char32_t code_point);
+
+std::string to_lower(std::string_view text);
+std::string to_upper(std::string_view text);
+/// `str.capitalize()`: the first code point upper case, the rest lower case.
+std::string capitalize(std::string_view text);
+/// Jinja2's `title` filter: words start after `-`, whitespace, `(`, `{`, `[` or `<`.
+std::string title(std::string_view text);
+/// `str.islower()` / `str.isupper()`: at least one cased code point, and all of them lower
+/// (upper) case.
+bool is_lower(std::string_view text);
+bool is_upper(std::string_view text);
+
+/// `str.strip(chars)`; `chars == nullopt` strips whitespace.
+std::string strip(std::string_view text, std::optional<std::string_view> chars);
+/// `str.replace(old, new, count)`; a negative count replaces every occurrence.
+std::string replace(std::string_view text, std::string_view old_text, std::string_view new_text,
+                    std::int64_t count);
+/// `str.center(width)`, with Python's choice of which side gets the odd space.
+std::string center(std::string_view text, std::int64_t width);
+/// `str.splitlines()` (without the line breaks), splitting on every break Python knows.
+std::vector<std::string_view> split_lines(std::string_view text);
+/// The number of matches of Python's `\w+`: ASCII letters, digits and `_`, plus non-ASCII
+/// letters and digits (approximated as non-ASCII code points that are not spaces, controls,
+/// punctuation or symbols).
+std::size_t word_count(std::string_view text);
+
+/// The result of parsing a number the way Python's `int(s, base)` or `float(s)` does.
+enum class ParseStatus { Ok, Invalid, Overflow };
+
+/// `int(text, base)`: surrounding whitespace, a sign, `_` between digits, and the `0x`/`0o`/`0b`
+/// prefix matching the base (any prefix with base 0). Overflow means a valid integer that does
+/// not fit in 64 bits.
+ParseStatus parse_python_int(std::string_view text, std::int64_t base, std::int64_t& out);
+/// `float(text)`: decimal or exponent notation with `_` between digits, `inf`, `infinity` and
+/// `nan` in any case; out-of-range values become infinity or zero like Python's.
+ParseStatus parse_python_float(std::string_view text, double& out);
+
+}  // namespace zf::detail
