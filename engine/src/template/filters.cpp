@@ -57,10 +57,12 @@ Value do_int(const Value& v, Arguments& args, const CallContext&) {
   if (v.is_string() && (base.is_int() || base.is_bool())) {
     std::int64_t out;
     switch (detail::parse_python_int(v.as_string(), base.as_int(), out)) {
-      case detail::ParseStatus::Ok: return Value(out);
+      case detail::ParseStatus::Ok:
+        return Value(out);
       case detail::ParseStatus::Overflow:
         fail("integer overflow: " + v.repr() + " does not fit in 64 bits");
-      case detail::ParseStatus::Invalid: break;
+      case detail::ParseStatus::Invalid:
+        break;
     }
   } else if (v.is_int() || v.is_bool()) {
     return Value(v.as_int());
@@ -116,9 +118,9 @@ double round_float(double x, std::int64_t digits) {
     auto k = static_cast<std::size_t>(-digits);
     std::string kept = integral.size() > k ? std::string(integral.substr(0, integral.size() - k))
                                            : std::string("0");
-    std::string rest = integral.size() > k ? std::string(integral.substr(integral.size() - k))
-                                           : std::string(k - integral.size(), '0') +
-                                                 std::string(integral);
+    std::string rest = integral.size() > k
+                           ? std::string(integral.substr(integral.size() - k))
+                           : std::string(k - integral.size(), '0') + std::string(integral);
     bool above_half = false, tie = false;
     if (rest[0] > '5') {
       above_half = true;
@@ -152,8 +154,8 @@ std::int64_t round_int(std::int64_t n, std::int64_t digits) {
   std::uint64_t power = 1;
   for (std::int64_t i = 0; i < -digits; ++i) power *= 10;
   bool negative = n < 0;
-  std::uint64_t magnitude = negative ? 0 - static_cast<std::uint64_t>(n)
-                                     : static_cast<std::uint64_t>(n);
+  std::uint64_t magnitude =
+      negative ? 0 - static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
   std::uint64_t quotient = magnitude / power, remainder = magnitude % power;
   std::uint64_t half = power / 2;
   if (remainder > half || (remainder == half && quotient % 2 == 1)) ++quotient;
@@ -175,7 +177,8 @@ Value do_round(const Value& v, Arguments& args, const CallContext&) {
   if (!common && !ceil && !floor) fail("method must be common, ceil or floor");
   v.require_defined();
   if (common) {
-    if (!v.is_number()) fail(std::string("type ") + v.type_name() + " doesn't define __round__ method");
+    if (!v.is_number())
+      fail(std::string("type ") + v.type_name() + " doesn't define __round__ method");
     if (precision.is_none()) {
       // round(x) without ndigits returns an int.
       if (!v.is_float()) return Value(v.as_int());
@@ -309,7 +312,8 @@ Value do_format(const Value& v, Arguments& args, const CallContext&) {
     fail("can't handle positional and keyword arguments at the same time");
   }
   std::string format = v.str();
-  if (args.extra_keywords.empty()) return Value(detail::percent_format(format, args.extra_positional));
+  if (args.extra_keywords.empty())
+    return Value(detail::percent_format(format, args.extra_positional));
   ValueDict mapping;
   for (auto& [key, value] : args.extra_keywords) mapping.set(key, value);
   return Value(detail::percent_format(format, Value(std::move(mapping))));
@@ -360,11 +364,20 @@ Value do_tojson(const Value& v, Arguments& args, const CallContext&) {
   out.reserve(json.size());
   for (char c : json) {
     switch (c) {
-      case '<': out += "\\u003c"; break;
-      case '>': out += "\\u003e"; break;
-      case '&': out += "\\u0026"; break;
-      case '\'': out += "\\u0027"; break;
-      default: out += c;
+      case '<':
+        out += "\\u003c";
+        break;
+      case '>':
+        out += "\\u003e";
+        break;
+      case '&':
+        out += "\\u0026";
+        break;
+      case '\'':
+        out += "\\u0027";
+        break;
+      default:
+        out += c;
     }
   }
   return Value(std::move(out));
@@ -456,8 +469,8 @@ Value min_or_max(const Value& v, Arguments& args, bool max) {
   for (std::size_t i = 1; i < items.size(); ++i) {
     Value key = make_key(items[i], parts, fold);
     // Python's min/max ask `item < best` / `item > best` and keep the first of equals.
-    bool better = max ? detail::compare(key, best_key, ">") > 0
-                      : detail::compare(key, best_key, "<") < 0;
+    bool better =
+        max ? detail::compare(key, best_key, ">") > 0 : detail::compare(key, best_key, "<") < 0;
     if (better) {
       best = i;
       best_key = std::move(key);
@@ -480,7 +493,8 @@ Value do_sum(const Value& v, Arguments& args, const CallContext&) {
   if (total.is_string()) fail("sum() can't sum strings [use ''.join(seq) instead]");
   auto parts = detail::attribute_parts(args.bound[0]);
   for (const auto& item : items) {
-    total = detail::add(total, parts.empty() ? item : detail::lookup_path(item, parts, Value(nullptr)));
+    total =
+        detail::add(total, parts.empty() ? item : detail::lookup_path(item, parts, Value(nullptr)));
   }
   return total;
 }
@@ -575,9 +589,11 @@ Value do_items(const Value& v, Arguments&, const CallContext&) {
 std::string hash_key(const Value& key) {
   key.require_defined();
   switch (key.kind()) {
-    case Value::Kind::None: return "n";
+    case Value::Kind::None:
+      return "n";
     case Value::Kind::Bool:
-    case Value::Kind::Int: return "i" + std::to_string(key.as_int());
+    case Value::Kind::Int:
+      return "i" + std::to_string(key.as_int());
     case Value::Kind::Float: {
       double d = key.as_double();
       if (d == std::trunc(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
@@ -585,13 +601,16 @@ std::string hash_key(const Value& key) {
       }
       return "f" + key.str();
     }
-    case Value::Kind::String: return "s" + key.as_string();
+    case Value::Kind::String:
+      return "s" + key.as_string();
     case Value::Kind::Callable: {
       char address[32];
-      std::snprintf(address, sizeof address, "%p", static_cast<const void*>(key.as_callable().get()));
+      std::snprintf(address, sizeof address, "%p",
+                    static_cast<const void*>(key.as_callable().get()));
       return std::string("c") + address;
     }
-    default: fail(std::string("unhashable type: '") + key.type_name() + "'");
+    default:
+      fail(std::string("unhashable type: '") + key.type_name() + "'");
   }
 }
 
@@ -645,8 +664,8 @@ Value do_slice(const Value& v, Arguments& args, const CallContext&) {
     if (slices_value.as_double() == 0) fail("float floor division by zero");
     detail::to_index(slices_value);
   } else if (!slices_value.is_int() && !slices_value.is_bool()) {
-    fail(std::string("unsupported operand type(s) for //: 'int' and '") +
-         slices_value.type_name() + "'");
+    fail(std::string("unsupported operand type(s) for //: 'int' and '") + slices_value.type_name() +
+         "'");
   }
   std::int64_t slices = slices_value.as_int();
   if (slices == 0) fail("integer division or modulo by zero");
@@ -677,9 +696,9 @@ Value do_map(const Value& v, Arguments& args, const CallContext& context) {
   if (!v.truthy()) return Value(ValueList{});  // Jinja2 checks `if value:` before iterating
   const auto& positional = args.extra_positional;
   const auto& keywords = args.extra_keywords;
-  bool by_attribute = positional.empty() &&
-                      std::any_of(keywords.begin(), keywords.end(),
-                                  [](const auto& kw) { return kw.first == "attribute"; });
+  bool by_attribute =
+      positional.empty() && std::any_of(keywords.begin(), keywords.end(),
+                                        [](const auto& kw) { return kw.first == "attribute"; });
   ValueList out;
   if (by_attribute) {
     Value attribute, fallback(nullptr);
@@ -782,12 +801,15 @@ std::vector<FunctionSpec> builtin_filters() {
       {"batch", {required("linecount"), optional("fill_with", none)}, false, do_batch},
       {"capitalize", {}, false, do_capitalize},
       {"center", {optional("width", Value(80))}, false, do_center},
-      {"default", {optional("default_value", Value("")), optional("boolean", Value(false))}, false,
+      {"default",
+       {optional("default_value", Value("")), optional("boolean", Value(false))},
+       false,
        do_default},
       {"dictsort",
        {optional("case_sensitive", Value(false)), optional("by", Value("key")),
         optional("reverse", Value(false))},
-       false, do_dictsort},
+       false,
+       do_dictsort},
       {"filesizeformat", {optional("binary", Value(false))}, false, do_filesizeformat},
       {"first", {}, false, do_first},
       {"float", {optional("default", Value(0.0))}, false, do_float},
@@ -795,7 +817,8 @@ std::vector<FunctionSpec> builtin_filters() {
       {"indent",
        {optional("width", Value(4)), optional("first", Value(false)),
         optional("blank", Value(false))},
-       false, do_indent},
+       false,
+       do_indent},
       {"int", {optional("default", Value(0)), optional("base", Value(10))}, false, do_int},
       {"items", {}, false, do_items},
       {"join", {optional("d", Value("")), optional("attribute", none)}, false, do_join},
@@ -804,16 +827,21 @@ std::vector<FunctionSpec> builtin_filters() {
       {"list", {}, false, do_list},
       {"lower", {}, false, do_lower},
       {"map", {}, true, do_map},
-      {"max", {optional("case_sensitive", Value(false)), optional("attribute", none)}, false,
+      {"max",
+       {optional("case_sensitive", Value(false)), optional("attribute", none)},
+       false,
        do_max},
-      {"min", {optional("case_sensitive", Value(false)), optional("attribute", none)}, false,
+      {"min",
+       {optional("case_sensitive", Value(false)), optional("attribute", none)},
+       false,
        do_min},
       {"reject", {}, true, do_reject},
       {"rejectattr", {}, true, do_rejectattr},
-      {"replace", {required("old"), required("new"), optional("count", none)}, false,
-       do_replace},
+      {"replace", {required("old"), required("new"), optional("count", none)}, false, do_replace},
       {"reverse", {}, false, do_reverse},
-      {"round", {optional("precision", Value(0)), optional("method", Value("common"))}, false,
+      {"round",
+       {optional("precision", Value(0)), optional("method", Value("common"))},
+       false,
        do_round},
       {"select", {}, true, do_select},
       {"selectattr", {}, true, do_selectattr},
@@ -821,7 +849,8 @@ std::vector<FunctionSpec> builtin_filters() {
       {"sort",
        {optional("reverse", Value(false)), optional("case_sensitive", Value(false)),
         optional("attribute", none)},
-       false, do_sort},
+       false,
+       do_sort},
       {"string", {}, false, do_string},
       {"sum", {optional("attribute", none), optional("start", Value(0))}, false, do_sum},
       {"title", {}, false, do_title},
@@ -830,8 +859,11 @@ std::vector<FunctionSpec> builtin_filters() {
       {"truncate",
        {optional("length", Value(255)), optional("killwords", Value(false)),
         optional("end", Value("...")), optional("leeway", none)},
-       false, do_truncate},
-      {"unique", {optional("case_sensitive", Value(false)), optional("attribute", none)}, false,
+       false,
+       do_truncate},
+      {"unique",
+       {optional("case_sensitive", Value(false)), optional("attribute", none)},
+       false,
        do_unique},
       {"upper", {}, false, do_upper},
       {"wordcount", {}, false, do_wordcount},

@@ -92,8 +92,8 @@ std::string truncate_code_points(const std::string& text, std::int64_t precision
 // `-`, or zeros between the sign/prefix and the digits with `0` (numbers only).
 std::string pad(const Spec& spec, std::string_view sign_and_prefix, std::string_view body,
                 bool numeric) {
-  auto length = static_cast<std::int64_t>(code_point_count(sign_and_prefix) +
-                                          code_point_count(body));
+  auto length =
+      static_cast<std::int64_t>(code_point_count(sign_and_prefix) + code_point_count(body));
   std::string out;
   std::size_t fill = spec.width > length ? static_cast<std::size_t>(spec.width - length) : 0;
   if (spec.left) {
@@ -126,8 +126,8 @@ std::string format_integer(const Spec& spec, const Value& value) {
     number = value.as_int();
   }
   bool negative = number < 0;
-  std::uint64_t magnitude = negative ? 0 - static_cast<std::uint64_t>(number)
-                                     : static_cast<std::uint64_t>(number);
+  std::uint64_t magnitude =
+      negative ? 0 - static_cast<std::uint64_t>(number) : static_cast<std::uint64_t>(number);
   unsigned base = spec.type == 'o' ? 8 : (spec.type == 'x' || spec.type == 'X') ? 16 : 10;
   const char* digit_chars = spec.type == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
   std::string digits;
@@ -139,7 +139,8 @@ std::string format_integer(const Spec& spec, const Value& value) {
     digits.insert(0, static_cast<std::size_t>(spec.precision) - digits.size(), '0');
   }
   std::string prefix = sign_of(negative, spec);
-  if (spec.alternate && base != 10) prefix += spec.type == 'o' ? "0o" : spec.type == 'X' ? "0X" : "0x";
+  if (spec.alternate && base != 10)
+    prefix += spec.type == 'o' ? "0o" : spec.type == 'X' ? "0X" : "0x";
   return pad(spec, prefix, digits, true);
 }
 
@@ -150,9 +151,8 @@ std::string format_float(const Spec& spec, const Value& value) {
   if (std::isnan(number) || std::isinf(number)) {
     // C would print "-nan" for a negative NaN; Python never does.
     bool negative = std::isinf(number) && number < 0;
-    return pad(spec, sign_of(negative, spec), std::isnan(number) ? (upper ? "NAN" : "nan")
-                                                                 : (upper ? "INF" : "inf"),
-               true);
+    return pad(spec, sign_of(negative, spec),
+               std::isnan(number) ? (upper ? "NAN" : "nan") : (upper ? "INF" : "inf"), true);
   }
   // Finite values: C's printf agrees with Python digit for digit (both round the exact binary
   // value), so only the sign and padding are done here.
@@ -187,15 +187,30 @@ std::string format_char(const Spec& spec, const Value& value) {
 std::string format_one(const Spec& spec, const Value& value) {
   value.require_defined();
   switch (spec.type) {
-    case 's': return pad(spec, "", truncate_code_points(value.str(), spec.precision), false);
-    case 'r': return pad(spec, "", truncate_code_points(value.repr(), spec.precision), false);
+    case 's':
+      return pad(spec, "", truncate_code_points(value.str(), spec.precision), false);
+    case 'r':
+      return pad(spec, "", truncate_code_points(value.repr(), spec.precision), false);
     case 'a':
-      return pad(spec, "", truncate_code_points(ascii_escape(value.repr()), spec.precision),
-                 false);
-    case 'd': case 'i': case 'u': case 'o': case 'x': case 'X': return format_integer(spec, value);
-    case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': return format_float(spec, value);
-    case 'c': return format_char(spec, value);
-    default: return {};
+      return pad(spec, "", truncate_code_points(ascii_escape(value.repr()), spec.precision), false);
+    case 'd':
+    case 'i':
+    case 'u':
+    case 'o':
+    case 'x':
+    case 'X':
+      return format_integer(spec, value);
+    case 'e':
+    case 'E':
+    case 'f':
+    case 'F':
+    case 'g':
+    case 'G':
+      return format_float(spec, value);
+    case 'c':
+      return format_char(spec, value);
+    default:
+      return {};
   }
 }
 
@@ -241,12 +256,18 @@ std::string run(std::string_view format, ArgumentSource& source) {
     Spec spec;
     for (; !at_end(); ++pos) {
       char c = format[pos];
-      if (c == '-') spec.left = true;
-      else if (c == '+') spec.plus = true;
-      else if (c == ' ') spec.space = true;
-      else if (c == '#') spec.alternate = true;
-      else if (c == '0') spec.zero = true;
-      else break;
+      if (c == '-')
+        spec.left = true;
+      else if (c == '+')
+        spec.plus = true;
+      else if (c == ' ')
+        spec.space = true;
+      else if (c == '#')
+        spec.alternate = true;
+      else if (c == '0')
+        spec.zero = true;
+      else
+        break;
     }
     auto read_number = [&](const char* what) {
       std::int64_t n = 0;
@@ -287,8 +308,8 @@ std::string run(std::string_view format, ArgumentSource& source) {
       char shown = (type >= 31 && type <= 126) ? static_cast<char>(type) : '?';
       char hex[16];
       std::snprintf(hex, sizeof hex, "%x", static_cast<unsigned>(type));
-      fail(std::string("unsupported format character '") + shown + "' (0x" + hex +
-           ") at index " + std::to_string(code_point_count(format.substr(0, pos))));
+      fail(std::string("unsupported format character '") + shown + "' (0x" + hex + ") at index " +
+           std::to_string(code_point_count(format.substr(0, pos))));
     }
     spec.type = static_cast<char>(type);
     ++pos;

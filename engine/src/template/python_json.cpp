@@ -25,13 +25,27 @@ void append_string(std::string& out, std::string_view text) {
     char32_t c;
     pos += decode_utf8(text, pos, c);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (c >= 0x20 && c < 0x7F) {
           out += static_cast<char>(c);
@@ -54,21 +68,39 @@ class Dumper {
 
   void dump(std::string& out, const Value& value, int level) const {
     switch (value.kind()) {
-      case Value::Kind::Undefined: value.require_defined(); return;
-      case Value::Kind::None: out += "null"; return;
-      case Value::Kind::Bool: out += value.as_bool() ? "true" : "false"; return;
-      case Value::Kind::Int: value.append_str(out); return;
+      case Value::Kind::Undefined:
+        value.require_defined();
+        return;
+      case Value::Kind::None:
+        out += "null";
+        return;
+      case Value::Kind::Bool:
+        out += value.as_bool() ? "true" : "false";
+        return;
+      case Value::Kind::Int:
+        value.append_str(out);
+        return;
       case Value::Kind::Float: {
         double d = value.as_double();
-        if (std::isnan(d)) out += "NaN";
-        else if (std::isinf(d)) out += d < 0 ? "-Infinity" : "Infinity";
-        else value.append_str(out);  // Python's float repr
+        if (std::isnan(d))
+          out += "NaN";
+        else if (std::isinf(d))
+          out += d < 0 ? "-Infinity" : "Infinity";
+        else
+          value.append_str(out);  // Python's float repr
         return;
       }
-      case Value::Kind::String: append_string(out, value.as_string()); return;
-      case Value::Kind::List: dump_list(out, value.as_list(), level); return;
-      case Value::Kind::Dict: dump_dict(out, value.as_dict(), level); return;
-      case Value::Kind::Callable: break;
+      case Value::Kind::String:
+        append_string(out, value.as_string());
+        return;
+      case Value::Kind::List:
+        dump_list(out, value.as_list(), level);
+        return;
+      case Value::Kind::Dict:
+        dump_dict(out, value.as_dict(), level);
+        return;
+      case Value::Kind::Callable:
+        break;
     }
     fail(std::string("Object of type ") + value.type_name() + " is not JSON serializable");
   }

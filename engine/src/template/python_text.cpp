@@ -70,10 +70,10 @@ bool is_word(char32_t c) {
            (c >= 0xBC && c <= 0xBE);
   }
   if (c == 0xD7 || c == 0xF7) return false;
-  if (c >= 0x2000 && c <= 0x2BFF) return false;  // punctuation, currency, arrows, math, shapes
-  if (c >= 0x3000 && c <= 0x303F) return false;  // CJK punctuation
-  if (c >= 0xFE30 && c <= 0xFE4F) return false;  // CJK compatibility forms
-  if (c >= 0xFF00 && c <= 0xFF0F) return false;  // fullwidth punctuation
+  if (c >= 0x2000 && c <= 0x2BFF) return false;    // punctuation, currency, arrows, math, shapes
+  if (c >= 0x3000 && c <= 0x303F) return false;    // CJK punctuation
+  if (c >= 0xFE30 && c <= 0xFE4F) return false;    // CJK compatibility forms
+  if (c >= 0xFF00 && c <= 0xFF0F) return false;    // fullwidth punctuation
   if (c >= 0x1F000 && c <= 0x1FAFF) return false;  // emoji and pictographs
   return true;
 }
@@ -198,8 +198,8 @@ std::vector<std::string_view> split_code_points(std::string_view text) {
 
 bool is_space(char32_t c) {
   return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
-         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
-         c == 0x202F || c == 0x205F || c == 0x3000;
+         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+         c == 0x205F || c == 0x3000;
 }
 
 std::string to_lower(std::string_view text) {

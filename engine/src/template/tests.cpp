@@ -133,16 +133,24 @@ Value test_sameas(const Value& v, Arguments& args, const CallContext&) {
   const Value& other = args.bound[0];
   if (v.kind() != other.kind()) return Value(false);
   switch (v.kind()) {
-    case Value::Kind::Undefined: return Value(false);
-    case Value::Kind::None: return Value(true);
-    case Value::Kind::Bool: return Value(v.as_bool() == other.as_bool());
+    case Value::Kind::Undefined:
+      return Value(false);
+    case Value::Kind::None:
+      return Value(true);
+    case Value::Kind::Bool:
+      return Value(v.as_bool() == other.as_bool());
     case Value::Kind::Int:
       return Value(v.as_int() == other.as_int() && v.as_int() >= -5 && v.as_int() <= 256);
-    case Value::Kind::Float: return Value(false);
-    case Value::Kind::String: return Value(v.as_string() == other.as_string());
-    case Value::Kind::List: return Value(&v.as_list() == &other.as_list());
-    case Value::Kind::Dict: return Value(&v.as_dict() == &other.as_dict());
-    case Value::Kind::Callable: return Value(v.as_callable() == other.as_callable());
+    case Value::Kind::Float:
+      return Value(false);
+    case Value::Kind::String:
+      return Value(v.as_string() == other.as_string());
+    case Value::Kind::List:
+      return Value(&v.as_list() == &other.as_list());
+    case Value::Kind::Dict:
+      return Value(&v.as_dict() == &other.as_dict());
+    case Value::Kind::Callable:
+      return Value(v.as_callable() == other.as_callable());
   }
   return Value(false);
 }
@@ -205,11 +213,11 @@ std::vector<FunctionSpec> builtin_tests() {
 void register_builtin_tests(FunctionRegistry& registry) {
   for (auto& spec : builtin_tests()) registry.add(FunctionKind::Test, std::move(spec));
   static const std::pair<const char*, const char*> kAliases[] = {
-      {"==", "eq"},        {"equalto", "eq"}, {"!=", "ne"}, {"<", "lt"},
-      {"lessthan", "lt"},  {"<=", "le"},      {">", "gt"},  {"greaterthan", "gt"},
-      {">=", "ge"},
+      {"==", "eq"}, {"equalto", "eq"}, {"!=", "ne"},          {"<", "lt"},  {"lessthan", "lt"},
+      {"<=", "le"}, {">", "gt"},       {"greaterthan", "gt"}, {">=", "ge"},
   };
-  for (const auto& [alias, target] : kAliases) registry.add_alias(FunctionKind::Test, alias, target);
+  for (const auto& [alias, target] : kAliases)
+    registry.add_alias(FunctionKind::Test, alias, target);
 }
 
 }  // namespace zf
