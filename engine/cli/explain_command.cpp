@@ -167,8 +167,7 @@ int explain_family(const ExplainOptions& opt) {
     scope["tier"] = expansion.tier_name(variant);
     scope["family"] = family.name;
     scope["variant"] = variant.slug;
-    std::string path = check_output_path(output_path->render(Value::from_json(scope)), family,
-                                         expansion.describe(variant));
+    std::string path = check_output_path(output_path->render(Value::from_json(scope)), family);
     if (path == opt.config || (opt.config.empty() && expansion.variants().size() == 1)) chosen = &variant;
     paths.push_back(std::move(path));
   }

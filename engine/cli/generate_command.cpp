@@ -139,7 +139,7 @@ int run_generate(const std::vector<std::string>& args) {
   std::vector<Finding> findings;
   std::vector<ManifestEntry> entries;
   entries.reserve(expansion.variants().size());
-  std::unordered_map<std::string, std::string> path_owner;
+  std::unordered_map<std::string, const Variant*> path_owner;
   bool deepspeed = setup.contract == "deepspeed";
 
   for (const auto& variant : expansion.variants()) {
@@ -175,18 +175,26 @@ int run_generate(const std::vector<std::string>& args) {
       entry.facts = {{"world_size", world_size_of(merged)}};
     }
 
-    // The values plus the names the output pattern (and a custom template) may use.
-    Json scope = merged;
-    scope["tier"] = tier;
-    scope["family"] = family.name;
-    scope["variant"] = variant.slug;
-    Value values = Value::from_json(scope);
-    std::string path = check_output_path(output_path->render(values), family, expansion.describe(variant));
-    auto [owner, fresh] = path_owner.try_emplace(path, expansion.describe(variant));
+    // The values plus the names the output pattern (and the template) may use: the values
+    // hooks and the contract have seen the values; these three names are generate's own.
+    merged["tier"] = tier;
+    merged["family"] = family.name;
+    merged["variant"] = variant.slug;
+    Value values = Value::from_json(merged);
+    std::string path;
+    try {
+      path = check_output_path(output_path->render(values), family);
+    } catch (const Error& error) {
+      if (error.kind() != ErrorKind::Values) throw;
+      problems.add(error, expansion.describe(variant));
+      continue;
+    }
+    auto [owner, fresh] = path_owner.try_emplace(path, &variant);
     if (!fresh) {
       problems.add(Error(ErrorKind::Values,
                          "writes \"" + path + "\", the same output path as variant '" +
-                             owner->second + "': make the output pattern tell them apart",
+                             expansion.describe(*owner->second) +
+                             "': make the output pattern tell them apart",
                          family.file, "/output"),
                    expansion.describe(variant));
       continue;

@@ -171,8 +171,8 @@ struct Family {
   /// The values contract ("deepspeed"), when the template's directory does not declare one.
   std::string contract;
   /// The output path pattern, a template over the variant's values plus `tier`, `family` and
-  /// `variant`; the default is `{{ tier }}/{{ variant }}.json`.
-  std::string output = "{{ tier }}/{{ variant }}.json";
+  /// `variant`; the default is `{{ tier }}/{{ variant }}.json` (`{{ variant }}.json` without tiers).
+  std::string output = "{% if tier %}{{ tier }}/{% endif %}{{ variant }}.json";
   /// Base values of every config.
   nlohmann::ordered_json values = nlohmann::ordered_json::object();
   /// Variant axes in file order; their cartesian product, first axis slowest.
@@ -307,9 +307,8 @@ std::vector<std::string> manifest_paths(const nlohmann::ordered_json& manifest);
 
 /// Checks a rendered output path and returns it normalised: relative, `/`-separated, no
 /// empty, `.` or `..` segments, not `manifest.json`. Throws zf::Error (Values) naming the
-/// family file and `/output` with `variant` (a description) otherwise.
-std::string check_output_path(std::string_view rendered, const Family& family,
-                              const std::string& variant);
+/// family file and `/output` otherwise.
+std::string check_output_path(std::string_view rendered, const Family& family);
 
 /// SHA-256 of `data` as 64 lowercase hex digits.
 std::string sha256_hex(std::string_view data);

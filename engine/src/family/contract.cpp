@@ -103,6 +103,8 @@ std::string closest(std::string_view name, const std::array<std::string_view, N>
   std::string best;
   std::size_t best_distance = name.size() < 6 ? 1 : 2;
   for (auto candidate : names) {
+    // A name cut short (`reduce_bucket` for `reduce_bucket_size`) is a near miss too.
+    if (name.size() >= 5 && candidate.starts_with(name)) return std::string(candidate);
     std::size_t d = edit_distance(name, candidate);
     if (d <= best_distance) {
       best_distance = d;
@@ -223,9 +225,9 @@ class Checker {
 
   bool check_type(const std::string& pointer, const Json& v, Type type, bool nullable) {
     if (nullable && v.is_null()) return true;
-    std::string name = pointer.substr(1);
-    std::replace(name.begin(), name.end(), '/', '.');
     auto bad = [&](const char* expected) {
+      std::string name = pointer.substr(1);
+      std::replace(name.begin(), name.end(), '/', '.');
       fail(pointer, name + " must be " + expected + ", got " + shown(v));
       return false;
     };
@@ -444,9 +446,8 @@ class Checker {
                "micro_batch_size x gradient_accumulation x world_size = " +
                    std::to_string(f.micro_batch_size) + " x " +
                    std::to_string(f.gradient_accumulation) + " x " + std::to_string(f.world_size) +
-                   " = " + std::to_string(per_step * f.gradient_accumulation) +
-                   ", but global_batch_size=" + std::to_string(total) + " (" +
-                   describe("/global_batch_size") + "); set only one of the two");
+                   " = " + std::to_string(per_step * f.gradient_accumulation) + ", but " +
+                   describe("/global_batch_size") + "; set only one of the two");
           return;
         }
       } else if (total % per_step != 0) {

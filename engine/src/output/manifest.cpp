@@ -58,11 +58,9 @@ std::vector<std::string> manifest_paths(const Json& manifest) {
   return paths;
 }
 
-std::string check_output_path(std::string_view rendered, const Family& family,
-                              const std::string& variant) {
+std::string check_output_path(std::string_view rendered, const Family& family) {
   auto fail = [&](const std::string& why) {
-    throw Error(ErrorKind::Values,
-                "output path \"" + std::string(rendered) + "\" of variant '" + variant + "' " + why,
+    throw Error(ErrorKind::Values, "output path \"" + std::string(rendered) + "\" " + why,
                 family.file, "/output");
   };
   std::string_view text = rendered;

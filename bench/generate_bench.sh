@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The generate benchmark (issue 3): the same N DeepSpeed configs written by `zeroforge generate`,
+# by a Python Jinja2 script (render, json.loads, json.dumps indent 2, write), and by the floor
+# (nlohmann parse + dump + write of the same texts, bench/generate_floor.cpp); wall time
+# (median of RUNS), the ratios, and peak memory at N/10 and N to show it is flat in N.
+#
+#   bench/generate_bench.sh [BUILD_DIR]    default BUILD_DIR: build (configured as Release if absent)
+#   env: N (configs, 10000; a multiple of 2000), RUNS (3)
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${1:-$root/build}"
+n="${N:-10000}"
+runs="${RUNS:-3}"
+python3 -c 'import jinja2' 2>/dev/null || { echo "generate_bench.sh: Python's jinja2 is required" >&2; exit 2; }
+if [[ ! -f "$build/CMakeCache.txt" ]]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build "$build" --target zeroforge zeroforge_generate_floor >/dev/null
+zeroforge="$build/bin/zeroforge"
+floor="$build/bin/zeroforge_generate_floor"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+python3 "$root/bench/generate_family.py" "$n" "$work/family.json"
+python3 "$root/bench/generate_family.py" "$((n / 10))" "$work/family-small.json"
+
+seconds() {  # seconds COMMAND...: wall time of one run
+  local start=$EPOCHREALTIME
+  "$@" >/dev/null
+  awk -v s="$start" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.3f", e - s }'
+}
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
+peak_kib() {  # peak_kib COMMAND...: maximum resident set size of one run, KiB
+  python3 - "$@" <<'PY'
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+}
+
+zf_cmd() { "$zeroforge" generate "$1" -o "$2" "${@:3}"; }
+py_cmd() { python3 "$root/bench/generate_jinja2.py" "$1" "$root/templates" "$root/presets" "$2"; }
+
+zf=() zfn=() py=() fl=()
+for ((i = 0; i < runs; i++)); do
+  rm -rf "$work"/zf "$work"/zfn "$work"/py "$work"/floor
+  zf+=("$(seconds zf_cmd "$work/family.json" "$work/zf")")
+  zfn+=("$(seconds zf_cmd "$work/family.json" "$work/zfn" --no-validate)")
+  py+=("$(seconds py_cmd "$work/family.json" "$work/py")")
+  fl+=("$("$floor" "$work/zf" "$work/floor" | awk '{ print $3 }')")
+done
+zf_s="$(printf '%s\n' "${zf[@]}" | median)"
+zfn_s="$(printf '%s\n' "${zfn[@]}" | median)"
+py_s="$(printf '%s\n' "${py[@]}" | median)"
+fl_s="$(printf '%s\n' "${fl[@]}" | median)"
+
+# The same configs? Compare every file as JSON values (Jinja2 prints 5e8 as 500000000.0).
+same="$(python3 - "$work/zf" "$work/py" <<'PY'
+import json, os, sys
+a, b = sys.argv[1], sys.argv[2]
+files = [os.path.relpath(os.path.join(d, f), a) for d, _, fs in os.walk(a) for f in fs if f != "manifest.json"]
+bad = [f for f in files if json.load(open(os.path.join(a, f))) != json.load(open(os.path.join(b, f)))]
+print(f"{len(files)} configs, {len(bad)} differ" + (f" (e.g. {bad[0]})" if bad else ""))
+PY
+)"
+
+mem_small="$(rm -rf "$work/m"; peak_kib "$zeroforge" generate "$work/family-small.json" -o "$work/m")"
+mem_large="$(rm -rf "$work/m"; peak_kib "$zeroforge" generate "$work/family.json" -o "$work/m")"
+
+echo "== generate: $n DeepSpeed configs, median of $runs runs (wall seconds)"
+awk -v zf="$zf_s" -v zfn="$zfn_s" -v py="$py_s" -v fl="$fl_s" -v n="$n" 'BEGIN {
+  printf "%-44s %9s %11s %13s\n", "", "seconds", "us/config", "vs jinja2"
+  printf "%-44s %9.3f %11.1f %12.3fx\n", "zeroforge generate (validated)", zf, zf / n * 1e6, zf / py
+  printf "%-44s %9.3f %11.1f %12.3fx\n", "zeroforge generate --no-validate", zfn, zfn / n * 1e6, zfn / py
+  printf "%-44s %9.3f %11.1f %12.3fx\n", "python jinja2 (render, loads, dumps, write)", py, py / n * 1e6, 1
+  printf "%-44s %9.3f %11.1f %12.3fx\n", "floor (nlohmann parse + dump + write)", fl, fl / n * 1e6, fl / py
+  printf "goal: zeroforge <= 0.15 x jinja2 (%.3f s) and <= floor (%.3f s)\n", 0.15 * py, fl
+}'
+echo "outputs: $same"
+echo "peak memory of zeroforge generate: $((n / 10)) configs ${mem_small} KiB, $n configs ${mem_large} KiB"

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+// `zeroforge generate`, `explain` and `list` through the real executable: exit codes, the
+// manifest, determinism, `--check` drift (missing, changed, extra), and that nothing is
+// written when any config fails.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "support/cli_runner.hpp"
+#include "zeroforge/family.hpp"
+#include "zeroforge/output.hpp"
+
+namespace zf {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+using test::run_cli;
+using test::TempDir;
+
+class GenerateCliTest : public ::testing::Test {
+ protected:
+  fs::path out() const { return dir.path() / "out"; }
+  std::string family(const std::string& name, const std::string& text) const {
+    return dir.write(name, text).string();
+  }
+  TempDir dir;
+};
+
+std::size_t count_files(const fs::path& root) {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator(); ++it) {
+    if (it->is_regular_file()) ++n;
+  }
+  return n;
+}
+
+TEST_F(GenerateCliTest, WritesEveryConfigAndAManifestWithHashes) {
+  auto result = run_cli({"generate", "example", "-o", out().string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("wrote 18 configs of family 'example'"), std::string::npos);
+  Json manifest = Json::parse(read_file(out() / "manifest.json"));
+  EXPECT_EQ(manifest.at("family"), "example");
+  EXPECT_EQ(manifest.at("template"), "deepspeed/config.json.j2");
+  const Json& configs = manifest.at("configs");
+  ASSERT_EQ(configs.size(), 18u);
+  EXPECT_EQ(count_files(out()), 19u);
+  std::string previous;
+  for (const auto& entry : configs) {
+    std::string path = entry.at("path");
+    EXPECT_LT(previous, path) << "sorted by path";
+    previous = path;
+    std::string text = read_file(out() / path);
+    EXPECT_EQ(entry.at("sha256"), sha256_hex(text)) << path;
+    Json config = Json::parse(text);
+    EXPECT_EQ(config.at("train_batch_size"), 256) << "the family's global batch on every tier";
+    EXPECT_EQ(entry.at("train_batch_size"), 256);
+    long long world = entry.at("world_size");
+    EXPECT_EQ(config.at("train_batch_size").get<long long>(),
+              config.at("train_micro_batch_size_per_gpu").get<long long>() *
+                  config.at("gradient_accumulation_steps").get<long long>() * world);
+  }
+  EXPECT_EQ(configs[0].at("path"), "large/zero1-bf16.json");
+  EXPECT_EQ(configs[0].at("world_size"), 64);
+  EXPECT_EQ(configs[0].at("variant"), Json({{"stage", 1}, {"precision", "bf16"}}));
+}
+
+TEST_F(GenerateCliTest, SameInputsGiveByteIdenticalFiles) {
+  ASSERT_EQ(run_cli({"generate", "llama-7b", "-o", out().string()}).exit_code, 0);
+  fs::path again = dir.path() / "again";
+  ASSERT_EQ(run_cli({"generate", "llama-7b", "-o", again.string()}).exit_code, 0);
+  for (const auto& entry : fs::recursive_directory_iterator(out())) {
+    if (!entry.is_regular_file()) continue;
+    auto relative = entry.path().lexically_relative(out());
+    EXPECT_EQ(read_file(entry.path()), read_file(again / relative)) << relative;
+  }
+  EXPECT_EQ(count_files(out()), count_files(again));
+}
+
+TEST_F(GenerateCliTest, CheckNamesMissingChangedAndExtraFilesAndWritesNothing) {
+  auto clean = run_cli({"generate", "example", "-o", out().string(), "--check"});
+  EXPECT_EQ(clean.exit_code, 1) << "nothing generated yet: everything is missing";
+  EXPECT_FALSE(fs::exists(out()));
+  ASSERT_EQ(run_cli({"generate", "example", "-o", out().string()}).exit_code, 0);
+  auto same = run_cli({"generate", "example", "-o", out().string(), "--check"});
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+
+  fs::remove(out() / "small" / "zero1-bf16.json");
+  write_file_atomically(out() / "medium" / "zero2-fp16.json", "{}\n");
+  write_file_atomically(out() / "notes.txt", "mine\n");
+  auto drift = run_cli({"generate", "example", "-o", out().string(), "--check"});
+  EXPECT_EQ(drift.exit_code, 1);
+  std::string o = out().string();
+  EXPECT_EQ(drift.out, o + "/small/zero1-bf16.json: missing\n" + o + "/medium/zero2-fp16.json: changed\n" + o +
+                           "/notes.txt: extra\n");
+  EXPECT_NE(drift.err.find("(1 missing, 1 changed, 1 extra)"), std::string::npos);
+  EXPECT_FALSE(fs::exists(out() / "small" / "zero1-bf16.json")) << "--check writes nothing";
+  auto set = run_cli({"generate", "example", "-o", out().string(), "--check", "--set", "steps_per_print=10"});
+  EXPECT_EQ(set.exit_code, 1) << "--set applies to every config";
+}
+
+TEST_F(GenerateCliTest, RegeneratingRemovesFilesTheFamilyNoLongerProduces) {
+  std::string f1 = family("f.json", R"({"name": "f", "template": "deepspeed/config.json.j2",
+    "axes": {"stage": [1, 2]}, "output": "zero{{ stage }}.json"})");
+  ASSERT_EQ(run_cli({"generate", f1, "-o", out().string()}).exit_code, 0);
+  write_file_atomically(out() / "mine.txt", "kept\n");
+  std::string f2 = family("f.json", R"({"name": "f", "template": "deepspeed/config.json.j2",
+    "axes": {"stage": [2]}, "output": "zero{{ stage }}.json"})");
+  ASSERT_EQ(run_cli({"generate", f2, "-o", out().string()}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(out() / "zero1.json"));
+  EXPECT_TRUE(fs::exists(out() / "zero2.json"));
+  EXPECT_TRUE(fs::exists(out() / "mine.txt")) << "only files an earlier generate wrote are removed";
+}
+
+TEST_F(GenerateCliTest, AVariantBreakingADeepSpeedRuleIsNamedAndNothingIsWritten) {
+  std::string f = family("bad.json", R"({"name": "bad", "template": "deepspeed/config.json.j2",
+    "axes": {"stage": [2, 3], "offload_param": ["none", "cpu"]}, "tiers": ["medium"],
+    "output": "{{ tier }}/{{ variant }}.json"})");
+  auto result = run_cli({"generate", f, "-o", out().string()});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err,
+            f + ": /axes/offload_param/1: error: variant 'medium stage=2 offload_param=cpu': offload_param=cpu "
+                "takes effect only at ZeRO stage 3, but stage=2 (variant " + f +
+                " /axes/stage/0); DeepSpeed would silently ignore it: use stage 3 or offload_param=none\n"
+                "zeroforge: error: family 'bad' not generated; nothing was written\n");
+  EXPECT_FALSE(fs::exists(out())) << "the output directory did not exist before";
+
+  // The same family with the rule's exclude generates.
+  std::string good = family("good.json", R"({"name": "good", "template": "deepspeed/config.json.j2",
+    "axes": {"stage": [2, 3], "offload_param": ["none", "cpu"]}, "tiers": ["medium"],
+    "exclude": [{"stage": 2, "offload_param": "cpu"}], "output": "{{ tier }}/{{ variant }}.json"})");
+  EXPECT_EQ(run_cli({"generate", good, "-o", out().string()}).exit_code, 0);
+  EXPECT_EQ(count_files(out()), 4u);
+  // A failing run leaves an existing directory exactly as it was.
+  auto again = run_cli({"generate", f, "-o", out().string()});
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_EQ(count_files(out()), 4u);
+  EXPECT_EQ(run_cli({"generate", good, "-o", out().string(), "--check"}).exit_code, 0);
+}
+
+TEST_F(GenerateCliTest, BadFamiliesAreErrorsNamingFileAndPointer) {
+  struct Case {
+    const char* name;
+    const char* text;
+    const char* args;
+    const char* expected;  // after "<file>: "
+  };
+  const Case cases[] = {
+      {"missing template", R"({"name": "a", "template": "deepspeed/nope.json.j2"})", "",
+       "/template: error: template 'deepspeed/nope.json.j2' not found on the template search path ('zeroforge list "
+       "templates')\n"},
+      {"missing tier", R"({"name": "a", "template": "deepspeed/config.json.j2", "tiers": ["huge"]})", "",
+       "/tiers/0: error: tier 'huge' not found"},
+      {"empty axis", R"({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": []}})", "",
+       "/axes/stage: error: empty axis 'stage': the product would have no variants\n"},
+      {"stage 4", R"({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": [3, 4]}})", "",
+       "/axes/stage/1: error: variant 'stage=4': stage must be an integer 0-3, got 4\n"},
+      {"precision fp8", R"({"name": "a", "template": "deepspeed/config.json.j2", "values": {"precision": "fp8"}})", "",
+       "/values/precision: error: variant 'a': precision must be one of fp32|fp16|bf16, got \"fp8\"\n"},
+      {"micro batch 0",
+       R"({"name": "a", "template": "deepspeed/config.json.j2", "include": [{"micro_batch_size": 0}]})", "",
+       "/include/0/micro_batch_size: error: variant 'micro_batch_size=0': micro_batch_size must be an integer > 0, "
+       "got 0\n"},
+      {"same output path",
+       R"({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": [1, 2]}, "output": "x.json"})", "",
+       "/output: error: variant 'stage=2': writes \"x.json\", the same output path as variant 'stage=1': make the "
+       "output pattern tell them apart\n"},
+      {"escaping output path",
+       R"({"name": "a", "template": "deepspeed/config.json.j2", "output": "../x.json"})", "",
+       "/output: error: variant 'a': output path \"../x.json\" has an empty, '.' or '..' segment\n"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::string f = family("case.json", c.text);
+    auto result = run_cli({"generate", f, "-o", out().string()});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.err.substr(0, f.size() + 2 + std::strlen(c.expected)), f + ": " + c.expected);
+    EXPECT_FALSE(fs::exists(out()));
+  }
+  auto set = run_cli({"generate", "example", "-o", out().string(), "--set", "stage=7"});
+  EXPECT_EQ(set.exit_code, 2);
+  EXPECT_EQ(set.err.rfind("--set stage=7: /stage: error: variant 'small stage=1 precision=bf16' (and 17 more): "
+                          "stage must be an integer 0-3, got 7\n", 0), 0u) << set.err;
+  EXPECT_EQ(run_cli({"generate", "no-such-family", "-o", out().string()}).exit_code, 2);
+  EXPECT_EQ(run_cli({"generate", "example"}).exit_code, 2) << "-o is required";
+}
+
+TEST_F(GenerateCliTest, RenderRefusesTheSameCombinationsBeforeRendering) {
+  fs::path file = dir.path() / "x.json";
+  auto result = run_cli({"render", "deepspeed/config.json.j2", "--tier", "medium", "--set", "offload_param=cpu",
+                         "-o", file.string()});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err,
+            "--set offload_param=cpu: /offload_param: error: offload_param=cpu takes effect only at ZeRO stage 3, "
+            "but stage=2; DeepSpeed would silently ignore it: use stage 3 or offload_param=none\n");
+  EXPECT_FALSE(fs::exists(file));
+  auto ok = run_cli({"render", "deepspeed/zero3.json.j2", "--tier", "medium", "--set", "offload_param=nvme"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("\"nvme_path\": \"/local_nvme\""), std::string::npos) << "the medium tier's NVMe path";
+}
+
+TEST_F(GenerateCliTest, ExplainNamesTheLayerOfEachValue) {
+  auto result = run_cli({"explain", "llama-7b", "--config", "medium/zero3-offload-optimizer.json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto line_of = [&](const std::string& name) {
+    auto at = result.out.find("\n  " + name + " = ");
+    if (at == std::string::npos) return std::string();
+    return result.out.substr(at + 1, result.out.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_NE(line_of("stage").find("variant: presets/families/llama-7b.json /axes/stage/1"), std::string::npos);
+  EXPECT_NE(line_of("micro_batch_size").find("tier: presets/tiers/medium.json"), std::string::npos);
+  EXPECT_NE(line_of("global_batch_size").find("family: presets/families/llama-7b.json"), std::string::npos);
+  EXPECT_NE(line_of("hf_auto").find("template default: deepspeed/defaults.json"), std::string::npos);
+  EXPECT_NE(result.out.find("train_batch_size = 512 (4 x 16 x 8)"), std::string::npos);
+  EXPECT_NE(result.out.find("set but not read by the template:\n  gpu_memory_gib = 80"), std::string::npos);
+
+  auto set = run_cli({"explain", "deepspeed/config.json.j2", "--tier", "small", "--set", "stage=3"});
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_NE(set.out.find("stage = 3"), std::string::npos);
+  EXPECT_NE(set.out.find("--set: --set stage=3"), std::string::npos);
+  auto choose = run_cli({"explain", "llama-7b"});
+  EXPECT_EQ(choose.exit_code, 2);
+  EXPECT_NE(choose.err.find("choose one with --config PATH"), std::string::npos);
+}
+
+TEST_F(GenerateCliTest, ListsTemplatesPresetsAndTiers) {
+  auto templates = run_cli({"list", "templates"});
+  EXPECT_EQ(templates.exit_code, 0);
+  EXPECT_NE(templates.out.find("deepspeed/config.json.j2\n"), std::string::npos);
+  EXPECT_NE(templates.out.find("deepspeed/zero3-offload.json.j2\n"), std::string::npos);
+  EXPECT_EQ(templates.out.find("partials/"), std::string::npos);
+  auto presets = run_cli({"list", "presets"});
+  EXPECT_EQ(presets.exit_code, 0);
+  for (auto name : {"example", "llama-7b", "single-gpu-offload", "a100x8-zero3", "long-sequence"}) {
+    EXPECT_NE(presets.out.find(std::string(name) + "  ("), std::string::npos) << name;
+  }
+  auto tiers = run_cli({"list", "tiers"});
+  EXPECT_EQ(tiers.exit_code, 0);
+  EXPECT_NE(tiers.out.find("large  8 node(s) x 8 GPU(s) of 80 GiB"), std::string::npos) << tiers.out;
+  EXPECT_EQ(run_cli({"list", "things"}).exit_code, 2);
+}
+
+TEST_F(GenerateCliTest, EveryShippedFamilyGeneratesCleanly) {
+  for (const auto& entry : fs::directory_iterator(test::source_dir() / "presets" / "families")) {
+    std::string name = entry.path().stem().string();
+    SCOPED_TRACE(name);
+    auto result = run_cli({"generate", name, "-o", (dir.path() / name).string()});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.err.find("error"), std::string::npos) << result.err;
+  }
+}
+
+}  // namespace
+}  // namespace zf

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+// Family files (engine/src/family/family_file.cpp): the format of docs/families.md and its
+// errors, each naming the file and the JSON pointer.
+#include <gtest/gtest.h>
+
+#include "zeroforge/family.hpp"
+
+namespace zf {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string parse_error(const std::string& text) {
+  try {
+    parse_family(Json::parse(text), "f.json");
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(FamilyFileTest, ReadsEveryField) {
+  Family family = parse_family(Json::parse(R"({
+    "name": "demo", "description": "d", "template": "deepspeed/config.json.j2",
+    "values": {"precision": "bf16"},
+    "axes": {"stage": [2, 3], "zero.reduce_bucket_size": [1, 2]},
+    "include": [{"stage": 1, "tier": "small"}],
+    "exclude": [{"stage": 2, "tier": "medium"}],
+    "tiers": ["small", {"name": "medium", "values": {"micro_batch_size": 2}}],
+    "plugins": ["memory", {"name": "site_fields", "options": {"profile": "x.json"}}],
+    "output": "{{ tier }}/{{ stage }}.json"})"),
+                                 "f.json");
+  EXPECT_EQ(family.name, "demo");
+  EXPECT_EQ(family.template_name, "deepspeed/config.json.j2");
+  ASSERT_EQ(family.axes.size(), 2u);
+  EXPECT_EQ(family.axes[1].key, "zero.reduce_bucket_size");
+  ASSERT_EQ(family.tiers.size(), 2u);
+  EXPECT_EQ(family.tiers[1].values, Json({{"micro_batch_size", 2}}));
+  ASSERT_EQ(family.plugins.size(), 2u);
+  EXPECT_EQ(family.plugins[1].options, Json({{"profile", "x.json"}}));
+  EXPECT_EQ(family.output, "{{ tier }}/{{ stage }}.json");
+}
+
+TEST(FamilyFileTest, DefaultsTheOutputPattern) {
+  Family family = parse_family(Json::parse(R"({"name": "a", "template": "t.json.j2"})"), "f.json");
+  EXPECT_EQ(family.output, "{% if tier %}{{ tier }}/{% endif %}{{ variant }}.json");
+  EXPECT_TRUE(family.axes.empty());
+}
+
+TEST(FamilyFileTest, ReportsEachMistakeWithFileAndPointer) {
+  struct Case {
+    const char* name;
+    const char* text;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {"not an object", "[]", "f.json: /: error: a family must be a JSON object, got array"},
+      {"missing name", R"({"template": "t"})", "f.json: /: error: missing field 'name'"},
+      {"missing template", R"({"name": "a"})", "f.json: /: error: missing field 'template'"},
+      {"unknown field", R"({"name": "a", "template": "t", "axis": {}})",
+       "f.json: /axis: error: unknown field 'axis' (expected name, description, template, contract, "
+       "output, values, axes, include, exclude, tiers, plugins)"},
+      {"bad name", R"({"name": "a b", "template": "t"})",
+       "f.json: /name: error: name must use letters, digits, '-', '_' and '.', got \"a b\""},
+      {"empty axis", R"({"name": "a", "template": "t", "axes": {"stage": []}})",
+       "f.json: /axes/stage: error: empty axis 'stage': the product would have no variants"},
+      {"axis not a list", R"({"name": "a", "template": "t", "axes": {"stage": 3}})",
+       "f.json: /axes/stage: error: an axis must be a list of values, got 3"},
+      {"duplicate axis value", R"({"name": "a", "template": "t", "axes": {"stage": [2, 2]}})",
+       "f.json: /axes/stage/1: error: duplicate value 2 in axis 'stage'"},
+      {"tier axis", R"({"name": "a", "template": "t", "axes": {"tier": ["small"]}})",
+       "f.json: /axes/tier: error: 'tier' is not an axis: list the tiers under /tiers"},
+      {"bad axis key", R"({"name": "a", "template": "t", "axes": {"zero..x": [1]}})",
+       "f.json: /axes/zero..x: error: 'zero..x' is not a value name (a dotted path such as zero.stage)"},
+      {"exclude of no axis", R"({"name": "a", "template": "t", "axes": {"stage": [2]}, "exclude": [{"stages": 2}]})",
+       "f.json: /exclude/0/stages: error: 'stages' is not an axis (exclude matches axis values and 'tier')"},
+      {"exclude of no value", R"({"name": "a", "template": "t", "axes": {"stage": [2]}, "exclude": [{"stage": 4}]})",
+       "f.json: /exclude/0/stage: error: 4 is not a value of axis 'stage'"},
+      {"exclude of unknown tier", R"({"name": "a", "template": "t", "tiers": ["small"], "exclude": [{"tier": "huge"}]})",
+       "f.json: /exclude/0/tier: error: tier 'huge' is not one of the family's tiers"},
+      {"empty include", R"({"name": "a", "template": "t", "include": [{}]})",
+       "f.json: /include/0: error: an include entry must be a non-empty values object, got {}"},
+      {"duplicate tier", R"({"name": "a", "template": "t", "tiers": ["small", "small"]})",
+       "f.json: /tiers/1: error: tier 'small' is listed twice"},
+      {"empty tiers", R"({"name": "a", "template": "t", "tiers": []})",
+       "f.json: /tiers: error: empty tier list: leave out 'tiers' for configs without a tier"},
+      {"bad tier field", R"({"name": "a", "template": "t", "tiers": [{"name": "s", "value": {}}]})",
+       "f.json: /tiers/0/value: error: unknown field 'value' in a tier (expected name, values)"},
+      {"bad plugin", R"({"name": "a", "template": "t", "plugins": [3]})",
+       "f.json: /plugins/0: error: a plugin must be a name, a path or {\"name\", \"options\"}, got 3"},
+      {"values not an object", R"({"name": "a", "template": "t", "values": [1]})",
+       "f.json: /values: error: values must be an object, got [1]"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(parse_error(c.text), c.expected);
+  }
+}
+
+}  // namespace
+}  // namespace zf

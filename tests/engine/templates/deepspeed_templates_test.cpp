@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+// The built-in DeepSpeed templates (templates/deepspeed/): every stage x precision x offload
+// case in tests/golden/deepspeed/ against its reviewed expected.json, plus the DeepSpeed rules
+// re-derived here (batch arithmetic with the world size, stage applicability, precision
+// sections, "auto" only in HF mode), the validator's verdict, the HF reference shapes, and the
+// refusal of combinations DeepSpeed would silently ignore.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "zeroforge/environment.hpp"
+#include "zeroforge/family.hpp"
+#include "zeroforge/output.hpp"
+#include "zeroforge/template.hpp"
+#include "zeroforge/validator.hpp"
+
+namespace zf {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+const fs::path kSource = ZF_SOURCE_DIR;
+
+class DeepSpeedTemplatesTest : public ::testing::Test {
+ protected:
+  DeepSpeedTemplatesTest() : env_({.search_path = {kSource / "templates"}}) {}
+
+  // Template defaults < values, contract-checked, rendered and normalised.
+  Json render(const std::string& name, const Json& values, ContractCheck* check = nullptr) const {
+    SourcedValues layered;
+    for (const auto& layer : load_template_defaults(env_, name).layers) layered.apply(layer);
+    layered.apply(Layer{{LayerKind::ValuesFile, "values"}, values, "values.json", "", ""});
+    if (check != nullptr) *check = check_deepspeed_values(layered.merged(), &layered);
+    return env_.load(name)->render_json(Value::from_json(layered.merged()));
+  }
+
+  std::string render_error(const std::string& name, const Json& values) const {
+    try {
+      render(name, values);
+    } catch (const Error& error) {
+      return error.message();
+    }
+    return "";
+  }
+
+  Environment env_;
+};
+
+bool contains_auto(const Json& json) {
+  if (json.is_string()) return json.get<std::string>() == "auto";
+  if (!json.is_structured()) return false;
+  for (const auto& item : json) {
+    if (contains_auto(item)) return true;
+  }
+  return false;
+}
+
+// The rules of deepspeed-notes.md, re-derived from the values rather than read from the output.
+void check_rules(const Json& values, const Json& config) {
+  int stage = values.at("stage");
+  std::string precision = values.value("precision", "bf16");
+  std::string opt = values.value("offload_optimizer", "none");
+  std::string param = values.value("offload_param", "none");
+  if (!values.value("hf_auto", false)) {
+    long long world = values.value("gpus_per_node", 1) * values.value("nodes", 1);
+    long long micro = values.value("micro_batch_size", 1);
+    long long accumulation = values.contains("global_batch_size")
+                                 ? values.at("global_batch_size").get<long long>() / (micro * world)
+                                 : values.value("gradient_accumulation", 1);
+    EXPECT_EQ(config.at("train_batch_size"), micro * accumulation * world);
+    EXPECT_EQ(config.at("train_micro_batch_size_per_gpu"), micro);
+    EXPECT_EQ(config.at("gradient_accumulation_steps"), accumulation);
+    EXPECT_FALSE(contains_auto(config)) << "\"auto\" outside HF mode";
+    EXPECT_EQ(config.contains("fp16"), precision == "fp16");
+    EXPECT_EQ(config.contains("bf16"), precision == "bf16");
+    if (precision == "fp16") {
+      const Json& fp16 = config.at("fp16");
+      EXPECT_EQ(fp16.at("enabled"), true);
+      EXPECT_EQ(fp16.at("loss_scale"), 0) << "dynamic loss scaling";
+      for (auto key : {"initial_scale_power", "loss_scale_window", "hysteresis", "min_loss_scale"}) {
+        EXPECT_TRUE(fp16.contains(key)) << key;
+      }
+    }
+    if (precision == "bf16") {
+      EXPECT_EQ(config.at("bf16"), Json({{"enabled", true}}));
+    }
+  }
+  const Json& zero = config.at("zero_optimization");
+  EXPECT_EQ(zero.at("stage"), stage);
+  if (stage == 0) {
+    EXPECT_EQ(zero, Json({{"stage", 0}})) << "no ZeRO knob has an effect at stage 0";
+  }
+  EXPECT_EQ(zero.contains("offload_optimizer"), opt != "none");
+  EXPECT_EQ(zero.contains("offload_param"), param != "none");
+  if (zero.contains("offload_param")) {
+    EXPECT_EQ(stage, 3);
+  }
+  for (const auto& [key, value] : zero.items()) {
+    bool stage3_only = key.starts_with("stage3_") || key == "sub_group_size" || key == "offload_param";
+    bool stages12_only = key == "allgather_bucket_size" || key == "round_robin_gradients";
+    if (stage3_only) {
+      EXPECT_EQ(stage, 3) << key;
+    }
+    if (stages12_only) {
+      EXPECT_TRUE(stage == 1 || stage == 2) << key;
+    }
+  }
+  if (stage == 3) {
+    for (auto key : {"stage3_prefetch_bucket_size", "stage3_param_persistence_threshold",
+                     "stage3_max_live_parameters", "stage3_max_reuse_distance",
+                     "stage3_gather_16bit_weights_on_model_save"}) {
+      EXPECT_TRUE(zero.contains(key)) << key;
+    }
+  }
+  bool nvme = opt == "nvme" || param == "nvme";
+  EXPECT_EQ(config.contains("aio"), nvme);
+  for (auto block : {"offload_optimizer", "offload_param"}) {
+    if (!zero.contains(block)) continue;
+    bool on_nvme = zero.at(block).at("device") == "nvme";
+    EXPECT_EQ(zero.at(block).contains("nvme_path"), on_nvme) << block;
+  }
+}
+
+TEST_F(DeepSpeedTemplatesTest, MatchesEveryGoldenCaseAndDeepSpeedsRules) {
+  fs::path golden = kSource / "tests" / "golden" / "deepspeed";
+  std::set<fs::path> cases;
+  for (const auto& entry : fs::directory_iterator(golden)) cases.insert(entry.path());
+  ASSERT_GE(cases.size(), 27u) << "stage x precision x offload";
+  bool update = std::getenv("ZF_UPDATE_GOLDEN") != nullptr;
+  for (const auto& dir : cases) {
+    SCOPED_TRACE(dir.filename().string());
+    Json values = parse_json_text(read_file(dir / "values.json"), "values.json");
+    ContractCheck check;
+    Json config = render("deepspeed/config.json.j2", values, &check);
+    ASSERT_TRUE(check.ok()) << check.problems.front().what();
+    std::string text = to_json_text(config);
+    if (update) write_file_atomically(dir / "expected.json", text);
+    EXPECT_EQ(text, read_file(dir / "expected.json"));
+    check_rules(values, config);
+    ValidateOptions options;
+    options.world_size = check.facts.world_size;
+    options.hf = check.facts.hf_auto;
+    for (const auto& finding : validate_config(config, options, dir.filename().string())) {
+      // HF mode keeps the reference's WarmupLR "auto" steps: the Trainer needs --warmup_steps
+      // (docs/quickstart.md); every other finding is a template bug.
+      if (check.facts.hf_auto && finding.rule == "hf-warmup-auto") continue;
+      ADD_FAILURE() << format_finding(finding);
+    }
+  }
+}
+
+TEST_F(DeepSpeedTemplatesTest, NamedTemplatesAreTheBaseAtTheirStage) {
+  for (int stage = 0; stage <= 3; ++stage) {
+    SCOPED_TRACE(stage);
+    std::string name = "deepspeed/zero" + std::to_string(stage) + ".json.j2";
+    EXPECT_EQ(render(name, Json::object()), render("deepspeed/config.json.j2", {{"stage", stage}}));
+    if (stage != 3) {
+      EXPECT_EQ(render_error(name, {{"stage", 3}}),
+                "'dict object' has no attribute 'zeroforge refuses these values: " + name +
+                    " is ZeRO stage " + std::to_string(stage) + ", got stage=3'");
+    }
+  }
+  Json offload = render("deepspeed/zero3-offload.json.j2", Json::object());
+  EXPECT_EQ(offload.at("zero_optimization").at("offload_param").at("device"), "cpu");
+  EXPECT_EQ(offload.at("zero_optimization").at("offload_optimizer").at("device"), "cpu");
+  EXPECT_NE(render_error("deepspeed/zero3-offload.json.j2", {{"offload_param", "none"}}), "");
+}
+
+TEST_F(DeepSpeedTemplatesTest, TheTemplateItselfRefusesSilentlyIgnoredCombinations) {
+  struct Case {
+    const char* values;
+    const char* message;
+  };
+  const Case cases[] = {
+      {R"({"stage": 2, "offload_param": "cpu"})", "offload_param=cpu takes effect only at stage 3 (stage=2)"},
+      {R"({"stage": 0, "offload_optimizer": "cpu"})", "offload_optimizer=cpu takes effect only at stage 1-3 (stage=0)"},
+      {R"({"stage": 1, "offload_optimizer": "nvme", "nvme_path": "/n"})",
+       "offload_optimizer=nvme is treated as cpu below stage 3 (stage=1)"},
+      {R"({"stage": 3, "offload_param": "nvme"})", "NVMe offload needs nvme_path"},
+      {R"({"stage": 3, "zero": {"round_robin_gradients": true}})",
+       "zero.round_robin_gradients takes effect only at stage 1-2 (stage=3)"},
+      {R"({"global_batch_size": 30, "micro_batch_size": 4})",
+       "global_batch_size=30 is not a multiple of micro_batch_size x world_size = 4 x 1"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.values);
+    EXPECT_EQ(render_error("deepspeed/config.json.j2", Json::parse(c.values)),
+              std::string("'dict object' has no attribute 'zeroforge refuses these values: ") + c.message + "'");
+  }
+}
+
+// Key sets of two JSON objects, recursively, as pointers.
+void collect_keys(const Json& json, const std::string& pointer, std::set<std::string>& out) {
+  if (!json.is_object()) return;
+  for (const auto& [key, value] : json.items()) {
+    out.insert(pointer + "/" + key);
+    collect_keys(value, pointer + "/" + key, out);
+  }
+}
+
+void collect_autos(const Json& json, const std::string& pointer, std::set<std::string>& out) {
+  if (json.is_string() && json.get<std::string>() == "auto") out.insert(pointer);
+  if (!json.is_object()) return;
+  for (const auto& [key, value] : json.items()) collect_autos(value, pointer + "/" + key, out);
+}
+
+TEST_F(DeepSpeedTemplatesTest, HfModeHasTheShapeOfTheTransformersReferenceConfigs) {
+  struct Case {
+    const char* reference;
+    Json values;
+    std::set<std::string> only_in_reference;  // with the reason below
+    std::set<std::string> only_in_ours;
+  };
+  const Case cases[] = {
+      // allgather_partitions is read nowhere since DeepSpeed 0.5.9.
+      {"ds_config_zero2.json", {{"stage", 2}, {"offload_optimizer", "cpu"}, {"hf_auto", true}},
+       {"/zero_optimization/allgather_partitions"}, {}},
+      // The reference spells the deprecated stage3_gather_fp16_weights_on_model_save and has no
+      // bf16 section; we write the current spelling, reduce_scatter, and bf16 "auto" (the
+      // Trainer fills both precision sections from --fp16/--bf16).
+      {"ds_config_zero3.json",
+       {{"stage", 3}, {"offload_optimizer", "cpu"}, {"offload_param", "cpu"}, {"hf_auto", true}},
+       {"/zero_optimization/stage3_gather_fp16_weights_on_model_save"},
+       {"/zero_optimization/stage3_gather_16bit_weights_on_model_save", "/zero_optimization/reduce_scatter",
+        "/bf16", "/bf16/enabled"}},
+  };
+  fs::path peer_dir = kSource / ".." / "shared" / "peer-configs";
+  if (!fs::is_directory(peer_dir)) GTEST_SKIP() << "no ../shared/peer-configs next to the source tree";
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.reference);
+    Json reference = Json::parse(read_file(peer_dir / "transformers" / c.reference));
+    Json ours = render("deepspeed/config.json.j2", c.values);
+    std::set<std::string> theirs_keys, our_keys;
+    collect_keys(reference, "", theirs_keys);
+    collect_keys(ours, "", our_keys);
+    std::set<std::string> missing, extra;
+    for (const auto& k : theirs_keys) {
+      if (!our_keys.contains(k)) missing.insert(k);
+    }
+    for (const auto& k : our_keys) {
+      if (!theirs_keys.contains(k)) extra.insert(k);
+    }
+    EXPECT_EQ(missing, c.only_in_reference);
+    EXPECT_EQ(extra, c.only_in_ours);
+    std::set<std::string> their_autos, our_autos;
+    collect_autos(reference, "", their_autos);
+    collect_autos(ours, "", our_autos);
+    for (const auto& pointer : their_autos) EXPECT_TRUE(our_autos.contains(pointer)) << pointer;
+    ValidateOptions hf;
+    hf.hf = true;
+    hf.world_size = 1;
+    for (const auto& finding : validate_config(ours, hf, c.reference)) {
+      if (finding.severity == Severity::Error) ADD_FAILURE() << format_finding(finding);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace zf
