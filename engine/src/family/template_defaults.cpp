@@ -65,6 +65,10 @@ TemplateDefaults load_template_defaults(const Environment& environment,
     if (!it->is_object()) throw Error(ErrorKind::Values, "expected an object", file, "/values");
     defaults.layers.push_back(
         Layer{{LayerKind::TemplateDefault, name}, *it, file, "/values", ""});
+  } else if (!defaults.contract.empty() && defaults.contract + "/defaults.json" != name) {
+    // `{"contract": "deepspeed"}` alone: a team's directory of templates that extend the
+    // built-in ones takes the contract's defaults.
+    defaults.layers = load_template_defaults(environment, defaults.contract + "/x").layers;
   }
   if (auto it = json.find("templates"); it != json.end()) {
     if (!it->is_object()) throw Error(ErrorKind::Values, "expected an object", file, "/templates");
