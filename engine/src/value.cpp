@@ -46,14 +46,16 @@ void append_repr(std::string& out, const Value& v);
 
 void append_container(std::string& out, const Value& v) {
   if (v.is_list()) {
-    out += '[';
+    bool tuple = v.is_tuple();
+    out += tuple ? '(' : '[';
     bool first = true;
     for (const auto& item : v.as_list()) {
       if (!first) out += ", ";
       first = false;
       append_repr(out, item);
     }
-    out += ']';
+    if (tuple && v.as_list().size() == 1) out += ',';
+    out += tuple ? ')' : ']';
     return;
   }
   out += '{';
@@ -87,14 +89,50 @@ Value::Value(double d) noexcept : data_(d) {}
 Value::Value(std::string s) : data_(std::move(s)) {}
 Value::Value(std::string_view s) : data_(std::string(s)) {}
 Value::Value(const char* s) : data_(std::string(s)) {}
-Value::Value(ValueList list) : data_(std::make_shared<const ValueList>(std::move(list))) {}
+Value::Value(ValueList list) : data_(std::make_shared<const ListData>(ListData{std::move(list), false})) {}
+
+Value Value::tuple(ValueList items) {
+  Value v;
+  v.data_ = std::make_shared<const ListData>(ListData{std::move(items), true});
+  return v;
+}
+
+bool Value::is_tuple() const noexcept {
+  auto* list = std::get_if<std::shared_ptr<const ListData>>(&data_);
+  return list && (*list)->tuple;
+}
 Value::Value(ValueDict dict) : data_(std::make_shared<const ValueDict>(std::move(dict))) {}
 Value::Value(std::shared_ptr<const Callable> callable) : data_(std::move(callable)) {}
 
 Value Value::undefined(std::string description) {
   Value v;
-  v.data_ = UndefinedData{std::make_shared<const std::string>(std::move(description))};
+  v.data_ = UndefinedData{UndefinedData::Form::Text, nullptr, nullptr,
+                          std::make_shared<const std::string>(std::move(description))};
   return v;
+}
+
+Value Value::undefined_variable(const std::string& name) {
+  Value v;
+  v.data_ = UndefinedData{UndefinedData::Form::Variable, &name, nullptr, nullptr};
+  return v;
+}
+
+Value Value::undefined_attribute(const char* object_type, const std::string& name) {
+  Value v;
+  v.data_ = UndefinedData{UndefinedData::Form::Attribute, &name, object_type, nullptr};
+  return v;
+}
+
+Value Value::lenient_undefined(std::string description) {
+  Value v;
+  v.data_ = UndefinedData{UndefinedData::Form::Lenient, nullptr, nullptr,
+                          std::make_shared<const std::string>(std::move(description))};
+  return v;
+}
+
+bool Value::is_lenient_undefined() const noexcept {
+  auto* u = std::get_if<UndefinedData>(&data_);
+  return u && u->form == UndefinedData::Form::Lenient;
 }
 
 Value Value::from_json(const nlohmann::ordered_json& json) {
@@ -152,10 +190,17 @@ void Value::require_defined() const {
   if (is_undefined()) throw Error(ErrorKind::Undefined, undefined_description());
 }
 
-const std::string& Value::undefined_description() const {
-  static const std::string generic = "undefined value";
-  if (auto* u = std::get_if<UndefinedData>(&data_); u && u->description) return *u->description;
-  return generic;
+std::string Value::undefined_description() const {
+  auto* u = std::get_if<UndefinedData>(&data_);
+  if (!u) return "defined value";
+  switch (u->form) {
+    case UndefinedData::Form::Variable: return "undefined variable '" + *u->name + "'";
+    case UndefinedData::Form::Attribute:
+      return std::string("'") + u->object_type + " object' has no attribute '" + *u->name + "'";
+    case UndefinedData::Form::Text:
+    case UndefinedData::Form::Lenient: break;
+  }
+  return u->text ? *u->text : std::string("undefined value");
 }
 
 void Value::throw_type(const char* expected) const {
@@ -189,7 +234,7 @@ const std::string& Value::as_string() const {
 
 const ValueList& Value::as_list() const {
   if (!is_list()) throw_type("a list");
-  return *std::get<std::shared_ptr<const ValueList>>(data_);
+  return std::get<std::shared_ptr<const ListData>>(data_)->items;
 }
 
 const ValueDict& Value::as_dict() const {
@@ -206,7 +251,10 @@ const Value* Value::find(std::string_view key) const { return as_dict().find(key
 
 bool Value::truthy() const {
   switch (kind()) {
-    case Kind::Undefined: require_defined(); return false;
+    case Kind::Undefined:
+      if (is_lenient_undefined()) return false;
+      require_defined();
+      return false;
     case Kind::None: return false;
     case Kind::Bool: return std::get<bool>(data_);
     case Kind::Int: return std::get<std::int64_t>(data_) != 0;
@@ -221,7 +269,9 @@ bool Value::truthy() const {
 
 void Value::append_str(std::string& out) const {
   switch (kind()) {
-    case Kind::Undefined: require_defined(); return;
+    case Kind::Undefined:
+      if (!is_lenient_undefined()) require_defined();
+      return;
     case Kind::None: out += "None"; return;
     case Kind::Bool: out += std::get<bool>(data_) ? "True" : "False"; return;
     case Kind::Int: {
@@ -277,6 +327,7 @@ bool operator==(const Value& a, const Value& b) {
     case Value::Kind::None: return true;
     case Value::Kind::String: return a.as_string() == b.as_string();
     case Value::Kind::List: {
+      if (a.is_tuple() != b.is_tuple()) return false;
       const auto& x = a.as_list();
       const auto& y = b.as_list();
       return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin());

@@ -49,9 +49,20 @@ class Value {
   Value(ValueDict dict);
   Value(std::shared_ptr<const Callable> callable);
 
-  /// An undefined value; `description` completes the sentence in errors, e.g.
+  /// An undefined value; `description` is the error message when it is used, e.g.
   /// "undefined variable 'stage'" or "'dict object' has no attribute 'x'".
   static Value undefined(std::string description);
+  /// The renderer's cheap forms of the same (no message is built unless it is needed):
+  /// "undefined variable 'NAME'" and "'TYPE object' has no attribute 'NAME'". `name`
+  /// must outlive the value (the renderer passes names owned by the parsed template).
+  static Value undefined_variable(const std::string& name);
+  static Value undefined_attribute(const char* object_type, const std::string& name);
+  /// Jinja2's plain Undefined, which an inline `x if c` without `else` yields even under
+  /// StrictUndefined: it prints as "", is false, iterates as empty and concatenates as "";
+  /// anything else fails with `description`.
+  static Value lenient_undefined(std::string description);
+  /// A tuple: a list that prints as `(1, 2)` and is never equal to a list (Python).
+  static Value tuple(ValueList items);
   /// Converts JSON (null, bool, integer, float, string, array, object) to a Value.
   static Value from_json(const nlohmann::ordered_json& json);
   /// Converts back to JSON; throws zf::Error for undefined and callable values.
@@ -67,6 +78,10 @@ class Value {
   bool is_number() const noexcept { return is_int() || is_float() || is_bool(); }
   bool is_string() const noexcept { return kind() == Kind::String; }
   bool is_list() const noexcept { return kind() == Kind::List; }
+  /// A list made by `tuple()` (dict items, `(a, b)` literals).
+  bool is_tuple() const noexcept;
+  /// An undefined value made by `lenient_undefined()`.
+  bool is_lenient_undefined() const noexcept;
   bool is_dict() const noexcept { return kind() == Kind::Dict; }
   bool is_callable() const noexcept { return kind() == Kind::Callable; }
 
@@ -84,8 +99,8 @@ class Value {
 
   /// Throws the undefined error if this value is undefined; otherwise does nothing.
   void require_defined() const;
-  /// The description given to `undefined()`.
-  const std::string& undefined_description() const;
+  /// The message an undefined value fails with.
+  std::string undefined_description() const;
 
   /// For dicts: the value under `key`, or nullptr. Throws for non-dicts.
   const Value* find(std::string_view key) const;
@@ -110,11 +125,20 @@ class Value {
   static int compare(const Value& a, const Value& b);
 
  private:
+  // No default member initializers: the variant value-initialises its first alternative,
+  // which zeroes these (Form::Text, null pointers).
   struct UndefinedData {
-    std::shared_ptr<const std::string> description;
+    enum class Form : std::uint8_t { Text, Variable, Attribute, Lenient } form;
+    const std::string* name;
+    const char* object_type;
+    std::shared_ptr<const std::string> text;
+  };
+  struct ListData {
+    ValueList items;
+    bool tuple;
   };
   using Data = std::variant<UndefinedData, std::nullptr_t, bool, std::int64_t, double, std::string,
-                            std::shared_ptr<const ValueList>, std::shared_ptr<const ValueDict>,
+                            std::shared_ptr<const ListData>, std::shared_ptr<const ValueDict>,
                             std::shared_ptr<const Callable>>;
   [[noreturn]] void throw_type(const char* expected) const;
 

@@ -39,7 +39,7 @@ struct Unary { UnaryOp op; ExprPtr operand; };
 struct Binary { BinaryOp op; ExprPtr left, right; };
 struct Compare { ExprPtr first; std::vector<std::pair<CompareOp, ExprPtr>> rest; };
 struct Conditional { ExprPtr test, then, otherwise; };  // otherwise may be null
-struct ListExpr { std::vector<ExprPtr> items; };
+struct ListExpr { std::vector<ExprPtr> items; bool tuple = false; };
 struct DictExpr { std::vector<std::pair<ExprPtr, ExprPtr>> items; };
 struct Call { ExprPtr callee; CallArguments args; };
 /// `subject | name(args)`; `spec` is resolved when parsing (unknown filters fail there).

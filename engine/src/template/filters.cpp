@@ -558,7 +558,7 @@ Value do_dictsort(const Value& v, Arguments& args, const CallContext&) {
   ValueList pairs;
   std::vector<std::vector<Value>> keys;
   for (const auto& [key, value] : v.as_dict()) {
-    pairs.emplace_back(ValueList{Value(key), value});
+    pairs.push_back(Value::tuple(ValueList{Value(key), value}));
     Value sort_key = position == 0 ? Value(key) : value;
     if (fold && sort_key.is_string()) sort_key = Value(detail::to_lower(sort_key.as_string()));
     keys.push_back({std::move(sort_key)});
@@ -581,7 +581,7 @@ Value do_items(const Value& v, Arguments&, const CallContext&) {
   if (!v.is_dict()) fail("Can only get item pairs from a mapping.");
   ValueList out;
   out.reserve(v.as_dict().size());
-  for (const auto& [key, value] : v.as_dict()) out.emplace_back(ValueList{Value(key), value});
+  for (const auto& [key, value] : v.as_dict()) out.push_back(Value::tuple(ValueList{Value(key), value}));
   return Value(std::move(out));
 }
 

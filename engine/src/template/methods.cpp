@@ -244,7 +244,7 @@ bool call_bound_method(const Value& callee, const std::vector<Value>& args,
     out.reserve(dict.size());
     for (const auto& [key, value] : dict) {
       if (m == "items") {
-        out.emplace_back(ValueList{Value(key), value});
+        out.push_back(Value::tuple(ValueList{Value(key), value}));
       } else if (m == "keys") {
         out.emplace_back(key);
       } else {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "template/percent_format.hpp"
 #include "zeroforge/error.hpp"
 
 namespace zf::detail {
@@ -73,13 +74,13 @@ Value integer_power(std::int64_t base, std::int64_t exponent) {
 }  // namespace
 
 Value apply_binary(BinaryOp op, const Value& a, const Value& b) {
-  a.require_defined();
-  b.require_defined();
-  if (op == BinaryOp::Concat) {
+  if (op == BinaryOp::Concat) {  // str() of each side; a lenient undefined is ""
     std::string out = a.str();
     b.append_str(out);
     return Value(std::move(out));
   }
+  a.require_defined();
+  b.require_defined();
   if (a.is_number() && b.is_number()) {
     bool ints = is_int_like(a) && is_int_like(b);
     switch (op) {
@@ -151,8 +152,10 @@ Value apply_binary(BinaryOp op, const Value& a, const Value& b) {
     if ((a.is_string() || a.is_list()) && is_int_like(b)) return repeat(a, b.as_int());
     if ((b.is_string() || b.is_list()) && is_int_like(a)) return repeat(b, a.as_int());
   }
-  if (op == BinaryOp::Modulo && a.is_string()) {
-    throw Error(ErrorKind::Render, "'%' string formatting is not supported; use the 'format' filter");
+  if (op == BinaryOp::Modulo && a.is_string()) {  // Python's printf-style formatting
+    if (b.is_tuple()) return Value(percent_format(a.as_string(), b.as_list()));
+    if (b.is_dict()) return Value(percent_format(a.as_string(), b));
+    return Value(percent_format(a.as_string(), ValueList{b}));
   }
   unsupported(op, a, b);
 }

@@ -468,6 +468,7 @@ class Parser {
     auto first = allow_condexpr ? parse_expression() : parse_or();
     if (!at(TokenKind::Comma)) return first;
     ListExpr list;
+    list.tuple = true;
     list.items.push_back(std::move(first));
     while (skip(TokenKind::Comma)) {
       if (at(TokenKind::VariableEnd) || at(TokenKind::BlockEnd) || at(TokenKind::RightParen)) break;
@@ -714,10 +715,11 @@ class Parser {
       }
       case TokenKind::LeftParen: {
         advance();
-        if (skip(TokenKind::RightParen)) return make(offset, ListExpr{});
+        if (skip(TokenKind::RightParen)) return make(offset, ListExpr{{}, true});
         auto expr = parse_expression();
         if (at(TokenKind::Comma)) {
           ListExpr list;
+          list.tuple = true;
           list.items.push_back(std::move(expr));
           while (skip(TokenKind::Comma) && !at(TokenKind::RightParen)) list.items.push_back(parse_expression());
           expr = make(offset, std::move(list));

@@ -231,6 +231,7 @@ class Renderer : public CallContext {
 
   ValueList iterate(const Value& iterable, std::size_t offset) {
     try {
+      if (iterable.is_lenient_undefined()) return {};
       iterable.require_defined();
       if (iterable.is_list()) return iterable.as_list();
       if (iterable.is_dict()) {
@@ -342,7 +343,7 @@ class Renderer : public CallContext {
     for (const auto& filter : filters) {
       try {
         auto [positional, keyword] = eval_args(filter.args, frame);
-        Arguments bound = bind(*filter.spec, "filter '" + filter.name + "'", std::move(positional), std::move(keyword));
+        Arguments bound = bind(*filter.spec, "filter", std::move(positional), std::move(keyword));
         value = filter.spec->body(value, bound, *this);
       } catch (const Error& error) {
         throw error.has_location() ? error : locate(error, filter.offset);
@@ -550,21 +551,42 @@ class Renderer : public CallContext {
 
   Value eval_node(const Expr&, const NameRef& node, const Frame& frame) {
     if (const Value* v = frame.find(node.name)) return *v;
-    return Value::undefined("undefined variable '" + node.name + "'");
+    return Value::undefined_variable(node.name);
+  }
+
+  static const char* object_type(const Value& object) {
+    switch (object.kind()) {
+      case Value::Kind::Dict: return "dict";
+      case Value::Kind::List: return object.is_tuple() ? "tuple" : "list";
+      case Value::Kind::String: return "str";
+      case Value::Kind::Int: return "int";
+      case Value::Kind::Float: return "float";
+      case Value::Kind::Bool: return "bool";
+      case Value::Kind::None: return "NoneType";
+      default: return "function";
+    }
   }
 
   static Value missing_member(const Value& object, const Value& key) {
-    std::string type = std::string(object.type_name()) + " object";
+    std::string type = std::string(object_type(object)) + " object";
     if (key.is_string()) return Value::undefined("'" + type + "' has no attribute '" + key.as_string() + "'");
     return Value::undefined("'" + type + "' has no element " + key.repr());
   }
 
-  Value get_item(const Value& object, const Value& key, bool attribute_syntax) {
+  // `object.name`: Jinja2 tries the Python attribute (a method) first, then the key.
+  Value get_attribute(const Value& object, const std::string& name) {
+    object.require_defined();
+    if (has_method(object, name)) return bind_method(object, name);
+    if (object.is_dict()) {
+      if (const Value* v = object.as_dict().find(name)) return *v;
+    }
+    return Value::undefined_attribute(object_type(object), name);
+  }
+
+  // `object[key]`: Jinja2 tries the key first, then the attribute.
+  Value get_item(const Value& object, const Value& key) {
     object.require_defined();
     if (object.is_dict()) {
-      if (attribute_syntax && key.is_string() && has_method(object, key.as_string())) {
-        return bind_method(object, key.as_string());
-      }
       if (key.is_string()) {
         if (const Value* v = object.as_dict().find(key.as_string())) return *v;
         if (has_method(object, key.as_string())) return bind_method(object, key.as_string());
@@ -596,14 +618,14 @@ class Renderer : public CallContext {
 
   Value eval_node(const Expr&, const GetAttr& node, const Frame& frame) {
     Value object = eval(*node.object, frame);
-    return get_item(object, Value(node.attribute), true);
+    return get_attribute(object, node.attribute);
   }
 
   Value eval_node(const Expr&, const GetItem& node, const Frame& frame) {
     Value object = eval(*node.object, frame);
     Value key = eval(*node.key, frame);
     key.require_defined();
-    return get_item(object, key, false);
+    return get_item(object, key);
   }
 
   Value eval_node(const Expr&, const SliceExpr& node, const Frame& frame) {
@@ -668,14 +690,14 @@ class Renderer : public CallContext {
   Value eval_node(const Expr&, const Conditional& node, const Frame& frame) {
     if (truthy(*node.test, frame)) return eval(*node.then, frame);
     if (node.otherwise) return eval(*node.otherwise, frame);
-    return Value::undefined("the inline if-expression evaluated to false and has no 'else'");
+    return Value::lenient_undefined("the inline if-expression evaluated to false and has no 'else'");
   }
 
   Value eval_node(const Expr&, const ListExpr& node, const Frame& frame) {
     ValueList list;
     list.reserve(node.items.size());
     for (const auto& item : node.items) list.push_back(eval(*item, frame));
-    return Value(std::move(list));
+    return node.tuple ? Value::tuple(std::move(list)) : Value(std::move(list));
   }
 
   Value eval_node(const Expr&, const DictExpr& node, const Frame& frame) {
@@ -701,20 +723,24 @@ class Renderer : public CallContext {
     return {std::move(positional), std::move(keyword)};
   }
 
-  static Arguments bind(const FunctionSpec& spec, const std::string& what, std::vector<Value> positional,
+  // Binds call arguments to `spec`'s parameters. `kind` and `spec.name` name the function
+  // in errors ("filter 'round' got ..."); the text is only built when there is an error.
+  static Arguments bind(const FunctionSpec& spec, const char* kind, std::vector<Value> positional,
                         std::vector<std::pair<std::string, Value>> keyword) {
+    auto what = [&] { return std::string(kind) + " '" + spec.name + "'"; };
     Arguments args;
     const auto& params = spec.parameters;
     args.bound.resize(params.size());
-    std::vector<bool> given(params.size(), false);
+    if (params.size() > 64) throw Error(ErrorKind::Plugin, what() + " declares more than 64 parameters");
+    std::uint64_t given = 0;  // bit i: parameter i was passed
     for (std::size_t i = 0; i < positional.size(); ++i) {
       if (i < params.size()) {
         args.bound[i] = std::move(positional[i]);
-        given[i] = true;
+        given |= std::uint64_t{1} << i;
       } else if (spec.variadic) {
         args.extra_positional.push_back(std::move(positional[i]));
       } else {
-        throw Error(ErrorKind::Render, what + " takes at most " + std::to_string(params.size()) +
+        throw Error(ErrorKind::Render, what() + " takes at most " + std::to_string(params.size()) +
                                            " argument" + (params.size() == 1 ? "" : "s") + " (" +
                                            std::to_string(positional.size()) + " given)");
       }
@@ -723,19 +749,21 @@ class Renderer : public CallContext {
       std::size_t i = 0;
       while (i < params.size() && params[i].name != name) ++i;
       if (i < params.size()) {
-        if (given[i]) throw Error(ErrorKind::Render, what + " got multiple values for argument '" + name + "'");
+        if (given & (std::uint64_t{1} << i)) {
+          throw Error(ErrorKind::Render, what() + " got multiple values for argument '" + name + "'");
+        }
         args.bound[i] = std::move(value);
-        given[i] = true;
+        given |= std::uint64_t{1} << i;
       } else if (spec.variadic) {
         args.extra_keywords.emplace_back(name, std::move(value));
       } else {
-        throw Error(ErrorKind::Render, what + " got an unexpected keyword argument '" + name + "'");
+        throw Error(ErrorKind::Render, what() + " got an unexpected keyword argument '" + name + "'");
       }
     }
     for (std::size_t i = 0; i < params.size(); ++i) {
-      if (given[i]) continue;
+      if (given & (std::uint64_t{1} << i)) continue;
       if (!params[i].default_value) {
-        throw Error(ErrorKind::Render, what + " is missing required argument '" + params[i].name + "'");
+        throw Error(ErrorKind::Render, what() + " is missing required argument '" + params[i].name + "'");
       }
       args.bound[i] = *params[i].default_value;
     }
@@ -746,7 +774,7 @@ class Renderer : public CallContext {
     Value subject = eval(*node.subject, frame);
     auto [positional, keyword] = eval_args(node.args, frame);
     try {
-      Arguments bound = bind(*node.spec, "filter '" + node.name + "'", std::move(positional), std::move(keyword));
+      Arguments bound = bind(*node.spec, "filter", std::move(positional), std::move(keyword));
       return node.spec->body(subject, bound, *this);
     } catch (const Error& error) {
       if (error.has_location()) throw;
@@ -758,7 +786,7 @@ class Renderer : public CallContext {
     Value subject = eval(*node.subject, frame);
     auto [positional, keyword] = eval_args(node.args, frame);
     try {
-      Arguments bound = bind(*node.spec, "test '" + node.name + "'", std::move(positional), std::move(keyword));
+      Arguments bound = bind(*node.spec, "test", std::move(positional), std::move(keyword));
       bool result = node.spec->body(subject, bound, *this).truthy();
       return Value(node.negated ? !result : result);
     } catch (const Error& error) {
@@ -777,7 +805,7 @@ class Renderer : public CallContext {
         }
         if (const FunctionSpec* spec = env_.functions().find(FunctionKind::Global, name->name)) {
           auto [positional, keyword] = eval_args(node.args, frame);
-          Arguments bound = bind(*spec, "function '" + name->name + "'", std::move(positional), std::move(keyword));
+          Arguments bound = bind(*spec, "function", std::move(positional), std::move(keyword));
           return spec->body(Value(), bound, *this);
         }
         throw Error(ErrorKind::Undefined, "undefined function or variable '" + name->name + "'");
