@@ -10,6 +10,7 @@ int run_schema(const std::vector<std::string>& args);
 int run_generate(const std::vector<std::string>& args);
 int run_explain(const std::vector<std::string>& args);
 int run_list(const std::vector<std::string>& args);
+int run_estimate(const std::vector<std::string>& args);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
@@ -18,6 +19,7 @@ const std::vector<Command>& commands() {
       {"schema", "print a JSON Schema of the DeepSpeed config for editors", run_schema},
       {"generate", "write every config of a family and its manifest (--check: report drift)", run_generate},
       {"explain", "show each value a template reads and the layer it came from", run_explain},
+      {"estimate", "per-GPU and per-node memory of a model under ZeRO (the memory plugin)", run_estimate},
       {"list", "list templates, presets (families), tiers or plugins", run_list},
   };
   return table;

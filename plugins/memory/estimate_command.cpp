@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: MIT
+// `zeroforge estimate`: its options (no Boost here: a plugin links only the SDK), the model
+// (preset, shape or --params), the text table, --all-stages and --format json.
+#include "estimate_command.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+#include "model_presets.hpp"
+
+namespace zf::memory {
+namespace {
+
+using Json = nlohmann::ordered_json;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+const char* const kHelp =
+    "usage: zeroforge estimate (--model NAME|FILE | --params N [--largest-layer-params N] |\n"
+    "                           --layers L --hidden H --heads A --vocab V --seq-len S) [options]\n"
+    "\n"
+    "Estimates per-GPU and per-node memory of DeepSpeed ZeRO training (docs/estimator.md).\n"
+    "\n"
+    "model:\n"
+    "  --model NAME|FILE            a preset from presets/models/ (llama-2-7b, ...) or a file\n"
+    "  --params N                   total parameters (Ψ)\n"
+    "  --largest-layer-params N     largest module's parameters (default Ψ/32)\n"
+    "  --layers --hidden --heads --vocab --seq-len\n"
+    "                               the shape (Ψ derived unless --params); with --model, override it\n"
+    "training:\n"
+    "  --stage 0|1|2|3              ZeRO stage (default 2)\n"
+    "  --offload-optimizer none|cpu|nvme   (default none; stage >= 1)\n"
+    "  --offload-param none|cpu|nvme       (default none; stage 3)\n"
+    "  --precision bf16|fp16|fp32   (default bf16)\n"
+    "  --optimizer adam|sgd         K = 12 (adam) or 8 (sgd with momentum) bytes/param; fp32: K-4\n"
+    "  --micro-batch-size N         per GPU (default 1)\n"
+    "  --activation-checkpointing none|selective|full   (default none; true = full)\n"
+    "  --reduce-bucket-size N  --allgather-bucket-size N  --stage3-prefetch-bucket-size N\n"
+    "  --stage3-max-live-parameters N    elements, as in the config (DeepSpeed's defaults)\n"
+    "cluster:\n"
+    "  --gpus-per-node N  --nodes N (default 1, 1)\n"
+    "  --gpu-memory-gib F (per GPU)  --cpu-memory-gib F (per node): give a verdict\n"
+    "  --headroom F                 fraction added for fragmentation (default 0.10)\n"
+    "  --cuda-context-gib F         per GPU (default 0.5)\n"
+    "DeepSpeed's estimator:\n"
+    "  --zero-init true|false       (default true)\n"
+    "  --additional-buffer-factor F (default 1.5)\n"
+    "output:\n"
+    "  --all-stages                 every stage and offload option side by side\n"
+    "  --format text|json           (default text)\n"
+    "\n"
+    "Exit codes: 0 fits (or no capacity given), 1 does not fit, 2 bad input.\n";
+
+struct Options {
+  Inputs inputs;
+  std::optional<ModelPreset> preset;
+  std::optional<std::int64_t> params, largest;
+  std::optional<std::int64_t> layers, hidden, heads, vocab, seq_len;
+  bool all_stages = false;
+  bool json = false;
+  bool params_derived = false;
+};
+
+std::int64_t parse_int(const std::string& flag, const std::string& text) {
+  // Accept 7e9 and 6738415616 alike; reject fractions and junk.
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || value != std::floor(value) || std::abs(value) > 9e15) {
+    throw std::invalid_argument(flag + ": expected an integer, got '" + text + "'");
+  }
+  auto n = static_cast<std::int64_t>(value);
+  if (n <= 0) throw std::invalid_argument(flag + ": must be positive, got " + text);
+  return n;
+}
+
+double parse_double(const std::string& flag, const std::string& text) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || !std::isfinite(value)) {
+    throw std::invalid_argument(flag + ": expected a number, got '" + text + "'");
+  }
+  return value;
+}
+
+bool parse_bool(const std::string& flag, const std::string& text) {
+  if (text == "true" || text == "1") return true;
+  if (text == "false" || text == "0") return false;
+  throw std::invalid_argument(flag + ": expected true or false, got '" + text + "'");
+}
+
+Offload parse_offload(const std::string& flag, const std::string& text) {
+  if (text == "none") return Offload::None;
+  if (text == "cpu") return Offload::Cpu;
+  if (text == "nvme") return Offload::Nvme;
+  throw std::invalid_argument(flag + ": expected none, cpu or nvme, got '" + text + "'");
+}
+
+Options parse(const std::vector<std::string>& args, const std::string& data_dir) {
+  Options o;
+  Inputs& in = o.inputs;
+  std::optional<std::string> model;
+  using Setter = std::function<void(const std::string&, const std::string&)>;
+  const std::map<std::string, Setter> valued = {
+      {"--model", [&](auto&, auto& v) { model = v; }},
+      {"--params", [&](auto& f, auto& v) { o.params = parse_int(f, v); }},
+      {"--largest-layer-params", [&](auto& f, auto& v) { o.largest = parse_int(f, v); }},
+      {"--layers", [&](auto& f, auto& v) { o.layers = parse_int(f, v); }},
+      {"--hidden", [&](auto& f, auto& v) { o.hidden = parse_int(f, v); }},
+      {"--heads", [&](auto& f, auto& v) { o.heads = parse_int(f, v); }},
+      {"--vocab", [&](auto& f, auto& v) { o.vocab = parse_int(f, v); }},
+      {"--seq-len", [&](auto& f, auto& v) { o.seq_len = parse_int(f, v); }},
+      {"--stage",
+       [&](auto& f, auto& v) {
+         if (v.size() != 1 || v[0] < '0' || v[0] > '3') {
+           throw std::invalid_argument(f + ": expected 0, 1, 2 or 3, got '" + v + "'");
+         }
+         in.stage = v[0] - '0';
+       }},
+      {"--offload-optimizer", [&](auto& f, auto& v) { in.offload_optimizer = parse_offload(f, v); }},
+      {"--offload-param", [&](auto& f, auto& v) { in.offload_param = parse_offload(f, v); }},
+      {"--precision",
+       [&](auto& f, auto& v) {
+         if (v == "bf16") in.precision = Precision::Bf16;
+         else if (v == "fp16") in.precision = Precision::Fp16;
+         else if (v == "fp32") in.precision = Precision::Fp32;
+         else throw std::invalid_argument(f + ": expected bf16, fp16 or fp32, got '" + v + "'");
+       }},
+      {"--optimizer",
+       [&](auto& f, auto& v) {
+         if (v == "adam" || v == "adamw") in.optimizer = Optimizer::Adam;
+         else if (v == "sgd") in.optimizer = Optimizer::Sgd;
+         else throw std::invalid_argument(f + ": expected adam or sgd, got '" + v + "'");
+       }},
+      {"--micro-batch-size", [&](auto& f, auto& v) { in.micro_batch_size = parse_int(f, v); }},
+      {"--activation-checkpointing",
+       [&](auto& f, auto& v) {
+         if (v == "none" || v == "false") in.checkpointing = Checkpointing::None;
+         else if (v == "selective") in.checkpointing = Checkpointing::Selective;
+         else if (v == "full" || v == "true") in.checkpointing = Checkpointing::Full;
+         else throw std::invalid_argument(f + ": expected none, selective or full, got '" + v + "'");
+       }},
+      {"--reduce-bucket-size", [&](auto& f, auto& v) { in.reduce_bucket_size = parse_int(f, v); }},
+      {"--allgather-bucket-size",
+       [&](auto& f, auto& v) { in.allgather_bucket_size = parse_int(f, v); }},
+      {"--stage3-prefetch-bucket-size",
+       [&](auto& f, auto& v) { in.stage3_prefetch_bucket_size = parse_int(f, v); }},
+      {"--stage3-max-live-parameters",
+       [&](auto& f, auto& v) { in.stage3_max_live_parameters = parse_int(f, v); }},
+      {"--gpus-per-node", [&](auto& f, auto& v) { in.gpus_per_node = parse_int(f, v); }},
+      {"--nodes", [&](auto& f, auto& v) { in.nodes = parse_int(f, v); }},
+      {"--gpu-memory-gib", [&](auto& f, auto& v) { in.gpu_memory_gib = parse_double(f, v); }},
+      {"--cpu-memory-gib", [&](auto& f, auto& v) { in.cpu_memory_gib = parse_double(f, v); }},
+      {"--headroom", [&](auto& f, auto& v) { in.headroom = parse_double(f, v); }},
+      {"--cuda-context-gib", [&](auto& f, auto& v) { in.cuda_context_gib = parse_double(f, v); }},
+      {"--zero-init", [&](auto& f, auto& v) { in.zero_init = parse_bool(f, v); }},
+      {"--additional-buffer-factor",
+       [&](auto& f, auto& v) { in.additional_buffer_factor = parse_double(f, v); }},
+      {"--format",
+       [&](auto& f, auto& v) {
+         if (v != "text" && v != "json") {
+           throw std::invalid_argument(f + ": expected text or json, got '" + v + "'");
+         }
+         o.json = v == "json";
+       }},
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string flag = args[i];
+    std::optional<std::string> value;
+    if (auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag.resize(eq);
+    }
+    if (flag == "--all-stages") {
+      o.all_stages = true;
+      continue;
+    }
+    auto it = valued.find(flag);
+    if (it == valued.end()) throw std::invalid_argument("unknown option '" + args[i] + "'");
+    if (!value) {
+      if (i + 1 >= args.size()) throw std::invalid_argument(flag + " needs a value");
+      value = args[++i];
+    }
+    it->second(flag, *value);
+  }
+
+  // The model: a preset, overridden by any shape flag; or --params; or a shape.
+  ModelShape shape;
+  bool have_shape = false;
+  if (model) {
+    o.preset = load_model_preset(*model, data_dir);
+    shape = o.preset->shape;
+    have_shape = true;
+  }
+  const bool any_shape = o.layers || o.hidden || o.heads || o.vocab || o.seq_len;
+  if (any_shape && !model) {
+    if (!(o.layers && o.hidden && o.heads && o.vocab && o.seq_len)) {
+      throw std::invalid_argument(
+          "a model shape needs all of --layers, --hidden, --heads, --vocab and --seq-len");
+    }
+    have_shape = true;
+  }
+  if (o.layers) shape.layers = *o.layers;
+  if (o.hidden) shape.hidden = *o.hidden;
+  if (o.heads) shape.heads = *o.heads;
+  if (o.vocab) shape.vocab = *o.vocab;
+  if (o.seq_len) shape.seq_len = *o.seq_len;
+  if (!have_shape && !o.params) {
+    throw std::invalid_argument(
+        "no model: give --model NAME, --params N, or --layers/--hidden/--heads/--vocab/--seq-len");
+  }
+  // Only the sequence length changes a preset's parameter count negligibly; any other
+  // shape override means the published count no longer applies.
+  const bool shape_changed = o.layers || o.hidden || o.vocab || (o.heads && !model);
+  if (o.params) {
+    in.params = *o.params;
+  } else if (o.preset && !shape_changed) {
+    in.params = o.preset->params;
+  } else {
+    in.params = params_from_shape(shape);
+    o.params_derived = true;
+  }
+  if (o.largest) {
+    in.largest_layer_params = *o.largest;
+  } else if (o.preset && !shape_changed) {
+    in.largest_layer_params = o.preset->largest_layer_params;
+  } else if (have_shape) {
+    in.largest_layer_params = largest_layer_from_shape(shape);
+  }
+  if (have_shape) in.shape = shape;
+  return o;
+}
+
+std::string gib(std::int64_t bytes) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f", static_cast<double>(bytes) / kGiB);
+  return buffer;
+}
+
+std::string count(std::int64_t n) {
+  char buffer[32];
+  if (n >= 1000000000) std::snprintf(buffer, sizeof buffer, "%.2fB", static_cast<double>(n) / 1e9);
+  else std::snprintf(buffer, sizeof buffer, "%.2fM", static_cast<double>(n) / 1e6);
+  return buffer;
+}
+
+std::string pad(std::string text, std::size_t width, bool right = false) {
+  // Width in characters; our labels may hold one multi-byte 'Ψ'.
+  std::size_t chars = 0;
+  for (unsigned char c : text) chars += (c & 0xC0) != 0x80;
+  if (chars >= width) return text;
+  std::string fill(width - chars, ' ');
+  return right ? fill + text : text + fill;
+}
+
+Json nullable(const std::optional<bool>& value) { return value ? Json(*value) : Json(nullptr); }
+
+std::optional<bool> fits(const Estimate& e) {
+  if (!e.gpu_fits && !e.cpu_fits) return std::nullopt;
+  return e.gpu_fits.value_or(true) && e.cpu_fits.value_or(true);
+}
+
+std::string options_label(const Inputs& in) {
+  std::string label = "ZeRO-" + std::to_string(in.stage);
+  if (in.stage >= 1) label += std::string(", offload_optimizer=") + to_string(in.offload_optimizer);
+  if (in.stage == 3) label += std::string(", offload_param=") + to_string(in.offload_param);
+  return label;
+}
+
+std::string header(const Options& o) {
+  const Inputs& in = o.inputs;
+  std::string model = o.preset ? o.preset->name + " " : "";
+  std::string out = "model: " + model + count(in.params) + " params" +
+                    (o.params_derived ? " (derived from the shape)" : "") + ", largest layer " +
+                    count(in.largest_layer_params ? in.largest_layer_params : in.params / 32) +
+                    (in.largest_layer_params ? "" : " (assumed Ψ/32)");
+  if (in.shape) {
+    const auto& s = *in.shape;
+    out += "; " + std::to_string(s.layers) + " layers, hidden " + std::to_string(s.hidden) +
+           ", " + std::to_string(s.heads) + " heads, vocab " + std::to_string(s.vocab) +
+           ", seq " + std::to_string(s.seq_len);
+  }
+  out += "\ncluster: " + std::to_string(in.nodes) + " node(s) x " +
+         std::to_string(in.gpus_per_node) + " GPU(s) (world size " +
+         std::to_string(in.nodes * in.gpus_per_node) + "), micro batch " +
+         std::to_string(in.micro_batch_size) + ", " + to_string(in.precision) + ", " +
+         to_string(in.optimizer) + ", activation checkpointing " + to_string(in.checkpointing) +
+         "\n";
+  return out;
+}
+
+std::string verdict(const Estimate& e) {
+  std::string out;
+  auto line = [&](const char* what, std::optional<bool> ok, std::int64_t need, std::int64_t have) {
+    if (!ok) return;
+    out += std::string("verdict: ") + what + (*ok ? " fits: " : " does not fit: ") + "needs " +
+           gib(need) + " GiB of " + gib(have) + " GiB" +
+           (*ok ? " (" + gib(have - need) + " GiB free)" : " (" + gib(need - have) + " GiB short)") +
+           "\n";
+  };
+  line("GPU", e.gpu_fits, e.total_gpu, e.gpu_capacity);
+  line("CPU", e.cpu_fits, e.total_cpu, e.cpu_capacity);
+  if (out.empty()) out = "verdict: none (give --gpu-memory-gib and --cpu-memory-gib)\n";
+  return out;
+}
+
+std::string table(const Options& o, const Estimate& e) {
+  const Inputs& in = o.inputs;
+  const std::int64_t g = in.gpus_per_node;
+  std::string out = header(o) + "options: " + options_label(in) + "\n\n";
+  out += pad("term", 34) + pad("per GPU GiB", 14, true) + pad("per node GiB", 15, true) + "\n";
+  auto row = [&](const std::string& label, std::optional<std::int64_t> per_gpu,
+                 std::int64_t per_node) {
+    out += pad(label, 34) + pad(per_gpu ? gib(*per_gpu) : "-", 14, true) +
+           pad(gib(per_node), 15, true) + "\n";
+  };
+  row("GPU model states (ZeRO paper)", e.model_states_gpu, e.model_states_gpu * g);
+  row("GPU activations", e.activations_gpu, e.activations_gpu * g);
+  row("GPU stage-3 working set", e.stage3_working_set, e.stage3_working_set * g);
+  row("GPU communication buckets", e.comm_buffers, e.comm_buffers * g);
+  char pct[32];
+  std::snprintf(pct, sizeof pct, "GPU headroom (%.0f%%)", in.headroom * 100);
+  row(pct, e.headroom, e.headroom * g);
+  row("GPU CUDA context", e.cuda_context, e.cuda_context * g);
+  row("GPU total", e.total_gpu, e.total_gpu * g);
+  row("CPU model states (offloaded)", std::nullopt, e.model_states_cpu);
+  if (e.model_states_nvme) row("NVMe model states (offloaded)", std::nullopt, e.model_states_nvme);
+  row("CPU total", std::nullopt, e.total_cpu);
+  if (e.deepspeed) {
+    row("DeepSpeed estimator GPU", e.deepspeed->gpu_bytes, e.deepspeed->gpu_bytes * g);
+    row("DeepSpeed estimator CPU", std::nullopt, e.deepspeed->cpu_bytes);
+  } else {
+    out += "DeepSpeed estimator: none for this stage and offload\n";
+  }
+  return out + "\n" + verdict(e);
+}
+
+std::vector<Inputs> all_stage_inputs(const Inputs& base) {
+  std::vector<Inputs> out;
+  auto add = [&](int stage, Offload opt, Offload param) {
+    Inputs in = base;
+    in.stage = stage;
+    in.offload_optimizer = opt;
+    in.offload_param = param;
+    out.push_back(in);
+  };
+  add(0, Offload::None, Offload::None);
+  add(1, Offload::None, Offload::None);
+  add(1, Offload::Cpu, Offload::None);
+  add(2, Offload::None, Offload::None);
+  add(2, Offload::Cpu, Offload::None);
+  add(3, Offload::None, Offload::None);
+  add(3, Offload::Cpu, Offload::None);
+  add(3, Offload::Cpu, Offload::Cpu);
+  return out;
+}
+
+std::string all_stages_table(const Options& o, const std::vector<Inputs>& inputs,
+                             const std::vector<Estimate>& estimates) {
+  std::string out = header(o) + "\n";
+  out += pad("options", 50) + pad("GPU total", 11, true) + pad("CPU/node", 10, true) +
+         pad("DS GPU", 9, true) + pad("DS CPU", 9, true) + "  fits\n";
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Estimate& e = estimates[i];
+    std::optional<bool> ok = fits(e);
+    out += pad(options_label(inputs[i]), 50) + pad(gib(e.total_gpu), 11, true) +
+           pad(gib(e.total_cpu), 10, true) +
+           pad(e.deepspeed ? gib(e.deepspeed->gpu_bytes) : "-", 9, true) +
+           pad(e.deepspeed ? gib(e.deepspeed->cpu_bytes) : "-", 9, true) + "  " +
+           (ok ? (*ok ? "yes" : "no") : "-") + "\n";
+  }
+  return out + "(GiB; GPU per GPU, CPU per node; DS = DeepSpeed's own estimator)\n";
+}
+
+}  // namespace
+
+Json to_json(const Inputs& in, const Estimate& e) {
+  Json model = {{"params", e.params}, {"largest_layer_params", e.largest_layer_params}};
+  if (in.shape) {
+    model["layers"] = in.shape->layers;
+    model["hidden"] = in.shape->hidden;
+    model["heads"] = in.shape->heads;
+    model["vocab"] = in.shape->vocab;
+    model["seq_len"] = in.shape->seq_len;
+  }
+  Json out = {
+      {"model", model},
+      {"inputs",
+       {{"stage", in.stage},
+        {"offload_optimizer", to_string(in.offload_optimizer)},
+        {"offload_param", to_string(in.offload_param)},
+        {"precision", to_string(in.precision)},
+        {"optimizer", to_string(in.optimizer)},
+        {"gpus_per_node", in.gpus_per_node},
+        {"nodes", in.nodes},
+        {"world_size", e.world_size},
+        {"micro_batch_size", in.micro_batch_size},
+        {"activation_checkpointing", to_string(in.checkpointing)},
+        {"zero_init", in.zero_init},
+        {"additional_buffer_factor", in.additional_buffer_factor},
+        {"headroom", in.headroom}}},
+      {"model_states",
+       {{"gpu_bytes", e.model_states_gpu},
+        {"cpu_bytes", e.model_states_cpu},
+        {"nvme_bytes", e.model_states_nvme},
+        {"optimizer_k", e.optimizer_k}}},
+      {"activations",
+       {{"gpu_bytes", e.activations_gpu},
+        {"layers_bytes", e.activations_layers},
+        {"logits_bytes", e.activations_logits}}},
+      {"stage3_working_set", {{"gpu_bytes", e.stage3_working_set}}},
+      {"comm_buffers", {{"gpu_bytes", e.comm_buffers}}},
+      {"headroom", {{"gpu_bytes", e.headroom}}},
+      {"cuda_context", {{"gpu_bytes", e.cuda_context}}},
+      {"total", {{"gpu_bytes", e.total_gpu}, {"cpu_bytes", e.total_cpu}}},
+      {"capacity",
+       {{"gpu_bytes", e.gpu_fits ? Json(e.gpu_capacity) : Json(nullptr)},
+        {"cpu_bytes", e.cpu_fits ? Json(e.cpu_capacity) : Json(nullptr)}}},
+      {"fits", nullable(fits(e))},
+      {"gpu_fits", nullable(e.gpu_fits)},
+      {"cpu_fits", nullable(e.cpu_fits)},
+      {"deepspeed",
+       {{"gpu_bytes", e.deepspeed ? Json(e.deepspeed->gpu_bytes) : Json(nullptr)},
+        {"cpu_bytes", e.deepspeed ? Json(e.deepspeed->cpu_bytes) : Json(nullptr)}}},
+  };
+  return out;
+}
+
+int run_estimate(const std::vector<std::string>& args, const std::string& data_dir,
+                 std::string& out) {
+  for (const auto& arg : args) {
+    if (arg == "--help" || arg == "-h") {
+      out = kHelp;
+      return 0;
+    }
+  }
+  Options o = parse(args, data_dir);
+  if (o.all_stages) {
+    std::vector<Inputs> inputs = all_stage_inputs(o.inputs);
+    std::vector<Estimate> estimates;
+    Json rows = Json::array();
+    for (const auto& in : inputs) {
+      estimates.push_back(estimate(in));
+      rows.push_back(to_json(in, estimates.back()));
+    }
+    out = o.json ? rows.dump(2) + "\n" : all_stages_table(o, inputs, estimates);
+    return 0;
+  }
+  Estimate e = estimate(o.inputs);
+  if (o.json) {
+    Json j = to_json(o.inputs, e);
+    if (o.preset) j["model"]["name"] = o.preset->name;
+    j["model"]["params_derived"] = o.params_derived;
+    out = j.dump(2) + "\n";
+  } else {
+    out = table(o, e);
+  }
+  std::optional<bool> ok = fits(e);
+  return ok && !*ok ? 1 : 0;
+}
+
+}  // namespace zf::memory

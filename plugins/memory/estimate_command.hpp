@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: MIT
+// `zeroforge estimate`: parses the command's arguments, runs the estimator, prints a table or JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "estimator.hpp"
+
+namespace zf::memory {
+
+/// Runs `zeroforge estimate ARGS...`; writes to `out` and returns the exit code (0 fits or no
+/// capacity given, 1 does not fit). Throws std::exception with a one-line message on bad input.
+int run_estimate(const std::vector<std::string>& args, const std::string& data_dir,
+                 std::string& out);
+
+/// One estimate as the JSON `--format json` prints.
+nlohmann::ordered_json to_json(const Inputs& inputs, const Estimate& estimate);
+
+}  // namespace zf::memory

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: MIT
+// The estimator's arithmetic. DeepSpeed's two functions are re-derived from its source so that
+// every int()/float step matches Python's (docs/estimator.md lists each term and its source).
+#include "estimator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace zf::memory {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Python's int(x) for a float: truncation toward zero.
+std::int64_t py_int(double x) { return static_cast<std::int64_t>(std::trunc(x)); }
+
+// Python's `a * b / c` for ints: true division, correctly rounded, as IEEE division is when
+// both operands are exact doubles (all our products stay below 2^53).
+double py_truediv(std::int64_t numerator, std::int64_t denominator) {
+  return static_cast<double>(numerator) / static_cast<double>(denominator);
+}
+
+// Elements of one rank's partition: DeepSpeed pads partitions up to equal sizes.
+std::int64_t partition(std::int64_t elements, std::int64_t ranks) {
+  return (elements + ranks - 1) / ranks;
+}
+
+void require_positive(std::int64_t value, const char* name) {
+  if (value <= 0) {
+    throw std::invalid_argument(std::string(name) + " must be positive, got " +
+                                std::to_string(value));
+  }
+}
+
+}  // namespace
+
+DeepSpeedEstimate deepspeed_zero2(std::int64_t total_params, std::int64_t gpus_per_node,
+                                  std::int64_t nodes, bool cpu_offload,
+                                  double additional_buffer_factor) {
+  const std::int64_t total_gpus = nodes * gpus_per_node;
+  std::int64_t gpu = 0;
+  double cpu = 0;
+  if (cpu_offload) {
+    gpu = 2 * total_params;
+    cpu = static_cast<double>(total_params * std::max<std::int64_t>(4 * total_gpus, 16)) *
+          additional_buffer_factor;
+  } else {
+    // 2 bytes of 16-bit weights replicated; 18 partitioned: 16-bit and fp32 gradients, fp32
+    // weights, momentum and variance (the v0.14.3 formula; before it was 4Ψ + 16Ψ/N).
+    gpu = 2 * total_params + py_int(py_truediv(18 * total_params, total_gpus));
+    cpu = static_cast<double>(total_params * 4 * gpus_per_node) * additional_buffer_factor;
+  }
+  return {py_int(cpu), gpu};
+}
+
+DeepSpeedEstimate deepspeed_zero3(std::int64_t total_params, std::int64_t largest_layer_params,
+                                  std::int64_t gpus_per_node, std::int64_t nodes, bool cpu_offload,
+                                  bool cpu_offload_params, bool zero_init,
+                                  double additional_buffer_factor) {
+  const std::int64_t total_gpus = nodes * gpus_per_node;
+  const double gpus_factor = 1.0 / static_cast<double>(nodes);
+  const std::int64_t largest_layer_memory = 4 * largest_layer_params;
+  const auto psi = static_cast<double>(total_params);
+  // Python's max(int, float) keeps the int unless the float is strictly larger; either way
+  // the product with Ψ is exact below 2^53, so one double expression reproduces it.
+  auto cpu_factor = [&](double per_node_factor) {
+    const auto replicated = static_cast<double>(4 * gpus_per_node);
+    return per_node_factor > replicated ? per_node_factor : replicated;
+  };
+  std::int64_t gpu = 0;
+  double cpu = 0;
+  if (cpu_offload) {
+    if (cpu_offload_params) {
+      gpu = largest_layer_memory;
+      cpu = zero_init ? static_cast<double>(total_params * 18) * gpus_factor
+                      : psi * cpu_factor(18 * gpus_factor);
+    } else {
+      gpu = largest_layer_memory + py_int(py_truediv(2 * total_params, total_gpus));
+      cpu = zero_init ? static_cast<double>(total_params * 16) * gpus_factor
+                      : psi * cpu_factor(16 * gpus_factor);
+    }
+  } else {
+    gpu = largest_layer_memory + py_int(py_truediv(18 * total_params, total_gpus));
+    cpu = zero_init ? static_cast<double>(largest_layer_params * 4 * gpus_per_node)
+                    : static_cast<double>(total_params * 4 * gpus_per_node);
+  }
+  return {py_int(cpu * additional_buffer_factor), gpu};
+}
+
+std::int64_t params_from_shape(const ModelShape& s) {
+  return s.layers * (12 * s.hidden * s.hidden + 13 * s.hidden) + s.vocab * s.hidden +
+         s.seq_len * s.hidden;
+}
+
+std::int64_t largest_layer_from_shape(const ModelShape& s) {
+  return std::max(s.vocab * s.hidden, 4 * s.hidden * s.hidden + 4 * s.hidden);
+}
+
+std::pair<std::int64_t, std::int64_t> activation_bytes(const ModelShape& shape,
+                                                       std::int64_t micro_batch,
+                                                       Checkpointing checkpointing,
+                                                       Precision precision) {
+  const std::int64_t s = shape.seq_len, b = micro_batch, h = shape.hidden, a = shape.heads;
+  const std::int64_t L = shape.layers, v = shape.vocab;
+  // Korthikanti et al. 2022, eq. (1) per layer: sbh(34 + 5as/h) = 34sbh + 5as²b bytes with
+  // 16-bit activations and 1-byte dropout masks; selective recomputation drops the 5as²b.
+  const std::int64_t full_layer = 34 * s * b * h + 5 * a * s * s * b;
+  std::int64_t layers = 0;
+  switch (checkpointing) {
+    case Checkpointing::None:
+      layers = L * full_layer;
+      break;
+    case Checkpointing::Selective:
+      layers = L * 34 * s * b * h;
+      break;
+    case Checkpointing::Full:
+      // 2sbh per layer input kept; the layer being recomputed in backward holds its full
+      // activations once more (our addition: the paper counts only what is stored).
+      layers = L * 2 * s * b * h + full_layer;
+      break;
+  }
+  // Korthikanti et al. §4.3: embedding dropout, final layer norm and the output projection
+  // (4sbh) and the fp32 logits for the cross entropy (4sbv).
+  std::int64_t logits = 4 * s * b * h + 4 * s * b * v;
+  if (precision == Precision::Fp32) {
+    // Activations twice as wide; the logits are fp32 already.
+    layers *= 2;
+    logits += 4 * s * b * h;
+  }
+  return {layers, logits};
+}
+
+Estimate estimate(const Inputs& in) {
+  require_positive(in.params, "params");
+  if (in.largest_layer_params < 0) {
+    throw std::invalid_argument("largest_layer_params must be positive, got " +
+                                std::to_string(in.largest_layer_params));
+  }
+  require_positive(in.gpus_per_node, "gpus_per_node");
+  require_positive(in.nodes, "nodes");
+  require_positive(in.micro_batch_size, "micro_batch_size");
+  if (in.stage < 0 || in.stage > 3) {
+    throw std::invalid_argument("stage must be 0, 1, 2 or 3, got " + std::to_string(in.stage));
+  }
+  if (in.offload_optimizer != Offload::None && in.stage == 0) {
+    throw std::invalid_argument("offload_optimizer takes effect only at stage 1, 2 or 3");
+  }
+  if (in.offload_param != Offload::None && in.stage != 3) {
+    throw std::invalid_argument("offload_param takes effect only at stage 3");
+  }
+  if (in.additional_buffer_factor <= 0 || in.headroom < 0 || in.cuda_context_gib < 0) {
+    throw std::invalid_argument(
+        "additional_buffer_factor must be positive; headroom and cuda_context_gib not negative");
+  }
+  if ((in.gpu_memory_gib && *in.gpu_memory_gib <= 0) ||
+      (in.cpu_memory_gib && *in.cpu_memory_gib <= 0)) {
+    throw std::invalid_argument("gpu_memory_gib and cpu_memory_gib must be positive");
+  }
+  if (in.shape) {
+    const ModelShape& s = *in.shape;
+    require_positive(s.layers, "layers");
+    require_positive(s.hidden, "hidden");
+    require_positive(s.heads, "heads");
+    require_positive(s.vocab, "vocab");
+    require_positive(s.seq_len, "seq_len");
+  }
+
+  Estimate out;
+  const std::int64_t psi = in.params;
+  const std::int64_t n = in.gpus_per_node * in.nodes;
+  out.params = psi;
+  out.largest_layer_params =
+      in.largest_layer_params > 0 ? in.largest_layer_params : std::max<std::int64_t>(1, psi / 32);
+  out.world_size = n;
+
+  // ZeRO paper (Rajbhandari et al. 2020, §3 and Table 1): 16-bit weights and gradients (2Ψ
+  // each) plus KΨ of optimizer states; fp32 training keeps 4-byte weights and gradients and
+  // no master copy. Offloaded optimizer states carry an fp32 gradient copy (ZeRO-Offload,
+  // Ren et al. 2021): (K + 4)Ψ/N per rank on the CPU.
+  const bool mixed = in.precision != Precision::Fp32;
+  const std::int64_t wb = mixed ? 2 : 4;  // bytes per weight
+  const std::int64_t gb = mixed ? 2 : 4;  // bytes per gradient
+  std::int64_t k = in.optimizer == Optimizer::Adam ? 12 : 8;
+  if (!mixed) k -= 4;  // no fp32 master weights
+  out.optimizer_k = static_cast<int>(k);
+  const std::int64_t part = partition(psi, n);
+  std::int64_t gpu = 0, offloaded = 0, param_offloaded = 0;
+  const bool opt_off = in.offload_optimizer != Offload::None;
+  const bool param_off = in.offload_param != Offload::None;
+  switch (in.stage) {
+    case 0:
+      gpu = (wb + gb + k) * psi;
+      break;
+    // With the optimizer offloaded, gradients leave the GPU bucket by bucket into the CPU's
+    // fp32 gradient copy (ZeRO-Offload; DeepSpeed's own estimators keep no gradients on the
+    // GPU then either); stages 1 and 2 share that code path in DeepSpeed.
+    case 1:
+      gpu = wb * psi + (opt_off ? 0 : gb * psi + k * part);
+      break;
+    case 2:
+      gpu = wb * psi + (opt_off ? 0 : (gb + k) * part);
+      break;
+    case 3:
+      gpu = (param_off ? 0 : wb * part) + (opt_off ? 0 : (gb + k) * part);
+      break;
+  }
+  if (opt_off) offloaded = (k + 4) * part;
+  if (param_off) param_offloaded = wb * part;
+  out.model_states_gpu = gpu;
+  auto place = [&](Offload where, std::int64_t per_rank) {
+    if (where == Offload::Cpu) out.model_states_cpu += per_rank * in.gpus_per_node;
+    if (where == Offload::Nvme) out.model_states_nvme += per_rank * in.gpus_per_node;
+  };
+  place(in.offload_optimizer, offloaded);
+  place(in.offload_param, param_offloaded);
+
+  if (in.shape) {
+    auto [layers, logits] =
+        activation_bytes(*in.shape, in.micro_batch_size, in.checkpointing, in.precision);
+    out.activations_layers = layers;
+    out.activations_logits = logits;
+    out.activations_gpu = layers + logits;
+  }
+
+  // Buffers the config sizes (elements → bytes), never more than the model itself.
+  const auto capped = [&](std::int64_t elements) { return std::min(psi, elements); };
+  if (in.stage == 3) {
+    out.stage3_working_set =
+        wb * capped(std::max(in.stage3_max_live_parameters, out.largest_layer_params)) +
+        wb * capped(in.stage3_prefetch_bucket_size);
+    out.comm_buffers = gb * capped(in.reduce_bucket_size);
+  } else if (in.stage == 0) {
+    out.comm_buffers = gb * capped(in.reduce_bucket_size);
+  } else {
+    out.comm_buffers = gb * capped(in.reduce_bucket_size) + wb * capped(in.allgather_bucket_size);
+  }
+  const std::int64_t subtotal =
+      out.model_states_gpu + out.activations_gpu + out.stage3_working_set + out.comm_buffers;
+  out.headroom = static_cast<std::int64_t>(std::llround(static_cast<double>(subtotal) * in.headroom));
+  out.cuda_context = static_cast<std::int64_t>(std::llround(in.cuda_context_gib * kGiB));
+  out.total_gpu = subtotal + out.headroom + out.cuda_context;
+  out.total_cpu = out.model_states_cpu;
+
+  // DeepSpeed's estimators know ZeRO-2 and ZeRO-3 with CPU offload; NVMe offload keeps the
+  // same GPU side, so it maps to cpu_offload. Parameter offload alone has no estimator.
+  if (in.stage == 2) {
+    out.deepspeed = deepspeed_zero2(psi, in.gpus_per_node, in.nodes, opt_off,
+                                    in.additional_buffer_factor);
+  } else if (in.stage == 3 && (opt_off || !param_off)) {
+    out.deepspeed = deepspeed_zero3(psi, out.largest_layer_params, in.gpus_per_node, in.nodes,
+                                    opt_off, param_off, in.zero_init, in.additional_buffer_factor);
+  }
+
+  if (in.gpu_memory_gib) {
+    out.gpu_capacity = static_cast<std::int64_t>(std::llround(*in.gpu_memory_gib * kGiB));
+    out.gpu_fits = out.total_gpu <= out.gpu_capacity;
+  }
+  if (in.cpu_memory_gib) {
+    out.cpu_capacity = static_cast<std::int64_t>(std::llround(*in.cpu_memory_gib * kGiB));
+    out.cpu_fits = out.total_cpu <= out.cpu_capacity;
+  }
+  return out;
+}
+
+const char* to_string(Offload offload) {
+  switch (offload) {
+    case Offload::None: return "none";
+    case Offload::Cpu: return "cpu";
+    case Offload::Nvme: return "nvme";
+  }
+  return "?";
+}
+
+const char* to_string(Precision precision) {
+  switch (precision) {
+    case Precision::Fp32: return "fp32";
+    case Precision::Fp16: return "fp16";
+    case Precision::Bf16: return "bf16";
+  }
+  return "?";
+}
+
+const char* to_string(Optimizer optimizer) {
+  return optimizer == Optimizer::Adam ? "adam" : "sgd";
+}
+
+const char* to_string(Checkpointing checkpointing) {
+  switch (checkpointing) {
+    case Checkpointing::None: return "none";
+    case Checkpointing::Selective: return "selective";
+    case Checkpointing::Full: return "full";
+  }
+  return "?";
+}
+
+}  // namespace zf::memory
