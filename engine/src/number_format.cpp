@@ -103,7 +103,7 @@ void append_json_float(std::string& out, double value) {
   }
   Decimal d = decompose(value);
   if (d.negative) out += '-';
-  if (d.exponent >= -5 && d.exponent < 21) {
+  if (d.exponent >= -4 && d.exponent < 21) {
     append_fixed(out, d);
   } else {
     append_scientific(out, d, false);

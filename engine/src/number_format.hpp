@@ -12,7 +12,8 @@ namespace zf::detail {
 void append_python_float(std::string& out, double value);
 
 /// zeroforge's JSON form of a float: shortest round-trip digits, fixed notation for
-/// exponents in [-5, 21) (`0.0001`, `1.0`), otherwise `3e-7` / `1.5e300`.
+/// exponents in [-4, 21) (`0.0001`, `1.0`), otherwise `3e-5` / `1.5e300` (learning rates
+/// read as people write them).
 /// Non-finite values are not JSON; callers reject them first.
 void append_json_float(std::string& out, double value);
 

@@ -84,7 +84,7 @@ TEST_F(RenderCliTest, BadInputsAreErrorsWithExitCode2) {
     std::string first_line;
   };
   const Case cases[] = {
-      {{"render", "x.j2", "--template-dir", "t", "--values", "bad.json"}, "bad.json:1:10: error: expected a string key, found ','"},
+      {{"render", "x.j2", "--template-dir", "t", "--values", "bad.json"}, "bad.json:1:9: error: expected a string key, found ','"},
       {{"render", "x.j2", "--template-dir", "t", "--values", "missing.json"},
        "zeroforge: error: cannot read 'missing.json': No such file or directory"},
       {{"render", "x.j2", "--template-dir", "t", "--set", "novalue"}, "zeroforge: error: '--set novalue': expected KEY=VALUE"},

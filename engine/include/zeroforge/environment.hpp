@@ -128,6 +128,9 @@ class Environment {
   /// no directory has it or the name is absolute or climbs out with `..`, and (Syntax)
   /// when it does not parse.
   std::shared_ptr<const Template> load(std::string_view name) const;
+  /// Like `load`, but returns nullptr when no search-path directory has `name` (the cache
+  /// is consulted first, so a loaded template costs no file-system access).
+  std::shared_ptr<const Template> try_load(std::string_view name) const;
   /// Parses a template given as text; `name` is used in errors and for relative lookups.
   std::shared_ptr<const Template> from_string(std::string source, std::string name) const;
   /// The file `name` resolves to, or nullopt.
@@ -139,7 +142,14 @@ class Environment {
   EnvironmentOptions options_;
   FunctionRegistry functions_;
   mutable std::mutex cache_mutex_;
-  mutable std::unordered_map<std::string, std::shared_ptr<const Template>> cache_;
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  mutable std::unordered_map<std::string, std::shared_ptr<const Template>, NameHash, std::equal_to<>>
+      cache_;
 };
 
 }  // namespace zf

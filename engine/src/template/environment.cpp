@@ -85,6 +85,23 @@ std::optional<fs::path> Environment::resolve(std::string_view name) const {
 }
 
 std::shared_ptr<const Template> Environment::load(std::string_view name) const {
+  if (auto tpl = try_load(name)) return tpl;
+  std::string normalized = normalize_name(name);
+  {
+    std::string searched;
+    for (const auto& dir : options_.search_path) searched += (searched.empty() ? "" : ", ") + dir.string();
+    throw Error(ErrorKind::Template, "template '" + normalized + "' not found (searched: " +
+                                         (searched.empty() ? "no directories" : searched) + ")");
+  }
+}
+
+std::shared_ptr<const Template> Environment::try_load(std::string_view name) const {
+  // Names the renderer passes are usually already normal; only normalise on a cache miss.
+  {
+    std::lock_guard lock(cache_mutex_);
+    auto it = cache_.find(name);
+    if (it != cache_.end()) return it->second;
+  }
   std::string normalized = normalize_name(name);
   {
     std::lock_guard lock(cache_mutex_);
@@ -92,12 +109,7 @@ std::shared_ptr<const Template> Environment::load(std::string_view name) const {
     if (it != cache_.end()) return it->second;
   }
   auto path = resolve(normalized);
-  if (!path) {
-    std::string searched;
-    for (const auto& dir : options_.search_path) searched += (searched.empty() ? "" : ", ") + dir.string();
-    throw Error(ErrorKind::Template, "template '" + normalized + "' not found (searched: " +
-                                         (searched.empty() ? "no directories" : searched) + ")");
-  }
+  if (!path) return nullptr;
   std::string source = read_file(*path);
   detail::LexerOptions lexer{options_.trim_blocks, options_.lstrip_blocks};
   auto tree = detail::parse_template(normalized, display_path(*path), source, lexer, functions_);

@@ -153,14 +153,14 @@ class Lexer {
   void lex_tag(std::size_t tag, std::size_t inner, bool variable) {
     tokens_.push_back({variable ? TokenKind::VariableBegin : TokenKind::BlockBegin,
                        src_.substr(tag, inner - tag), tag});
-    int depth = 0;
+    std::string open_brackets;  // the brackets open inside this tag, innermost last
     std::size_t i = inner;
     while (true) {
       while (i < src_.size() && is_space(src_[i])) ++i;
       if (i >= src_.size()) {
         fail(tag, variable ? "unclosed '{{': missing '}}'" : "unclosed '{%': missing '%}'");
       }
-      if (depth == 0) {
+      if (open_brackets.empty()) {
         // End of tag, with optional whitespace-control modifier.
         char c = src_[i];
         if ((c == '-' || c == '+') && src_.compare(i + 1, 2, variable ? "}}" : "%}") == 0) {
@@ -175,11 +175,11 @@ class Lexer {
           return;
         }
       }
-      i = lex_expression_token(i, depth, variable);
+      i = lex_expression_token(i, open_brackets);
     }
   }
 
-  std::size_t lex_expression_token(std::size_t i, int& depth, bool variable) {
+  std::size_t lex_expression_token(std::size_t i, std::string& open_brackets) {
     char c = src_[i];
     if (is_name_start(c)) {
       std::size_t j = i + 1;
@@ -218,16 +218,20 @@ class Lexer {
       if (src_.compare(i, len, op.text) != 0) continue;
       if (op.kind == TokenKind::LeftParen || op.kind == TokenKind::LeftBracket ||
           op.kind == TokenKind::LeftBrace) {
-        ++depth;
+        open_brackets += op.text[0];
       } else if (op.kind == TokenKind::RightParen || op.kind == TokenKind::RightBracket ||
                  op.kind == TokenKind::RightBrace) {
-        if (depth == 0) fail(i, std::string("unexpected '") + op.text + "'");
-        --depth;
+        if (open_brackets.empty()) fail(i, std::string("unexpected '") + op.text + "'");
+        char open = open_brackets.back();
+        char expected = open == '(' ? ')' : open == '[' ? ']' : '}';
+        if (op.text[0] != expected) {
+          fail(i, std::string("unexpected '") + op.text + "', expected '" + expected + "'");
+        }
+        open_brackets.pop_back();
       }
       tokens_.push_back({op.kind, src_.substr(i, len), i});
       return i + len;
     }
-    (void)variable;
     fail(i, std::string("unexpected character '") + c + "'");
   }
 

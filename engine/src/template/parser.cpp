@@ -777,7 +777,7 @@ class Parser {
       } else if (at(TokenKind::LeftBracket)) {
         node = parse_subscript(std::move(node));
       } else if (at(TokenKind::LeftParen)) {
-        std::size_t offset = current().offset;
+        std::size_t offset = node->offset;  // errors in a call point at what is called
         auto args = parse_call_arguments();
         node = make(offset, Call{std::move(node), std::move(args)});
       } else {

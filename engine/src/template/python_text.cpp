@@ -207,7 +207,10 @@ std::string to_lower(std::string_view text) {
 }
 
 std::string to_upper(std::string_view text) {
-  return map_code_points(text, [](char32_t c, std::size_t) { return upper_of(c); });
+  std::string out = map_code_points(text, [](char32_t c, std::size_t) { return upper_of(c); });
+  // Python's full case mapping: the one expansion Latin text meets, ß → SS.
+  for (std::size_t at; (at = out.find("\xC3\x9F")) != std::string::npos;) out.replace(at, 2, "SS");
+  return out;
 }
 
 std::string capitalize(std::string_view text) {

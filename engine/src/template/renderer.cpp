@@ -150,9 +150,8 @@ class Renderer : public CallContext {
       if (!candidate.is_string()) {
         throw Error(ErrorKind::Template, std::string("template name must be a string, got ") + candidate.type_name());
       }
-      if (!env_.resolve(candidate.as_string())) return false;
-      last_loaded_ = env_.load(candidate.as_string());
-      return true;
+      last_loaded_ = env_.try_load(candidate.as_string());
+      return last_loaded_ != nullptr;
     };
     name.require_defined();
     if (name.is_list()) {
@@ -203,11 +202,34 @@ class Renderer : public CallContext {
   void exec_node(const Stmt& stmt, const TextStmt& node, Frame&) { emit(node.text, stmt.offset); }
 
   void exec_node(const Stmt& stmt, const PrintStmt& node, Frame& frame) {
-    Value value = eval(*node.expr, frame);
-    guard(stmt, [&] {
-      if (marks_ && out_ == root_out()) marks_->push_back({out_->size(), tree_, node.expr->offset});
+    // `{{ macro(...) }}` renders the macro straight into the output instead of capturing
+    // its text and copying it (the output is the same).
+    if (auto* call = std::get_if<Call>(&node.expr->node)) {
+      if (auto* name = std::get_if<NameRef>(&call->callee->node)) {
+        const Value* callee = frame.find(name->name);
+        if (callee && callee->is_callable()) {
+          if (auto* macro = dynamic_cast<const Macro*>(callee->as_callable().get())) {
+            if (marks_ && out_ == root_out()) marks_->push_back({out_->size(), tree_, stmt.offset});
+            try {
+              auto [positional, keyword] = eval_args(call->args, frame);
+              call_macro(*macro, std::move(positional), std::move(keyword), out_);
+            } catch (const Error& error) {
+              if (error.has_location()) throw;
+              throw locate(error, node.expr->offset);
+            }
+            return;
+          }
+        }
+      }
+    }
+    Value scratch;
+    const Value& value = lookup(*node.expr, frame, scratch);
+    if (marks_ && out_ == root_out()) marks_->push_back({out_->size(), tree_, stmt.offset});
+    try {
       value.append_str(*out_);
-    });
+    } catch (const Error& error) {
+      throw error.has_location() ? error : locate(error, node.expr->offset);
+    }
   }
 
   void exec_node(const Stmt&, const IfStmt& node, Frame& frame) {
@@ -221,7 +243,8 @@ class Renderer : public CallContext {
   }
 
   bool truthy(const Expr& expr, const Frame& frame) {
-    Value v = eval(expr, frame);
+    Value scratch;
+    const Value& v = lookup(expr, frame, scratch);
     try {
       return v.truthy();
     } catch (const Error& error) {
@@ -538,6 +561,32 @@ class Renderer : public CallContext {
 
   // ----- expressions -----
 
+  // The value of `expr` without copying it when it already exists (a variable, or a key of
+  // a dict reached through variables); otherwise evaluates into `scratch`.
+  const Value& lookup(const Expr& expr, const Frame& frame, Value& scratch) {
+    if (auto* name = std::get_if<NameRef>(&expr.node)) {
+      if (const Value* v = frame.find(name->name)) return *v;
+    } else if (auto* attr = std::get_if<GetAttr>(&expr.node)) {
+      Value object_scratch;
+      const Value& object = lookup(*attr->object, frame, object_scratch);
+      if (object.is_undefined()) {
+        throw locate(Error(ErrorKind::Undefined, object.undefined_description()), attr->object->offset);
+      }
+      if (&object != &object_scratch && object.is_dict() && !has_method(object, attr->attribute)) {
+        if (const Value* v = object.as_dict().find(attr->attribute)) return *v;
+      }
+      try {
+        scratch = get_attribute(object, attr->attribute);
+      } catch (const Error& error) {
+        if (error.has_location()) throw;
+        throw locate(error, expr.offset);
+      }
+      return scratch;
+    }
+    scratch = eval(expr, frame);
+    return scratch;
+  }
+
   Value eval(const Expr& expr, const Frame& frame) {
     try {
       return std::visit([&](const auto& node) { return eval_node(expr, node, frame); }, expr.node);
@@ -617,7 +666,11 @@ class Renderer : public CallContext {
   }
 
   Value eval_node(const Expr&, const GetAttr& node, const Frame& frame) {
-    Value object = eval(*node.object, frame);
+    Value scratch;
+    const Value& object = lookup(*node.object, frame, scratch);
+    if (object.is_undefined()) {
+      throw locate(Error(ErrorKind::Undefined, object.undefined_description()), node.object->offset);
+    }
     return get_attribute(object, node.attribute);
   }
 
@@ -771,7 +824,8 @@ class Renderer : public CallContext {
   }
 
   Value eval_node(const Expr& expr, const FilterExpr& node, const Frame& frame) {
-    Value subject = eval(*node.subject, frame);
+    Value scratch;
+    const Value& subject = lookup(*node.subject, frame, scratch);
     auto [positional, keyword] = eval_args(node.args, frame);
     try {
       Arguments bound = bind(*node.spec, "filter", std::move(positional), std::move(keyword));
@@ -783,7 +837,8 @@ class Renderer : public CallContext {
   }
 
   Value eval_node(const Expr& expr, const TestExpr& node, const Frame& frame) {
-    Value subject = eval(*node.subject, frame);
+    Value scratch;
+    const Value& subject = lookup(*node.subject, frame, scratch);
     auto [positional, keyword] = eval_args(node.args, frame);
     try {
       Arguments bound = bind(*node.spec, "test", std::move(positional), std::move(keyword));
@@ -820,13 +875,16 @@ class Renderer : public CallContext {
     Value result;
     if (call_bound_method(callee, positional, keyword, result)) return result;
     if (auto* macro = dynamic_cast<const Macro*>(callee.as_callable().get())) {
-      return call_macro(*macro, std::move(positional), std::move(keyword));
+      std::string buffer;
+      call_macro(*macro, std::move(positional), std::move(keyword), &buffer);
+      return Value(std::move(buffer));
     }
     throw Error(ErrorKind::Render, "'" + callee.as_callable()->name() + "' cannot be called here");
   }
 
-  Value call_macro(const Macro& macro, std::vector<Value> positional,
-                   std::vector<std::pair<std::string, Value>> keyword) {
+  // Runs a macro, writing its output to `target`.
+  void call_macro(const Macro& macro, std::vector<Value> positional,
+                  std::vector<std::pair<std::string, Value>> keyword, std::string* target) {
     const MacroStmt& stmt = macro.stmt();
     if (positional.size() > stmt.params.size()) {
       throw Error(ErrorKind::Render, "macro '" + stmt.name + "' takes not more than " +
@@ -835,10 +893,11 @@ class Renderer : public CallContext {
     DepthGuard depth(*this, "macro");
     Frame inner;
     inner.parent = &macro.frame();
-    std::vector<bool> given(stmt.params.size(), false);
+    inner.vars.reserve(stmt.params.size() + 2);
+    std::vector<char> given(stmt.params.size(), 0);
     for (std::size_t i = 0; i < positional.size(); ++i) {
       inner.vars.emplace_back(stmt.params[i].name, std::move(positional[i]));
-      given[i] = true;
+      given[i] = 1;
     }
     for (auto& [name, value] : keyword) {
       std::size_t i = 0;
@@ -848,7 +907,7 @@ class Renderer : public CallContext {
       }
       if (given[i]) throw Error(ErrorKind::Render, "macro '" + stmt.name + "' got multiple values for argument '" + name + "'");
       inner.set(stmt.params[i].name, std::move(value));
-      given[i] = true;
+      given[i] = 1;
     }
     const TemplateTree* saved_tree = tree_;
     tree_ = &macro.tree();
@@ -863,9 +922,8 @@ class Renderer : public CallContext {
                                                           "' (macro '" + stmt.name + "' was called without it)"));
         }
       }
-      std::string buffer;
       std::string* saved = out_;
-      out_ = &buffer;
+      out_ = target;
       try {
         exec_body(stmt.body, inner);
       } catch (...) {
@@ -874,7 +932,6 @@ class Renderer : public CallContext {
       }
       out_ = saved;
       tree_ = saved_tree;
-      return Value(std::move(buffer));
     } catch (...) {
       tree_ = saved_tree;
       throw;

@@ -21,7 +21,8 @@ std::string kinds(const std::string& source, LexerOptions options = {}) {
 
 std::string data(const std::string& source, LexerOptions options = {}) {
   std::string out;
-  for (const auto& token : tokenize(normalize_source(source), "t.j2", options)) {
+  std::string normalized = normalize_source(source);  // tokens point into it
+  for (const auto& token : tokenize(normalized, "t.j2", options)) {
     if (token.kind == TokenKind::Data) out += token.text;
   }
   return out;
@@ -106,6 +107,7 @@ TEST(LexerTest, ReportsLexicalErrorsWithLocation) {
       {"{{ 'abc }}", "t.j2:1:4: error: unterminated string"},
       {"{{ a ? b }}", "t.j2:1:6: error: unexpected character '?'"},
       {"{{ a) }}", "t.j2:1:5: error: unexpected ')'"},
+      {"{{ (a] }}", "t.j2:1:6: error: unexpected ']', expected ')'"},
       {"{% raw %}abc", "t.j2:1:1: error: unclosed 'raw' block: missing '{% endraw %}'"},
   };
   for (const auto& c : cases) {

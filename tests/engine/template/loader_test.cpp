@@ -85,8 +85,8 @@ TEST_F(LoaderTest, TeamTemplateOverridesOneBlockOfABuiltIn) {
 TEST_F(LoaderTest, RejectsNamesOutsideTheSearchPath) {
   first.write("main.j2", "{% include '../secret.j2' %}");
   first.write("abs.j2", "{% include '/etc/passwd' %}");
-  EXPECT_EQ(error("main.j2"), "main.j2:1:1: error: template name '../secret.j2' climbs out of the template search path with '..'");
-  EXPECT_EQ(error("abs.j2"), "abs.j2:1:1: error: template name '/etc/passwd' is absolute; names are relative to the template search path");
+  EXPECT_EQ(error("main.j2"), "main.j2:1:4: error: template name '../secret.j2' climbs out of the template search path with '..'");
+  EXPECT_EQ(error("abs.j2"), "abs.j2:1:4: error: template name '/etc/passwd' is absolute; names are relative to the template search path");
   EXPECT_EQ(error("a/../../x.j2"), "error: template name 'a/../../x.j2' climbs out of the template search path with '..'");
 }
 
@@ -97,7 +97,7 @@ TEST_F(LoaderTest, NormalisesNamesInsideTheSearchPath) {
 
 TEST_F(LoaderTest, ReportsMissingTemplates) {
   first.write("main.j2", "x\n{% include 'nope.j2' %}");
-  EXPECT_EQ(error("main.j2").substr(0, 50), "main.j2:2:1: error: template 'nope.j2' not found (");
+  EXPECT_EQ(error("main.j2").substr(0, 50), "main.j2:2:4: error: template 'nope.j2' not found (");
   first.write("opt.j2", "a{% include 'nope.j2' ignore missing %}b");
   EXPECT_EQ(render("opt.j2"), "ab");
   EXPECT_EQ(error("missing.j2").substr(0, 39), "error: template 'missing.j2' not found ");
@@ -112,7 +112,7 @@ TEST_F(LoaderTest, ExtendsCycleIsAnError) {
 TEST_F(LoaderTest, IncludeCycleIsAnErrorNotACrash) {
   first.write("a.j2", "{% include 'b.j2' %}");
   first.write("b.j2", "{% include 'a.j2' %}");
-  EXPECT_EQ(error("a.j2").substr(0, 45), "b.j2:1:1: error: recursion too deep: more tha");
+  EXPECT_EQ(error("a.j2").substr(0, 45), "b.j2:1:4: error: recursion too deep: more tha");
 }
 
 TEST_F(LoaderTest, ErrorsInIncludedTemplatesPointIntoThem) {
