@@ -114,7 +114,9 @@ struct LoadedPlugin;
 /// A PluginHost is not copyable; the plugins stay loaded while it, or an Environment whose
 /// functions it registered, lives.
 ///
-///     zf::PluginHost plugins({.builtin_dirs = {"/usr/lib/zeroforge/plugins"}});
+///     zf::PluginHostOptions options;
+///     options.builtin_dirs = {"/usr/lib/zeroforge/plugins"};
+///     zf::PluginHost plugins(options);
 ///     plugins.load({{"site_fields", {{"profile", "site.json"}}}});
 ///     plugins.register_functions(environment);            // before loading templates
 ///     auto extra = plugins.run_values_hooks(values, {{"template", name}, {"tier", "small"}});

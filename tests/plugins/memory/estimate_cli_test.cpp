@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// `zeroforge estimate` end to end: the CLI loads the bundled memory plugin and prints its
+// table, JSON and --all-stages; bad input exits 2 with the plugin's message.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.hpp"
+
+namespace zf {
+namespace {
+
+using test::run_cli;
+
+TEST(EstimateCliTest, PrintsTableWithVerdict) {
+  auto r = run_cli({"estimate", "--model", "llama-2-7b", "--stage", "3", "--gpus-per-node", "8",
+                    "--gpu-memory-gib", "80", "--activation-checkpointing", "full"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("model: llama-2-7b 6.74B params"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GPU model states (ZeRO paper)"), std::string::npos);
+  EXPECT_NE(r.out.find("DeepSpeed estimator GPU"), std::string::npos);
+  EXPECT_NE(r.out.find("verdict: GPU fits"), std::string::npos);
+}
+
+TEST(EstimateCliTest, JsonHasTheContractKeys) {
+  auto r = run_cli({"estimate", "--params", "7e9", "--stage", "3", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  for (const char* pointer : {"/model_states/gpu_bytes", "/model_states/cpu_bytes",
+                              "/activations/gpu_bytes", "/total/gpu_bytes", "/total/cpu_bytes",
+                              "/fits", "/deepspeed/gpu_bytes", "/deepspeed/cpu_bytes"}) {
+    EXPECT_TRUE(j.contains(nlohmann::json::json_pointer(pointer))) << pointer;
+  }
+  EXPECT_EQ(j["model_states"]["gpu_bytes"], 16 * 7000000000LL);
+}
+
+TEST(EstimateCliTest, AllStagesListsEveryOption) {
+  auto r = run_cli({"estimate", "--model", "gpt2", "--all-stages"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* row : {"ZeRO-0 ", "ZeRO-1, offload_optimizer=cpu",
+                          "ZeRO-3, offload_optimizer=cpu, offload_param=cpu"}) {
+    EXPECT_NE(r.out.find(row), std::string::npos) << row;
+  }
+}
+
+TEST(EstimateCliTest, DoesNotFitExitsOne) {
+  auto r = run_cli({"estimate", "--model", "llama-2-70b", "--stage", "0", "--gpu-memory-gib",
+                    "80"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("verdict: GPU does not fit"), std::string::npos) << r.out;
+}
+
+TEST(EstimateCliTest, BadInputExitsTwo) {
+  auto r = run_cli({"estimate", "--model", "nope"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown model preset 'nope'"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace zf

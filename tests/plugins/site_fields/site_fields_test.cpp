@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+// The bundled site_fields plugin, loaded from the build's plugin dir: what a profile sets,
+// where the NVMe path goes, and the profiles it refuses (with their exact messages).
+#include <gtest/gtest.h>
+
+#include "support/cli_runner.hpp"
+#include "zeroforge/error.hpp"
+#include "zeroforge/plugin_host.hpp"
+
+namespace zf {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+const std::string kPlugin = std::string(ZF_BUNDLED_PLUGIN_DIR) + "/site_fields.so";
+
+PluginHostOptions isolated_options() {
+  PluginHostOptions options;
+  options.use_environment = false;
+  return options;
+}
+
+std::unique_ptr<PluginHost> load(const Json& options) {
+  auto host = std::make_unique<PluginHost>(isolated_options());
+  host->load({{kPlugin, options}});
+  return host;
+}
+
+std::string load_error(const Json& options) {
+  try {
+    load(options);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+const Json kStage3Nvme = Json::parse(R"({
+  "train_batch_size": 8,
+  "zero_optimization": {
+    "stage": 3,
+    "offload_optimizer": {"device": "nvme", "pin_memory": true},
+    "offload_param": {"device": "cpu"}
+  }
+})");
+
+TEST(SiteFieldsTest, AppliesMonitorsLoggingAndFields) {
+  Json profile = Json::parse(R"({
+    "nvme_path": "/local_nvme",
+    "tensorboard": {"output_path": "/logs/tb", "job_name": "llama"},
+    "wandb": {"project": "llm", "enabled": false},
+    "comms_logger": {"enabled": true, "verbose": false},
+    "steps_per_print": 50,
+    "fields": {"wall_clock_breakdown": true, "zero_optimization": {"sub_group_size": 100000000}}
+  })");
+  auto host = load({{"profile", profile}});
+  OutputHookResult out = host->run_output_hooks(kStage3Nvme, Json::object());
+  Json expected = Json::parse(R"({
+    "train_batch_size": 8,
+    "zero_optimization": {
+      "stage": 3,
+      "offload_optimizer": {"device": "nvme", "pin_memory": true, "nvme_path": "/local_nvme"},
+      "offload_param": {"device": "cpu"},
+      "sub_group_size": 100000000
+    },
+    "tensorboard": {"enabled": true, "output_path": "/logs/tb", "job_name": "llama"},
+    "wandb": {"project": "llm", "enabled": false},
+    "comms_logger": {"enabled": true, "verbose": false},
+    "steps_per_print": 50,
+    "wall_clock_breakdown": true
+  })");
+  EXPECT_EQ(out.config, expected) << out.config.dump(2);
+  EXPECT_EQ(out.manifest, Json({{"site_fields", {{"profile", "(inline)"}}}}));
+  std::vector<std::string> pointers;
+  for (const auto& field : out.fields) {
+    EXPECT_EQ(field.plugin, "site_fields");
+    pointers.push_back(field.json_pointer);
+  }
+  EXPECT_EQ(pointers[0], "/tensorboard/enabled");
+  EXPECT_NE(std::find(pointers.begin(), pointers.end(), "/zero_optimization/offload_optimizer/nvme_path"),
+            pointers.end());
+}
+
+TEST(SiteFieldsTest, SetsTheNvmePathOnlyWhereTheConfigOffloadsToNvme) {
+  auto host = load({{"profile", {{"nvme_path", "/nvme"}}}});
+  Json cpu_only = {{"zero_optimization", {{"stage", 2}, {"offload_optimizer", {{"device", "cpu"}}}}}};
+  EXPECT_EQ(host->run_output_hooks(cpu_only, Json::object()).config, cpu_only);
+  Json no_zero = {{"train_batch_size", 1}};
+  EXPECT_EQ(host->run_output_hooks(no_zero, Json::object()).config, no_zero);
+  Json both = Json::parse(R"({"zero_optimization": {"stage": 3,
+      "offload_optimizer": {"device": "nvme", "nvme_path": "/old"}, "offload_param": {"device": "nvme"}}})");
+  Json out = host->run_output_hooks(both, Json::object()).config;
+  EXPECT_EQ(out["zero_optimization"]["offload_optimizer"]["nvme_path"], "/nvme");
+  EXPECT_EQ(out["zero_optimization"]["offload_param"]["nvme_path"], "/nvme");
+}
+
+TEST(SiteFieldsTest, ANullFieldRemovesAKey) {
+  auto host = load({{"profile", {{"fields", {{"gradient_clipping", nullptr}}}}}});
+  Json out = host->run_output_hooks({{"gradient_clipping", 1.0}, {"steps_per_print", 10}}, Json::object()).config;
+  EXPECT_EQ(out, Json({{"steps_per_print", 10}}));
+}
+
+TEST(SiteFieldsTest, ReadsTheProfileFromAFile) {
+  test::TempDir dir;
+  auto path = dir.write("site.json", R"({"csv_monitor": {"output_path": "/csv"}})");
+  auto host = load({{"profile", path.string()}});
+  OutputHookResult out = host->run_output_hooks(Json::object(), Json::object());
+  EXPECT_EQ(out.config, Json::parse(R"({"csv_monitor": {"enabled": true, "output_path": "/csv"}})"));
+  EXPECT_EQ(out.manifest["site_fields"]["profile"], path.string());
+}
+
+TEST(SiteFieldsTest, AllowsUnknownKeysOnlyWhenTheProfileSaysSo) {
+  Json profile = {{"fields", {{"my_site_tag", "a"}}}, {"allow_unknown_keys", true}};
+  auto host = load({{"profile", profile}});
+  EXPECT_EQ(host->run_output_hooks(Json::object(), Json::object()).config, Json({{"my_site_tag", "a"}}));
+}
+
+TEST(SiteFieldsTest, RefusesBadProfilesWhenLoaded) {
+  test::TempDir dir;
+  auto broken = dir.write("broken.json", "{\"steps_per_print\": }");
+  const std::string prefix = kPlugin + ": error: plugin 'site_fields': init failed: ";
+  struct Case {
+    const char* name;
+    Json options;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {"no profile", Json::object(),
+       "option \"profile\" is required (e.g. --plugin-opt site_fields.profile=site.json)"},
+      {"unknown option", {{"profile", Json::object()}, {"profiel", 1}},
+       "unknown option 'profiel' (site_fields takes \"profile\")"},
+      {"missing file", {{"profile", "/no/site.json"}}, "cannot read site profile '/no/site.json'"},
+      {"unknown top-level field", {{"profile", {{"fields", {{"memory_efficient_linear", false}}}}}},
+       "site profile (inline): /fields/memory_efficient_linear: 'memory_efficient_linear' is not a "
+       "DeepSpeed config key (DeepSpeed would ignore it); set \"allow_unknown_keys\": true in the "
+       "profile to emit it anyway"},
+      {"unknown section key", {{"profile", {{"fields", {{"zero_optimization", {{"use_dynamic_tiling", true}}}}}}}},
+       "site profile (inline): /fields/zero_optimization/use_dynamic_tiling: 'use_dynamic_tiling' "
+       "is not a key of DeepSpeed's 'zero_optimization' section (DeepSpeed would reject the "
+       "config); set \"allow_unknown_keys\": true in the profile to emit it anyway"},
+      {"unknown monitor key", {{"profile", {{"tensorboard", {{"path", "/x"}}}}}},
+       "site profile (inline): /tensorboard/path: 'path' is not a key of DeepSpeed's 'tensorboard' "
+       "section (DeepSpeed would reject the config); set \"allow_unknown_keys\": true in the profile "
+       "to emit it anyway"},
+      {"unknown profile key", {{"profile", {{"nvme", "/x"}}}},
+       "site profile (inline): /nvme: unknown profile key 'nvme' (expected nvme_path, tensorboard, "
+       "wandb, csv_monitor, comet, comms_logger, steps_per_print, fields, allow_unknown_keys)"},
+      {"bad steps_per_print", {{"profile", {{"steps_per_print", 0}}}},
+       "site profile (inline): /steps_per_print: expected a positive integer"},
+      {"empty nvme_path", {{"profile", {{"nvme_path", ""}}}},
+       "site profile (inline): /nvme_path: expected a non-empty path string"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(load_error(c.options), prefix + c.expected);
+  }
+  std::string what = load_error({{"profile", broken.string()}});
+  EXPECT_EQ(what.rfind(prefix + "site profile " + broken.string() + " is not valid JSON: ", 0), 0u) << what;
+}
+
+}  // namespace
+}  // namespace zf
