@@ -23,3 +23,19 @@ install(FILES ${PROJECT_BINARY_DIR}/cmake/zeroforge-config.cmake
               ${PROJECT_BINARY_DIR}/cmake/zeroforge-config-version.cmake
               ${CMAKE_CURRENT_LIST_DIR}/ZeroforgeAddPlugin.cmake
         DESTINATION ${ZEROFORGE_INSTALL_CMAKE_DIR})
+
+# The build tree is a package for plugins: find_package(zeroforge) with CMAKE_PREFIX_PATH (or
+# zeroforge_DIR) set to the build directory gives zeroforge::plugin_sdk and
+# zeroforge_add_plugin(). zeroforge::engine needs an install (its build-tree link flags carry
+# our warnings and sanitizers, which must not leak into a consumer).
+export(TARGETS zeroforge_plugin_sdk NAMESPACE zeroforge:: FILE ${PROJECT_BINARY_DIR}/zeroforgeTargets.cmake)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/ZeroforgeAddPlugin.cmake
+               ${PROJECT_BINARY_DIR}/ZeroforgeAddPlugin.cmake COPYONLY)
+configure_package_config_file(
+  ${CMAKE_CURRENT_LIST_DIR}/zeroforge-config.cmake.in
+  ${PROJECT_BINARY_DIR}/zeroforge-config.cmake
+  INSTALL_DESTINATION ${PROJECT_BINARY_DIR}
+  INSTALL_PREFIX ${PROJECT_BINARY_DIR}
+  PATH_VARS ZEROFORGE_INSTALL_PLUGIN_DIR)
+configure_file(${PROJECT_BINARY_DIR}/cmake/zeroforge-config-version.cmake
+               ${PROJECT_BINARY_DIR}/zeroforge-config-version.cmake COPYONLY)
