@@ -438,23 +438,25 @@ class Renderer : public CallContext {
   void exec_node(const Stmt& stmt, const BlockStmt& node, Frame& frame) {
     auto it = blocks_.find(node.name);
     if (it == blocks_.end() || it->second.empty()) {
-      render_block_level({&node, tree_}, node.name, 0, frame);
+      render_block_level({&node, tree_}, node.name, 0, frame, node.scoped);
       return;
     }
     (void)stmt;
-    render_block_level(it->second.front(), node.name, 0, frame);
+    // Jinja2 takes `scoped` from the block where it stands; overrides need not repeat it.
+    render_block_level(it->second.front(), node.name, 0, frame, node.scoped || it->second.front().block->scoped);
   }
 
-  void render_block_level(BlockLevel level, std::string_view name, std::size_t index, const Frame& frame) {
+  void render_block_level(BlockLevel level, std::string_view name, std::size_t index, const Frame& frame,
+                          bool scoped) {
     DepthGuard depth(*this, "block");
     if (level.block->required && level.block->body.empty() && index + 1 >= levels_of(name)) {
       throw locate(Error(ErrorKind::Render, "required block '" + std::string(name) + "' was not overridden"), 0);
     }
     const TemplateTree* saved_tree = tree_;
     tree_ = level.tree;
-    block_stack_.push_back({name, index, &frame});
+    block_stack_.push_back({name, index, &frame, scoped});
     Frame inner;
-    inner.parent = level.block->scoped ? &frame : root_of(frame);
+    inner.parent = scoped ? &frame : root_of(frame);
     try {
       exec_body(level.block->body, inner);
     } catch (...) {
@@ -480,7 +482,7 @@ class Renderer : public CallContext {
 
   Value render_super(std::size_t offset) {
     if (block_stack_.empty()) throw locate(Error(ErrorKind::Render, "'super()' called outside a block"), offset);
-    auto [name, index, frame] = block_stack_.back();
+    auto [name, index, frame, scoped] = block_stack_.back();
     auto it = blocks_.find(name);
     if (it == blocks_.end() || index + 1 >= it->second.size()) {
       throw locate(Error(ErrorKind::Render, "block '" + std::string(name) + "' has no parent block for 'super()'"), offset);
@@ -489,7 +491,7 @@ class Renderer : public CallContext {
     std::string* saved = out_;
     out_ = &buffer;
     try {
-      render_block_level(it->second[index + 1], name, index + 1, *frame);
+      render_block_level(it->second[index + 1], name, index + 1, *frame, scoped);
     } catch (...) {
       out_ = saved;
       throw;
@@ -949,6 +951,7 @@ class Renderer : public CallContext {
     std::string_view name;
     std::size_t level;
     const Frame* frame;  // the frame the block was entered from, reused by super()
+    bool scoped;
   };
   std::vector<ActiveBlock> block_stack_;
   std::deque<Frame> modules_;

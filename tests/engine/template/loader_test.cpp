@@ -70,6 +70,12 @@ TEST_F(LoaderTest, BlocksSeeTemplateValuesAndTopLevelSets) {
   EXPECT_EQ(render("child.j2", {{"stage", 3}}), "32");
 }
 
+TEST_F(LoaderTest, ScopedComesFromTheBlockWhereItStands) {
+  first.write("base.j2", "{% for i in [1, 2] %}{% block item scoped %}{% endblock %}{% endfor %}");
+  first.write("child.j2", "{% extends 'base.j2' %}{% block item %}<{{ i }}>{% endblock %}");
+  EXPECT_EQ(render("child.j2"), "<1><2>");
+}
+
 TEST_F(LoaderTest, ImportsMacros) {
   first.write("macros.j2", "{% macro kv(k, v) %}\"{{ k }}\": {{ v }}{% endmacro %}");
   first.write("main.j2", "{% import 'macros.j2' as m %}{% from 'macros.j2' import kv as pair %}{{ m.kv('a', 1) }} {{ pair('b', 2) }}");
