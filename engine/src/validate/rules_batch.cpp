@@ -118,7 +118,7 @@ void check_batch(const Context& ctx) {
     ctx.report(first_present(b), Severity::Error, "batch-mismatch", message);
     return;
   }
-  if (b.micro && b.gas && !b.train) return;  // any world size works
+  if (!b.train) return;  // train_batch_size is derived from the micro batch: any world size works
   std::vector<long long> worlds;
   long long limit = std::min<long long>(b.train.value_or(1), 1 << 20);
   for (long long w = 1; w <= limit; ++w) {

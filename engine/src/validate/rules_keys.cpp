@@ -3,6 +3,7 @@
 // pydantic sections, ignored elsewhere), types, bounds, enums, aliases and deprecated names.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "rules.hpp"
 
@@ -152,9 +153,14 @@ void check_leaf(const Context& ctx, const json& value, const json& node, const s
     }
   }
   if (auto allowed = node.find("enum"); allowed != node.end()) {
+    // pydantic's lax mode compares "3" with 3 as a number.
+    json compared = value;
+    if (lax && value.is_string() && numeric_string(value.get<std::string>(), false)) {
+      compared = std::strtod(value.get<std::string>().c_str(), nullptr);
+    }
     bool found = std::any_of(allowed->begin(), allowed->end(), [&](const json& a) {
-      if (a.is_number() && value.is_number()) return a.get<double>() == value.get<double>();
-      return a == value;
+      if (a.is_number() && compared.is_number()) return a.get<double>() == compared.get<double>();
+      return a == compared;
     });
     if (!found) {
       std::string list;

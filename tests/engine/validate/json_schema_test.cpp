@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+// The JSON Schema for editors: its shape, and (with Python's jsonschema package, skipped when
+// absent) its verdicts on the peer configs, the valid samples and rendered outputs.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "support/cli_runner.hpp"
+#include "zeroforge/output.hpp"
+#include "zeroforge/validator.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+fs::path source(const std::string& relative) { return fs::path(ZF_SOURCE_DIR) / relative; }
+
+TEST(SchemaJsonTest, IsDraft2020WithStrictPydanticSections) {
+  json schema = zf::deepspeed_json_schema();
+  EXPECT_EQ(schema.at("$schema"), "https://json-schema.org/draft/2020-12/schema");
+  EXPECT_EQ(schema.at("additionalProperties"), true);  // DeepSpeed ignores unknown top-level keys
+  const json& zero = schema.at("properties").at("zero_optimization").at("anyOf").at(0);
+  EXPECT_EQ(zero.at("additionalProperties"), false);
+  EXPECT_EQ(zero.at("properties").at("offload_param").at("properties").at("device").at("enum"),
+            json::parse(R"(["none", "cpu", "nvme"])"));
+  // "auto" only where the HF Trainer fills it: yes for bf16.enabled, no for the legacy bfloat16.
+  EXPECT_TRUE(schema.at("properties").at("bf16").at("properties").at("enabled").contains("anyOf"));
+  EXPECT_FALSE(schema.at("properties").at("bfloat16").at("properties").at("enabled").contains("anyOf"));
+  EXPECT_EQ(schema.at("properties").size(), zf::deepspeed_schema_data().at("root").at("keys").size());
+}
+
+// Runs Python's jsonschema over `files`; returns file -> "valid"/"invalid", or nothing when
+// python3 or the package is missing.
+std::optional<std::map<std::string, std::string>> python_verdicts(const fs::path& schema,
+                                                                  const std::vector<fs::path>& files) {
+  zf::test::TempDir dir;
+  fs::path script = dir.write("check.py",
+                              "import json, sys\n"
+                              "try:\n    import jsonschema\nexcept ImportError:\n    print('SKIP'); sys.exit(0)\n"
+                              "schema = json.load(open(sys.argv[1]))\n"
+                              "jsonschema.Draft202012Validator.check_schema(schema)\n"
+                              "v = jsonschema.Draft202012Validator(schema)\n"
+                              "for p in sys.argv[2:]:\n"
+                              "    ok = not list(v.iter_errors(json.load(open(p))))\n"
+                              "    print(('valid ' if ok else 'invalid ') + p)\n");
+  std::string command = "python3 '" + script.string() + "' '" + schema.string() + "'";
+  for (const auto& f : files) command += " '" + f.string() + "'";
+  command += " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return std::nullopt;
+  std::string out;
+  char buffer[4096];
+  while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+  int status = pclose(pipe);
+  if (status != 0 || out.rfind("SKIP", 0) == 0) return std::nullopt;
+  std::map<std::string, std::string> verdicts;
+  std::size_t pos = 0;
+  while (pos < out.size()) {
+    std::size_t end = out.find('\n', pos);
+    std::string line = out.substr(pos, end - pos);
+    pos = end == std::string::npos ? out.size() : end + 1;
+    auto space = line.find(' ');
+    if (space != std::string::npos) verdicts[line.substr(space + 1)] = line.substr(0, space);
+  }
+  return verdicts;
+}
+
+TEST(SchemaJsonTest, PythonJsonschemaAgreesWithTheVerdicts) {
+  zf::test::TempDir dir;
+  fs::path schema = dir.write("deepspeed.schema.json", zf::to_json_text(zf::deepspeed_json_schema()));
+  // The schema accepts "auto" where the Trainer fills it, so its verdict is the --hf verdict.
+  std::map<std::string, bool> expected;
+  fs::path peers = source("../shared/peer-configs");
+  if (fs::is_directory(peers)) {
+    for (const auto& entry : fs::recursive_directory_iterator(peers)) {
+      if (entry.path().extension() != ".json") continue;
+      std::string name = entry.path().filename().string();
+      bool rejected = name.find("torch_compile") != std::string::npos || name.rfind("template_zero", 0) == 0 ||
+                      name == "ds_config_zero2_bf16.json" || name == "ds_config_zero3_bf16.json";
+      expected[entry.path().string()] = !rejected;  // the README verdicts
+    }
+  }
+  for (const auto& entry : fs::directory_iterator(source("tests/golden/validate_valid"))) {
+    if (entry.path().extension() == ".json") expected[entry.path().string()] = true;
+  }
+  // The project's own output, when the built-in template exists.
+  if (fs::exists(source("templates/deepspeed/config.json.j2"))) {
+    for (const char* stage : {"0", "1", "2", "3"}) {
+      fs::path out = dir.path() / (std::string("rendered_stage") + stage + ".json");
+      auto result = zf::test::run_cli({"render", "deepspeed/config.json.j2", "--set", std::string("stage=") + stage,
+                                       "-o", out.string()});
+      ASSERT_EQ(result.exit_code, 0) << result.err;
+      expected[out.string()] = true;
+    }
+  }
+  std::vector<fs::path> files;
+  for (const auto& [path, valid] : expected) files.push_back(path);
+  auto verdicts = python_verdicts(schema, files);
+  if (!verdicts) GTEST_SKIP() << "python3 with the jsonschema package is not available";
+  for (const auto& [path, valid] : expected) {
+    SCOPED_TRACE(path);
+    ASSERT_TRUE(verdicts->count(path)) << "python printed no verdict";
+    EXPECT_EQ(verdicts->at(path), valid ? "valid" : "invalid");
+  }
+}
+
+TEST(SchemaJsonTest, ValidSamplesHaveNoFindings) {
+  for (const auto& entry : fs::directory_iterator(source("tests/golden/validate_valid"))) {
+    if (entry.path().extension() != ".json") continue;
+    std::string name = entry.path().filename().string();
+    SCOPED_TRACE(name);
+    zf::ValidateOptions options;
+    options.hf = name.find("_hf_") != std::string::npos;
+    if (auto w = name.find("world"); w != std::string::npos) options.world_size = std::stoll(name.substr(w + 5));
+    auto findings = zf::validate_config(json::parse(zf::read_file(entry.path())), options, name);
+    for (const auto& f : findings) ADD_FAILURE() << zf::format_finding(f);
+  }
+}
+
+}  // namespace
