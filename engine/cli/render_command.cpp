@@ -14,6 +14,11 @@
 namespace zf::cli {
 namespace po = boost::program_options;
 
+// validate_command.cpp: prints the validator's findings on a rendered DeepSpeed config to
+// stderr; false when it has errors (then nothing is written).
+bool check_rendered_config(const nlohmann::ordered_json& config, const nlohmann::ordered_json& values,
+                           const std::string& label);
+
 int run_render(const std::vector<std::string>& args) {
   CommonInputs inputs;
   PluginInputs plugin_inputs;
@@ -21,7 +26,8 @@ int run_render(const std::vector<std::string>& args) {
   std::string output;
   po::options_description options("zeroforge render TEMPLATE [options]");
   options.add_options()("help,h", "show this help")(
-      "output,o", po::value(&output), "write to FILE (atomically) instead of stdout");
+      "output,o", po::value(&output), "write to FILE (atomically) instead of stdout")(
+      "no-validate", "write a rendered DeepSpeed config even when the validator finds errors");
   add_value_options(options, inputs);
   add_template_options(options, inputs);
   add_plugin_options(options, plugin_inputs);
@@ -53,11 +59,19 @@ int run_render(const std::vector<std::string>& args) {
   check_template_values(*environment, template_name, values);
   auto tpl = environment->load(template_name);
   Value context = Value::from_json(values.merged());
-  std::string text =
-      tpl->is_json() ? to_json_text(plugins->run_output_hooks(tpl->render_json(context), values.merged(),
-                                                              {{"template", template_name}, {"tier", inputs.tier}})
-                                        .config)
-                     : tpl->render(context);
+  std::string text;
+  if (tpl->is_json()) {
+    auto config = plugins->run_output_hooks(tpl->render_json(context), values.merged(),
+                                            {{"template", template_name}, {"tier", inputs.tier}})
+                      .config;
+    if (!vm.count("no-validate") &&
+        !check_rendered_config(config, values.merged(), output.empty() || output == "-" ? template_name : output)) {
+      return kFindings;
+    }
+    text = to_json_text(config);
+  } else {
+    text = tpl->render(context);
+  }
   if (output.empty() || output == "-") {
     std::cout << text;
     std::cout.flush();

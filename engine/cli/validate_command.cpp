@@ -29,6 +29,16 @@ std::string plural(std::size_t n, const char* word) {
 
 }  // namespace
 
+bool check_rendered_config(const nlohmann::ordered_json& config, const nlohmann::ordered_json& values,
+                           const std::string& label) {
+  if (!is_deepspeed_config(config)) return true;  // some other JSON document
+  auto findings = validate_config(config, validate_options_from_values(values), label);
+  for (const auto& f : findings) std::cerr << format_finding(f) << '\n';
+  if (!has_errors(findings)) return true;
+  std::cerr << "zeroforge: not written: the rendered config has errors (--no-validate writes it anyway)\n";
+  return false;
+}
+
 int run_validate(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   long long world_size = 0;
