@@ -56,18 +56,18 @@ TEST(PluginFunctionsTest, ResultsComeBackAsValues) {
   EXPECT_EQ(render(*host, "{% set s = join_words('x', 'y') %}{{ s | length }} {{ (s | shout)[0] }}"), "3 X");
 }
 
-// The renderer places call errors at the call's opening parenthesis.
+// The renderer places call errors at the start of the failing expression.
 TEST(PluginFunctionsTest, ErrorsNameTheTemplateLocationPluginAndFunction) {
   auto host = load({{"functions", Json::object()}, {"failing_hook", Json::object()}});
   EXPECT_EQ(render_error(*host, "{{ fail_on() }}"),
-            "t.j2:1:11: error: plugin 'functions': function 'fail_on' takes 1 positional argument, got 0");
+            "t.j2:1:4: error: plugin 'functions': function 'fail_on' takes 1 positional argument, got 0");
   EXPECT_EQ(render_error(*host, "{{ join_words() }}"),
-            "t.j2:1:14: error: plugin 'functions': function 'join_words' takes at least 1 positional "
+            "t.j2:1:4: error: plugin 'functions': function 'join_words' takes at least 1 positional "
             "arguments, got 0");
   EXPECT_EQ(render_error(*host, "\n  {{ fail_on(true) }}"),
-            "t.j2:2:13: error: plugin 'functions': function 'fail_on' failed: asked to fail");
+            "t.j2:2:6: error: plugin 'functions': function 'fail_on' failed: asked to fail");
   EXPECT_EQ(render_error(*host, "{{ explode() }}"),
-            "t.j2:1:11: error: plugin 'failing_hook': function 'explode' failed: unknown C++ exception");
+            "t.j2:1:4: error: plugin 'failing_hook': function 'explode' failed: unknown C++ exception");
 }
 
 TEST(PluginFunctionsTest, UnknownPluginFunctionsFailAtParseTimeWithoutThePlugin) {

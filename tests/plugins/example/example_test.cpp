@@ -37,7 +37,7 @@ TEST(ExamplePluginTest, BucketSizeIsHiddenSizeSquared) {
     FAIL() << "expected an error";
   } catch (const Error& error) {
     EXPECT_EQ(std::string(error.what()),
-              "t.j2:1:15: error: plugin 'example': function 'bucket_size' failed: bucket_size: "
+              "t.j2:1:4: error: plugin 'example': function 'bucket_size' failed: bucket_size: "
               "hidden_size must be a positive integer, got \"big\"");
   }
 }
