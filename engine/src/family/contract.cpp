@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "zeroforge/family.hpp"
+#include "text_helpers.hpp"
 
 namespace zf {
 namespace {
@@ -83,21 +84,6 @@ constexpr std::array<std::string_view, 28> kKnownNames = {
     "scheduler", "fp16", "zero", "offload", "aio", "activation_checkpointing", "monitor",
     "gpu_memory_gib", "cpu_memory_gib", "gpu", "tier", "model"};
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 template <std::size_t N>
 std::string closest(std::string_view name, const std::array<std::string_view, N>& names) {
   std::string best;
@@ -105,7 +91,7 @@ std::string closest(std::string_view name, const std::array<std::string_view, N>
   for (auto candidate : names) {
     // A name cut short (`reduce_bucket` for `reduce_bucket_size`) is a near miss too.
     if (name.size() >= 5 && candidate.starts_with(name)) return std::string(candidate);
-    std::size_t d = edit_distance(name, candidate);
+    std::size_t d = detail::edit_distance(name, candidate);
     if (d <= best_distance) {
       best_distance = d;
       best = candidate;

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "source_position.hpp"
+#include "text_helpers.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 
@@ -124,24 +125,6 @@ class Reader {
 
   json parse_string() { return parse_string_raw(); }
 
-  static void append_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
   std::uint32_t parse_hex4() {
     if (pos_ + 4 > text_.size()) fail("incomplete \\u escape");
     std::uint32_t cp = 0;
@@ -201,7 +184,7 @@ class Reader {
               fail("invalid surrogate pair");
             }
           }
-          append_utf8(out, cp);
+          detail::append_utf8(out, cp);
           break;
         }
         default: --pos_; fail(std::string("invalid escape '\\") + e + "'");

@@ -10,13 +10,14 @@
 #include <string_view>
 #include <vector>
 
+#include "text_helpers.hpp"
+
 namespace zf::detail {
 
 /// Decodes the code point at `pos` and returns the length of its UTF-8 sequence. A byte that
 /// does not start a valid sequence counts as one code point (its own value), so malformed
 /// input never loops or throws.
 std::size_t decode_utf8(std::string_view text, std::size_t pos, char32_t& code_point);
-void append_utf8(std::string& out, char32_t code_point);
 
 /// `len(s)`.
 std::size_t code_point_count(std::string_view text);

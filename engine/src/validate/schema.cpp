@@ -7,6 +7,7 @@
 #include "rules.hpp"
 #include "validate/schema_text.hpp"
 #include "zeroforge/values.hpp"
+#include "text_helpers.hpp"
 
 namespace zf {
 
@@ -64,25 +65,6 @@ std::optional<long long> as_integer(const json& value) {
 
 std::string show(const json& value) { return value.dump(); }
 
-namespace {
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
-}  // namespace
-
 std::string closest(std::string_view key, const std::vector<std::string>& candidates) {
   // Near misses only: a couple of typos, scaled with the length so `tpye` finds `type` but
   // unrelated short keys do not match.
@@ -90,7 +72,7 @@ std::string closest(std::string_view key, const std::vector<std::string>& candid
   std::string best;
   std::size_t best_distance = limit + 1;
   for (const auto& candidate : candidates) {
-    std::size_t d = edit_distance(key, candidate);
+    std::size_t d = detail::edit_distance(key, candidate);
     if (d < best_distance) {
       best_distance = d;
       best = candidate;
