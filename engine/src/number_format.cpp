@@ -72,6 +72,18 @@ void append_scientific(std::string& out, const Decimal& d, bool pad_exponent) {
   out += std::to_string(exponent);
 }
 
+// Integral values below 1e16 print as their integer digits plus ".0" in both styles; this
+// skips the shortest-digits search for the bucket sizes and thresholds templates print most.
+bool append_small_integral(std::string& out, double value) {
+  if (!(std::fabs(value) < 1e16) || std::trunc(value) != value) return false;
+  char buf[24];
+  auto result = std::to_chars(buf, buf + sizeof buf, static_cast<long long>(value));
+  if (std::signbit(value) && value == 0) out += '-';
+  out.append(buf, result.ptr);
+  out += ".0";
+  return true;
+}
+
 }  // namespace
 
 void append_python_float(std::string& out, double value) {
@@ -83,10 +95,7 @@ void append_python_float(std::string& out, double value) {
     out += value < 0 ? "-inf" : "inf";
     return;
   }
-  if (value == 0) {
-    out += std::signbit(value) ? "-0.0" : "0.0";
-    return;
-  }
+  if (append_small_integral(out, value)) return;
   Decimal d = decompose(value);
   if (d.negative) out += '-';
   if (d.exponent >= -4 && d.exponent < 16) {
@@ -97,10 +106,7 @@ void append_python_float(std::string& out, double value) {
 }
 
 void append_json_float(std::string& out, double value) {
-  if (value == 0) {
-    out += std::signbit(value) ? "-0.0" : "0.0";
-    return;
-  }
+  if (std::isfinite(value) && append_small_integral(out, value)) return;
   Decimal d = decompose(value);
   if (d.negative) out += '-';
   if (d.exponent >= -4 && d.exponent < 21) {

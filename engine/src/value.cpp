@@ -375,36 +375,60 @@ int Value::compare(const Value& a, const Value& b) {
 }
 
 void ValueDict::set(std::string key, Value value) {
-  if (Value* existing = find(key)) {
+  std::uint64_t key_hash = hash(key);
+  if (Value* existing = find(key, key_hash)) {
     *existing = std::move(value);
     return;
   }
   entries_.emplace_back(std::move(key), std::move(value));
-  if (index_) {
-    // Copies of a dict share the index; the first write after a copy takes its own.
-    if (index_.use_count() > 1) index_ = std::make_shared<Index>(*index_);
-    index_->emplace(entries_.back().first, static_cast<std::uint32_t>(entries_.size() - 1));
-  } else if (entries_.size() > kIndexThreshold) {
-    index_ = std::make_shared<Index>();
-    for (std::size_t i = 0; i < entries_.size(); ++i) {
-      index_->emplace(entries_[i].first, static_cast<std::uint32_t>(i));
-    }
+  hashes_.push_back(key_hash);
+  if (entries_.size() <= kIndexThreshold) return;
+  // Copies of a dict share the index; the first write after a copy takes its own.
+  if (!index_ || index_.use_count() > 1 || index_->size() < 2 * entries_.size()) {
+    rebuild_index();
+    return;
   }
+  std::size_t mask = index_->size() - 1;
+  std::size_t slot = key_hash & mask;
+  while ((*index_)[slot] != 0) slot = (slot + 1) & mask;
+  (*index_)[slot] = static_cast<std::uint32_t>(entries_.size());
 }
 
-const Value* ValueDict::find(std::string_view key) const {
-  if (index_) {
-    auto it = index_->find(key);
-    return it == index_->end() ? nullptr : &entries_[it->second].second;
+void ValueDict::reserve(std::size_t n) {
+  entries_.reserve(n);
+  hashes_.reserve(n);
+}
+
+void ValueDict::rebuild_index() {
+  std::size_t slots = 32;
+  while (slots < 4 * entries_.size()) slots *= 2;
+  auto index = std::make_shared<Index>(slots, 0);
+  std::size_t mask = slots - 1;
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    std::size_t slot = hashes_[i] & mask;
+    while ((*index)[slot] != 0) slot = (slot + 1) & mask;
+    (*index)[slot] = static_cast<std::uint32_t>(i + 1);
   }
-  for (const auto& entry : entries_) {
-    if (entry.first == key) return &entry.second;
+  index_ = std::move(index);
+}
+
+const Value* ValueDict::find(std::string_view key, std::uint64_t key_hash) const {
+  if (index_) {
+    std::size_t mask = index_->size() - 1;
+    for (std::size_t slot = key_hash & mask;; slot = (slot + 1) & mask) {
+      std::uint32_t entry = (*index_)[slot];
+      if (entry == 0) return nullptr;
+      if (hashes_[entry - 1] == key_hash && entries_[entry - 1].first == key) return &entries_[entry - 1].second;
+    }
+  }
+  for (std::size_t i = 0; i < hashes_.size(); ++i) {
+    if (hashes_[i] == key_hash && entries_[i].first == key) return &entries_[i].second;
   }
   return nullptr;
 }
 
-Value* ValueDict::find(std::string_view key) {
-  return const_cast<Value*>(static_cast<const ValueDict*>(this)->find(key));
+Value* ValueDict::find(std::string_view key, std::uint64_t key_hash) {
+  return const_cast<Value*>(static_cast<const ValueDict*>(this)->find(key, key_hash));
 }
 
 }  // namespace zf

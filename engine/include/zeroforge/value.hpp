@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -146,35 +145,47 @@ class Value {
 };
 
 /// A dict value: string keys in insertion order (as the template or the JSON wrote them),
-/// with hashed lookup for large dicts.
+/// with each key's hash kept beside it so lookups compare hashes before bytes, and an
+/// open-addressing index once the dict is large.
 class ValueDict {
  public:
   using Entry = std::pair<std::string, Value>;
+
+  /// The hash ValueDict uses for keys (FNV-1a, 64-bit). The renderer computes it once per
+  /// name when parsing, so a lookup by name never hashes at render time.
+  static constexpr std::uint64_t hash(std::string_view key) noexcept {
+    std::uint64_t h = 0xCBF29CE484222325ULL;
+    for (char c : key) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ULL;
+    return h;
+  }
 
   ValueDict() = default;
   /// Inserts or replaces; a replaced key keeps its original position (Python dict semantics).
   void set(std::string key, Value value);
   /// The value under `key`, or nullptr.
-  const Value* find(std::string_view key) const;
-  Value* find(std::string_view key);
+  const Value* find(std::string_view key) const { return find(key, hash(key)); }
+  Value* find(std::string_view key) { return find(key, hash(key)); }
+  /// The same, with `key_hash == hash(key)` already known.
+  const Value* find(std::string_view key, std::uint64_t key_hash) const;
+  Value* find(std::string_view key, std::uint64_t key_hash);
   bool contains(std::string_view key) const { return find(key) != nullptr; }
   std::size_t size() const noexcept { return entries_.size(); }
   bool empty() const noexcept { return entries_.empty(); }
+  /// Reserves room for `n` entries.
+  void reserve(std::size_t n);
   const std::vector<Entry>& entries() const noexcept { return entries_; }
   auto begin() const noexcept { return entries_.begin(); }
   auto end() const noexcept { return entries_.end(); }
 
  private:
-  struct KeyHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept {
-      return std::hash<std::string_view>{}(s);
-    }
-  };
-  using Index = std::unordered_map<std::string, std::uint32_t, KeyHash, std::equal_to<>>;
+  // Slots hold entry index + 1 (0 = empty); the table is a power of two, at most half full.
+  using Index = std::vector<std::uint32_t>;
+  void rebuild_index();
 
   std::vector<Entry> entries_;
-  // Built once a dict is large enough that linear search stops being the fastest lookup.
+  std::vector<std::uint64_t> hashes_;  // hashes_[i] == hash(entries_[i].first)
+  // Built once a dict is large enough that a linear scan stops being the fastest lookup;
+  // copies of a dict share it until one of them is written to.
   std::shared_ptr<Index> index_;
 };
 

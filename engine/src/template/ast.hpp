@@ -4,6 +4,7 @@
 // build until every pass handles it.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -31,8 +32,9 @@ struct CallArguments {
 };
 
 struct Literal { Value value; };
-struct NameRef { std::string name; };
-struct GetAttr { ExprPtr object; std::string attribute; };
+/// `hash` is ValueDict::hash(name), computed once when parsing.
+struct NameRef { std::string name; std::uint64_t hash; };
+struct GetAttr { ExprPtr object; std::string attribute; std::uint64_t hash; };
 struct GetItem { ExprPtr object; ExprPtr key; };
 struct SliceExpr { ExprPtr object; ExprPtr start, stop, step; };
 struct Unary { UnaryOp op; ExprPtr operand; };
@@ -43,7 +45,15 @@ struct ListExpr { std::vector<ExprPtr> items; bool tuple = false; };
 struct DictExpr { std::vector<std::pair<ExprPtr, ExprPtr>> items; };
 struct Call { ExprPtr callee; CallArguments args; };
 /// `subject | name(args)`; `spec` is resolved when parsing (unknown filters fail there).
-struct FilterExpr { ExprPtr subject; std::string name; const FunctionSpec* spec; CallArguments args; };
+/// `builtin_default`: the built-in `default` filter with at most its two positional
+/// arguments, which the renderer evaluates in place.
+struct FilterExpr {
+  ExprPtr subject;
+  std::string name;
+  const FunctionSpec* spec;
+  CallArguments args;
+  bool builtin_default;
+};
 /// `subject is [not] name(args)`.
 struct TestExpr { ExprPtr subject; std::string name; const FunctionSpec* spec; CallArguments args; bool negated; };
 

@@ -16,6 +16,7 @@
 #include "template/python_json.hpp"
 #include "template/python_ops.hpp"
 #include "template/python_text.hpp"
+#include "template/builtin_filters.hpp"
 #include "zeroforge/environment.hpp"
 #include "zeroforge/error.hpp"
 
@@ -871,6 +872,16 @@ std::vector<FunctionSpec> builtin_filters() {
 }
 
 }  // namespace
+
+namespace detail {
+
+bool is_builtin_default(const FunctionSpec& spec) {
+  using Body = Value (*)(const Value&, Arguments&, const CallContext&);
+  const Body* body = spec.body.target<Body>();
+  return body && *body == &do_default;
+}
+
+}  // namespace detail
 
 void register_builtin_filters(FunctionRegistry& registry) {
   for (auto& spec : builtin_filters()) registry.add(FunctionKind::Filter, std::move(spec));

@@ -8,6 +8,7 @@
 #include <initializer_list>
 
 #include "source_position.hpp"
+#include "template/builtin_filters.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/error.hpp"
 
@@ -444,6 +445,30 @@ class Parser {
   ExprPtr make(std::size_t offset, T node) {
     return ExprPtr(new Expr{offset, std::move(node)});
   }
+  // Lists, tuples and dicts written with literals only are folded into one literal value
+  // (values are immutable, so every render can share it), as Jinja2's compiler does.
+  ExprPtr make(std::size_t offset, ListExpr node) {
+    ValueList items;
+    for (const auto& item : node.items) {
+      auto* literal = std::get_if<Literal>(&item->node);
+      if (!literal) return ExprPtr(new Expr{offset, std::move(node)});
+      items.push_back(literal->value);
+    }
+    Value folded = node.tuple ? Value::tuple(std::move(items)) : Value(std::move(items));
+    return ExprPtr(new Expr{offset, Literal{std::move(folded)}});
+  }
+  ExprPtr make(std::size_t offset, DictExpr node) {
+    ValueDict dict;
+    for (const auto& [key, value] : node.items) {
+      auto* key_literal = std::get_if<Literal>(&key->node);
+      auto* value_literal = std::get_if<Literal>(&value->node);
+      if (!key_literal || !value_literal || !key_literal->value.is_string()) {
+        return ExprPtr(new Expr{offset, std::move(node)});
+      }
+      dict.set(key_literal->value.as_string(), value_literal->value);
+    }
+    return ExprPtr(new Expr{offset, Literal{Value(std::move(dict))}});
+  }
 
   // `{{ a, b }}` and `for x in a, b` build a tuple (a list here).
   ExprPtr parse_tuple_or_expression(bool allow_condexpr = true) {
@@ -683,7 +708,7 @@ class Parser {
         if (name == "false" || name == "False") return make(offset, Literal{Value(false)});
         if (name == "none" || name == "None") return make(offset, Literal{Value(nullptr)});
         if (name == "loop") ++loop_refs_;
-        return make(offset, NameRef{std::string(name)});
+        return make(offset, NameRef{std::string(name), ValueDict::hash(name)});
       }
       case TokenKind::String: {
         std::string text;
@@ -750,7 +775,9 @@ class Parser {
       if (at(TokenKind::Dot)) {
         std::size_t offset = advance().offset;
         if (at(TokenKind::Name)) {
-          node = make(offset, GetAttr{std::move(node), std::string(advance().text)});
+          std::string attribute(advance().text);
+          std::uint64_t hash = ValueDict::hash(attribute);
+          node = make(offset, GetAttr{std::move(node), std::move(attribute), hash});
         } else if (at(TokenKind::Integer)) {
           Value index = parse_number(advance());
           node = make(offset, GetItem{std::move(node), make(offset, Literal{std::move(index)})});
@@ -830,7 +857,10 @@ class Parser {
       if (at(TokenKind::Pipe)) {
         advance();
         FilterCall call = parse_filter_call();
-        node = make(call.offset, FilterExpr{std::move(node), std::move(call.name), call.spec, std::move(call.args)});
+        bool builtin_default = is_builtin_default(*call.spec) && call.args.keyword.empty() &&
+                               call.args.positional.size() <= 2;
+        node = make(call.offset, FilterExpr{std::move(node), std::move(call.name), call.spec, std::move(call.args),
+                                            builtin_default});
       } else if (at_name("is")) {
         advance();
         bool negated = skip_name("not");

@@ -5,9 +5,11 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include "source_position.hpp"
+#include "template/frame.hpp"
 #include "template/methods.hpp"
 #include "template/operators.hpp"
 #include "zeroforge/error.hpp"
@@ -16,35 +18,8 @@
 namespace zf::detail {
 namespace {
 
-// A scope. Lookups walk the parent chain up to the root frame, whose `context` holds the
-// values the render was called with. Keys point into the AST (or are static), which
-// outlives the render.
-struct Frame {
-  const Frame* parent = nullptr;
-  const Value* context = nullptr;  // root frames only: the render's values (a dict)
-  std::vector<std::pair<std::string_view, Value>> vars;
-
-  const Value* find(std::string_view name) const {
-    for (const Frame* f = this; f; f = f->parent) {
-      for (auto it = f->vars.rbegin(); it != f->vars.rend(); ++it) {
-        if (it->first == name) return &it->second;
-      }
-      if (f->context && f->context->is_dict()) {
-        if (const Value* v = f->context->as_dict().find(name)) return v;
-      }
-    }
-    return nullptr;
-  }
-  void set(std::string_view name, Value value) {
-    for (auto& var : vars) {
-      if (var.first == name) {
-        var.second = std::move(value);
-        return;
-      }
-    }
-    vars.emplace_back(name, std::move(value));
-  }
-};
+constexpr std::uint64_t kLoopHash = ValueDict::hash("loop");
+constexpr const char* kInlineIfWithoutElse = "the inline if-expression evaluated to false and has no 'else'";
 
 // A macro as a value: its definition and the frame it was defined in (its globals).
 class Macro : public Callable {
@@ -206,13 +181,12 @@ class Renderer : public CallContext {
     // its text and copying it (the output is the same).
     if (auto* call = std::get_if<Call>(&node.expr->node)) {
       if (auto* name = std::get_if<NameRef>(&call->callee->node)) {
-        const Value* callee = frame.find(name->name);
+        const Value* callee = frame.find(name->name, name->hash);
         if (callee && callee->is_callable()) {
           if (auto* macro = dynamic_cast<const Macro*>(callee->as_callable().get())) {
             if (marks_ && out_ == root_out()) marks_->push_back({out_->size(), tree_, stmt.offset});
             try {
-              auto [positional, keyword] = eval_args(call->args, frame);
-              call_macro(*macro, std::move(positional), std::move(keyword), out_);
+              call_macro(*macro, call->args, frame, out_);
             } catch (const Error& error) {
               if (error.has_location()) throw;
               throw locate(error, node.expr->offset);
@@ -310,7 +284,7 @@ class Renderer : public CallContext {
     if (node.condition) {
       ValueList kept;
       for (auto& item : items) {
-        loop_frame.vars.clear();
+        loop_frame.clear();
         assign_targets(loop_frame, node.targets, item, stmt.offset);
         if (truthy(*node.condition, loop_frame)) kept.push_back(std::move(item));
       }
@@ -322,7 +296,7 @@ class Renderer : public CallContext {
     }
     const auto length = static_cast<std::int64_t>(items.size());
     for (std::int64_t i = 0; i < length; ++i) {
-      loop_frame.vars.clear();
+      loop_frame.clear();
       if (node.uses_loop) {
         ValueDict loop;
         loop.set("index", Value(i + 1));
@@ -336,7 +310,7 @@ class Renderer : public CallContext {
         loop.set("depth0", Value(0));
         loop.set("previtem", i > 0 ? items[static_cast<std::size_t>(i - 1)] : Value::undefined("'loop.previtem' is undefined on the first iteration"));
         loop.set("nextitem", i + 1 < length ? items[static_cast<std::size_t>(i + 1)] : Value::undefined("'loop.nextitem' is undefined on the last iteration"));
-        loop_frame.vars.emplace_back("loop", Value(std::move(loop)));
+        loop_frame.push("loop", kLoopHash, Value(std::move(loop)));
       }
       assign_targets(loop_frame, node.targets, items[static_cast<std::size_t>(i)], stmt.offset);
       exec_body(node.body, loop_frame);
@@ -365,9 +339,9 @@ class Renderer : public CallContext {
   Value apply_filters(Value value, const std::vector<FilterCall>& filters, const Frame& frame) {
     for (const auto& filter : filters) {
       try {
-        auto [positional, keyword] = eval_args(filter.args, frame);
-        Arguments bound = bind(*filter.spec, "filter", std::move(positional), std::move(keyword));
-        value = filter.spec->body(value, bound, *this);
+        ArgumentsLease bound(*this);
+        bind_call(*filter.spec, "filter", filter.args, frame, bound.args);
+        value = filter.spec->body(value, bound.args, *this);
       } catch (const Error& error) {
         throw error.has_location() ? error : locate(error, filter.offset);
       }
@@ -531,8 +505,9 @@ class Renderer : public CallContext {
     out_ = saved;
     tree_ = saved_tree;
     ValueDict exported;
-    for (const auto& [key, value] : module_frame.vars) {
-      if (!key.empty() && key.front() != '_') exported.set(std::string(key), value);
+    for (std::size_t i = 0; i < module_frame.size(); ++i) {
+      const Frame::Var& var = module_frame.at(i);
+      if (!var.name.empty() && var.name.front() != '_') exported.set(std::string(var.name), var.value);
     }
     return Value(std::move(exported));
   }
@@ -567,7 +542,18 @@ class Renderer : public CallContext {
   // a dict reached through variables); otherwise evaluates into `scratch`.
   const Value& lookup(const Expr& expr, const Frame& frame, Value& scratch) {
     if (auto* name = std::get_if<NameRef>(&expr.node)) {
-      if (const Value* v = frame.find(name->name)) return *v;
+      if (const Value* v = frame.find(name->name, name->hash)) return *v;
+      scratch = Value::undefined_variable(name->name);
+      return scratch;
+    } else if (auto* literal = std::get_if<Literal>(&expr.node)) {
+      return literal->value;
+    } else if (auto* conditional = std::get_if<Conditional>(&expr.node)) {
+      if (truthy(*conditional->test, frame)) return lookup(*conditional->then, frame, scratch);
+      if (conditional->otherwise) return lookup(*conditional->otherwise, frame, scratch);
+      scratch = Value::lenient_undefined(kInlineIfWithoutElse);
+      return scratch;
+    } else if (auto* filter = std::get_if<FilterExpr>(&expr.node); filter && filter->builtin_default) {
+      return default_in_place(*filter, frame, scratch);
     } else if (auto* attr = std::get_if<GetAttr>(&expr.node)) {
       Value object_scratch;
       const Value& object = lookup(*attr->object, frame, object_scratch);
@@ -575,7 +561,7 @@ class Renderer : public CallContext {
         throw locate(Error(ErrorKind::Undefined, object.undefined_description()), attr->object->offset);
       }
       if (&object != &object_scratch && object.is_dict() && !has_method(object, attr->attribute)) {
-        if (const Value* v = object.as_dict().find(attr->attribute)) return *v;
+        if (const Value* v = object.as_dict().find(attr->attribute, attr->hash)) return *v;
       }
       try {
         scratch = get_attribute(object, attr->attribute);
@@ -586,6 +572,23 @@ class Renderer : public CallContext {
       return scratch;
     }
     scratch = eval(expr, frame);
+    return scratch;
+  }
+
+  // `x | default(v, boolean)`: the subject when it is defined (and, with `boolean`, true),
+  // else `v`; either is returned without a copy. Same semantics as the filter's body.
+  const Value& default_in_place(const FilterExpr& filter, const Frame& frame, Value& scratch) {
+    // Every argument is evaluated, as Jinja2 does, even when the subject is kept.
+    const Value& subject = lookup(*filter.subject, frame, scratch);
+    const auto& args = filter.args.positional;
+    Value fallback_scratch, flag_scratch;
+    const Value& fallback = args.empty() ? *filter.spec->parameters[0].default_value
+                                         : lookup(*args[0], frame, fallback_scratch);
+    bool use_default = subject.is_undefined();
+    if (!use_default && args.size() == 2) use_default = lookup(*args[1], frame, flag_scratch).truthy() && !subject.truthy();
+    if (!use_default) return subject;
+    if (&fallback != &fallback_scratch) return fallback;
+    scratch = std::move(fallback_scratch);
     return scratch;
   }
 
@@ -601,7 +604,7 @@ class Renderer : public CallContext {
   Value eval_node(const Expr&, const Literal& node, const Frame&) { return node.value; }
 
   Value eval_node(const Expr&, const NameRef& node, const Frame& frame) {
-    if (const Value* v = frame.find(node.name)) return *v;
+    if (const Value* v = frame.find(node.name, node.hash)) return *v;
     return Value::undefined_variable(node.name);
   }
 
@@ -717,7 +720,8 @@ class Renderer : public CallContext {
   }
 
   Value eval_node(const Expr&, const Unary& node, const Frame& frame) {
-    return apply_unary(node.op, eval(*node.operand, frame));
+    Value scratch;
+    return apply_unary(node.op, lookup(*node.operand, frame, scratch));
   }
 
   Value eval_node(const Expr&, const Binary& node, const Frame& frame) {
@@ -727,17 +731,22 @@ class Renderer : public CallContext {
       if (node.op == BinaryOp::And ? !t : t) return left;
       return eval(*node.right, frame);
     }
-    Value left = eval(*node.left, frame);
-    Value right = eval(*node.right, frame);
+    Value left_scratch, right_scratch;
+    const Value& left = lookup(*node.left, frame, left_scratch);
+    const Value& right = lookup(*node.right, frame, right_scratch);
     return apply_binary(node.op, left, right);
   }
 
   Value eval_node(const Expr&, const Compare& node, const Frame& frame) {
-    Value left = eval(*node.first, frame);
+    // Operands are looked up in place; a chain `a < b < c` alternates two scratch values.
+    Value scratch[2];
+    const Value* left = &lookup(*node.first, frame, scratch[0]);
+    std::size_t next = 1;
     for (const auto& [op, expr] : node.rest) {
-      Value right = eval(*expr, frame);
-      if (!apply_compare(op, left, right)) return Value(false);
-      left = std::move(right);
+      const Value& right = lookup(*expr, frame, scratch[next]);
+      if (!apply_compare(op, *left, right)) return Value(false);
+      left = &right;
+      next ^= 1;
     }
     return Value(true);
   }
@@ -745,7 +754,7 @@ class Renderer : public CallContext {
   Value eval_node(const Expr&, const Conditional& node, const Frame& frame) {
     if (truthy(*node.test, frame)) return eval(*node.then, frame);
     if (node.otherwise) return eval(*node.otherwise, frame);
-    return Value::lenient_undefined("the inline if-expression evaluated to false and has no 'else'");
+    return Value::lenient_undefined(kInlineIfWithoutElse);
   }
 
   Value eval_node(const Expr&, const ListExpr& node, const Frame& frame) {
@@ -778,43 +787,54 @@ class Renderer : public CallContext {
     return {std::move(positional), std::move(keyword)};
   }
 
-  // Binds call arguments to `spec`'s parameters. `kind` and `spec.name` name the function
-  // in errors ("filter 'round' got ..."); the text is only built when there is an error.
-  static Arguments bind(const FunctionSpec& spec, const char* kind, std::vector<Value> positional,
-                        std::vector<std::pair<std::string, Value>> keyword) {
+  // Binds call arguments to `spec`'s parameters in `args`. `positional(i)` and
+  // `keyword_value(i)` produce the arguments in call order; every one is produced before a
+  // binding error is raised, as in Python. `kind` and `spec.name` name the function in
+  // errors ("filter 'round' got ..."); the text is only built when there is an error.
+  template <typename Positional, typename KeywordName, typename KeywordValue>
+  static void bind_core(const FunctionSpec& spec, const char* kind, std::size_t positional_count,
+                        Positional&& positional, std::size_t keyword_count, KeywordName&& keyword_name,
+                        KeywordValue&& keyword_value, Arguments& args) {
     auto what = [&] { return std::string(kind) + " '" + spec.name + "'"; };
-    Arguments args;
     const auto& params = spec.parameters;
-    args.bound.resize(params.size());
     if (params.size() > 64) throw Error(ErrorKind::Plugin, what() + " declares more than 64 parameters");
-    std::uint64_t given = 0;  // bit i: parameter i was passed
-    for (std::size_t i = 0; i < positional.size(); ++i) {
+    args.bound.resize(params.size());
+    std::optional<Error> deferred;  // the first binding error
+    std::uint64_t given = 0;        // bit i: parameter i was passed
+    for (std::size_t i = 0; i < positional_count; ++i) {
       if (i < params.size()) {
-        args.bound[i] = std::move(positional[i]);
+        args.bound[i] = positional(i);
         given |= std::uint64_t{1} << i;
       } else if (spec.variadic) {
-        args.extra_positional.push_back(std::move(positional[i]));
+        args.extra_positional.push_back(positional(i));
       } else {
-        throw Error(ErrorKind::Render, what() + " takes at most " + std::to_string(params.size()) +
-                                           " argument" + (params.size() == 1 ? "" : "s") + " (" +
-                                           std::to_string(positional.size()) + " given)");
+        (void)positional(i);
+        if (!deferred) {
+          deferred = Error(ErrorKind::Render, what() + " takes at most " + std::to_string(params.size()) +
+                                                  " argument" + (params.size() == 1 ? "" : "s") + " (" +
+                                                  std::to_string(positional_count) + " given)");
+        }
       }
     }
-    for (auto& [name, value] : keyword) {
+    for (std::size_t k = 0; k < keyword_count; ++k) {
+      const std::string& name = keyword_name(k);
+      Value value = keyword_value(k);
       std::size_t i = 0;
       while (i < params.size() && params[i].name != name) ++i;
       if (i < params.size()) {
         if (given & (std::uint64_t{1} << i)) {
-          throw Error(ErrorKind::Render, what() + " got multiple values for argument '" + name + "'");
+          if (!deferred) deferred = Error(ErrorKind::Render, what() + " got multiple values for argument '" + name + "'");
+          continue;
         }
         args.bound[i] = std::move(value);
         given |= std::uint64_t{1} << i;
       } else if (spec.variadic) {
         args.extra_keywords.emplace_back(name, std::move(value));
-      } else {
-        throw Error(ErrorKind::Render, what() + " got an unexpected keyword argument '" + name + "'");
+      } else if (!deferred) {
+        deferred = Error(ErrorKind::Render, what() + " got an unexpected keyword argument '" + name + "'");
       }
     }
+    if (deferred) throw *deferred;
     for (std::size_t i = 0; i < params.size(); ++i) {
       if (given & (std::uint64_t{1} << i)) continue;
       if (!params[i].default_value) {
@@ -822,16 +842,57 @@ class Renderer : public CallContext {
       }
       args.bound[i] = *params[i].default_value;
     }
+  }
+
+  // Binds already evaluated arguments (filters and tests that other filters call).
+  static Arguments bind(const FunctionSpec& spec, const char* kind, std::vector<Value> positional,
+                        std::vector<std::pair<std::string, Value>> keyword) {
+    Arguments args;
+    bind_core(
+        spec, kind, positional.size(), [&](std::size_t i) { return std::move(positional[i]); }, keyword.size(),
+        [&](std::size_t k) -> const std::string& { return keyword[k].first; },
+        [&](std::size_t k) { return std::move(keyword[k].second); }, args);
     return args;
+  }
+
+  // Evaluates a call site's arguments in `frame` straight into their parameters.
+  void bind_call(const FunctionSpec& spec, const char* kind, const CallArguments& call, const Frame& frame,
+                 Arguments& args) {
+    bind_core(
+        spec, kind, call.positional.size(), [&](std::size_t i) { return eval(*call.positional[i], frame); },
+        call.keyword.size(), [&](std::size_t k) -> const std::string& { return call.keyword[k].first; },
+        [&](std::size_t k) { return eval(*call.keyword[k].second, frame); }, args);
+  }
+
+  // Arguments objects reused by the calls of one render: a call takes the next free one
+  // and returns it emptied (its vectors keep their capacity), so binding allocates nothing
+  // once the render has warmed up. Nested calls (a filter argument that calls a filter)
+  // take the next one.
+  struct ArgumentsLease {
+    Renderer& renderer;
+    Arguments& args;
+    explicit ArgumentsLease(Renderer& r) : renderer(r), args(r.acquire_arguments()) {}
+    ArgumentsLease(const ArgumentsLease&) = delete;
+    ArgumentsLease& operator=(const ArgumentsLease&) = delete;
+    ~ArgumentsLease() {
+      args.bound.clear();
+      args.extra_positional.clear();
+      args.extra_keywords.clear();
+      --renderer.arguments_in_use_;
+    }
+  };
+  Arguments& acquire_arguments() {
+    if (arguments_in_use_ == arguments_pool_.size()) arguments_pool_.push_back(std::make_unique<Arguments>());
+    return *arguments_pool_[arguments_in_use_++];
   }
 
   Value eval_node(const Expr& expr, const FilterExpr& node, const Frame& frame) {
     Value scratch;
     const Value& subject = lookup(*node.subject, frame, scratch);
-    auto [positional, keyword] = eval_args(node.args, frame);
     try {
-      Arguments bound = bind(*node.spec, "filter", std::move(positional), std::move(keyword));
-      return node.spec->body(subject, bound, *this);
+      ArgumentsLease bound(*this);
+      bind_call(*node.spec, "filter", node.args, frame, bound.args);
+      return node.spec->body(subject, bound.args, *this);
     } catch (const Error& error) {
       if (error.has_location()) throw;
       throw locate(error, expr.offset);
@@ -841,10 +902,10 @@ class Renderer : public CallContext {
   Value eval_node(const Expr& expr, const TestExpr& node, const Frame& frame) {
     Value scratch;
     const Value& subject = lookup(*node.subject, frame, scratch);
-    auto [positional, keyword] = eval_args(node.args, frame);
     try {
-      Arguments bound = bind(*node.spec, "test", std::move(positional), std::move(keyword));
-      bool result = node.spec->body(subject, bound, *this).truthy();
+      ArgumentsLease bound(*this);
+      bind_call(*node.spec, "test", node.args, frame, bound.args);
+      bool result = node.spec->body(subject, bound.args, *this).truthy();
       return Value(node.negated ? !result : result);
     } catch (const Error& error) {
       if (error.has_location()) throw;
@@ -855,15 +916,15 @@ class Renderer : public CallContext {
   Value eval_node(const Expr& expr, const Call& node, const Frame& frame) {
     // `name(...)`: a macro or variable in scope wins over a global function.
     if (auto* name = std::get_if<NameRef>(&node.callee->node)) {
-      const Value* local = frame.find(name->name);
+      const Value* local = frame.find(name->name, name->hash);
       if (!local) {
         if (name->name == "super" && node.args.positional.empty() && node.args.keyword.empty()) {
           return render_super(expr.offset);
         }
         if (const FunctionSpec* spec = env_.functions().find(FunctionKind::Global, name->name)) {
-          auto [positional, keyword] = eval_args(node.args, frame);
-          Arguments bound = bind(*spec, "function", std::move(positional), std::move(keyword));
-          return spec->body(Value(), bound, *this);
+          ArgumentsLease bound(*this);
+          bind_call(*spec, "function", node.args, frame, bound.args);
+          return spec->body(Value(), bound.args, *this);
         }
         throw Error(ErrorKind::Undefined, "undefined function or variable '" + name->name + "'");
       }
@@ -873,50 +934,58 @@ class Renderer : public CallContext {
     if (!callee.is_callable()) {
       throw Error(ErrorKind::Render, std::string("'") + callee.type_name() + "' object is not callable");
     }
+    if (auto* macro = dynamic_cast<const Macro*>(callee.as_callable().get())) {
+      std::string buffer;
+      call_macro(*macro, node.args, frame, &buffer);
+      return Value(std::move(buffer));
+    }
     auto [positional, keyword] = eval_args(node.args, frame);
     Value result;
     if (call_bound_method(callee, positional, keyword, result)) return result;
-    if (auto* macro = dynamic_cast<const Macro*>(callee.as_callable().get())) {
-      std::string buffer;
-      call_macro(*macro, std::move(positional), std::move(keyword), &buffer);
-      return Value(std::move(buffer));
-    }
     throw Error(ErrorKind::Render, "'" + callee.as_callable()->name() + "' cannot be called here");
   }
 
-  // Runs a macro, writing its output to `target`.
-  void call_macro(const Macro& macro, std::vector<Value> positional,
-                  std::vector<std::pair<std::string, Value>> keyword, std::string* target) {
+  // Runs a macro, writing its output to `target`. The arguments are evaluated in `caller`,
+  // left to right, straight into the macro's frame; binding errors are raised once all of
+  // them are evaluated.
+  void call_macro(const Macro& macro, const CallArguments& call, const Frame& caller, std::string* target) {
     const MacroStmt& stmt = macro.stmt();
-    if (positional.size() > stmt.params.size()) {
-      throw Error(ErrorKind::Render, "macro '" + stmt.name + "' takes not more than " +
-                                         std::to_string(stmt.params.size()) + " argument(s)");
-    }
-    DepthGuard depth(*this, "macro");
-    Frame inner;
-    inner.parent = &macro.frame();
-    inner.vars.reserve(stmt.params.size() + 2);
-    std::vector<char> given(stmt.params.size(), 0);
-    for (std::size_t i = 0; i < positional.size(); ++i) {
-      inner.vars.emplace_back(stmt.params[i].name, std::move(positional[i]));
-      given[i] = 1;
-    }
-    for (auto& [name, value] : keyword) {
-      std::size_t i = 0;
-      while (i < stmt.params.size() && stmt.params[i].name != name) ++i;
-      if (i == stmt.params.size()) {
-        throw Error(ErrorKind::Render, "macro '" + stmt.name + "' takes no keyword argument '" + name + "'");
+    const auto& params = stmt.params;
+    if (params.size() > 64) throw Error(ErrorKind::Render, "macro '" + stmt.name + "' declares more than 64 parameters");
+    Frame inner(&macro.frame());
+    std::optional<Error> deferred;
+    std::uint64_t given = 0;  // bit i: parameter i was passed
+    for (std::size_t i = 0; i < call.positional.size(); ++i) {
+      Value value = eval(*call.positional[i], caller);
+      if (i < params.size()) {
+        inner.push(params[i].name, ValueDict::hash(params[i].name), std::move(value));
+        given |= std::uint64_t{1} << i;
+      } else if (!deferred) {
+        deferred = Error(ErrorKind::Render, "macro '" + stmt.name + "' takes not more than " +
+                                                std::to_string(params.size()) + " argument(s)");
       }
-      if (given[i]) throw Error(ErrorKind::Render, "macro '" + stmt.name + "' got multiple values for argument '" + name + "'");
-      inner.set(stmt.params[i].name, std::move(value));
-      given[i] = 1;
     }
+    for (const auto& [name, expr] : call.keyword) {
+      Value value = eval(*expr, caller);
+      std::size_t i = 0;
+      while (i < params.size() && params[i].name != name) ++i;
+      if (i == params.size()) {
+        if (!deferred) deferred = Error(ErrorKind::Render, "macro '" + stmt.name + "' takes no keyword argument '" + name + "'");
+      } else if (given & (std::uint64_t{1} << i)) {
+        if (!deferred) deferred = Error(ErrorKind::Render, "macro '" + stmt.name + "' got multiple values for argument '" + name + "'");
+      } else {
+        inner.push(params[i].name, ValueDict::hash(params[i].name), std::move(value));
+        given |= std::uint64_t{1} << i;
+      }
+    }
+    if (deferred) throw *deferred;
+    DepthGuard depth(*this, "macro");
     const TemplateTree* saved_tree = tree_;
     tree_ = &macro.tree();
     try {
       // Defaults are evaluated in the macro's scope, so they may refer to earlier parameters.
       for (std::size_t i = 0; i < stmt.params.size(); ++i) {
-        if (given[i]) continue;
+        if (given & (std::uint64_t{1} << i)) continue;
         if (stmt.params[i].default_value) {
           inner.set(stmt.params[i].name, eval(*stmt.params[i].default_value, inner));
         } else {
@@ -957,6 +1026,8 @@ class Renderer : public CallContext {
   std::deque<Frame> modules_;
   std::vector<std::shared_ptr<const Template>> keep_;
   std::shared_ptr<const Template> last_loaded_;
+  std::vector<std::unique_ptr<Arguments>> arguments_pool_;
+  std::size_t arguments_in_use_ = 0;
   Value empty_context_ = Value(ValueDict{});
 };
 

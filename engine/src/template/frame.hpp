@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+// A render scope: the variables a statement body sets, a parent scope, and (for the template
+// level) the values the render was called with. Lookups compare precomputed hashes before
+// bytes, and the first few variables live inside the frame, so entering a macro, a loop
+// iteration or a block allocates nothing: these are the renderer's hottest paths.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "zeroforge/value.hpp"
+
+namespace zf::detail {
+
+class Frame {
+ public:
+  struct Var {
+    std::string_view name;  // points into the AST (or a static string), which outlives renders
+    std::uint64_t hash;     // ValueDict::hash(name)
+    Value value;
+  };
+
+  Frame() = default;
+  explicit Frame(const Frame* parent_frame) noexcept : parent(parent_frame) {}
+  Frame(const Frame&) = delete;
+  Frame& operator=(const Frame&) = delete;
+  ~Frame() { clear(); }
+
+  const Frame* parent = nullptr;
+  const Value* context = nullptr;  // root frames only: the render's values (a dict)
+
+  /// The innermost variable called `name` in this frame or its parents, or nullptr.
+  const Value* find(std::string_view name, std::uint64_t hash) const {
+    for (const Frame* f = this; f; f = f->parent) {
+      for (std::size_t i = f->size_; i-- > 0;) {
+        const Var& var = f->at(i);
+        if (var.hash == hash && var.name == name) return &var.value;
+      }
+      if (f->context && f->context->is_dict()) {
+        if (const Value* v = f->context->as_dict().find(name, hash)) return v;
+      }
+    }
+    return nullptr;
+  }
+  const Value* find(std::string_view name) const { return find(name, ValueDict::hash(name)); }
+
+  /// Sets `name` in this frame (replacing it if this frame already has it).
+  void set(std::string_view name, Value value) {
+    std::uint64_t hash = ValueDict::hash(name);
+    for (std::size_t i = 0; i < size_; ++i) {
+      Var& var = at(i);
+      if (var.hash == hash && var.name == name) {
+        var.value = std::move(value);
+        return;
+      }
+    }
+    push(name, hash, std::move(value));
+  }
+
+  /// Appends without looking for an existing variable (the caller knows it is new).
+  void push(std::string_view name, std::uint64_t hash, Value value) {
+    if (size_ < kInline) {
+      new (&inline_[size_].var) Var{name, hash, std::move(value)};
+    } else {
+      if (!overflow_) overflow_ = std::make_unique<std::vector<Var>>();
+      overflow_->push_back(Var{name, hash, std::move(value)});
+    }
+    ++size_;
+  }
+
+  /// Drops every variable (a loop frame between iterations).
+  void clear() noexcept {
+    for (std::size_t i = 0; i < size_ && i < kInline; ++i) inline_[i].var.~Var();
+    if (overflow_) overflow_->clear();
+    size_ = 0;
+  }
+
+  std::size_t size() const noexcept { return size_; }
+  const Var& at(std::size_t i) const {
+    return i < kInline ? inline_[i].var : (*overflow_)[i - kInline];
+  }
+  Var& at(std::size_t i) { return i < kInline ? inline_[i].var : (*overflow_)[i - kInline]; }
+
+ private:
+  // Enough for a typical template level (its `set`s and macros) without touching the heap.
+  static constexpr std::size_t kInline = 12;
+  // Raw storage: only the first size_ slots hold live Vars.
+  union Slot {
+    Slot() noexcept {}
+    ~Slot() {}
+    Var var;
+  };
+  Slot inline_[kInline];
+  std::size_t size_ = 0;
+  std::unique_ptr<std::vector<Var>> overflow_;
+};
+
+}  // namespace zf::detail
