@@ -137,7 +137,8 @@ int explain_template(const ExplainOptions& opt) {
   LayeredValues values;
   apply_template_defaults(*environment, opt.subject, values);
   apply_value_layers(opt.inputs, values);
-  plugins->run_values_hooks(values, {{"template", opt.subject}, {"tier", opt.inputs.tier}});
+  auto hooks =
+      plugins->run_values_hooks(values, {{"template", opt.subject}, {"tier", opt.inputs.tier}});
   std::vector<Error> problems;
   DeepSpeedFacts facts;
   bool deepspeed = load_template_defaults(*environment, opt.subject).contract == "deepspeed";
@@ -150,8 +151,10 @@ int explain_template(const ExplainOptions& opt) {
                             problem.json_pointer());
     }
   }
-  return print_explanation(opt, "template " + opt.subject, *tpl, values, problems,
-                           deepspeed && problems.empty() ? &facts : nullptr);
+  int code = print_explanation(opt, "template " + opt.subject, *tpl, values, problems,
+                               deepspeed && problems.empty() ? &facts : nullptr);
+  bool refused = print_plugin_findings(std::cerr, opt.subject, hooks.findings);
+  return refused && code == kSuccess ? kFindings : code;
 }
 
 int explain_family(const ExplainOptions& opt) {
@@ -183,10 +186,13 @@ int explain_family(const ExplainOptions& opt) {
     throw Error(ErrorKind::Usage, message);
   }
   SourcedValues values = expansion.values(*chosen);
+  ValuesHookResult hooks;
   if (!setup.plugins->empty()) {
-    setup.plugins->run_values_hooks(values.layered_for_hooks(),
-                                    {{"template", family.template_name}, {"family", family.name},
-                                     {"tier", expansion.tier_name(*chosen)}, {"variant", chosen->choice}});
+    hooks = setup.plugins->run_values_hooks(values.layered_for_hooks(),
+                                            {{"template", family.template_name},
+                                             {"family", family.name},
+                                             {"tier", expansion.tier_name(*chosen)},
+                                             {"variant", chosen->choice}});
   }
   std::vector<Error> problems;
   DeepSpeedFacts facts;
@@ -198,8 +204,10 @@ int explain_family(const ExplainOptions& opt) {
   }
   std::string title = "config " + (opt.config.empty() ? paths.front() : opt.config) + " of family " +
                       family.name + " (" + family.file + "), variant '" + expansion.describe(*chosen) + "'";
-  return print_explanation(opt, title, *setup.template_, values.layered(), problems,
-                           deepspeed && problems.empty() ? &facts : nullptr);
+  int code = print_explanation(opt, title, *setup.template_, values.layered(), problems,
+                               deepspeed && problems.empty() ? &facts : nullptr);
+  bool refused = print_plugin_findings(std::cerr, family.file, hooks.findings);
+  return refused && code == kSuccess ? kFindings : code;
 }
 
 }  // namespace

@@ -136,6 +136,7 @@ int run_generate(const std::vector<std::string>& args) {
   }
 
   ProblemLog problems;
+  std::vector<PluginFinding> refusals;
   std::vector<Finding> findings;
   std::vector<ManifestEntry> entries;
   entries.reserve(expansion.variants().size());
@@ -153,6 +154,12 @@ int run_generate(const std::vector<std::string>& args) {
     } else {
       SourcedValues values = expansion.values(variant);
       auto hooks = setup.plugins->run_values_hooks(values.layered_for_hooks(), context);
+      if (!hooks.findings.empty()) {
+        // Well-formed values the plugin cannot honour (e.g. a model that does not fit):
+        // reported with every other such config, and nothing is written.
+        for (auto& finding : hooks.findings) refusals.push_back(std::move(finding));
+        continue;
+      }
       entry.plugins = std::move(hooks.manifest);
       merged = values.merged();
     }
@@ -199,7 +206,7 @@ int run_generate(const std::vector<std::string>& args) {
                    expansion.describe(variant));
       continue;
     }
-    if (!problems.empty()) continue;  // keep checking values; render nothing more
+    if (!problems.empty() || !refusals.empty()) continue;  // keep checking; render nothing more
 
     Json config;
     try {
@@ -239,10 +246,17 @@ int run_generate(const std::vector<std::string>& args) {
     entries.push_back(std::move(entry));
   }
 
+  print_plugin_findings(std::cerr, family.file, refusals);
   if (!problems.empty()) {
     problems.print(std::cerr);
     std::cerr << "zeroforge: error: family '" << family.name << "' not generated; nothing was written\n";
     return kError;
+  }
+  if (!refusals.empty()) {
+    std::cerr << "zeroforge: error: family '" << family.name
+              << "' not generated: " << refusals.size()
+              << " config(s) cannot be made as asked; nothing was written\n";
+    return kFindings;
   }
   for (const auto& finding : findings) std::cerr << format_finding(finding) << '\n';
   if (has_errors(findings)) {

@@ -54,6 +54,14 @@ std::unique_ptr<PluginHost> make_plugin_host(const PluginInputs& inputs,
   return host;
 }
 
+bool print_plugin_findings(std::ostream& out, const std::string& subject,
+                           const std::vector<PluginFinding>& findings) {
+  for (const auto& finding : findings) {
+    out << subject << ": error [" << finding.plugin << "]: " << finding.message << '\n';
+  }
+  return !findings.empty();
+}
+
 int run_plugin_command(const std::string& plugin, const std::string& command,
                        const std::vector<std::string>& args) {
   PluginInputs inputs;

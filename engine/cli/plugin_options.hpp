@@ -4,6 +4,7 @@
 #pragma once
 
 #include <boost/program_options/options_description.hpp>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,11 @@ PluginHostOptions plugin_host_options(const PluginInputs& inputs);
 /// errors they log are printed to stderr as `zeroforge: warning: plugin 'NAME': ...`.
 std::unique_ptr<PluginHost> make_plugin_host(const PluginInputs& inputs,
                                              const std::vector<PluginRequest>& requests = {});
+
+/// Prints each values-hook finding as `SUBJECT: error [PLUGIN]: MESSAGE`. Returns whether
+/// there was any (the command then writes nothing and exits 1).
+bool print_plugin_findings(std::ostream& out, const std::string& subject,
+                           const std::vector<PluginFinding>& findings);
 
 /// Serves `zeroforge COMMAND ARGS...` from plugin `plugin` (found on the plugin search path;
 /// leading --plugin-dir DIR and --plugin-opt NAME.key=value arguments are taken by zeroforge,

@@ -55,7 +55,12 @@ int run_render(const std::vector<std::string>& args) {
   LayeredValues values;
   apply_template_defaults(*environment, template_name, values);
   apply_value_layers(inputs, values);
-  plugins->run_values_hooks(values, {{"template", template_name}, {"tier", inputs.tier}});
+  auto hooks =
+      plugins->run_values_hooks(values, {{"template", template_name}, {"tier", inputs.tier}});
+  if (print_plugin_findings(std::cerr, template_name, hooks.findings)) {
+    std::cerr << "zeroforge: error: nothing was written\n";
+    return kFindings;
+  }
   check_template_values(*environment, template_name, values);
   auto tpl = environment->load(template_name);
   Value context = Value::from_json(values.merged());

@@ -326,10 +326,21 @@ TEST(PluginHostTest, ReportsMalformedAndIllShapedHookResults) {
   const std::string prefix = file("malformed_json") + ": error: plugin 'malformed_json': ";
   const std::vector<Case> cases = {
       {"not JSON", Json::object(), false,
-       prefix + "values hook returned malformed JSON (line 1, column 24): trailing comma in object"},
-      {"unknown key", {{"unknown_key", true}}, false,
-       prefix + "values hook returned unknown key 'valeus' (expected 'values', 'manifest')"},
-      {"values not an object", {{"not_object", true}}, false,
+       prefix +
+           "values hook returned malformed JSON (line 1, column 24): trailing comma in object"},
+      {"unknown key",
+       {{"unknown_key", true}},
+       false,
+       prefix + "values hook returned unknown key 'valeus' (expected 'values', 'manifest', "
+                "'findings')"},
+      {"findings without a message",
+       {{"bad_findings", true}},
+       false,
+       prefix + "values hook returned \"findings\" that is not a list of {\"message\": \"...\", "
+                "\"pointer\": \"/...\"}"},
+      {"values not an object",
+       {{"not_object", true}},
+       false,
        prefix + "values hook returned \"values\" of type array, expected an object"},
       {"patch not an object", Json::object(), true,
        prefix + "output hook returned \"patch\" of type number, expected an object (RFC 7396 merge "

@@ -76,11 +76,23 @@ struct PluginInfo {
   nlohmann::ordered_json options = nlohmann::ordered_json::object();
 };
 
+/// A values hook's refusal of one config's values (e.g. the memory plugin's "does not fit"):
+/// the inputs are well-formed, but the config cannot be made as asked. Commands report it
+/// as a finding (exit 1) and write nothing.
+struct PluginFinding {
+  std::string plugin;
+  std::string pointer;  ///< JSON pointer into the values, or ""
+  std::string message;
+};
+
 /// What the values hooks added besides values.
 struct ValuesHookResult {
   /// Per plugin that returned one, its manifest annotation: `{"memory": {...}}`, in run
   /// order. Generate records it in the config's manifest entry under "plugins".
   nlohmann::ordered_json manifest = nlohmann::ordered_json::object();
+  /// Findings the hooks returned, in run order; a plugin that returns findings for a config
+  /// gets no values applied from that call.
+  std::vector<PluginFinding> findings;
 };
 
 /// A config field an output hook set, replaced or removed.

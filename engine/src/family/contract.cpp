@@ -75,14 +75,38 @@ constexpr std::array kCheckpointingFields = {
     Field{"synchronize_checkpoint_boundary", Type::Bool},
     Field{"profile", Type::Bool},
 };
-// Every top-level value the contract knows, plus the tier facts plugins read: an unknown name
-// close to one of these is a typo, reported; other names are left for custom templates.
-constexpr std::array<std::string_view, 28> kKnownNames = {
-    "stage", "precision", "offload_optimizer", "offload_param", "nvme_path", "micro_batch_size",
-    "gradient_accumulation", "global_batch_size", "gpus_per_node", "nodes", "world_size",
-    "hf_auto", "gradient_clipping", "steps_per_print", "wall_clock_breakdown", "optimizer",
-    "scheduler", "fp16", "zero", "offload", "aio", "activation_checkpointing", "monitor",
-    "gpu_memory_gib", "cpu_memory_gib", "gpu", "tier", "model"};
+// Every top-level value the contract knows, plus the tier facts plugins read and the memory
+// plugin's `auto_fit` (the template ignores it): an unknown name close to one of these is a
+// typo, reported; other names are left for custom templates.
+constexpr std::array<std::string_view, 29> kKnownNames = {"stage",
+                                                          "precision",
+                                                          "offload_optimizer",
+                                                          "offload_param",
+                                                          "nvme_path",
+                                                          "micro_batch_size",
+                                                          "gradient_accumulation",
+                                                          "global_batch_size",
+                                                          "gpus_per_node",
+                                                          "nodes",
+                                                          "world_size",
+                                                          "hf_auto",
+                                                          "gradient_clipping",
+                                                          "steps_per_print",
+                                                          "wall_clock_breakdown",
+                                                          "optimizer",
+                                                          "scheduler",
+                                                          "fp16",
+                                                          "zero",
+                                                          "offload",
+                                                          "aio",
+                                                          "activation_checkpointing",
+                                                          "monitor",
+                                                          "gpu_memory_gib",
+                                                          "cpu_memory_gib",
+                                                          "gpu",
+                                                          "tier",
+                                                          "model",
+                                                          "auto_fit"};
 
 template <std::size_t N>
 std::string closest(std::string_view name, const std::array<std::string_view, N>& names) {

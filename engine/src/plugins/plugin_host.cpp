@@ -319,7 +319,25 @@ ValuesHookResult PluginHost::run_values_hooks(LayeredValues& values, const Json&
     auto text = plugin->call(plugin->values_hook, "values hook", input.dump());
     if (!text) continue;
     Json output = plugin->parse("values hook", *text);
-    check_keys(*plugin, "values hook", output, {"values", "manifest"});
+    check_keys(*plugin, "values hook", output, {"values", "manifest", "findings"});
+    if (auto it = output.find("findings"); it != output.end()) {
+      auto bad = [&] {
+        return plugin->error(
+            "values hook returned \"findings\" that is not a list of "
+            "{\"message\": \"...\", \"pointer\": \"/...\"}");
+      };
+      if (!it->is_array()) throw bad();
+      for (const auto& finding : *it) {
+        if (!finding.is_object() || !finding.contains("message") ||
+            !finding.at("message").is_string() ||
+            (finding.contains("pointer") && !finding.at("pointer").is_string())) {
+          throw bad();
+        }
+        result.findings.push_back({plugin->info.name, finding.value("pointer", ""),
+                                   finding.at("message").get<std::string>()});
+      }
+      if (!it->empty()) continue;  // refused: nothing of this answer applies
+    }
     if (auto it = output.find("values"); it != output.end()) {
       if (!it->is_object()) {
         throw plugin->error(std::string("values hook returned \"values\" of type ") +

@@ -169,7 +169,10 @@ typedef struct zf_plugin {
    *    {"values": {merged values}, "origins": {"/ptr": {"kind": "tier", "label": "..."}},
    *     "context": {"template": "...", "tier": "...", ...}}
    *  Output (NULL = no change): {"values": {merged on top as layer "plugin NAME"},
-   *                              "manifest": {recorded in the config's manifest entry}} */
+   *                              "manifest": {recorded in the config's manifest entry}}
+   *  or, to refuse the values as a finding (the config cannot be made as asked, e.g. it
+   *  does not fit; the command exits 1 and writes nothing):
+   *    {"findings": [{"message": "one line", "pointer": "/json/pointer (optional)"}]} */
   zf_json_hook values_hook;
   /** Output hook, after rendering (site fields). Input:
    *    {"config": {rendered config}, "values": {merged values}, "context": {...}}

@@ -181,7 +181,8 @@ class Descriptor {
     plugin_.destroy = detail::destroy_state<State>;
     return std::move(*this);
   }
-  /// The values hook: returns {"values": {...}, "manifest": {...}} or null for no change.
+  /// The values hook: returns {"values": {...}, "manifest": {...}}, null for no change, or
+  /// {"findings": [{"message": ..., "pointer": ...}]} to refuse the values (see plugin.h).
   template <JsonHookFn Fn>
   Descriptor&& values_hook() && {
     plugin_.values_hook = detail::json_hook<Fn>;
