@@ -1,15 +1,24 @@
 // SPDX-License-Identifier: MIT
-// The bundled `memory` plugin: serves `zeroforge estimate` (see estimate_command.cpp and
-// docs/estimator.md).
+// The bundled `memory` plugin: serves `zeroforge estimate` (see estimate_command.cpp) and
+// tier auto-fit as a values hook (auto_fit_hook.cpp); docs/estimator.md explains both.
 #include <zeroforge/plugin.hpp>
 
+#include "auto_fit_hook.hpp"
 #include "estimate_command.hpp"
 
 namespace {
 
+// Option "data_dir" (tests, relocated installs) wins over the host's data directory.
+std::string data_dir(const zf::sdk::Context& ctx) {
+  return ctx.option<std::string>("data_dir", ctx.data_dir());
+}
+
 int estimate(const zf::sdk::Context& ctx, const std::vector<std::string>& args, std::string& out) {
-  // Option "data_dir" (tests, relocated installs) wins over the host's data directory.
-  return zf::memory::run_estimate(args, ctx.option<std::string>("data_dir", ctx.data_dir()), out);
+  return zf::memory::run_estimate(args, data_dir(ctx), out);
+}
+
+zf::sdk::Json auto_fit(const zf::sdk::Context& ctx, const zf::sdk::Json& input) {
+  return zf::memory::auto_fit_values(input, data_dir(ctx));
 }
 
 }  // namespace
@@ -17,7 +26,9 @@ int estimate(const zf::sdk::Context& ctx, const std::vector<std::string>& args, 
 ZF_PLUGIN_EXPORT const zf_plugin* zf_plugin_entry(uint32_t /*host_abi_version*/) {
   static zf::sdk::Descriptor plugin =
       zf::sdk::Descriptor("memory", "0.1.0",
-                          "GPU/CPU memory estimates for DeepSpeed ZeRO (zeroforge estimate)")
+                          "GPU/CPU memory estimates for DeepSpeed ZeRO (zeroforge estimate) and "
+                          "tier auto-fit of families (auto_fit values)")
+          .values_hook<auto_fit>()
           .command<estimate>("estimate",
                              "estimate per-GPU and per-node memory of a model under ZeRO");
   return plugin.get();
