@@ -267,6 +267,34 @@ TEST_F(AutoFitCliTest, BadAutoFitInputIsAnErrorWithItsPointer) {
   }
 }
 
+TEST_F(AutoFitCliTest, AMisspelledAutoFitIsReportedByTheValuesContract) {
+  std::string f = family(Json::object(), Json::object(), Json::array({"small"}));
+  auto r = run_cli({"generate", f, "-o", out().string(), "--set", "autofit={}"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown value 'autofit'; did you mean 'auto_fit'?"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(AutoFitCliTest, RenderFitsOneTierToo) {
+  auto r = run_cli({"render", "deepspeed/config.json.j2", "--tier", "small", "--plugin", "memory",
+                    "--set",
+                    "auto_fit={\"model\": \"llama-2-7b\", \"activation_checkpointing\": \"full\"}",
+                    "--set", "global_batch_size=64"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Json cfg = Json::parse(r.out);
+  EXPECT_EQ(cfg["zero_optimization"]["stage"], 3);
+  EXPECT_EQ(offload_device(cfg, "offload_optimizer"), "cpu");
+  EXPECT_EQ(cfg["train_batch_size"], 64);
+  auto impossible = run_cli({"render", "deepspeed/config.json.j2", "--tier", "small", "--plugin",
+                             "memory", "--set", "auto_fit={\"model\": \"llama-2-70b\"}"});
+  EXPECT_EQ(impossible.exit_code, 1);
+  EXPECT_NE(impossible.err.find("deepspeed/config.json.j2: error [memory]: tier small: llama-2-70b "
+                                "does not fit even at ZeRO-3"),
+            std::string::npos)
+      << impossible.err;
+  EXPECT_EQ(impossible.out, "");
+}
+
 TEST_F(AutoFitCliTest, WithoutThePluginAutoFitIsIgnoredAndTheTierPolicyStays) {
   std::string f = family(Json::object(), {{"plugins", Json::array()}}, Json::array({"small"}));
   auto r = run_cli({"generate", f, "-o", out().string()});
