@@ -175,9 +175,25 @@ class Checker {
     if (v == nullptr) return name;
     return name + '=' + (v->is_string() ? v->get<std::string>() : v->dump());
   }
-  const Json* find(const std::string& pointer) const {
-    auto ptr = Json::json_pointer(pointer);
-    return values_.contains(ptr) ? &values_.at(ptr) : nullptr;
+  // The value at a JSON pointer made of object keys ("/zero/stage"), or null. Walked by
+  // hand: this runs for every variant, and json_pointer would parse and allocate each time.
+  const Json* find(std::string_view pointer) const {
+    if (pointer.find('~') != std::string_view::npos) {  // escaped segments: the general path
+      auto ptr = Json::json_pointer(std::string(pointer));
+      return values_.contains(ptr) ? &values_.at(ptr) : nullptr;
+    }
+    const Json* node = &values_;
+    while (!pointer.empty()) {
+      pointer.remove_prefix(1);  // the '/'
+      std::size_t end = pointer.find('/');
+      std::string_view key = pointer.substr(0, end);
+      if (!node->is_object()) return nullptr;
+      auto it = node->find(key);
+      if (it == node->end()) return nullptr;
+      node = &*it;
+      pointer = end == std::string_view::npos ? std::string_view() : pointer.substr(end);
+    }
+    return node;
   }
   // A required top-level value; reports it missing (no defaults were applied) and returns null.
   const Json* require(std::string_view key) {
@@ -234,8 +250,15 @@ class Checker {
   }
 
   bool check_type(const std::string& pointer, const Json& v, Type type, bool nullable) {
+    return check_type_at([&] { return pointer; }, v, type, nullable);
+  }
+  // `make_pointer()` names the value; it is only called for an error (this runs for every
+  // value of every variant).
+  template <typename MakePointer>
+  bool check_type_at(MakePointer&& make_pointer, const Json& v, Type type, bool nullable) {
     if (nullable && v.is_null()) return true;
     auto bad = [&](const char* expected) {
+      std::string pointer = make_pointer();
       std::string name = pointer.substr(1);
       std::replace(name.begin(), name.end(), '/', '.');
       fail(pointer, name + " must be " + expected + ", got " + shown(v));
@@ -256,7 +279,7 @@ class Checker {
   }
 
   void check_scalar(std::string_view key, Type type, bool nullable = false) {
-    if (const Json* v = require(key)) check_type("/" + std::string(key), *v, type, nullable);
+    if (const Json* v = require(key)) check_type_at([&] { return "/" + std::string(key); }, *v, type, nullable);
   }
 
   void check_sizes() {
@@ -293,16 +316,16 @@ class Checker {
     std::array<std::string_view, N> names{};
     for (std::size_t i = 0; i < N; ++i) names[i] = fields[i].key;
     for (const auto& [name, value] : section->items()) {
-      std::string pointer = base + "/" + escape_pointer_segment(name);
+      auto pointer = [&] { return base + "/" + escape_pointer_segment(name); };
       auto field = std::find_if(fields.begin(), fields.end(),
                                 [&](const Field& f) { return f.key == name; });
       if (field == fields.end()) {
         std::string guess = closest(name, names);
-        fail(pointer, "unknown key '" + name + "' in " + std::string(key) +
-                          (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+        fail(pointer(), "unknown key '" + name + "' in " + std::string(key) +
+                            (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
         continue;
       }
-      check_type(pointer, value, field->type, field->nullable);
+      check_type_at(pointer, value, field->type, field->nullable);
     }
     return true;
   }

@@ -14,7 +14,13 @@ using json = nlohmann::ordered_json;
 
 void append_escaped(std::string& out, const std::string& s) {
   out += '"';
-  for (unsigned char c : s) {
+  // Runs of characters that need no escape are appended at once (keys and most values).
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s, run, i - run);
+    run = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -23,17 +29,15 @@ void append_escaped(std::string& out, const std::string& s) {
       case '\t': out += "\\t"; break;
       case '\b': out += "\\b"; break;
       case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20) {
-          static const char* hex = "0123456789abcdef";
-          out += "\\u00";
-          out += hex[c >> 4];
-          out += hex[c & 15];
-        } else {
-          out += static_cast<char>(c);
-        }
+      default: {  // the other control characters
+        static const char* hex = "0123456789abcdef";
+        out += "\\u00";
+        out += hex[c >> 4];
+        out += hex[c & 15];
+      }
     }
   }
+  out.append(s, run, s.size() - run);
   out += '"';
 }
 

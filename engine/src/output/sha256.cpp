@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: MIT
 // SHA-256 (FIPS 180-4) of a byte string, as lowercase hex: the manifest's content hashes.
+#include "output/sha256.hpp"
+
 #include <array>
 #include <cstdint>
 #include <cstring>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define ZF_SHA_NI 1
+#endif
 
 #include "zeroforge/family.hpp"
 
@@ -34,7 +41,8 @@ void compress(std::array<std::uint32_t, 8>& h, const unsigned char* block) {
   }
   std::uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
   for (int i = 0; i < 64; ++i) {
-    std::uint32_t t1 = k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kRound[i] + w[i];
+    std::uint32_t t1 =
+        k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kRound[i] + w[i];
     std::uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
     k = g;
     g = f;
@@ -45,27 +53,81 @@ void compress(std::array<std::uint32_t, 8>& h, const unsigned char* block) {
     b = a;
     a = t1 + t2;
   }
-  h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += k;
+  h[0] += a;
+  h[1] += b;
+  h[2] += c;
+  h[3] += d;
+  h[4] += e;
+  h[5] += f;
+  h[6] += g;
+  h[7] += k;
 }
 
-}  // namespace
+using State = std::array<std::uint32_t, 8>;
+using Compress = void (*)(State& h, const unsigned char* blocks, std::size_t count);
 
-std::string sha256_hex(std::string_view data) {
-  std::array<std::uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+void compress_portable(State& h, const unsigned char* blocks, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) compress(h, blocks + 64 * i);
+}
+
+#ifdef ZF_SHA_NI
+// The same compression with the x86 SHA extensions (about 15x fewer instructions). The
+// state is kept as the ABEF/CDGH register pairs the instructions work on; each group of
+// four rounds takes its message words from the previous sixteen (msg1, add, msg2).
+__attribute__((target("sha,sse4.1,ssse3"))) void compress_sha_ni(State& h,
+                                                                 const unsigned char* blocks,
+                                                                 std::size_t count) {
+  const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+  __m128i dcba = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&h[0]));
+  __m128i hgfe = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&h[4]));
+  __m128i cdab = _mm_shuffle_epi32(dcba, 0xB1);
+  __m128i efgh = _mm_shuffle_epi32(hgfe, 0x1B);
+  __m128i abef = _mm_alignr_epi8(cdab, efgh, 8);
+  __m128i cdgh = _mm_blend_epi16(efgh, cdab, 0xF0);
+  for (std::size_t b = 0; b < count; ++b) {
+    const unsigned char* block = blocks + 64 * b;
+    __m128i abef_saved = abef, cdgh_saved = cdgh;
+    __m128i words[4];  // message words 4(i-3)..4i+3, rolling
+    for (int i = 0; i < 16; ++i) {
+      __m128i& w = words[i % 4];
+      if (i < 4) {
+        w = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 * i)),
+                             byte_swap);
+      } else {
+        __m128i t = _mm_sha256msg1_epu32(words[i % 4], words[(i + 1) % 4]);
+        t = _mm_add_epi32(t, _mm_alignr_epi8(words[(i + 3) % 4], words[(i + 2) % 4], 4));
+        w = _mm_sha256msg2_epu32(t, words[(i + 3) % 4]);
+      }
+      __m128i k = _mm_add_epi32(w, _mm_loadu_si128(reinterpret_cast<const __m128i*>(
+                                       &kRound[4 * static_cast<std::size_t>(i)])));
+      cdgh = _mm_sha256rnds2_epu32(cdgh, abef, k);
+      abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(k, 0x0E));
+    }
+    abef = _mm_add_epi32(abef, abef_saved);
+    cdgh = _mm_add_epi32(cdgh, cdgh_saved);
+  }
+  __m128i feba = _mm_shuffle_epi32(abef, 0x1B);
+  __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(&h[0]), _mm_blend_epi16(feba, dchg, 0xF0));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(&h[4]), _mm_alignr_epi8(dchg, feba, 8));
+}
+#endif
+
+std::string digest_hex(std::string_view data, Compress compress_blocks) {
+  State h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+             0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
   std::size_t full = data.size() / 64;
-  for (std::size_t i = 0; i < full; ++i) compress(h, bytes + 64 * i);
+  compress_blocks(h, bytes, full);
   // The tail, a 0x80 byte, zeros, and the bit length in the last 8 bytes (one or two blocks).
   unsigned char tail[128] = {};
   std::size_t rest = data.size() - 64 * full;
-  std::memcpy(tail, bytes + 64 * full, rest);
+  if (rest > 0) std::memcpy(tail, bytes + 64 * full, rest);
   tail[rest] = 0x80;
   std::size_t tail_size = rest < 56 ? 64 : 128;
   std::uint64_t bits = static_cast<std::uint64_t>(data.size()) * 8;
   for (int i = 0; i < 8; ++i) tail[tail_size - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
-  compress(h, tail);
-  if (tail_size == 128) compress(h, tail + 64);
+  compress_blocks(h, tail, tail_size / 64);
   static const char* digits = "0123456789abcdef";
   std::string out;
   out.reserve(64);
@@ -73,6 +135,30 @@ std::string sha256_hex(std::string_view data) {
     for (int shift = 28; shift >= 0; shift -= 4) out += digits[(word >> shift) & 0xf];
   }
   return out;
+}
+
+Compress best_compress() {
+#ifdef ZF_SHA_NI
+  if (__builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1")) return compress_sha_ni;
+#endif
+  return compress_portable;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::string sha256_hex_portable(std::string_view data) {
+  return digest_hex(data, compress_portable);
+}
+
+bool sha256_has_hardware() { return best_compress() != compress_portable; }
+
+}  // namespace detail
+
+std::string sha256_hex(std::string_view data) {
+  static const Compress compress_blocks = best_compress();
+  return digest_hex(data, compress_blocks);
 }
 
 }  // namespace zf
