@@ -42,8 +42,10 @@ void check_against_args(const Context& ctx, const TrainingCommand& command);  //
 const json* child_node(const json& schema, const json& section, std::string_view key);
 /// The node of the config's top level.
 const json& root_node(const json& schema);
-/// Resolves a `$ref` node to its section (merging the referring node's extra fields).
-json resolve(const json& schema, const json& node);
+/// Resolves a `$ref` node to its section (merging the referring node's extra fields); other
+/// nodes are returned as they are. `node` must belong to `schema` (or be a node resolve
+/// returned): results are cached by its address for the life of the process.
+const json& resolve(const json& schema, const json& node);
 /// Escapes and appends one pointer segment.
 std::string pointer_join(const std::string& pointer, std::string_view key);
 /// The value at `pointer` or nullptr.

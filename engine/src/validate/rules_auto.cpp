@@ -54,7 +54,7 @@ std::string raw_consequence(const Context& ctx, const std::string& pointer) {
     std::string key = json::json_pointer(pointer).back();
     std::string what = "its default";
     if (const json* node = child_node(ctx.schema, section, key)) {
-      json resolved = resolve(ctx.schema, *node);
+      const json& resolved = resolve(ctx.schema, *node);
       if (resolved.contains("default")) what = "the default " + show(resolved.at("default"));
     }
     return "raw DeepSpeed drops \"auto\" in this section and silently uses " + what;

@@ -15,7 +15,7 @@ namespace {
 void collect_places(const json& schema, const json& node, const std::string& pointer,
                     std::string_view key, std::vector<std::pair<std::string, json>>& out, int depth) {
   if (depth > 4) return;
-  json section = resolve(schema, node);
+  const json& section = resolve(schema, node);
   auto keys = section.find("keys");
   if (keys == section.end()) return;
   for (const auto& [name, child] : keys->items()) {
@@ -210,24 +210,24 @@ void walk_section(const Context& ctx, const json& value, const json& section, co
       }
       continue;
     }
-    json node = resolve(ctx.schema, *raw);
-    if (auto alias = node.find("alias_of"); alias != node.end()) {
+    const json* node = &resolve(ctx.schema, *raw);
+    if (auto alias = node->find("alias_of"); alias != node->end()) {
       std::string canonical = alias->get<std::string>();
       if (value.contains(canonical)) {
         ctx.report(here, Severity::Warning, "alias-conflict",
                    "\"" + key + "\" and \"" + canonical + "\" name the same setting and DeepSpeed reads only one of them" +
-                       (node.value("legacy", false) ? " (\"" + canonical + "\"; \"" + key + "\" is ignored)" : "") +
+                       (node->value("legacy", false) ? " (\"" + canonical + "\"; \"" + key + "\" is ignored)" : "") +
                        "; keep \"" + canonical + "\"");
-        if (node.value("legacy", false)) continue;
+        if (node->value("legacy", false)) continue;
       } else {
         ctx.report(here, Severity::Note, "alias",
                    "accepted spelling of \"" + canonical + "\"" +
-                       (node.value("legacy", false) ? " (legacy)" : "") + "; the canonical name is \"" + canonical + "\"");
+                       (node->value("legacy", false) ? " (legacy)" : "") + "; the canonical name is \"" + canonical + "\"");
       }
-      node = resolve(ctx.schema, section.at("keys").at(canonical));
+      node = &resolve(ctx.schema, section.at("keys").at(canonical));
     }
-    if (auto deprecated = node.find("deprecated"); deprecated != node.end()) {
-      std::string replaced_by = node.value("replaced_by", "");
+    if (auto deprecated = node->find("deprecated"); deprecated != node->end()) {
+      std::string replaced_by = node->value("replaced_by", "");
       if (!replaced_by.empty() && value.contains(replaced_by)) {
         ctx.report(here, Severity::Error, "deprecated-conflict",
                    "deprecated \"" + key + "\" together with its replacement \"" + replaced_by +
@@ -237,7 +237,7 @@ void walk_section(const Context& ctx, const json& value, const json& section, co
                    "\"" + key + "\" is deprecated: " + deprecated->get<std::string>());
       }
     }
-    walk(ctx, child, node, here, pydantic);
+    walk(ctx, child, *node, here, pydantic);
   }
 }
 

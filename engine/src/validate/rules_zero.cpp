@@ -26,12 +26,13 @@ bool has_nvme_path(const json& block) {
 }
 
 // The node of `key` in zero_optimization, following aliases.
-json zero_key_node(const Context& ctx, const json& zero_section, const std::string& key) {
+const json& zero_key_node(const Context& ctx, const json& zero_section, const std::string& key) {
+  static const json none;
   const json* raw = child_node(ctx.schema, zero_section, key);
-  if (raw == nullptr) return json();
-  json node = resolve(ctx.schema, *raw);
+  if (raw == nullptr) return none;
+  const json& node = resolve(ctx.schema, *raw);
   if (node.contains("alias_of")) {
-    node = resolve(ctx.schema, zero_section.at("keys").at(node.at("alias_of").get<std::string>()));
+    return resolve(ctx.schema, zero_section.at("keys").at(node.at("alias_of").get<std::string>()));
   }
   return node;
 }
@@ -40,7 +41,7 @@ void check_stage_keys(const Context& ctx, const json& zero, const json& zero_sec
   std::vector<std::string> idle;  // keys with no effect at stage 0
   for (const auto& [key, value] : zero.items()) {
     if (key == "stage" || is_offload_key(key)) continue;
-    json node = zero_key_node(ctx, zero_section, key);
+    const json& node = zero_key_node(ctx, zero_section, key);
     if (node.is_null() || !node.contains("stages")) continue;
     std::string pointer = pointer_join("/zero_optimization", key);
     if (ctx.stage == 0) {
@@ -118,7 +119,7 @@ void check_zero(const Context& ctx) {
   auto zero_it = ctx.config.find("zero_optimization");
   if (zero_it != ctx.config.end() && zero_it->is_object()) {
     const json& zero = *zero_it;
-    json zero_section = resolve(ctx.schema, root_node(ctx.schema).at("keys").at("zero_optimization"));
+    const json& zero_section = resolve(ctx.schema, root_node(ctx.schema).at("keys").at("zero_optimization"));
     check_stage_keys(ctx, zero, zero_section);
     check_offload_block(ctx, zero, "offload_optimizer");
     check_offload_block(ctx, zero, "offload_param");

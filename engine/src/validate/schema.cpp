@@ -3,6 +3,9 @@
 // walk it and the config.
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
 
 #include "rules.hpp"
 #include "validate/schema_text.hpp"
@@ -21,13 +24,22 @@ const nlohmann::ordered_json& deepspeed_schema_data() {
 
 namespace zf::validate {
 
-json resolve(const json& schema, const json& node) {
+const json& resolve(const json& schema, const json& node) {
   if (!node.is_object() || !node.contains("$ref")) return node;
-  json resolved = schema.at("sections").at(node.at("$ref").get<std::string>());
-  for (const auto& [key, value] : node.items()) {
-    if (key != "$ref") resolved[key] = value;
+  // Resolved once per `$ref` node and kept: schema nodes live as long as the process (the
+  // embedded schema data, or nodes this cache returned), so their addresses are stable keys.
+  static std::mutex mutex;
+  static std::unordered_map<const json*, std::unique_ptr<const json>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = cache[&node];
+  if (!slot) {
+    json resolved = schema.at("sections").at(node.at("$ref").get<std::string>());
+    for (const auto& [key, value] : node.items()) {
+      if (key != "$ref") resolved[key] = value;
+    }
+    slot = std::make_unique<const json>(std::move(resolved));
   }
-  return resolved;
+  return *slot;
 }
 
 const json& root_node(const json& schema) { return schema.at("root"); }
