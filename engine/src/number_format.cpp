@@ -12,53 +12,59 @@ namespace {
 // The shortest digits that round-trip, and the decimal exponent of the first digit.
 struct Decimal {
   bool negative = false;
-  std::string digits;  // no leading or trailing zeros, at least one digit
-  int exponent = 0;    // value = 0.d1d2d3... * 10^(exponent+1), i.e. d1 is at 10^exponent
+  char digits[24];       // no leading or trailing zeros, at least one digit
+  std::size_t size = 0;  // of digits
+  int exponent = 0;      // d1 is at 10^exponent
+  std::string_view text() const { return {digits, size}; }
 };
 
 Decimal decompose(double value) {
   char buf[64];
   auto result = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
-  std::string_view text(buf, static_cast<std::size_t>(result.ptr - buf));
+  const char* p = buf;
   Decimal d;
-  if (!text.empty() && text.front() == '-') {
+  if (*p == '-') {
     d.negative = true;
-    text.remove_prefix(1);
+    ++p;
   }
-  auto e = text.find('e');
-  std::string_view mantissa = text.substr(0, e);
-  for (char c : mantissa) {
-    if (c != '.') d.digits += c;
+  for (; p < result.ptr && *p != 'e'; ++p) {
+    if (*p != '.') d.digits[d.size++] = *p;
   }
-  d.exponent = std::atoi(std::string(text.substr(e + 1)).c_str());
-  while (d.digits.size() > 1 && d.digits.back() == '0') d.digits.pop_back();
+  ++p;  // 'e'
+  bool negative_exponent = *p == '-';
+  if (*p == '-' || *p == '+') ++p;
+  int exponent = 0;
+  std::from_chars(p, result.ptr, exponent);
+  d.exponent = negative_exponent ? -exponent : exponent;
+  while (d.size > 1 && d.digits[d.size - 1] == '0') --d.size;
   return d;
 }
 
 void append_fixed(std::string& out, const Decimal& d) {
+  std::string_view digits = d.text();
   if (d.exponent < 0) {
     out += "0.";
     out.append(static_cast<std::size_t>(-d.exponent - 1), '0');
-    out += d.digits;
+    out += digits;
     return;
   }
   auto integral = static_cast<std::size_t>(d.exponent) + 1;
-  if (d.digits.size() <= integral) {
-    out += d.digits;
-    out.append(integral - d.digits.size(), '0');
+  if (digits.size() <= integral) {
+    out += digits;
+    out.append(integral - digits.size(), '0');
     out += ".0";
   } else {
-    out.append(d.digits, 0, integral);
+    out += digits.substr(0, integral);
     out += '.';
-    out.append(d.digits, integral);
+    out += digits.substr(integral);
   }
 }
 
 void append_scientific(std::string& out, const Decimal& d, bool pad_exponent) {
   out += d.digits[0];
-  if (d.digits.size() > 1) {
+  if (d.size > 1) {
     out += '.';
-    out.append(d.digits, 1);
+    out += d.text().substr(1);
   }
   out += 'e';
   int exponent = d.exponent;

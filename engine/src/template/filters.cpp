@@ -349,6 +349,13 @@ Value do_filesizeformat(const Value& v, Arguments& args, const CallContext&) {
 
 Value do_tojson(const Value& v, Arguments& args, const CallContext&) {
   const Value& indent = args.bound[0];
+  // Scalars print the same with any indent and never contain the characters escaped below.
+  switch (v.kind()) {
+    case Value::Kind::None: return Value("null");
+    case Value::Kind::Bool: return Value(v.as_bool() ? "true" : "false");
+    case Value::Kind::Int: return Value(v.str());
+    default: break;
+  }
   std::optional<std::string> prefix;
   if (indent.is_string()) {
     prefix = indent.as_string();
@@ -361,6 +368,7 @@ Value do_tojson(const Value& v, Arguments& args, const CallContext&) {
   }
   std::string json = detail::python_json_dumps(v, prefix);
   // htmlsafe_json_dumps: characters that could end a <script> or an attribute are escaped.
+  if (json.find_first_of("<>&'") == std::string::npos) return Value(std::move(json));
   std::string out;
   out.reserve(json.size());
   for (char c : json) {

@@ -35,10 +35,13 @@ class Frame {
 
   /// The innermost variable called `name` in this frame or its parents, or nullptr.
   const Value* find(std::string_view name, std::uint64_t hash) const {
+    const std::uint64_t bit = mask_bit(hash);
     for (const Frame* f = this; f; f = f->parent) {
-      for (std::size_t i = f->size_; i-- > 0;) {
-        const Var& var = f->at(i);
-        if (var.hash == hash && var.name == name) return &var.value;
+      if (f->mask_ & bit) {
+        for (std::size_t i = f->size_; i-- > 0;) {
+          const Var& var = f->at(i);
+          if (var.hash == hash && var.name == name) return &var.value;
+        }
       }
       if (f->context && f->context->is_dict()) {
         if (const Value* v = f->context->as_dict().find(name, hash)) return v;
@@ -63,6 +66,7 @@ class Frame {
 
   /// Appends without looking for an existing variable (the caller knows it is new).
   void push(std::string_view name, std::uint64_t hash, Value value) {
+    mask_ |= mask_bit(hash);
     if (size_ < kInline) {
       new (&inline_[size_].var) Var{name, hash, std::move(value)};
     } else {
@@ -77,6 +81,7 @@ class Frame {
     for (std::size_t i = 0; i < size_ && i < kInline; ++i) inline_[i].var.~Var();
     if (overflow_) overflow_->clear();
     size_ = 0;
+    mask_ = 0;
   }
 
   std::size_t size() const noexcept { return size_; }
@@ -94,8 +99,13 @@ class Frame {
     ~Slot() {}
     Var var;
   };
+  // One bit per variable, chosen by its hash: a lookup skips a frame whose mask lacks the
+  // name's bit (most frames, for most names) without comparing anything.
+  static constexpr std::uint64_t mask_bit(std::uint64_t hash) noexcept { return std::uint64_t{1} << (hash >> 58); }
+
   Slot inline_[kInline];
   std::size_t size_ = 0;
+  std::uint64_t mask_ = 0;
   std::unique_ptr<std::vector<Var>> overflow_;
 };
 

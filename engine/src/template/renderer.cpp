@@ -254,6 +254,14 @@ class Renderer : public CallContext {
     }
   }
 
+  void assign_targets(Frame& frame, const std::vector<std::string>& targets, Value&& value, std::size_t offset) {
+    if (targets.size() == 1) {
+      frame.set(targets.front(), std::move(value));
+      return;
+    }
+    assign_targets(frame, targets, static_cast<const Value&>(value), offset);
+  }
+
   void assign_targets(Frame& frame, const std::vector<std::string>& targets, const Value& value, std::size_t offset) {
     if (targets.size() == 1) {
       frame.set(targets.front(), value);
@@ -278,18 +286,27 @@ class Renderer : public CallContext {
 
   void exec_node(const Stmt& stmt, const ForStmt& node, Frame& frame) {
     Value iterable = eval(*node.iterable, frame);
-    ValueList items = iterate(iterable, node.iterable->offset);
+    // A list is iterated in place (values are immutable); other iterables are listed first.
+    ValueList storage;
+    const ValueList* list = &storage;
+    if (iterable.is_list()) {
+      list = &iterable.as_list();
+    } else {
+      storage = iterate(iterable, node.iterable->offset);
+    }
     Frame loop_frame;
     loop_frame.parent = &frame;
     if (node.condition) {
       ValueList kept;
-      for (auto& item : items) {
+      for (const auto& item : *list) {
         loop_frame.clear();
         assign_targets(loop_frame, node.targets, item, stmt.offset);
-        if (truthy(*node.condition, loop_frame)) kept.push_back(std::move(item));
+        if (truthy(*node.condition, loop_frame)) kept.push_back(item);
       }
-      items = std::move(kept);
+      storage = std::move(kept);
+      list = &storage;
     }
+    const ValueList& items = *list;
     if (items.empty()) {
       exec_body(node.otherwise, frame);
       return;
@@ -318,8 +335,7 @@ class Renderer : public CallContext {
   }
 
   void exec_node(const Stmt& stmt, const SetStmt& node, Frame& frame) {
-    Value value = eval(*node.value, frame);
-    assign_targets(frame, node.targets, value, stmt.offset);
+    assign_targets(frame, node.targets, eval(*node.value, frame), stmt.offset);
   }
 
   std::string capture(const Body& body, Frame& frame) {
@@ -888,6 +904,11 @@ class Renderer : public CallContext {
 
   Value eval_node(const Expr& expr, const FilterExpr& node, const Frame& frame) {
     Value scratch;
+    if (node.builtin_default) {
+      const Value& result = default_in_place(node, frame, scratch);
+      if (&result == &scratch) return scratch;
+      return result;
+    }
     const Value& subject = lookup(*node.subject, frame, scratch);
     try {
       ArgumentsLease bound(*this);
