@@ -89,50 +89,49 @@ Value::Value(double d) noexcept : data_(d) {}
 Value::Value(std::string s) : data_(std::move(s)) {}
 Value::Value(std::string_view s) : data_(std::string(s)) {}
 Value::Value(const char* s) : data_(std::string(s)) {}
-Value::Value(ValueList list) : data_(std::make_shared<const ListData>(ListData{std::move(list), false})) {}
+Value::Value(ValueList list)
+    : data_(std::shared_ptr<const ListData>(std::make_shared<const ListData>(ListData{std::move(list), false}))) {}
 
 Value Value::tuple(ValueList items) {
   Value v;
-  v.data_ = std::make_shared<const ListData>(ListData{std::move(items), true});
+  v.data_ = Data(std::shared_ptr<const ListData>(std::make_shared<const ListData>(ListData{std::move(items), true})));
   return v;
 }
 
 bool Value::is_tuple() const noexcept {
-  auto* list = std::get_if<std::shared_ptr<const ListData>>(&data_);
-  return list && (*list)->tuple;
+  return data_.kind() == Kind::List && data_.list()->tuple;
 }
-Value::Value(ValueDict dict) : data_(std::make_shared<const ValueDict>(std::move(dict))) {}
+Value::Value(ValueDict dict) : data_(std::shared_ptr<const ValueDict>(std::make_shared<const ValueDict>(std::move(dict)))) {}
 Value::Value(std::shared_ptr<const Callable> callable) : data_(std::move(callable)) {}
 
 Value Value::undefined(std::string description) {
   Value v;
-  v.data_ = UndefinedData{UndefinedData::Form::Text, nullptr, nullptr,
-                          std::make_shared<const std::string>(std::move(description))};
+  v.data_ = Data(UndefinedData{UndefinedData::Form::Text, nullptr, nullptr,
+                               std::make_shared<const std::string>(std::move(description))});
   return v;
 }
 
 Value Value::undefined_variable(const std::string& name) {
   Value v;
-  v.data_ = UndefinedData{UndefinedData::Form::Variable, &name, nullptr, nullptr};
+  v.data_ = Data(UndefinedData{UndefinedData::Form::Variable, &name, nullptr, nullptr});
   return v;
 }
 
 Value Value::undefined_attribute(const char* object_type, const std::string& name) {
   Value v;
-  v.data_ = UndefinedData{UndefinedData::Form::Attribute, &name, object_type, nullptr};
+  v.data_ = Data(UndefinedData{UndefinedData::Form::Attribute, &name, object_type, nullptr});
   return v;
 }
 
 Value Value::lenient_undefined(std::string description) {
   Value v;
-  v.data_ = UndefinedData{UndefinedData::Form::Lenient, nullptr, nullptr,
-                          std::make_shared<const std::string>(std::move(description))};
+  v.data_ = Data(UndefinedData{UndefinedData::Form::Lenient, nullptr, nullptr,
+                               std::make_shared<const std::string>(std::move(description))});
   return v;
 }
 
 bool Value::is_lenient_undefined() const noexcept {
-  auto* u = std::get_if<UndefinedData>(&data_);
-  return u && u->form == UndefinedData::Form::Lenient;
+  return data_.kind() == Kind::Undefined && data_.undefined().form == UndefinedData::Form::Lenient;
 }
 
 Value Value::from_json(const nlohmann::ordered_json& json) {
@@ -167,10 +166,10 @@ nlohmann::ordered_json Value::to_json() const {
   switch (kind()) {
     case Kind::Undefined: require_defined(); return nullptr;
     case Kind::None: return nullptr;
-    case Kind::Bool: return std::get<bool>(data_);
-    case Kind::Int: return std::get<std::int64_t>(data_);
-    case Kind::Float: return std::get<double>(data_);
-    case Kind::String: return std::get<std::string>(data_);
+    case Kind::Bool: return data_.boolean();
+    case Kind::Int: return data_.integer();
+    case Kind::Float: return data_.real();
+    case Kind::String: return data_.string();
     case Kind::List: {
       auto out = nlohmann::ordered_json::array();
       for (const auto& item : as_list()) out.push_back(item.to_json());
@@ -191,8 +190,8 @@ void Value::require_defined() const {
 }
 
 std::string Value::undefined_description() const {
-  auto* u = std::get_if<UndefinedData>(&data_);
-  if (!u) return "defined value";
+  if (data_.kind() != Kind::Undefined) return "defined value";
+  const UndefinedData* u = &data_.undefined();
   switch (u->form) {
     case UndefinedData::Form::Variable: return "undefined variable '" + *u->name + "'";
     case UndefinedData::Form::Attribute:
@@ -211,40 +210,40 @@ void Value::throw_type(const char* expected) const {
 
 bool Value::as_bool() const {
   if (!is_bool()) throw_type("a boolean");
-  return std::get<bool>(data_);
+  return data_.boolean();
 }
 
 std::int64_t Value::as_int() const {
-  if (is_int()) return std::get<std::int64_t>(data_);
-  if (is_bool()) return std::get<bool>(data_) ? 1 : 0;
+  if (is_int()) return data_.integer();
+  if (is_bool()) return data_.boolean() ? 1 : 0;
   throw_type("an integer");
 }
 
 double Value::as_double() const {
-  if (is_float()) return std::get<double>(data_);
-  if (is_int()) return static_cast<double>(std::get<std::int64_t>(data_));
-  if (is_bool()) return std::get<bool>(data_) ? 1.0 : 0.0;
+  if (is_float()) return data_.real();
+  if (is_int()) return static_cast<double>(data_.integer());
+  if (is_bool()) return data_.boolean() ? 1.0 : 0.0;
   throw_type("a number");
 }
 
 const std::string& Value::as_string() const {
   if (!is_string()) throw_type("a string");
-  return std::get<std::string>(data_);
+  return data_.string();
 }
 
 const ValueList& Value::as_list() const {
   if (!is_list()) throw_type("a list");
-  return std::get<std::shared_ptr<const ListData>>(data_)->items;
+  return data_.list()->items;
 }
 
 const ValueDict& Value::as_dict() const {
   if (!is_dict()) throw_type("a dict");
-  return *std::get<std::shared_ptr<const ValueDict>>(data_);
+  return *data_.dict();
 }
 
 const std::shared_ptr<const Callable>& Value::as_callable() const {
   if (!is_callable()) throw_type("a function");
-  return std::get<std::shared_ptr<const Callable>>(data_);
+  return data_.callable();
 }
 
 const Value* Value::find(std::string_view key) const { return as_dict().find(key); }
@@ -256,10 +255,10 @@ bool Value::truthy() const {
       require_defined();
       return false;
     case Kind::None: return false;
-    case Kind::Bool: return std::get<bool>(data_);
-    case Kind::Int: return std::get<std::int64_t>(data_) != 0;
-    case Kind::Float: return std::get<double>(data_) != 0.0;
-    case Kind::String: return !std::get<std::string>(data_).empty();
+    case Kind::Bool: return data_.boolean();
+    case Kind::Int: return data_.integer() != 0;
+    case Kind::Float: return data_.real() != 0.0;
+    case Kind::String: return !data_.string().empty();
     case Kind::List: return !as_list().empty();
     case Kind::Dict: return !as_dict().empty();
     case Kind::Callable: return true;
@@ -273,15 +272,15 @@ void Value::append_str(std::string& out) const {
       if (!is_lenient_undefined()) require_defined();
       return;
     case Kind::None: out += "None"; return;
-    case Kind::Bool: out += std::get<bool>(data_) ? "True" : "False"; return;
+    case Kind::Bool: out += data_.boolean() ? "True" : "False"; return;
     case Kind::Int: {
       char buf[24];
-      auto r = std::to_chars(buf, buf + sizeof buf, std::get<std::int64_t>(data_));
+      auto r = std::to_chars(buf, buf + sizeof buf, data_.integer());
       out.append(buf, r.ptr);
       return;
     }
-    case Kind::Float: detail::append_python_float(out, std::get<double>(data_)); return;
-    case Kind::String: out += std::get<std::string>(data_); return;
+    case Kind::Float: detail::append_python_float(out, data_.real()); return;
+    case Kind::String: out += data_.string(); return;
     case Kind::List:
     case Kind::Dict: append_container(out, *this); return;
     case Kind::Callable: out += "<function " + as_callable()->name() + ">"; return;

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <variant>
+#include <new>
 #include <vector>
 
 namespace zf {
@@ -67,7 +67,7 @@ class Value {
   /// Converts back to JSON; throws zf::Error for undefined and callable values.
   nlohmann::ordered_json to_json() const;
 
-  Kind kind() const noexcept { return static_cast<Kind>(data_.index()); }
+  Kind kind() const noexcept { return data_.kind(); }
   bool is_undefined() const noexcept { return kind() == Kind::Undefined; }
   bool is_none() const noexcept { return kind() == Kind::None; }
   bool is_bool() const noexcept { return kind() == Kind::Bool; }
@@ -136,9 +136,136 @@ class Value {
     ValueList items;
     bool tuple;
   };
-  using Data = std::variant<UndefinedData, std::nullptr_t, bool, std::int64_t, double, std::string,
-                            std::shared_ptr<const ListData>, std::shared_ptr<const ValueDict>,
-                            std::shared_ptr<const Callable>>;
+
+  // A tagged union of the alternatives below, in Kind order. Hand-written rather than a
+  // std::variant so that copying, moving and destroying the scalar kinds (most values a
+  // render touches) is an inlined branch instead of a dispatch through a table.
+  class Data {
+   public:
+    Data() noexcept : kind_(Kind::Undefined) { new (&u_.undefined) UndefinedData{}; }
+    explicit Data(std::nullptr_t) noexcept : kind_(Kind::None) {}
+    explicit Data(bool b) noexcept : kind_(Kind::Bool) { u_.b = b; }
+    explicit Data(std::int64_t i) noexcept : kind_(Kind::Int) { u_.i = i; }
+    explicit Data(double d) noexcept : kind_(Kind::Float) { u_.d = d; }
+    explicit Data(std::string s) noexcept : kind_(Kind::String) { new (&u_.s) std::string(std::move(s)); }
+    explicit Data(std::shared_ptr<const ListData> l) noexcept : kind_(Kind::List) {
+      new (&u_.list) std::shared_ptr<const ListData>(std::move(l));
+    }
+    explicit Data(std::shared_ptr<const ValueDict> d) noexcept : kind_(Kind::Dict) {
+      new (&u_.dict) std::shared_ptr<const ValueDict>(std::move(d));
+    }
+    explicit Data(std::shared_ptr<const Callable> c) noexcept : kind_(Kind::Callable) {
+      new (&u_.callable) std::shared_ptr<const Callable>(std::move(c));
+    }
+    explicit Data(UndefinedData u) noexcept : kind_(Kind::Undefined) { new (&u_.undefined) UndefinedData(std::move(u)); }
+    Data(const Data& other) { copy_from(other); }
+    Data(Data&& other) noexcept { move_from(other); }
+    Data& operator=(const Data& other) {
+      if (this != &other) {
+        Data copy(other);  // `other` may live inside this value (x = x[0])
+        destroy();
+        move_from(copy);
+      }
+      return *this;
+    }
+    Data& operator=(Data&& other) noexcept {
+      if (this != &other) {
+        Data moved(std::move(other));
+        destroy();
+        move_from(moved);
+      }
+      return *this;
+    }
+    ~Data() { destroy(); }
+
+    Kind kind() const noexcept { return kind_; }
+    bool boolean() const noexcept { return u_.b; }
+    std::int64_t integer() const noexcept { return u_.i; }
+    double real() const noexcept { return u_.d; }
+    const std::string& string() const noexcept { return u_.s; }
+    const std::shared_ptr<const ListData>& list() const noexcept { return u_.list; }
+    const std::shared_ptr<const ValueDict>& dict() const noexcept { return u_.dict; }
+    const std::shared_ptr<const Callable>& callable() const noexcept { return u_.callable; }
+    const UndefinedData& undefined() const noexcept { return u_.undefined; }
+
+   private:
+    // None, Bool, Int, Float, and an Undefined without a message: nothing to release, and
+    // a copy is the payload bytes. Checked inline; the other kinds take the calls below.
+    bool plain() const noexcept {
+      return kind_ == Kind::Undefined ? !u_.undefined.text : kind_ <= Kind::Float;
+    }
+    void copy_from(const Data& o) {
+      if (o.plain()) {
+        copy_plain(o);
+        return;
+      }
+      copy_slow(o);
+    }
+    void move_from(Data& o) noexcept {
+      if (o.plain()) {
+        copy_plain(o);
+        return;
+      }
+      move_slow(o);
+    }
+    void destroy() noexcept {
+      if (!plain()) destroy_slow();
+    }
+    void copy_plain(const Data& o) noexcept {
+      kind_ = o.kind_;
+      if (kind_ == Kind::Undefined) {
+        new (&u_.undefined) UndefinedData{o.u_.undefined.form, o.u_.undefined.name, o.u_.undefined.object_type, nullptr};
+      } else {
+        u_.i = o.u_.i;  // the 8 payload bytes
+      }
+    }
+    [[gnu::noinline]] void copy_slow(const Data& o) {
+      kind_ = o.kind_;
+      switch (kind_) {
+        case Kind::Undefined: new (&u_.undefined) UndefinedData(o.u_.undefined); break;
+        case Kind::String: new (&u_.s) std::string(o.u_.s); break;
+        case Kind::List: new (&u_.list) std::shared_ptr<const ListData>(o.u_.list); break;
+        case Kind::Dict: new (&u_.dict) std::shared_ptr<const ValueDict>(o.u_.dict); break;
+        case Kind::Callable: new (&u_.callable) std::shared_ptr<const Callable>(o.u_.callable); break;
+        default: u_.i = o.u_.i; break;  // None, Bool, Int, Float: the 8 payload bytes
+      }
+    }
+    [[gnu::noinline]] void move_slow(Data& o) noexcept {
+      kind_ = o.kind_;
+      switch (kind_) {
+        case Kind::Undefined: new (&u_.undefined) UndefinedData(std::move(o.u_.undefined)); break;
+        case Kind::String: new (&u_.s) std::string(std::move(o.u_.s)); break;
+        case Kind::List: new (&u_.list) std::shared_ptr<const ListData>(std::move(o.u_.list)); break;
+        case Kind::Dict: new (&u_.dict) std::shared_ptr<const ValueDict>(std::move(o.u_.dict)); break;
+        case Kind::Callable: new (&u_.callable) std::shared_ptr<const Callable>(std::move(o.u_.callable)); break;
+        default: u_.i = o.u_.i; break;
+      }
+    }
+    [[gnu::noinline]] void destroy_slow() noexcept {
+      switch (kind_) {
+        case Kind::Undefined: u_.undefined.~UndefinedData(); break;
+        case Kind::String: u_.s.~basic_string(); break;
+        case Kind::List: u_.list.~shared_ptr(); break;
+        case Kind::Dict: u_.dict.~shared_ptr(); break;
+        case Kind::Callable: u_.callable.~shared_ptr(); break;
+        default: break;
+      }
+    }
+
+    union Payload {
+      Payload() noexcept : i(0) {}
+      ~Payload() {}
+      UndefinedData undefined;
+      bool b;
+      std::int64_t i;
+      double d;
+      std::string s;
+      std::shared_ptr<const ListData> list;
+      std::shared_ptr<const ValueDict> dict;
+      std::shared_ptr<const Callable> callable;
+    } u_;
+    Kind kind_;
+  };
   [[noreturn]] void throw_type(const char* expected) const;
 
   Data data_;
