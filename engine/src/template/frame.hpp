@@ -54,6 +54,10 @@ class Frame {
   /// Sets `name` in this frame (replacing it if this frame already has it).
   void set(std::string_view name, Value value) {
     std::uint64_t hash = ValueDict::hash(name);
+    if (!(mask_ & mask_bit(hash))) {
+      push(name, hash, std::move(value));
+      return;
+    }
     for (std::size_t i = 0; i < size_; ++i) {
       Var& var = at(i);
       if (var.hash == hash && var.name == name) {

@@ -3,7 +3,6 @@
 // frames, block stacks, imported modules, recursion depth); the tree is never modified.
 #include "template/renderer.hpp"
 
-#include <deque>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -77,20 +76,20 @@ class Renderer : public CallContext {
     std::unordered_map<std::string_view, std::vector<BlockLevel>> saved = std::move(blocks_);
     blocks_.clear();
     const TemplateTree* current = &tree;
-    std::vector<const TemplateTree*> chain;
+    std::vector<const TemplateTree*> chain;  // the templates extended so far (empty without 'extends')
     while (true) {
-      for (const TemplateTree* seen : chain) {
-        if (seen == current) {
-          std::string cycle;
-          for (const TemplateTree* t : chain) cycle += t->name + " -> ";
-          throw Error(ErrorKind::Template, "'extends' cycle: " + cycle + current->name);
-        }
-      }
-      chain.push_back(current);
       for (const auto& [name, block] : current->blocks) blocks_[block->name].push_back({block, current});
       const TemplateTree* parent = nullptr;
       render_body_until_extends(*current, current->body, frame, parent);
       if (!parent) break;
+      chain.push_back(current);
+      for (const TemplateTree* seen : chain) {
+        if (seen == parent) {
+          std::string cycle;
+          for (const TemplateTree* t : chain) cycle += t->name + " -> ";
+          throw Error(ErrorKind::Template, "'extends' cycle: " + cycle + parent->name);
+        }
+      }
       current = parent;
     }
     blocks_ = std::move(saved);
@@ -501,7 +500,7 @@ class Renderer : public CallContext {
     guard(stmt, [&] { module = load(eval(name_expr, frame), stmt.offset, false); });
     keep_.push_back(module);
     DepthGuard depth(*this, "import");
-    auto& module_frame = modules_.emplace_back();
+    auto& module_frame = *modules_.emplace_back(std::make_unique<Frame>());
     if (with_context) {
       module_frame.parent = &frame;
     } else {
@@ -1044,7 +1043,7 @@ class Renderer : public CallContext {
     bool scoped;
   };
   std::vector<ActiveBlock> block_stack_;
-  std::deque<Frame> modules_;
+  std::vector<std::unique_ptr<Frame>> modules_;  // imported modules' frames, alive for the render
   std::vector<std::shared_ptr<const Template>> keep_;
   std::shared_ptr<const Template> last_loaded_;
   std::vector<std::unique_ptr<Arguments>> arguments_pool_;
