@@ -87,7 +87,7 @@ struct SetBlockStmt { std::string target; std::vector<FilterCall> filters; Body 
 struct IncludeStmt { ExprPtr name; bool ignore_missing; bool with_context; };
 struct ExtendsStmt { ExprPtr name; };
 struct BlockStmt { std::string name; Body body; bool scoped; bool required; };
-struct MacroParam { std::string name; ExprPtr default_value; };
+struct MacroParam { std::string name; ExprPtr default_value; std::uint64_t hash; };  // hash of name
 struct MacroStmt { std::string name; std::vector<MacroParam> params; Body body; };
 struct FilterBlockStmt { std::vector<FilterCall> filters; Body body; };
 struct ImportStmt { ExprPtr name; std::string alias; bool with_context; };

@@ -358,7 +358,11 @@ class Parser {
       if (!node.params.empty()) expect(TokenKind::Comma, "between macro parameters");
       if (at(TokenKind::RightParen)) break;
       std::size_t param_offset = current().offset;
-      MacroParam param{expect_name("a parameter name"), nullptr};
+      MacroParam param{expect_name("a parameter name"), nullptr, 0};
+      param.hash = ValueDict::hash(param.name);
+      for (const auto& earlier : node.params) {
+        if (earlier.name == param.name) fail_at(param_offset, "duplicate parameter '" + param.name + "' in macro '" + node.name + "'");
+      }
       if (skip(TokenKind::Assign)) {
         param.default_value = parse_expression();
         seen_default = true;

@@ -978,7 +978,7 @@ class Renderer : public CallContext {
     for (std::size_t i = 0; i < call.positional.size(); ++i) {
       Value value = eval(*call.positional[i], caller);
       if (i < params.size()) {
-        inner.push(params[i].name, ValueDict::hash(params[i].name), std::move(value));
+        inner.push(params[i].name, params[i].hash, std::move(value));
         given |= std::uint64_t{1} << i;
       } else if (!deferred) {
         deferred = Error(ErrorKind::Render, "macro '" + stmt.name + "' takes not more than " +
@@ -994,7 +994,7 @@ class Renderer : public CallContext {
       } else if (given & (std::uint64_t{1} << i)) {
         if (!deferred) deferred = Error(ErrorKind::Render, "macro '" + stmt.name + "' got multiple values for argument '" + name + "'");
       } else {
-        inner.push(params[i].name, ValueDict::hash(params[i].name), std::move(value));
+        inner.push(params[i].name, params[i].hash, std::move(value));
         given |= std::uint64_t{1} << i;
       }
     }
@@ -1007,9 +1007,9 @@ class Renderer : public CallContext {
       for (std::size_t i = 0; i < stmt.params.size(); ++i) {
         if (given & (std::uint64_t{1} << i)) continue;
         if (stmt.params[i].default_value) {
-          inner.set(stmt.params[i].name, eval(*stmt.params[i].default_value, inner));
+          inner.push(stmt.params[i].name, stmt.params[i].hash, eval(*stmt.params[i].default_value, inner));
         } else {
-          inner.set(stmt.params[i].name, Value::undefined("undefined variable '" + stmt.params[i].name +
+          inner.push(stmt.params[i].name, stmt.params[i].hash, Value::undefined("undefined variable '" + stmt.params[i].name +
                                                           "' (macro '" + stmt.name + "' was called without it)"));
         }
       }

@@ -40,6 +40,8 @@ TEST(ParserTest, ReportsMalformedTemplates) {
        "t.j2:1:4: error: 'call' blocks are not supported (call the macro with '{{ name(...) }}')"},
       {"macro default order", "{% macro m(a=1, b) %}{% endmacro %}",
        "t.j2:1:17: error: parameter 'b' without a default follows one with a default"},
+      {"macro duplicate parameter", "{% macro m(a, b, a=1) %}{% endmacro %}",
+       "t.j2:1:18: error: duplicate parameter 'a' in macro 'm'"},
       {"positional after keyword", "{{ x | round(precision=1, 2) }}", "t.j2:1:27: error: positional argument follows keyword argument"},
       {"assign to constant", "{% set true = 1 %}", "t.j2:1:13: error: cannot assign to 'true'"},
       {"integer too large", "{{ 99999999999999999999 }}", "t.j2:1:4: error: integer literal '99999999999999999999' is out of range (64-bit)"},
