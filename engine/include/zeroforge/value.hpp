@@ -161,7 +161,9 @@ class Value {
     Data(const Data& other) { copy_from(other); }
     Data(Data&& other) noexcept { move_from(other); }
     Data& operator=(const Data& other) {
-      if (this != &other) {
+      if (plain() && other.plain()) {
+        copy_plain(other);
+      } else if (this != &other) {
         Data copy(other);  // `other` may live inside this value (x = x[0])
         destroy();
         move_from(copy);
@@ -169,7 +171,9 @@ class Value {
       return *this;
     }
     Data& operator=(Data&& other) noexcept {
-      if (this != &other) {
+      if (plain() && other.plain()) {
+        copy_plain(other);
+      } else if (this != &other) {
         Data moved(std::move(other));
         destroy();
         move_from(moved);

@@ -34,7 +34,8 @@ struct CallArguments {
 struct Literal { Value value; };
 /// `hash` is ValueDict::hash(name), computed once when parsing.
 struct NameRef { std::string name; std::uint64_t hash; };
-struct GetAttr { ExprPtr object; std::string attribute; std::uint64_t hash; };
+/// `maybe_method`: some type has a method of this name (else the name can only be a key).
+struct GetAttr { ExprPtr object; std::string attribute; std::uint64_t hash; bool maybe_method; };
 struct GetItem { ExprPtr object; ExprPtr key; };
 struct SliceExpr { ExprPtr object; ExprPtr start, stop, step; };
 struct Unary { UnaryOp op; ExprPtr operand; };

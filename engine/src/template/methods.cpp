@@ -211,6 +211,10 @@ Value call_str(const std::string& s, const std::string& m, const std::vector<Val
 
 }  // namespace
 
+bool is_method_name(std::string_view name) {
+  return in(kDictMethods, name) || in(kStrMethods, name) || in(kListMethods, name);
+}
+
 bool has_method(const Value& object, std::string_view name) {
   if (object.is_dict()) return in(kDictMethods, name);
   if (object.is_string()) return in(kStrMethods, name);

@@ -13,6 +13,9 @@
 namespace zf::detail {
 
 /// True when `object.name` names a method (Jinja2 looks methods up before dict keys).
+/// True when some type has a method called `name` (the parser marks attributes that can
+/// only be keys, so the renderer skips the method check for them).
+bool is_method_name(std::string_view name);
 bool has_method(const Value& object, std::string_view name);
 
 /// A method bound to its object, the value of `object.name` before it is called.

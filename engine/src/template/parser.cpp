@@ -9,6 +9,7 @@
 
 #include "source_position.hpp"
 #include "template/builtin_filters.hpp"
+#include "template/methods.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/error.hpp"
 
@@ -781,7 +782,8 @@ class Parser {
         if (at(TokenKind::Name)) {
           std::string attribute(advance().text);
           std::uint64_t hash = ValueDict::hash(attribute);
-          node = make(offset, GetAttr{std::move(node), std::move(attribute), hash});
+          bool maybe_method = is_method_name(attribute);
+          node = make(offset, GetAttr{std::move(node), std::move(attribute), hash, maybe_method});
         } else if (at(TokenKind::Integer)) {
           Value index = parse_number(advance());
           node = make(offset, GetItem{std::move(node), make(offset, Literal{std::move(index)})});

@@ -575,7 +575,7 @@ class Renderer : public CallContext {
       if (object.is_undefined()) {
         throw locate(Error(ErrorKind::Undefined, object.undefined_description()), attr->object->offset);
       }
-      if (&object != &object_scratch && object.is_dict() && !has_method(object, attr->attribute)) {
+      if (&object != &object_scratch && object.is_dict() && !(attr->maybe_method && has_method(object, attr->attribute))) {
         if (const Value* v = object.as_dict().find(attr->attribute, attr->hash)) return *v;
       }
       try {
