@@ -4,6 +4,7 @@
 // --debug`, per value. For a family, one member, chosen by its output path.
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <optional>
 
 #include "command.hpp"
 #include "common_options.hpp"
@@ -163,18 +164,19 @@ int explain_family(const ExplainOptions& opt) {
   const Family& family = expansion.family();
   auto output_path = setup.environment->from_string(family.output, family.file + " /output");
 
-  const Variant* chosen = nullptr;
+  std::optional<Variant> chosen;
   std::vector<std::string> paths;
-  for (const auto& variant : expansion.variants()) {
+  for (std::size_t i = 0; i < expansion.size(); ++i) {
+    Variant variant = expansion.variant(i);
     Json scope = expansion.merged(variant);
     scope["tier"] = expansion.tier_name(variant);
     scope["family"] = family.name;
     scope["variant"] = variant.slug;
     std::string path = check_output_path(output_path->render(Value::from_json(scope)), family);
-    if (path == opt.config || (opt.config.empty() && expansion.variants().size() == 1)) chosen = &variant;
+    if (path == opt.config || (opt.config.empty() && expansion.size() == 1)) chosen = std::move(variant);
     paths.push_back(std::move(path));
   }
-  if (chosen == nullptr) {
+  if (!chosen) {
     std::string message = opt.config.empty() ? "explain: family '" + family.name + "' has " +
                                                    std::to_string(paths.size()) +
                                                    " configs; choose one with --config PATH:"

@@ -138,19 +138,29 @@ int run_generate(const std::vector<std::string>& args) {
   ProblemLog problems;
   std::vector<PluginFinding> refusals;
   std::vector<Finding> findings;
-  std::vector<ManifestEntry> entries;
-  entries.reserve(expansion.variants().size());
-  std::unordered_map<std::string, const Variant*> path_owner;
+  // Manifest entries are serialised as soon as they are known and spilled to a file, so
+  // memory stays flat in the number of configs.
+  ManifestSpool manifest(staged ? staged->staging() : fs::temp_directory_path());
+  std::unordered_map<std::string, std::size_t> path_owner;  // output path -> variant index
   bool deepspeed = setup.contract == "deepspeed";
+  // `DIR/` as fs::path(DIR) / path would begin: how findings name a config.
+  const std::string finding_prefix = (fs::path(opt.output) / "").string();
 
-  for (const auto& variant : expansion.variants()) {
+  // Without plugins the values of consecutive variants are patched in place (VariantValues);
+  // plugins' values hooks need the layers with their sources, so they rebuild each variant.
+  VariantValues current(expansion);
+  for (std::size_t index = 0; index < expansion.size(); ++index) {
+    Variant variant = expansion.variant(index);
     const std::string& tier = expansion.tier_name(variant);
-    Json context = {{"template", family.template_name}, {"family", family.name},
-                    {"tier", tier}, {"variant", variant.choice}};
+    Json context;  // what plugin hooks are told about the config
+    if (!setup.plugins->empty()) {
+      context = {{"template", family.template_name}, {"family", family.name}, {"tier", tier},
+                 {"variant", variant.choice}};
+    }
     ManifestEntry entry;
-    Json merged;
+    Json hooked;
     if (setup.plugins->empty()) {
-      merged = expansion.merged(variant);
+      current.load(variant);
     } else {
       SourcedValues values = expansion.values(variant);
       auto hooks = setup.plugins->run_values_hooks(values.layered_for_hooks(), context);
@@ -161,12 +171,13 @@ int run_generate(const std::vector<std::string>& args) {
         continue;
       }
       entry.plugins = std::move(hooks.manifest);
-      merged = values.merged();
+      hooked = values.merged();
     }
+    const Json& checked = setup.plugins->empty() ? current.json() : hooked;
 
     DeepSpeedFacts facts;
     if (deepspeed) {
-      ContractCheck check = check_deepspeed_values(merged);
+      ContractCheck check = check_deepspeed_values(checked);
       if (!check.ok()) {
         // Rebuild with provenance so each error names the file and pointer of the value.
         SourcedValues values = expansion.values(variant);
@@ -179,15 +190,24 @@ int run_generate(const std::vector<std::string>& args) {
       facts = check.facts;
       entry.facts = facts_to_json(facts);
     } else {
-      entry.facts = {{"world_size", world_size_of(merged)}};
+      entry.facts = {{"world_size", world_size_of(checked)}};
     }
 
     // The values plus the names the output pattern (and the template) may use: the values
     // hooks and the contract have seen the values; these three names are generate's own.
-    merged["tier"] = tier;
-    merged["family"] = family.name;
-    merged["variant"] = variant.slug;
-    Value values = Value::from_json(merged);
+    Value values;
+    if (setup.plugins->empty()) {
+      current.set("tier", tier);
+      current.set("family", family.name);
+      current.set("variant", variant.slug);
+      values = current.value();
+    } else {
+      hooked["tier"] = tier;
+      hooked["family"] = family.name;
+      hooked["variant"] = variant.slug;
+      values = Value::from_json(hooked);
+    }
+    const Json& merged = setup.plugins->empty() ? current.json() : hooked;
     std::string path;
     try {
       path = check_output_path(output_path->render(values), family);
@@ -196,11 +216,11 @@ int run_generate(const std::vector<std::string>& args) {
       problems.add(error, expansion.describe(variant));
       continue;
     }
-    auto [owner, fresh] = path_owner.try_emplace(path, &variant);
+    auto [owner, fresh] = path_owner.try_emplace(path, index);
     if (!fresh) {
       problems.add(Error(ErrorKind::Values,
                          "writes \"" + path + "\", the same output path as variant '" +
-                             expansion.describe(*owner->second) +
+                             expansion.describe(expansion.variant(owner->second)) +
                              "': make the output pattern tell them apart",
                          family.file, "/output"),
                    expansion.describe(variant));
@@ -228,7 +248,7 @@ int run_generate(const std::vector<std::string>& args) {
         validate.world_size = facts.world_size;
         validate.hf = facts.hf_auto;
       }
-      auto found = validate_config(config, validate, (fs::path(opt.output) / path).string());
+      auto found = validate_config(config, validate, finding_prefix + path);
       for (auto& finding : found) findings.push_back(std::move(finding));
       if (has_errors(findings)) continue;
     }
@@ -242,8 +262,9 @@ int run_generate(const std::vector<std::string>& args) {
     }
     entry.path = std::move(path);
     entry.tier = tier;
-    entry.variant = variant.choice;
-    entries.push_back(std::move(entry));
+    entry.variant = std::move(variant.choice);
+    std::string entry_text = manifest_entry_text(entry);
+    manifest.add(std::move(entry.path), entry_text);
   }
 
   print_plugin_findings(std::cerr, family.file, refusals);
@@ -265,10 +286,10 @@ int run_generate(const std::vector<std::string>& args) {
     return kFindings;
   }
 
-  std::size_t count = entries.size();
-  std::string manifest = to_json_text(make_manifest(ZEROFORGE_VERSION, family, std::move(entries)));
+  std::size_t count = manifest.size();
+  std::string head = manifest_head(ZEROFORGE_VERSION, family);
   if (drift) {
-    Drift found = drift->finish(manifest);
+    Drift found = drift->finish(manifest.text(head));
     std::string dir = opt.output;
     for (const auto& path : found.missing) std::cout << dir << '/' << path << ": missing\n";
     for (const auto& path : found.changed) std::cout << dir << '/' << path << ": changed\n";
@@ -284,7 +305,7 @@ int run_generate(const std::vector<std::string>& args) {
               << family.name << "')\n";
     return kSuccess;
   }
-  staged->commit(previous, manifest);
+  staged->commit(previous, [&](const auto& sink) { manifest.write_sorted(head, sink); });
   std::cout << "zeroforge: wrote " << count << " configs of family '" << family.name << "' to "
             << opt.output << " (index: " << (fs::path(opt.output) / "manifest.json").string()
             << ")\n";

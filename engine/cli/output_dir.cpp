@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "zeroforge/error.hpp"
+#include "zeroforge/family.hpp"
 #include "zeroforge/output.hpp"
 
 namespace zf::cli {
@@ -108,7 +109,9 @@ void StagedOutput::write(const std::string& relative, std::string_view content) 
   staged_.push_back(relative);
 }
 
-void StagedOutput::commit(const std::vector<std::string>& previous, std::string_view manifest_text) {
+void StagedOutput::commit(
+    const std::vector<std::string>& previous,
+    const std::function<void(const std::function<void(std::string_view)>&)>& write_manifest) {
   std::unordered_set<std::string> made;
   for (const auto& relative : staged_) {
     ensure_parent(dir_, relative, made);
@@ -129,8 +132,100 @@ void StagedOutput::commit(const std::vector<std::string>& previous, std::string_
       fs::remove(parent, ec);
     }
   }
-  write_file_atomically(dir_ / "manifest.json", manifest_text);
+  // Assembled in the staging directory (whose own manifest.json no output path can be) and
+  // renamed into place: readers see the old manifest or the new one.
+  fs::path staged_manifest = staging_ / "manifest.json";
+  int fd = ::open(staged_manifest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail_io("cannot create", staged_manifest);
+  std::string buffer;
+  auto flush = [&] {
+    const char* data = buffer.data();
+    std::size_t left = buffer.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd, data, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        int saved = errno;
+        ::close(fd);
+        errno = saved;
+        fail_io("cannot write", staged_manifest);
+      }
+      data += n;
+      left -= static_cast<std::size_t>(n);
+    }
+    buffer.clear();
+  };
+  write_manifest([&](std::string_view piece) {
+    buffer += piece;
+    if (buffer.size() >= (1u << 16)) flush();
+  });
+  flush();
+  if (::close(fd) != 0) fail_io("cannot write", staged_manifest);
+  fs::path target = dir_ / "manifest.json";
+  if (::rename(staged_manifest.c_str(), target.c_str()) != 0) fail_io("cannot write", target);
   committed_ = true;
+}
+
+ManifestSpool::ManifestSpool(const fs::path& dir) {
+  fd_ = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd_ < 0) {
+    // No unnamed files there (an old kernel or file system): the temporary directory's.
+    std::error_code ec;
+    fs::path tmp = fs::temp_directory_path(ec);
+    if (!ec) fd_ = ::open(tmp.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  }
+  if (fd_ < 0) fail_io("cannot create a temporary file in", dir);
+}
+
+ManifestSpool::~ManifestSpool() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void ManifestSpool::flush() {
+  const char* data = buffer_.data();
+  std::size_t left = buffer_.size();
+  while (left > 0) {
+    ssize_t n = ::pwrite(fd_, data, left, static_cast<off_t>(written_));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail_io("cannot write the manifest's entries to a temporary file for", "manifest.json");
+    data += n;
+    left -= static_cast<std::size_t>(n);
+    written_ += static_cast<std::uint64_t>(n);
+  }
+  buffer_.clear();
+}
+
+void ManifestSpool::add(std::string path, std::string_view entry_text) {
+  entries_.push_back({std::move(path), written_ + buffer_.size(), entry_text.size()});
+  buffer_ += entry_text;
+  if (buffer_.size() >= (1u << 16)) flush();
+}
+
+void ManifestSpool::write_sorted(std::string_view head, const std::function<void(std::string_view)>& sink) {
+  flush();
+  std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.path < b.path; });
+  sink(head);
+  std::string text;
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    const Entry& entry = entries_[i];
+    text.resize(entry.size);
+    std::size_t got = 0;
+    while (got < entry.size) {
+      ssize_t n = ::pread(fd_, text.data() + got, entry.size - got, static_cast<off_t>(entry.offset + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail_io("cannot read back the manifest's entries for", "manifest.json");
+      got += static_cast<std::size_t>(n);
+    }
+    sink(manifest_separator(i));
+    sink(text);
+  }
+  sink(manifest_tail(entries_.size()));
+}
+
+std::string ManifestSpool::text(std::string_view head) {
+  std::string out;
+  write_sorted(head, [&](std::string_view piece) { out += piece; });
+  return out;
 }
 
 void DriftCheck::compare(const std::string& relative, std::string_view content) {

@@ -3,7 +3,10 @@
 // rendered (so an error leaves DIR as it was), or compared with DIR for `--check`.
 #pragma once
 
+#include <cstdint>
+#include <deque>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -22,9 +25,13 @@ class StagedOutput {
 
   /// Stages `content` as `relative` (a checked, `/`-separated path).
   void write(const std::string& relative, std::string_view content);
+  /// The staging directory (removed with this object), for scratch files.
+  const std::filesystem::path& staging() const noexcept { return staging_; }
   /// Moves the staged files into place, deletes the files `previous` (the old manifest's
-  /// paths) listed that this run did not write, and writes `manifest.json` last (atomically).
-  void commit(const std::vector<std::string>& previous, std::string_view manifest_text);
+  /// paths) listed that this run did not write, and writes `manifest.json` last (atomically):
+  /// `write_manifest` is given a sink that takes the manifest's text in pieces.
+  void commit(const std::vector<std::string>& previous,
+              const std::function<void(const std::function<void(std::string_view)>&)>& write_manifest);
 
  private:
   void ensure_parent(const std::filesystem::path& root, const std::string& relative,
@@ -59,6 +66,40 @@ class DriftCheck {
   std::filesystem::path dir_;
   std::unordered_set<std::string> expected_;
   Drift drift_;
+};
+
+/// Manifest entries held in an unnamed file until the manifest is written, so that memory does
+/// not grow with the number of configs: only each entry's path and place in the file stay.
+class ManifestSpool {
+ public:
+  /// The file is created in `dir` (or the system's temporary directory when `dir` cannot
+  /// hold unnamed files) and disappears with this object.
+  explicit ManifestSpool(const std::filesystem::path& dir);
+  ~ManifestSpool();
+  ManifestSpool(const ManifestSpool&) = delete;
+  ManifestSpool& operator=(const ManifestSpool&) = delete;
+
+  /// Keeps the text of the entry for `path` (zf::manifest_entry_text).
+  void add(std::string path, std::string_view entry_text);
+  std::size_t size() const noexcept { return entries_.size(); }
+  /// Passes `head`, the entries in path order with their separators, and the tail to `sink`,
+  /// in pieces: the whole manifest (see zf::manifest_head).
+  void write_sorted(std::string_view head, const std::function<void(std::string_view)>& sink);
+  /// The same as one string.
+  std::string text(std::string_view head);
+
+ private:
+  struct Entry {
+    std::string path;
+    std::uint64_t offset;
+    std::uint64_t size;
+  };
+  void flush();
+
+  int fd_ = -1;
+  std::uint64_t written_ = 0;  // bytes in the file
+  std::string buffer_;         // bytes not yet in the file
+  std::deque<Entry> entries_;
 };
 
 /// The contents of `path`, or nullopt-like false when it cannot be read as a regular file.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "zeroforge/error.hpp"
+#include "zeroforge/value.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf {
@@ -224,13 +225,18 @@ struct Variant {
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 };
 
-/// A family expanded against its tiers: the ordered variants, and the values of each on demand
-/// (so generating N configs keeps N small Variants, never N value trees).
+/// A family expanded against its tiers: the ordered variants, and the values of each on demand.
+/// Variants are kept as positions in the axis product (or include entries) and made when asked
+/// for, so generating N configs keeps N small records, never N choices or value trees.
 class Expansion {
  public:
-  /// The variants in order: tier by tier (family order), the axis product (first axis
-  /// slowest, excludes removed), then the include entries.
-  const std::vector<Variant>& variants() const noexcept { return variants_; }
+  /// How many variants there are.
+  std::size_t size() const noexcept { return members_.size(); }
+  /// Variant `index` (< size()) in order: tier by tier (family order), the axis product (first
+  /// axis slowest, excludes removed), then the include entries.
+  Variant variant(std::size_t index) const;
+  /// All variants in that order (made now; prefer `variant(i)` for large families).
+  std::vector<Variant> variants() const;
   const Family& family() const noexcept { return family_; }
   const std::vector<Tier>& tiers() const noexcept { return tiers_; }
   /// The name of a variant's tier, or "" without tiers.
@@ -244,8 +250,16 @@ class Expansion {
   std::string describe(const Variant& variant) const;
 
  private:
+  // One variant: its tier, and its include entry or its position in the axis product
+  // (mixed radix over the axes, last axis fastest).
+  struct Member {
+    std::size_t tier;
+    std::size_t include;
+    std::size_t product;
+  };
   friend Expansion expand_family(Family, std::vector<Tier>, std::vector<Layer>,
                                  std::vector<Layer>);
+  friend class VariantValues;
   std::vector<Layer> variant_layers(const Variant& variant) const;
   std::vector<Layer> tier_layers(std::size_t tier) const;
 
@@ -253,9 +267,54 @@ class Expansion {
   std::vector<Tier> tiers_;
   std::vector<Layer> defaults_;
   std::vector<Layer> overrides_;
-  std::vector<Variant> variants_;
+  std::vector<Member> members_;
   // The merged values below the variant layer, one per tier (or one without tiers).
   std::vector<nlohmann::ordered_json> base_by_tier_;
+};
+
+/// The merged values of one variant after another, kept in one tree that is patched rather
+/// than rebuilt: a variant differs from its tier's base values only under the top-level keys
+/// its variant layer and the overrides write, so moving to the next variant restores those
+/// keys from the base and writes them again. `json()` equals Expansion::merged(variant) and
+/// `value()` equals Value::from_json(json()), key order included; both cost the changed keys
+/// only (generate's loop over thousands of variants).
+///
+///     zf::VariantValues current(expansion);
+///     for (std::size_t i = 0; i < expansion.size(); ++i) {
+///       zf::Variant variant = expansion.variant(i);
+///       current.load(variant);
+///       check(current.json());
+///       current.set("tier", expansion.tier_name(variant));
+///       tpl->render(current.value());
+///     }
+class VariantValues {
+ public:
+  /// `expansion` must outlive this object.
+  explicit VariantValues(const Expansion& expansion);
+  /// Makes json() the merged values of `variant`.
+  void load(const Variant& variant);
+  /// Sets a top-level value above every layer (until the next load).
+  void set(const std::string& key, nlohmann::ordered_json value);
+  /// The merged values of the loaded variant, plus what `set` added.
+  const nlohmann::ordered_json& json() const noexcept { return work_; }
+  /// The same as a template value: the tier's base values converted once, shared, with the
+  /// changed keys converted again.
+  Value value() const;
+
+ private:
+  void touch(const std::string& key);
+  void apply(const nlohmann::ordered_json& patch);
+
+  const Expansion& expansion_;
+  // Each axis value and each include entry as a patch (dotted keys nested), made once.
+  std::vector<std::vector<nlohmann::ordered_json>> axis_patches_;
+  std::vector<nlohmann::ordered_json> include_patches_;
+  // The base values of each tier as a template dict, converted on first use.
+  mutable std::vector<std::optional<ValueDict>> base_values_;
+  std::size_t base_ = Variant::npos;  // the index into base_by_tier_ work_ started from
+  nlohmann::ordered_json work_;
+  // Top-level keys written since work_ was last equal to the tier's base, in first-write order.
+  std::vector<std::string> touched_;
 };
 
 /// Expands a family: a pure function of the family, its tiers (in Family::tiers order),
@@ -264,7 +323,7 @@ class Expansion {
 /// pointer when the tiers do not match Family::tiers or the family expands to nothing.
 ///
 ///     auto expansion = zf::expand_family(family, tiers, defaults.layers, {});
-///     for (const auto& variant : expansion.variants()) render(expansion.merged(variant));
+///     for (std::size_t i = 0; i < expansion.size(); ++i) render(expansion.merged(expansion.variant(i)));
 Expansion expand_family(Family family, std::vector<Tier> tiers,
                         std::vector<Layer> template_defaults, std::vector<Layer> overrides);
 
@@ -301,6 +360,25 @@ nlohmann::ordered_json facts_to_json(const DeepSpeedFacts& facts);
 /// path (so the same inputs give the same bytes).
 nlohmann::ordered_json make_manifest(std::string_view zeroforge_version, const Family& family,
                                      std::vector<ManifestEntry> entries);
+
+/// The manifest's text in pieces, for writing it without holding every entry (generate spills
+/// entries as it goes): `manifest_head`, then for the i-th entry in path order
+/// `manifest_separator(i)` and its `manifest_entry_text`, then `manifest_tail(count)`.
+/// Concatenated, byte for byte `to_json_text(make_manifest(version, family, entries))`.
+///
+///     std::string text = zf::manifest_head(version, family);
+///     for (std::size_t i = 0; i < sorted.size(); ++i) {
+///       text += zf::manifest_separator(i);
+///       text += zf::manifest_entry_text(sorted[i]);
+///     }
+///     text += zf::manifest_tail(sorted.size());
+std::string manifest_head(std::string_view zeroforge_version, const Family& family);
+/// One entry of `configs`, indented for its place in the manifest, without separator.
+std::string manifest_entry_text(const ManifestEntry& entry);
+/// What goes before the entry at `index` (in path order).
+std::string_view manifest_separator(std::size_t index);
+/// What closes a manifest of `entries` entries.
+std::string_view manifest_tail(std::size_t entries);
 
 /// The `path`s a manifest lists (what an earlier generate wrote), skipping malformed entries.
 std::vector<std::string> manifest_paths(const nlohmann::ordered_json& manifest);

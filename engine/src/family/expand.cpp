@@ -145,6 +145,108 @@ std::string Expansion::describe(const Variant& variant) const {
   return out.empty() ? family_.name : out;
 }
 
+VariantValues::VariantValues(const Expansion& expansion)
+    : expansion_(expansion), base_values_(expansion.base_by_tier_.size()) {
+  for (const Axis& axis : expansion.family_.axes) {
+    auto& patches = axis_patches_.emplace_back();
+    for (const auto& value : axis.values) patches.push_back(nest(axis.key, value));
+  }
+  for (const auto& entry : expansion.family_.include) {
+    Json choice = Json::object();
+    for (const auto& [key, value] : entry.items()) {
+      if (key != "tier") choice[key] = value;
+    }
+    include_patches_.push_back(expand_dotted_keys(choice));
+  }
+}
+
+void VariantValues::touch(const std::string& key) {
+  if (std::find(touched_.begin(), touched_.end(), key) == touched_.end()) touched_.push_back(key);
+}
+
+void VariantValues::apply(const Json& patch) {
+  for (const auto& [key, value] : patch.items()) touch(key);
+  merge_into(work_, patch);
+}
+
+void VariantValues::load(const Variant& variant) {
+  std::size_t base = variant.tier == Variant::npos ? 0 : variant.tier;
+  const Json& base_values = expansion_.base_by_tier_[base];
+  if (base != base_) {
+    work_ = base_values;
+    base_ = base;
+  } else {
+    // Back to the base: only the touched top-level keys differ from it. Keys the base lacks
+    // were appended, so erasing them leaves the base's order.
+    for (const auto& key : touched_) {
+      if (auto it = base_values.find(key); it != base_values.end()) {
+        work_[key] = *it;
+      } else {
+        work_.erase(key);
+      }
+    }
+  }
+  touched_.clear();
+  // The same layers, in the same order, as Expansion::merged.
+  if (variant.include != Variant::npos) {
+    apply(include_patches_[variant.include]);
+  } else {
+    for (std::size_t a = 0; a < axis_patches_.size(); ++a) apply(axis_patches_[a][variant.axis_index[a]]);
+  }
+  for (const auto& layer : expansion_.overrides_) apply(layer.values);
+}
+
+void VariantValues::set(const std::string& key, Json value) {
+  touch(key);
+  work_[key] = std::move(value);
+}
+
+Value VariantValues::value() const {
+  auto& base = base_values_[base_];
+  if (!base) base = Value::from_json(expansion_.base_by_tier_[base_]).as_dict();
+  // ValueDict::set keeps a replaced key's position and appends a new one, as the JSON did.
+  ValueDict dict = *base;
+  for (const auto& key : touched_) dict.set(key, Value::from_json(work_.at(key)));
+  return Value(std::move(dict));
+}
+
+Variant Expansion::variant(std::size_t index) const {
+  const Member& member = members_.at(index);
+  Variant variant;
+  variant.tier = member.tier;
+  variant.include = member.include;
+  if (member.include != Variant::npos) {
+    for (const auto& [key, value] : family_.include[member.include].items()) {
+      if (key != "tier") variant.choice[key] = value;
+    }
+  } else {
+    variant.axis_index.resize(family_.axes.size());
+    std::size_t rest = member.product;
+    for (std::size_t a = family_.axes.size(); a-- > 0;) {
+      std::size_t n = family_.axes[a].values.size();
+      variant.axis_index[a] = rest % n;
+      rest /= n;
+    }
+    for (std::size_t a = 0; a < family_.axes.size(); ++a) {
+      variant.choice[family_.axes[a].key] = family_.axes[a].values[variant.axis_index[a]];
+    }
+  }
+  std::string slug;
+  for (const auto& [key, value] : variant.choice.items()) {
+    if (!slug.empty()) slug += '_';
+    slug += key + '-' + slug_word(value);
+  }
+  variant.slug = slug.empty() ? "config" : slug;
+  return variant;
+}
+
+std::vector<Variant> Expansion::variants() const {
+  std::vector<Variant> all;
+  all.reserve(members_.size());
+  for (std::size_t i = 0; i < members_.size(); ++i) all.push_back(variant(i));
+  return all;
+}
+
 Expansion expand_family(Family family, std::vector<Tier> tiers,
                         std::vector<Layer> template_defaults, std::vector<Layer> overrides) {
   auto fail = [&](const std::string& pointer, const std::string& message) {
@@ -162,65 +264,59 @@ Expansion expand_family(Family family, std::vector<Tier> tiers,
   } else {
     for (std::size_t i = 0; i < family.tiers.size(); ++i) tier_indices.push_back(i);
   }
+  // Each exclude as (axis index, value) pairs; kTier stands for the `tier` key.
+  constexpr std::size_t kTier = Variant::npos;
+  std::vector<std::vector<std::pair<std::size_t, const Json*>>> excludes;
+  for (std::size_t e = 0; e < family.exclude.size(); ++e) {
+    const Json& exclude = family.exclude[e];
+    auto& terms = excludes.emplace_back();
+    for (const auto& [key, value] : exclude.items()) {
+      std::size_t axis = kTier;
+      if (key != "tier") {
+        auto it = std::find_if(family.axes.begin(), family.axes.end(),
+                               [&](const Axis& a) { return a.key == key; });
+        if (it == family.axes.end()) fail("/exclude/" + std::to_string(e), "'" + key + "' is not an axis");
+        axis = static_cast<std::size_t>(it - family.axes.begin());
+      }
+      terms.emplace_back(axis, &value);
+    }
+  }
   std::vector<bool> exclude_used(family.exclude.size(), false);
   bool product = !family.axes.empty() || family.include.empty();
 
   for (std::size_t tier : tier_indices) {
-    const std::string& tier_name = tier == Variant::npos ? std::string() : family.tiers[tier].name;
+    const Json tier_name = tier == Variant::npos ? std::string() : family.tiers[tier].name;
     // The axis product, last axis fastest, like nested loops written in axis order.
     std::vector<std::size_t> index(family.axes.size(), 0);
+    std::size_t position = 0;
     while (product) {
-      Variant variant;
-      variant.tier = tier;
-      variant.axis_index = index;
-      for (std::size_t a = 0; a < family.axes.size(); ++a) {
-        variant.choice[family.axes[a].key] = family.axes[a].values[index[a]];
-      }
       bool excluded = false;
-      for (std::size_t e = 0; e < family.exclude.size(); ++e) {
-        bool match = true;
-        for (const auto& [key, value] : family.exclude[e].items()) {
-          const Json& chosen = key == "tier" ? Json(tier_name) : variant.choice.at(key);
-          if (chosen != value) {
-            match = false;
-            break;
-          }
-        }
+      for (std::size_t e = 0; e < excludes.size(); ++e) {
+        bool match = std::all_of(excludes[e].begin(), excludes[e].end(), [&](const auto& term) {
+          const Json& chosen = term.first == kTier ? tier_name : family.axes[term.first].values[index[term.first]];
+          return chosen == *term.second;
+        });
         if (match) {
           exclude_used[e] = true;
           excluded = true;
         }
       }
-      if (!excluded) expansion.variants_.push_back(std::move(variant));
+      if (!excluded) expansion.members_.push_back({tier, Variant::npos, position});
+      ++position;
       std::size_t a = family.axes.size();
       while (a > 0 && ++index[a - 1] == family.axes[a - 1].values.size()) index[--a] = 0;
       if (a == 0) break;
     }
     for (std::size_t i = 0; i < family.include.size(); ++i) {
       const Json& entry = family.include[i];
-      if (auto it = entry.find("tier"); it != entry.end() && *it != Json(tier_name)) continue;
-      Variant variant;
-      variant.tier = tier;
-      variant.include = i;
-      for (const auto& [key, value] : entry.items()) {
-        if (key != "tier") variant.choice[key] = value;
-      }
-      expansion.variants_.push_back(std::move(variant));
+      if (auto it = entry.find("tier"); it != entry.end() && *it != tier_name) continue;
+      expansion.members_.push_back({tier, i, 0});
     }
   }
   for (std::size_t e = 0; e < exclude_used.size(); ++e) {
     if (!exclude_used[e]) fail("/exclude/" + std::to_string(e), "this exclude matches no variant");
   }
-  if (expansion.variants_.empty()) fail("/exclude", "the family expands to no variants");
-
-  for (auto& variant : expansion.variants_) {
-    std::string slug;
-    for (const auto& [key, value] : variant.choice.items()) {
-      if (!slug.empty()) slug += '_';
-      slug += key + '-' + slug_word(value);
-    }
-    variant.slug = slug.empty() ? "config" : slug;
-  }
+  if (expansion.members_.empty()) fail("/exclude", "the family expands to no variants");
 
   expansion.family_ = std::move(family);
   expansion.tiers_ = std::move(tiers);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "number_format.hpp"
+#include "output/json_text.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 
@@ -12,7 +13,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-void append_escaped(std::string& out, const std::string& s) {
+void append_escaped(std::string& out, std::string_view s) {
   out += '"';
   // Runs of characters that need no escape are appended at once (keys and most values).
   std::size_t run = 0;
@@ -105,6 +106,16 @@ void append_value(std::string& out, const json& value, int indent) {
 }
 
 }  // namespace
+
+namespace detail {
+
+void append_json(std::string& out, const nlohmann::ordered_json& json, int indent) {
+  append_value(out, json, indent);
+}
+
+void append_json_string(std::string& out, std::string_view text) { append_escaped(out, text); }
+
+}  // namespace detail
 
 std::string to_json_text(const nlohmann::ordered_json& json) {
   std::string out;

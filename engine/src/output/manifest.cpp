@@ -1,12 +1,33 @@
 // SPDX-License-Identifier: MIT
-// The manifest of a generated config set (DIR/manifest.json) and the checks on output paths.
+// The manifest of a generated config set (DIR/manifest.json), whole or piece by piece, and the
+// checks on output paths.
 #include <algorithm>
 
+#include "output/json_text.hpp"
 #include "zeroforge/family.hpp"
 
 namespace zf {
 
 using Json = nlohmann::ordered_json;
+
+namespace {
+
+// An entry as the manifest lists it: facts after the variant, the hash last but plugins.
+Json entry_json(ManifestEntry entry) {
+  Json item = Json::object();
+  item["path"] = std::move(entry.path);
+  item["tier"] = std::move(entry.tier);
+  item["variant"] = std::move(entry.variant);
+  for (auto& [key, value] : entry.facts.items()) item[key] = value;
+  item["sha256"] = std::move(entry.sha256);
+  if (!entry.plugins.empty()) item["plugins"] = std::move(entry.plugins);
+  return item;
+}
+
+// The indent of an entry inside `"configs": [...]`.
+constexpr int kEntryIndent = 4;
+
+}  // namespace
 
 Json facts_to_json(const DeepSpeedFacts& facts) {
   Json json = Json::object();
@@ -27,16 +48,7 @@ Json make_manifest(std::string_view zeroforge_version, const Family& family,
   std::sort(entries.begin(), entries.end(),
             [](const ManifestEntry& a, const ManifestEntry& b) { return a.path < b.path; });
   Json configs = Json::array();
-  for (auto& entry : entries) {
-    Json item = Json::object();
-    item["path"] = std::move(entry.path);
-    item["tier"] = std::move(entry.tier);
-    item["variant"] = std::move(entry.variant);
-    for (auto& [key, value] : entry.facts.items()) item[key] = value;
-    item["sha256"] = std::move(entry.sha256);
-    if (!entry.plugins.empty()) item["plugins"] = std::move(entry.plugins);
-    configs.push_back(std::move(item));
-  }
+  for (auto& entry : entries) configs.push_back(entry_json(std::move(entry)));
   Json manifest = Json::object();
   manifest["zeroforge_version"] = std::string(zeroforge_version);
   manifest["family"] = family.name;
@@ -44,6 +56,55 @@ Json make_manifest(std::string_view zeroforge_version, const Family& family,
   manifest["configs"] = std::move(configs);
   return manifest;
 }
+
+std::string manifest_head(std::string_view zeroforge_version, const Family& family) {
+  std::string out = "{\n  \"zeroforge_version\": ";
+  detail::append_json_string(out, zeroforge_version);
+  out += ",\n  \"family\": ";
+  detail::append_json_string(out, family.name);
+  out += ",\n  \"template\": ";
+  detail::append_json_string(out, family.template_name);
+  out += ",\n  \"configs\": [";
+  return out;
+}
+
+std::string manifest_entry_text(const ManifestEntry& entry) {
+  std::string out(kEntryIndent, ' ');
+  bool plain = std::none_of(entry.facts.items().begin(), entry.facts.items().end(), [](const auto& item) {
+    const std::string& key = item.key();
+    return key == "path" || key == "tier" || key == "variant" || key == "sha256" || key == "plugins";
+  });
+  if (!plain) {  // a fact that shadows an entry field: let the JSON object decide the order
+    detail::append_json(out, entry_json(entry), kEntryIndent);
+    return out;
+  }
+  // The same text as append_json(entry_json(entry)), without building the object.
+  const std::string field = ",\n      \"";
+  out += "{\n      \"path\": ";
+  detail::append_json_string(out, entry.path);
+  out += field + "tier\": ";
+  detail::append_json_string(out, entry.tier);
+  out += field + "variant\": ";
+  detail::append_json(out, entry.variant, kEntryIndent + 2);
+  for (const auto& [key, value] : entry.facts.items()) {
+    out += ",\n      ";
+    detail::append_json_string(out, key);
+    out += ": ";
+    detail::append_json(out, value, kEntryIndent + 2);
+  }
+  out += field + "sha256\": ";
+  detail::append_json_string(out, entry.sha256);
+  if (!entry.plugins.empty()) {
+    out += field + "plugins\": ";
+    detail::append_json(out, entry.plugins, kEntryIndent + 2);
+  }
+  out += "\n    }";
+  return out;
+}
+
+std::string_view manifest_separator(std::size_t index) { return index == 0 ? "\n" : ",\n"; }
+
+std::string_view manifest_tail(std::size_t entries) { return entries == 0 ? "]\n}\n" : "\n  ]\n}\n"; }
 
 std::vector<std::string> manifest_paths(const Json& manifest) {
   std::vector<std::string> paths;

@@ -89,7 +89,7 @@ TEST(FamilyExpandTest, LayersGoDefaultsTierFamilyTierValuesVariantOverrides) {
   std::vector<Layer> overrides = {Layer{{LayerKind::Set, "--set precision=fp32"}, {{"precision", "fp32"}},
                                         "--set precision=fp32", "", ""}};
   auto expansion = expand_family(family, tiers_of(family), defaults, overrides);
-  const Variant& variant = expansion.variants().at(0);
+  const Variant variant = expansion.variant(0);
   SourcedValues values = expansion.values(variant);
   EXPECT_EQ(values.merged(), expansion.merged(variant));
   EXPECT_EQ(values.merged(), Json::parse(R"({"stage": 3, "precision": "fp32", "nodes": 2,
@@ -103,6 +103,90 @@ TEST(FamilyExpandTest, LayersGoDefaultsTierFamilyTierValuesVariantOverrides) {
   EXPECT_EQ(values.site("/precision"),
             std::make_pair(std::string("--set precision=fp32"), std::string("/precision")));
   EXPECT_EQ(values.describe("/stage"), "stage=3 (variant fam.json /axes/stage/0)");
+}
+
+TEST(FamilyExpandTest, VariantsMadeOnDemandFollowTheProductWithExcludesRemoved) {
+  Family family = family_of(R"({"name": "f", "template": "t",
+    "axes": {"a": [1, 2, 3], "b": ["x", "y"], "c": [true, false, null, 0.5]},
+    "exclude": [{"b": "y", "c": null}, {"tier": "large", "a": 2}],
+    "include": [{"a": 9, "tier": "large"}],
+    "tiers": ["small", "large"]})");
+  auto expansion = expand_family(family, tiers_of(family), {}, {});
+  // The same product written as nested loops.
+  std::vector<Variant> expected;
+  for (std::size_t t = 0; t < 2; ++t) {
+    for (std::size_t a = 0; a < 3; ++a) {
+      for (std::size_t b = 0; b < 2; ++b) {
+        for (std::size_t c = 0; c < 4; ++c) {
+          if ((b == 1 && c == 2) || (t == 1 && a == 1)) continue;
+          Variant v;
+          v.tier = t;
+          v.axis_index = {a, b, c};
+          for (std::size_t k = 0; k < 3; ++k) {
+            v.choice[family.axes[k].key] = family.axes[k].values[v.axis_index[k]];
+          }
+          expected.push_back(v);
+        }
+      }
+    }
+    if (t == 1) {
+      Variant v;
+      v.tier = t;
+      v.include = 0;
+      v.choice = {{"a", 9}};
+      expected.push_back(v);
+    }
+  }
+  ASSERT_EQ(expansion.size(), expected.size());
+  std::vector<Variant> all = expansion.variants();
+  ASSERT_EQ(all.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    SCOPED_TRACE(i);
+    Variant v = expansion.variant(i);
+    EXPECT_EQ(v.tier, expected[i].tier);
+    EXPECT_EQ(v.include, expected[i].include);
+    EXPECT_EQ(v.axis_index, expected[i].axis_index);
+    EXPECT_EQ(v.choice.dump(), expected[i].choice.dump());
+    EXPECT_EQ(all[i].slug, v.slug);
+  }
+  EXPECT_EQ(expansion.variant(0).slug, "a-1_b-x_c-true");
+  EXPECT_EQ(expansion.variant(3).slug, "a-1_b-x_c-0.5");
+  EXPECT_EQ(expansion.variant(expected.size() - 1).slug, "a-9");
+}
+
+TEST(FamilyExpandTest, VariantValuesPatchedInPlaceEqualFreshMergesInOrder) {
+  // Axes replace scalars, merge into sections (dotted keys), bring objects whose keys differ
+  // from one value to the next, and add keys the base lacks; includes add others; overrides
+  // write over all of them. Every variant, in order, must equal its fresh merge, key order
+  // included, and so must its template value.
+  Family family = family_of(R"({"name": "f", "template": "t",
+    "values": {"precision": "fp16", "zero": {"a": 1}, "opt": {"x": 1}},
+    "axes": {"stage": [2, 3], "zero.b": [7, 8], "opt": [{"y": 2}, {"z": 3, "x": 4}, 5],
+             "extra": ["e1", "e2"]},
+    "include": [{"stage": 1, "zero.c": 9, "late": true}, {"tier": "medium", "opt": null}],
+    "exclude": [{"stage": 2, "extra": "e2"}],
+    "tiers": ["small", {"name": "medium", "values": {"nodes": 2, "zero": {"b": 0}}}]})");
+  std::vector<Layer> defaults = {Layer{{LayerKind::TemplateDefault, "d.json"},
+                                       {{"stage", 0}, {"nodes", 1}, {"zero", {{"d", 1}}}},
+                                       "d.json", "/values", ""}};
+  std::vector<Layer> overrides = {
+      Layer{{LayerKind::Set, "--set zero.a=5"}, {{"zero", {{"a", 5}}}}, "--set zero.a=5", "", ""},
+      Layer{{LayerKind::Set, "--set added=1"}, {{"added", 1}}, "--set added=1", "", ""}};
+  auto expansion = expand_family(family, tiers_of(family), defaults, overrides);
+  ASSERT_GT(expansion.variants().size(), 20u);
+  VariantValues current(expansion);
+  for (const auto& variant : expansion.variants()) {
+    SCOPED_TRACE(expansion.describe(variant));
+    current.load(variant);
+    Json fresh = expansion.merged(variant);
+    EXPECT_EQ(current.json().dump(), fresh.dump());
+    current.set("tier", expansion.tier_name(variant));
+    current.set("variant", variant.slug);
+    fresh["tier"] = expansion.tier_name(variant);
+    fresh["variant"] = variant.slug;
+    EXPECT_EQ(current.json().dump(), fresh.dump());
+    EXPECT_EQ(current.value().to_json().dump(), Value::from_json(fresh).to_json().dump());
+  }
 }
 
 TEST(FamilyExpandTest, ExpandsDottedKeys) {

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// The manifest (engine/src/output/manifest.cpp): written piece by piece (head, entries in path
+// order with separators, tail) it is byte for byte the manifest made as one JSON value.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "zeroforge/family.hpp"
+#include "zeroforge/output.hpp"
+
+namespace zf {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string in_pieces(const Family& family, std::vector<ManifestEntry> entries) {
+  std::sort(entries.begin(), entries.end(),
+            [](const ManifestEntry& a, const ManifestEntry& b) { return a.path < b.path; });
+  std::string text = manifest_head("1.2.3", family);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    text += manifest_separator(i);
+    text += manifest_entry_text(entries[i]);
+  }
+  text += manifest_tail(entries.size());
+  return text;
+}
+
+TEST(ManifestTest, PiecesConcatenateToTheWholeManifest) {
+  Family family;
+  family.name = "fam \"quoted\"";
+  family.template_name = "deepspeed/config.json.j2";
+  DeepSpeedFacts facts;
+  facts.stage = 3;
+  facts.world_size = 64;
+  std::vector<ManifestEntry> entries;
+  entries.push_back({"large/zero3.json", "large", {{"stage", 3}, {"zero.b", {{"x", 1.5}}}},
+                     facts_to_json(facts), std::string(64, 'a'), Json::object()});
+  entries.push_back({"a/\u00e9\n.json", "", Json::object(), {{"world_size", nullptr}},
+                     std::string(64, 'b'), {{"memory", {{"fits", true}, {"gib", {1, 2}}}}}});
+  entries.push_back({"m.json", "medium", {{"precision", "bf16"}}, Json::object(),
+                     std::string(64, 'c'), Json::object()});
+  // A fact named like an entry field takes that field's place, as in the JSON object.
+  entries.push_back({"z.json", "small", Json::object(), {{"sha256", "shadowed"}, {"tier", 1}},
+                     std::string(64, 'd'), Json::object()});
+  for (std::size_t n = 0; n <= entries.size(); ++n) {
+    SCOPED_TRACE(n);
+    std::vector<ManifestEntry> some(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(n));
+    EXPECT_EQ(in_pieces(family, some), to_json_text(make_manifest("1.2.3", family, some)));
+  }
+}
+
+}  // namespace
+}  // namespace zf
