@@ -46,6 +46,15 @@ const json& root_node(const json& schema);
 /// nodes are returned as they are. `node` must belong to `schema` (or be a node resolve
 /// returned): results are cached by its address for the life of the process.
 const json& resolve(const json& schema, const json& node);
+/// A JSON pointer made only when a finding needs it: the walks visit every key of every
+/// config and rarely report. A path without parent is the document root ("").
+struct PointerPath {
+  const PointerPath* parent = nullptr;
+  std::string_view key;      ///< the segment, unescaped
+  std::size_t index = 0;     ///< the segment when `is_index`
+  bool is_index = false;
+  std::string str() const;
+};
 /// Escapes and appends one pointer segment.
 std::string pointer_join(const std::string& pointer, std::string_view key);
 /// The value at `pointer` or nullptr.

@@ -21,27 +21,29 @@ const json* hf_fill(const Context& ctx, const std::string& pointer) {
   return nullptr;
 }
 
-// Which kind of section holds `pointer`: the schema node of its parent object.
-json parent_section(const Context& ctx, const std::string& pointer) {
+// Which kind of section holds `pointer`: the schema node of its parent object (a node of the
+// schema data or of resolve's cache, so child_node may index it).
+const json& parent_section(const Context& ctx, const std::string& pointer) {
+  static const json open = json::object({{"kind", "open"}});
   json::json_pointer ptr(pointer);
   std::vector<std::string> segments;
   while (!ptr.empty()) {
     segments.insert(segments.begin(), ptr.back());
     ptr.pop_back();
   }
-  json node = root_node(ctx.schema);
-  if (segments.empty()) return node;
+  const json* node = &root_node(ctx.schema);
+  if (segments.empty()) return *node;
   segments.pop_back();
   for (const auto& segment : segments) {
-    const json* child = child_node(ctx.schema, node, segment);
-    if (child == nullptr) return json::object({{"kind", "open"}});
-    json next = resolve(ctx.schema, *child);
-    if (next.contains("alias_of")) {
-      next = resolve(ctx.schema, node.at("keys").at(next.at("alias_of").get<std::string>()));
+    const json* child = child_node(ctx.schema, *node, segment);
+    if (child == nullptr) return open;
+    const json* next = &resolve(ctx.schema, *child);
+    if (next->contains("alias_of")) {
+      next = &resolve(ctx.schema, node->at("keys").at(next->at("alias_of").get<std::string>()));
     }
-    node = std::move(next);
+    node = next;
   }
-  return node;
+  return *node;
 }
 
 std::string raw_consequence(const Context& ctx, const std::string& pointer) {
@@ -49,7 +51,7 @@ std::string raw_consequence(const Context& ctx, const std::string& pointer) {
       pointer == "/gradient_accumulation_steps") {
     return "raw DeepSpeed compares it with integers and crashes (TypeError)";
   }
-  json section = parent_section(ctx, pointer);
+  const json& section = parent_section(ctx, pointer);
   if (section.value("kind", "dict") == "pydantic") {
     std::string key = json::json_pointer(pointer).back();
     std::string what = "its default";
@@ -62,20 +64,22 @@ std::string raw_consequence(const Context& ctx, const std::string& pointer) {
   return "raw DeepSpeed passes the string \"auto\" on as the value";
 }
 
-void visit(const Context& ctx, const json& value, const std::string& pointer, bool top) {
+void visit(const Context& ctx, const json& value, const PointerPath& path, bool top) {
   if (value.is_object()) {
     for (const auto& [key, child] : value.items()) {
       // Keys DeepSpeed ignores are reported by the keys family; what they hold does not matter.
       if (top && child_node(ctx.schema, root_node(ctx.schema), key) == nullptr) continue;
-      visit(ctx, child, pointer_join(pointer, key), false);
+      visit(ctx, child, PointerPath{&path, key}, false);
     }
     return;
   }
   if (value.is_array()) {
-    for (std::size_t i = 0; i < value.size(); ++i) visit(ctx, value[i], pointer + "/" + std::to_string(i), false);
+    for (std::size_t i = 0; i < value.size(); ++i) visit(ctx, value[i], PointerPath{&path, {}, i, true}, false);
     return;
   }
-  if (!is_auto(value) || native_auto(ctx, pointer)) return;
+  if (!is_auto(value)) return;
+  const std::string pointer = path.str();
+  if (native_auto(ctx, pointer)) return;
   const json* fill = hf_fill(ctx, pointer);
   if (!ctx.options.hf) {
     ctx.report(pointer, Severity::Error, "auto-without-hf",
@@ -115,7 +119,7 @@ void visit(const Context& ctx, const json& value, const std::string& pointer, bo
 }  // namespace
 
 void check_auto(const Context& ctx) {
-  if (ctx.config.is_object()) visit(ctx, ctx.config, "", true);
+  if (ctx.config.is_object()) visit(ctx, ctx.config, PointerPath{}, true);
 }
 
 }  // namespace zf::validate

@@ -45,10 +45,35 @@ const json& resolve(const json& schema, const json& node) {
 const json& root_node(const json& schema) { return schema.at("root"); }
 
 const json* child_node(const json& /*schema*/, const json& section, std::string_view key) {
-  auto keys = section.find("keys");
-  if (keys == section.end()) return nullptr;
-  auto it = keys->find(std::string(key));
-  return it == keys->end() ? nullptr : &*it;
+  // Every key of every config is looked up here, and `keys` objects keep their order (so
+  // their own find is a linear scan): each section gets a hash index on first use, kept for
+  // the life of the process like the nodes it points into.
+  using Index = std::unordered_map<std::string_view, const json*>;
+  static std::mutex mutex;
+  static std::unordered_map<const json*, std::unique_ptr<const Index>> indexes;
+  const Index* index = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& slot = indexes[&section];
+    if (!slot) {
+      auto made = std::make_unique<Index>();
+      if (auto keys = section.find("keys"); keys != section.end() && keys->is_object()) {
+        for (const auto& [name, child] : keys->items()) made->emplace(name, &child);
+      }
+      slot = std::move(made);
+    }
+    index = slot.get();
+  }
+  auto it = index->find(key);
+  return it == index->end() ? nullptr : it->second;
+}
+
+std::string PointerPath::str() const {
+  if (parent == nullptr) return std::string();
+  std::string out = parent->str();
+  out += '/';
+  out += is_index ? std::to_string(index) : escape_pointer_segment(key);
+  return out;
 }
 
 std::string pointer_join(const std::string& pointer, std::string_view key) {
