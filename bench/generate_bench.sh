@@ -34,11 +34,17 @@ seconds() {  # seconds COMMAND...: wall time of one run
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
 peak_kib() {  # peak_kib COMMAND...: maximum resident set size of one run, KiB
-  python3 - "$@" <<'PY'
+  # GNU time measures the command alone. Python's RUSAGE_CHILDREN would also count the forked
+  # Python image before exec (about 14 MB), which hid anything smaller.
+  if [[ -x /usr/bin/time ]]; then
+    /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -n 1
+  else
+    python3 - "$@" <<'PY'
 import resource, subprocess, sys
 subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "(includes the forked Python image)")
 PY
+  fi
 }
 
 zf_cmd() { "$zeroforge" generate "$1" -o "$2" "${@:3}"; }

@@ -98,7 +98,8 @@ class Reader {
       skip_space();
       if (!consume(':')) fail("expected ':' after key \"" + key + "\", found " + describe_here());
       skip_space();
-      object.emplace(std::move(key), parse_value(depth + 1));
+      // The duplicate check above already searched the keys: append without a second search.
+      object.get_ref<json::object_t&>().emplace_back(std::move(key), parse_value(depth + 1));
       skip_space();
       if (consume('}')) return object;
       if (!consume(',')) fail("expected ',' or '}' in object, found " + describe_here());
@@ -157,8 +158,15 @@ class Reader {
       }
       if (static_cast<unsigned char>(c) < 0x20) fail("control character in string (escape it)");
       if (c != '\\') {
-        out += c;
-        ++pos_;
+        // A run of plain characters is appended at once.
+        std::size_t run = pos_ + 1;
+        while (run < text_.size()) {
+          char r = text_[run];
+          if (r == '"' || r == '\\' || static_cast<unsigned char>(r) < 0x20) break;
+          ++run;
+        }
+        out.append(text_, pos_, run - pos_);
+        pos_ = run;
         continue;
       }
       ++pos_;
