@@ -173,11 +173,13 @@ int run_generate(const std::vector<std::string>& args) {
       entry.plugins = std::move(hooks.manifest);
       hooked = values.merged();
     }
-    const Json& checked = setup.plugins->empty() ? current.json() : hooked;
+    // The variant's values: read by the contract now, and (with the three names below
+    // added) by the output hooks and the validator.
+    const Json& merged = setup.plugins->empty() ? current.json() : hooked;
 
     DeepSpeedFacts facts;
     if (deepspeed) {
-      ContractCheck check = check_deepspeed_values(checked);
+      ContractCheck check = check_deepspeed_values(merged);
       if (!check.ok()) {
         // Rebuild with provenance so each error names the file and pointer of the value.
         SourcedValues values = expansion.values(variant);
@@ -190,7 +192,7 @@ int run_generate(const std::vector<std::string>& args) {
       facts = check.facts;
       entry.facts = facts_to_json(facts);
     } else {
-      entry.facts = {{"world_size", world_size_of(checked)}};
+      entry.facts = {{"world_size", world_size_of(merged)}};
     }
 
     // The values plus the names the output pattern (and the template) may use: the values
@@ -207,7 +209,6 @@ int run_generate(const std::vector<std::string>& args) {
       hooked["variant"] = variant.slug;
       values = Value::from_json(hooked);
     }
-    const Json& merged = setup.plugins->empty() ? current.json() : hooked;
     std::string path;
     try {
       path = check_output_path(output_path->render(values), family);

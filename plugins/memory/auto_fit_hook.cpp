@@ -39,13 +39,6 @@ std::int64_t as_int(const Json& v) {
   return v.is_number_float() ? static_cast<std::int64_t>(v.get<double>()) : v.get<std::int64_t>();
 }
 
-Offload parse_offload(const std::string& text) {
-  if (text == "none") return Offload::None;
-  if (text == "cpu") return Offload::Cpu;
-  if (text == "nvme") return Offload::Nvme;
-  throw std::invalid_argument("");
-}
-
 // The layers a user sets on purpose: an axis or include entry, a values file, --set, a
 // family's values for one tier (`FILE /tiers/N/values`), or an earlier plugin. Template
 // defaults, tier files and the family's base values are policy that auto-fit may change.
@@ -221,8 +214,9 @@ int parse_stage(const Json& v) {
 }
 
 Offload parse_offload_json(const Json& v) {
-  if (!v.is_string()) throw std::invalid_argument("");
-  return parse_offload(v.get<std::string>());
+  std::optional<Offload> offload = v.is_string() ? offload_from_string(v.get<std::string>()) : std::nullopt;
+  if (!offload) throw std::invalid_argument("");
+  return *offload;
 }
 
 Json rung_json(const Rung& rung) {
@@ -267,16 +261,13 @@ Json auto_fit_values(const Json& input, const std::string& data_dir) {
   in.largest_layer_params = model.inputs.largest_layer_params;
   in.shape = model.inputs.shape;
   if (auto c = auto_fit.find("activation_checkpointing"); c != auto_fit.end()) {
-    const std::string text = c->is_string() ? c->get<std::string>() : "";
-    if (text == "none")
-      in.checkpointing = Checkpointing::None;
-    else if (text == "selective")
-      in.checkpointing = Checkpointing::Selective;
-    else if (text == "full")
-      in.checkpointing = Checkpointing::Full;
-    else
+    auto checkpointing = c->is_string() ? checkpointing_from_string(c->get<std::string>()) : std::nullopt;
+    if (checkpointing) {
+      in.checkpointing = *checkpointing;
+    } else {
       r.fail("/auto_fit/activation_checkpointing",
              "expected none, selective or full, got " + c->dump());
+    }
   }
   if (auto h = auto_fit.find("headroom"); h != auto_fit.end()) {
     in.headroom = r.number("/auto_fit/headroom", *h, 0, true);
@@ -295,14 +286,12 @@ Json auto_fit_values(const Json& input, const std::string& data_dir) {
 
   // The config's own values: precision, the cluster (the tier), the buckets it sets.
   const Json& precision = r.tier_fact("precision", "the precision");
-  if (precision == "bf16")
-    in.precision = Precision::Bf16;
-  else if (precision == "fp16")
-    in.precision = Precision::Fp16;
-  else if (precision == "fp32")
-    in.precision = Precision::Fp32;
-  else
+  auto named_precision = precision.is_string() ? precision_from_string(precision.get<std::string>()) : std::nullopt;
+  if (named_precision) {
+    in.precision = *named_precision;
+  } else {
     r.fail("/precision", "expected bf16, fp16 or fp32, got " + precision.dump());
+  }
   in.gpus_per_node =
       r.positive_int("/gpus_per_node", r.tier_fact("gpus_per_node", "gpus_per_node"));
   in.nodes = r.positive_int("/nodes", r.tier_fact("nodes", "nodes"));

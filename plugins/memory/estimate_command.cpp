@@ -102,9 +102,7 @@ bool parse_bool(const std::string& flag, const std::string& text) {
 }
 
 Offload parse_offload(const std::string& flag, const std::string& text) {
-  if (text == "none") return Offload::None;
-  if (text == "cpu") return Offload::Cpu;
-  if (text == "nvme") return Offload::Nvme;
+  if (auto offload = offload_from_string(text)) return *offload;
   throw std::invalid_argument(flag + ": expected none, cpu or nvme, got '" + text + "'");
 }
 
@@ -133,10 +131,9 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir)
       {"--offload-param", [&](auto& f, auto& v) { in.offload_param = parse_offload(f, v); }},
       {"--precision",
        [&](auto& f, auto& v) {
-         if (v == "bf16") in.precision = Precision::Bf16;
-         else if (v == "fp16") in.precision = Precision::Fp16;
-         else if (v == "fp32") in.precision = Precision::Fp32;
-         else throw std::invalid_argument(f + ": expected bf16, fp16 or fp32, got '" + v + "'");
+         auto precision = precision_from_string(v);
+         if (!precision) throw std::invalid_argument(f + ": expected bf16, fp16 or fp32, got '" + v + "'");
+         in.precision = *precision;
        }},
       {"--optimizer",
        [&](auto& f, auto& v) {
@@ -147,10 +144,12 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir)
       {"--micro-batch-size", [&](auto& f, auto& v) { in.micro_batch_size = parse_int(f, v); }},
       {"--activation-checkpointing",
        [&](auto& f, auto& v) {
-         if (v == "none" || v == "false") in.checkpointing = Checkpointing::None;
-         else if (v == "selective") in.checkpointing = Checkpointing::Selective;
-         else if (v == "full" || v == "true") in.checkpointing = Checkpointing::Full;
-         else throw std::invalid_argument(f + ": expected none, selective or full, got '" + v + "'");
+         // true/false: the config's own activation_checkpointing spelling.
+         auto checkpointing = checkpointing_from_string(v == "false" ? "none" : v == "true" ? "full" : v);
+         if (!checkpointing) {
+           throw std::invalid_argument(f + ": expected none, selective or full, got '" + v + "'");
+         }
+         in.checkpointing = *checkpointing;
        }},
       {"--reduce-bucket-size", [&](auto& f, auto& v) { in.reduce_bucket_size = parse_int(f, v); }},
       {"--allgather-bucket-size",

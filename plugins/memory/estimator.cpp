@@ -295,4 +295,29 @@ const char* to_string(Checkpointing checkpointing) {
   return "?";
 }
 
+namespace {
+
+// The enumerator whose to_string is `text`, trying each of `all`.
+template <typename Enum, std::size_t N>
+std::optional<Enum> named(std::string_view text, const Enum (&all)[N]) {
+  for (Enum value : all) {
+    if (text == to_string(value)) return value;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Offload> offload_from_string(std::string_view text) {
+  return named(text, {Offload::None, Offload::Cpu, Offload::Nvme});
+}
+
+std::optional<Precision> precision_from_string(std::string_view text) {
+  return named(text, {Precision::Bf16, Precision::Fp16, Precision::Fp32});
+}
+
+std::optional<Checkpointing> checkpointing_from_string(std::string_view text) {
+  return named(text, {Checkpointing::None, Checkpointing::Selective, Checkpointing::Full});
+}
+
 }  // namespace zf::memory

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace zf::memory {
 
@@ -120,5 +121,11 @@ const char* to_string(Offload offload);
 const char* to_string(Precision precision);
 const char* to_string(Optimizer optimizer);
 const char* to_string(Checkpointing checkpointing);
+
+/// The inverses of to_string: the value `text` names, or nullopt (the CLI and the values
+/// hook both read these names).
+std::optional<Offload> offload_from_string(std::string_view text);
+std::optional<Precision> precision_from_string(std::string_view text);
+std::optional<Checkpointing> checkpointing_from_string(std::string_view text);
 
 }  // namespace zf::memory

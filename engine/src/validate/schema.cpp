@@ -24,48 +24,49 @@ const nlohmann::ordered_json& deepspeed_schema_data() {
 
 namespace zf::validate {
 
-const json& resolve(const json& schema, const json& node) {
-  if (!node.is_object() || !node.contains("$ref")) return node;
-  // Resolved once per `$ref` node and kept: schema nodes live as long as the process (the
-  // embedded schema data, or nodes this cache returned), so their addresses are stable keys.
+namespace {
+
+// A value built once per schema node and kept for the life of the process: schema nodes (the
+// embedded data, or nodes a cache here returned) live that long, so their addresses are
+// stable keys. Each call site has its own cache.
+template <typename T, typename Build>
+const T& once_per_node(const json& node, Build&& build) {
   static std::mutex mutex;
-  static std::unordered_map<const json*, std::unique_ptr<const json>> cache;
+  static std::unordered_map<const json*, std::unique_ptr<const T>> cache;
   std::lock_guard<std::mutex> lock(mutex);
   auto& slot = cache[&node];
-  if (!slot) {
+  if (!slot) slot = std::make_unique<const T>(build());
+  return *slot;
+}
+
+}  // namespace
+
+const json& resolve(const json& schema, const json& node) {
+  if (!node.is_object() || !node.contains("$ref")) return node;
+  return once_per_node<json>(node, [&] {
     json resolved = schema.at("sections").at(node.at("$ref").get<std::string>());
     for (const auto& [key, value] : node.items()) {
       if (key != "$ref") resolved[key] = value;
     }
-    slot = std::make_unique<const json>(std::move(resolved));
-  }
-  return *slot;
+    return resolved;
+  });
 }
 
 const json& root_node(const json& schema) { return schema.at("root"); }
 
 const json* child_node(const json& /*schema*/, const json& section, std::string_view key) {
   // Every key of every config is looked up here, and `keys` objects keep their order (so
-  // their own find is a linear scan): each section gets a hash index on first use, kept for
-  // the life of the process like the nodes it points into.
+  // their own find is a linear scan): each section gets a hash index on first use.
   using Index = std::unordered_map<std::string_view, const json*>;
-  static std::mutex mutex;
-  static std::unordered_map<const json*, std::unique_ptr<const Index>> indexes;
-  const Index* index = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto& slot = indexes[&section];
-    if (!slot) {
-      auto made = std::make_unique<Index>();
-      if (auto keys = section.find("keys"); keys != section.end() && keys->is_object()) {
-        for (const auto& [name, child] : keys->items()) made->emplace(name, &child);
-      }
-      slot = std::move(made);
+  const Index& index = once_per_node<Index>(section, [&] {
+    Index made;
+    if (auto keys = section.find("keys"); keys != section.end() && keys->is_object()) {
+      for (const auto& [name, child] : keys->items()) made.emplace(name, &child);
     }
-    index = slot.get();
-  }
-  auto it = index->find(key);
-  return it == index->end() ? nullptr : it->second;
+    return made;
+  });
+  auto it = index.find(key);
+  return it == index.end() ? nullptr : it->second;
 }
 
 std::string PointerPath::str() const {

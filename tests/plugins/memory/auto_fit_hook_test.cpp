@@ -3,6 +3,7 @@
 // which layers pin a value, what it applies and records, and findings that change nothing.
 #include <gtest/gtest.h>
 
+#include "support/memory_plugin.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/plugin_host.hpp"
 
@@ -11,15 +12,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const PluginHost& host() {
-  static const auto* plugins = [] {
-    auto* h = new PluginHost(PluginHostOptions{.use_environment = false});
-    h->load(std::vector<PluginRequest>{
-        PluginRequest{ZF_MEMORY_PLUGIN, Json{{"data_dir", ZF_SOURCE_DIR}}}});
-    return h;
-  }();
-  return *plugins;
-}
+const PluginHost& host() { return test::memory_plugin_host(); }
 
 // The layers of a small-tier member of a family, the way expand.cpp labels them.
 LayeredValues small_tier_member(const Json& family_values) {

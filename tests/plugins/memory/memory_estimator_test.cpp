@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "support/memory_plugin.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/plugin_host.hpp"
 
@@ -14,15 +15,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const PluginHost& host() {
-  static const auto* plugins = [] {
-    auto* h = new PluginHost(PluginHostOptions{.use_environment = false});
-    h->load(std::vector<PluginRequest>{
-        PluginRequest{ZF_MEMORY_PLUGIN, Json{{"data_dir", ZF_SOURCE_DIR}}}});
-    return h;
-  }();
-  return *plugins;
-}
+const PluginHost& host() { return test::memory_plugin_host(); }
 
 Json estimate_json(std::vector<std::string> args) {
   args.push_back("--format");
