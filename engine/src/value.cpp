@@ -155,6 +155,7 @@ Value Value::from_json(const nlohmann::ordered_json& json) {
     }
     case T::object: {
       ValueDict dict;
+      dict.reserve(json.size());
       for (const auto& [key, item] : json.items()) dict.set(key, from_json(item));
       return Value(std::move(dict));
     }

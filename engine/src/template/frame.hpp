@@ -49,7 +49,6 @@ class Frame {
     }
     return nullptr;
   }
-  const Value* find(std::string_view name) const { return find(name, ValueDict::hash(name)); }
 
   /// Sets `name` in this frame (replacing it if this frame already has it).
   void set(std::string_view name, Value value) {
