@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <unordered_map>
 
 #include "zeroforge/error.hpp"
 #include "zeroforge/family.hpp"
@@ -99,7 +100,8 @@ void StagedOutput::ensure_parent(const fs::path& root, const std::string& relati
   if (made.contains(parent)) return;
   std::error_code ec;
   fs::create_directories(root / parent, ec);
-  if (ec) throw Error(ErrorKind::Io, "cannot create '" + (root / parent).string() + "': " + ec.message());
+  if (ec)
+    throw Error(ErrorKind::Io, "cannot create '" + (root / parent).string() + "': " + ec.message());
   made.insert(parent);
 }
 
@@ -112,17 +114,47 @@ void StagedOutput::write(const std::string& relative, std::string_view content) 
 void StagedOutput::commit(
     const std::vector<std::string>& previous,
     const std::function<void(const std::function<void(std::string_view)>&)>& write_manifest) {
-  std::unordered_set<std::string> made;
+  // Each staged file moves with the shallowest of its directories that DIR does not have yet,
+  // in one rename: a family written into a new DIR (or new tier directories) costs a rename per
+  // directory, not per file. Where DIR already has the directory, files move one by one.
+  std::unordered_map<std::string, bool> moved_or_present;  // directory -> moved (true) / exists
   for (const auto& relative : staged_) {
-    ensure_parent(dir_, relative, made);
+    bool done = false;
+    for (auto slash = relative.find('/'); slash != std::string::npos && !done;
+         slash = relative.find('/', slash + 1)) {
+      std::string prefix = relative.substr(0, slash);
+      auto known = moved_or_present.find(prefix);
+      if (known != moved_or_present.end()) {
+        done = known->second;
+        continue;
+      }
+      fs::path target = dir_ / prefix;
+      struct stat info {};
+      if (::stat(target.c_str(), &info) == 0) {  // a symlink to a directory is a directory here
+        if (!S_ISDIR(info.st_mode)) {
+          throw Error(ErrorKind::Io, "cannot write '" + (dir_ / relative).string() + "': '" +
+                                         target.string() + "' exists and is not a directory");
+        }
+        moved_or_present.emplace(std::move(prefix), false);
+        continue;
+      }
+      if (errno != ENOENT) fail_io("cannot write", target);
+      if (::rename((staging_ / prefix).c_str(), target.c_str()) != 0)
+        fail_io("cannot write", target);
+      moved_or_present.emplace(std::move(prefix), true);
+      done = true;
+    }
+    if (done) continue;
     fs::path target = dir_ / relative;
-    if (::rename((staging_ / relative).c_str(), target.c_str()) != 0) fail_io("cannot write", target);
+    if (::rename((staging_ / relative).c_str(), target.c_str()) != 0)
+      fail_io("cannot write", target);
   }
   // Files the previous run wrote that this one did not: the family changed; remove them (and
   // directories that become empty) so `--check` agrees afterwards. Never anything else.
   std::unordered_set<std::string> now(staged_.begin(), staged_.end());
   for (const auto& old : previous) {
-    if (now.contains(old) || old == "manifest.json" || old.find("..") != std::string::npos) continue;
+    if (now.contains(old) || old == "manifest.json" || old.find("..") != std::string::npos)
+      continue;
     std::error_code ec;
     fs::path path = dir_ / old;
     if (!fs::is_regular_file(fs::symlink_status(path, ec))) continue;
@@ -187,7 +219,8 @@ void ManifestSpool::flush() {
   while (left > 0) {
     ssize_t n = ::pwrite(fd_, data, left, static_cast<off_t>(written_));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail_io("cannot write the manifest's entries to a temporary file for", "manifest.json");
+    if (n < 0)
+      fail_io("cannot write the manifest's entries to a temporary file for", "manifest.json");
     data += n;
     left -= static_cast<std::size_t>(n);
     written_ += static_cast<std::uint64_t>(n);
@@ -201,23 +234,35 @@ void ManifestSpool::add(std::string path, std::string_view entry_text) {
   if (buffer_.size() >= (1u << 16)) flush();
 }
 
-void ManifestSpool::write_sorted(std::string_view head, const std::function<void(std::string_view)>& sink) {
+void ManifestSpool::write_sorted(std::string_view head,
+                                 const std::function<void(std::string_view)>& sink) {
   flush();
-  std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.path < b.path; });
+  std::sort(entries_.begin(), entries_.end(),
+            [](const Entry& a, const Entry& b) { return a.path < b.path; });
   sink(head);
-  std::string text;
+  // Entries are read back through a window of the file: sorted order is usually close to the
+  // order they were written in, so one read serves many entries.
+  constexpr std::uint64_t kWindow = 1u << 16;
+  std::string window;
+  std::uint64_t window_offset = 0;
   for (std::size_t i = 0; i < entries_.size(); ++i) {
     const Entry& entry = entries_[i];
-    text.resize(entry.size);
-    std::size_t got = 0;
-    while (got < entry.size) {
-      ssize_t n = ::pread(fd_, text.data() + got, entry.size - got, static_cast<off_t>(entry.offset + got));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) fail_io("cannot read back the manifest's entries for", "manifest.json");
-      got += static_cast<std::size_t>(n);
+    if (entry.offset < window_offset || entry.offset + entry.size > window_offset + window.size()) {
+      window_offset = entry.offset;
+      window.resize(static_cast<std::size_t>(std::max(kWindow, entry.size)));
+      std::size_t got = 0;
+      while (got < entry.size) {
+        ssize_t n = ::pread(fd_, window.data() + got, window.size() - got,
+                            static_cast<off_t>(window_offset + got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) fail_io("cannot read back the manifest's entries for", "manifest.json");
+        got += static_cast<std::size_t>(n);
+      }
+      window.resize(got);
     }
     sink(manifest_separator(i));
-    sink(text);
+    sink(std::string_view(window).substr(static_cast<std::size_t>(entry.offset - window_offset),
+                                         static_cast<std::size_t>(entry.size)));
   }
   sink(manifest_tail(entries_.size()));
 }
@@ -242,10 +287,11 @@ Drift DriftCheck::finish(std::string_view manifest_text) {
   compare("manifest.json", manifest_text);
   std::error_code ec;
   if (fs::is_directory(dir_, ec)) {
-    for (auto it = fs::recursive_directory_iterator(dir_, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
+    for (auto it = fs::recursive_directory_iterator(dir_, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (it->is_directory(ec)) {
-        if (it->path().filename().string().starts_with(kStagingPrefix)) it.disable_recursion_pending();
+        if (it->path().filename().string().starts_with(kStagingPrefix))
+          it.disable_recursion_pending();
         continue;
       }
       std::string relative = it->path().lexically_relative(dir_).generic_string();

@@ -113,6 +113,44 @@ TEST_F(GenerateCliTest, RegeneratingRemovesFilesTheFamilyNoLongerProduces) {
   EXPECT_TRUE(fs::exists(out() / "mine.txt")) << "only files an earlier generate wrote are removed";
 }
 
+TEST_F(GenerateCliTest, RegeneratingMergesNewDirectoriesIntoExistingOnes) {
+  // New directories move into place whole; files in directories DIR already has move one by
+  // one, next to what is there.
+  std::string f1 = family("f.json", R"({"name": "f", "template": "deepspeed/config.json.j2",
+    "axes": {"stage": [1, 2]}, "output": "a/zero{{ stage }}/config.json"})");
+  ASSERT_EQ(run_cli({"generate", f1, "-o", out().string()}).exit_code, 0);
+  write_file_atomically(out() / "a" / "zero1" / "mine.txt", "kept\n");
+  std::string f2 = family("f.json", R"({"name": "f", "template": "deepspeed/config.json.j2",
+    "axes": {"stage": [1, 2, 3], "precision": ["bf16", "fp16"]},
+    "output": "a/zero{{ stage }}/{{ precision }}/config.json"})");
+  auto result = run_cli({"generate", f2, "-o", out().string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  Json manifest = Json::parse(read_file(out() / "manifest.json"));
+  ASSERT_EQ(manifest.at("configs").size(), 6u);
+  for (const auto& entry : manifest.at("configs")) {
+    std::string path = entry.at("path");
+    ASSERT_TRUE(fs::is_regular_file(out() / path)) << path;
+    EXPECT_EQ(entry.at("sha256"), sha256_hex(read_file(out() / path))) << path;
+  }
+  EXPECT_EQ(read_file(out() / "a" / "zero1" / "mine.txt"), "kept\n");
+  EXPECT_FALSE(fs::exists(out() / "a" / "zero1" / "config.json")) << "the old family's file is pruned";
+  EXPECT_EQ(count_files(out()), 8u) << "6 configs, the manifest and mine.txt; no staging left";
+  EXPECT_EQ(run_cli({"generate", f2, "-o", out().string(), "--check"}).exit_code, 1)
+      << "mine.txt is not the family's: --check names it as extra";
+}
+
+TEST_F(GenerateCliTest, AFileWhereTheOutputNeedsADirectoryIsAnErrorAndNothingMoves) {
+  std::string f = family("f.json", R"({"name": "f", "template": "deepspeed/config.json.j2",
+    "axes": {"stage": [1, 2]}, "output": "a/zero{{ stage }}.json"})");
+  fs::create_directories(out());
+  write_file_atomically(out() / "a", "a file, not a directory\n");
+  auto result = run_cli({"generate", f, "-o", out().string()});
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("is not a directory"), std::string::npos) << result.err;
+  EXPECT_FALSE(fs::exists(out() / "manifest.json"));
+  EXPECT_EQ(count_files(out()), 1u) << "nothing staged is left behind";
+}
+
 TEST_F(GenerateCliTest, AVariantBreakingADeepSpeedRuleIsNamedAndNothingIsWritten) {
   std::string f = family("bad.json", R"({"name": "bad", "template": "deepspeed/config.json.j2",
     "axes": {"stage": [2, 3], "offload_param": ["none", "cpu"]}, "tiers": ["medium"],
