@@ -106,8 +106,12 @@ void StagedOutput::ensure_parent(const fs::path& root, const std::string& relati
 }
 
 void StagedOutput::write(const std::string& relative, std::string_view content) {
-  ensure_parent(staging_, relative, staged_dirs_);
+  {
+    std::lock_guard lock(mutex_);
+    ensure_parent(staging_, relative, staged_dirs_);
+  }
   write_whole(staging_ / relative, content);
+  std::lock_guard lock(mutex_);
   staged_.push_back(relative);
 }
 
@@ -274,13 +278,13 @@ std::string ManifestSpool::text(std::string_view head) {
 }
 
 void DriftCheck::compare(const std::string& relative, std::string_view content) {
-  expected_.insert(relative);
   std::string existing;
-  if (!read_if_file(dir_ / relative, existing)) {
-    drift_.missing.push_back(relative);
-  } else if (existing != content) {
-    drift_.changed.push_back(relative);
-  }
+  bool missing = !read_if_file(dir_ / relative, existing);
+  bool changed = !missing && existing != content;
+  std::lock_guard lock(mutex_);
+  expected_.insert(relative);
+  if (missing) drift_.missing.push_back(relative);
+  if (changed) drift_.changed.push_back(relative);
 }
 
 Drift DriftCheck::finish(std::string_view manifest_text) {

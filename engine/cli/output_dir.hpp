@@ -7,6 +7,7 @@
 #include <deque>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -23,15 +24,17 @@ class StagedOutput {
   StagedOutput(const StagedOutput&) = delete;
   StagedOutput& operator=(const StagedOutput&) = delete;
 
-  /// Stages `content` as `relative` (a checked, `/`-separated path).
+  /// Stages `content` as `relative` (a checked, `/`-separated path). Safe to call from
+  /// several threads at once.
   void write(const std::string& relative, std::string_view content);
   /// The staging directory (removed with this object), for scratch files.
   const std::filesystem::path& staging() const noexcept { return staging_; }
   /// Moves the staged files into place, deletes the files `previous` (the old manifest's
   /// paths) listed that this run did not write, and writes `manifest.json` last (atomically):
   /// `write_manifest` is given a sink that takes the manifest's text in pieces.
-  void commit(const std::vector<std::string>& previous,
-              const std::function<void(const std::function<void(std::string_view)>&)>& write_manifest);
+  void commit(
+      const std::vector<std::string>& previous,
+      const std::function<void(const std::function<void(std::string_view)>&)>& write_manifest);
 
  private:
   void ensure_parent(const std::filesystem::path& root, const std::string& relative,
@@ -41,6 +44,7 @@ class StagedOutput {
   std::filesystem::path staging_;
   bool created_dir_ = false;
   bool committed_ = false;
+  std::mutex mutex_;  // guards staged_ and staged_dirs_ while configs are written in parallel
   std::vector<std::string> staged_;
   std::unordered_set<std::string> staged_dirs_;
 };
@@ -57,13 +61,14 @@ struct Drift {
 class DriftCheck {
  public:
   explicit DriftCheck(std::filesystem::path dir) : dir_(std::move(dir)) {}
-  /// Records `relative` as expected, missing or changed.
+  /// Records `relative` as expected, missing or changed. Safe to call from several threads.
   void compare(const std::string& relative, std::string_view content);
   /// Compares the manifest and lists every other file under DIR as extra; sorted lists.
   Drift finish(std::string_view manifest_text);
 
  private:
   std::filesystem::path dir_;
+  std::mutex mutex_;
   std::unordered_set<std::string> expected_;
   Drift drift_;
 };

@@ -30,7 +30,8 @@ class GenerateCliTest : public ::testing::Test {
 std::size_t count_files(const fs::path& root) {
   std::size_t n = 0;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator(); ++it) {
+  for (auto it = fs::recursive_directory_iterator(root, ec);
+       !ec && it != fs::recursive_directory_iterator(); ++it) {
     if (it->is_regular_file()) ++n;
   }
   return n;
@@ -92,11 +93,12 @@ TEST_F(GenerateCliTest, CheckNamesMissingChangedAndExtraFilesAndWritesNothing) {
   auto drift = run_cli({"generate", "example", "-o", out().string(), "--check"});
   EXPECT_EQ(drift.exit_code, 1);
   std::string o = out().string();
-  EXPECT_EQ(drift.out, o + "/small/zero1-bf16.json: missing\n" + o + "/medium/zero2-fp16.json: changed\n" + o +
-                           "/notes.txt: extra\n");
+  EXPECT_EQ(drift.out, o + "/small/zero1-bf16.json: missing\n" + o +
+                           "/medium/zero2-fp16.json: changed\n" + o + "/notes.txt: extra\n");
   EXPECT_NE(drift.err.find("(1 missing, 1 changed, 1 extra)"), std::string::npos);
   EXPECT_FALSE(fs::exists(out() / "small" / "zero1-bf16.json")) << "--check writes nothing";
-  auto set = run_cli({"generate", "example", "-o", out().string(), "--check", "--set", "steps_per_print=10"});
+  auto set = run_cli(
+      {"generate", "example", "-o", out().string(), "--check", "--set", "steps_per_print=10"});
   EXPECT_EQ(set.exit_code, 1) << "--set applies to every config";
 }
 
@@ -133,7 +135,8 @@ TEST_F(GenerateCliTest, RegeneratingMergesNewDirectoriesIntoExistingOnes) {
     EXPECT_EQ(entry.at("sha256"), sha256_hex(read_file(out() / path))) << path;
   }
   EXPECT_EQ(read_file(out() / "a" / "zero1" / "mine.txt"), "kept\n");
-  EXPECT_FALSE(fs::exists(out() / "a" / "zero1" / "config.json")) << "the old family's file is pruned";
+  EXPECT_FALSE(fs::exists(out() / "a" / "zero1" / "config.json"))
+      << "the old family's file is pruned";
   EXPECT_EQ(count_files(out()), 8u) << "6 configs, the manifest and mine.txt; no staging left";
   EXPECT_EQ(run_cli({"generate", f2, "-o", out().string(), "--check"}).exit_code, 1)
       << "mine.txt is not the family's: --check names it as extra";
@@ -151,17 +154,101 @@ TEST_F(GenerateCliTest, AFileWhereTheOutputNeedsADirectoryIsAnErrorAndNothingMov
   EXPECT_EQ(count_files(out()), 1u) << "nothing staged is left behind";
 }
 
+// 640 configs (several of generate's batches): what is written, and what is reported when
+// configs fail, is the same for every --jobs.
+class GenerateJobsTest : public GenerateCliTest {
+ protected:
+  void SetUp() override {
+    dir.write("t/c.json.j2", R"({"train_micro_batch_size_per_gpu": {{ micro_batch_size }},
+ "gradient_accumulation_steps": 1,
+ "train_batch_size": {{ 3 if micro_batch_size % broken_every == 0 else micro_batch_size }},
+ "zero_optimization": {"stage": {{ stage }}},
+ "steps_per_print": {{ 1000 // (micro_batch_size - divisor_zero_at) }}}
+)");
+    std::string micro;
+    for (int m = 1; m <= 80; ++m) micro += (m > 1 ? "," : "") + std::to_string(m);
+    family_file = family("f.json", R"({"name": "f", "template": "c.json.j2",
+      "values": {"broken_every": 1000, "divisor_zero_at": 0, "world_size": 1},
+      "axes": {"stage": [0, 1, 2, 3], "micro_batch_size": [)" +
+                                       micro + R"(], "seed": [1, 2]},
+      "output": "s{{ stage }}/m{{ micro_batch_size }}-{{ seed }}.json"})");
+  }
+  test::CliResult generate(const fs::path& to, unsigned jobs,
+                           const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {
+        "generate",  family_file, "--template-dir",    (dir.path() / "t").string(), "-o",
+        to.string(), "-j",        std::to_string(jobs)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli(args);
+  }
+  std::string family_file;
+};
+
+TEST_F(GenerateJobsTest, EveryThreadCountWritesTheSameFiles) {
+  ASSERT_EQ(generate(out(), 1).exit_code, 0);
+  for (unsigned jobs : {2u, 3u, 8u}) {
+    fs::path other = dir.path() / ("out-j" + std::to_string(jobs));
+    auto result = generate(other, jobs);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(count_files(other), 641u);
+    for (const auto& entry : fs::recursive_directory_iterator(out())) {
+      if (!entry.is_regular_file()) continue;
+      auto relative = entry.path().lexically_relative(out());
+      ASSERT_EQ(read_file(entry.path()), read_file(other / relative))
+          << relative << " with -j " << jobs;
+    }
+    EXPECT_EQ(generate(other, jobs, {"--check"}).exit_code, 0);
+  }
+}
+
+TEST_F(GenerateJobsTest, FailuresAreReportedTheSameWayForEveryThreadCount) {
+  // Validator errors in many configs: all named, in variant order; a template error in one
+  // config: the first one in variant order is reported. Nothing is written either way.
+  for (const char* set : {"broken_every=5", "divisor_zero_at=77"}) {
+    auto serial = generate(out(), 1, {"--set", set});
+    EXPECT_NE(serial.exit_code, 0) << set;
+    EXPECT_FALSE(fs::exists(out())) << set;
+    for (unsigned jobs : {2u, 3u}) {
+      auto parallel = generate(out(), jobs, {"--set", set});
+      EXPECT_EQ(parallel.exit_code, serial.exit_code) << set << " with -j " << jobs;
+      EXPECT_EQ(parallel.err, serial.err) << set << " with -j " << jobs;
+      EXPECT_EQ(parallel.out, serial.out) << set << " with -j " << jobs;
+      EXPECT_FALSE(fs::exists(out())) << set << " with -j " << jobs;
+    }
+  }
+  auto findings = generate(out(), 2, {"--set", "broken_every=5"});
+  EXPECT_EQ(findings.exit_code, 1);
+  EXPECT_NE(findings.err.find("s0/m5-1.json: /train_batch_size: error [batch-mismatch]"),
+            std::string::npos)
+      << findings.err;
+  auto failure = generate(out(), 2, {"--set", "divisor_zero_at=77"});
+  EXPECT_EQ(failure.exit_code, 2);
+  EXPECT_NE(failure.err.find("while rendering variant 'stage=0 micro_batch_size=77 seed=1'"),
+            std::string::npos)
+      << failure.err;
+}
+
+TEST_F(GenerateJobsTest, ZeroJobsIsAUsageError) {
+  auto result = generate(out(), 0);
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--jobs must be at least 1"), std::string::npos) << result.err;
+}
+
 TEST_F(GenerateCliTest, AVariantBreakingADeepSpeedRuleIsNamedAndNothingIsWritten) {
   std::string f = family("bad.json", R"({"name": "bad", "template": "deepspeed/config.json.j2",
     "axes": {"stage": [2, 3], "offload_param": ["none", "cpu"]}, "tiers": ["medium"],
     "output": "{{ tier }}/{{ variant }}.json"})");
   auto result = run_cli({"generate", f, "-o", out().string()});
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_EQ(result.err,
-            f + ": /axes/offload_param/1: error: variant 'medium stage=2 offload_param=cpu': offload_param=cpu "
-                "takes effect only at ZeRO stage 3, but stage=2 (variant " + f +
-                " /axes/stage/0); DeepSpeed would silently ignore it: use stage 3 or offload_param=none\n"
-                "zeroforge: error: family 'bad' not generated; nothing was written\n");
+  EXPECT_EQ(
+      result.err,
+      f +
+          ": /axes/offload_param/1: error: variant 'medium stage=2 offload_param=cpu': "
+          "offload_param=cpu "
+          "takes effect only at ZeRO stage 3, but stage=2 (variant " +
+          f +
+          " /axes/stage/0); DeepSpeed would silently ignore it: use stage 3 or offload_param=none\n"
+          "zeroforge: error: family 'bad' not generated; nothing was written\n");
   EXPECT_FALSE(fs::exists(out())) << "the output directory did not exist before";
 
   // The same family with the rule's exclude generates.
@@ -186,27 +273,39 @@ TEST_F(GenerateCliTest, BadFamiliesAreErrorsNamingFileAndPointer) {
   };
   const Case cases[] = {
       {"missing template", R"({"name": "a", "template": "deepspeed/nope.json.j2"})", "",
-       "/template: error: template 'deepspeed/nope.json.j2' not found on the template search path ('zeroforge list "
+       "/template: error: template 'deepspeed/nope.json.j2' not found on the template search path "
+       "('zeroforge list "
        "templates')\n"},
-      {"missing tier", R"({"name": "a", "template": "deepspeed/config.json.j2", "tiers": ["huge"]})", "",
+      {"missing tier",
+       R"({"name": "a", "template": "deepspeed/config.json.j2", "tiers": ["huge"]})", "",
        "/tiers/0: error: tier 'huge' not found"},
-      {"empty axis", R"({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": []}})", "",
+      {"empty axis",
+       R"({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": []}})", "",
        "/axes/stage: error: empty axis 'stage': the product would have no variants\n"},
-      {"stage 4", R"({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": [3, 4]}})", "",
+      {"stage 4",
+       R"({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": [3, 4]}})", "",
        "/axes/stage/1: error: variant 'stage=4': stage must be an integer 0-3, got 4\n"},
-      {"precision fp8", R"({"name": "a", "template": "deepspeed/config.json.j2", "values": {"precision": "fp8"}})", "",
-       "/values/precision: error: variant 'a': precision must be one of fp32|fp16|bf16, got \"fp8\"\n"},
+      {"precision fp8",
+       R"({"name": "a", "template": "deepspeed/config.json.j2", "values": {"precision": "fp8"}})",
+       "",
+       "/values/precision: error: variant 'a': precision must be one of fp32|fp16|bf16, got "
+       "\"fp8\"\n"},
       {"micro batch 0",
-       R"({"name": "a", "template": "deepspeed/config.json.j2", "include": [{"micro_batch_size": 0}]})", "",
-       "/include/0/micro_batch_size: error: variant 'micro_batch_size=0': micro_batch_size must be an integer > 0, "
+       R"({"name": "a", "template": "deepspeed/config.json.j2", "include": [{"micro_batch_size": 0}]})",
+       "",
+       "/include/0/micro_batch_size: error: variant 'micro_batch_size=0': micro_batch_size must be "
+       "an integer > 0, "
        "got 0\n"},
       {"same output path",
-       R"({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": [1, 2]}, "output": "x.json"})", "",
-       "/output: error: variant 'stage=2': writes \"x.json\", the same output path as variant 'stage=1': make the "
+       R"({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": [1, 2]}, "output": "x.json"})",
+       "",
+       "/output: error: variant 'stage=2': writes \"x.json\", the same output path as variant "
+       "'stage=1': make the "
        "output pattern tell them apart\n"},
       {"escaping output path",
        R"({"name": "a", "template": "deepspeed/config.json.j2", "output": "../x.json"})", "",
-       "/output: error: variant 'a': output path \"../x.json\" has an empty, '.' or '..' segment\n"},
+       "/output: error: variant 'a': output path \"../x.json\" has an empty, '.' or '..' "
+       "segment\n"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -218,24 +317,32 @@ TEST_F(GenerateCliTest, BadFamiliesAreErrorsNamingFileAndPointer) {
   }
   auto set = run_cli({"generate", "example", "-o", out().string(), "--set", "stage=7"});
   EXPECT_EQ(set.exit_code, 2);
-  EXPECT_EQ(set.err.rfind("--set stage=7: /stage: error: variant 'small stage=1 precision=bf16' (and 17 more): "
-                          "stage must be an integer 0-3, got 7\n", 0), 0u) << set.err;
+  EXPECT_EQ(
+      set.err.rfind(
+          "--set stage=7: /stage: error: variant 'small stage=1 precision=bf16' (and 17 more): "
+          "stage must be an integer 0-3, got 7\n",
+          0),
+      0u)
+      << set.err;
   EXPECT_EQ(run_cli({"generate", "no-such-family", "-o", out().string()}).exit_code, 2);
   EXPECT_EQ(run_cli({"generate", "example"}).exit_code, 2) << "-o is required";
 }
 
 TEST_F(GenerateCliTest, RenderRefusesTheSameCombinationsBeforeRendering) {
   fs::path file = dir.path() / "x.json";
-  auto result = run_cli({"render", "deepspeed/config.json.j2", "--tier", "medium", "--set", "offload_param=cpu",
-                         "-o", file.string()});
+  auto result = run_cli({"render", "deepspeed/config.json.j2", "--tier", "medium", "--set",
+                         "offload_param=cpu", "-o", file.string()});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_EQ(result.err,
-            "--set offload_param=cpu: /offload_param: error: offload_param=cpu takes effect only at ZeRO stage 3, "
+            "--set offload_param=cpu: /offload_param: error: offload_param=cpu takes effect only "
+            "at ZeRO stage 3, "
             "but stage=2; DeepSpeed would silently ignore it: use stage 3 or offload_param=none\n");
   EXPECT_FALSE(fs::exists(file));
-  auto ok = run_cli({"render", "deepspeed/zero3.json.j2", "--tier", "medium", "--set", "offload_param=nvme"});
+  auto ok = run_cli(
+      {"render", "deepspeed/zero3.json.j2", "--tier", "medium", "--set", "offload_param=nvme"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  EXPECT_NE(ok.out.find("\"nvme_path\": \"/local_nvme\""), std::string::npos) << "the medium tier's NVMe path";
+  EXPECT_NE(ok.out.find("\"nvme_path\": \"/local_nvme\""), std::string::npos)
+      << "the medium tier's NVMe path";
 }
 
 TEST_F(GenerateCliTest, ExplainNamesTheLayerOfEachValue) {
@@ -246,14 +353,19 @@ TEST_F(GenerateCliTest, ExplainNamesTheLayerOfEachValue) {
     if (at == std::string::npos) return std::string();
     return result.out.substr(at + 1, result.out.find('\n', at + 1) - at - 1);
   };
-  EXPECT_NE(line_of("stage").find("variant: presets/families/llama-7b.json /axes/stage/1"), std::string::npos);
+  EXPECT_NE(line_of("stage").find("variant: presets/families/llama-7b.json /axes/stage/1"),
+            std::string::npos);
   EXPECT_NE(line_of("micro_batch_size").find("tier: presets/tiers/medium.json"), std::string::npos);
-  EXPECT_NE(line_of("global_batch_size").find("family: presets/families/llama-7b.json"), std::string::npos);
-  EXPECT_NE(line_of("hf_auto").find("template default: deepspeed/defaults.json"), std::string::npos);
+  EXPECT_NE(line_of("global_batch_size").find("family: presets/families/llama-7b.json"),
+            std::string::npos);
+  EXPECT_NE(line_of("hf_auto").find("template default: deepspeed/defaults.json"),
+            std::string::npos);
   EXPECT_NE(result.out.find("train_batch_size = 512 (4 x 16 x 8)"), std::string::npos);
-  EXPECT_NE(result.out.find("set but not read by the template:\n  gpu_memory_gib = 80"), std::string::npos);
+  EXPECT_NE(result.out.find("set but not read by the template:\n  gpu_memory_gib = 80"),
+            std::string::npos);
 
-  auto set = run_cli({"explain", "deepspeed/config.json.j2", "--tier", "small", "--set", "stage=3"});
+  auto set =
+      run_cli({"explain", "deepspeed/config.json.j2", "--tier", "small", "--set", "stage=3"});
   ASSERT_EQ(set.exit_code, 0) << set.err;
   EXPECT_NE(set.out.find("stage = 3"), std::string::npos);
   EXPECT_NE(set.out.find("--set: --set stage=3"), std::string::npos);
@@ -275,7 +387,8 @@ TEST_F(GenerateCliTest, ListsTemplatesPresetsAndTiers) {
   }
   auto tiers = run_cli({"list", "tiers"});
   EXPECT_EQ(tiers.exit_code, 0);
-  EXPECT_NE(tiers.out.find("large  8 node(s) x 8 GPU(s) of 80 GiB"), std::string::npos) << tiers.out;
+  EXPECT_NE(tiers.out.find("large  8 node(s) x 8 GPU(s) of 80 GiB"), std::string::npos)
+      << tiers.out;
   EXPECT_EQ(run_cli({"list", "things"}).exit_code, 2);
 }
 
