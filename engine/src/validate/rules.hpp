@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "zeroforge/validator.hpp"
@@ -27,12 +28,19 @@ struct Context {
 };
 
 // Rule families, run in this order by validate_config.
-void check_keys(const Context& ctx);       // unknown-key, ignored-key, type, bounds, enum, integer-required, alias, alias-conflict, deprecated, deprecated-conflict
-void check_auto(const Context& ctx);       // auto-without-hf, auto-not-filled, hf-warmup-auto
-void check_batch(const Context& ctx);      // batch-missing, batch-mismatch, batch-world-size, elasticity-batch
-void check_zero(const Context& ctx);       // zero-disabled-keys, zero-key-stage, no-effect, offload-*, nvme-path-missing, pin-memory-no-offload, allreduce-sum
-void check_precision(const Context& ctx);  // fp16-bf16-both, bf16-legacy-ignored, loss-scale-with-bf16, master-weights, amp-conflict, bounds (dynamic loss scale)
-void check_training(const Context& ctx);   // required-key, optimizer-zero, optimizer-params, scheduler-params, warmup-steps, vocabulary-size
+void check_keys(
+    const Context& ctx);  // unknown-key, ignored-key, type, bounds, enum, integer-required, alias,
+                          // alias-conflict, deprecated, deprecated-conflict
+void check_auto(const Context& ctx);  // auto-without-hf, auto-not-filled, hf-warmup-auto
+void check_batch(
+    const Context& ctx);  // batch-missing, batch-mismatch, batch-world-size, elasticity-batch
+void check_zero(const Context& ctx);  // zero-disabled-keys, zero-key-stage, no-effect, offload-*,
+                                      // nvme-path-missing, pin-memory-no-offload, allreduce-sum
+void check_precision(
+    const Context& ctx);  // fp16-bf16-both, bf16-legacy-ignored, loss-scale-with-bf16,
+                          // master-weights, amp-conflict, bounds (dynamic loss scale)
+void check_training(const Context& ctx);  // required-key, optimizer-zero, optimizer-params,
+                                          // scheduler-params, warmup-steps, vocabulary-size
 void check_against_args(const Context& ctx, const TrainingCommand& command);  // args-*
 
 // Helpers over the schema data and JSON values (schema.cpp).
@@ -46,12 +54,36 @@ const json& root_node(const json& schema);
 /// nodes are returned as they are. `node` must belong to `schema` (or be a node resolve
 /// returned): results are cached by its address for the life of the process.
 const json& resolve(const json& schema, const json& node);
+/// What the walks need to know about one schema node, worked out once per node (schema.cpp):
+/// reading these instead of searching the node's JSON object field by field on every key of
+/// every config is most of what keeps validation cheap.
+struct NodeFacts {
+  enum class Kind { Dict, Pydantic, Open };
+  const json* resolved = nullptr;  ///< the node with `$ref` resolved (see resolve)
+  bool section = false;            ///< has `keys` or `kind`: walked as an object
+  Kind kind = Kind::Dict;
+  bool legacy_bool = false;
+  bool nullable = false;
+  bool strict_int = false;
+  bool alias = false;                   ///< has `alias_of`
+  bool deprecated = false;              ///< has `deprecated`
+  std::vector<std::string_view> types;  ///< `type` (one or a list); empty or "any": anything goes
+  bool any_type = true;
+  std::optional<double> min, max;
+  const json* enum_values = nullptr;
+  const json* stages = nullptr;     ///< the ZeRO stages a key acts at
+  const json* no_effect = nullptr;  ///< why a key does nothing
+  /// The section's `keys`, by name (unresolved child nodes).
+  std::unordered_map<std::string_view, const json*> keys;
+};
+/// The facts of `node` (a node of `schema`, or one resolve returned).
+const NodeFacts& facts_of(const json& schema, const json& node);
 /// A JSON pointer made only when a finding needs it: the walks visit every key of every
 /// config and rarely report. A path without parent is the document root ("").
 struct PointerPath {
   const PointerPath* parent = nullptr;
-  std::string_view key;      ///< the segment, unescaped
-  std::size_t index = 0;     ///< the segment when `is_index`
+  std::string_view key;   ///< the segment, unescaped
+  std::size_t index = 0;  ///< the segment when `is_index`
   bool is_index = false;
   std::string str() const;
 };

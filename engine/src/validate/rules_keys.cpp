@@ -13,7 +13,8 @@ namespace {
 // Every place a key name is known, as a pointer (`/zero_optimization/memory_efficient_linear`),
 // so a misplaced key can be told where it belongs.
 void collect_places(const json& schema, const json& node, const std::string& pointer,
-                    std::string_view key, std::vector<std::pair<std::string, json>>& out, int depth) {
+                    std::string_view key, std::vector<std::pair<std::string, json>>& out,
+                    int depth) {
   if (depth > 4) return;
   const json& section = resolve(schema, node);
   auto keys = section.find("keys");
@@ -25,10 +26,11 @@ void collect_places(const json& schema, const json& node, const std::string& poi
   }
 }
 
-std::string where_in(const std::string& pointer) { return pointer.empty() ? "at the top level" : "in " + pointer; }
+std::string where_in(const std::string& pointer) {
+  return pointer.empty() ? "at the top level" : "in " + pointer;
+}
 
-std::string unknown_key_hint(const Context& ctx, const json& section,
-                             const std::string& key) {
+std::string unknown_key_hint(const Context& ctx, const json& section, const std::string& key) {
   std::string hint;
   if (auto removed = section.find("removed"); removed != section.end() && removed->contains(key)) {
     hint += " (" + removed->at(key).get<std::string>() + ")";
@@ -45,7 +47,8 @@ std::string unknown_key_hint(const Context& ctx, const json& section,
     const auto& [place, node] = places.front();
     hint += "; it belongs at " + place;
     std::string detail;
-    if (auto stages = node.find("stages"); stages != node.end()) detail = "ZeRO stage " + stages_text(*stages);
+    if (auto stages = node.find("stages"); stages != node.end())
+      detail = "ZeRO stage " + stages_text(*stages);
     if (auto def = node.find("default"); def != node.end()) {
       detail += (detail.empty() ? "" : ", ") + std::string("default ") + show(*def);
     }
@@ -55,10 +58,13 @@ std::string unknown_key_hint(const Context& ctx, const json& section,
 }
 
 bool lax_bool_string(const std::string& s) {
-  static const char* const kWords[] = {"true", "false", "yes", "no", "on", "off", "1", "0", "t", "f", "y", "n"};
+  static const char* const kWords[] = {"true", "false", "yes", "no", "on", "off",
+                                       "1",    "0",     "t",   "f",  "y",  "n"};
   std::string lower = s;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  return std::any_of(std::begin(kWords), std::end(kWords), [&](const char* w) { return lower == w; });
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return std::any_of(std::begin(kWords), std::end(kWords),
+                     [&](const char* w) { return lower == w; });
 }
 
 bool numeric_string(const std::string& s, bool integer) {
@@ -97,7 +103,8 @@ bool matches(const json& value, std::string_view type, bool lax) {
   }
   if (type == "boolean") {
     if (value.is_boolean()) return true;
-    if (lax && value.is_number_integer()) return value.get<long long>() == 0 || value.get<long long>() == 1;
+    if (lax && value.is_number_integer())
+      return value.get<long long>() == 0 || value.get<long long>() == 1;
     return lax && value.is_string() && lax_bool_string(value.get<std::string>());
   }
   if (type == "string") return value.is_string();
@@ -106,29 +113,25 @@ bool matches(const json& value, std::string_view type, bool lax) {
   return false;
 }
 
-void check_leaf(const Context& ctx, const json& value, const json& node, const PointerPath& path, bool lax) {
-  // Views of the schema's type names: no copies for the one leaf in a thousand that fails.
-  std::vector<std::string_view> types;
-  if (auto t = node.find("type"); t != node.end()) {
-    if (t->is_array()) {
-      types.reserve(t->size());
-      for (const auto& each : *t) types.push_back(each.get_ref<const std::string&>());
-    } else {
-      types.push_back(t->get_ref<const std::string&>());
-    }
-  }
-  if (types.empty() || std::find(types.begin(), types.end(), "any") != types.end()) return;
+void check_leaf(const Context& ctx, const json& value, const json& node, const PointerPath& path,
+                bool lax) {
+  const NodeFacts& facts = facts_of(ctx.schema, node);
+  if (facts.any_type) return;
+  const auto& types = facts.types;
   if (value.is_null()) {
-    if (!node.value("nullable", false)) {
+    if (!facts.nullable) {
       ctx.report(path.str(), Severity::Error, "type",
-                 std::string("expected ") + type_phrase(types.front()) + ", found null; remove the key to get the default");
+                 std::string("expected ") + type_phrase(types.front()) +
+                     ", found null; remove the key to get the default");
     }
     return;
   }
-  bool ok = std::any_of(types.begin(), types.end(), [&](std::string_view t) { return matches(value, t, lax); });
+  bool ok = std::any_of(types.begin(), types.end(),
+                        [&](std::string_view t) { return matches(value, t, lax); });
   if (!ok) {
     std::string expected;
-    for (const auto& t : types) expected += (expected.empty() ? "" : " or ") + std::string(type_phrase(t));
+    for (const auto& t : types)
+      expected += (expected.empty() ? "" : " or ") + std::string(type_phrase(t));
     std::string message = "expected " + expected + ", found " + show(value);
     if (types.front() == "integer" && value.is_number_float()) message += " (not a whole number)";
     if (value.is_string() && (types.front() == "integer" || types.front() == "number")) {
@@ -137,24 +140,27 @@ void check_leaf(const Context& ctx, const json& value, const json& node, const P
     ctx.report(path.str(), Severity::Error, "type", message);
     return;
   }
-  if (node.value("strict_int", false) && value.is_number_float()) {
+  if (facts.strict_int && value.is_number_float()) {
     ctx.report(path.str(), Severity::Error, "integer-required",
-               "DeepSpeed uses " + show(value) + " without converting it, and a JSON number written with a "
-               "fraction or an exponent is a float; write it as a plain integer (" +
+               "DeepSpeed uses " + show(value) +
+                   " without converting it, and a JSON number written with a "
+                   "fraction or an exponent is a float; write it as a plain integer (" +
                    std::to_string(*as_integer(value)) + ")");
     return;
   }
-  if (value.is_number() && !value.is_boolean()) {
+  if (value.is_number() && !value.is_boolean() && (facts.min || facts.max)) {
     double d = value.get<double>();
-    if (auto min = node.find("min"); min != node.end() && d < min->get<double>()) {
+    if (facts.min && d < *facts.min) {
       ctx.report(path.str(), Severity::Error, "bounds",
-                 show(value) + " is below the minimum " + show(*min) + " DeepSpeed accepts here");
-    } else if (auto max = node.find("max"); max != node.end() && d > max->get<double>()) {
+                 show(value) + " is below the minimum " + show(node.at("min")) +
+                     " DeepSpeed accepts here");
+    } else if (facts.max && d > *facts.max) {
       ctx.report(path.str(), Severity::Error, "bounds",
-                 show(value) + " is above the maximum " + show(*max) + " DeepSpeed accepts here");
+                 show(value) + " is above the maximum " + show(node.at("max")) +
+                     " DeepSpeed accepts here");
     }
   }
-  if (auto allowed = node.find("enum"); allowed != node.end()) {
+  if (const json* allowed = facts.enum_values) {
     // pydantic's lax mode compares "3" with 3 as a number.
     json compared = value;
     if (lax && value.is_string() && numeric_string(value.get<std::string>(), false)) {
@@ -168,25 +174,27 @@ void check_leaf(const Context& ctx, const json& value, const json& node, const P
       std::string list;
       for (const auto& a : *allowed) list += (list.empty() ? "" : ", ") + show(a);
       std::string message = show(value) + " is not one of " + list;
-      if (auto doc = node.find("doc"); doc != node.end()) message += " (" + doc->get<std::string>() + ")";
+      if (auto doc = node.find("doc"); doc != node.end())
+        message += " (" + doc->get<std::string>() + ")";
       ctx.report(path.str(), Severity::Error, "enum", message);
     }
   }
 }
 
-void walk(const Context& ctx, const json& value, const json& node, const PointerPath& path, bool lax);
-
-void walk_section(const Context& ctx, const json& value, const json& section, const PointerPath& path) {
-  std::string kind = section.value("kind", "dict");
-  if (section.value("legacy_bool", false) && value.is_boolean()) {
+void walk_section(const Context& ctx, const json& value, const json& section,
+                  const PointerPath& path) {
+  const NodeFacts& facts = facts_of(ctx.schema, section);
+  if (facts.legacy_bool && value.is_boolean()) {
     ctx.report(path.str(), Severity::Warning, "deprecated",
-               std::string("the boolean form is deprecated (") + (value.get<bool>() ? "true means stage 1" : "false means stage 0") +
+               std::string("the boolean form is deprecated (") +
+                   (value.get<bool>() ? "true means stage 1" : "false means stage 0") +
                    "); write {\"stage\": " + (value.get<bool>() ? "1" : "0") + "}");
     return;
   }
   if (value.is_null()) {
-    if (!section.value("nullable", false)) {
-      ctx.report(path.str(), Severity::Error, "type", "expected an object, found null; remove the key instead");
+    if (!facts.nullable) {
+      ctx.report(path.str(), Severity::Error, "type",
+                 "expected an object, found null; remove the key instead");
     }
     return;
   }
@@ -194,12 +202,12 @@ void walk_section(const Context& ctx, const json& value, const json& section, co
     ctx.report(path.str(), Severity::Error, "type", "expected an object, found " + show(value));
     return;
   }
-  bool pydantic = kind == "pydantic";
+  bool pydantic = facts.kind == NodeFacts::Kind::Pydantic;
   for (const auto& [key, child] : value.items()) {
     const PointerPath child_path{&path, key};
-    const json* raw = child_node(ctx.schema, section, key);
-    if (raw == nullptr) {
-      if (kind == "open") continue;
+    auto known = facts.keys.find(key);
+    if (known == facts.keys.end()) {
+      if (facts.kind == NodeFacts::Kind::Open) continue;
       const std::string pointer = path.str();
       const std::string here = child_path.str();
       std::string hint = unknown_key_hint(ctx, section, key);
@@ -210,28 +218,37 @@ void walk_section(const Context& ctx, const json& value, const json& section, co
       } else {
         ctx.report(here, Severity::Warning, "ignored-key",
                    "DeepSpeed does not read \"" + key + "\" " + where_in(pointer) +
-                       " and silently ignores it" + (hint.empty() ? "; remove it if it is not a comment" : hint));
+                       " and silently ignores it" +
+                       (hint.empty() ? "; remove it if it is not a comment" : hint));
       }
       continue;
     }
-    const json* node = &resolve(ctx.schema, *raw);
-    if (auto alias = node->find("alias_of"); alias != node->end()) {
+    const NodeFacts* child_facts = &facts_of(ctx.schema, *known->second);
+    const json* node = child_facts->resolved;
+    if (child_facts->alias) {
+      auto alias = node->find("alias_of");
       const std::string here = child_path.str();
       std::string canonical = alias->get<std::string>();
       if (value.contains(canonical)) {
         ctx.report(here, Severity::Warning, "alias-conflict",
-                   "\"" + key + "\" and \"" + canonical + "\" name the same setting and DeepSpeed reads only one of them" +
-                       (node->value("legacy", false) ? " (\"" + canonical + "\"; \"" + key + "\" is ignored)" : "") +
+                   "\"" + key + "\" and \"" + canonical +
+                       "\" name the same setting and DeepSpeed reads only one of them" +
+                       (node->value("legacy", false)
+                            ? " (\"" + canonical + "\"; \"" + key + "\" is ignored)"
+                            : "") +
                        "; keep \"" + canonical + "\"");
         if (node->value("legacy", false)) continue;
       } else {
         ctx.report(here, Severity::Note, "alias",
                    "accepted spelling of \"" + canonical + "\"" +
-                       (node->value("legacy", false) ? " (legacy)" : "") + "; the canonical name is \"" + canonical + "\"");
+                       (node->value("legacy", false) ? " (legacy)" : "") +
+                       "; the canonical name is \"" + canonical + "\"");
       }
-      node = &resolve(ctx.schema, section.at("keys").at(canonical));
+      child_facts = &facts_of(ctx.schema, section.at("keys").at(canonical));
+      node = child_facts->resolved;
     }
-    if (auto deprecated = node->find("deprecated"); deprecated != node->end()) {
+    if (child_facts->deprecated) {
+      auto deprecated = node->find("deprecated");
       const std::string here = child_path.str();
       std::string replaced_by = node->value("replaced_by", "");
       if (!replaced_by.empty() && value.contains(replaced_by)) {
@@ -243,16 +260,12 @@ void walk_section(const Context& ctx, const json& value, const json& section, co
                    "\"" + key + "\" is deprecated: " + deprecated->get<std::string>());
       }
     }
-    walk(ctx, child, *node, child_path, pydantic);
-  }
-}
-
-void walk(const Context& ctx, const json& value, const json& node, const PointerPath& path, bool lax) {
-  if (is_auto(value)) return;  // the "auto" family reports these
-  if (node.contains("keys") || node.contains("kind")) {
-    walk_section(ctx, value, node, path);
-  } else {
-    check_leaf(ctx, value, node, path, lax);
+    if (is_auto(child)) continue;  // the "auto" family reports these
+    if (child_facts->section) {
+      walk_section(ctx, child, *node, child_path);
+    } else {
+      check_leaf(ctx, child, *node, child_path, pydantic);
+    }
   }
 }
 
@@ -260,7 +273,8 @@ void walk(const Context& ctx, const json& value, const json& node, const Pointer
 
 void check_keys(const Context& ctx) {
   if (!ctx.config.is_object()) {
-    ctx.report("", Severity::Error, "type", "a DeepSpeed config is a JSON object, found " + show(ctx.config));
+    ctx.report("", Severity::Error, "type",
+               "a DeepSpeed config is a JSON object, found " + show(ctx.config));
     return;
   }
   walk_section(ctx, ctx.config, root_node(ctx.schema), PointerPath{});

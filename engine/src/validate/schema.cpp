@@ -3,14 +3,15 @@
 // walk it and the config.
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
 
 #include "rules.hpp"
+#include "text_helpers.hpp"
 #include "validate/schema_text.hpp"
 #include "zeroforge/values.hpp"
-#include "text_helpers.hpp"
 
 namespace zf {
 
@@ -41,32 +42,111 @@ const T& once_per_node(const json& node, Build&& build) {
 
 }  // namespace
 
-const json& resolve(const json& schema, const json& node) {
-  if (!node.is_object() || !node.contains("$ref")) return node;
-  return once_per_node<json>(node, [&] {
-    json resolved = schema.at("sections").at(node.at("$ref").get<std::string>());
-    for (const auto& [key, value] : node.items()) {
-      if (key != "$ref") resolved[key] = value;
+namespace {
+
+json resolved_copy(const json& schema, const json& node) {
+  json resolved = schema.at("sections").at(node.at("$ref").get<std::string>());
+  for (const auto& [key, value] : node.items()) {
+    if (key != "$ref") resolved[key] = value;
+  }
+  return resolved;
+}
+
+NodeFacts make_facts(const json& resolved) {
+  NodeFacts facts;
+  facts.resolved = &resolved;
+  if (!resolved.is_object()) return facts;
+  facts.section = resolved.contains("keys") || resolved.contains("kind");
+  std::string kind = resolved.value("kind", "dict");
+  facts.kind = kind == "pydantic" ? NodeFacts::Kind::Pydantic
+               : kind == "open"   ? NodeFacts::Kind::Open
+                                  : NodeFacts::Kind::Dict;
+  facts.legacy_bool = resolved.value("legacy_bool", false);
+  facts.nullable = resolved.value("nullable", false);
+  facts.strict_int = resolved.value("strict_int", false);
+  facts.alias = resolved.contains("alias_of");
+  facts.deprecated = resolved.contains("deprecated");
+  if (auto t = resolved.find("type"); t != resolved.end()) {
+    if (t->is_array()) {
+      for (const auto& each : *t) facts.types.push_back(each.get_ref<const std::string&>());
+    } else if (t->is_string()) {
+      facts.types.push_back(t->get_ref<const std::string&>());
     }
-    return resolved;
+  }
+  facts.any_type = facts.types.empty() ||
+                   std::find(facts.types.begin(), facts.types.end(), "any") != facts.types.end();
+  if (auto min = resolved.find("min"); min != resolved.end() && min->is_number())
+    facts.min = min->get<double>();
+  if (auto max = resolved.find("max"); max != resolved.end() && max->is_number())
+    facts.max = max->get<double>();
+  if (auto allowed = resolved.find("enum"); allowed != resolved.end())
+    facts.enum_values = &*allowed;
+  if (auto stages = resolved.find("stages"); stages != resolved.end()) facts.stages = &*stages;
+  if (auto why = resolved.find("no_effect"); why != resolved.end()) facts.no_effect = &*why;
+  if (auto keys = resolved.find("keys"); keys != resolved.end() && keys->is_object()) {
+    for (const auto& [name, child] : keys->items()) facts.keys.emplace(name, &child);
+  }
+  return facts;
+}
+
+// The facts of every node reachable from the embedded schema's root and sections, made once
+// (on first use, thread-safely) and read without locks afterwards.
+class CompiledSchema {
+ public:
+  explicit CompiledSchema(const json& schema) : schema_(schema) {
+    visit(root_node(schema));
+    for (const auto& [name, section] : schema.at("sections").items()) visit(section);
+  }
+  const NodeFacts* find(const json& node) const {
+    auto it = facts_.find(&node);
+    return it == facts_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  void visit(const json& node) {
+    if (facts_.contains(&node)) return;
+    const json* resolved = &node;
+    if (node.is_object() && node.contains("$ref"))
+      resolved = &copies_.emplace_back(resolved_copy(schema_, node));
+    NodeFacts facts = make_facts(*resolved);
+    std::vector<const json*> children;
+    for (const auto& [name, child] : facts.keys) children.push_back(child);
+    if (resolved != &node) facts_.emplace(resolved, facts);
+    facts_.emplace(&node, std::move(facts));
+    if (resolved != &node) visit(*resolved);
+    for (const json* child : children) visit(*child);
+  }
+
+  const json& schema_;
+  std::deque<json> copies_;  // resolved `$ref` nodes; a deque keeps their addresses
+  std::unordered_map<const json*, NodeFacts> facts_;
+};
+
+}  // namespace
+
+const NodeFacts& facts_of(const json& schema, const json& node) {
+  if (&schema == &deepspeed_schema_data()) {
+    static const CompiledSchema compiled(schema);
+    if (const NodeFacts* facts = compiled.find(node)) return *facts;
+  }
+  // Another schema (tests) or a node the compiled schema does not reach: made on first use.
+  return once_per_node<NodeFacts>(node, [&] {
+    if (!node.is_object() || !node.contains("$ref")) return make_facts(node);
+    const json& resolved = once_per_node<json>(node, [&] { return resolved_copy(schema, node); });
+    return make_facts(resolved);
   });
+}
+
+const json& resolve(const json& schema, const json& node) {
+  return *facts_of(schema, node).resolved;
 }
 
 const json& root_node(const json& schema) { return schema.at("root"); }
 
-const json* child_node(const json& /*schema*/, const json& section, std::string_view key) {
-  // Every key of every config is looked up here, and `keys` objects keep their order (so
-  // their own find is a linear scan): each section gets a hash index on first use.
-  using Index = std::unordered_map<std::string_view, const json*>;
-  const Index& index = once_per_node<Index>(section, [&] {
-    Index made;
-    if (auto keys = section.find("keys"); keys != section.end() && keys->is_object()) {
-      for (const auto& [name, child] : keys->items()) made.emplace(name, &child);
-    }
-    return made;
-  });
-  auto it = index.find(key);
-  return it == index.end() ? nullptr : it->second;
+const json* child_node(const json& schema, const json& section, std::string_view key) {
+  const auto& keys = facts_of(schema, section).keys;
+  auto it = keys.find(key);
+  return it == keys.end() ? nullptr : it->second;
 }
 
 std::string PointerPath::str() const {
@@ -90,13 +170,16 @@ const json* at_pointer(const json& document, const std::string& pointer) {
   }
 }
 
-bool is_auto(const json& value) { return value.is_string() && value.get_ref<const std::string&>() == "auto"; }
+bool is_auto(const json& value) {
+  return value.is_string() && value.get_ref<const std::string&>() == "auto";
+}
 
 std::optional<long long> as_integer(const json& value) {
   if (value.is_number_integer()) return value.get<long long>();
   if (value.is_number_float()) {
     double d = value.get<double>();
-    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.2e18) return static_cast<long long>(d);
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.2e18)
+      return static_cast<long long>(d);
   }
   return std::nullopt;
 }
@@ -166,7 +249,8 @@ bool is_true(const json& object, const std::string& key) {
   return it != object.end() && it->is_boolean() && it->get<bool>();
 }
 
-void Context::report(std::string pointer, Severity severity, const char* rule, std::string message) const {
+void Context::report(std::string pointer, Severity severity, const char* rule,
+                     std::string message) const {
   if (options.strict && severity == Severity::Warning) severity = Severity::Error;
   findings.push_back(Finding{file, std::move(pointer), severity, rule, std::move(message)});
 }
