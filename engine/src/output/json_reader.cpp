@@ -3,7 +3,11 @@
 // integral exponent numbers (`5e8`) into integers and reports line and column.
 #include <charconv>
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "source_position.hpp"
 #include "text_helpers.hpp"
@@ -65,12 +69,21 @@ class Reader {
     if (pos_ >= text_.size()) fail("expected a JSON value, found end of input");
     char c = text_[pos_];
     switch (c) {
-      case '{': return parse_object(depth);
-      case '[': return parse_array(depth);
-      case '"': return parse_string();
-      case 't': expect_word("true"); return true;
-      case 'f': expect_word("false"); return false;
-      case 'n': expect_word("null"); return nullptr;
+      case '{':
+        return parse_object(depth);
+      case '[':
+        return parse_array(depth);
+      case '"':
+        return parse_string();
+      case 't':
+        expect_word("true");
+        return true;
+      case 'f':
+        expect_word("false");
+        return false;
+      case 'n':
+        expect_word("null");
+        return nullptr;
       default:
         if (c == '-' || (c >= '0' && c <= '9')) return parse_number();
         fail("expected a JSON value, found " + describe_here());
@@ -78,7 +91,8 @@ class Reader {
   }
 
   void expect_word(std::string_view word) {
-    if (text_.substr(pos_, word.size()) != word) fail("expected a JSON value, found " + describe_here());
+    if (text_.substr(pos_, word.size()) != word)
+      fail("expected a JSON value, found " + describe_here());
     pos_ += word.size();
   }
 
@@ -87,6 +101,13 @@ class Reader {
     json object = json::object();
     skip_space();
     if (consume('}')) return object;
+    // Members are collected in a buffer kept per depth (reused by every object at that
+    // depth) and moved into the object at its exact size: growing nlohmann's ordered_map one
+    // member at a time reallocated and moved every member several times per object.
+    if (members_.size() <= static_cast<std::size_t>(depth))
+      members_.resize(static_cast<std::size_t>(depth) + 1);
+    auto& members = members_[static_cast<std::size_t>(depth)];
+    members.clear();
     while (true) {
       skip_space();
       if (pos_ >= text_.size() || text_[pos_] != '"') {
@@ -94,18 +115,25 @@ class Reader {
       }
       std::size_t key_offset = pos_;
       std::string key = parse_string_raw();
-      if (object.contains(key)) fail_at(key_offset, "duplicate key \"" + key + "\"");
+      for (const auto& member : members) {
+        if (member.first == key) fail_at(key_offset, "duplicate key \"" + key + "\"");
+      }
       skip_space();
       if (!consume(':')) fail("expected ':' after key \"" + key + "\", found " + describe_here());
       skip_space();
-      // The duplicate check above already searched the keys: append without a second search.
-      object.get_ref<json::object_t&>().emplace_back(std::move(key), parse_value(depth + 1));
+      json value = parse_value(depth + 1);
+      members.emplace_back(std::move(key), std::move(value));
       skip_space();
-      if (consume('}')) return object;
+      if (consume('}')) break;
       if (!consume(',')) fail("expected ',' or '}' in object, found " + describe_here());
       skip_space();
       if (pos_ < text_.size() && text_[pos_] == '}') fail("trailing comma in object");
     }
+    auto& target = object.get_ref<json::object_t&>();
+    target.reserve(members.size());
+    for (auto& [key, value] : members) target.emplace_back(std::move(key), std::move(value));
+    members.clear();
+    return object;
   }
 
   json parse_array(int depth) {
@@ -173,14 +201,30 @@ class Reader {
       if (pos_ >= text_.size()) fail_at(start, "unterminated string");
       char e = text_[pos_++];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           std::uint32_t cp = parse_hex4();
           if (cp >= 0xD800 && cp <= 0xDBFF && text_.substr(pos_, 2) == "\\u") {
@@ -195,7 +239,9 @@ class Reader {
           detail::append_utf8(out, cp);
           break;
         }
-        default: --pos_; fail(std::string("invalid escape '\\") + e + "'");
+        default:
+          --pos_;
+          fail(std::string("invalid escape '\\") + e + "'");
       }
     }
   }
@@ -248,6 +294,9 @@ class Reader {
   std::string_view text_;
   const std::string& name_;
   std::size_t pos_ = 0;
+  // Object members being read, one buffer per depth; a deque so that opening a deeper
+  // object never moves the buffers of the objects around it.
+  std::deque<std::vector<std::pair<std::string, json>>> members_;
 };
 
 }  // namespace
