@@ -16,6 +16,7 @@
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
 #include "family_inputs.hpp"
+#include "manifest_spool.hpp"
 #include "output_dir.hpp"
 #include "plugin_options.hpp"
 #include "zeroforge/error.hpp"
@@ -175,18 +176,6 @@ int run_generate(const std::vector<std::string>& args) {
   const Expansion& expansion = *setup.expansion;
   const Family& family = expansion.family();
   auto output_path = setup.environment->from_string(family.output, family.file + " /output");
-  std::vector<std::string> previous;
-  if (!opt.check) {
-    std::string text;
-    if (read_if_file(fs::path(opt.output) / "manifest.json", text)) {
-      try {
-        previous = manifest_paths(parse_json_text(text, "manifest.json"));
-      } catch (const Error&) {
-        // An unreadable old manifest only means nothing is pruned.
-      }
-    }
-  }
-
   std::unique_ptr<StagedOutput> staged;
   std::unique_ptr<DriftCheck> drift;
   if (opt.check) {
@@ -198,10 +187,10 @@ int run_generate(const std::vector<std::string>& args) {
   ProblemLog problems;
   std::vector<PluginFinding> refusals;
   std::vector<Finding> findings;
-  // Manifest entries are serialised as soon as they are known and spilled to a file, so
-  // memory stays flat in the number of configs.
+  // Manifest entries are serialised as soon as they are known and spilled to a file in sorted
+  // runs, so memory stays flat in the number of configs. Two variants writing the same path
+  // are found when the runs are merged, before anything is written.
   ManifestSpool manifest(staged ? staged->staging() : fs::temp_directory_path());
-  std::unordered_map<std::string, std::size_t> path_owner;  // output path -> variant index
   bool deepspeed = setup.contract == "deepspeed";
   // `DIR/` as fs::path(DIR) / path would begin: how findings name a config.
   const std::string finding_prefix = (fs::path(opt.output) / "").string();
@@ -303,16 +292,6 @@ int run_generate(const std::vector<std::string>& args) {
         problems.add(error, expansion.describe(variant));
         continue;
       }
-      auto [owner, fresh] = path_owner.try_emplace(path, index);
-      if (!fresh) {
-        problems.add(Error(ErrorKind::Values,
-                           "writes \"" + path + "\", the same output path as variant '" +
-                               expansion.describe(expansion.variant(owner->second)) +
-                               "': make the output pattern tell them apart",
-                           family.file, "/output"),
-                     expansion.describe(variant));
-        continue;
-      }
       if (!problems.empty() || !refusals.empty()) continue;  // keep checking; render nothing more
       job.entry.path = std::move(path);
       job.entry.tier = tier;
@@ -339,11 +318,34 @@ int run_generate(const std::vector<std::string>& args) {
         }
       }
       for (auto& finding : job.findings) findings.push_back(std::move(finding));
-      if (!job.entry_text.empty()) manifest.add(std::move(job.entry.path), job.entry_text);
+      // Configs the validator refused are listed too (with no text), so that a path two
+      // variants share is reported even then; with refusals nothing is written anyway.
+      manifest.add(job.entry.path, job.index, job.entry_text);
     }
     std::swap(batch, next_batch);
   }
 
+  // Two variants that write the same path: adjacent once the entries are in path order.
+  {
+    std::string last_path;
+    std::uint64_t last_variant = 0;
+    bool first = true;
+    manifest.merge([&](std::string_view path, std::uint64_t variant, std::string_view) {
+      if (!first && path == last_path) {
+        problems.add(
+            Error(ErrorKind::Values,
+                  "writes \"" + std::string(path) + "\", the same output path as variant '" +
+                      expansion.describe(expansion.variant(last_variant)) +
+                      "': make the output pattern tell them apart",
+                  family.file, "/output"),
+            expansion.describe(expansion.variant(variant)));
+        return;
+      }
+      first = false;
+      last_path.assign(path);
+      last_variant = variant;
+    });
+  }
   print_plugin_findings(std::cerr, family.file, refusals);
   if (!problems.empty()) {
     problems.print(std::cerr);
@@ -365,9 +367,19 @@ int run_generate(const std::vector<std::string>& args) {
   }
 
   std::size_t count = manifest.size();
-  std::string head = manifest_head(ZEROFORGE_VERSION, family);
+  auto write_manifest = [&](const StagedOutput::Sink& sink) {
+    sink(manifest_head(ZEROFORGE_VERSION, family));
+    std::size_t i = 0;
+    manifest.merge([&](std::string_view, std::uint64_t, std::string_view entry_text) {
+      sink(manifest_separator(i++));
+      sink(entry_text);
+    });
+    sink(manifest_tail(count));
+  };
   if (drift) {
-    Drift found = drift->finish(manifest.text(head));
+    std::string manifest_text;
+    write_manifest([&](std::string_view piece) { manifest_text += piece; });
+    Drift found = drift->finish(manifest_text);
     std::string dir = opt.output;
     for (const auto& path : found.missing) std::cout << dir << '/' << path << ": missing\n";
     for (const auto& path : found.changed) std::cout << dir << '/' << path << ": changed\n";
@@ -383,7 +395,7 @@ int run_generate(const std::vector<std::string>& args) {
               << family.name << "')\n";
     return kSuccess;
   }
-  staged->commit(previous, [&](const auto& sink) { manifest.write_sorted(head, sink); });
+  staged->commit(write_manifest);
   std::cout << "zeroforge: wrote " << count << " configs of family '" << family.name << "' to "
             << opt.output << " (index: " << (fs::path(opt.output) / "manifest.json").string()
             << ")\n";

@@ -10,7 +10,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <unordered_map>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "zeroforge/error.hpp"
 #include "zeroforge/family.hpp"
@@ -29,6 +30,17 @@ constexpr std::string_view kStagingPrefix = ".zeroforge-staging-";
 
 void write_whole(const fs::path& path, std::string_view content) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == ENOENT) {
+    // The first file of its directory: make the directories and try again (cheaper than
+    // remembering which directories exist, and nothing to remember per file).
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    if (ec && fs::is_directory(path.parent_path())) ec.clear();  // another thread made it first
+    if (ec)
+      throw Error(ErrorKind::Io,
+                  "cannot create '" + path.parent_path().string() + "': " + ec.message());
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  }
   if (fd < 0) fail_io("cannot create", path);
   const char* data = content.data();
   std::size_t left = content.size();
@@ -45,6 +57,63 @@ void write_whole(const fs::path& path, std::string_view content) {
     left -= static_cast<std::size_t>(n);
   }
   if (::close(fd) != 0) fail_io("cannot write", path);
+}
+
+// The `path` of every entry of a manifest (`configs[*].path`), read as a stream: an old
+// manifest with a million entries costs no more memory than one with ten.
+class ManifestPaths : public nlohmann::json_sax<nlohmann::ordered_json> {
+ public:
+  explicit ManifestPaths(std::function<void(const std::string&)> each) : each_(std::move(each)) {}
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t& value) override {
+    if (depth_ == 3 && in_configs_ && is_path_) each_(value);
+    return true;
+  }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return enter(); }
+  bool end_object() override { return leave(); }
+  bool start_array(std::size_t) override {
+    if (depth_ == 1 && configs_key_) in_configs_ = true;
+    return enter();
+  }
+  bool end_array() override {
+    if (depth_ == 2) in_configs_ = false;
+    return leave();
+  }
+  bool key(string_t& name) override {
+    if (depth_ == 1) configs_key_ = name == "configs";
+    if (depth_ == 3) is_path_ = name == "path";
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  bool enter() {
+    ++depth_;
+    is_path_ = false;
+    return true;
+  }
+  bool leave() {
+    --depth_;
+    is_path_ = false;
+    return true;
+  }
+  std::function<void(const std::string&)> each_;
+  int depth_ = 0;
+  bool configs_key_ = false;  // the last top-level key was "configs"
+  bool in_configs_ = false;   // inside the "configs" array
+  bool is_path_ = false;      // the last key of the current entry was "path"
+};
+
+bool present(const fs::path& path) {
+  struct stat info {};
+  return ::lstat(path.c_str(), &info) == 0;
 }
 
 }  // namespace
@@ -92,84 +161,69 @@ StagedOutput::~StagedOutput() {
   if (!committed_ && created_dir_) fs::remove_all(dir_, ec);
 }
 
-void StagedOutput::ensure_parent(const fs::path& root, const std::string& relative,
-                                 std::unordered_set<std::string>& made) {
-  auto slash = relative.rfind('/');
-  if (slash == std::string::npos) return;
-  std::string parent = relative.substr(0, slash);
-  if (made.contains(parent)) return;
-  std::error_code ec;
-  fs::create_directories(root / parent, ec);
-  if (ec)
-    throw Error(ErrorKind::Io, "cannot create '" + (root / parent).string() + "': " + ec.message());
-  made.insert(parent);
-}
-
 void StagedOutput::write(const std::string& relative, std::string_view content) {
-  {
-    std::lock_guard lock(mutex_);
-    ensure_parent(staging_, relative, staged_dirs_);
-  }
   write_whole(staging_ / relative, content);
-  std::lock_guard lock(mutex_);
-  staged_.push_back(relative);
 }
 
-void StagedOutput::commit(
-    const std::vector<std::string>& previous,
-    const std::function<void(const std::function<void(std::string_view)>&)>& write_manifest) {
-  // Each staged file moves with the shallowest of its directories that DIR does not have yet,
-  // in one rename: a family written into a new DIR (or new tier directories) costs a rename per
-  // directory, not per file. Where DIR already has the directory, files move one by one.
-  std::unordered_map<std::string, bool> moved_or_present;  // directory -> moved (true) / exists
-  for (const auto& relative : staged_) {
-    bool done = false;
-    for (auto slash = relative.find('/'); slash != std::string::npos && !done;
-         slash = relative.find('/', slash + 1)) {
-      std::string prefix = relative.substr(0, slash);
-      auto known = moved_or_present.find(prefix);
-      if (known != moved_or_present.end()) {
-        done = known->second;
-        continue;
-      }
-      fs::path target = dir_ / prefix;
-      struct stat info {};
-      if (::stat(target.c_str(), &info) == 0) {  // a symlink to a directory is a directory here
-        if (!S_ISDIR(info.st_mode)) {
-          throw Error(ErrorKind::Io, "cannot write '" + (dir_ / relative).string() + "': '" +
-                                         target.string() + "' exists and is not a directory");
-        }
-        moved_or_present.emplace(std::move(prefix), false);
-        continue;
-      }
-      if (errno != ENOENT) fail_io("cannot write", target);
-      if (::rename((staging_ / prefix).c_str(), target.c_str()) != 0)
-        fail_io("cannot write", target);
-      moved_or_present.emplace(std::move(prefix), true);
-      done = true;
-    }
-    if (done) continue;
-    fs::path target = dir_ / relative;
-    if (::rename((staging_ / relative).c_str(), target.c_str()) != 0)
-      fail_io("cannot write", target);
-  }
-  // Files the previous run wrote that this one did not: the family changed; remove them (and
-  // directories that become empty) so `--check` agrees afterwards. Never anything else.
-  std::unordered_set<std::string> now(staged_.begin(), staged_.end());
-  for (const auto& old : previous) {
-    if (now.contains(old) || old == "manifest.json" || old.find("..") != std::string::npos)
-      continue;
+void StagedOutput::prune_old_files() const {
+  // Files the previous run wrote (its manifest lists them) that this one did not: the family
+  // changed; remove them and directories that become empty, so `--check` agrees afterwards.
+  // Never anything else. An unreadable old manifest only means nothing is pruned.
+  std::ifstream old(dir_ / "manifest.json", std::ios::binary);
+  if (!old) return;
+  ManifestPaths paths([&](const std::string& path) {
+    if (path == "manifest.json" || path.find("..") != std::string::npos || path.empty() ||
+        path[0] == '/')
+      return;
+    if (present(staging_ / path)) return;  // written again by this run
     std::error_code ec;
-    fs::path path = dir_ / old;
-    if (!fs::is_regular_file(fs::symlink_status(path, ec))) continue;
-    fs::remove(path, ec);
-    for (fs::path parent = path.parent_path(); parent != dir_ && fs::is_empty(parent, ec) && !ec;
+    fs::path target = dir_ / path;
+    if (!fs::is_regular_file(fs::symlink_status(target, ec))) return;
+    fs::remove(target, ec);
+    for (fs::path parent = target.parent_path(); parent != dir_ && fs::is_empty(parent, ec) && !ec;
          parent = parent.parent_path()) {
       fs::remove(parent, ec);
     }
+  });
+  nlohmann::ordered_json::sax_parse(old, &paths, nlohmann::ordered_json::input_format_t::json,
+                                    false);
+}
+
+void StagedOutput::move_into_place(const fs::path& relative_dir) const {
+  // A staged directory DIR does not have moves in one rename (a family written into a new
+  // DIR costs a rename per directory, not per file); where DIR has it, its entries move one
+  // by one, next to what is there.
+  std::error_code ec;
+  for (fs::directory_iterator it(staging_ / relative_dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    fs::path relative = relative_dir / it->path().filename();
+    if (relative == "manifest.json") continue;  // renamed last, by commit
+    fs::path source = staging_ / relative;
+    fs::path target = dir_ / relative;
+    struct stat info {};
+    bool staged_dir = it->is_directory(ec);
+    if (::stat(target.c_str(), &info) == 0) {  // a symlink to a directory is a directory here
+      if (staged_dir) {
+        if (!S_ISDIR(info.st_mode)) {
+          throw Error(ErrorKind::Io, "cannot write '" + target.string() + "/...': '" +
+                                         target.string() + "' exists and is not a directory");
+        }
+        move_into_place(relative);
+        continue;
+      }
+    } else if (errno != ENOENT) {
+      fail_io("cannot write", target);
+    }
+    if (::rename(source.c_str(), target.c_str()) != 0) fail_io("cannot write", target);
   }
-  // Assembled in the staging directory (whose own manifest.json no output path can be) and
-  // renamed into place: readers see the old manifest or the new one.
+  if (ec)
+    throw Error(ErrorKind::Io,
+                "cannot read '" + (staging_ / relative_dir).string() + "': " + ec.message());
+}
+
+void StagedOutput::commit(const std::function<void(const Sink&)>& write_manifest) {
+  // The new manifest is assembled in the staging directory (whose own manifest.json no
+  // output path can be) and renamed into place last.
   fs::path staged_manifest = staging_ / "manifest.json";
   int fd = ::open(staged_manifest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail_io("cannot create", staged_manifest);
@@ -197,84 +251,12 @@ void StagedOutput::commit(
   });
   flush();
   if (::close(fd) != 0) fail_io("cannot write", staged_manifest);
+
+  prune_old_files();
+  move_into_place(fs::path());
   fs::path target = dir_ / "manifest.json";
   if (::rename(staged_manifest.c_str(), target.c_str()) != 0) fail_io("cannot write", target);
   committed_ = true;
-}
-
-ManifestSpool::ManifestSpool(const fs::path& dir) {
-  fd_ = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd_ < 0) {
-    // No unnamed files there (an old kernel or file system): the temporary directory's.
-    std::error_code ec;
-    fs::path tmp = fs::temp_directory_path(ec);
-    if (!ec) fd_ = ::open(tmp.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  }
-  if (fd_ < 0) fail_io("cannot create a temporary file in", dir);
-}
-
-ManifestSpool::~ManifestSpool() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-void ManifestSpool::flush() {
-  const char* data = buffer_.data();
-  std::size_t left = buffer_.size();
-  while (left > 0) {
-    ssize_t n = ::pwrite(fd_, data, left, static_cast<off_t>(written_));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0)
-      fail_io("cannot write the manifest's entries to a temporary file for", "manifest.json");
-    data += n;
-    left -= static_cast<std::size_t>(n);
-    written_ += static_cast<std::uint64_t>(n);
-  }
-  buffer_.clear();
-}
-
-void ManifestSpool::add(std::string path, std::string_view entry_text) {
-  entries_.push_back({std::move(path), written_ + buffer_.size(), entry_text.size()});
-  buffer_ += entry_text;
-  if (buffer_.size() >= (1u << 16)) flush();
-}
-
-void ManifestSpool::write_sorted(std::string_view head,
-                                 const std::function<void(std::string_view)>& sink) {
-  flush();
-  std::sort(entries_.begin(), entries_.end(),
-            [](const Entry& a, const Entry& b) { return a.path < b.path; });
-  sink(head);
-  // Entries are read back through a window of the file: sorted order is usually close to the
-  // order they were written in, so one read serves many entries.
-  constexpr std::uint64_t kWindow = 1u << 16;
-  std::string window;
-  std::uint64_t window_offset = 0;
-  for (std::size_t i = 0; i < entries_.size(); ++i) {
-    const Entry& entry = entries_[i];
-    if (entry.offset < window_offset || entry.offset + entry.size > window_offset + window.size()) {
-      window_offset = entry.offset;
-      window.resize(static_cast<std::size_t>(std::max(kWindow, entry.size)));
-      std::size_t got = 0;
-      while (got < entry.size) {
-        ssize_t n = ::pread(fd_, window.data() + got, window.size() - got,
-                            static_cast<off_t>(window_offset + got));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) fail_io("cannot read back the manifest's entries for", "manifest.json");
-        got += static_cast<std::size_t>(n);
-      }
-      window.resize(got);
-    }
-    sink(manifest_separator(i));
-    sink(std::string_view(window).substr(static_cast<std::size_t>(entry.offset - window_offset),
-                                         static_cast<std::size_t>(entry.size)));
-  }
-  sink(manifest_tail(entries_.size()));
-}
-
-std::string ManifestSpool::text(std::string_view head) {
-  std::string out;
-  write_sorted(head, [&](std::string_view piece) { out += piece; });
-  return out;
 }
 
 void DriftCheck::compare(const std::string& relative, std::string_view content) {

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <filesystem>
 #include <functional>
 #include <mutex>
@@ -16,37 +15,37 @@
 namespace zf::cli {
 
 /// Files written into `DIR/.zeroforge-staging-PID/` first; `commit` moves them into DIR, and
-/// destruction without `commit` removes them (and DIR, if this object created it).
+/// destruction without `commit` removes them (and DIR, if this object created it). Nothing is
+/// kept per file: memory does not grow with the number of configs.
 class StagedOutput {
  public:
+  /// Receives the manifest's text in pieces.
+  using Sink = std::function<void(std::string_view)>;
+
   explicit StagedOutput(std::filesystem::path dir);
   ~StagedOutput();
   StagedOutput(const StagedOutput&) = delete;
   StagedOutput& operator=(const StagedOutput&) = delete;
 
-  /// Stages `content` as `relative` (a checked, `/`-separated path). Safe to call from
-  /// several threads at once.
+  /// Stages `content` as `relative` (a checked, `/`-separated path other than
+  /// `manifest.json`). Safe to call from several threads at once.
   void write(const std::string& relative, std::string_view content);
   /// The staging directory (removed with this object), for scratch files.
   const std::filesystem::path& staging() const noexcept { return staging_; }
-  /// Moves the staged files into place, deletes the files `previous` (the old manifest's
-  /// paths) listed that this run did not write, and writes `manifest.json` last (atomically):
-  /// `write_manifest` is given a sink that takes the manifest's text in pieces.
-  void commit(
-      const std::vector<std::string>& previous,
-      const std::function<void(const std::function<void(std::string_view)>&)>& write_manifest);
+  /// Writes the new manifest (`write_manifest` is given a sink for its text) into the staging
+  /// area; deletes the files the old `DIR/manifest.json` lists that this run did not write
+  /// (and directories that become empty); moves the staged files into place; and renames the
+  /// new manifest into place last, so readers see the old manifest or the new one.
+  void commit(const std::function<void(const Sink&)>& write_manifest);
 
  private:
-  void ensure_parent(const std::filesystem::path& root, const std::string& relative,
-                     std::unordered_set<std::string>& made);
+  void prune_old_files() const;
+  void move_into_place(const std::filesystem::path& relative_dir) const;
 
   std::filesystem::path dir_;
   std::filesystem::path staging_;
   bool created_dir_ = false;
   bool committed_ = false;
-  std::mutex mutex_;  // guards staged_ and staged_dirs_ while configs are written in parallel
-  std::vector<std::string> staged_;
-  std::unordered_set<std::string> staged_dirs_;
 };
 
 /// What `--check` found: files missing, different, or not produced by the family.
@@ -71,40 +70,6 @@ class DriftCheck {
   std::mutex mutex_;
   std::unordered_set<std::string> expected_;
   Drift drift_;
-};
-
-/// Manifest entries held in an unnamed file until the manifest is written, so that memory does
-/// not grow with the number of configs: only each entry's path and place in the file stay.
-class ManifestSpool {
- public:
-  /// The file is created in `dir` (or the system's temporary directory when `dir` cannot
-  /// hold unnamed files) and disappears with this object.
-  explicit ManifestSpool(const std::filesystem::path& dir);
-  ~ManifestSpool();
-  ManifestSpool(const ManifestSpool&) = delete;
-  ManifestSpool& operator=(const ManifestSpool&) = delete;
-
-  /// Keeps the text of the entry for `path` (zf::manifest_entry_text).
-  void add(std::string path, std::string_view entry_text);
-  std::size_t size() const noexcept { return entries_.size(); }
-  /// Passes `head`, the entries in path order with their separators, and the tail to `sink`,
-  /// in pieces: the whole manifest (see zf::manifest_head).
-  void write_sorted(std::string_view head, const std::function<void(std::string_view)>& sink);
-  /// The same as one string.
-  std::string text(std::string_view head);
-
- private:
-  struct Entry {
-    std::string path;
-    std::uint64_t offset;
-    std::uint64_t size;
-  };
-  void flush();
-
-  int fd_ = -1;
-  std::uint64_t written_ = 0;  // bytes in the file
-  std::string buffer_;         // bytes not yet in the file
-  std::deque<Entry> entries_;
 };
 
 /// The contents of `path`, or nullopt-like false when it cannot be read as a regular file.

@@ -172,7 +172,8 @@ struct Family {
   /// The values contract ("deepspeed"), when the template's directory does not declare one.
   std::string contract;
   /// The output path pattern, a template over the variant's values plus `tier`, `family` and
-  /// `variant`; the default is `{{ tier }}/{{ variant }}.json` (`{{ variant }}.json` without tiers).
+  /// `variant`; the default is `{{ tier }}/{{ variant }}.json` (`{{ variant }}.json` without
+  /// tiers).
   std::string output = "{% if tier %}{{ tier }}/{% endif %}{{ variant }}.json";
   /// Base values of every config.
   nlohmann::ordered_json values = nlohmann::ordered_json::object();
@@ -226,12 +227,13 @@ struct Variant {
 };
 
 /// A family expanded against its tiers: the ordered variants, and the values of each on demand.
-/// Variants are kept as positions in the axis product (or include entries) and made when asked
-/// for, so generating N configs keeps N small records, never N choices or value trees.
+/// Variants are kept as runs of consecutive positions in the axis product (or include entries)
+/// and made when asked for: without excludes a tier is one run, so generating N configs keeps
+/// neither N records nor N choices or value trees.
 class Expansion {
  public:
   /// How many variants there are.
-  std::size_t size() const noexcept { return members_.size(); }
+  std::size_t size() const noexcept { return size_; }
   /// Variant `index` (< size()) in order: tier by tier (family order), the axis product (first
   /// axis slowest, excludes removed), then the include entries.
   Variant variant(std::size_t index) const;
@@ -257,8 +259,16 @@ class Expansion {
     std::size_t include;
     std::size_t product;
   };
-  friend Expansion expand_family(Family, std::vector<Tier>, std::vector<Layer>,
-                                 std::vector<Layer>);
+  // Variants first ... first + length - 1: `member` and the product positions after it
+  // (length 1 for an include entry).
+  struct Run {
+    std::size_t first;
+    std::size_t length;
+    Member member;
+  };
+  void add_member(const Member& member);
+  Member member(std::size_t index) const;
+  friend Expansion expand_family(Family, std::vector<Tier>, std::vector<Layer>, std::vector<Layer>);
   friend class VariantValues;
   std::vector<Layer> variant_layers(const Variant& variant) const;
   std::vector<Layer> tier_layers(std::size_t tier) const;
@@ -267,7 +277,8 @@ class Expansion {
   std::vector<Tier> tiers_;
   std::vector<Layer> defaults_;
   std::vector<Layer> overrides_;
-  std::vector<Member> members_;
+  std::vector<Run> runs_;
+  std::size_t size_ = 0;
   // The merged values below the variant layer, one per tier (or one without tiers).
   std::vector<nlohmann::ordered_json> base_by_tier_;
 };
@@ -323,7 +334,8 @@ class VariantValues {
 /// pointer when the tiers do not match Family::tiers or the family expands to nothing.
 ///
 ///     auto expansion = zf::expand_family(family, tiers, defaults.layers, {});
-///     for (std::size_t i = 0; i < expansion.size(); ++i) render(expansion.merged(expansion.variant(i)));
+///     for (std::size_t i = 0; i < expansion.size(); ++i)
+///     render(expansion.merged(expansion.variant(i)));
 Expansion expand_family(Family family, std::vector<Tier> tiers,
                         std::vector<Layer> template_defaults, std::vector<Layer> overrides);
 

@@ -3,6 +3,8 @@
 // layered values of one variant, built on demand so memory does not grow with the variant count.
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "zeroforge/family.hpp"
@@ -84,11 +86,15 @@ std::vector<Layer> Expansion::tier_layers(std::size_t tier) const {
     const Tier& t = tiers_[tier];
     layers.push_back(Layer{{LayerKind::Tier, t.file}, t.values, t.file, "", ""});
   }
-  layers.push_back(Layer{{LayerKind::Family, family_.file}, family_.values, family_.file, "/values", ""});
+  layers.push_back(
+      Layer{{LayerKind::Family, family_.file}, family_.values, family_.file, "/values", ""});
   if (tier != Variant::npos && !family_.tiers[tier].values.empty()) {
     std::string pointer = "/tiers/" + std::to_string(tier) + "/values";
     layers.push_back(Layer{{LayerKind::Family, family_.file + " " + pointer},
-                           family_.tiers[tier].values, family_.file, pointer, ""});
+                           family_.tiers[tier].values,
+                           family_.file,
+                           pointer,
+                           ""});
   }
   return layers;
 }
@@ -98,16 +104,20 @@ std::vector<Layer> Expansion::variant_layers(const Variant& variant) const {
   if (variant.include != Variant::npos) {
     std::string pointer = "/include/" + std::to_string(variant.include);
     layers.push_back(Layer{{LayerKind::Variant, family_.file + " " + pointer},
-                           expand_dotted_keys(variant.choice), family_.file, pointer, ""});
+                           expand_dotted_keys(variant.choice),
+                           family_.file,
+                           pointer,
+                           ""});
     return layers;
   }
   for (std::size_t a = 0; a < family_.axes.size(); ++a) {
     const Axis& axis = family_.axes[a];
     std::size_t index = variant.axis_index[a];
-    std::string pointer =
-        "/axes/" + escape_pointer_segment(axis.key) + "/" + std::to_string(index);
+    std::string pointer = "/axes/" + escape_pointer_segment(axis.key) + "/" + std::to_string(index);
     layers.push_back(Layer{{LayerKind::Variant, family_.file + " " + pointer},
-                           nest(axis.key, axis.values[index]), family_.file, pointer,
+                           nest(axis.key, axis.values[index]),
+                           family_.file,
+                           pointer,
                            value_pointer_of(axis.key)});
   }
   return layers;
@@ -191,7 +201,8 @@ void VariantValues::load(const Variant& variant) {
   if (variant.include != Variant::npos) {
     apply(include_patches_[variant.include]);
   } else {
-    for (std::size_t a = 0; a < axis_patches_.size(); ++a) apply(axis_patches_[a][variant.axis_index[a]]);
+    for (std::size_t a = 0; a < axis_patches_.size(); ++a)
+      apply(axis_patches_[a][variant.axis_index[a]]);
   }
   for (const auto& layer : expansion_.overrides_) apply(layer.values);
 }
@@ -210,8 +221,34 @@ Value VariantValues::value() const {
   return Value(std::move(dict));
 }
 
+void Expansion::add_member(const Member& member) {
+  if (!runs_.empty()) {
+    Run& last = runs_.back();
+    if (member.include == Variant::npos && last.member.include == Variant::npos &&
+        last.member.tier == member.tier && last.member.product + last.length == member.product) {
+      ++last.length;
+      ++size_;
+      return;
+    }
+  }
+  runs_.push_back({size_, 1, member});
+  ++size_;
+}
+
+Expansion::Member Expansion::member(std::size_t index) const {
+  if (index >= size_)
+    throw std::out_of_range("Expansion::variant: index " + std::to_string(index) + " of " +
+                            std::to_string(size_));
+  auto run = std::upper_bound(runs_.begin(), runs_.end(), index,
+                              [](std::size_t i, const Run& r) { return i < r.first; });
+  --run;
+  Member found = run->member;
+  found.product += index - run->first;
+  return found;
+}
+
 Variant Expansion::variant(std::size_t index) const {
-  const Member& member = members_.at(index);
+  const Member member = this->member(index);
   Variant variant;
   variant.tier = member.tier;
   variant.include = member.include;
@@ -242,8 +279,8 @@ Variant Expansion::variant(std::size_t index) const {
 
 std::vector<Variant> Expansion::variants() const {
   std::vector<Variant> all;
-  all.reserve(members_.size());
-  for (std::size_t i = 0; i < members_.size(); ++i) all.push_back(variant(i));
+  all.reserve(size_);
+  for (std::size_t i = 0; i < size_; ++i) all.push_back(variant(i));
   return all;
 }
 
@@ -252,9 +289,11 @@ Expansion expand_family(Family family, std::vector<Tier> tiers,
   auto fail = [&](const std::string& pointer, const std::string& message) {
     throw Error(ErrorKind::Values, message, family.file, pointer);
   };
-  if (tiers.size() != family.tiers.size()) fail("/tiers", "internal: tiers do not match the family");
+  if (tiers.size() != family.tiers.size())
+    fail("/tiers", "internal: tiers do not match the family");
   for (std::size_t i = 0; i < tiers.size(); ++i) {
-    if (tiers[i].name != family.tiers[i].name) fail("/tiers/" + std::to_string(i), "internal: tier mismatch");
+    if (tiers[i].name != family.tiers[i].name)
+      fail("/tiers/" + std::to_string(i), "internal: tier mismatch");
   }
 
   Expansion expansion;
@@ -275,7 +314,8 @@ Expansion expand_family(Family family, std::vector<Tier> tiers,
       if (key != "tier") {
         auto it = std::find_if(family.axes.begin(), family.axes.end(),
                                [&](const Axis& a) { return a.key == key; });
-        if (it == family.axes.end()) fail("/exclude/" + std::to_string(e), "'" + key + "' is not an axis");
+        if (it == family.axes.end())
+          fail("/exclude/" + std::to_string(e), "'" + key + "' is not an axis");
         axis = static_cast<std::size_t>(it - family.axes.begin());
       }
       terms.emplace_back(axis, &value);
@@ -293,7 +333,8 @@ Expansion expand_family(Family family, std::vector<Tier> tiers,
       bool excluded = false;
       for (std::size_t e = 0; e < excludes.size(); ++e) {
         bool match = std::all_of(excludes[e].begin(), excludes[e].end(), [&](const auto& term) {
-          const Json& chosen = term.first == kTier ? tier_name : family.axes[term.first].values[index[term.first]];
+          const Json& chosen =
+              term.first == kTier ? tier_name : family.axes[term.first].values[index[term.first]];
           return chosen == *term.second;
         });
         if (match) {
@@ -301,7 +342,7 @@ Expansion expand_family(Family family, std::vector<Tier> tiers,
           excluded = true;
         }
       }
-      if (!excluded) expansion.members_.push_back({tier, Variant::npos, position});
+      if (!excluded) expansion.add_member({tier, Variant::npos, position});
       ++position;
       std::size_t a = family.axes.size();
       while (a > 0 && ++index[a - 1] == family.axes[a - 1].values.size()) index[--a] = 0;
@@ -310,13 +351,13 @@ Expansion expand_family(Family family, std::vector<Tier> tiers,
     for (std::size_t i = 0; i < family.include.size(); ++i) {
       const Json& entry = family.include[i];
       if (auto it = entry.find("tier"); it != entry.end() && *it != tier_name) continue;
-      expansion.members_.push_back({tier, i, 0});
+      expansion.add_member({tier, i, 0});
     }
   }
   for (std::size_t e = 0; e < exclude_used.size(); ++e) {
     if (!exclude_used[e]) fail("/exclude/" + std::to_string(e), "this exclude matches no variant");
   }
-  if (expansion.members_.empty()) fail("/exclude", "the family expands to no variants");
+  if (expansion.size_ == 0) fail("/exclude", "the family expands to no variants");
 
   expansion.family_ = std::move(family);
   expansion.tiers_ = std::move(tiers);
