@@ -30,16 +30,19 @@ constexpr int kEntryIndent = 4;
 }  // namespace
 
 Json facts_to_json(const DeepSpeedFacts& facts) {
+  // Appended in place: the keys are distinct, so the per-key search of operator[] is not needed.
   Json json = Json::object();
-  json["world_size"] = facts.world_size;
-  json["stage"] = facts.stage;
-  json["precision"] = facts.precision;
-  json["offload_optimizer"] = facts.offload_optimizer;
-  json["offload_param"] = facts.offload_param;
-  json["hf_auto"] = facts.hf_auto;
-  json["micro_batch_size"] = facts.micro_batch_size;
-  json["gradient_accumulation"] = facts.gradient_accumulation;
-  json["train_batch_size"] = facts.train_batch_size;
+  auto& members = json.get_ref<Json::object_t&>();
+  members.reserve(9);
+  members.emplace_back("world_size", facts.world_size);
+  members.emplace_back("stage", facts.stage);
+  members.emplace_back("precision", facts.precision);
+  members.emplace_back("offload_optimizer", facts.offload_optimizer);
+  members.emplace_back("offload_param", facts.offload_param);
+  members.emplace_back("hf_auto", facts.hf_auto);
+  members.emplace_back("micro_batch_size", facts.micro_batch_size);
+  members.emplace_back("gradient_accumulation", facts.gradient_accumulation);
+  members.emplace_back("train_batch_size", facts.train_batch_size);
   return json;
 }
 
@@ -70,21 +73,26 @@ std::string manifest_head(std::string_view zeroforge_version, const Family& fami
 
 std::string manifest_entry_text(const ManifestEntry& entry) {
   std::string out(kEntryIndent, ' ');
-  bool plain = std::none_of(entry.facts.items().begin(), entry.facts.items().end(), [](const auto& item) {
-    const std::string& key = item.key();
-    return key == "path" || key == "tier" || key == "variant" || key == "sha256" || key == "plugins";
-  });
+  bool plain =
+      std::none_of(entry.facts.items().begin(), entry.facts.items().end(), [](const auto& item) {
+        const std::string& key = item.key();
+        return key == "path" || key == "tier" || key == "variant" || key == "sha256" ||
+               key == "plugins";
+      });
   if (!plain) {  // a fact that shadows an entry field: let the JSON object decide the order
     detail::append_json(out, entry_json(entry), kEntryIndent);
     return out;
   }
   // The same text as append_json(entry_json(entry)), without building the object.
-  const std::string field = ",\n      \"";
+  constexpr std::string_view field = ",\n      \"";
+  out.reserve(512);
   out += "{\n      \"path\": ";
   detail::append_json_string(out, entry.path);
-  out += field + "tier\": ";
+  out += field;
+  out += "tier\": ";
   detail::append_json_string(out, entry.tier);
-  out += field + "variant\": ";
+  out += field;
+  out += "variant\": ";
   detail::append_json(out, entry.variant, kEntryIndent + 2);
   for (const auto& [key, value] : entry.facts.items()) {
     out += ",\n      ";
@@ -92,10 +100,12 @@ std::string manifest_entry_text(const ManifestEntry& entry) {
     out += ": ";
     detail::append_json(out, value, kEntryIndent + 2);
   }
-  out += field + "sha256\": ";
+  out += field;
+  out += "sha256\": ";
   detail::append_json_string(out, entry.sha256);
   if (!entry.plugins.empty()) {
-    out += field + "plugins\": ";
+    out += field;
+    out += "plugins\": ";
     detail::append_json(out, entry.plugins, kEntryIndent + 2);
   }
   out += "\n    }";
@@ -104,7 +114,9 @@ std::string manifest_entry_text(const ManifestEntry& entry) {
 
 std::string_view manifest_separator(std::size_t index) { return index == 0 ? "\n" : ",\n"; }
 
-std::string_view manifest_tail(std::size_t entries) { return entries == 0 ? "]\n}\n" : "\n  ]\n}\n"; }
+std::string_view manifest_tail(std::size_t entries) {
+  return entries == 0 ? "]\n}\n" : "\n  ]\n}\n";
+}
 
 std::vector<std::string> manifest_paths(const Json& manifest) {
   std::vector<std::string> paths;
@@ -133,11 +145,13 @@ std::string check_output_path(std::string_view rendered, const Family& family) {
   std::size_t start = 0;
   while (start <= text.size()) {
     auto slash = text.find('/', start);
-    std::string_view segment = text.substr(start, slash == std::string_view::npos ? slash : slash - start);
+    std::string_view segment =
+        text.substr(start, slash == std::string_view::npos ? slash : slash - start);
     if (segment.empty() || segment == "." || segment == "..") {
       fail("has an empty, '.' or '..' segment");
     }
-    if (segment.find('\\') != std::string_view::npos || segment.find('\0') != std::string_view::npos) {
+    if (segment.find('\\') != std::string_view::npos ||
+        segment.find('\0') != std::string_view::npos) {
       fail("contains a backslash or NUL");
     }
     if (!out.empty()) out += '/';

@@ -49,6 +49,50 @@ TEST(JsonWriterTest, EscapesStrings) {
   EXPECT_EQ(to_json_text(json), "{\n  \"s\": \"a\\\"b\\\\c\\n\\u0001é\"\n}\n");
 }
 
+TEST(JsonWriterTest, EscapesEveryCharacterThatNeedsItAtEveryPosition) {
+  // The writer skips plain text 8 bytes at a time: put each character that needs an escape
+  // (and some that do not) at every offset of strings up to 40 bytes long.
+  auto reference = [](const std::string& s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+      if (c == '"') {
+        out += "\\\"";
+      } else if (c == '\\') {
+        out += "\\\\";
+      } else if (c == '\n') {
+        out += "\\n";
+      } else if (c == '\r') {
+        out += "\\r";
+      } else if (c == '\t') {
+        out += "\\t";
+      } else if (c == '\b') {
+        out += "\\b";
+      } else if (c == '\f') {
+        out += "\\f";
+      } else if (c < 0x20) {
+        const char* hex = "0123456789abcdef";
+        out += "\\u00";
+        out += hex[c >> 4];
+        out += hex[c & 15];
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+    return out + "\"";
+  };
+  const std::string specials[] = {"\"", "\\", "\n", "\x01", "\x1f",    "\x7f",
+                                  " ",  "!",  "#",  "[",    "\xc3\xa9"};
+  for (std::size_t length = 0; length <= 40; ++length) {
+    for (std::size_t at = 0; at <= length; ++at) {
+      for (const auto& special : specials) {
+        std::string s = std::string(at, 'a') + special + std::string(length - at, 'b');
+        nlohmann::ordered_json json = s;
+        ASSERT_EQ(to_json_text(json), reference(s) + "\n") << "length " << length << ", at " << at;
+      }
+    }
+  }
+}
+
 TEST(JsonWriterTest, RoundTripsThroughTheReader) {
   std::string text = "{\n  \"a\": [\n    1,\n    2.5,\n    3e-7\n  ],\n  \"b\": {}\n}\n";
   EXPECT_EQ(to_json_text(parse_json_text(text, "x")), text);
@@ -61,7 +105,8 @@ TEST(AtomicFileTest, WritesAndReplacesWithoutLeavingTemporaries) {
   write_file_atomically(path, "two");
   EXPECT_EQ(read_file(path), "two");
   std::size_t files = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path() / "sub")) ++files;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path() / "sub"))
+    ++files;
   EXPECT_EQ(files, 1u);
 }
 
@@ -73,7 +118,9 @@ TEST(AtomicFileTest, FailureNamesTheFileAndLeavesNothing) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Io);
-    EXPECT_NE(std::string(e.what()).find("cannot write '" + (blocker / "child.json").string() + "'"), std::string::npos);
+    EXPECT_NE(
+        std::string(e.what()).find("cannot write '" + (blocker / "child.json").string() + "'"),
+        std::string::npos);
   }
   EXPECT_EQ(read_file(blocker), "x");
 }
@@ -83,7 +130,8 @@ TEST(AtomicFileTest, ReadingAMissingFileNamesIt) {
     read_file("/nonexistent/zf.json");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "error: cannot read '/nonexistent/zf.json': No such file or directory");
+    EXPECT_EQ(std::string(e.what()),
+              "error: cannot read '/nonexistent/zf.json': No such file or directory");
   }
 }
 
