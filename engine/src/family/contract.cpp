@@ -5,16 +5,25 @@
 #include <array>
 #include <cmath>
 #include <string_view>
+#include <unordered_map>
 
-#include "zeroforge/family.hpp"
 #include "text_helpers.hpp"
+#include "zeroforge/family.hpp"
 
 namespace zf {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-enum class Type { Bool, PositiveInt, NonNegativeInt, PositiveNumber, NonNegativeNumber, String, Any };
+enum class Type {
+  Bool,
+  PositiveInt,
+  NonNegativeInt,
+  PositiveNumber,
+  NonNegativeNumber,
+  String,
+  Any
+};
 
 struct Field {
   std::string_view key;
@@ -51,13 +60,17 @@ constexpr std::array kOffloadFields = {
     Field{"param_max_in_cpu", Type::NonNegativeInt},
 };
 constexpr std::array kAioFields = {
-    Field{"block_size", Type::PositiveInt},          Field{"queue_depth", Type::PositiveInt},
-    Field{"intra_op_parallelism", Type::PositiveInt}, Field{"single_submit", Type::Bool},
+    Field{"block_size", Type::PositiveInt},
+    Field{"queue_depth", Type::PositiveInt},
+    Field{"intra_op_parallelism", Type::PositiveInt},
+    Field{"single_submit", Type::Bool},
     Field{"overlap_events", Type::Bool},
 };
 constexpr std::array kOptimizerFields = {
-    Field{"type", Type::String},        Field{"lr", Type::PositiveNumber},
-    Field{"betas", Type::Any},          Field{"eps", Type::PositiveNumber},
+    Field{"type", Type::String},
+    Field{"lr", Type::PositiveNumber},
+    Field{"betas", Type::Any},
+    Field{"eps", Type::PositiveNumber},
     Field{"weight_decay", Type::NonNegativeNumber},
 };
 constexpr std::array kSchedulerFields = {
@@ -199,17 +212,22 @@ class Checker {
   const Json* require(std::string_view key) {
     auto it = values_.find(key);
     if (it == values_.end()) {
-      fail("/" + std::string(key), "missing value '" + std::string(key) +
-                                       "' (the template defaults were not applied?)");
+      fail("/" + std::string(key),
+           "missing value '" + std::string(key) + "' (the template defaults were not applied?)");
       return nullptr;
     }
     return &*it;
   }
 
   void check_names() {
+    // Values carry other keys too (tier facts, the family's own names): each distinct key's
+    // verdict is worked out once per thread, not once per variant.
+    thread_local std::unordered_map<std::string, std::string> guesses;
     for (const auto& [key, value] : values_.items()) {
       if (std::find(kKnownNames.begin(), kKnownNames.end(), key) != kKnownNames.end()) continue;
-      std::string guess = closest(key, kKnownNames);
+      auto known = guesses.find(key);
+      if (known == guesses.end()) known = guesses.emplace(key, closest(key, kKnownNames)).first;
+      const std::string& guess = known->second;
       if (!guess.empty()) {
         fail("/" + escape_pointer_segment(key),
              "unknown value '" + key + "'; did you mean '" + guess + "'?");
@@ -221,14 +239,15 @@ class Checker {
                   std::string* out) {
     const Json* v = require(key);
     if (v == nullptr) return;
-    std::string list;
-    for (auto a : allowed) list += (list.empty() ? "" : "|") + std::string(a);
-    if (v->is_string() &&
-        std::find(allowed.begin(), allowed.end(), v->get<std::string>()) != allowed.end()) {
+    if (v->is_string() && std::find(allowed.begin(), allowed.end(),
+                                    v->get_ref<const std::string&>()) != allowed.end()) {
       if (out) *out = v->get<std::string>();
       return;
     }
-    fail("/" + std::string(key), std::string(key) + " must be one of " + list + ", got " + shown(*v));
+    std::string list;
+    for (auto a : allowed) list += (list.empty() ? "" : "|") + std::string(a);
+    fail("/" + std::string(key),
+         std::string(key) + " must be one of " + list + ", got " + shown(*v));
   }
 
   void check_enums() {
@@ -265,21 +284,27 @@ class Checker {
       return false;
     };
     switch (type) {
-      case Type::Bool: return v.is_boolean() || bad("true or false");
-      case Type::PositiveInt: return (is_integral(v) && as_int(v) > 0) || bad("an integer > 0");
-      case Type::NonNegativeInt: return (is_integral(v) && as_int(v) >= 0) || bad("an integer >= 0");
-      case Type::PositiveNumber: return (v.is_number() && v.get<double>() > 0) || bad("a number > 0");
+      case Type::Bool:
+        return v.is_boolean() || bad("true or false");
+      case Type::PositiveInt:
+        return (is_integral(v) && as_int(v) > 0) || bad("an integer > 0");
+      case Type::NonNegativeInt:
+        return (is_integral(v) && as_int(v) >= 0) || bad("an integer >= 0");
+      case Type::PositiveNumber:
+        return (v.is_number() && v.get<double>() > 0) || bad("a number > 0");
       case Type::NonNegativeNumber:
         return (v.is_number() && v.get<double>() >= 0) || bad("a number >= 0");
       case Type::String:
         return (v.is_string() && !v.get<std::string>().empty()) || bad("a non-empty string");
-      case Type::Any: return true;
+      case Type::Any:
+        return true;
     }
     return true;
   }
 
   void check_scalar(std::string_view key, Type type, bool nullable = false) {
-    if (const Json* v = require(key)) check_type_at([&] { return "/" + std::string(key); }, *v, type, nullable);
+    if (const Json* v = require(key))
+      check_type_at([&] { return "/" + std::string(key); }, *v, type, nullable);
   }
 
   void check_sizes() {
@@ -309,16 +334,16 @@ class Checker {
     std::string base = "/" + std::string(key);
     if (nullable && section->is_null()) return false;
     if (!section->is_object()) {
-      fail(base, std::string(key) + " must be an object" + (nullable ? " or null" : "") +
-                     ", got " + shown(*section));
+      fail(base, std::string(key) + " must be an object" + (nullable ? " or null" : "") + ", got " +
+                     shown(*section));
       return false;
     }
     std::array<std::string_view, N> names{};
     for (std::size_t i = 0; i < N; ++i) names[i] = fields[i].key;
     for (const auto& [name, value] : section->items()) {
       auto pointer = [&] { return base + "/" + escape_pointer_segment(name); };
-      auto field = std::find_if(fields.begin(), fields.end(),
-                                [&](const Field& f) { return f.key == name; });
+      auto field =
+          std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.key == name; });
       if (field == fields.end()) {
         std::string guess = closest(name, names);
         fail(pointer(), "unknown key '" + name + "' in " + std::string(key) +
@@ -343,7 +368,8 @@ class Checker {
       if (type != "Adam" && type != "AdamW") {
         fail("/optimizer/type",
              "optimizer.type must be Adam or AdamW (the optimizers DeepSpeed runs under ZeRO "
-             "without zero_allow_untested_optimizer and with offload), got " + shown(*it));
+             "without zero_allow_untested_optimizer and with offload), got " +
+                 shown(*it));
       }
     }
     if (auto it = optimizer.find("betas"); it != optimizer.end()) {
@@ -351,7 +377,9 @@ class Checker {
                 std::all_of(it->begin(), it->end(), [](const Json& b) {
                   return b.is_number() && b.get<double>() >= 0 && b.get<double>() < 1;
                 });
-      if (!ok) fail("/optimizer/betas", "optimizer.betas must be two numbers in [0, 1), got " + shown(*it));
+      if (!ok)
+        fail("/optimizer/betas",
+             "optimizer.betas must be two numbers in [0, 1), got " + shown(*it));
     }
   }
 
@@ -366,7 +394,8 @@ class Checker {
       return;
     }
     for (auto required : {"warmup_min_lr", "warmup_num_steps"}) {
-      if (!scheduler.contains(required)) fail("/scheduler", std::string("scheduler needs '") + required + "'");
+      if (!scheduler.contains(required))
+        fail("/scheduler", std::string("scheduler needs '") + required + "'");
     }
     if (type == "WarmupDecayLR" && !scheduler.contains("total_num_steps")) {
       fail("/scheduler", "scheduler.type WarmupDecayLR needs scheduler.total_num_steps");
@@ -376,7 +405,8 @@ class Checker {
     }
     const Json* optimizer = find("/optimizer");
     if (!scheduler.contains("warmup_max_lr") && (optimizer == nullptr || optimizer->is_null())) {
-      fail("/scheduler", "scheduler needs warmup_max_lr when there is no optimizer to take lr from");
+      fail("/scheduler",
+           "scheduler needs warmup_max_lr when there is no optimizer to take lr from");
     }
   }
 
@@ -436,8 +466,8 @@ class Checker {
     const Json* path = find("/nvme_path");
     bool has_path = path != nullptr && path->is_string();
     for (const char* key : {"offload_optimizer", "offload_param"}) {
-      std::string device = key == std::string_view("offload_optimizer") ? f.offload_optimizer
-                                                                       : f.offload_param;
+      std::string device =
+          key == std::string_view("offload_optimizer") ? f.offload_optimizer : f.offload_param;
       if (device == "nvme" && !has_path) {
         fail(std::string("/") + key, std::string(key) +
                                          "=nvme needs nvme_path (the directory on the NVMe "
@@ -445,8 +475,8 @@ class Checker {
       }
     }
     const Json* round_robin = find("/zero/round_robin_gradients");
-    if (round_robin && round_robin->is_boolean() && round_robin->get<bool>() &&
-        f.stage != 1 && f.stage != 2) {
+    if (round_robin && round_robin->is_boolean() && round_robin->get<bool>() && f.stage != 1 &&
+        f.stage != 2) {
       fail("/zero/round_robin_gradients",
            "zero.round_robin_gradients takes effect only at ZeRO stages 1-2, but " + stage +
                "; DeepSpeed would silently ignore it");
