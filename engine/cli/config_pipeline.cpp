@@ -123,7 +123,7 @@ void ConfigMaker::make(ConfigJob& job) const {
   std::string text = to_json_text(config);
   job.entry.sha256 = sha256_hex(text);
   if (drift) {
-    drift->compare(job.entry.path, text);
+    job.drift = drift->compare(job.entry.path, text);
   } else {
     staged->write(job.entry.path, text);
   }

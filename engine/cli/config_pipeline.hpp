@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "drift_check.hpp"
 #include "family_inputs.hpp"
 #include "output_dir.hpp"
 #include "problem_log.hpp"
@@ -30,8 +31,9 @@ struct ConfigJob {
   nlohmann::ordered_json merged;   ///< with plugins: the values the output hooks see
   // Results:
   std::vector<Finding> findings;
-  std::string entry_text;      ///< the manifest entry; empty when the validator refused the config
-  std::exception_ptr failure;  ///< a RenderFailure, or whatever else went wrong
+  std::string entry_text;  ///< the manifest entry; empty when the validator refused the config
+  DriftStatus drift = DriftStatus::Same;  ///< with --check: how DIR's file compares
+  std::exception_ptr failure;             ///< a RenderFailure, or whatever else went wrong
 };
 
 /// A template error while rendering one config: reported with the variant that hit it.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -14,6 +15,7 @@
 #include "common_options.hpp"
 #include "config_pipeline.hpp"
 #include "diagnostic_printer.hpp"
+#include "drift_check.hpp"
 #include "family_inputs.hpp"
 #include "manifest_spool.hpp"
 #include "output_dir.hpp"
@@ -48,7 +50,9 @@ void report_shared_paths(ManifestSpool& manifest, const Expansion& expansion,
   std::string last_path;
   std::uint64_t last_variant = 0;
   bool first = true;
-  manifest.merge([&](std::string_view path, std::uint64_t variant, std::string_view) {
+  manifest.merge([&](const SpoolEntry& entry) {
+    std::string_view path = entry.path;
+    std::uint64_t variant = entry.variant;
     if (!first && path == last_path) {
       problems.add(Error(ErrorKind::Values,
                          "writes \"" + std::string(path) + "\", the same output path as variant '" +
@@ -62,6 +66,59 @@ void report_shared_paths(ManifestSpool& manifest, const Expansion& expansion,
     last_path.assign(path);
     last_variant = variant;
   });
+}
+
+// `--check`'s report: every missing file, then every changed one, then every extra one, each
+// in path order (manifest.json among them), one merge of the entries per list.
+int report_drift(const DriftCheck& drift, ManifestSpool& manifest,
+                 const std::function<void(const DriftCheck::Sink&)>& write_manifest,
+                 const std::string& dir, const Family& family) {
+  constexpr std::string_view kManifest = "manifest.json";
+  const DriftStatus manifest_status = drift.compare_manifest(write_manifest);
+  std::size_t counts[3] = {0, 0, 0};
+  for (DriftStatus kind : {DriftStatus::Missing, DriftStatus::Changed}) {
+    const char* word = kind == DriftStatus::Missing ? "missing" : "changed";
+    auto report = [&](std::string_view path) {
+      std::cout << dir << '/' << path << ": " << word << '\n';
+      ++counts[static_cast<int>(kind)];
+    };
+    bool manifest_done = manifest_status != kind;
+    manifest.merge([&](const SpoolEntry& entry) {
+      if (!manifest_done && kManifest < entry.path) {
+        report(kManifest);
+        manifest_done = true;
+      }
+      if (entry.tag == static_cast<std::uint32_t>(kind)) report(entry.path);
+    });
+    if (!manifest_done) report(kManifest);
+  }
+  std::size_t extra = 0;
+  drift.extras(
+      [&](const std::function<void(std::string_view)>& expect) {
+        bool manifest_done = false;
+        manifest.merge([&](const SpoolEntry& entry) {
+          if (!manifest_done && kManifest < entry.path) {
+            expect(kManifest);
+            manifest_done = true;
+          }
+          expect(entry.path);
+        });
+        if (!manifest_done) expect(kManifest);
+      },
+      [&](const std::string& path) {
+        std::cout << dir << '/' << path << ": extra\n";
+        ++extra;
+      });
+  std::size_t missing = counts[1], changed = counts[2];
+  if (missing + changed + extra > 0) {
+    std::cerr << "zeroforge: " << dir << " differs from family '" << family.name << "' (" << missing
+              << " missing, " << changed << " changed, " << extra
+              << " extra); run zeroforge generate without --check to update it\n";
+    return kFindings;
+  }
+  std::cout << "zeroforge: " << dir << " is up to date (" << manifest.size()
+            << " configs of family '" << family.name << "')\n";
+  return kSuccess;
 }
 
 int print_help(const po::options_description& options) {
@@ -172,7 +229,8 @@ int run_generate(const std::vector<std::string>& args) {
       for (auto& finding : job.findings) findings.push_back(std::move(finding));
       // Configs the validator refused are listed too (with no text), so that a path two
       // variants share is reported even then; with refusals nothing is written anyway.
-      manifest.add(job.entry.path, job.index, job.entry_text);
+      manifest.add(
+          {job.entry.path, job.index, static_cast<std::uint32_t>(job.drift), job.entry_text});
     }
     std::swap(batch, next_batch);
   }
@@ -202,31 +260,13 @@ int run_generate(const std::vector<std::string>& args) {
   auto write_manifest = [&](const StagedOutput::Sink& sink) {
     sink(manifest_head(ZEROFORGE_VERSION, family));
     std::size_t i = 0;
-    manifest.merge([&](std::string_view, std::uint64_t, std::string_view entry_text) {
+    manifest.merge([&](const SpoolEntry& entry) {
       sink(manifest_separator(i++));
-      sink(entry_text);
+      sink(entry.text);
     });
     sink(manifest_tail(count));
   };
-  if (drift) {
-    std::string manifest_text;
-    write_manifest([&](std::string_view piece) { manifest_text += piece; });
-    Drift found = drift->finish(manifest_text);
-    std::string dir = opt.output;
-    for (const auto& path : found.missing) std::cout << dir << '/' << path << ": missing\n";
-    for (const auto& path : found.changed) std::cout << dir << '/' << path << ": changed\n";
-    for (const auto& path : found.extra) std::cout << dir << '/' << path << ": extra\n";
-    if (!found.empty()) {
-      std::cerr << "zeroforge: " << dir << " differs from family '" << family.name << "' ("
-                << found.missing.size() << " missing, " << found.changed.size() << " changed, "
-                << found.extra.size() << " extra); run zeroforge generate without --check to "
-                << "update it\n";
-      return kFindings;
-    }
-    std::cout << "zeroforge: " << dir << " is up to date (" << count << " configs of family '"
-              << family.name << "')\n";
-    return kSuccess;
-  }
+  if (drift) return report_drift(*drift, manifest, write_manifest, opt.output, family);
   staged->commit(write_manifest);
   std::cout << "zeroforge: wrote " << count << " configs of family '" << family.name << "' to "
             << opt.output << " (index: " << (fs::path(opt.output) / "manifest.json").string()

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // ManifestSpool (see manifest_spool.hpp): sorted runs in an unnamed file, merged through a
-// small read window per run. A spilled record is a fixed header (variant, path size, text
-// size) followed by the path and the text.
+// small read window per run. A spilled record is a fixed header (variant, tag, path size,
+// text size) followed by the path and the text.
 #include "manifest_spool.hpp"
 
 #include <fcntl.h>
@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t kHeader = sizeof(std::uint64_t) + 2 * sizeof(std::uint32_t);
+constexpr std::size_t kHeader = sizeof(std::uint64_t) + 3 * sizeof(std::uint32_t);
 // Each run is read back through a window this big: the merge's memory is runs x window.
 constexpr std::size_t kWindow = std::size_t{32} << 10;
 
@@ -56,17 +56,17 @@ void read_at(int fd, std::string& out, std::uint64_t offset, std::size_t size) {
 // Runs kept before they are merged into one (see compact).
 constexpr std::size_t kMaxRuns = 64;
 
-void append_record(std::string& out, std::uint64_t variant, std::string_view path,
-                   std::string_view text) {
+void append_record(std::string& out, const SpoolEntry& entry) {
   char header[kHeader];
-  auto path_size = static_cast<std::uint32_t>(path.size());
-  auto text_size = static_cast<std::uint32_t>(text.size());
-  std::memcpy(header, &variant, 8);
-  std::memcpy(header + 8, &path_size, 4);
-  std::memcpy(header + 12, &text_size, 4);
+  auto path_size = static_cast<std::uint32_t>(entry.path.size());
+  auto text_size = static_cast<std::uint32_t>(entry.text.size());
+  std::memcpy(header, &entry.variant, 8);
+  std::memcpy(header + 8, &entry.tag, 4);
+  std::memcpy(header + 12, &path_size, 4);
+  std::memcpy(header + 16, &text_size, 4);
   out.append(header, kHeader);
-  out += path;
-  out += text;
+  out += entry.path;
+  out += entry.text;
 }
 
 // One spilled run, read record by record through a window.
@@ -81,22 +81,19 @@ class RunReader {
     consumed_ = 0;
     if (window_offset_ + pos_ >= end_) return false;
     if (!have(kHeader)) fail_io("cannot read back");
-    std::uint64_t variant;
     std::uint32_t path_size, text_size;
-    std::memcpy(&variant, window_.data() + pos_, sizeof variant);
-    std::memcpy(&path_size, window_.data() + pos_ + 8, sizeof path_size);
-    std::memcpy(&text_size, window_.data() + pos_ + 12, sizeof text_size);
+    std::memcpy(&entry_.variant, window_.data() + pos_, 8);
+    std::memcpy(&entry_.tag, window_.data() + pos_ + 8, 4);
+    std::memcpy(&path_size, window_.data() + pos_ + 12, 4);
+    std::memcpy(&text_size, window_.data() + pos_ + 16, 4);
     std::size_t total = kHeader + path_size + text_size;
     if (!have(total)) fail_io("cannot read back");
-    variant_ = variant;
-    path_ = std::string_view(window_).substr(pos_ + kHeader, path_size);
-    text_ = std::string_view(window_).substr(pos_ + kHeader + path_size, text_size);
+    entry_.path = std::string_view(window_).substr(pos_ + kHeader, path_size);
+    entry_.text = std::string_view(window_).substr(pos_ + kHeader + path_size, text_size);
     consumed_ = total;
     return true;
   }
-  std::string_view path() const noexcept { return path_; }
-  std::string_view text() const noexcept { return text_; }
-  std::uint64_t variant() const noexcept { return variant_; }
+  const SpoolEntry& entry() const noexcept { return entry_; }
 
  private:
   // Makes the window hold `bytes` from the current position (refilling from the file).
@@ -119,8 +116,7 @@ class RunReader {
   std::uint64_t window_offset_ = next_;
   std::size_t pos_ = 0;       // the current record, in window_
   std::size_t consumed_ = 0;  // its size, skipped by the next advance
-  std::uint64_t variant_ = 0;
-  std::string_view path_, text_;
+  SpoolEntry entry_;
 };
 
 }  // namespace
@@ -140,15 +136,20 @@ ManifestSpool::~ManifestSpool() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void ManifestSpool::add(std::string_view path, std::uint64_t variant, std::string_view entry_text) {
-  if (buffer_.size() + path.size() + entry_text.size() > UINT32_MAX) spill();
-  records_.push_back({variant, static_cast<std::uint32_t>(buffer_.size()),
-                      static_cast<std::uint32_t>(path.size()),
-                      static_cast<std::uint32_t>(entry_text.size())});
-  buffer_ += path;
-  buffer_ += entry_text;
+void ManifestSpool::add(const SpoolEntry& entry) {
+  if (buffer_.size() + entry.path.size() + entry.text.size() > UINT32_MAX) spill();
+  records_.push_back({entry.variant, entry.tag, static_cast<std::uint32_t>(buffer_.size()),
+                      static_cast<std::uint32_t>(entry.path.size()),
+                      static_cast<std::uint32_t>(entry.text.size())});
+  buffer_ += entry.path;
+  buffer_ += entry.text;
   ++count_;
   if (buffer_.size() + records_.size() * kHeader >= run_bytes_) spill();
+}
+
+SpoolEntry ManifestSpool::entry_of(const Record& r) const {
+  std::string_view both = std::string_view(buffer_).substr(r.offset, r.path_size + r.text_size);
+  return SpoolEntry{both.substr(0, r.path_size), r.variant, r.tag, both.substr(r.path_size)};
 }
 
 void ManifestSpool::sort_buffer() {
@@ -164,10 +165,7 @@ void ManifestSpool::spill() {
   sort_buffer();
   std::string out;
   out.reserve(buffer_.size() + records_.size() * kHeader);
-  for (const Record& r : records_) {
-    std::string_view both = std::string_view(buffer_).substr(r.offset, r.path_size + r.text_size);
-    append_record(out, r.variant, both.substr(0, r.path_size), both.substr(r.path_size));
-  }
+  for (const Record& r : records_) append_record(out, entry_of(r));
   write_at(fd_, out, file_size_);
   runs_.push_back({file_size_, out.size()});
   file_size_ += out.size();
@@ -182,7 +180,7 @@ void ManifestSpool::merge_runs(const Visit& visit) const {
   for (const Run& run : runs_) readers.emplace_back(fd_, run.offset, run.size);
   // Smallest path first; between equal paths, the earlier run (entries added earlier).
   auto later = [&](std::size_t a, std::size_t b) {
-    int order = readers[a].path().compare(readers[b].path());
+    int order = readers[a].entry().path.compare(readers[b].entry().path);
     return order != 0 ? order > 0 : a > b;
   };
   std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> heap(later);
@@ -192,7 +190,7 @@ void ManifestSpool::merge_runs(const Visit& visit) const {
   while (!heap.empty()) {
     std::size_t i = heap.top();
     heap.pop();
-    visit(readers[i].path(), readers[i].variant(), readers[i].text());
+    visit(readers[i].entry());
     if (readers[i].advance()) heap.push(i);
   }
 }
@@ -203,8 +201,8 @@ void ManifestSpool::compact() {
   std::string out;
   const std::uint64_t start = file_size_;
   std::uint64_t written = 0;
-  merge_runs([&](std::string_view path, std::uint64_t variant, std::string_view text) {
-    append_record(out, variant, path, text);
+  merge_runs([&](const SpoolEntry& entry) {
+    append_record(out, entry);
     if (out.size() >= kWindow) {
       write_at(fd_, out, start + written);
       written += out.size();
@@ -220,10 +218,7 @@ void ManifestSpool::compact() {
 void ManifestSpool::merge(const Visit& visit) {
   if (runs_.empty()) {  // everything is still in memory: no file involved
     sort_buffer();
-    for (const Record& r : records_) {
-      std::string_view both = std::string_view(buffer_).substr(r.offset, r.path_size + r.text_size);
-      visit(both.substr(0, r.path_size), r.variant, both.substr(r.path_size));
-    }
+    for (const Record& r : records_) visit(entry_of(r));
     return;
   }
   spill();

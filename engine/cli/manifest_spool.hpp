@@ -15,11 +15,18 @@
 
 namespace zf::cli {
 
+/// One manifest entry as the spool keeps it.
+struct SpoolEntry {
+  std::string_view path;      ///< relative to DIR
+  std::uint64_t variant = 0;  ///< the variant that made it
+  std::uint32_t tag = 0;      ///< the caller's (generate --check: the file's drift status)
+  std::string_view text;      ///< zf::manifest_entry_text
+};
+
 class ManifestSpool {
  public:
-  /// `visit(path, variant, entry_text)`, called in path order.
-  using Visit = std::function<void(std::string_view path, std::uint64_t variant,
-                                   std::string_view entry_text)>;
+  /// Called with each entry, in path order; the views last until it returns.
+  using Visit = std::function<void(const SpoolEntry&)>;
 
   /// Spills to an unnamed file in `dir` (or the system's temporary directory when `dir` cannot
   /// hold one), which disappears with this object. A run is sorted and spilled when its
@@ -31,9 +38,8 @@ class ManifestSpool {
   ManifestSpool(const ManifestSpool&) = delete;
   ManifestSpool& operator=(const ManifestSpool&) = delete;
 
-  /// Keeps the entry text (zf::manifest_entry_text) of the config at `path`, made by variant
-  /// number `variant`.
-  void add(std::string_view path, std::uint64_t variant, std::string_view entry_text);
+  /// Keeps a copy of `entry`.
+  void add(const SpoolEntry& entry);
   std::size_t size() const noexcept { return count_; }
   /// Visits every entry in path order (equal paths in the order they were added). May be
   /// called more than once.
@@ -42,6 +48,7 @@ class ManifestSpool {
  private:
   struct Record {
     std::uint64_t variant;
+    std::uint32_t tag;
     std::uint32_t offset;  // into buffer_
     std::uint32_t path_size;
     std::uint32_t text_size;
@@ -50,6 +57,7 @@ class ManifestSpool {
     std::uint64_t offset;  // in the file
     std::uint64_t size;
   };
+  SpoolEntry entry_of(const Record& record) const;
   void sort_buffer();
   void spill();
   void merge_runs(const Visit& visit) const;

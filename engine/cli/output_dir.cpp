@@ -22,8 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kStagingPrefix = ".zeroforge-staging-";
-
 [[noreturn]] void fail_io(const std::string& what, const fs::path& path) {
   throw Error(ErrorKind::Io, what + " '" + path.string() + "': " + std::strerror(errno));
 }
@@ -257,37 +255,6 @@ void StagedOutput::commit(const std::function<void(const Sink&)>& write_manifest
   fs::path target = dir_ / "manifest.json";
   if (::rename(staged_manifest.c_str(), target.c_str()) != 0) fail_io("cannot write", target);
   committed_ = true;
-}
-
-void DriftCheck::compare(const std::string& relative, std::string_view content) {
-  std::string existing;
-  bool missing = !read_if_file(dir_ / relative, existing);
-  bool changed = !missing && existing != content;
-  std::lock_guard lock(mutex_);
-  expected_.insert(relative);
-  if (missing) drift_.missing.push_back(relative);
-  if (changed) drift_.changed.push_back(relative);
-}
-
-Drift DriftCheck::finish(std::string_view manifest_text) {
-  compare("manifest.json", manifest_text);
-  std::error_code ec;
-  if (fs::is_directory(dir_, ec)) {
-    for (auto it = fs::recursive_directory_iterator(dir_, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_directory(ec)) {
-        if (it->path().filename().string().starts_with(kStagingPrefix))
-          it.disable_recursion_pending();
-        continue;
-      }
-      std::string relative = it->path().lexically_relative(dir_).generic_string();
-      if (!expected_.contains(relative)) drift_.extra.push_back(relative);
-    }
-  }
-  std::sort(drift_.missing.begin(), drift_.missing.end());
-  std::sort(drift_.changed.begin(), drift_.changed.end());
-  std::sort(drift_.extra.begin(), drift_.extra.end());
-  return std::move(drift_);
 }
 
 }  // namespace zf::cli

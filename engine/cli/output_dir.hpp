@@ -6,11 +6,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_set>
-#include <vector>
 
 namespace zf::cli {
 
@@ -48,29 +45,8 @@ class StagedOutput {
   bool committed_ = false;
 };
 
-/// What `--check` found: files missing, different, or not produced by the family.
-struct Drift {
-  std::vector<std::string> missing;
-  std::vector<std::string> changed;
-  std::vector<std::string> extra;
-  bool empty() const noexcept { return missing.empty() && changed.empty() && extra.empty(); }
-};
-
-/// Compares what generate would write with what DIR holds, writing nothing.
-class DriftCheck {
- public:
-  explicit DriftCheck(std::filesystem::path dir) : dir_(std::move(dir)) {}
-  /// Records `relative` as expected, missing or changed. Safe to call from several threads.
-  void compare(const std::string& relative, std::string_view content);
-  /// Compares the manifest and lists every other file under DIR as extra; sorted lists.
-  Drift finish(std::string_view manifest_text);
-
- private:
-  std::filesystem::path dir_;
-  std::mutex mutex_;
-  std::unordered_set<std::string> expected_;
-  Drift drift_;
-};
+/// The name prefix of StagedOutput's staging directories (skipped by `--check`).
+inline constexpr std::string_view kStagingPrefix = ".zeroforge-staging-";
 
 /// The contents of `path`, or nullopt-like false when it cannot be read as a regular file.
 bool read_if_file(const std::filesystem::path& path, std::string& out);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // ManifestSpool: whatever the run size (all in memory, one run per entry, runs in between),
 // merge() visits every entry once, in path order, equal paths in the order they were added,
-// with its variant and text intact.
+// with its variant, tag and text intact.
 #include "manifest_spool.hpp"
 
 #include <gtest/gtest.h>
@@ -17,12 +17,12 @@
 namespace zf::cli {
 namespace {
 
-using Entry = std::tuple<std::string, std::uint64_t, std::string>;
+using Entry = std::tuple<std::string, std::uint64_t, std::uint32_t, std::string>;
 
 std::vector<Entry> merged(ManifestSpool& spool) {
   std::vector<Entry> out;
-  spool.merge([&](std::string_view path, std::uint64_t variant, std::string_view text) {
-    out.emplace_back(std::string(path), variant, std::string(text));
+  spool.merge([&](const SpoolEntry& entry) {
+    out.emplace_back(std::string(entry.path), entry.variant, entry.tag, std::string(entry.text));
   });
   return out;
 }
@@ -36,7 +36,7 @@ std::vector<Entry> sample_entries() {
     std::string text(random() % 300, static_cast<char>('a' + i % 26));
     if (i % 97 == 0) text.assign(100000, 'x');  // larger than a run's read window
     if (i % 50 == 0) text.clear();
-    entries.emplace_back(path, i, text);
+    entries.emplace_back(path, i, static_cast<std::uint32_t>(i % 3), text);
   }
   return entries;
 }
@@ -50,7 +50,7 @@ TEST(ManifestSpoolTest, MergesInPathOrderForEveryRunSize) {
   for (std::size_t run_bytes :
        {std::size_t{1} << 30, std::size_t{1}, std::size_t{700}, std::size_t{40000}}) {
     ManifestSpool spool(dir.path(), run_bytes);
-    for (const auto& [path, variant, text] : entries) spool.add(path, variant, text);
+    for (const auto& [path, variant, tag, text] : entries) spool.add({path, variant, tag, text});
     EXPECT_EQ(spool.size(), entries.size());
     auto first = merged(spool);
     ASSERT_EQ(first.size(), expected.size()) << "run bytes " << run_bytes;
@@ -72,8 +72,8 @@ TEST(ManifestSpoolTest, LeavesNoFileBehind) {
   test::TempDir dir;
   {
     ManifestSpool spool(dir.path(), 1);
-    spool.add("a.json", 0, "text");
-    spool.add("b.json", 1, "text");
+    spool.add({"a.json", 0, 0, "text"});
+    spool.add({"b.json", 1, 0, "text"});
     EXPECT_EQ(merged(spool).size(), 2u);
   }
   EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "the spool is an unnamed file";
