@@ -50,15 +50,17 @@ PY
 zf_cmd() { "$zeroforge" generate "$1" -o "$2" "${@:3}"; }
 py_cmd() { python3 "$root/bench/generate_jinja2.py" "$1" "$root/templates" "$root/presets" "$2"; }
 
-zf=() zfn=() py=() fl=()
+zf=() zf1=() zfn=() py=() fl=()
 for ((i = 0; i < runs; i++)); do
-  rm -rf "$work"/zf "$work"/zfn "$work"/py "$work"/floor
+  rm -rf "$work"/zf "$work"/zf1 "$work"/zfn "$work"/py "$work"/floor
   zf+=("$(seconds zf_cmd "$work/family.json" "$work/zf")")
+  zf1+=("$(seconds zf_cmd "$work/family.json" "$work/zf1" -j 1)")
   zfn+=("$(seconds zf_cmd "$work/family.json" "$work/zfn" --no-validate)")
   py+=("$(seconds py_cmd "$work/family.json" "$work/py")")
   fl+=("$("$floor" "$work/zf" "$work/floor" | awk '{ print $3 }')")
 done
 zf_s="$(printf '%s\n' "${zf[@]}" | median)"
+zf1_s="$(printf '%s\n' "${zf1[@]}" | median)"
 zfn_s="$(printf '%s\n' "${zfn[@]}" | median)"
 py_s="$(printf '%s\n' "${py[@]}" | median)"
 fl_s="$(printf '%s\n' "${fl[@]}" | median)"
@@ -76,10 +78,11 @@ PY
 mem_small="$(rm -rf "$work/m"; peak_kib "$zeroforge" generate "$work/family-small.json" -o "$work/m")"
 mem_large="$(rm -rf "$work/m"; peak_kib "$zeroforge" generate "$work/family.json" -o "$work/m")"
 
-echo "== generate: $n DeepSpeed configs, median of $runs runs (wall seconds)"
-awk -v zf="$zf_s" -v zfn="$zfn_s" -v py="$py_s" -v fl="$fl_s" -v n="$n" 'BEGIN {
+echo "== generate: $n DeepSpeed configs, median of $runs runs (wall seconds; zeroforge on $(nproc) threads unless -j 1)"
+awk -v zf="$zf_s" -v zf1="$zf1_s" -v zfn="$zfn_s" -v py="$py_s" -v fl="$fl_s" -v n="$n" 'BEGIN {
   printf "%-44s %9s %11s %13s\n", "", "seconds", "us/config", "vs jinja2"
   printf "%-44s %9.3f %11.1f %12.3fx\n", "zeroforge generate (validated)", zf, zf / n * 1e6, zf / py
+  printf "%-44s %9.3f %11.1f %12.3fx\n", "zeroforge generate -j 1 (one thread)", zf1, zf1 / n * 1e6, zf1 / py
   printf "%-44s %9.3f %11.1f %12.3fx\n", "zeroforge generate --no-validate", zfn, zfn / n * 1e6, zfn / py
   printf "%-44s %9.3f %11.1f %12.3fx\n", "python jinja2 (render, loads, dumps, write)", py, py / n * 1e6, 1
   printf "%-44s %9.3f %11.1f %12.3fx\n", "floor (nlohmann parse + dump + write)", fl, fl / n * 1e6, fl / py
