@@ -12,7 +12,11 @@ BatchRunner::BatchRunner(unsigned threads) {
 
 BatchRunner::~BatchRunner() {
   {
-    std::lock_guard lock(mutex_);
+    // Destroyed while a batch runs (the caller is unwinding): hand out no more tasks and wait
+    // for the ones under way, which may use what the caller is about to destroy.
+    std::unique_lock lock(mutex_);
+    next_ = count_;
+    finished_.wait(lock, [this] { return active_ == 0; });
     closing_ = true;
   }
   wake_.notify_all();

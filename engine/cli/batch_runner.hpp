@@ -17,6 +17,8 @@ class BatchRunner {
  public:
   /// `threads` counts the caller's thread: 1 runs every task on the caller's thread in finish().
   explicit BatchRunner(unsigned threads);
+  /// Starts no more tasks, waits for those running, and stops the workers; so declare the
+  /// runner after what its tasks use, and it is destroyed first.
   ~BatchRunner();
   BatchRunner(const BatchRunner&) = delete;
   BatchRunner& operator=(const BatchRunner&) = delete;

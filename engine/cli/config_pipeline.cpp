@@ -91,7 +91,8 @@ void ConfigPreparer::next(std::vector<ConfigJob>& out, std::size_t limit) {
     try {
       path = check_output_path(output_path_->render(job.values), family);
     } catch (const Error& error) {
-      if (error.kind() != ErrorKind::Values) throw;
+      if (error.kind() != ErrorKind::Values)
+        throw RenderFailure{error, index_, "naming the file of"};
       problems_.add(error, expansion_.describe(variant));
       continue;
     }
@@ -108,7 +109,7 @@ void ConfigMaker::make(ConfigJob& job) const {
   try {
     config = tpl.render_json(job.values);
   } catch (const Error& error) {
-    throw RenderFailure{error};
+    throw RenderFailure{error, job.index, "rendering"};
   }
   job.values = Value();  // the values are shared with the next variant's; let them go early
   if (!plugins.empty()) {

@@ -36,9 +36,12 @@ struct ConfigJob {
   std::exception_ptr failure;             ///< a RenderFailure, or whatever else went wrong
 };
 
-/// A template error while rendering one config: reported with the variant that hit it.
+/// A template error while making one config (rendering it, or rendering its output path):
+/// reported with the variant that hit it.
 struct RenderFailure {
   Error error;
+  std::size_t variant;
+  const char* doing;  ///< "rendering" or "naming the file of"
 };
 
 /// Walks a family's variants in order and prepares a job for each one that passes the values
@@ -51,6 +54,7 @@ class ConfigPreparer {
   ConfigPreparer(const FamilySetup& setup, ProblemLog& problems,
                  std::vector<PluginFinding>& refusals);
   /// Replaces `out` with the jobs of the next variants, at most `limit`; empty at the end.
+  /// Throws RenderFailure when the output pattern fails other than with a bad path.
   void next(std::vector<ConfigJob>& out, std::size_t limit);
 
  private:

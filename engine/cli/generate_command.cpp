@@ -8,6 +8,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "batch_runner.hpp"
@@ -33,6 +34,10 @@ namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
 namespace {
+
+// Configs are made in batches of kBatch; more threads than that would have nothing to do.
+constexpr std::size_t kBatch = 256;
+constexpr unsigned kMaxJobs = kBatch;
 
 struct GenerateOptions {
   CommonInputs inputs;
@@ -143,9 +148,10 @@ int run_generate(const std::vector<std::string>& args) {
       "no-validate", po::bool_switch(&opt.no_validate),
       "write configs even when the validator finds errors in them")(
       "jobs,j", po::value(&opt.jobs),
-      "threads that render, validate and write configs (default: one per core; families with "
-      "plugins use one)")("values", po::value(&opt.inputs.values_files)->composing(),
-                          "JSON values file applied to every config, in order (repeatable)")(
+      "threads (1-256) that render, validate and write configs (default: one per core; "
+      "families with plugins use one)")(
+      "values", po::value(&opt.inputs.values_files)->composing(),
+      "JSON values file applied to every config, in order (repeatable)")(
       "set", po::value(&opt.inputs.sets)->composing(),
       "KEY=VALUE applied to every config (repeatable; see zeroforge render --help)");
   add_template_options(options, opt.inputs);
@@ -162,8 +168,11 @@ int run_generate(const std::vector<std::string>& args) {
   po::notify(vm);
   if (opt.family.empty()) throw Error(ErrorKind::Usage, "generate: missing FAMILY");
   if (opt.output.empty()) throw Error(ErrorKind::Usage, "generate: missing -o DIR");
-  if (!vm.count("jobs")) opt.jobs = std::max(1u, std::thread::hardware_concurrency());
-  if (opt.jobs == 0) throw Error(ErrorKind::Usage, "generate: --jobs must be at least 1");
+  if (!vm.count("jobs")) opt.jobs = std::clamp(std::thread::hardware_concurrency(), 1u, kMaxJobs);
+  if (opt.jobs == 0 || opt.jobs > kMaxJobs) {
+    throw Error(ErrorKind::Usage, "generate: --jobs must be 1-" + std::to_string(kMaxJobs) +
+                                      ", got " + std::to_string(opt.jobs));
+  }
 
   // Everything that can be checked without rendering happens before DIR is touched.
   FamilySetup setup = load_family_setup(opt.family, opt.inputs, opt.plugin_inputs);
@@ -193,9 +202,6 @@ int run_generate(const std::vector<std::string>& args) {
   // the next batch. Results are taken in variant order, so output and messages do not depend
   // on the number of threads. Plugins' hooks are not promised to be thread-safe: with plugins
   // everything runs on this thread.
-  unsigned threads = setup.plugins->empty() ? opt.jobs : 1;
-  BatchRunner runner(threads);
-  constexpr std::size_t kBatch = 256;
   std::vector<ConfigJob> batch, next_batch;
   const ConfigMaker maker{
       *setup.template_, *setup.plugins, !opt.no_validate, setup.contract == "deepspeed",
@@ -208,22 +214,40 @@ int run_generate(const std::vector<std::string>& args) {
     }
   };
 
+  // Declared after everything its tasks use: if this thread throws while a batch runs, the
+  // runner is destroyed (and waits for the running tasks) first.
+  BatchRunner runner(setup.plugins->empty() ? opt.jobs : 1);
   ConfigPreparer preparer(setup, problems, refusals);
-  preparer.next(batch, kBatch);
+  // The first template error in variant order is reported, whether it happened while making
+  // a config or while preparing a later one (the configs before it are made first).
+  std::optional<RenderFailure> prepare_failure;
+  auto prepare = [&](std::vector<ConfigJob>& out) {
+    out.clear();
+    if (prepare_failure) return;
+    try {
+      preparer.next(out, kBatch);
+    } catch (RenderFailure& failure) {
+      prepare_failure = std::move(failure);  // `out` keeps the jobs of the variants before it
+    }
+  };
+  auto report = [&](const RenderFailure& failure) {
+    print_error(std::cerr, failure.error);
+    std::cerr << "zeroforge: note: while " << failure.doing << " variant '"
+              << expansion.describe(expansion.variant(failure.variant)) << "' of " << family.file
+              << "; nothing was written\n";
+    return kError;
+  };
+  prepare(batch);
   while (!batch.empty()) {
     runner.start(batch.size(), [&](std::size_t i) { produce(batch[i]); });
-    preparer.next(next_batch, kBatch);
+    prepare(next_batch);
     runner.finish();
     for (auto& job : batch) {
       if (job.failure) {
         try {
           std::rethrow_exception(job.failure);
         } catch (const RenderFailure& failure) {
-          print_error(std::cerr, failure.error);
-          std::cerr << "zeroforge: note: while rendering variant '"
-                    << expansion.describe(expansion.variant(job.index)) << "' of " << family.file
-                    << "; nothing was written\n";
-          return kError;
+          return report(failure);
         }
       }
       for (auto& finding : job.findings) findings.push_back(std::move(finding));
@@ -234,6 +258,7 @@ int run_generate(const std::vector<std::string>& args) {
     }
     std::swap(batch, next_batch);
   }
+  if (prepare_failure) return report(*prepare_failure);
 
   report_shared_paths(manifest, expansion, problems);
   print_plugin_findings(std::cerr, family.file, refusals);

@@ -58,6 +58,26 @@ TEST(BatchRunnerTest, SpreadsABatchOverSeveralThreads) {
   EXPECT_GE(seen.size(), 2u);
 }
 
+TEST(BatchRunnerTest, DestroyedMidBatchWaitsForRunningTasksAndStartsNoMore) {
+  // The caller unwinding (an exception) while workers run a batch: the destructor must not
+  // return while a task may still touch the caller's data, and must not start new tasks.
+  std::atomic<int> started{0}, finished{0};
+  {
+    BatchRunner runner(3);
+    runner.start(1000, [&](std::size_t) {
+      started.fetch_add(1);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      finished.fetch_add(1);
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  int after = finished.load();
+  EXPECT_EQ(started.load(), after) << "every started task finished before the destructor returned";
+  EXPECT_LT(after, 1000) << "the rest of the batch was not run";
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(finished.load(), after) << "nothing runs after the destructor";
+}
+
 TEST(BatchRunnerTest, WithOneThreadTheCallerRunsTheTasksInFinish) {
   BatchRunner runner(1);
   std::vector<std::thread::id> ids;

@@ -228,10 +228,47 @@ TEST_F(GenerateJobsTest, FailuresAreReportedTheSameWayForEveryThreadCount) {
       << failure.err;
 }
 
-TEST_F(GenerateJobsTest, ZeroJobsIsAUsageError) {
-  auto result = generate(out(), 0);
-  EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.err.find("--jobs must be at least 1"), std::string::npos) << result.err;
+TEST_F(GenerateJobsTest, AnErrorWhilePreparingLaterConfigsStopsCleanly) {
+  // The output pattern fails for the 400th variant, while the threads are making the batch
+  // before it: a located error, exit 2, nothing written (and, under the sanitizers, no use of
+  // the batch after it is gone).
+  std::string micro;
+  for (int m = 1; m <= 500; ++m) micro += (m > 1 ? "," : "") + std::to_string(m);
+  std::string f = family("late.json", R"({"name": "late", "template": "c.json.j2",
+      "values": {"broken_every": 1000, "divisor_zero_at": 0, "world_size": 1},
+      "axes": {"stage": [1], "micro_batch_size": [)" +
+                                          micro + R"(]},
+      "output": "m{{ micro_batch_size }}-{{ 1 // (micro_batch_size - 400) }}.json"})");
+  for (unsigned jobs : {1u, 2u}) {
+    auto result = run_cli({"generate", f, "--template-dir", (dir.path() / "t").string(), "-o",
+                           out().string(), "-j", std::to_string(jobs)});
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_NE(result.err.find("integer division or modulo by zero"), std::string::npos)
+        << result.err;
+    EXPECT_NE(result.err.find("while naming the file of variant 'stage=1 micro_batch_size=400'"),
+              std::string::npos)
+        << result.err;
+    EXPECT_FALSE(fs::exists(out())) << jobs;
+  }
+  // A template error in an earlier config is the one reported.
+  auto earlier = run_cli({"generate", f, "--template-dir", (dir.path() / "t").string(), "-o",
+                          out().string(), "--set", "divisor_zero_at=300"});
+  EXPECT_EQ(earlier.exit_code, 2);
+  EXPECT_NE(earlier.err.find("while rendering variant 'stage=1 micro_batch_size=300'"),
+            std::string::npos)
+      << earlier.err;
+}
+
+TEST_F(GenerateJobsTest, JobsOutsideOneTo256AreUsageErrors) {
+  for (unsigned jobs : {0u, 257u}) {
+    auto result = generate(out(), jobs);
+    EXPECT_EQ(result.exit_code, 2) << jobs;
+    EXPECT_NE(result.err.find("--jobs must be 1-256, got " + std::to_string(jobs)),
+              std::string::npos)
+        << result.err;
+    EXPECT_FALSE(fs::exists(out())) << jobs;
+  }
+  EXPECT_EQ(generate(out(), 256).exit_code, 0);
 }
 
 TEST_F(GenerateCliTest, AVariantBreakingADeepSpeedRuleIsNamedAndNothingIsWritten) {
