@@ -18,7 +18,37 @@ struct Decimal {
   std::string_view text() const { return {digits, size}; }
 };
 
+// Config values are mostly short decimals (0.0002, 1e-08, 0.999): find the fewest decimals p
+// for which an integer m of at most 15 digits makes m / 10^p the same double (the division of
+// two exact doubles is correctly rounded, so this is exactly "the decimal reads back as the
+// value"). Decimals of at most 15 significant digits map to distinct doubles (DBL_DIG), so
+// such an m is unique at its p, the rounded product finds it, and no shorter decimal exists at
+// a smaller p: m's digits are the shortest round-trip representation. Values that need 16 or
+// 17 digits take the general search.
+bool decompose_short(double value, Decimal& d) {
+  static constexpr double kPow10[] = {1e0, 1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,
+                                      1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
+  double magnitude = std::fabs(value);
+  if (!(magnitude >= 1e-10 && magnitude < 1e15)) return false;
+  for (int p = 0; p < 18; ++p) {
+    double scaled = std::nearbyint(magnitude * kPow10[p]);
+    if (scaled >= 1e15) return false;
+    if (scaled == 0 || scaled / kPow10[p] != magnitude) continue;
+    char buf[24];
+    auto result = std::to_chars(buf, buf + sizeof buf, static_cast<long long>(scaled));
+    auto count = static_cast<std::size_t>(result.ptr - buf);
+    d.negative = std::signbit(value);
+    d.size = count;
+    for (std::size_t i = 0; i < count; ++i) d.digits[i] = buf[i];
+    d.exponent = static_cast<int>(count) - 1 - p;
+    while (d.size > 1 && d.digits[d.size - 1] == '0') --d.size;
+    return true;
+  }
+  return false;
+}
+
 Decimal decompose(double value) {
+  if (Decimal d; decompose_short(value, d)) return d;
   char buf[64];
   auto result = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
   const char* p = buf;

@@ -53,7 +53,8 @@ struct FilterExpr {
   std::string name;
   const FunctionSpec* spec;
   CallArguments args;
-  bool builtin_default;
+  bool builtin_default;  ///< the built-in `default` with at most two positional arguments
+  bool builtin_tojson = false;  ///< the built-in `tojson` without arguments
 };
 /// `subject is [not] name(args)`.
 struct TestExpr { ExprPtr subject; std::string name; const FunctionSpec* spec; CallArguments args; bool negated; };

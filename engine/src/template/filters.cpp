@@ -12,11 +12,11 @@
 #include <utility>
 #include <vector>
 
+#include "template/builtin_filters.hpp"
 #include "template/percent_format.hpp"
 #include "template/python_json.hpp"
 #include "template/python_ops.hpp"
 #include "template/python_text.hpp"
-#include "template/builtin_filters.hpp"
 #include "zeroforge/environment.hpp"
 #include "zeroforge/error.hpp"
 
@@ -347,30 +347,8 @@ Value do_filesizeformat(const Value& v, Arguments& args, const CallContext&) {
   return Value(std::string(number) + " " + (binary ? kBinary[i] : kDecimal[i]));
 }
 
-Value do_tojson(const Value& v, Arguments& args, const CallContext&) {
-  const Value& indent = args.bound[0];
-  // Scalars print the same with any indent and never contain the characters escaped below.
-  switch (v.kind()) {
-    case Value::Kind::None: return Value("null");
-    case Value::Kind::Bool: return Value(v.as_bool() ? "true" : "false");
-    case Value::Kind::Int: return Value(v.str());
-    default: break;
-  }
-  std::optional<std::string> prefix;
-  if (indent.is_string()) {
-    prefix = indent.as_string();
-  } else if (!indent.is_none()) {
-    indent.require_defined();
-    if (!indent.is_int() && !indent.is_bool()) {
-      fail(std::string("can't multiply sequence by non-int of type '") + indent.type_name() + "'");
-    }
-    prefix = std::string(static_cast<std::size_t>(std::max<std::int64_t>(indent.as_int(), 0)), ' ');
-  }
-  std::string json = detail::python_json_dumps(v, prefix);
-  // htmlsafe_json_dumps: characters that could end a <script> or an attribute are escaped.
-  if (json.find_first_of("<>&'") == std::string::npos) return Value(std::move(json));
-  std::string out;
-  out.reserve(json.size());
+// htmlsafe_json_dumps: characters that could end a <script> or an attribute are escaped.
+void append_htmlsafe(std::string& out, std::string_view json) {
   for (char c : json) {
     switch (c) {
       case '<':
@@ -389,6 +367,36 @@ Value do_tojson(const Value& v, Arguments& args, const CallContext&) {
         out += c;
     }
   }
+}
+
+Value do_tojson(const Value& v, Arguments& args, const CallContext&) {
+  const Value& indent = args.bound[0];
+  // Scalars print the same with any indent and never contain the characters escaped below.
+  switch (v.kind()) {
+    case Value::Kind::None:
+      return Value("null");
+    case Value::Kind::Bool:
+      return Value(v.as_bool() ? "true" : "false");
+    case Value::Kind::Int:
+      return Value(v.str());
+    default:
+      break;
+  }
+  std::optional<std::string> prefix;
+  if (indent.is_string()) {
+    prefix = indent.as_string();
+  } else if (!indent.is_none()) {
+    indent.require_defined();
+    if (!indent.is_int() && !indent.is_bool()) {
+      fail(std::string("can't multiply sequence by non-int of type '") + indent.type_name() + "'");
+    }
+    prefix = std::string(static_cast<std::size_t>(std::max<std::int64_t>(indent.as_int(), 0)), ' ');
+  }
+  std::string json = detail::python_json_dumps(v, prefix);
+  if (json.find_first_of("<>&'") == std::string::npos) return Value(std::move(json));
+  std::string out;
+  out.reserve(json.size());
+  append_htmlsafe(out, json);
   return Value(std::move(out));
 }
 
@@ -590,7 +598,8 @@ Value do_items(const Value& v, Arguments&, const CallContext&) {
   if (!v.is_dict()) fail("Can only get item pairs from a mapping.");
   ValueList out;
   out.reserve(v.as_dict().size());
-  for (const auto& [key, value] : v.as_dict()) out.push_back(Value::tuple(ValueList{Value(key), value}));
+  for (const auto& [key, value] : v.as_dict())
+    out.push_back(Value::tuple(ValueList{Value(key), value}));
   return Value(std::move(out));
 }
 
@@ -887,6 +896,34 @@ bool is_builtin_default(const FunctionSpec& spec) {
   using Body = Value (*)(const Value&, Arguments&, const CallContext&);
   const Body* body = spec.body.target<Body>();
   return body && *body == &do_default;
+}
+
+bool is_builtin_tojson(const FunctionSpec& spec) {
+  using Body = Value (*)(const Value&, Arguments&, const CallContext&);
+  const Body* body = spec.body.target<Body>();
+  return body && *body == &do_tojson;
+}
+
+void append_tojson(std::string& out, const Value& v) {
+  switch (v.kind()) {
+    case Value::Kind::None:
+      out += "null";
+      return;
+    case Value::Kind::Bool:
+      out += v.as_bool() ? "true" : "false";
+      return;
+    case Value::Kind::Int:
+      v.append_str(out);
+      return;
+    default:
+      break;
+  }
+  std::string json = python_json_dumps(v, std::nullopt);
+  if (json.find_first_of("<>&'") == std::string::npos) {
+    out += json;
+  } else {
+    append_htmlsafe(out, json);
+  }
 }
 
 }  // namespace detail

@@ -865,8 +865,9 @@ class Parser {
         FilterCall call = parse_filter_call();
         bool builtin_default = is_builtin_default(*call.spec) && call.args.keyword.empty() &&
                                call.args.positional.size() <= 2;
+        bool builtin_tojson = is_builtin_tojson(*call.spec) && call.args.keyword.empty() && call.args.positional.empty();
         node = make(call.offset, FilterExpr{std::move(node), std::move(call.name), call.spec, std::move(call.args),
-                                            builtin_default});
+                                            builtin_default, builtin_tojson});
       } else if (at_name("is")) {
         advance();
         bool negated = skip_name("not");

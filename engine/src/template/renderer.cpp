@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "source_position.hpp"
+#include "template/builtin_filters.hpp"
 #include "template/frame.hpp"
 #include "template/methods.hpp"
 #include "template/operators.hpp"
@@ -196,6 +197,19 @@ class Renderer : public CallContext {
       }
     }
     Value scratch;
+    if (auto* filter = std::get_if<FilterExpr>(&node.expr->node); filter && filter->builtin_tojson) {
+      // `{{ x | tojson }}`, the commonest print in a .json template: the subject is looked up
+      // in place and its JSON appended, with no text value in between.
+      const Value& subject = lookup(*filter->subject, frame, scratch);
+      if (marks_ && out_ == root_out()) marks_->push_back({out_->size(), tree_, stmt.offset});
+      try {
+        append_tojson(*out_, subject);
+      } catch (const Error& error) {
+        if (error.has_location()) throw;
+        throw locate(error, node.expr->offset);
+      }
+      return;
+    }
     const Value& value = lookup(*node.expr, frame, scratch);
     if (marks_ && out_ == root_out()) marks_->push_back({out_->size(), tree_, stmt.offset});
     try {
