@@ -38,10 +38,7 @@ class Frame {
     const std::uint64_t bit = mask_bit(hash);
     for (const Frame* f = this; f; f = f->parent) {
       if (f->mask_ & bit) {
-        for (std::size_t i = f->size_; i-- > 0;) {
-          const Var& var = f->at(i);
-          if (var.hash == hash && var.name == name) return &var.value;
-        }
+        if (const Value* v = f->find_here(name, hash)) return v;
       }
       if (f->context && f->context->is_dict()) {
         if (const Value* v = f->context->as_dict().find(name, hash)) return v;
@@ -71,6 +68,7 @@ class Frame {
   void push(std::string_view name, std::uint64_t hash, Value value) {
     mask_ |= mask_bit(hash);
     if (size_ < kInline) {
+      hashes_[size_] = hash;
       new (&inline_[size_].var) Var{name, hash, std::move(value)};
     } else {
       if (!overflow_) overflow_ = std::make_unique<std::vector<Var>>();
@@ -106,6 +104,22 @@ class Frame {
   // name's bit (most frames, for most names) without comparing anything.
   static constexpr std::uint64_t mask_bit(std::uint64_t hash) noexcept { return std::uint64_t{1} << (hash >> 58); }
 
+  // This frame's variable called `name`: the hashes of the inline variables sit together,
+  // so the scan touches one cache line until a hash matches.
+  const Value* find_here(std::string_view name, std::uint64_t hash) const {
+    const std::size_t inline_count = size_ < kInline ? size_ : kInline;
+    for (std::size_t i = 0; i < inline_count; ++i) {
+      if (hashes_[i] == hash && inline_[i].var.name == name) return &inline_[i].var.value;
+    }
+    if (size_ > kInline) {
+      for (const Var& var : *overflow_) {
+        if (var.hash == hash && var.name == name) return &var.value;
+      }
+    }
+    return nullptr;
+  }
+
+  std::uint64_t hashes_[kInline];  // of the inline variables, in order
   Slot inline_[kInline];
   std::size_t size_ = 0;
   std::uint64_t mask_ = 0;
