@@ -10,10 +10,11 @@ foreach(var BUILD_DIR SOURCE_DIR)
   endif()
 endforeach()
 set(work ${BUILD_DIR}/package-test)
-# A sanitizer build installs an instrumented libzeroforge.a: consumers need the same flags.
+# A sanitizer build installs an instrumented libzeroforge.a: consumers need the same flags
+# (SANITIZER_FLAGS, e.g. -fsanitize=address,undefined or -fsanitize=thread).
 set(flags)
-if(SANITIZE)
-  set(san "-fsanitize=address,undefined")
+if(SANITIZER_FLAGS)
+  set(san "${SANITIZER_FLAGS}")
   set(flags -DCMAKE_C_FLAGS=${san} -DCMAKE_CXX_FLAGS=${san} -DCMAKE_EXE_LINKER_FLAGS=${san}
             -DCMAKE_MODULE_LINKER_FLAGS=${san})
 endif()
