@@ -382,6 +382,7 @@ void ValueDict::set(std::string key, Value value) {
   }
   entries_.emplace_back(std::move(key), std::move(value));
   hashes_.push_back(key_hash);
+  key_mask_ |= std::uint64_t{1} << (key_hash >> 58);
   if (entries_.size() <= kIndexThreshold) return;
   // Copies of a dict share the index; the first write after a copy takes its own.
   if (!index_ || index_.use_count() > 1 || index_->size() < 2 * entries_.size()) {
@@ -413,6 +414,7 @@ void ValueDict::rebuild_index() {
 }
 
 const Value* ValueDict::find(std::string_view key, std::uint64_t key_hash) const {
+  if (!(key_mask_ & (std::uint64_t{1} << (key_hash >> 58)))) return nullptr;
   if (index_) {
     std::size_t mask = index_->size() - 1;
     for (std::size_t slot = key_hash & mask;; slot = (slot + 1) & mask) {

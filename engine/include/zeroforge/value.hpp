@@ -315,6 +315,8 @@ class ValueDict {
 
   std::vector<Entry> entries_;
   std::vector<std::uint64_t> hashes_;  // hashes_[i] == hash(entries_[i].first)
+  // Bit (hash >> 58) of every key: a lookup whose bit is clear misses without a search.
+  std::uint64_t key_mask_ = 0;
   // Built once a dict is large enough that a linear scan stops being the fastest lookup;
   // copies of a dict share it until one of them is written to.
   std::shared_ptr<Index> index_;

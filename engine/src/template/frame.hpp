@@ -25,26 +25,47 @@ class Frame {
   };
 
   Frame() = default;
-  explicit Frame(const Frame* parent_frame) noexcept : parent(parent_frame) {}
+  explicit Frame(const Frame* parent_frame) noexcept { attach(parent_frame); }
   Frame(const Frame&) = delete;
   Frame& operator=(const Frame&) = delete;
   ~Frame() { clear(); }
 
+  /// Makes `parent_frame` this frame's enclosing scope. Its variables (and its ancestors')
+  /// are summarised here as they are now: a frame attached this way must not outlive a
+  /// change to an ancestor. The renderer's scopes nest like its call stack, so an ancestor
+  /// only gains variables again once this frame is gone; a frame that does outlive its
+  /// statement (an imported module's) is a root with a copy of what it sees instead.
+  void attach(const Frame* parent_frame) noexcept {
+    parent = parent_frame;
+    outer_mask_ = parent_frame ? parent_frame->mask_ | parent_frame->outer_mask_ : 0;
+    context_ = parent_frame ? parent_frame->context_ : nullptr;
+  }
+  /// Makes this frame a root whose lookups end in `values` (a dict; anything else holds no names).
+  void set_context(const Value* values) noexcept {
+    parent = nullptr;
+    outer_mask_ = 0;
+    context_ = values && values->is_dict() ? &values->as_dict() : nullptr;
+    is_root_ = true;
+  }
+
   const Frame* parent = nullptr;
-  const Value* context = nullptr;  // root frames only: the render's values (a dict)
+  /// True for a frame made by set_context: the template level that blocks see.
+  bool is_root() const noexcept { return is_root_; }
+  /// The values the chain's root frame holds (nullptr when it holds none).
+  const ValueDict* context() const noexcept { return context_; }
 
   /// The innermost variable called `name` in this frame or its parents, or nullptr.
   const Value* find(std::string_view name, std::uint64_t hash) const {
     const std::uint64_t bit = mask_bit(hash);
-    for (const Frame* f = this; f; f = f->parent) {
+    for (const Frame* f = this;;) {
       if (f->mask_ & bit) {
         if (const Value* v = f->find_here(name, hash)) return v;
       }
-      if (f->context && f->context->is_dict()) {
-        if (const Value* v = f->context->as_dict().find(name, hash)) return v;
-      }
+      // No ancestor has a variable with this name's bit: skip straight to the context.
+      if (!(f->outer_mask_ & bit)) break;
+      f = f->parent;
     }
-    return nullptr;
+    return context_ ? context_->find(name, hash) : nullptr;
   }
 
   /// Sets `name` in this frame (replacing it if this frame already has it).
@@ -122,7 +143,10 @@ class Frame {
   std::uint64_t hashes_[kInline];  // of the inline variables, in order
   Slot inline_[kInline];
   std::size_t size_ = 0;
-  std::uint64_t mask_ = 0;
+  std::uint64_t mask_ = 0;              // mask_bit of this frame's variables
+  std::uint64_t outer_mask_ = 0;        // mask_bit of the ancestors' variables (see attach)
+  const ValueDict* context_ = nullptr;  // the chain's root values, where every lookup may end
+  bool is_root_ = false;
   std::unique_ptr<std::vector<Var>> overflow_;
 };
 

@@ -49,7 +49,7 @@ class Renderer : public CallContext {
 
   void render_root(const TemplateTree& tree, const Value& context) {
     Frame root;
-    root.context = &context;
+    root.set_context(&context);
     render_template(tree, root);
   }
 
@@ -308,7 +308,7 @@ class Renderer : public CallContext {
       storage = iterate(iterable, node.iterable->offset);
     }
     Frame loop_frame;
-    loop_frame.parent = &frame;
+    loop_frame.attach(&frame);
     if (node.condition) {
       ValueList kept;
       for (const auto& item : *list) {
@@ -379,15 +379,13 @@ class Renderer : public CallContext {
   }
 
   void exec_node(const Stmt&, const SetBlockStmt& node, Frame& frame) {
-    Frame inner;
-    inner.parent = &frame;
+    Frame inner(&frame);
     Value value(capture(node.body, inner));
     frame.set(node.target, apply_filters(std::move(value), node.filters, frame));
   }
 
   void exec_node(const Stmt&, const FilterBlockStmt& node, Frame& frame) {
-    Frame inner;
-    inner.parent = &frame;
+    Frame inner(&frame);
     Value value(capture(node.body, inner));
     Value result = apply_filters(std::move(value), node.filters, frame);
     emit(result.str(), 0);
@@ -417,11 +415,10 @@ class Renderer : public CallContext {
     DepthGuard depth(*this, "include");
     const TemplateTree* saved_tree = tree_;
     Frame inner;
-    Value empty(ValueDict{});
     if (node.with_context) {
-      inner.parent = &frame;
+      inner.attach(&frame);
     } else {
-      inner.context = &empty;
+      inner.set_context(nullptr);  // no names at all
     }
     try {
       render_template(included->tree(), inner);
@@ -459,7 +456,7 @@ class Renderer : public CallContext {
     tree_ = level.tree;
     block_stack_.push_back({name, index, &frame, scoped});
     Frame inner;
-    inner.parent = scoped ? &frame : root_of(frame);
+    inner.attach(scoped ? &frame : root_of(frame));
     try {
       exec_body(level.block->body, inner);
     } catch (...) {
@@ -479,7 +476,7 @@ class Renderer : public CallContext {
   static const Frame* root_of(const Frame& frame) {
     // The nearest frame holding a context: the template level that blocks see.
     const Frame* f = &frame;
-    while (f->parent && !f->context) f = f->parent;
+    while (f->parent && !f->is_root()) f = f->parent;
     return f;
   }
 
@@ -510,22 +507,22 @@ class Renderer : public CallContext {
 
   // Runs a template as a module (for import) and returns its exported names.
   Value import_module(const Stmt& stmt, const Expr& name_expr, bool with_context, Frame& frame) {
-    std::shared_ptr<const Template> module;
-    guard(stmt, [&] { module = load(eval(name_expr, frame), stmt.offset, false); });
-    keep_.push_back(module);
+    std::shared_ptr<const Template> loaded;
+    guard(stmt, [&] { loaded = load(eval(name_expr, frame), stmt.offset, false); });
+    keep_.push_back(loaded);
     DepthGuard depth(*this, "import");
-    auto& module_frame = *modules_.emplace_back(std::make_unique<Frame>());
-    if (with_context) {
-      module_frame.parent = &frame;
-    } else {
-      module_frame.context = &empty_context_;
-    }
+    auto& module = *modules_.emplace_back(std::make_unique<Module>());
+    // As in Jinja2, `with context` hands the module the names visible here as they are now:
+    // its macros, called later, do not see what the importer sets after the import.
+    if (with_context) module.context = visible_names(frame);
+    Frame& module_frame = module.frame;
+    module_frame.set_context(with_context ? &module.context : nullptr);
     std::string discard;
     std::string* saved = out_;
     const TemplateTree* saved_tree = tree_;
     out_ = &discard;
     try {
-      render_template(module->tree(), module_frame);
+      render_template(loaded->tree(), module_frame);
     } catch (...) {
       out_ = saved;
       tree_ = saved_tree;
@@ -539,6 +536,19 @@ class Renderer : public CallContext {
       if (!var.name.empty() && var.name.front() != '_') exported.set(std::string(var.name), var.value);
     }
     return Value(std::move(exported));
+  }
+
+  // Every name `frame` sees, with its innermost value, as one dict.
+  static Value visible_names(const Frame& frame) {
+    std::vector<const Frame*> chain;
+    for (const Frame* f = &frame; f; f = f->parent) chain.push_back(f);
+    ValueDict names;
+    if (const ValueDict* context = frame.context()) names = *context;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      for (std::size_t i = 0; i < (*it)->size(); ++i)
+        names.set(std::string((*it)->at(i).name), (*it)->at(i).value);
+    }
+    return Value(std::move(names));
   }
 
   void exec_node(const Stmt& stmt, const ImportStmt& node, Frame& frame) {
@@ -557,8 +567,7 @@ class Renderer : public CallContext {
   }
 
   void exec_node(const Stmt&, const WithStmt& node, Frame& frame) {
-    Frame inner;
-    inner.parent = &frame;
+    Frame inner(&frame);
     std::vector<Value> values;
     for (const auto& [name, expr] : node.assignments) values.push_back(eval(*expr, frame));
     for (std::size_t i = 0; i < values.size(); ++i) inner.set(node.assignments[i].first, std::move(values[i]));
@@ -569,19 +578,34 @@ class Renderer : public CallContext {
 
   // The value of `expr` without copying it when it already exists (a variable, or a key of
   // a dict reached through variables); otherwise evaluates into `scratch`.
-  const Value& lookup(const Expr& expr, const Frame& frame, Value& scratch) {
+  // Names and literals, most of what templates look up, are handled inline; the rest
+  // (whose stack frames are larger) out of line.
+  [[gnu::always_inline]] const Value& lookup(const Expr& expr, const Frame& frame, Value& scratch) {
     if (auto* name = std::get_if<NameRef>(&expr.node)) {
       if (const Value* v = frame.find(name->name, name->hash)) return *v;
       scratch = Value::undefined_variable(name->name);
       return scratch;
-    } else if (auto* literal = std::get_if<Literal>(&expr.node)) {
-      return literal->value;
-    } else if (auto* conditional = std::get_if<Conditional>(&expr.node)) {
+    }
+    if (auto* literal = std::get_if<Literal>(&expr.node)) return literal->value;
+    return lookup_compound(expr, frame, scratch);
+  }
+
+  // The same, as a call: GCC cannot tell that default_in_place never returns its local
+  // scratch value when it sees through lookup.
+  [[gnu::noinline]] const Value& lookup_outlined(const Expr& expr, const Frame& frame,
+                                                 Value& scratch) {
+    return lookup(expr, frame, scratch);
+  }
+
+  [[gnu::noinline]] const Value& lookup_compound(const Expr& expr, const Frame& frame,
+                                                 Value& scratch) {
+    if (auto* conditional = std::get_if<Conditional>(&expr.node)) {
       if (truthy(*conditional->test, frame)) return lookup(*conditional->then, frame, scratch);
       if (conditional->otherwise) return lookup(*conditional->otherwise, frame, scratch);
       scratch = Value::lenient_undefined(kInlineIfWithoutElse);
       return scratch;
-    } else if (auto* filter = std::get_if<FilterExpr>(&expr.node); filter && filter->builtin_default) {
+    } else if (auto* filter = std::get_if<FilterExpr>(&expr.node);
+               filter && filter->builtin_default) {
       return default_in_place(*filter, frame, scratch);
     } else if (auto* attr = std::get_if<GetAttr>(&expr.node)) {
       Value object_scratch;
@@ -611,14 +635,16 @@ class Renderer : public CallContext {
     const Value& subject = lookup(*filter.subject, frame, scratch);
     const auto& args = filter.args.positional;
     Value fallback_scratch, flag_scratch;
-    const Value& fallback = args.empty() ? *filter.spec->parameters[0].default_value
-                                         : lookup(*args[0], frame, fallback_scratch);
+    const Value* fallback = args.empty() ? &*filter.spec->parameters[0].default_value
+                                         : &lookup_outlined(*args[0], frame, fallback_scratch);
     bool use_default = subject.is_undefined();
     if (!use_default && args.size() == 2) use_default = lookup(*args[1], frame, flag_scratch).truthy() && !subject.truthy();
     if (!use_default) return subject;
-    if (&fallback != &fallback_scratch) return fallback;
-    scratch = std::move(fallback_scratch);
-    return scratch;
+    if (fallback == &fallback_scratch) {
+      scratch = std::move(fallback_scratch);
+      return scratch;
+    }
+    return *fallback;
   }
 
   Value eval(const Expr& expr, const Frame& frame) {
@@ -1057,12 +1083,15 @@ class Renderer : public CallContext {
     bool scoped;
   };
   std::vector<ActiveBlock> block_stack_;
-  std::vector<std::unique_ptr<Frame>> modules_;  // imported modules' frames, alive for the render
+  struct Module {
+    Value context;  // what a module imported `with context` sees besides its own names
+    Frame frame;
+  };
+  std::vector<std::unique_ptr<Module>> modules_;  // imported modules, alive for the render
   std::vector<std::shared_ptr<const Template>> keep_;
   std::shared_ptr<const Template> last_loaded_;
   std::vector<std::unique_ptr<Arguments>> arguments_pool_;
   std::size_t arguments_in_use_ = 0;
-  Value empty_context_ = Value(ValueDict{});
 };
 
 }  // namespace
