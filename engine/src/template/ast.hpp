@@ -31,6 +31,9 @@ struct CallArguments {
   std::vector<std::pair<std::string, ExprPtr>> keyword;
 };
 
+/// A function body that is a plain function (every builtin's), callable without std::function.
+using DirectBody = Value (*)(const Value& subject, Arguments& args, const CallContext& context);
+
 struct Literal { Value value; };
 /// `hash` is ValueDict::hash(name), computed once when parsing.
 struct NameRef { std::string name; std::uint64_t hash; };
@@ -55,9 +58,19 @@ struct FilterExpr {
   CallArguments args;
   bool builtin_default;  ///< the built-in `default` with at most two positional arguments
   bool builtin_tojson = false;  ///< the built-in `tojson` without arguments
+  /// `spec`'s body when it is a plain function and the call passes no arguments.
+  DirectBody direct = nullptr;
 };
 /// `subject is [not] name(args)`.
-struct TestExpr { ExprPtr subject; std::string name; const FunctionSpec* spec; CallArguments args; bool negated; };
+/// `direct`: as in FilterExpr.
+struct TestExpr {
+  ExprPtr subject;
+  std::string name;
+  const FunctionSpec* spec;
+  CallArguments args;
+  bool negated;
+  DirectBody direct = nullptr;
+};
 
 struct Expr {
   std::size_t offset;

@@ -918,10 +918,17 @@ void append_tojson(std::string& out, const Value& v) {
     default:
       break;
   }
-  std::string json = python_json_dumps(v, std::nullopt);
-  if (json.find_first_of("<>&'") == std::string::npos) {
-    out += json;
-  } else {
+  // Written in place; the rare text with characters htmlsafe escapes is redone.
+  const std::size_t start = out.size();
+  try {
+    append_python_json(out, v, std::nullopt);
+  } catch (...) {
+    out.resize(start);
+    throw;
+  }
+  if (out.find_first_of("<>&'", start) != std::string::npos) {
+    std::string json = out.substr(start);
+    out.resize(start);
     append_htmlsafe(out, json);
   }
 }

@@ -845,6 +845,14 @@ class Parser {
     return spec;
   }
 
+  // The body of `spec` as a plain function when a call passes no arguments (the renderer
+  // then skips the binder and std::function), else nullptr.
+  static DirectBody direct_body(const FunctionSpec& spec, const CallArguments& args) {
+    if (!args.positional.empty() || !args.keyword.empty()) return nullptr;
+    const DirectBody* body = spec.body.target<DirectBody>();
+    return body ? *body : nullptr;
+  }
+
   FilterCall parse_filter_call() {
     std::size_t offset = current().offset;
     std::string name = expect_name("a filter name");
@@ -866,8 +874,10 @@ class Parser {
         bool builtin_default = is_builtin_default(*call.spec) && call.args.keyword.empty() &&
                                call.args.positional.size() <= 2;
         bool builtin_tojson = is_builtin_tojson(*call.spec) && call.args.keyword.empty() && call.args.positional.empty();
-        node = make(call.offset, FilterExpr{std::move(node), std::move(call.name), call.spec, std::move(call.args),
-                                            builtin_default, builtin_tojson});
+        DirectBody direct = direct_body(*call.spec, call.args);
+        node = make(call.offset,
+                    FilterExpr{std::move(node), std::move(call.name), call.spec,
+                               std::move(call.args), builtin_default, builtin_tojson, direct});
       } else if (at_name("is")) {
         advance();
         bool negated = skip_name("not");
@@ -881,7 +891,9 @@ class Parser {
           auto arg = parse_primary();
           args.positional.push_back(parse_postfix(std::move(arg)));
         }
-        node = make(offset, TestExpr{std::move(node), std::move(name), spec, std::move(args), negated});
+        DirectBody direct = direct_body(*spec, args);
+        node = make(offset, TestExpr{std::move(node), std::move(name), spec, std::move(args),
+                                     negated, direct});
       } else if (at(TokenKind::LeftParen)) {
         std::size_t offset = current().offset;
         auto args = parse_call_arguments();

@@ -19,9 +19,19 @@ void append_hex4(std::string& out, unsigned value) {
   for (int shift = 12; shift >= 0; shift -= 4) out += hex[(value >> shift) & 15];
 }
 
+// Printable ASCII other than '"' and '\\': copied as is.
+bool plain_json_char(char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; }
+
 void append_string(std::string& out, std::string_view text) {
   out += '"';
   for (std::size_t pos = 0; pos < text.size();) {
+    if (plain_json_char(text[pos])) {
+      std::size_t end = pos + 1;
+      while (end < text.size() && plain_json_char(text[end])) ++end;
+      out.append(text.data() + pos, end - pos);
+      pos = end;
+      continue;
+    }
     char32_t c;
     pos += decode_utf8(text, pos, c);
     switch (c) {
@@ -162,6 +172,11 @@ std::string python_json_dumps(const Value& value, const std::optional<std::strin
   std::string out;
   Dumper(indent).dump(out, value, 0);
   return out;
+}
+
+void append_python_json(std::string& out, const Value& value,
+                        const std::optional<std::string>& indent) {
+  Dumper(indent).dump(out, value, 0);
 }
 
 }  // namespace zf::detail

@@ -15,4 +15,8 @@ namespace zf::detail {
 /// `indent` repeated per level and items are separated by `,`.
 std::string python_json_dumps(const Value& value, const std::optional<std::string>& indent);
 
+/// The same, appended to `out`.
+void append_python_json(std::string& out, const Value& value,
+                        const std::optional<std::string>& indent);
+
 }  // namespace zf::detail

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <optional>
+#include <typeinfo>
 #include <unordered_map>
 
 #include "source_position.hpp"
@@ -22,7 +23,7 @@ constexpr std::uint64_t kLoopHash = ValueDict::hash("loop");
 constexpr const char* kInlineIfWithoutElse = "the inline if-expression evaluated to false and has no 'else'";
 
 // A macro as a value: its definition and the frame it was defined in (its globals).
-class Macro : public Callable {
+class Macro final : public Callable {
  public:
   Macro(const MacroStmt& stmt, const TemplateTree& tree, const Frame& frame)
       : stmt_(stmt), tree_(tree), frame_(frame) {}
@@ -36,6 +37,13 @@ class Macro : public Callable {
   const TemplateTree& tree_;
   const Frame& frame_;
 };
+
+// The macro `callable` is, or nullptr. Macro is final and has internal linkage, so comparing
+// type_info is a pointer compare, cheaper than dynamic_cast.
+const Macro* as_macro(const std::shared_ptr<const Callable>& callable) {
+  return callable && typeid(*callable) == typeid(Macro) ? static_cast<const Macro*>(callable.get())
+                                                        : nullptr;
+}
 
 struct BlockLevel {
   const BlockStmt* block;
@@ -183,7 +191,7 @@ class Renderer : public CallContext {
       if (auto* name = std::get_if<NameRef>(&call->callee->node)) {
         const Value* callee = frame.find(name->name, name->hash);
         if (callee && callee->is_callable()) {
-          if (auto* macro = dynamic_cast<const Macro*>(callee->as_callable().get())) {
+          if (auto* macro = as_macro(callee->as_callable())) {
             if (marks_ && out_ == root_out()) marks_->push_back({out_->size(), tree_, stmt.offset});
             try {
               call_macro(*macro, call->args, frame, out_);
@@ -941,6 +949,19 @@ class Renderer : public CallContext {
     return *arguments_pool_[arguments_in_use_++];
   }
 
+  // Calls a filter or test. `direct` (set only for calls without arguments) skips
+  // std::function, and the binder too when there are no parameters to fill.
+  Value call_function(const FunctionSpec& spec, DirectBody direct, const char* kind,
+                      const CallArguments& call, const Value& subject, const Frame& frame) {
+    if (direct && spec.parameters.empty()) {
+      Arguments none;
+      return direct(subject, none, *this);
+    }
+    ArgumentsLease bound(*this);
+    bind_call(spec, kind, call, frame, bound.args);
+    return direct ? direct(subject, bound.args, *this) : spec.body(subject, bound.args, *this);
+  }
+
   Value eval_node(const Expr& expr, const FilterExpr& node, const Frame& frame) {
     Value scratch;
     if (node.builtin_default) {
@@ -950,9 +971,12 @@ class Renderer : public CallContext {
     }
     const Value& subject = lookup(*node.subject, frame, scratch);
     try {
-      ArgumentsLease bound(*this);
-      bind_call(*node.spec, "filter", node.args, frame, bound.args);
-      return node.spec->body(subject, bound.args, *this);
+      if (node.builtin_tojson) {
+        std::string json;
+        append_tojson(json, subject);
+        return Value(std::move(json));
+      }
+      return call_function(*node.spec, node.direct, "filter", node.args, subject, frame);
     } catch (const Error& error) {
       if (error.has_location()) throw;
       throw locate(error, expr.offset);
@@ -963,9 +987,8 @@ class Renderer : public CallContext {
     Value scratch;
     const Value& subject = lookup(*node.subject, frame, scratch);
     try {
-      ArgumentsLease bound(*this);
-      bind_call(*node.spec, "test", node.args, frame, bound.args);
-      bool result = node.spec->body(subject, bound.args, *this).truthy();
+      bool result =
+          call_function(*node.spec, node.direct, "test", node.args, subject, frame).truthy();
       return Value(node.negated ? !result : result);
     } catch (const Error& error) {
       if (error.has_location()) throw;
@@ -994,7 +1017,7 @@ class Renderer : public CallContext {
     if (!callee.is_callable()) {
       throw Error(ErrorKind::Render, std::string("'") + callee.type_name() + "' object is not callable");
     }
-    if (auto* macro = dynamic_cast<const Macro*>(callee.as_callable().get())) {
+    if (auto* macro = as_macro(callee.as_callable())) {
       std::string buffer;
       call_macro(*macro, node.args, frame, &buffer);
       return Value(std::move(buffer));
