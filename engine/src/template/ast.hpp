@@ -91,13 +91,18 @@ struct PrintStmt { ExprPtr expr; };
 struct IfStmt { std::vector<std::pair<ExprPtr, Body>> branches; Body otherwise; };
 struct ForStmt {
   std::vector<std::string> targets;  // `for k, v in ...` unpacks
+  std::vector<std::uint64_t> target_hashes;  // ValueDict::hash of each target
   ExprPtr iterable;
   ExprPtr condition;  // `for x in xs if cond`, may be null
   Body body;
   Body otherwise;
   bool uses_loop;  // the body reads `loop`, so it is built per iteration
 };
-struct SetStmt { std::vector<std::string> targets; ExprPtr value; };
+struct SetStmt {
+  std::vector<std::string> targets;
+  ExprPtr value;
+  std::vector<std::uint64_t> target_hashes;  // ValueDict::hash of each target
+};
 struct SetBlockStmt { std::string target; std::vector<FilterCall> filters; Body body; };
 struct IncludeStmt { ExprPtr name; bool ignore_missing; bool with_context; };
 struct ExtendsStmt { ExprPtr name; };

@@ -70,7 +70,10 @@ class Frame {
 
   /// Sets `name` in this frame (replacing it if this frame already has it).
   void set(std::string_view name, Value value) {
-    std::uint64_t hash = ValueDict::hash(name);
+    set(name, ValueDict::hash(name), std::move(value));
+  }
+  /// The same with `hash == ValueDict::hash(name)` already known.
+  void set(std::string_view name, std::uint64_t hash, Value value) {
     if (!(mask_ & mask_bit(hash))) {
       push(name, hash, std::move(value));
       return;

@@ -252,10 +252,17 @@ class Parser {
     return targets;
   }
 
+  static std::vector<std::uint64_t> hashes_of(const std::vector<std::string>& names) {
+    std::vector<std::uint64_t> hashes;
+    for (const auto& name : names) hashes.push_back(ValueDict::hash(name));
+    return hashes;
+  }
+
   StmtPtr parse_for(std::size_t offset) {
     ForStmt node;
     open("for", offset);
     node.targets = parse_assign_targets("for");
+    node.target_hashes = hashes_of(node.targets);
     if (!skip_name("in")) fail_here("expected 'in' in 'for', found " + describe_current());
     node.iterable = parse_tuple_or_expression(/*allow_condexpr=*/false);
     if (skip_name("if")) node.condition = parse_expression();
@@ -281,7 +288,8 @@ class Parser {
     if (skip(TokenKind::Assign)) {
       auto value = parse_tuple_or_expression();
       expect_block_end("set");
-      return make_stmt(offset, SetStmt{std::move(targets), std::move(value)});
+      auto hashes = hashes_of(targets);
+      return make_stmt(offset, SetStmt{std::move(targets), std::move(value), std::move(hashes)});
     }
     if (targets.size() != 1) fail_at(target_offset, "a block 'set' assigns exactly one name");
     SetBlockStmt node;

@@ -275,17 +275,21 @@ class Renderer : public CallContext {
     }
   }
 
-  void assign_targets(Frame& frame, const std::vector<std::string>& targets, Value&& value, std::size_t offset) {
+  // `hashes[i]` is ValueDict::hash(targets[i]).
+  void assign_targets(Frame& frame, const std::vector<std::string>& targets,
+                      const std::vector<std::uint64_t>& hashes, Value&& value, std::size_t offset) {
     if (targets.size() == 1) {
-      frame.set(targets.front(), std::move(value));
+      frame.set(targets.front(), hashes.front(), std::move(value));
       return;
     }
-    assign_targets(frame, targets, static_cast<const Value&>(value), offset);
+    assign_targets(frame, targets, hashes, static_cast<const Value&>(value), offset);
   }
 
-  void assign_targets(Frame& frame, const std::vector<std::string>& targets, const Value& value, std::size_t offset) {
+  void assign_targets(Frame& frame, const std::vector<std::string>& targets,
+                      const std::vector<std::uint64_t>& hashes, const Value& value,
+                      std::size_t offset) {
     if (targets.size() == 1) {
-      frame.set(targets.front(), value);
+      frame.set(targets.front(), hashes.front(), value);
       return;
     }
     try {
@@ -299,7 +303,7 @@ class Renderer : public CallContext {
                                                                         : "too many values to unpack (expected ") +
                                            std::to_string(targets.size()) + ", got " + std::to_string(items.size()) + ")");
       }
-      for (std::size_t i = 0; i < targets.size(); ++i) frame.set(targets[i], items[i]);
+      for (std::size_t i = 0; i < targets.size(); ++i) frame.set(targets[i], hashes[i], items[i]);
     } catch (const Error& error) {
       throw error.has_location() ? error : locate(error, offset);
     }
@@ -321,7 +325,7 @@ class Renderer : public CallContext {
       ValueList kept;
       for (const auto& item : *list) {
         loop_frame.clear();
-        assign_targets(loop_frame, node.targets, item, stmt.offset);
+        assign_targets(loop_frame, node.targets, node.target_hashes, item, stmt.offset);
         if (truthy(*node.condition, loop_frame)) kept.push_back(item);
       }
       storage = std::move(kept);
@@ -350,13 +354,14 @@ class Renderer : public CallContext {
         loop.set("nextitem", i + 1 < length ? items[static_cast<std::size_t>(i + 1)] : Value::undefined("'loop.nextitem' is undefined on the last iteration"));
         loop_frame.push("loop", kLoopHash, Value(std::move(loop)));
       }
-      assign_targets(loop_frame, node.targets, items[static_cast<std::size_t>(i)], stmt.offset);
+      assign_targets(loop_frame, node.targets, node.target_hashes,
+                     items[static_cast<std::size_t>(i)], stmt.offset);
       exec_body(node.body, loop_frame);
     }
   }
 
   void exec_node(const Stmt& stmt, const SetStmt& node, Frame& frame) {
-    assign_targets(frame, node.targets, eval(*node.value, frame), stmt.offset);
+    assign_targets(frame, node.targets, node.target_hashes, eval(*node.value, frame), stmt.offset);
   }
 
   std::string capture(const Body& body, Frame& frame) {
@@ -862,8 +867,8 @@ class Renderer : public CallContext {
     const auto& params = spec.parameters;
     if (params.size() > 64) throw Error(ErrorKind::Plugin, what() + " declares more than 64 parameters");
     args.bound.resize(params.size());
-    std::optional<Error> deferred;  // the first binding error
-    std::uint64_t given = 0;        // bit i: parameter i was passed
+    std::unique_ptr<Error> deferred;  // the first binding error (cheaper than an optional)
+    std::uint64_t given = 0;          // bit i: parameter i was passed
     for (std::size_t i = 0; i < positional_count; ++i) {
       if (i < params.size()) {
         args.bound[i] = positional(i);
@@ -873,9 +878,10 @@ class Renderer : public CallContext {
       } else {
         (void)positional(i);
         if (!deferred) {
-          deferred = Error(ErrorKind::Render, what() + " takes at most " + std::to_string(params.size()) +
-                                                  " argument" + (params.size() == 1 ? "" : "s") + " (" +
-                                                  std::to_string(positional_count) + " given)");
+          deferred = std::make_unique<Error>(
+              ErrorKind::Render, what() + " takes at most " + std::to_string(params.size()) +
+                                     " argument" + (params.size() == 1 ? "" : "s") + " (" +
+                                     std::to_string(positional_count) + " given)");
         }
       }
     }
@@ -886,7 +892,9 @@ class Renderer : public CallContext {
       while (i < params.size() && params[i].name != name) ++i;
       if (i < params.size()) {
         if (given & (std::uint64_t{1} << i)) {
-          if (!deferred) deferred = Error(ErrorKind::Render, what() + " got multiple values for argument '" + name + "'");
+          if (!deferred)
+            deferred = std::make_unique<Error>(
+                ErrorKind::Render, what() + " got multiple values for argument '" + name + "'");
           continue;
         }
         args.bound[i] = std::move(value);
@@ -894,7 +902,8 @@ class Renderer : public CallContext {
       } else if (spec.variadic) {
         args.extra_keywords.emplace_back(name, std::move(value));
       } else if (!deferred) {
-        deferred = Error(ErrorKind::Render, what() + " got an unexpected keyword argument '" + name + "'");
+        deferred = std::make_unique<Error>(
+            ErrorKind::Render, what() + " got an unexpected keyword argument '" + name + "'");
       }
     }
     if (deferred) throw *deferred;
@@ -1036,7 +1045,7 @@ class Renderer : public CallContext {
     const auto& params = stmt.params;
     if (params.size() > 64) throw Error(ErrorKind::Render, "macro '" + stmt.name + "' declares more than 64 parameters");
     Frame inner(&macro.frame());
-    std::optional<Error> deferred;
+    std::unique_ptr<Error> deferred;  // the first binding error
     std::uint64_t given = 0;  // bit i: parameter i was passed
     for (std::size_t i = 0; i < call.positional.size(); ++i) {
       Value value = eval(*call.positional[i], caller);
@@ -1044,8 +1053,9 @@ class Renderer : public CallContext {
         inner.push(params[i].name, params[i].hash, std::move(value));
         given |= std::uint64_t{1} << i;
       } else if (!deferred) {
-        deferred = Error(ErrorKind::Render, "macro '" + stmt.name + "' takes not more than " +
-                                                std::to_string(params.size()) + " argument(s)");
+        deferred = std::make_unique<Error>(ErrorKind::Render,
+                                           "macro '" + stmt.name + "' takes not more than " +
+                                               std::to_string(params.size()) + " argument(s)");
       }
     }
     for (const auto& [name, expr] : call.keyword) {
@@ -1053,9 +1063,15 @@ class Renderer : public CallContext {
       std::size_t i = 0;
       while (i < params.size() && params[i].name != name) ++i;
       if (i == params.size()) {
-        if (!deferred) deferred = Error(ErrorKind::Render, "macro '" + stmt.name + "' takes no keyword argument '" + name + "'");
+        if (!deferred)
+          deferred = std::make_unique<Error>(
+              ErrorKind::Render,
+              "macro '" + stmt.name + "' takes no keyword argument '" + name + "'");
       } else if (given & (std::uint64_t{1} << i)) {
-        if (!deferred) deferred = Error(ErrorKind::Render, "macro '" + stmt.name + "' got multiple values for argument '" + name + "'");
+        if (!deferred)
+          deferred = std::make_unique<Error>(
+              ErrorKind::Render,
+              "macro '" + stmt.name + "' got multiple values for argument '" + name + "'");
       } else {
         inner.push(params[i].name, params[i].hash, std::move(value));
         given |= std::uint64_t{1} << i;
