@@ -238,6 +238,17 @@ class Renderer : public CallContext {
   }
 
   bool truthy(const Expr& expr, const Frame& frame) {
+    // Comparisons and tests, the usual conditions, answer without making a bool Value; their
+    // errors get the location eval() would give them.
+    auto* compare = std::get_if<Compare>(&expr.node);
+    auto* test = std::get_if<TestExpr>(&expr.node);
+    if (compare || test) {
+      try {
+        return compare ? compare_chain(*compare, frame) : test_result(expr, *test, frame);
+      } catch (const Error& error) {
+        throw error.has_location() ? error : locate(error, expr.offset);
+      }
+    }
     Value scratch;
     const Value& v = lookup(expr, frame, scratch);
     try {
@@ -806,17 +817,21 @@ class Renderer : public CallContext {
   }
 
   Value eval_node(const Expr&, const Compare& node, const Frame& frame) {
+    return Value(compare_chain(node, frame));
+  }
+
+  bool compare_chain(const Compare& node, const Frame& frame) {
     // Operands are looked up in place; a chain `a < b < c` alternates two scratch values.
     Value scratch[2];
     const Value* left = &lookup(*node.first, frame, scratch[0]);
     std::size_t next = 1;
     for (const auto& [op, expr] : node.rest) {
       const Value& right = lookup(*expr, frame, scratch[next]);
-      if (!apply_compare(op, *left, right)) return Value(false);
+      if (!apply_compare(op, *left, right)) return false;
       left = &right;
       next ^= 1;
     }
-    return Value(true);
+    return true;
   }
 
   Value eval_node(const Expr&, const Conditional& node, const Frame& frame) {
@@ -993,12 +1008,16 @@ class Renderer : public CallContext {
   }
 
   Value eval_node(const Expr& expr, const TestExpr& node, const Frame& frame) {
+    return Value(test_result(expr, node, frame));
+  }
+
+  bool test_result(const Expr& expr, const TestExpr& node, const Frame& frame) {
     Value scratch;
     const Value& subject = lookup(*node.subject, frame, scratch);
     try {
       bool result =
           call_function(*node.spec, node.direct, "test", node.args, subject, frame).truthy();
-      return Value(node.negated ? !result : result);
+      return node.negated ? !result : result;
     } catch (const Error& error) {
       if (error.has_location()) throw;
       throw locate(error, expr.offset);

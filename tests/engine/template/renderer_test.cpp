@@ -98,6 +98,14 @@ TEST(RendererTest, ReportsRuntimeErrorsAtTheFailingExpression) {
       {"macro keyword", "{% macro m(a) %}{% endmacro %}{{ m(b=1) }}", {}, "t.j2:1:34: error: macro 'm' takes no keyword argument 'b'"},
       {"recursive macro", "{% macro m() %}{{ m() }}{% endmacro %}{{ m() }}", {},
        "t.j2:1:19: error: recursion too deep: more than 64 nested includes, macro calls or blocks (at macro)"},
+      // Conditions that are comparisons or tests are answered without a bool value in between;
+      // their errors point where an expression's would.
+      {"comparison in if", "{% if 1 < 'a' %}x{% endif %}", {}, "t.j2:1:7: error: '<' not supported between instances of 'int' and 'str'"},
+      {"comparison in inline if", "{{ 'y' if 2 > 'b' }}", {}, "t.j2:1:11: error: '<' not supported between instances of 'int' and 'str'"},
+      {"test in if", "{% if nothing is divisibleby 3 %}x{% endif %}", {},
+       "t.j2:1:18: error: undefined variable 'nothing' (the values lack 'nothing')"},
+      {"test in elif", "{% if false %}{% elif 'a' is divisibleby 'b' %}{% endif %}", {},
+       "t.j2:1:30: error: not all arguments converted during string formatting"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
