@@ -75,40 +75,40 @@ void report_shared_paths(ManifestSpool& manifest, const Expansion& expansion,
 
 // `--check`'s report: every missing file, then every changed one, then every extra one, each
 // in path order (manifest.json among them), one merge of the entries per list.
+// Every path generate would write, in path order, with its drift status: the spool's entries
+// and manifest.json at its place among them.
+void each_path(ManifestSpool& manifest, DriftStatus manifest_status,
+               const std::function<void(std::string_view, DriftStatus)>& visit) {
+  constexpr std::string_view kManifest = "manifest.json";
+  bool manifest_done = false;
+  manifest.merge([&](const SpoolEntry& entry) {
+    if (!manifest_done && kManifest < entry.path) {
+      visit(kManifest, manifest_status);
+      manifest_done = true;
+    }
+    visit(entry.path, static_cast<DriftStatus>(entry.tag));
+  });
+  if (!manifest_done) visit(kManifest, manifest_status);
+}
+
 int report_drift(const DriftCheck& drift, ManifestSpool& manifest,
                  const std::function<void(const DriftCheck::Sink&)>& write_manifest,
                  const std::string& dir, const Family& family) {
-  constexpr std::string_view kManifest = "manifest.json";
   const DriftStatus manifest_status = drift.compare_manifest(write_manifest);
   std::size_t counts[3] = {0, 0, 0};
   for (DriftStatus kind : {DriftStatus::Missing, DriftStatus::Changed}) {
     const char* word = kind == DriftStatus::Missing ? "missing" : "changed";
-    auto report = [&](std::string_view path) {
+    each_path(manifest, manifest_status, [&](std::string_view path, DriftStatus status) {
+      if (status != kind) return;
       std::cout << dir << '/' << path << ": " << word << '\n';
       ++counts[static_cast<int>(kind)];
-    };
-    bool manifest_done = manifest_status != kind;
-    manifest.merge([&](const SpoolEntry& entry) {
-      if (!manifest_done && kManifest < entry.path) {
-        report(kManifest);
-        manifest_done = true;
-      }
-      if (entry.tag == static_cast<std::uint32_t>(kind)) report(entry.path);
     });
-    if (!manifest_done) report(kManifest);
   }
   std::size_t extra = 0;
   drift.extras(
       [&](const std::function<void(std::string_view)>& expect) {
-        bool manifest_done = false;
-        manifest.merge([&](const SpoolEntry& entry) {
-          if (!manifest_done && kManifest < entry.path) {
-            expect(kManifest);
-            manifest_done = true;
-          }
-          expect(entry.path);
-        });
-        if (!manifest_done) expect(kManifest);
+        each_path(manifest, manifest_status,
+                  [&](std::string_view path, DriftStatus) { expect(path); });
       },
       [&](const std::string& path) {
         std::cout << dir << '/' << path << ": extra\n";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Small text helpers several areas share: UTF-8 encoding of a code point (string escapes in
-// templates and JSON) and edit distance (did-you-mean suggestions for values and configs).
+// Small text helpers several areas share: JSON's short escapes (zeroforge's JSON writer and the
+// tojson filter), UTF-8 encoding of a code point (string escapes in templates and JSON) and edit
+// distance (did-you-mean suggestions for values and configs).
 #pragma once
 
 #include <algorithm>
@@ -11,6 +12,29 @@
 #include <vector>
 
 namespace zf::detail {
+
+/// The two-character JSON escape of `c` (`\"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f`), or nullptr
+/// when JSON has none for it (other control characters take `\u00XX`).
+inline const char* json_short_escape(char32_t c) {
+  switch (c) {
+    case '"':
+      return "\\\"";
+    case '\\':
+      return "\\\\";
+    case '\n':
+      return "\\n";
+    case '\r':
+      return "\\r";
+    case '\t':
+      return "\\t";
+    case '\b':
+      return "\\b";
+    case '\f':
+      return "\\f";
+    default:
+      return nullptr;
+  }
+}
 
 /// Appends the UTF-8 encoding of `code_point` to `out`.
 inline void append_utf8(std::string& out, char32_t code_point) {

@@ -7,6 +7,7 @@
 
 #include "number_format.hpp"
 #include "output/json_text.hpp"
+#include "text_helpers.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 
@@ -42,34 +43,13 @@ void append_escaped(std::string& out, std::string_view s) {
     if (c >= 0x20 && c != '"' && c != '\\') continue;
     out.append(s, run, i - run);
     run = i + 1;
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default: {  // the other control characters
-        static const char* hex = "0123456789abcdef";
-        out += "\\u00";
-        out += hex[c >> 4];
-        out += hex[c & 15];
-      }
+    if (const char* escape = detail::json_short_escape(c)) {
+      out += escape;
+    } else {  // the other control characters
+      static const char* hex = "0123456789abcdef";
+      out += "\\u00";
+      out += hex[c >> 4];
+      out += hex[c & 15];
     }
   }
   out.append(s, run, s.size() - run);

@@ -2,6 +2,7 @@
 // What the renderer may know about built-in filters to evaluate them in place.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "zeroforge/environment.hpp"
@@ -17,8 +18,10 @@ bool is_builtin_default(const FunctionSpec& spec);
 /// True when `spec` is the built-in `tojson` filter.
 bool is_builtin_tojson(const FunctionSpec& spec);
 
-/// Appends what `value | tojson` (no indent) prints: the renderer's path for
-/// `{{ x | tojson }}`, without making the text a value first.
-void append_tojson(std::string& out, const Value& value);
+/// Appends what `value | tojson` prints (`indent`: the prefix per level, as
+/// append_python_json takes it): the filter's body, and the renderer's path for
+/// `{{ x | tojson }}` that makes no text value first.
+void append_tojson(std::string& out, const Value& value,
+                   const std::optional<std::string>& indent = std::nullopt);
 
 }  // namespace zf::detail

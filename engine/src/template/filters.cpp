@@ -371,32 +371,20 @@ void append_htmlsafe(std::string& out, std::string_view json) {
 
 Value do_tojson(const Value& v, Arguments& args, const CallContext&) {
   const Value& indent = args.bound[0];
-  // Scalars print the same with any indent and never contain the characters escaped below.
-  switch (v.kind()) {
-    case Value::Kind::None:
-      return Value("null");
-    case Value::Kind::Bool:
-      return Value(v.as_bool() ? "true" : "false");
-    case Value::Kind::Int:
-      return Value(v.str());
-    default:
-      break;
-  }
   std::optional<std::string> prefix;
-  if (indent.is_string()) {
+  // Scalars print the same with any indent (Python never reads it for them).
+  bool scalar = v.is_none() || v.is_bool() || v.is_int();
+  if (!scalar && indent.is_string()) {
     prefix = indent.as_string();
-  } else if (!indent.is_none()) {
+  } else if (!scalar && !indent.is_none()) {
     indent.require_defined();
     if (!indent.is_int() && !indent.is_bool()) {
       fail(std::string("can't multiply sequence by non-int of type '") + indent.type_name() + "'");
     }
     prefix = std::string(static_cast<std::size_t>(std::max<std::int64_t>(indent.as_int(), 0)), ' ');
   }
-  std::string json = detail::python_json_dumps(v, prefix);
-  if (json.find_first_of("<>&'") == std::string::npos) return Value(std::move(json));
   std::string out;
-  out.reserve(json.size());
-  append_htmlsafe(out, json);
+  detail::append_tojson(out, v, prefix);
   return Value(std::move(out));
 }
 
@@ -892,36 +880,28 @@ std::vector<FunctionSpec> builtin_filters() {
 
 namespace detail {
 
-bool is_builtin_default(const FunctionSpec& spec) {
+namespace {
+
+// True when `spec` runs the built-in `body` (not a plugin's filter of the same name).
+bool runs(const FunctionSpec& spec, Value (*body)(const Value&, Arguments&, const CallContext&)) {
   using Body = Value (*)(const Value&, Arguments&, const CallContext&);
-  const Body* body = spec.body.target<Body>();
-  return body && *body == &do_default;
+  const Body* target = spec.body.target<Body>();
+  return target && *target == body;
 }
 
-bool is_builtin_tojson(const FunctionSpec& spec) {
-  using Body = Value (*)(const Value&, Arguments&, const CallContext&);
-  const Body* body = spec.body.target<Body>();
-  return body && *body == &do_tojson;
-}
+}  // namespace
 
-void append_tojson(std::string& out, const Value& v) {
-  switch (v.kind()) {
-    case Value::Kind::None:
-      out += "null";
-      return;
-    case Value::Kind::Bool:
-      out += v.as_bool() ? "true" : "false";
-      return;
-    case Value::Kind::Int:
-      v.append_str(out);
-      return;
-    default:
-      break;
-  }
+bool is_builtin_default(const FunctionSpec& spec) { return runs(spec, &do_default); }
+
+bool is_builtin_tojson(const FunctionSpec& spec) { return runs(spec, &do_tojson); }
+
+void append_tojson(std::string& out, const Value& v, const std::optional<std::string>& indent) {
+  // Scalars (the commonest subject in a .json template) never hold a character htmlsafe escapes.
+  if (v.is_none() || v.is_bool() || v.is_int()) return append_python_json(out, v, indent);
   // Written in place; the rare text with characters htmlsafe escapes is redone.
   const std::size_t start = out.size();
   try {
-    append_python_json(out, v, std::nullopt);
+    append_python_json(out, v, indent);
   } catch (...) {
     out.resize(start);
     throw;

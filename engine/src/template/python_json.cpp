@@ -9,6 +9,7 @@
 
 #include "template/python_ops.hpp"
 #include "template/python_text.hpp"
+#include "text_helpers.hpp"
 
 namespace zf::detail {
 namespace {
@@ -34,39 +35,17 @@ void append_string(std::string& out, std::string_view text) {
     }
     char32_t c;
     pos += decode_utf8(text, pos, c);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (c >= 0x20 && c < 0x7F) {
-          out += static_cast<char>(c);
-        } else if (c < 0x10000) {
-          append_hex4(out, static_cast<unsigned>(c));
-        } else {
-          // ensure_ascii writes astral code points as UTF-16 surrogate pairs.
-          char32_t v = c - 0x10000;
-          append_hex4(out, static_cast<unsigned>(0xD800 + (v >> 10)));
-          append_hex4(out, static_cast<unsigned>(0xDC00 + (v & 0x3FF)));
-        }
+    if (const char* escape = json_short_escape(c)) {
+      out += escape;
+    } else if (c >= 0x20 && c < 0x7F) {
+      out += static_cast<char>(c);
+    } else if (c < 0x10000) {
+      append_hex4(out, static_cast<unsigned>(c));
+    } else {
+      // ensure_ascii writes astral code points as UTF-16 surrogate pairs.
+      char32_t v = c - 0x10000;
+      append_hex4(out, static_cast<unsigned>(0xD800 + (v >> 10)));
+      append_hex4(out, static_cast<unsigned>(0xDC00 + (v & 0x3FF)));
     }
   }
   out += '"';
@@ -167,12 +146,6 @@ class Dumper {
 };
 
 }  // namespace
-
-std::string python_json_dumps(const Value& value, const std::optional<std::string>& indent) {
-  std::string out;
-  Dumper(indent).dump(out, value, 0);
-  return out;
-}
 
 void append_python_json(std::string& out, const Value& value,
                         const std::optional<std::string>& indent) {

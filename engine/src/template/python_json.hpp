@@ -10,12 +10,9 @@
 
 namespace zf::detail {
 
-/// Serializes like `json.dumps(value, sort_keys=True, indent=indent)`. Without an indent items
-/// are separated by `, ` and keys by `: `; with one, each item is on its own line prefixed by
-/// `indent` repeated per level and items are separated by `,`.
-std::string python_json_dumps(const Value& value, const std::optional<std::string>& indent);
-
-/// The same, appended to `out`.
+/// Appends `value` serialized like `json.dumps(value, sort_keys=True, indent=indent)`. Without
+/// an indent items are separated by `, ` and keys by `: `; with one, each item is on its own
+/// line prefixed by `indent` repeated per level and items are separated by `,`.
 void append_python_json(std::string& out, const Value& value,
                         const std::optional<std::string>& indent);
 
