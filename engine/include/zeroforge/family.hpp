@@ -392,9 +392,6 @@ std::string_view manifest_separator(std::size_t index);
 /// What closes a manifest of `entries` entries.
 std::string_view manifest_tail(std::size_t entries);
 
-/// The `path`s a manifest lists (what an earlier generate wrote), skipping malformed entries.
-std::vector<std::string> manifest_paths(const nlohmann::ordered_json& manifest);
-
 /// Checks a rendered output path and returns it normalised: relative, `/`-separated, no
 /// empty, `.` or `..` segments, not `manifest.json`. Throws zf::Error (Values) naming the
 /// family file and `/output` otherwise.

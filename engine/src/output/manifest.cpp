@@ -118,19 +118,6 @@ std::string_view manifest_tail(std::size_t entries) {
   return entries == 0 ? "]\n}\n" : "\n  ]\n}\n";
 }
 
-std::vector<std::string> manifest_paths(const Json& manifest) {
-  std::vector<std::string> paths;
-  if (!manifest.is_object()) return paths;
-  auto configs = manifest.find("configs");
-  if (configs == manifest.end() || !configs->is_array()) return paths;
-  for (const auto& entry : *configs) {
-    if (!entry.is_object()) continue;
-    auto path = entry.find("path");
-    if (path != entry.end() && path->is_string()) paths.push_back(path->get<std::string>());
-  }
-  return paths;
-}
-
 std::string check_output_path(std::string_view rendered, const Family& family) {
   auto fail = [&](const std::string& why) {
     throw Error(ErrorKind::Values, "output path \"" + std::string(rendered) + "\" " + why,
