@@ -167,6 +167,10 @@ void StagedOutput::prune_old_files() const {
   // Files the previous run wrote (its manifest lists them) that this one did not: the family
   // changed; remove them and directories that become empty, so `--check` agrees afterwards.
   // Never anything else. An unreadable old manifest only means nothing is pruned.
+  // Checked whole first (a streaming check, no tree), so that a manifest broken halfway prunes
+  // nothing rather than the files listed before the break.
+  std::ifstream check(dir_ / "manifest.json", std::ios::binary);
+  if (!check || !nlohmann::ordered_json::accept(check)) return;
   std::ifstream old(dir_ / "manifest.json", std::ios::binary);
   if (!old) return;
   ManifestPaths paths([&](const std::string& path) {

@@ -115,6 +115,18 @@ TEST_F(GenerateCliTest, RegeneratingRemovesFilesTheFamilyNoLongerProduces) {
   EXPECT_TRUE(fs::exists(out() / "mine.txt")) << "only files an earlier generate wrote are removed";
 }
 
+TEST_F(GenerateCliTest, AnUnreadableOldManifestOnlyMeansNothingIsPruned) {
+  std::string f = family("f.json", R"({"name": "f", "template": "deepspeed/config.json.j2",
+    "axes": {"stage": [1, 2]}, "output": "zero{{ stage }}.json"})");
+  fs::create_directories(out());
+  write_file_atomically(out() / "old.json", "{}\n");
+  write_file_atomically(out() / "manifest.json", R"({"configs": [{"path": "old.json"}, {"path": )");
+  auto result = run_cli({"generate", f, "-o", out().string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(fs::exists(out() / "old.json")) << "paths before the malformed part are not trusted either";
+  EXPECT_EQ(Json::parse(read_file(out() / "manifest.json")).at("configs").size(), 2u);
+}
+
 TEST_F(GenerateCliTest, RegeneratingMergesNewDirectoriesIntoExistingOnes) {
   // New directories move into place whole; files in directories DIR already has move one by
   // one, next to what is there.
