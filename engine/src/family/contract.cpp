@@ -121,6 +121,31 @@ constexpr std::array<std::string_view, 29> kKnownNames = {"stage",
                                                           "model",
                                                           "auto_fit"};
 
+// A top-level value the contract knows: its index in kKnownNames.
+struct Name {
+  std::size_t index;
+  std::string_view text() const { return kKnownNames[index]; }
+};
+
+// `known("stage")`: resolved at compile time, so a misspelt name fails the build.
+consteval Name known(std::string_view text) {
+  for (std::size_t i = 0; i < kKnownNames.size(); ++i) {
+    if (kKnownNames[i] == text) return Name{i};
+  }
+  throw "not in kKnownNames";
+}
+
+// The index in kKnownNames of `key`, or kKnownNames.size().
+std::size_t known_index(std::string_view key) {
+  static const std::unordered_map<std::string_view, std::size_t> index = [] {
+    std::unordered_map<std::string_view, std::size_t> map;
+    for (std::size_t i = 0; i < kKnownNames.size(); ++i) map.emplace(kKnownNames[i], i);
+    return map;
+  }();
+  auto it = index.find(key);
+  return it == index.end() ? kKnownNames.size() : it->second;
+}
+
 template <std::size_t N>
 std::string closest(std::string_view name, const std::array<std::string_view, N>& names) {
   std::string best;
@@ -150,6 +175,11 @@ std::int64_t as_int(const Json& v) {
 
 std::string shown(const Json& v) { return v.dump(); }
 
+// An object's members, walked without items()' iteration proxies (this runs for every variant).
+const Json::object_t& members(const Json& object) {
+  return object.get_ref<const Json::object_t&>();
+}
+
 class Checker {
  public:
   Checker(const Json& values, const SourcedValues* sources) : values_(values), sources_(sources) {}
@@ -159,13 +189,13 @@ class Checker {
     check_enums();
     check_sizes();
     check_flags();
-    check_section("fp16", kFp16Fields, false);
-    check_section("zero", kZeroFields, false);
-    check_section("offload", kOffloadFields, false);
-    check_section("aio", kAioFields, false);
+    check_section(known("fp16"), kFp16Fields, false);
+    check_section(known("zero"), kZeroFields, false);
+    check_section(known("offload"), kOffloadFields, false);
+    check_section(known("aio"), kAioFields, false);
     check_optimizer();
     check_scheduler();
-    check_section("activation_checkpointing", kCheckpointingFields, true);
+    check_section(known("activation_checkpointing"), kCheckpointingFields, true);
     check_monitor();
     if (result_.ok()) check_applicability();
     if (result_.ok()) check_batch();
@@ -180,54 +210,48 @@ class Checker {
       result_.problems.emplace_back(ErrorKind::Values, std::move(message), "", pointer);
     }
   }
-  // "stage=2 (family presets/families/x.json)" or "stage=2".
+  // "stage=2 (family presets/families/x.json)" or "stage=2": for messages only.
   std::string describe(const std::string& pointer) const {
     if (sources_ != nullptr) return sources_->describe(pointer);
     std::string name = pointer.substr(1);
-    const Json* v = find(pointer);
-    if (v == nullptr) return name;
-    return name + '=' + (v->is_string() ? v->get<std::string>() : v->dump());
+    auto at = Json::json_pointer(pointer);
+    if (!values_.contains(at)) return name;
+    const Json& v = values_.at(at);
+    return name + '=' + (v.is_string() ? v.get<std::string>() : v.dump());
   }
-  // The value at a JSON pointer made of object keys ("/zero/stage"), or null. Walked by
-  // hand: this runs for every variant, and json_pointer would parse and allocate each time.
-  const Json* find(std::string_view pointer) const {
-    if (pointer.find('~') != std::string_view::npos) {  // escaped segments: the general path
-      auto ptr = Json::json_pointer(std::string(pointer));
-      return values_.contains(ptr) ? &values_.at(ptr) : nullptr;
-    }
-    const Json* node = &values_;
-    while (!pointer.empty()) {
-      pointer.remove_prefix(1);  // the '/'
-      std::size_t end = pointer.find('/');
-      std::string_view key = pointer.substr(0, end);
-      if (!node->is_object()) return nullptr;
-      auto it = node->find(key);
-      if (it == node->end()) return nullptr;
-      node = &*it;
-      pointer = end == std::string_view::npos ? std::string_view() : pointer.substr(end);
-    }
-    return node;
-  }
+  // A top-level value the contract knows, or null (valid after check_names).
+  const Json* get(Name name) const { return slots_[name.index]; }
   // A required top-level value; reports it missing (no defaults were applied) and returns null.
-  const Json* require(std::string_view key) {
-    auto it = values_.find(key);
-    if (it == values_.end()) {
-      fail("/" + std::string(key),
-           "missing value '" + std::string(key) + "' (the template defaults were not applied?)");
-      return nullptr;
+  const Json* require(Name name) {
+    const Json* value = get(name);
+    if (value == nullptr) {
+      std::string key(name.text());
+      fail("/" + key, "missing value '" + key + "' (the template defaults were not applied?)");
     }
-    return &*it;
+    return value;
   }
 
+  // Indexes the known values (every later check reads them by index, not by a search of the
+  // object per key) and reports unknown names close to a known one.
   void check_names() {
     // Values carry other keys too (tier facts, the family's own names): each distinct key's
     // verdict is worked out once per thread, not once per variant.
     thread_local std::unordered_map<std::string, std::string> guesses;
-    for (const auto& [key, value] : values_.items()) {
-      if (std::find(kKnownNames.begin(), kKnownNames.end(), key) != kKnownNames.end()) continue;
-      auto known = guesses.find(key);
-      if (known == guesses.end()) known = guesses.emplace(key, closest(key, kKnownNames)).first;
-      const std::string& guess = known->second;
+    // The variants of a family hold their keys in the same order, so the name at each position
+    // is first compared with the one found there last time, which is nearly always it.
+    thread_local std::vector<std::size_t> last_index;
+    std::size_t position = 0;
+    for (const auto& [key, value] : members(values_)) {
+      if (position == last_index.size()) last_index.push_back(kKnownNames.size());
+      std::size_t& i = last_index[position++];
+      if (i == kKnownNames.size() || kKnownNames[i] != key) i = known_index(key);
+      if (i < kKnownNames.size()) {
+        slots_[i] = &value;
+        continue;
+      }
+      auto guessed = guesses.find(key);
+      if (guessed == guesses.end()) guessed = guesses.emplace(key, closest(key, kKnownNames)).first;
+      const std::string& guess = guessed->second;
       if (!guess.empty()) {
         fail("/" + escape_pointer_segment(key),
              "unknown value '" + key + "'; did you mean '" + guess + "'?");
@@ -235,9 +259,8 @@ class Checker {
     }
   }
 
-  void check_enum(std::string_view key, std::initializer_list<std::string_view> allowed,
-                  std::string* out) {
-    const Json* v = require(key);
+  void check_enum(Name name, std::initializer_list<std::string_view> allowed, std::string* out) {
+    const Json* v = require(name);
     if (v == nullptr) return;
     if (v->is_string() && std::find(allowed.begin(), allowed.end(),
                                     v->get_ref<const std::string&>()) != allowed.end()) {
@@ -246,22 +269,23 @@ class Checker {
     }
     std::string list;
     for (auto a : allowed) list += (list.empty() ? "" : "|") + std::string(a);
-    fail("/" + std::string(key),
-         std::string(key) + " must be one of " + list + ", got " + shown(*v));
+    std::string key(name.text());
+    fail("/" + key, key + " must be one of " + list + ", got " + shown(*v));
   }
 
   void check_enums() {
-    if (const Json* v = require("stage")) {
+    if (const Json* v = require(known("stage"))) {
       if (v->is_number_integer() && as_int(*v) >= 0 && as_int(*v) <= 3) {
         result_.facts.stage = static_cast<int>(as_int(*v));
       } else {
         fail("/stage", "stage must be an integer 0-3, got " + shown(*v));
       }
     }
-    check_enum("precision", {"fp32", "fp16", "bf16"}, &result_.facts.precision);
-    check_enum("offload_optimizer", {"none", "cpu", "nvme"}, &result_.facts.offload_optimizer);
-    check_enum("offload_param", {"none", "cpu", "nvme"}, &result_.facts.offload_param);
-    if (const Json* v = require("nvme_path")) {
+    check_enum(known("precision"), {"fp32", "fp16", "bf16"}, &result_.facts.precision);
+    check_enum(known("offload_optimizer"), {"none", "cpu", "nvme"},
+               &result_.facts.offload_optimizer);
+    check_enum(known("offload_param"), {"none", "cpu", "nvme"}, &result_.facts.offload_param);
+    if (const Json* v = require(known("nvme_path"))) {
       if (!v->is_null() && !(v->is_string() && !v->get<std::string>().empty())) {
         fail("/nvme_path", "nvme_path must be a non-empty string or null, got " + shown(*v));
       }
@@ -302,51 +326,54 @@ class Checker {
     return true;
   }
 
-  void check_scalar(std::string_view key, Type type, bool nullable = false) {
-    if (const Json* v = require(key))
-      check_type_at([&] { return "/" + std::string(key); }, *v, type, nullable);
+  void check_scalar(Name name, Type type, bool nullable = false) {
+    if (const Json* v = require(name))
+      check_type_at([&] { return "/" + std::string(name.text()); }, *v, type, nullable);
   }
 
   void check_sizes() {
-    check_scalar("micro_batch_size", Type::PositiveInt);
-    check_scalar("gradient_accumulation", Type::PositiveInt, true);
-    check_scalar("global_batch_size", Type::PositiveInt, true);
-    check_scalar("gpus_per_node", Type::PositiveInt);
-    check_scalar("nodes", Type::PositiveInt);
-    check_scalar("world_size", Type::PositiveInt, true);
-    check_scalar("gradient_clipping", Type::NonNegativeNumber);
-    check_scalar("steps_per_print", Type::PositiveInt, true);
+    check_scalar(known("micro_batch_size"), Type::PositiveInt);
+    check_scalar(known("gradient_accumulation"), Type::PositiveInt, true);
+    check_scalar(known("global_batch_size"), Type::PositiveInt, true);
+    check_scalar(known("gpus_per_node"), Type::PositiveInt);
+    check_scalar(known("nodes"), Type::PositiveInt);
+    check_scalar(known("world_size"), Type::PositiveInt, true);
+    check_scalar(known("gradient_clipping"), Type::NonNegativeNumber);
+    check_scalar(known("steps_per_print"), Type::PositiveInt, true);
   }
 
   void check_flags() {
-    if (const Json* v = require("hf_auto"); v && check_type("/hf_auto", *v, Type::Bool, false)) {
+    if (const Json* v = require(known("hf_auto"));
+        v && check_type("/hf_auto", *v, Type::Bool, false)) {
       result_.facts.hf_auto = v->get<bool>();
     }
-    check_scalar("wall_clock_breakdown", Type::Bool);
+    check_scalar(known("wall_clock_breakdown"), Type::Bool);
   }
 
   // An object section: every key known, every known key of the right type. `nullable`
   // sections may be null (the template omits them); others must be objects.
   template <std::size_t N>
-  bool check_section(std::string_view key, const std::array<Field, N>& fields, bool nullable) {
-    const Json* section = require(key);
+  bool check_section(Name name, const std::array<Field, N>& fields, bool nullable) {
+    const Json* section = require(name);
     if (section == nullptr) return false;
-    std::string base = "/" + std::string(key);
     if (nullable && section->is_null()) return false;
+    const std::string_view key = name.text();
     if (!section->is_object()) {
-      fail(base, std::string(key) + " must be an object" + (nullable ? " or null" : "") + ", got " +
-                     shown(*section));
+      fail("/" + std::string(key), std::string(key) + " must be an object" +
+                                       (nullable ? " or null" : "") + ", got " + shown(*section));
       return false;
     }
-    std::array<std::string_view, N> names{};
-    for (std::size_t i = 0; i < N; ++i) names[i] = fields[i].key;
-    for (const auto& [name, value] : section->items()) {
-      auto pointer = [&] { return base + "/" + escape_pointer_segment(name); };
-      auto field =
-          std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.key == name; });
+    for (const auto& [field_name, value] : members(*section)) {
+      auto pointer = [&] {
+        return "/" + std::string(key) + "/" + escape_pointer_segment(field_name);
+      };
+      auto field = std::find_if(fields.begin(), fields.end(),
+                                [&](const Field& f) { return f.key == field_name; });
       if (field == fields.end()) {
-        std::string guess = closest(name, names);
-        fail(pointer(), "unknown key '" + name + "' in " + std::string(key) +
+        std::array<std::string_view, N> names{};
+        for (std::size_t i = 0; i < N; ++i) names[i] = fields[i].key;
+        std::string guess = closest(field_name, names);
+        fail(pointer(), "unknown key '" + field_name + "' in " + std::string(key) +
                             (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
         continue;
       }
@@ -356,8 +383,8 @@ class Checker {
   }
 
   void check_optimizer() {
-    if (!check_section("optimizer", kOptimizerFields, true)) return;
-    const Json& optimizer = values_.at("optimizer");
+    if (!check_section(known("optimizer"), kOptimizerFields, true)) return;
+    const Json& optimizer = *get(known("optimizer"));
     for (auto required : {"type", "lr", "betas", "eps", "weight_decay"}) {
       if (!optimizer.contains(required)) {
         fail("/optimizer", std::string("optimizer needs '") + required + "'");
@@ -384,8 +411,8 @@ class Checker {
   }
 
   void check_scheduler() {
-    if (!check_section("scheduler", kSchedulerFields, true)) return;
-    const Json& scheduler = values_.at("scheduler");
+    if (!check_section(known("scheduler"), kSchedulerFields, true)) return;
+    const Json& scheduler = *get(known("scheduler"));
     std::string type = scheduler.value("type", "");
     if (type != "WarmupLR" && type != "WarmupDecayLR") {
       fail("/scheduler/type",
@@ -403,7 +430,7 @@ class Checker {
     if (type == "WarmupLR" && scheduler.contains("total_num_steps")) {
       fail("/scheduler/total_num_steps", "WarmupLR takes no total_num_steps (WarmupDecayLR does)");
     }
-    const Json* optimizer = find("/optimizer");
+    const Json* optimizer = get(known("optimizer"));
     if (!scheduler.contains("warmup_max_lr") && (optimizer == nullptr || optimizer->is_null())) {
       fail("/scheduler",
            "scheduler needs warmup_max_lr when there is no optimizer to take lr from");
@@ -411,7 +438,7 @@ class Checker {
   }
 
   void check_monitor() {
-    const Json* monitor = require("monitor");
+    const Json* monitor = require(known("monitor"));
     if (monitor == nullptr || monitor->is_null()) return;
     if (!monitor->is_object()) {
       fail("/monitor", "monitor must be an object or null, got " + shown(*monitor));
@@ -445,25 +472,26 @@ class Checker {
   // The combinations DeepSpeed accepts and silently ignores (deepspeed-notes.md, stage column).
   void check_applicability() {
     const DeepSpeedFacts& f = result_.facts;
-    const std::string stage = describe("/stage");
+    // "stage=2 (family ...)", made only for a message.
+    auto stage = [&] { return describe("/stage"); };
     if (f.offload_param != "none" && f.stage != 3) {
       fail("/offload_param", "offload_param=" + f.offload_param +
-                                 " takes effect only at ZeRO stage 3, but " + stage +
+                                 " takes effect only at ZeRO stage 3, but " + stage() +
                                  "; DeepSpeed would silently ignore it: use stage 3 or "
                                  "offload_param=none");
     }
     if (f.offload_optimizer != "none" && f.stage == 0) {
       fail("/offload_optimizer", "offload_optimizer=" + f.offload_optimizer +
-                                     " takes effect only at ZeRO stages 1-3, but " + stage +
+                                     " takes effect only at ZeRO stages 1-3, but " + stage() +
                                      "; DeepSpeed would silently ignore it: use stage 1-3 or "
                                      "offload_optimizer=none");
     }
     if (f.offload_optimizer == "nvme" && (f.stage == 1 || f.stage == 2)) {
-      fail("/offload_optimizer", "offload_optimizer=nvme needs ZeRO stage 3, but " + stage +
+      fail("/offload_optimizer", "offload_optimizer=nvme needs ZeRO stage 3, but " + stage() +
                                      "; DeepSpeed would silently offload to cpu instead: use "
                                      "stage 3 or offload_optimizer=cpu");
     }
-    const Json* path = find("/nvme_path");
+    const Json* path = get(known("nvme_path"));
     bool has_path = path != nullptr && path->is_string();
     for (const char* key : {"offload_optimizer", "offload_param"}) {
       std::string device =
@@ -474,11 +502,14 @@ class Checker {
                                          "drive), but nvme_path is null");
       }
     }
-    const Json* round_robin = find("/zero/round_robin_gradients");
+    const Json* round_robin = nullptr;
+    if (const Json* zero = get(known("zero")); zero && zero->is_object()) {
+      if (auto it = zero->find("round_robin_gradients"); it != zero->end()) round_robin = &*it;
+    }
     if (round_robin && round_robin->is_boolean() && round_robin->get<bool>() && f.stage != 1 &&
         f.stage != 2) {
       fail("/zero/round_robin_gradients",
-           "zero.round_robin_gradients takes effect only at ZeRO stages 1-2, but " + stage +
+           "zero.round_robin_gradients takes effect only at ZeRO stages 1-2, but " + stage() +
                "; DeepSpeed would silently ignore it");
     }
   }
@@ -486,8 +517,8 @@ class Checker {
   // train_batch_size = micro x accumulation x world size, as DeepSpeed asserts.
   void check_batch() {
     DeepSpeedFacts& f = result_.facts;
-    std::int64_t gpus = as_int(values_.at("gpus_per_node")) * as_int(values_.at("nodes"));
-    const Json& world = values_.at("world_size");
+    std::int64_t gpus = as_int(*get(known("gpus_per_node"))) * as_int(*get(known("nodes")));
+    const Json& world = *get(known("world_size"));
     f.world_size = world.is_null() ? gpus : as_int(world);
     if (f.world_size > gpus || gpus % f.world_size != 0) {
       fail("/world_size", "world_size=" + std::to_string(f.world_size) +
@@ -495,9 +526,9 @@ class Checker {
                               std::to_string(gpus) + " (data-parallel ranks share the GPUs)");
       return;
     }
-    f.micro_batch_size = as_int(values_.at("micro_batch_size"));
-    const Json& accumulation = values_.at("gradient_accumulation");
-    const Json& global = values_.at("global_batch_size");
+    f.micro_batch_size = as_int(*get(known("micro_batch_size")));
+    const Json& accumulation = *get(known("gradient_accumulation"));
+    const Json& global = *get(known("global_batch_size"));
     if (!global.is_null()) {
       std::int64_t per_step = f.micro_batch_size * f.world_size;
       std::int64_t total = as_int(global);
@@ -534,6 +565,7 @@ class Checker {
   const Json& values_;
   const SourcedValues* sources_;
   ContractCheck result_;
+  std::array<const Json*, kKnownNames.size()> slots_{};  // by Name::index, set by check_names
 };
 
 }  // namespace
