@@ -281,6 +281,8 @@ class Expansion {
   std::size_t size_ = 0;
   // The merged values below the variant layer, one per tier (or one without tiers).
   std::vector<nlohmann::ordered_json> base_by_tier_;
+  // Each axis value's part of a variant slug (`stage-3`), made once.
+  std::vector<std::vector<std::string>> axis_slugs_;
 };
 
 /// The merged values of one variant after another, kept in one tree that is patched rather

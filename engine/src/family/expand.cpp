@@ -63,6 +63,11 @@ std::string slug_word(const Json& value) {
   return text;
 }
 
+// `key-word`: one choice in a variant's slug.
+std::string slug_part(const std::string& key, const Json& value) {
+  return key + '-' + slug_word(value);
+}
+
 std::string shown(const Json& value) {
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
@@ -264,14 +269,24 @@ Variant Expansion::variant(std::size_t index) const {
       variant.axis_index[a] = rest % n;
       rest /= n;
     }
+    // Axis keys are distinct (they are the keys of the family's `axes` object).
+    auto& choice = variant.choice.get_ref<Json::object_t&>();
+    choice.reserve(family_.axes.size());
     for (std::size_t a = 0; a < family_.axes.size(); ++a) {
-      variant.choice[family_.axes[a].key] = family_.axes[a].values[variant.axis_index[a]];
+      choice.emplace_back(family_.axes[a].key, family_.axes[a].values[variant.axis_index[a]]);
     }
   }
   std::string slug;
-  for (const auto& [key, value] : variant.choice.items()) {
-    if (!slug.empty()) slug += '_';
-    slug += key + '-' + slug_word(value);
+  if (member.include != Variant::npos) {
+    for (const auto& [key, value] : variant.choice.items()) {
+      if (!slug.empty()) slug += '_';
+      slug += slug_part(key, value);
+    }
+  } else {
+    for (std::size_t a = 0; a < family_.axes.size(); ++a) {
+      if (!slug.empty()) slug += '_';
+      slug += axis_slugs_[a][variant.axis_index[a]];
+    }
   }
   variant.slug = slug.empty() ? "config" : slug;
   return variant;
@@ -363,6 +378,10 @@ Expansion expand_family(Family family, std::vector<Tier> tiers,
   expansion.tiers_ = std::move(tiers);
   expansion.defaults_ = std::move(template_defaults);
   expansion.overrides_ = std::move(overrides);
+  for (const Axis& axis : expansion.family_.axes) {
+    auto& slugs = expansion.axis_slugs_.emplace_back();
+    for (const auto& value : axis.values) slugs.push_back(slug_part(axis.key, value));
+  }
   for (std::size_t tier : tier_indices) {
     Json base = Json::object();
     for (const auto& layer : expansion.defaults_) merge_into(base, layer.values);
