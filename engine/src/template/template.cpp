@@ -45,6 +45,31 @@ std::size_t offset_of(std::string_view text, std::size_t line, std::size_t colum
   return offset;
 }
 
+// `error`, a JSON syntax error in the output of rendering `tree` over `context`, placed at
+// the template line that wrote the offending output.
+Error json_error_in_template(const Error& error, const Environment& environment,
+                             const detail::TemplateTree& rendered, const Value& context) {
+  // Which node wrote which output is recorded only now, by rendering again (rendering is
+  // deterministic): recording it on every render cost more than the rest of a small render.
+  std::string out;
+  std::vector<detail::OutputMark> marks;
+  detail::render_tree(environment, rendered, context, out, &marks);
+  std::size_t at = offset_of(out, error.where().line, error.where().column);
+  auto mark = std::upper_bound(
+      marks.begin(), marks.end(), at,
+      [](std::size_t offset, const detail::OutputMark& m) { return offset < m.output_offset; });
+  std::string message = "the rendered output is not valid JSON: " + error.message() +
+                        " (output line " + std::to_string(error.where().line) + ", column " +
+                        std::to_string(error.where().column) + ": '" +
+                        std::string(detail::line_text(out, at)) + "')";
+  if (mark == marks.begin())
+    return Error(ErrorKind::Json, message, Location{rendered.origin, 0, 0});
+  --mark;
+  const detail::TemplateTree& writer = *mark->tree;  // the included file, or `rendered` itself
+  return detail::error_at(ErrorKind::Json, message, writer.origin, writer.source,
+                          mark->source_offset);
+}
+
 }  // namespace
 
 Template::Template(const Environment& environment, std::shared_ptr<const detail::TemplateTree> tree)
@@ -69,27 +94,13 @@ std::string Template::render(const Value& context) const {
 }
 
 nlohmann::ordered_json Template::render_json(const Value& context) const {
-  std::string out;
-  std::vector<detail::OutputMark> marks;
+  std::string out = render(context);
   try {
-    detail::render_tree(environment_, *tree_, context, out, &marks);
+    // A failure is reported by json_error_in_template, which names the template instead.
+    static const std::string kOutput = "rendered output";
+    return parse_json_text(out, kOutput);
   } catch (const Error& error) {
-    if (error.kind() == ErrorKind::Undefined) throw with_missing_names(error, *this, context);
-    throw;
-  }
-  try {
-    return parse_json_text(out, tree_->origin + " (rendered output)");
-  } catch (const Error& error) {
-    std::size_t at = offset_of(out, error.where().line, error.where().column);
-    auto mark = std::upper_bound(marks.begin(), marks.end(), at,
-                                 [](std::size_t offset, const detail::OutputMark& m) { return offset < m.output_offset; });
-    std::string message = "the rendered output is not valid JSON: " + error.message() + " (output line " +
-                          std::to_string(error.where().line) + ", column " + std::to_string(error.where().column) +
-                          ": '" + std::string(detail::line_text(out, at)) + "')";
-    if (mark == marks.begin()) throw Error(ErrorKind::Json, message, Location{tree_->origin, 0, 0});
-    --mark;
-    const detail::TemplateTree& tree = *mark->tree;
-    throw detail::error_at(ErrorKind::Json, message, tree.origin, tree.source, mark->source_offset);
+    throw json_error_in_template(error, environment_, *tree_, context);
   }
 }
 

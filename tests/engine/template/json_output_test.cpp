@@ -3,6 +3,7 @@
 // template line that wrote the bad output.
 #include <gtest/gtest.h>
 
+#include "support/cli_runner.hpp"
 #include "zeroforge/environment.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
@@ -13,7 +14,8 @@ namespace {
 
 using nlohmann::ordered_json;
 
-std::string render_json_text(const std::string& source, const ordered_json& values = ordered_json::object()) {
+std::string render_json_text(const std::string& source,
+                             const ordered_json& values = ordered_json::object()) {
   Environment env;
   auto tpl = env.from_string(source, "c.json.j2");
   EXPECT_TRUE(tpl->is_json());
@@ -31,7 +33,8 @@ std::string json_error(const std::string& source) {
 
 TEST(JsonOutputTest, NormalisesLayoutAndKeepsKeyOrder) {
   EXPECT_EQ(render_json_text(R"({"z": 1, "a": {"b": [1,2], "e": {}, "l": []}})"),
-            "{\n  \"z\": 1,\n  \"a\": {\n    \"b\": [\n      1,\n      2\n    ],\n    \"e\": {},\n    \"l\": []\n  }\n}\n");
+            "{\n  \"z\": 1,\n  \"a\": {\n    \"b\": [\n      1,\n      2\n    ],\n    \"e\": {},\n "
+            "   \"l\": []\n  }\n}\n");
 }
 
 TEST(JsonOutputTest, WritesNumbersInAStableForm) {
@@ -39,10 +42,18 @@ TEST(JsonOutputTest, WritesNumbersInAStableForm) {
     std::string in, out;
   };
   const Case cases[] = {
-      {"5e8", "500000000"}, {"1e9", "1000000000"}, {"{{ 5e8 }}", "500000000"},  // Python prints 500000000.0
-      {"1.0", "1.0"},       {"{{ 1e9 | int }}", "1000000000"}, {"0.0001", "0.0001"},
-      {"3e-5", "3e-5"},     {"1.5e300", "1.5e300"},   {"-2.5", "-2.5"},
-      {"100", "100"},       {"12345678901234", "12345678901234"}, {"2.5e3", "2500"},
+      {"5e8", "500000000"},
+      {"1e9", "1000000000"},
+      {"{{ 5e8 }}", "500000000"},  // Python prints 500000000.0
+      {"1.0", "1.0"},
+      {"{{ 1e9 | int }}", "1000000000"},
+      {"0.0001", "0.0001"},
+      {"3e-5", "3e-5"},
+      {"1.5e300", "1.5e300"},
+      {"-2.5", "-2.5"},
+      {"100", "100"},
+      {"12345678901234", "12345678901234"},
+      {"2.5e3", "2500"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.in);
@@ -57,17 +68,36 @@ TEST(JsonOutputTest, SmallIntegralFloatWithoutExponentStaysAFloat) {
 
 TEST(JsonOutputTest, DuplicateKeysAreAnErrorAtTheTemplateLine) {
   EXPECT_EQ(json_error("{\n  \"a\": 1,\n  {{ '\"a\"' }}: 2\n}"),
-            "c.json.j2:3:3: error: the rendered output is not valid JSON: duplicate key \"a\" (output line 3, column 3: '  \"a\": 2')");
+            "c.json.j2:3:3: error: the rendered output is not valid JSON: duplicate key \"a\" "
+            "(output line 3, column 3: '  \"a\": 2')");
 }
 
 TEST(JsonOutputTest, SyntaxErrorNamesOutputAndTemplateLines) {
   EXPECT_EQ(json_error("{\n  \"a\": {{ x | default('cpu') }}\n}"),
-            "c.json.j2:2:8: error: the rendered output is not valid JSON: expected a JSON value, found 'c' (output line 2, column 8: '  \"a\": cpu')");
+            "c.json.j2:2:8: error: the rendered output is not valid JSON: expected a JSON value, "
+            "found 'c' (output line 2, column 8: '  \"a\": cpu')");
 }
 
 TEST(JsonOutputTest, TrailingCommaIsReported) {
   EXPECT_EQ(json_error("{\"a\": 1,}"),
-            "c.json.j2:1:1: error: the rendered output is not valid JSON: trailing comma in object (output line 1, column 9: '{\"a\": 1,}')");
+            "c.json.j2:1:1: error: the rendered output is not valid JSON: trailing comma in object "
+            "(output line 1, column 9: '{\"a\": 1,}')");
+}
+
+TEST(JsonOutputTest, SyntaxErrorInAnIncludedPartialNamesThePartial) {
+  test::TempDir dir;
+  dir.write("main.json.j2", "{\n  \"a\": 1,\n{% include 'part.j2' %}\n}");
+  dir.write("part.j2", "  \"b\": [1,\n  2,]");
+  Environment env({.search_path = {dir.path()}});
+  try {
+    env.load("main.json.j2")->render_json(Value::from_json(ordered_json::object()));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              (dir.path() / "part.j2").string() +
+                  ":1:1: error: the rendered output is not valid JSON: trailing comma in array "
+                  "(output line 4, column 5: '  2,]')");
+  }
 }
 
 }  // namespace
