@@ -31,11 +31,16 @@ bool decompose_short(double value, Decimal& d) {
   double magnitude = std::fabs(value);
   if (!(magnitude >= 1e-10 && magnitude < 1e15)) return false;
   for (int p = 0; p < 18; ++p) {
-    double scaled = std::nearbyint(magnitude * kPow10[p]);
+    double product = magnitude * kPow10[p];
+    if (product >= 1e15) return false;
+    // Rounded by conversion, not nearbyint (a library call): the two differ only on a tie,
+    // and at a tie no integer is the decimal (the product is exact to well under 0.5 here).
+    auto rounded = static_cast<long long>(product + 0.5);
+    auto scaled = static_cast<double>(rounded);
     if (scaled >= 1e15) return false;
-    if (scaled == 0 || scaled / kPow10[p] != magnitude) continue;
+    if (rounded == 0 || scaled / kPow10[p] != magnitude) continue;
     char buf[24];
-    auto result = std::to_chars(buf, buf + sizeof buf, static_cast<long long>(scaled));
+    auto result = std::to_chars(buf, buf + sizeof buf, rounded);
     auto count = static_cast<std::size_t>(result.ptr - buf);
     d.negative = std::signbit(value);
     d.size = count;
