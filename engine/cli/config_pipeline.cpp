@@ -35,7 +35,7 @@ void ConfigPreparer::next(std::vector<ConfigJob>& out, std::size_t limit) {
     }
     Json hooked;
     if (setup_.plugins->empty()) {
-      current_.load(variant);
+      current_.load(variant);  // its values stay in two layers: see VariantValues
     } else {
       SourcedValues values = expansion_.values(variant);
       auto hooks = setup_.plugins->run_values_hooks(values.layered_for_hooks(), job.context);
@@ -48,17 +48,16 @@ void ConfigPreparer::next(std::vector<ConfigJob>& out, std::size_t limit) {
       job.entry.plugins = std::move(hooks.manifest);
       hooked = values.merged();
     }
-    // The variant's values: read by the contract now, and (with the three names below
+    // The variant's values are read by the contract now, and (with the three names below
     // added) by the output hooks and the validator.
-    const Json& merged = setup_.plugins->empty() ? current_.json() : hooked;
-
+    const bool plain = setup_.plugins->empty();
     if (deepspeed_) {
-      ContractCheck check = check_deepspeed_values(merged);
+      ContractCheck check = plain ? check_deepspeed_values(current_.top(), current_.base())
+                                  : check_deepspeed_values(hooked);
       if (!check.ok()) {
         // Rebuild with provenance so each error names the file and pointer of the value.
         SourcedValues values = expansion_.values(variant);
-        if (!setup_.plugins->empty())
-          setup_.plugins->run_values_hooks(values.layered_for_hooks(), job.context);
+        if (!plain) setup_.plugins->run_values_hooks(values.layered_for_hooks(), job.context);
         for (const auto& problem : check_deepspeed_values(values.merged(), &values).problems) {
           problems_.add(problem, expansion_.describe(variant));
         }
@@ -69,13 +68,14 @@ void ConfigPreparer::next(std::vector<ConfigJob>& out, std::size_t limit) {
       job.validate.world_size = check.facts.world_size;
       job.validate.hf = check.facts.hf_auto;
     } else {
+      const Json merged = plain ? current_.value().to_json() : hooked;
       job.entry.facts = {{"world_size", world_size_of(merged)}};
       job.validate = validate_options_from_values(merged);
     }
 
     // The values plus the names the output pattern (and the template) may use: the values
     // hooks and the contract have seen the values; these three names are generate's own.
-    if (setup_.plugins->empty()) {
+    if (plain) {
       current_.set("tier", tier);
       current_.set("family", family.name);
       current_.set("variant", variant.slug);

@@ -134,6 +134,9 @@ struct ContractCheck {
 /// they carry the value pointer only (cheap; rerun with sources to report).
 ContractCheck check_deepspeed_values(const nlohmann::ordered_json& values,
                                      const SourcedValues* sources = nullptr);
+/// The same check of values given in two layers, `top` over `base` (as VariantValues keeps a
+/// variant's): a key in `top` hides the base's. Errors carry value pointers only.
+ContractCheck check_deepspeed_values(const ValueDict& top, const ValueDict& base);
 
 // ---------------------------------------------------------------------------------------------
 // Family files
@@ -285,18 +288,18 @@ class Expansion {
   std::vector<std::vector<std::string>> axis_slugs_;
 };
 
-/// The merged values of one variant after another, kept in one tree that is patched rather
-/// than rebuilt: a variant differs from its tier's base values only under the top-level keys
-/// its variant layer and the overrides write, so moving to the next variant restores those
-/// keys from the base and writes them again. `json()` equals Expansion::merged(variant) and
-/// `value()` equals Value::from_json(json()), key order included; both cost the changed keys
-/// only (generate's loop over thousands of variants).
+/// The merged values of one variant after another, in two layers: the tier's values below the
+/// variant layer (template defaults, tier, family), converted once per tier and shared, and on
+/// top the top-level keys the variant's layers and the overrides write, each merged with what
+/// lies below it. Moving to the next variant only rebuilds the top, so it costs the changed
+/// keys (generate's loop over thousands of variants). `value()` equals
+/// Value::from_json(Expansion::merged(variant)), key order included.
 ///
 ///     zf::VariantValues current(expansion);
 ///     for (std::size_t i = 0; i < expansion.size(); ++i) {
 ///       zf::Variant variant = expansion.variant(i);
 ///       current.load(variant);
-///       check(current.json());
+///       zf::check_deepspeed_values(current.top(), current.base());
 ///       current.set("tier", expansion.tier_name(variant));
 ///       tpl->render(current.value());
 ///     }
@@ -304,30 +307,30 @@ class VariantValues {
  public:
   /// `expansion` must outlive this object.
   explicit VariantValues(const Expansion& expansion);
-  /// Makes json() the merged values of `variant`.
+  /// Makes the values those of `variant`.
   void load(const Variant& variant);
   /// Sets a top-level value above every layer (until the next load).
-  void set(const std::string& key, nlohmann::ordered_json value);
-  /// The merged values of the loaded variant, plus what `set` added.
-  const nlohmann::ordered_json& json() const noexcept { return work_; }
-  /// The same as a template value: the tier's base values converted once, shared, with the
-  /// changed keys converted again.
+  void set(const std::string& key, Value value);
+  /// The loaded variant's tier values, below its variant layer.
+  const ValueDict& base() const;
+  /// The top-level values written above the base, in first-write order; a key here hides the
+  /// base's.
+  const ValueDict& top() const noexcept { return top_; }
+  /// Both as one dict: the base's keys in order (with the top's values), then the top's others.
   Value value() const;
 
  private:
-  void touch(const std::string& key);
-  void apply(const nlohmann::ordered_json& patch);
+  void apply(const Value& patch);
 
   const Expansion& expansion_;
-  // Each axis value and each include entry as a patch (dotted keys nested), made once.
-  std::vector<std::vector<nlohmann::ordered_json>> axis_patches_;
-  std::vector<nlohmann::ordered_json> include_patches_;
+  // Each axis value, include entry and override as a patch (dotted keys nested), made once.
+  std::vector<std::vector<Value>> axis_patches_;
+  std::vector<Value> include_patches_;
+  std::vector<Value> override_patches_;
   // The base values of each tier as a template dict, converted on first use.
   mutable std::vector<std::optional<ValueDict>> base_values_;
-  std::size_t base_ = Variant::npos;  // the index into base_by_tier_ work_ started from
-  nlohmann::ordered_json work_;
-  // Top-level keys written since work_ was last equal to the tier's base, in first-write order.
-  std::vector<std::string> touched_;
+  std::size_t base_ = 0;  // the tier (index into base_by_tier_) of the loaded variant
+  ValueDict top_;
 };
 
 /// Expands a family: a pure function of the family, its tiers (in Family::tiers order),

@@ -13,8 +13,6 @@
 namespace zf {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
 enum class Type {
   Bool,
   PositiveInt,
@@ -162,27 +160,35 @@ std::string closest(std::string_view name, const std::array<std::string_view, N>
   return best;
 }
 
-bool is_integral(const Json& v) {
-  if (v.is_number_integer()) return true;
-  if (!v.is_number_float()) return false;
-  double d = v.get<double>();
+// JSON's kinds, as the values arrive from it: Value counts a bool as a number, JSON does not.
+bool is_json_number(const Value& v) { return v.is_int() || v.is_float(); }
+
+bool is_integral(const Value& v) {
+  if (v.is_int()) return true;
+  if (!v.is_float()) return false;
+  double d = v.as_double();
   return std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15;
 }
 
-std::int64_t as_int(const Json& v) {
-  return v.is_number_float() ? static_cast<std::int64_t>(v.get<double>()) : v.get<std::int64_t>();
+std::int64_t as_int(const Value& v) {
+  return v.is_float() ? static_cast<std::int64_t>(v.as_double()) : v.as_int();
 }
 
-std::string shown(const Json& v) { return v.dump(); }
+bool is_nonempty_string(const Value& v) { return v.is_string() && !v.as_string().empty(); }
 
-// An object's members, walked without items()' iteration proxies (this runs for every variant).
-const Json::object_t& members(const Json& object) {
-  return object.get_ref<const Json::object_t&>();
-}
+// The value as JSON text, for messages.
+std::string shown(const Value& v) { return v.to_json().dump(); }
+
+// The values under check: `top` over `base` (generate's VariantValues), or `top` alone. A key
+// in `top` hides the base's; walked as the merged values would be, base keys first.
+struct Layers {
+  const ValueDict& top;
+  const ValueDict* base;
+};
 
 class Checker {
  public:
-  Checker(const Json& values, const SourcedValues* sources) : values_(values), sources_(sources) {}
+  Checker(Layers values, const SourcedValues* sources) : values_(values), sources_(sources) {}
 
   ContractCheck run() {
     check_names();
@@ -214,16 +220,33 @@ class Checker {
   std::string describe(const std::string& pointer) const {
     if (sources_ != nullptr) return sources_->describe(pointer);
     std::string name = pointer.substr(1);
-    auto at = Json::json_pointer(pointer);
-    if (!values_.contains(at)) return name;
-    const Json& v = values_.at(at);
-    return name + '=' + (v.is_string() ? v.get<std::string>() : v.dump());
+    const Value* v = find(pointer);
+    if (v == nullptr) return name;
+    return name + '=' + (v->is_string() ? v->as_string() : shown(*v));
+  }
+  // The value at a JSON pointer of unescaped object keys ("/zero/stage"), or null.
+  const Value* find(std::string_view pointer) const {
+    const Value* node = nullptr;
+    while (!pointer.empty()) {
+      pointer.remove_prefix(1);  // the '/'
+      std::size_t end = pointer.find('/');
+      std::string_view key = pointer.substr(0, end);
+      if (node == nullptr) {
+        node = values_.top.find(key);
+        if (node == nullptr && values_.base != nullptr) node = values_.base->find(key);
+      } else {
+        node = node->is_dict() ? node->as_dict().find(key) : nullptr;
+      }
+      if (node == nullptr) return nullptr;
+      pointer = end == std::string_view::npos ? std::string_view() : pointer.substr(end);
+    }
+    return node;
   }
   // A top-level value the contract knows, or null (valid after check_names).
-  const Json* get(Name name) const { return slots_[name.index]; }
+  const Value* get(Name name) const { return slots_[name.index]; }
   // A required top-level value; reports it missing (no defaults were applied) and returns null.
-  const Json* require(Name name) {
-    const Json* value = get(name);
+  const Value* require(Name name) {
+    const Value* value = get(name);
     if (value == nullptr) {
       std::string key(name.text());
       fail("/" + key, "missing value '" + key + "' (the template defaults were not applied?)");
@@ -231,40 +254,52 @@ class Checker {
     return value;
   }
 
-  // Indexes the known values (every later check reads them by index, not by a search of the
-  // object per key) and reports unknown names close to a known one.
+  // Indexes the known values (every later check reads them by index, not by a search per key)
+  // and reports unknown names close to a known one, in the merged values' key order.
   void check_names() {
-    // Values carry other keys too (tier facts, the family's own names): each distinct key's
-    // verdict is worked out once per thread, not once per variant.
-    thread_local std::unordered_map<std::string, std::string> guesses;
+    std::size_t position = 0;
+    if (values_.base != nullptr) {
+      for (const auto& [key, value] : *values_.base) index_name(key, &value, position);
+    }
+    for (const auto& [key, value] : values_.top) {
+      if (values_.base != nullptr && values_.base->contains(key)) {
+        // Indexed (and, if unknown, reported) at its place in the base: only the value changes.
+        if (std::size_t i = known_index(key); i < kKnownNames.size()) slots_[i] = &value;
+        continue;
+      }
+      index_name(key, &value, position);
+    }
+  }
+  // One name of the merged values, the `position`-th.
+  void index_name(const std::string& key, const Value* value, std::size_t& position) {
     // The variants of a family hold their keys in the same order, so the name at each position
     // is first compared with the one found there last time, which is nearly always it.
     thread_local std::vector<std::size_t> last_index;
-    std::size_t position = 0;
-    for (const auto& [key, value] : members(values_)) {
-      if (position == last_index.size()) last_index.push_back(kKnownNames.size());
-      std::size_t& i = last_index[position++];
-      if (i == kKnownNames.size() || kKnownNames[i] != key) i = known_index(key);
-      if (i < kKnownNames.size()) {
-        slots_[i] = &value;
-        continue;
-      }
-      auto guessed = guesses.find(key);
-      if (guessed == guesses.end()) guessed = guesses.emplace(key, closest(key, kKnownNames)).first;
-      const std::string& guess = guessed->second;
-      if (!guess.empty()) {
-        fail("/" + escape_pointer_segment(key),
-             "unknown value '" + key + "'; did you mean '" + guess + "'?");
-      }
+    if (position == last_index.size()) last_index.push_back(kKnownNames.size());
+    std::size_t& i = last_index[position++];
+    if (i == kKnownNames.size() || kKnownNames[i] != key) i = known_index(key);
+    if (i < kKnownNames.size()) {
+      slots_[i] = value;
+      return;
+    }
+    // Values carry other keys too (tier facts, the family's own names): each distinct key's
+    // verdict is worked out once per thread, not once per variant.
+    thread_local std::unordered_map<std::string, std::string> guesses;
+    auto guessed = guesses.find(key);
+    if (guessed == guesses.end()) guessed = guesses.emplace(key, closest(key, kKnownNames)).first;
+    const std::string& guess = guessed->second;
+    if (!guess.empty()) {
+      fail("/" + escape_pointer_segment(key),
+           "unknown value '" + key + "'; did you mean '" + guess + "'?");
     }
   }
 
   void check_enum(Name name, std::initializer_list<std::string_view> allowed, std::string* out) {
-    const Json* v = require(name);
+    const Value* v = require(name);
     if (v == nullptr) return;
-    if (v->is_string() && std::find(allowed.begin(), allowed.end(),
-                                    v->get_ref<const std::string&>()) != allowed.end()) {
-      if (out) *out = v->get<std::string>();
+    if (v->is_string() &&
+        std::find(allowed.begin(), allowed.end(), v->as_string()) != allowed.end()) {
+      if (out) *out = v->as_string();
       return;
     }
     std::string list;
@@ -274,9 +309,9 @@ class Checker {
   }
 
   void check_enums() {
-    if (const Json* v = require(known("stage"))) {
-      if (v->is_number_integer() && as_int(*v) >= 0 && as_int(*v) <= 3) {
-        result_.facts.stage = static_cast<int>(as_int(*v));
+    if (const Value* v = require(known("stage"))) {
+      if (v->is_int() && v->as_int() >= 0 && v->as_int() <= 3) {
+        result_.facts.stage = static_cast<int>(v->as_int());
       } else {
         fail("/stage", "stage must be an integer 0-3, got " + shown(*v));
       }
@@ -285,21 +320,21 @@ class Checker {
     check_enum(known("offload_optimizer"), {"none", "cpu", "nvme"},
                &result_.facts.offload_optimizer);
     check_enum(known("offload_param"), {"none", "cpu", "nvme"}, &result_.facts.offload_param);
-    if (const Json* v = require(known("nvme_path"))) {
-      if (!v->is_null() && !(v->is_string() && !v->get<std::string>().empty())) {
+    if (const Value* v = require(known("nvme_path"))) {
+      if (!v->is_none() && !is_nonempty_string(*v)) {
         fail("/nvme_path", "nvme_path must be a non-empty string or null, got " + shown(*v));
       }
     }
   }
 
-  bool check_type(const std::string& pointer, const Json& v, Type type, bool nullable) {
+  bool check_type(const std::string& pointer, const Value& v, Type type, bool nullable) {
     return check_type_at([&] { return pointer; }, v, type, nullable);
   }
   // `make_pointer()` names the value; it is only called for an error (this runs for every
   // value of every variant).
   template <typename MakePointer>
-  bool check_type_at(MakePointer&& make_pointer, const Json& v, Type type, bool nullable) {
-    if (nullable && v.is_null()) return true;
+  bool check_type_at(MakePointer&& make_pointer, const Value& v, Type type, bool nullable) {
+    if (nullable && v.is_none()) return true;
     auto bad = [&](const char* expected) {
       std::string pointer = make_pointer();
       std::string name = pointer.substr(1);
@@ -309,17 +344,17 @@ class Checker {
     };
     switch (type) {
       case Type::Bool:
-        return v.is_boolean() || bad("true or false");
+        return v.is_bool() || bad("true or false");
       case Type::PositiveInt:
         return (is_integral(v) && as_int(v) > 0) || bad("an integer > 0");
       case Type::NonNegativeInt:
         return (is_integral(v) && as_int(v) >= 0) || bad("an integer >= 0");
       case Type::PositiveNumber:
-        return (v.is_number() && v.get<double>() > 0) || bad("a number > 0");
+        return (is_json_number(v) && v.as_double() > 0) || bad("a number > 0");
       case Type::NonNegativeNumber:
-        return (v.is_number() && v.get<double>() >= 0) || bad("a number >= 0");
+        return (is_json_number(v) && v.as_double() >= 0) || bad("a number >= 0");
       case Type::String:
-        return (v.is_string() && !v.get<std::string>().empty()) || bad("a non-empty string");
+        return is_nonempty_string(v) || bad("a non-empty string");
       case Type::Any:
         return true;
     }
@@ -327,7 +362,7 @@ class Checker {
   }
 
   void check_scalar(Name name, Type type, bool nullable = false) {
-    if (const Json* v = require(name))
+    if (const Value* v = require(name))
       check_type_at([&] { return "/" + std::string(name.text()); }, *v, type, nullable);
   }
 
@@ -343,9 +378,9 @@ class Checker {
   }
 
   void check_flags() {
-    if (const Json* v = require(known("hf_auto"));
+    if (const Value* v = require(known("hf_auto"));
         v && check_type("/hf_auto", *v, Type::Bool, false)) {
-      result_.facts.hf_auto = v->get<bool>();
+      result_.facts.hf_auto = v->as_bool();
     }
     check_scalar(known("wall_clock_breakdown"), Type::Bool);
   }
@@ -354,16 +389,16 @@ class Checker {
   // sections may be null (the template omits them); others must be objects.
   template <std::size_t N>
   bool check_section(Name name, const std::array<Field, N>& fields, bool nullable) {
-    const Json* section = require(name);
+    const Value* section = require(name);
     if (section == nullptr) return false;
-    if (nullable && section->is_null()) return false;
+    if (nullable && section->is_none()) return false;
     const std::string_view key = name.text();
-    if (!section->is_object()) {
+    if (!section->is_dict()) {
       fail("/" + std::string(key), std::string(key) + " must be an object" +
                                        (nullable ? " or null" : "") + ", got " + shown(*section));
       return false;
     }
-    for (const auto& [field_name, value] : members(*section)) {
+    for (const auto& [field_name, value] : section->as_dict()) {
       auto pointer = [&] {
         return "/" + std::string(key) + "/" + escape_pointer_segment(field_name);
       };
@@ -384,40 +419,40 @@ class Checker {
 
   void check_optimizer() {
     if (!check_section(known("optimizer"), kOptimizerFields, true)) return;
-    const Json& optimizer = *get(known("optimizer"));
+    const ValueDict& optimizer = get(known("optimizer"))->as_dict();
     for (auto required : {"type", "lr", "betas", "eps", "weight_decay"}) {
       if (!optimizer.contains(required)) {
         fail("/optimizer", std::string("optimizer needs '") + required + "'");
       }
     }
-    if (auto it = optimizer.find("type"); it != optimizer.end() && it->is_string()) {
-      std::string type = it->get<std::string>();
-      if (type != "Adam" && type != "AdamW") {
+    if (const Value* type = optimizer.find("type"); type && type->is_string()) {
+      if (type->as_string() != "Adam" && type->as_string() != "AdamW") {
         fail("/optimizer/type",
              "optimizer.type must be Adam or AdamW (the optimizers DeepSpeed runs under ZeRO "
              "without zero_allow_untested_optimizer and with offload), got " +
-                 shown(*it));
+                 shown(*type));
       }
     }
-    if (auto it = optimizer.find("betas"); it != optimizer.end()) {
-      bool ok = it->is_array() && it->size() == 2 &&
-                std::all_of(it->begin(), it->end(), [](const Json& b) {
-                  return b.is_number() && b.get<double>() >= 0 && b.get<double>() < 1;
+    if (const Value* betas = optimizer.find("betas")) {
+      bool ok = betas->is_list() && betas->as_list().size() == 2 &&
+                std::all_of(betas->as_list().begin(), betas->as_list().end(), [](const Value& b) {
+                  return is_json_number(b) && b.as_double() >= 0 && b.as_double() < 1;
                 });
       if (!ok)
         fail("/optimizer/betas",
-             "optimizer.betas must be two numbers in [0, 1), got " + shown(*it));
+             "optimizer.betas must be two numbers in [0, 1), got " + shown(*betas));
     }
   }
 
   void check_scheduler() {
     if (!check_section(known("scheduler"), kSchedulerFields, true)) return;
-    const Json& scheduler = *get(known("scheduler"));
-    std::string type = scheduler.value("type", "");
+    const ValueDict& scheduler = get(known("scheduler"))->as_dict();
+    const Value* type_value = scheduler.find("type");
+    std::string_view type =
+        type_value && type_value->is_string() ? std::string_view(type_value->as_string()) : "";
     if (type != "WarmupLR" && type != "WarmupDecayLR") {
-      fail("/scheduler/type",
-           "scheduler.type must be WarmupLR or WarmupDecayLR, got " +
-               (scheduler.contains("type") ? shown(scheduler.at("type")) : std::string("nothing")));
+      fail("/scheduler/type", "scheduler.type must be WarmupLR or WarmupDecayLR, got " +
+                                  (type_value ? shown(*type_value) : std::string("nothing")));
       return;
     }
     for (auto required : {"warmup_min_lr", "warmup_num_steps"}) {
@@ -430,32 +465,32 @@ class Checker {
     if (type == "WarmupLR" && scheduler.contains("total_num_steps")) {
       fail("/scheduler/total_num_steps", "WarmupLR takes no total_num_steps (WarmupDecayLR does)");
     }
-    const Json* optimizer = get(known("optimizer"));
-    if (!scheduler.contains("warmup_max_lr") && (optimizer == nullptr || optimizer->is_null())) {
+    const Value* optimizer = get(known("optimizer"));
+    if (!scheduler.contains("warmup_max_lr") && (optimizer == nullptr || optimizer->is_none())) {
       fail("/scheduler",
            "scheduler needs warmup_max_lr when there is no optimizer to take lr from");
     }
   }
 
   void check_monitor() {
-    const Json* monitor = require(known("monitor"));
-    if (monitor == nullptr || monitor->is_null()) return;
-    if (!monitor->is_object()) {
+    const Value* monitor = require(known("monitor"));
+    if (monitor == nullptr || monitor->is_none()) return;
+    if (!monitor->is_dict()) {
       fail("/monitor", "monitor must be an object or null, got " + shown(*monitor));
       return;
     }
-    for (const auto& [name, section] : monitor->items()) {
+    for (const auto& [name, section] : monitor->as_dict()) {
       std::string pointer = "/monitor/" + escape_pointer_segment(name);
       bool wandb = name == "wandb";
       if (name != "tensorboard" && name != "csv_monitor" && !wandb) {
         fail(pointer, "unknown monitor '" + name + "' (expected tensorboard, csv_monitor, wandb)");
         continue;
       }
-      if (!section.is_object()) {
+      if (!section.is_dict()) {
         fail(pointer, "monitor." + name + " must be an object, got " + shown(section));
         continue;
       }
-      for (const auto& [key, value] : section.items()) {
+      for (const auto& [key, value] : section.as_dict()) {
         bool known = wandb ? (key == "project" || key == "group" || key == "team")
                            : (key == "output_path" || key == "job_name");
         std::string child = pointer + "/" + escape_pointer_segment(key);
@@ -491,7 +526,7 @@ class Checker {
                                      "; DeepSpeed would silently offload to cpu instead: use "
                                      "stage 3 or offload_optimizer=cpu");
     }
-    const Json* path = get(known("nvme_path"));
+    const Value* path = get(known("nvme_path"));
     bool has_path = path != nullptr && path->is_string();
     for (const char* key : {"offload_optimizer", "offload_param"}) {
       std::string device =
@@ -502,11 +537,8 @@ class Checker {
                                          "drive), but nvme_path is null");
       }
     }
-    const Json* round_robin = nullptr;
-    if (const Json* zero = get(known("zero")); zero && zero->is_object()) {
-      if (auto it = zero->find("round_robin_gradients"); it != zero->end()) round_robin = &*it;
-    }
-    if (round_robin && round_robin->is_boolean() && round_robin->get<bool>() && f.stage != 1 &&
+    const Value* round_robin = find("/zero/round_robin_gradients");
+    if (round_robin && round_robin->is_bool() && round_robin->as_bool() && f.stage != 1 &&
         f.stage != 2) {
       fail("/zero/round_robin_gradients",
            "zero.round_robin_gradients takes effect only at ZeRO stages 1-2, but " + stage() +
@@ -518,8 +550,8 @@ class Checker {
   void check_batch() {
     DeepSpeedFacts& f = result_.facts;
     std::int64_t gpus = as_int(*get(known("gpus_per_node"))) * as_int(*get(known("nodes")));
-    const Json& world = *get(known("world_size"));
-    f.world_size = world.is_null() ? gpus : as_int(world);
+    const Value& world = *get(known("world_size"));
+    f.world_size = world.is_none() ? gpus : as_int(world);
     if (f.world_size > gpus || gpus % f.world_size != 0) {
       fail("/world_size", "world_size=" + std::to_string(f.world_size) +
                               " must divide the GPU count gpus_per_node x nodes = " +
@@ -527,12 +559,12 @@ class Checker {
       return;
     }
     f.micro_batch_size = as_int(*get(known("micro_batch_size")));
-    const Json& accumulation = *get(known("gradient_accumulation"));
-    const Json& global = *get(known("global_batch_size"));
-    if (!global.is_null()) {
+    const Value& accumulation = *get(known("gradient_accumulation"));
+    const Value& global = *get(known("global_batch_size"));
+    if (!global.is_none()) {
       std::int64_t per_step = f.micro_batch_size * f.world_size;
       std::int64_t total = as_int(global);
-      if (!accumulation.is_null()) {
+      if (!accumulation.is_none()) {
         // Both given (e.g. a plugin chose the accumulation): they must agree.
         f.gradient_accumulation = as_int(accumulation);
         if (per_step * f.gradient_accumulation != total) {
@@ -557,15 +589,15 @@ class Checker {
         f.gradient_accumulation = total / per_step;
       }
     } else {
-      f.gradient_accumulation = accumulation.is_null() ? 1 : as_int(accumulation);
+      f.gradient_accumulation = accumulation.is_none() ? 1 : as_int(accumulation);
     }
     f.train_batch_size = f.micro_batch_size * f.gradient_accumulation * f.world_size;
   }
 
-  const Json& values_;
+  Layers values_;
   const SourcedValues* sources_;
   ContractCheck result_;
-  std::array<const Json*, kKnownNames.size()> slots_{};  // by Name::index, set by check_names
+  std::array<const Value*, kKnownNames.size()> slots_{};  // by Name::index, set by check_names
 };
 
 }  // namespace
@@ -577,7 +609,12 @@ ContractCheck check_deepspeed_values(const nlohmann::ordered_json& values,
     result.problems.emplace_back(ErrorKind::Values, "values must be a JSON object", "", "/");
     return result;
   }
-  return Checker(values, sources).run();
+  Value converted = Value::from_json(values);
+  return Checker(Layers{converted.as_dict(), nullptr}, sources).run();
+}
+
+ContractCheck check_deepspeed_values(const ValueDict& top, const ValueDict& base) {
+  return Checker(Layers{top, &base}, nullptr).run();
 }
 
 }  // namespace zf

@@ -164,44 +164,49 @@ VariantValues::VariantValues(const Expansion& expansion)
     : expansion_(expansion), base_values_(expansion.base_by_tier_.size()) {
   for (const Axis& axis : expansion.family_.axes) {
     auto& patches = axis_patches_.emplace_back();
-    for (const auto& value : axis.values) patches.push_back(nest(axis.key, value));
+    for (const auto& value : axis.values)
+      patches.push_back(Value::from_json(nest(axis.key, value)));
   }
   for (const auto& entry : expansion.family_.include) {
     Json choice = Json::object();
     for (const auto& [key, value] : entry.items()) {
       if (key != "tier") choice[key] = value;
     }
-    include_patches_.push_back(expand_dotted_keys(choice));
+    include_patches_.push_back(Value::from_json(expand_dotted_keys(choice)));
+  }
+  for (const auto& layer : expansion.overrides_) {
+    override_patches_.push_back(Value::from_json(layer.values));
   }
 }
 
-void VariantValues::touch(const std::string& key) {
-  if (std::find(touched_.begin(), touched_.end(), key) == touched_.end()) touched_.push_back(key);
+namespace {
+
+// `patch` layered over `below`, as merge_into layers JSON: a non-empty object merges into an
+// object key by key; anything else replaces.
+Value merged(const Value& below, const Value& patch) {
+  if (!patch.is_dict() || patch.as_dict().empty() || !below.is_dict()) return patch;
+  ValueDict out = below.as_dict();
+  for (const auto& [key, value] : patch.as_dict()) {
+    const Value* under = out.find(key);
+    Value result = under != nullptr ? merged(*under, value) : value;
+    out.set(key, std::move(result));
+  }
+  return Value(std::move(out));
 }
 
-void VariantValues::apply(const Json& patch) {
-  for (const auto& [key, value] : patch.items()) touch(key);
-  merge_into(work_, patch);
+}  // namespace
+
+void VariantValues::apply(const Value& patch) {
+  for (const auto& [key, value] : patch.as_dict()) {
+    const Value* below = top_.find(key);
+    if (below == nullptr) below = base().find(key);
+    set(key, below != nullptr ? merged(*below, value) : value);
+  }
 }
 
 void VariantValues::load(const Variant& variant) {
-  std::size_t base = variant.tier == Variant::npos ? 0 : variant.tier;
-  const Json& base_values = expansion_.base_by_tier_[base];
-  if (base != base_) {
-    work_ = base_values;
-    base_ = base;
-  } else {
-    // Back to the base: only the touched top-level keys differ from it. Keys the base lacks
-    // were appended, so erasing them leaves the base's order.
-    for (const auto& key : touched_) {
-      if (auto it = base_values.find(key); it != base_values.end()) {
-        work_[key] = *it;
-      } else {
-        work_.erase(key);
-      }
-    }
-  }
-  touched_.clear();
+  base_ = variant.tier == Variant::npos ? 0 : variant.tier;
+  top_ = ValueDict();
   // The same layers, in the same order, as Expansion::merged.
   if (variant.include != Variant::npos) {
     apply(include_patches_[variant.include]);
@@ -209,20 +214,21 @@ void VariantValues::load(const Variant& variant) {
     for (std::size_t a = 0; a < axis_patches_.size(); ++a)
       apply(axis_patches_[a][variant.axis_index[a]]);
   }
-  for (const auto& layer : expansion_.overrides_) apply(layer.values);
+  for (const auto& patch : override_patches_) apply(patch);
 }
 
-void VariantValues::set(const std::string& key, Json value) {
-  touch(key);
-  work_[key] = std::move(value);
+void VariantValues::set(const std::string& key, Value value) { top_.set(key, std::move(value)); }
+
+const ValueDict& VariantValues::base() const {
+  auto& base = base_values_[base_];
+  if (!base) base = Value::from_json(expansion_.base_by_tier_[base_]).as_dict();
+  return *base;
 }
 
 Value VariantValues::value() const {
-  auto& base = base_values_[base_];
-  if (!base) base = Value::from_json(expansion_.base_by_tier_[base_]).as_dict();
   // ValueDict::set keeps a replaced key's position and appends a new one, as the JSON did.
-  ValueDict dict = *base;
-  for (const auto& key : touched_) dict.set(key, Value::from_json(work_.at(key)));
+  ValueDict dict = base();
+  for (const auto& [key, value] : top_) dict.set(key, value);
   return Value(std::move(dict));
 }
 

@@ -26,13 +26,14 @@ Json with(const char* patch) {
 }
 
 TEST(ContractTest, DerivesTheBatchArithmeticWithTheWorldSize) {
-  ContractCheck check = check_deepspeed_values(
-      with(R"({"gpus_per_node": 8, "nodes": 4, "micro_batch_size": 2, "global_batch_size": 1024})"));
+  ContractCheck check = check_deepspeed_values(with(
+      R"({"gpus_per_node": 8, "nodes": 4, "micro_batch_size": 2, "global_batch_size": 1024})"));
   ASSERT_TRUE(check.ok()) << check.problems.front().what();
   EXPECT_EQ(check.facts.world_size, 32);
   EXPECT_EQ(check.facts.gradient_accumulation, 16);
   EXPECT_EQ(check.facts.train_batch_size, 1024);
-  ContractCheck plain = check_deepspeed_values(with(R"({"gpus_per_node": 8, "gradient_accumulation": 3})"));
+  ContractCheck plain =
+      check_deepspeed_values(with(R"({"gpus_per_node": 8, "gradient_accumulation": 3})"));
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(plain.facts.train_batch_size, 24);
   EXPECT_TRUE(check_deepspeed_values(defaults()).ok());
@@ -46,48 +47,66 @@ TEST(ContractTest, RefusesEachBadValueByName) {
   const Case cases[] = {
       {R"({"stage": 4})", "/stage: error: stage must be an integer 0-3, got 4"},
       {R"({"stage": "3"})", "/stage: error: stage must be an integer 0-3, got \"3\""},
-      {R"({"precision": "fp8"})", "/precision: error: precision must be one of fp32|fp16|bf16, got \"fp8\""},
-      {R"({"offload_param": "disk"})", "/offload_param: error: offload_param must be one of none|cpu|nvme, got \"disk\""},
-      {R"({"micro_batch_size": 0})", "/micro_batch_size: error: micro_batch_size must be an integer > 0, got 0"},
-      {R"({"gpus_per_node": 1.5})", "/gpus_per_node: error: gpus_per_node must be an integer > 0, got 1.5"},
+      {R"({"precision": "fp8"})",
+       "/precision: error: precision must be one of fp32|fp16|bf16, got \"fp8\""},
+      {R"({"offload_param": "disk"})",
+       "/offload_param: error: offload_param must be one of none|cpu|nvme, got \"disk\""},
+      {R"({"micro_batch_size": 0})",
+       "/micro_batch_size: error: micro_batch_size must be an integer > 0, got 0"},
+      {R"({"gpus_per_node": 1.5})",
+       "/gpus_per_node: error: gpus_per_node must be an integer > 0, got 1.5"},
       {R"({"hf_auto": "yes"})", "/hf_auto: error: hf_auto must be true or false, got \"yes\""},
       {R"({"zero": {"reduce_bucket_size": -1}})",
        "/zero/reduce_bucket_size: error: zero.reduce_bucket_size must be an integer > 0, got -1"},
       {R"({"zero": {"reduce_bucket": 5}})",
-       "/zero/reduce_bucket: error: unknown key 'reduce_bucket' in zero; did you mean 'reduce_bucket_size'?"},
-      {R"({"micro_batchsize": 2})", "/micro_batchsize: error: unknown value 'micro_batchsize'; did you mean 'micro_batch_size'?"},
+       "/zero/reduce_bucket: error: unknown key 'reduce_bucket' in zero; did you mean "
+       "'reduce_bucket_size'?"},
+      {R"({"micro_batchsize": 2})",
+       "/micro_batchsize: error: unknown value 'micro_batchsize'; did you mean "
+       "'micro_batch_size'?"},
       {R"({"optimizer": {"type": "Lamb"}})",
-       "/optimizer/type: error: optimizer.type must be Adam or AdamW (the optimizers DeepSpeed runs under ZeRO "
+       "/optimizer/type: error: optimizer.type must be Adam or AdamW (the optimizers DeepSpeed "
+       "runs under ZeRO "
        "without zero_allow_untested_optimizer and with offload), got \"Lamb\""},
       {R"({"scheduler": {"type": "WarmupDecayLR"}})",
        "/scheduler: error: scheduler.type WarmupDecayLR needs scheduler.total_num_steps"},
       {R"({"scheduler": {"warmup_num_steps": 0}})",
-       "/scheduler/warmup_num_steps: error: scheduler.warmup_num_steps must be an integer > 0, got 0"},
+       "/scheduler/warmup_num_steps: error: scheduler.warmup_num_steps must be an integer > 0, got "
+       "0"},
       {R"({"monitor": {"tensorboard": {"path": "x"}}})",
-       "/monitor/tensorboard/path: error: unknown key 'path' in monitor.tensorboard (expected output_path, job_name)"},
+       "/monitor/tensorboard/path: error: unknown key 'path' in monitor.tensorboard (expected "
+       "output_path, job_name)"},
       {R"({"stage": 2, "offload_param": "cpu"})",
-       "/offload_param: error: offload_param=cpu takes effect only at ZeRO stage 3, but stage=2; DeepSpeed "
+       "/offload_param: error: offload_param=cpu takes effect only at ZeRO stage 3, but stage=2; "
+       "DeepSpeed "
        "would silently ignore it: use stage 3 or offload_param=none"},
       {R"({"stage": 0, "offload_optimizer": "cpu"})",
-       "/offload_optimizer: error: offload_optimizer=cpu takes effect only at ZeRO stages 1-3, but stage=0; "
+       "/offload_optimizer: error: offload_optimizer=cpu takes effect only at ZeRO stages 1-3, but "
+       "stage=0; "
        "DeepSpeed would silently ignore it: use stage 1-3 or offload_optimizer=none"},
       {R"({"stage": 2, "offload_optimizer": "nvme", "nvme_path": "/n"})",
-       "/offload_optimizer: error: offload_optimizer=nvme needs ZeRO stage 3, but stage=2; DeepSpeed would "
+       "/offload_optimizer: error: offload_optimizer=nvme needs ZeRO stage 3, but stage=2; "
+       "DeepSpeed would "
        "silently offload to cpu instead: use stage 3 or offload_optimizer=cpu"},
       {R"({"stage": 3, "offload_param": "nvme"})",
-       "/offload_param: error: offload_param=nvme needs nvme_path (the directory on the NVMe drive), but "
+       "/offload_param: error: offload_param=nvme needs nvme_path (the directory on the NVMe "
+       "drive), but "
        "nvme_path is null"},
       {R"({"stage": 3, "zero": {"round_robin_gradients": true}})",
-       "/zero/round_robin_gradients: error: zero.round_robin_gradients takes effect only at ZeRO stages 1-2, "
+       "/zero/round_robin_gradients: error: zero.round_robin_gradients takes effect only at ZeRO "
+       "stages 1-2, "
        "but stage=3; DeepSpeed would silently ignore it"},
       {R"({"global_batch_size": 30, "micro_batch_size": 4})",
-       "/global_batch_size: error: global_batch_size=30 is not a multiple of micro_batch_size x world_size = "
+       "/global_batch_size: error: global_batch_size=30 is not a multiple of micro_batch_size x "
+       "world_size = "
        "4 x 1 = 4 (DeepSpeed asserts train_batch_size = micro batch x accumulation x world size)"},
       {R"({"global_batch_size": 8, "gradient_accumulation": 4, "micro_batch_size": 1})",
-       "/gradient_accumulation: error: micro_batch_size x gradient_accumulation x world_size = 1 x 4 x 1 = 4, "
+       "/gradient_accumulation: error: micro_batch_size x gradient_accumulation x world_size = 1 x "
+       "4 x 1 = 4, "
        "but global_batch_size=8; set only one of the two"},
       {R"({"world_size": 3, "gpus_per_node": 8})",
-       "/world_size: error: world_size=3 must divide the GPU count gpus_per_node x nodes = 8 (data-parallel "
+       "/world_size: error: world_size=3 must divide the GPU count gpus_per_node x nodes = 8 "
+       "(data-parallel "
        "ranks share the GPUs)"},
   };
   for (const auto& c : cases) {
@@ -95,19 +114,45 @@ TEST(ContractTest, RefusesEachBadValueByName) {
     ContractCheck check = check_deepspeed_values(with(c.patch));
     ASSERT_EQ(check.problems.size(), 1u) << (check.ok() ? "no problem" : check.problems[1].what());
     EXPECT_EQ(std::string(check.problems[0].what()), c.expected);
+    // The same values in two layers, as generate keeps a variant's: the patched keys on top of
+    // the defaults.
+    Json patched = with(c.patch);
+    Json patch = Json::parse(c.patch);
+    ValueDict top;
+    for (const auto& [key, value] : patch.items()) top.set(key, Value::from_json(patched.at(key)));
+    ContractCheck layered = check_deepspeed_values(top, Value::from_json(defaults()).as_dict());
+    ASSERT_EQ(layered.problems.size(), 1u);
+    EXPECT_EQ(std::string(layered.problems[0].what()), c.expected);
   }
+}
+
+TEST(ContractTest, LayeredValuesDeriveTheSameFacts) {
+  Json patch = Json::parse(R"({"stage": 3, "micro_batch_size": 2, "gpus_per_node": 8})");
+  ValueDict top;
+  for (const auto& [key, value] : patch.items()) top.set(key, Value::from_json(value));
+  ContractCheck layered = check_deepspeed_values(top, Value::from_json(defaults()).as_dict());
+  ContractCheck merged = check_deepspeed_values(with(patch.dump().c_str()));
+  ASSERT_TRUE(layered.ok());
+  EXPECT_EQ(facts_to_json(layered.facts), facts_to_json(merged.facts));
+  EXPECT_EQ(layered.facts.stage, 3);
+  EXPECT_EQ(layered.facts.train_batch_size, 16);
 }
 
 TEST(ContractTest, NamesTheFileAndPointerWhereTheValueWasWritten) {
   SourcedValues values;
-  values.apply(Layer{{LayerKind::TemplateDefault, "d"}, defaults(), "defaults.json", "/values", ""});
+  values.apply(
+      Layer{{LayerKind::TemplateDefault, "d"}, defaults(), "defaults.json", "/values", ""});
   values.apply(Layer{{LayerKind::Family, "fam.json"}, {{"stage", 2}}, "fam.json", "/values", ""});
-  values.apply(Layer{{LayerKind::Variant, "fam.json /axes/offload_param/1"}, {{"offload_param", "cpu"}},
-                     "fam.json", "/axes/offload_param/1", "/offload_param"});
+  values.apply(Layer{{LayerKind::Variant, "fam.json /axes/offload_param/1"},
+                     {{"offload_param", "cpu"}},
+                     "fam.json",
+                     "/axes/offload_param/1",
+                     "/offload_param"});
   ContractCheck check = check_deepspeed_values(values.merged(), &values);
   ASSERT_EQ(check.problems.size(), 1u);
   EXPECT_STREQ(check.problems[0].what(),
-               "fam.json: /axes/offload_param/1: error: offload_param=cpu takes effect only at ZeRO stage 3, "
+               "fam.json: /axes/offload_param/1: error: offload_param=cpu takes effect only at "
+               "ZeRO stage 3, "
                "but stage=2 (family fam.json); DeepSpeed would silently ignore it: use stage 3 or "
                "offload_param=none");
 }
