@@ -121,7 +121,10 @@ void ConfigMaker::make(ConfigJob& job) const {
     job.findings = validate_config(config, job.validate, finding_prefix + job.entry.path);
     if (has_errors(job.findings)) return;
   }
-  std::string text = to_json_text(config);
+  // Scratch kept per thread, as in render_json: no allocation of config size per config.
+  thread_local std::string text;
+  text.clear();
+  append_json_text(text, config);
   job.entry.sha256 = sha256_hex(text);
   if (drift) {
     job.drift = drift->compare(job.entry.path, text);

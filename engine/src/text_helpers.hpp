@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Small text helpers several areas share: JSON's short escapes (zeroforge's JSON writer and the
-// tojson filter), UTF-8 encoding of a code point (string escapes in templates and JSON) and edit
-// distance (did-you-mean suggestions for values and configs).
+// tojson filter), the 8-byte test for plain JSON string bytes (JSON reader and writer), UTF-8
+// encoding of a code point (string escapes in templates and JSON) and edit distance (did-you-mean
+// suggestions for values and configs).
 #pragma once
 
 #include <algorithm>
@@ -12,6 +13,16 @@
 #include <vector>
 
 namespace zf::detail {
+
+/// True when one of the 8 bytes of `word` is a control character, '"' or '\\': the bytes a
+/// JSON string cannot hold as they are. (Exact for "any", which is all callers ask; it lets
+/// them skip runs of plain text 8 bytes at a time.)
+inline bool json_word_needs_escape(std::uint64_t word) {
+  constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  auto has_zero = [](std::uint64_t v) { return (v - ones) & ~v & highs; };
+  return ((word - ones * 0x20) & ~word & highs) | has_zero(word ^ (ones * '"')) |
+         has_zero(word ^ (ones * '\\'));
+}
 
 /// The two-character JSON escape of `c` (`\"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f`), or nullptr
 /// when JSON has none for it (other control characters take `\u00XX`).

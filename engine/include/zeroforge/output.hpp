@@ -13,6 +13,8 @@ namespace zf {
 /// `[]`/`{}` for empty containers, integers as integers, floats in shortest round-trip form
 /// (`0.0001`, `3e-05` is written `3e-5`, `1.0` stays `1.0`), a final newline.
 std::string to_json_text(const nlohmann::ordered_json& json);
+/// The same text appended to `out` (a caller writing many configs reuses one buffer).
+void append_json_text(std::string& out, const nlohmann::ordered_json& json);
 
 /// Parses JSON text the way .json templates are normalised: keys keep their order, a
 /// duplicate key is an error, and an integral number written with an exponent (`5e8`,

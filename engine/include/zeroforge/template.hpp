@@ -33,6 +33,8 @@ class Template {
   /// Renders with `context` (a dict) as the top-level variables. Throws zf::Error with the
   /// template location of the failure.
   std::string render(const Value& context) const;
+  /// The same, appended to `out` (a caller rendering many times reuses one buffer).
+  void render_into(const Value& context, std::string& out) const;
   /// Renders, then parses and normalises the output as JSON (see docs/template-language.md:
   /// key order kept, duplicate keys rejected, integral exponent numbers as integers).
   /// A JSON syntax error names the line of the output and the template line that wrote it.

@@ -3,6 +3,7 @@
 // integral exponent numbers (`5e8`) into integers and reports line and column.
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <string>
@@ -186,8 +187,14 @@ class Reader {
       }
       if (static_cast<unsigned char>(c) < 0x20) fail("control character in string (escape it)");
       if (c != '\\') {
-        // A run of plain characters is appended at once.
+        // A run of plain characters is appended at once; it is found 8 bytes at a time.
         std::size_t run = pos_ + 1;
+        while (run + 8 <= text_.size()) {
+          std::uint64_t word;
+          std::memcpy(&word, text_.data() + run, 8);
+          if (detail::json_word_needs_escape(word)) break;
+          run += 8;
+        }
         while (run < text_.size()) {
           char r = text_[run];
           if (r == '"' || r == '\\' || static_cast<unsigned char>(r) < 0x20) break;

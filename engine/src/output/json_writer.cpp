@@ -17,15 +17,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// True when one of the 8 bytes of `word` is a control character, '"' or '\\' (exact for
-// "any", which is all the caller asks).
-bool word_needs_escape(std::uint64_t word) {
-  constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-  auto has_zero = [](std::uint64_t v) { return (v - ones) & ~v & highs; };
-  return ((word - ones * 0x20) & ~word & highs) | has_zero(word ^ (ones * '"')) |
-         has_zero(word ^ (ones * '\\'));
-}
-
 // Appends to a string through a raw pointer: each step first makes room for the most it can
 // write, and its writes are then plain stores. (std::string's appends check the capacity and
 // store the length on every call, which was most of the writer's cost.) The string is cut to
@@ -73,7 +64,7 @@ char* put_escaped(char* p, std::string_view s) {
     if (i + 8 <= s.size()) {
       std::uint64_t word;
       std::memcpy(&word, s.data() + i, 8);
-      if (!word_needs_escape(word)) {
+      if (!detail::json_word_needs_escape(word)) {
         std::memcpy(p, &word, 8);
         p += 8;
         i += 8;
@@ -198,9 +189,13 @@ void append_json_string(std::string& out, std::string_view text) {
 std::string to_json_text(const nlohmann::ordered_json& json) {
   std::string out;
   out.reserve(1024);
+  append_json_text(out, json);
+  return out;
+}
+
+void append_json_text(std::string& out, const nlohmann::ordered_json& json) {
   append_value(out, json, 0);
   out += '\n';
-  return out;
 }
 
 }  // namespace zf
