@@ -41,6 +41,7 @@ class StagedOutput {
 
   std::filesystem::path dir_;
   std::filesystem::path staging_;
+  int staging_fd_ = -1;  // staging_, open: files are created relative to it
   bool created_dir_ = false;
   bool committed_ = false;
 };
