@@ -196,16 +196,14 @@ int run_generate(const std::vector<std::string>& args) {
   // `DIR/` as fs::path(DIR) / path would begin: how findings name a config.
   const std::string finding_prefix = (fs::path(opt.output) / "").string();
 
-  // Configs are made in batches. This thread prepares each config's values, checks them and
-  // names its file, in variant order (values are patched from one variant to the next); the
-  // rendering, validation and writing of a batch runs on every thread while this one prepares
-  // the next batch. Results are taken in variant order, so output and messages do not depend
-  // on the number of threads. Plugins' hooks are not promised to be thread-safe: with plugins
+  // Configs are made in batches, each config wholly by one thread (values, checks, file
+  // name, rendering, validation, writing), while this thread takes the previous batch's
+  // results. Results are taken in variant order, so output and messages do not depend on the
+  // number of threads. Plugins' hooks are not promised to be thread-safe: with plugins
   // everything runs on this thread.
-  std::vector<ConfigJob> batch, next_batch;
-  const ConfigMaker maker{
-      *setup.template_, *setup.plugins, !opt.no_validate, setup.contract == "deepspeed",
-      finding_prefix,   staged.get(),   drift.get()};
+  const ConfigMaker maker(
+      setup, ConfigTarget{!opt.no_validate, finding_prefix, staged.get(), drift.get()});
+  std::vector<ConfigJob> batch, done;
   auto produce = [&](ConfigJob& job) {
     try {
       maker.make(job);
@@ -213,22 +211,11 @@ int run_generate(const std::vector<std::string>& args) {
       job.failure = std::current_exception();
     }
   };
-
-  // Declared after everything its tasks use: if this thread throws while a batch runs, the
-  // runner is destroyed (and waits for the running tasks) first.
-  BatchRunner runner(setup.plugins->empty() ? opt.jobs : 1);
-  ConfigPreparer preparer(setup, problems, refusals);
-  // The first template error in variant order is reported, whether it happened while making
-  // a config or while preparing a later one (the configs before it are made first).
-  std::optional<RenderFailure> prepare_failure;
-  auto prepare = [&](std::vector<ConfigJob>& out) {
-    out.clear();
-    if (prepare_failure) return;
-    try {
-      preparer.next(out, kBatch);
-    } catch (RenderFailure& failure) {
-      prepare_failure = std::move(failure);  // `out` keeps the jobs of the variants before it
-    }
+  std::size_t next = 0;  // the next variant to hand out
+  auto fill = [&](std::vector<ConfigJob>& jobs) {
+    jobs.clear();
+    for (; next < expansion.size() && jobs.size() < kBatch; ++next)
+      jobs.emplace_back().index = next;
   };
   auto report = [&](const RenderFailure& failure) {
     print_error(std::cerr, failure.error);
@@ -237,28 +224,49 @@ int run_generate(const std::vector<std::string>& args) {
               << "; nothing was written\n";
     return kError;
   };
-  prepare(batch);
+  // As if made one by one in variant order, stopping at the first template error: once a
+  // variant's values are refused, later ones are still checked (so every problem is reported)
+  // but what is made of them is dropped, and so is a template error while rendering them
+  // (never a bad output pattern, which every variant shares).
+  auto take = [&](ConfigJob& job) -> std::optional<RenderFailure> {
+    const bool refused_before = !problems.empty() || !refusals.empty();
+    if (job.failure) {
+      try {
+        std::rethrow_exception(job.failure);
+      } catch (const RenderFailure& failure) {
+        if (!refused_before || failure.doing != std::string_view("rendering")) return failure;
+      }
+      return std::nullopt;
+    }
+    if (!job.problems.empty()) {
+      const std::string variant = expansion.describe(expansion.variant(job.index));
+      for (const auto& problem : job.problems) problems.add(problem, variant);
+    }
+    for (auto& refusal : job.refusals) refusals.push_back(std::move(refusal));
+    if (!job.made || refused_before) return std::nullopt;
+    for (auto& finding : job.findings) findings.push_back(std::move(finding));
+    // Configs the validator refused are listed too (with no text), so that a path two
+    // variants share is reported even then; with refusals nothing is written anyway.
+    manifest.add({job.path, job.index, static_cast<std::uint32_t>(job.drift), job.entry_text});
+    return std::nullopt;
+  };
+
+  // Declared after everything its tasks use: if this thread throws while a batch runs, the
+  // runner is destroyed (and waits for the running tasks) first.
+  BatchRunner runner(setup.plugins->empty() ? opt.jobs : 1);
+  fill(batch);
   while (!batch.empty()) {
     runner.start(batch.size(), [&](std::size_t i) { produce(batch[i]); });
-    prepare(next_batch);
-    runner.finish();
-    for (auto& job : batch) {
-      if (job.failure) {
-        try {
-          std::rethrow_exception(job.failure);
-        } catch (const RenderFailure& failure) {
-          return report(failure);
-        }
-      }
-      for (auto& finding : job.findings) findings.push_back(std::move(finding));
-      // Configs the validator refused are listed too (with no text), so that a path two
-      // variants share is reported even then; with refusals nothing is written anyway.
-      manifest.add(
-          {job.entry.path, job.index, static_cast<std::uint32_t>(job.drift), job.entry_text});
+    for (auto& job : done) {
+      if (auto failure = take(job)) return report(*failure);
     }
-    std::swap(batch, next_batch);
+    runner.finish();
+    std::swap(batch, done);
+    fill(batch);
   }
-  if (prepare_failure) return report(*prepare_failure);
+  for (auto& job : done) {
+    if (auto failure = take(job)) return report(*failure);
+  }
 
   report_shared_paths(manifest, expansion, problems);
   print_plugin_findings(std::cerr, family.file, refusals);

@@ -123,7 +123,8 @@ TEST_F(GenerateCliTest, AnUnreadableOldManifestOnlyMeansNothingIsPruned) {
   write_file_atomically(out() / "manifest.json", R"({"configs": [{"path": "old.json"}, {"path": )");
   auto result = run_cli({"generate", f, "-o", out().string()});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_TRUE(fs::exists(out() / "old.json")) << "paths before the malformed part are not trusted either";
+  EXPECT_TRUE(fs::exists(out() / "old.json"))
+      << "paths before the malformed part are not trusted either";
   EXPECT_EQ(Json::parse(read_file(out() / "manifest.json")).at("configs").size(), 2u);
 }
 
@@ -269,6 +270,33 @@ TEST_F(GenerateJobsTest, AnErrorWhilePreparingLaterConfigsStopsCleanly) {
   EXPECT_NE(earlier.err.find("while rendering variant 'stage=1 micro_batch_size=300'"),
             std::string::npos)
       << earlier.err;
+}
+
+TEST_F(GenerateJobsTest, RefusedValuesOutrankTemplateErrorsInLaterConfigs) {
+  // Variants with micro batch 10 name a bad file (a value problem, reported for each); the config
+  // of micro batch 77, later in variant order, fails to render. As if made one by one: the problem
+  // is reported and the later template error is not, whatever the thread count; nothing is written.
+  std::string f = family("bad-path.json", R"({"name": "bad-path", "template": "c.json.j2",
+      "values": {"broken_every": 1000, "divisor_zero_at": 77, "world_size": 1},
+      "axes": {"stage": [0, 1], "micro_batch_size": [5, 10, 77]},
+      "output": "{{ 'x/../' if micro_batch_size == 10 else '' }}s{{ stage }}/m{{ micro_batch_size }}.json"})");
+  std::string serial;
+  for (unsigned jobs : {1u, 2u, 3u}) {
+    auto result = run_cli({"generate", f, "--template-dir", (dir.path() / "t").string(), "-o",
+                           out().string(), "-j", std::to_string(jobs)});
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    for (const char* stage : {"0", "1"}) {
+      EXPECT_NE(result.err.find("variant 'stage=" + std::string(stage) +
+                                " micro_batch_size=10': output path \"x/../s" + stage +
+                                "/m10.json\" has an empty, '.' or '..' segment"),
+                std::string::npos)
+          << result.err;
+    }
+    EXPECT_EQ(result.err.find("while rendering"), std::string::npos) << result.err;
+    EXPECT_FALSE(fs::exists(out())) << jobs;
+    if (jobs == 1) serial = result.err;
+    EXPECT_EQ(result.err, serial) << jobs;
+  }
 }
 
 TEST_F(GenerateJobsTest, JobsOutsideOneTo256AreUsageErrors) {

@@ -288,49 +288,44 @@ class Expansion {
   std::vector<std::vector<std::string>> axis_slugs_;
 };
 
-/// The merged values of one variant after another, in two layers: the tier's values below the
+/// The merged values of a family's variants, in two layers: the tier's values below the
 /// variant layer (template defaults, tier, family), converted once per tier and shared, and on
 /// top the top-level keys the variant's layers and the overrides write, each merged with what
-/// lies below it. Moving to the next variant only rebuilds the top, so it costs the changed
-/// keys (generate's loop over thousands of variants). `value()` equals
-/// Value::from_json(Expansion::merged(variant)), key order included.
+/// lies below it. A variant's values cost the keys it changes (generate makes thousands), and
+/// `Layers::merged()` equals Value::from_json(Expansion::merged(variant)), key order included.
+/// Immutable once made: any number of threads may ask for values at once.
 ///
-///     zf::VariantValues current(expansion);
+///     zf::VariantValues all(expansion);
 ///     for (std::size_t i = 0; i < expansion.size(); ++i) {
-///       zf::Variant variant = expansion.variant(i);
-///       current.load(variant);
-///       zf::check_deepspeed_values(current.top(), current.base());
-///       current.set("tier", expansion.tier_name(variant));
-///       tpl->render(current.value());
+///       zf::VariantValues::Layers values = all.values(expansion.variant(i));
+///       zf::check_deepspeed_values(values.top, *values.base);
+///       values.top.set("tier", "medium");
+///       tpl->render(values.merged());
 ///     }
 class VariantValues {
  public:
-  /// `expansion` must outlive this object.
+  /// One variant's values.
+  struct Layers {
+    /// Its tier's values below the variant layer; owned by the VariantValues.
+    const ValueDict* base = nullptr;
+    /// The top-level values written above the base, in first-write order; a key here hides
+    /// the base's.
+    ValueDict top;
+    /// Both as one dict: the base's keys in order (with the top's values), then the top's others.
+    Value merged() const;
+  };
+
+  /// `expansion` is read now only.
   explicit VariantValues(const Expansion& expansion);
-  /// Makes the values those of `variant`.
-  void load(const Variant& variant);
-  /// Sets a top-level value above every layer (until the next load).
-  void set(const std::string& key, Value value);
-  /// The loaded variant's tier values, below its variant layer.
-  const ValueDict& base() const;
-  /// The top-level values written above the base, in first-write order; a key here hides the
-  /// base's.
-  const ValueDict& top() const noexcept { return top_; }
-  /// Both as one dict: the base's keys in order (with the top's values), then the top's others.
-  Value value() const;
+  /// The values of `variant`, one of the expansion's.
+  Layers values(const Variant& variant) const;
 
  private:
-  void apply(const Value& patch);
-
-  const Expansion& expansion_;
+  std::vector<ValueDict> bases_;  // by tier (one without tiers)
   // Each axis value, include entry and override as a patch (dotted keys nested), made once.
   std::vector<std::vector<Value>> axis_patches_;
   std::vector<Value> include_patches_;
   std::vector<Value> override_patches_;
-  // The base values of each tier as a template dict, converted on first use.
-  mutable std::vector<std::optional<ValueDict>> base_values_;
-  std::size_t base_ = 0;  // the tier (index into base_by_tier_) of the loaded variant
-  ValueDict top_;
 };
 
 /// Expands a family: a pure function of the family, its tiers (in Family::tiers order),

@@ -160,25 +160,6 @@ std::string Expansion::describe(const Variant& variant) const {
   return out.empty() ? family_.name : out;
 }
 
-VariantValues::VariantValues(const Expansion& expansion)
-    : expansion_(expansion), base_values_(expansion.base_by_tier_.size()) {
-  for (const Axis& axis : expansion.family_.axes) {
-    auto& patches = axis_patches_.emplace_back();
-    for (const auto& value : axis.values)
-      patches.push_back(Value::from_json(nest(axis.key, value)));
-  }
-  for (const auto& entry : expansion.family_.include) {
-    Json choice = Json::object();
-    for (const auto& [key, value] : entry.items()) {
-      if (key != "tier") choice[key] = value;
-    }
-    include_patches_.push_back(Value::from_json(expand_dotted_keys(choice)));
-  }
-  for (const auto& layer : expansion.overrides_) {
-    override_patches_.push_back(Value::from_json(layer.values));
-  }
-}
-
 namespace {
 
 // `patch` layered over `below`, as merge_into layers JSON: a non-empty object merges into an
@@ -196,17 +177,37 @@ Value merged(const Value& below, const Value& patch) {
 
 }  // namespace
 
-void VariantValues::apply(const Value& patch) {
-  for (const auto& [key, value] : patch.as_dict()) {
-    const Value* below = top_.find(key);
-    if (below == nullptr) below = base().find(key);
-    set(key, below != nullptr ? merged(*below, value) : value);
+VariantValues::VariantValues(const Expansion& expansion) {
+  for (const auto& base : expansion.base_by_tier_) {
+    bases_.push_back(Value::from_json(base).as_dict());
+  }
+  for (const Axis& axis : expansion.family_.axes) {
+    auto& patches = axis_patches_.emplace_back();
+    for (const auto& value : axis.values)
+      patches.push_back(Value::from_json(nest(axis.key, value)));
+  }
+  for (const auto& entry : expansion.family_.include) {
+    Json choice = Json::object();
+    for (const auto& [key, value] : entry.items()) {
+      if (key != "tier") choice[key] = value;
+    }
+    include_patches_.push_back(Value::from_json(expand_dotted_keys(choice)));
+  }
+  for (const auto& layer : expansion.overrides_) {
+    override_patches_.push_back(Value::from_json(layer.values));
   }
 }
 
-void VariantValues::load(const Variant& variant) {
-  base_ = variant.tier == Variant::npos ? 0 : variant.tier;
-  top_ = ValueDict();
+VariantValues::Layers VariantValues::values(const Variant& variant) const {
+  Layers layers;
+  layers.base = &bases_[variant.tier == Variant::npos ? 0 : variant.tier];
+  auto apply = [&](const Value& patch) {
+    for (const auto& [key, value] : patch.as_dict()) {
+      const Value* below = layers.top.find(key);
+      if (below == nullptr) below = layers.base->find(key);
+      layers.top.set(key, below != nullptr ? merged(*below, value) : value);
+    }
+  };
   // The same layers, in the same order, as Expansion::merged.
   if (variant.include != Variant::npos) {
     apply(include_patches_[variant.include]);
@@ -215,20 +216,13 @@ void VariantValues::load(const Variant& variant) {
       apply(axis_patches_[a][variant.axis_index[a]]);
   }
   for (const auto& patch : override_patches_) apply(patch);
+  return layers;
 }
 
-void VariantValues::set(const std::string& key, Value value) { top_.set(key, std::move(value)); }
-
-const ValueDict& VariantValues::base() const {
-  auto& base = base_values_[base_];
-  if (!base) base = Value::from_json(expansion_.base_by_tier_[base_]).as_dict();
-  return *base;
-}
-
-Value VariantValues::value() const {
+Value VariantValues::Layers::merged() const {
   // ValueDict::set keeps a replaced key's position and appends a new one, as the JSON did.
-  ValueDict dict = base();
-  for (const auto& [key, value] : top_) dict.set(key, value);
+  ValueDict dict = *base;
+  for (const auto& [key, value] : top) dict.set(key, value);
   return Value(std::move(dict));
 }
 
