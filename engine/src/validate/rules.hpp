@@ -67,6 +67,7 @@ struct NodeFacts {
   const NodeFacts* canonical = nullptr;  ///< for an alias: the facts of the sibling it names
   bool deprecated = false;              ///< has `deprecated`
   std::vector<ValueType> types;         ///< `type` (one or a list), in the schema's order
+  unsigned type_mask = 0;               ///< bit t set when `types` lists ValueType t
   bool any_type = true;                 ///< no `type`, or "any" among them: anything goes
   std::optional<double> min, max;
   const json* enum_values = nullptr;
@@ -108,8 +109,11 @@ struct PointerPath {
 std::string pointer_join(const std::string& pointer, std::string_view key);
 /// The value at `pointer` or nullptr.
 const json* at_pointer(const json& document, const std::string& pointer);
-/// True for a JSON string "auto".
-bool is_auto(const json& value);
+/// True for a JSON string "auto". Inline, comparing lengths first: the walks ask it of every
+/// value of every config.
+inline bool is_auto(const json& value) {
+  return value.is_string() && value.get_ref<const std::string&>() == std::string_view("auto");
+}
 /// A JSON integer, or a float with an integral value, as an integer.
 std::optional<long long> as_integer(const json& value);
 /// "true"/"false" or the value's JSON text, for messages.

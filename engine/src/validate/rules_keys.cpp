@@ -128,6 +128,30 @@ bool matches(const json& value, ValueType type, bool lax) {
   return false;
 }
 
+// The types `value` passes as without pydantic's lax conversions, as a mask of ValueType bits
+// (an integer is a number too). Most values have the type their key names, and this answers
+// them without asking matches() type by type.
+unsigned plain_types(const json& value) {
+  auto bit = [](ValueType type) { return 1U << static_cast<unsigned>(type); };
+  switch (value.type()) {
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+      return bit(ValueType::Integer) | bit(ValueType::Number);
+    case json::value_t::number_float:
+      return bit(ValueType::Number);
+    case json::value_t::boolean:
+      return bit(ValueType::Boolean);
+    case json::value_t::string:
+      return bit(ValueType::String);
+    case json::value_t::array:
+      return bit(ValueType::Array);
+    case json::value_t::object:
+      return bit(ValueType::Object);
+    default:
+      return 0;
+  }
+}
+
 void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
                 const PointerPath& path, bool lax) {
   if (facts.any_type) return;
@@ -142,6 +166,7 @@ void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
     return;
   }
   bool ok =
+      (facts.type_mask & plain_types(value)) != 0 ||
       std::any_of(types.begin(), types.end(), [&](ValueType t) { return matches(value, t, lax); });
   if (!ok) {
     std::string expected;

@@ -14,7 +14,8 @@ std::string lower(std::string s) {
 }
 
 bool listed(const json& list, std::string_view name) {
-  return std::any_of(list.begin(), list.end(),
+  const auto& names = list.get_ref<const json::array_t&>();
+  return std::any_of(names.begin(), names.end(),
                      [&](const json& n) { return n.get_ref<const std::string&>() == name; });
 }
 

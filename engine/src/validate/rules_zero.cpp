@@ -28,7 +28,7 @@ bool has_nvme_path(const json& block) {
 void check_stage_keys(const Context& ctx, const json& zero, const NodeFacts& zero_section) {
   std::vector<std::string> idle;  // keys with no effect at stage 0
   for (const auto& [key, value] : zero.get_ref<const json::object_t&>()) {
-    if (key == "stage" || is_offload_key(key)) continue;
+    if (std::string_view(key) == "stage" || is_offload_key(key)) continue;
     const NodeFacts* known = zero_section.key(key);
     if (known == nullptr) continue;
     const NodeFacts& facts = known->alias ? *known->canonical : *known;

@@ -67,6 +67,7 @@ NodeFacts make_facts(const json& resolved) {
       facts.types.push_back(value_type(t->get_ref<const std::string&>()));
     }
   }
+  for (ValueType type : facts.types) facts.type_mask |= 1U << static_cast<unsigned>(type);
   facts.any_type = facts.types.empty() || std::find(facts.types.begin(), facts.types.end(),
                                                     ValueType::Any) != facts.types.end();
   if (auto min = resolved.find("min"); min != resolved.end() && min->is_number())
@@ -166,10 +167,6 @@ const json* at_pointer(const json& document, const std::string& pointer) {
   } catch (const json::exception&) {
     return nullptr;
   }
-}
-
-bool is_auto(const json& value) {
-  return value.is_string() && value.get_ref<const std::string&>() == "auto";
 }
 
 std::optional<long long> as_integer(const json& value) {
