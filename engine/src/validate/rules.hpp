@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "validate/key_table.hpp"
 #include "zeroforge/validator.hpp"
 
 namespace zf::validate {
@@ -75,13 +75,10 @@ struct NodeFacts {
   unsigned stage_mask = 0;          ///< bit s set when `stages` lists stage s
   const json* no_effect = nullptr;  ///< why a key does nothing
   /// The section's `keys`, by name, each with its own facts.
-  std::unordered_map<std::string_view, const NodeFacts*> keys;
+  KeyTable<const NodeFacts*> keys;
 
   /// The facts of the section's key `name`, or nullptr for a key it does not have.
-  const NodeFacts* key(std::string_view name) const {
-    auto it = keys.find(name);
-    return it == keys.end() ? nullptr : it->second;
-  }
+  const NodeFacts* key(std::string_view name) const { return keys.find(name); }
   /// True when the key acts at ZeRO stage `stage`.
   bool acts_at(int stage) const { return (stage_mask >> stage & 1U) != 0; }
 };

@@ -114,12 +114,13 @@ class CompiledSchema {
     std::vector<NodeFacts*> aliases;
     for (const auto& [name, child] : keys->items()) {
       NodeFacts& child_facts = visit(child);
-      facts.keys.emplace(name, &child_facts);
+      facts.keys.insert(name, &child_facts);
       if (child_facts.alias) aliases.push_back(&child_facts);
     }
     for (NodeFacts* alias : aliases) {
+      // Every alias names a sibling (SchemaDataTest.EveryAliasNamesASibling).
       alias->canonical =
-          facts.keys.at(alias->resolved->at("alias_of").get_ref<const std::string&>());
+          facts.keys.find(alias->resolved->at("alias_of").get_ref<const std::string&>());
     }
     return facts;
   }
