@@ -41,10 +41,17 @@ class KeyTable {
   };
 
   std::size_t index(std::string_view name) const {
+    // Fixed-size loads, overlapping for short names; the shortest (< 4 bytes) byte by byte.
     std::uint64_t head = 0, tail = 0;
     if (name.size() >= 8) {
       std::memcpy(&head, name.data(), 8);
       std::memcpy(&tail, name.data() + name.size() - 8, 8);
+    } else if (name.size() >= 4) {
+      std::uint32_t first = 0, last = 0;
+      std::memcpy(&first, name.data(), 4);
+      std::memcpy(&last, name.data() + name.size() - 4, 4);
+      head = first;
+      tail = last;
     } else {
       for (char c : name) head = head << 8 | static_cast<unsigned char>(c);
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Rule family "auto": the string "auto" is a Hugging Face Trainer placeholder. Raw DeepSpeed
 // crashes on it or silently swaps in defaults; the Trainer fills only the keys it knows.
+#include <algorithm>
+
 #include "rules.hpp"
 
 namespace zf::validate {
@@ -60,19 +62,19 @@ std::string raw_consequence(const std::string& pointer) {
 }
 
 // True when `value` is or holds the string "auto". Most configs hold none: this scan lets
-// check_auto pass them without building a pointer or reading the schema.
+// check_auto pass them without building a pointer or reading the schema. Scalars, most of
+// the values, are tested in place rather than by a call each.
 bool holds_auto(const json& value) {
+  auto in = [](const json& child) {
+    return child.is_structured() ? holds_auto(child) : is_auto(child);
+  };
   if (value.is_object()) {
-    for (const auto& [key, child] : value.get_ref<const json::object_t&>()) {
-      if (holds_auto(child)) return true;
-    }
-    return false;
+    const auto& members = value.get_ref<const json::object_t&>();
+    return std::any_of(members.begin(), members.end(), [&](const auto& m) { return in(m.second); });
   }
   if (value.is_array()) {
-    for (const auto& child : value.get_ref<const json::array_t&>()) {
-      if (holds_auto(child)) return true;
-    }
-    return false;
+    const auto& items = value.get_ref<const json::array_t&>();
+    return std::any_of(items.begin(), items.end(), in);
   }
   return is_auto(value);
 }

@@ -210,7 +210,8 @@ void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
       converted = std::strtod(value.get_ref<const std::string&>().c_str(), nullptr);
       compared = &converted;
     }
-    bool found = std::any_of(allowed->begin(), allowed->end(), [&](const json& a) {
+    const auto& choices = allowed->get_ref<const json::array_t&>();
+    bool found = std::any_of(choices.begin(), choices.end(), [&](const json& a) {
       if (a.is_number() && compared->is_number()) return a.get<double>() == compared->get<double>();
       return a == *compared;
     });

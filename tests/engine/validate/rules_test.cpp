@@ -121,6 +121,16 @@ TEST(ValidateRulesTest, OptionsFromTemplateValues) {
   EXPECT_FALSE(zf::validate_options_from_values({{"stage", 3}}).world_size.has_value());
 }
 
+TEST(ValidateRulesTest, OptionsFromTemplateValuesTakeOnlyIntegers) {
+  // A missing factor counts as 1; a factor that is not an integer leaves the world size unknown.
+  EXPECT_EQ(zf::validate_options_from_values({{"nodes", 2}}).world_size, 2);
+  EXPECT_EQ(zf::validate_options_from_values({{"gpus_per_node", 4.0}}).world_size, 4);
+  EXPECT_FALSE(zf::validate_options_from_values({{"gpus_per_node", "8"}, {"nodes", 2}}).world_size);
+  EXPECT_EQ(
+      zf::validate_options_from_values({{"world_size", "4"}, {"gpus_per_node", 8}}).world_size, 8);
+  EXPECT_FALSE(zf::validate_options_from_values({{"hf_auto", "true"}}).hf);
+}
+
 TEST(ValidateRulesTest, RecognisesDeepSpeedConfigs) {
   EXPECT_TRUE(zf::is_deepspeed_config({{"zero_optimization", {{"stage", 1}}}}));
   EXPECT_FALSE(zf::is_deepspeed_config({{"name", "x"}}));
