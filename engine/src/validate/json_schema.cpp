@@ -62,7 +62,7 @@ json convert_section(const json& data, const json& section, const std::string& p
 }
 
 json convert(const json& data, const json& raw, const json& parent, const std::string& pointer) {
-  json node = validate::resolve(data, raw);
+  const json& node = validate::resolve(raw);
   if (auto alias = node.find("alias_of"); alias != node.end()) {
     std::string canonical = alias->get<std::string>();
     json target = convert(data, parent.at("keys").at(canonical), parent, pointer);

@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "validate/key_table.hpp"
 #include "zeroforge/validator.hpp"
 
 namespace zf::validate {
@@ -45,18 +45,16 @@ void check_against_args(const Context& ctx, const TrainingCommand& command);  //
 
 // Helpers over the schema data and JSON values (schema.cpp).
 
-/// The schema node for a section or key, with `$ref` resolved (extra fields such as
-/// `stages` kept) and `alias_of` left for the caller. Returns nullptr for an unknown key.
-const json* child_node(const json& schema, const json& section, std::string_view key);
 /// The node of the config's top level.
 const json& root_node(const json& schema);
-/// Resolves a `$ref` node to its section (merging the referring node's extra fields); other
-/// nodes are returned as they are. `node` must belong to `schema` (or be a node resolve
-/// returned): results are cached by its address for the life of the process.
-const json& resolve(const json& schema, const json& node);
-/// What the walks need to know about one schema node, worked out once per node (schema.cpp):
-/// reading these instead of searching the node's JSON object field by field on every key of
-/// every config is most of what keeps validation cheap.
+/// Resolves a `$ref` node of the embedded schema data to its section (merging the referring
+/// node's extra fields, such as `stages`); other nodes are returned as they are.
+const json& resolve(const json& node);
+/// A JSON type a schema key accepts (`type` in the schema data).
+enum class ValueType { Any, Integer, Number, Boolean, String, Array, Object, Unknown };
+/// What the walks need to know about one schema node, worked out once per node of the embedded
+/// schema data (schema.cpp): a section reaches its keys' facts by name, so a walk over a config
+/// never searches the node's JSON object field by field, nor looks a node up by its address.
 struct NodeFacts {
   enum class Kind { Dict, Pydantic, Open };
   const json* resolved = nullptr;  ///< the node with `$ref` resolved (see resolve)
@@ -66,18 +64,35 @@ struct NodeFacts {
   bool nullable = false;
   bool strict_int = false;
   bool alias = false;                   ///< has `alias_of`
+  const NodeFacts* canonical = nullptr;  ///< for an alias: the facts of the sibling it names
   bool deprecated = false;              ///< has `deprecated`
-  std::vector<std::string_view> types;  ///< `type` (one or a list); empty or "any": anything goes
-  bool any_type = true;
+  std::vector<ValueType> types;         ///< `type` (one or a list), in the schema's order
+  unsigned type_mask = 0;               ///< bit t set when `types` lists ValueType t
+  bool any_type = true;                 ///< no `type`, or "any" among them: anything goes
   std::optional<double> min, max;
   const json* enum_values = nullptr;
   const json* stages = nullptr;     ///< the ZeRO stages a key acts at
+  unsigned stage_mask = 0;          ///< bit s set when `stages` lists stage s
   const json* no_effect = nullptr;  ///< why a key does nothing
-  /// The section's `keys`, by name (unresolved child nodes).
-  std::unordered_map<std::string_view, const json*> keys;
+  /// The section's `keys`, by name, each with its own facts.
+  KeyTable<const NodeFacts*> keys;
+
+  /// The facts of the section's key `name`, or nullptr for a key it does not have.
+  const NodeFacts* key(std::string_view name) const { return keys.find(name); }
+  /// True when the key acts at ZeRO stage `stage`.
+  bool acts_at(int stage) const { return (stage_mask >> stage & 1U) != 0; }
 };
-/// The facts of `node` (a node of `schema`, or one resolve returned).
-const NodeFacts& facts_of(const json& schema, const json& node);
+/// The facts of the embedded schema's root: the config's top level.
+const NodeFacts& root_facts();
+/// The member `key` of `object`, or nullptr (also when `object` is not an object). Compares
+/// lengths first: nlohmann's own find measures a C string key again for every member.
+inline const json* member(const json& object, std::string_view key) {
+  if (!object.is_object()) return nullptr;
+  for (const auto& [name, value] : object.get_ref<const json::object_t&>()) {
+    if (name == key) return &value;
+  }
+  return nullptr;
+}
 /// A JSON pointer made only when a finding needs it: the walks visit every key of every
 /// config and rarely report. A path without parent is the document root ("").
 struct PointerPath {
@@ -91,8 +106,11 @@ struct PointerPath {
 std::string pointer_join(const std::string& pointer, std::string_view key);
 /// The value at `pointer` or nullptr.
 const json* at_pointer(const json& document, const std::string& pointer);
-/// True for a JSON string "auto".
-bool is_auto(const json& value);
+/// True for a JSON string "auto". Inline, comparing lengths first: the walks ask it of every
+/// value of every config.
+inline bool is_auto(const json& value) {
+  return value.is_string() && value.get_ref<const std::string&>() == std::string_view("auto");
+}
 /// A JSON integer, or a float with an integral value, as an integer.
 std::optional<long long> as_integer(const json& value);
 /// "true"/"false" or the value's JSON text, for messages.
@@ -108,6 +126,6 @@ const json* bf16_section(const json& config);
 /// The boolean `enabled` of a section when it is literally true.
 bool enabled_true(const json* section);
 /// True when `object` is an object whose `key` is literally true.
-bool is_true(const json& object, const std::string& key);
+bool is_true(const json& object, std::string_view key);
 
 }  // namespace zf::validate

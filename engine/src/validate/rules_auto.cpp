@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Rule family "auto": the string "auto" is a Hugging Face Trainer placeholder. Raw DeepSpeed
 // crashes on it or silently swaps in defaults; the Trainer fills only the keys it knows.
+#include <algorithm>
+
 #include "rules.hpp"
 
 namespace zf::validate {
@@ -21,42 +23,37 @@ const json* hf_fill(const Context& ctx, const std::string& pointer) {
   return nullptr;
 }
 
-// Which kind of section holds `pointer`: the schema node of its parent object (a node of the
-// schema data or of resolve's cache, so child_node may index it).
-const json& parent_section(const Context& ctx, const std::string& pointer) {
-  static const json open = json::object({{"kind", "open"}});
+// The facts of the section that holds `pointer`, or nullptr when a key on the way is not in
+// the schema (an open place).
+const NodeFacts* parent_section(const std::string& pointer) {
   json::json_pointer ptr(pointer);
   std::vector<std::string> segments;
   while (!ptr.empty()) {
     segments.insert(segments.begin(), ptr.back());
     ptr.pop_back();
   }
-  const json* node = &root_node(ctx.schema);
-  if (segments.empty()) return *node;
+  const NodeFacts* facts = &root_facts();
+  if (segments.empty()) return facts;
   segments.pop_back();
   for (const auto& segment : segments) {
-    const json* child = child_node(ctx.schema, *node, segment);
-    if (child == nullptr) return open;
-    const json* next = &resolve(ctx.schema, *child);
-    if (next->contains("alias_of")) {
-      next = &resolve(ctx.schema, node->at("keys").at(next->at("alias_of").get<std::string>()));
-    }
-    node = next;
+    const NodeFacts* child = facts->key(segment);
+    if (child == nullptr) return nullptr;
+    facts = child->alias ? child->canonical : child;
   }
-  return *node;
+  return facts;
 }
 
-std::string raw_consequence(const Context& ctx, const std::string& pointer) {
+std::string raw_consequence(const std::string& pointer) {
   if (pointer == "/train_batch_size" || pointer == "/train_micro_batch_size_per_gpu" ||
       pointer == "/gradient_accumulation_steps") {
     return "raw DeepSpeed compares it with integers and crashes (TypeError)";
   }
-  const json& section = parent_section(ctx, pointer);
-  if (section.value("kind", "dict") == "pydantic") {
+  const NodeFacts* section = parent_section(pointer);
+  if (section != nullptr && section->kind == NodeFacts::Kind::Pydantic) {
     std::string key = json::json_pointer(pointer).back();
     std::string what = "its default";
-    if (const json* node = child_node(ctx.schema, section, key)) {
-      const json& resolved = resolve(ctx.schema, *node);
+    if (const NodeFacts* node = section->key(key)) {
+      const json& resolved = *node->resolved;
       if (resolved.contains("default")) what = "the default " + show(resolved.at("default"));
     }
     return "raw DeepSpeed drops \"auto\" in this section and silently uses " + what;
@@ -64,17 +61,34 @@ std::string raw_consequence(const Context& ctx, const std::string& pointer) {
   return "raw DeepSpeed passes the string \"auto\" on as the value";
 }
 
-void visit(const Context& ctx, const json& value, const PointerPath& path, bool top) {
+// True when `value` is or holds the string "auto". Most configs hold none: this scan lets
+// check_auto pass them without building a pointer or reading the schema. Scalars, most of
+// the values, are tested in place rather than by a call each.
+bool holds_auto(const json& value) {
+  auto in = [](const json& child) {
+    return child.is_structured() ? holds_auto(child) : is_auto(child);
+  };
   if (value.is_object()) {
-    for (const auto& [key, child] : value.items()) {
-      // Keys DeepSpeed ignores are reported by the keys family; what they hold does not matter.
-      if (top && child_node(ctx.schema, root_node(ctx.schema), key) == nullptr) continue;
-      visit(ctx, child, PointerPath{&path, key}, false);
+    const auto& members = value.get_ref<const json::object_t&>();
+    return std::any_of(members.begin(), members.end(), [&](const auto& m) { return in(m.second); });
+  }
+  if (value.is_array()) {
+    const auto& items = value.get_ref<const json::array_t&>();
+    return std::any_of(items.begin(), items.end(), in);
+  }
+  return is_auto(value);
+}
+
+void visit(const Context& ctx, const json& value, const PointerPath& path) {
+  if (value.is_object()) {
+    for (const auto& [key, child] : value.get_ref<const json::object_t&>()) {
+      visit(ctx, child, PointerPath{&path, key});
     }
     return;
   }
   if (value.is_array()) {
-    for (std::size_t i = 0; i < value.size(); ++i) visit(ctx, value[i], PointerPath{&path, {}, i, true}, false);
+    for (std::size_t i = 0; i < value.size(); ++i)
+      visit(ctx, value[i], PointerPath{&path, {}, i, true});
     return;
   }
   if (!is_auto(value)) return;
@@ -82,17 +96,19 @@ void visit(const Context& ctx, const json& value, const PointerPath& path, bool 
   if (native_auto(ctx, pointer)) return;
   const json* fill = hf_fill(ctx, pointer);
   if (!ctx.options.hf) {
-    ctx.report(pointer, Severity::Error, "auto-without-hf",
-               "\"auto\" is filled only by the Hugging Face Trainer; " + raw_consequence(ctx, pointer) +
-                   (fill ? ". Validate with --hf if the Trainer loads this file, otherwise write a value"
-                         : ". Write a value"));
+    ctx.report(
+        pointer, Severity::Error, "auto-without-hf",
+        "\"auto\" is filled only by the Hugging Face Trainer; " + raw_consequence(pointer) +
+            (fill ? ". Validate with --hf if the Trainer loads this file, otherwise write a value"
+                  : ". Write a value"));
     return;
   }
   if (fill != nullptr && fill->contains("stage") && ctx.stage < fill->at("stage").get<int>()) {
     return;  // not filled below stage 3, but the key has no effect there (zero-key-stage says so)
   }
   if (fill == nullptr) {
-    std::string message = "the HF Trainer does not fill \"auto\" here, so " + raw_consequence(ctx, pointer);
+    std::string message =
+        "the HF Trainer does not fill \"auto\" here, so " + raw_consequence(pointer);
     if (pointer == "/bfloat16/enabled") {
       message += " (bf16 stays off); the Trainer fills only \"bf16\": rename the section to \"bf16\"";
     } else if (pointer == "/zero_optimization/prefetch_bucket_size" ||
@@ -119,7 +135,13 @@ void visit(const Context& ctx, const json& value, const PointerPath& path, bool 
 }  // namespace
 
 void check_auto(const Context& ctx) {
-  if (ctx.config.is_object()) visit(ctx, ctx.config, PointerPath{}, true);
+  if (!ctx.config.is_object()) return;
+  const PointerPath root;
+  for (const auto& [key, child] : ctx.config.get_ref<const json::object_t&>()) {
+    // Keys DeepSpeed ignores are reported by the keys family; what they hold does not matter.
+    if (!holds_auto(child) || root_facts().key(key) == nullptr) continue;
+    visit(ctx, child, PointerPath{&root, key});
+  }
 }
 
 }  // namespace zf::validate

@@ -61,10 +61,10 @@ void check_batch(const Context& ctx) {
   const json& c = ctx.config;
   static const char* const kKeys[] = {"train_batch_size", "train_micro_batch_size_per_gpu",
                                       "gradient_accumulation_steps"};
-  if (auto elastic = c.find("elasticity"); elastic != c.end() && enabled_true(&*elastic)) {
+  if (const json* elastic = member(c, "elasticity"); enabled_true(elastic)) {
     bool ignore = is_true(*elastic, "ignore_non_elastic_batch_info");
     for (const char* key : kKeys) {
-      if (c.contains(key) && !ignore) {
+      if (member(c, key) != nullptr && !ignore) {
         ctx.report(pointer_join("", key), Severity::Error, "elasticity-batch",
                    std::string("with elasticity enabled DeepSpeed computes the batch itself and refuses \"") + key +
                        "\"; remove it or set elasticity.ignore_non_elastic_batch_info to true");
@@ -75,8 +75,8 @@ void check_batch(const Context& ctx) {
   Batch b;
   std::optional<long long>* slots[] = {&b.train, &b.micro, &b.gas};
   for (int i = 0; i < 3; ++i) {
-    auto it = c.find(kKeys[i]);
-    if (it == c.end() || it->is_null()) continue;
+    const json* it = member(c, kKeys[i]);
+    if (it == nullptr || it->is_null()) continue;
     if (is_auto(*it)) return;  // filled by the Trainer (--hf) or already an auto-without-hf error
     if (!it->is_number_integer()) return;  // a type or integer-required error already
     *slots[i] = it->get<long long>();
@@ -89,17 +89,20 @@ void check_batch(const Context& ctx) {
     return;
   }
   long long sp = 1;
-  if (auto it = c.find("sequence_parallel_size"); it != c.end() && it->is_number_integer() && it->get<long long>() > 0) {
+  if (const json* it = member(c, "sequence_parallel_size");
+      it != nullptr && it->is_number_integer() && it->get<long long>() > 0) {
     sp = it->get<long long>();
   }
   std::optional<long long> world_option = ctx.options.world_size;
   if (!world_option && ctx.options.against) world_option = ctx.options.against->world_size;
   if (world_option) {
     long long world = *world_option / sp;
-    std::string world_text = std::to_string(world);
-    if (sp > 1) world_text += " (" + std::to_string(*world_option) + " GPUs / sequence_parallel_size " + std::to_string(sp) + ")";
     Derived d = derive(b, world);
     if (consistent(d, world)) return;
+    std::string world_text = std::to_string(world);
+    if (sp > 1)
+      world_text += " (" + std::to_string(*world_option) + " GPUs / sequence_parallel_size " +
+                    std::to_string(sp) + ")";
     std::string message;
     if (d.micro <= 0 || d.gas <= 0) {
       message = "at world size " + world_text + " DeepSpeed derives " + d.how + ", which must be > 0";

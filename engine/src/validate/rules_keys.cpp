@@ -12,17 +12,16 @@ namespace {
 
 // Every place a key name is known, as a pointer (`/zero_optimization/memory_efficient_linear`),
 // so a misplaced key can be told where it belongs.
-void collect_places(const json& schema, const json& node, const std::string& pointer,
-                    std::string_view key, std::vector<std::pair<std::string, json>>& out,
-                    int depth) {
+void collect_places(const json& node, const std::string& pointer, std::string_view key,
+                    std::vector<std::pair<std::string, json>>& out, int depth) {
   if (depth > 4) return;
-  const json& section = resolve(schema, node);
+  const json& section = resolve(node);
   auto keys = section.find("keys");
   if (keys == section.end()) return;
   for (const auto& [name, child] : keys->items()) {
     std::string here = pointer_join(pointer, name);
-    if (name == key) out.emplace_back(here, resolve(schema, child));
-    collect_places(schema, child, here, key, out, depth + 1);
+    if (name == key) out.emplace_back(here, resolve(child));
+    collect_places(child, here, key, out, depth + 1);
   }
 }
 
@@ -42,7 +41,7 @@ std::string unknown_key_hint(const Context& ctx, const json& section, const std:
   std::string near = closest(key, names);
   if (!near.empty()) hint += "; did you mean \"" + near + "\"?";
   std::vector<std::pair<std::string, json>> places;
-  collect_places(ctx.schema, root_node(ctx.schema), "", key, places, 0);
+  collect_places(root_node(ctx.schema), "", key, places, 0);
   if (places.size() == 1) {  // a name known in many sections (`enabled`) says nothing
     const auto& [place, node] = places.front();
     hint += "; it belongs at " + place;
@@ -78,45 +77,85 @@ bool numeric_string(const std::string& s, bool integer) {
   return end != nullptr && *end == '\0';
 }
 
-const char* type_phrase(std::string_view type) {
-  if (type == "integer") return "an integer";
-  if (type == "number") return "a number";
-  if (type == "boolean") return "true or false";
-  if (type == "string") return "a string";
-  if (type == "array") return "an array";
-  if (type == "object") return "an object";
+const char* type_phrase(ValueType type) {
+  switch (type) {
+    case ValueType::Integer:
+      return "an integer";
+    case ValueType::Number:
+      return "a number";
+    case ValueType::Boolean:
+      return "true or false";
+    case ValueType::String:
+      return "a string";
+    case ValueType::Array:
+      return "an array";
+    case ValueType::Object:
+      return "an object";
+    case ValueType::Any:
+    case ValueType::Unknown:
+      break;
+  }
   return "a value";
 }
 
 // True when `value` passes as `type`; `lax` follows pydantic's lax mode (DeepSpeedConfigModel).
-bool matches(const json& value, std::string_view type, bool lax) {
-  if (type == "any") return true;
-  if (type == "integer") {
-    if (value.is_number_integer()) return true;
-    if (value.is_number_float()) return as_integer(value).has_value();
-    if (lax && value.is_boolean()) return true;
-    return lax && value.is_string() && numeric_string(value.get<std::string>(), true);
+bool matches(const json& value, ValueType type, bool lax) {
+  switch (type) {
+    case ValueType::Any:
+      return true;
+    case ValueType::Integer:
+      if (value.is_number_integer()) return true;
+      if (value.is_number_float()) return as_integer(value).has_value();
+      if (lax && value.is_boolean()) return true;
+      return lax && value.is_string() && numeric_string(value.get_ref<const std::string&>(), true);
+    case ValueType::Number:
+      if (value.is_number()) return true;
+      return lax && value.is_string() && numeric_string(value.get_ref<const std::string&>(), false);
+    case ValueType::Boolean:
+      if (value.is_boolean()) return true;
+      if (lax && value.is_number_integer())
+        return value.get<long long>() == 0 || value.get<long long>() == 1;
+      return lax && value.is_string() && lax_bool_string(value.get_ref<const std::string&>());
+    case ValueType::String:
+      return value.is_string();
+    case ValueType::Array:
+      return value.is_array();
+    case ValueType::Object:
+      return value.is_object();
+    case ValueType::Unknown:
+      break;
   }
-  if (type == "number") {
-    if (value.is_number()) return true;
-    return lax && value.is_string() && numeric_string(value.get<std::string>(), false);
-  }
-  if (type == "boolean") {
-    if (value.is_boolean()) return true;
-    if (lax && value.is_number_integer())
-      return value.get<long long>() == 0 || value.get<long long>() == 1;
-    return lax && value.is_string() && lax_bool_string(value.get<std::string>());
-  }
-  if (type == "string") return value.is_string();
-  if (type == "array") return value.is_array();
-  if (type == "object") return value.is_object();
   return false;
 }
 
-void check_leaf(const Context& ctx, const json& value, const json& node, const PointerPath& path,
-                bool lax) {
-  const NodeFacts& facts = facts_of(ctx.schema, node);
+// The types `value` passes as without pydantic's lax conversions, as a mask of ValueType bits
+// (an integer is a number too). Most values have the type their key names, and this answers
+// them without asking matches() type by type.
+unsigned plain_types(const json& value) {
+  auto bit = [](ValueType type) { return 1U << static_cast<unsigned>(type); };
+  switch (value.type()) {
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+      return bit(ValueType::Integer) | bit(ValueType::Number);
+    case json::value_t::number_float:
+      return bit(ValueType::Number);
+    case json::value_t::boolean:
+      return bit(ValueType::Boolean);
+    case json::value_t::string:
+      return bit(ValueType::String);
+    case json::value_t::array:
+      return bit(ValueType::Array);
+    case json::value_t::object:
+      return bit(ValueType::Object);
+    default:
+      return 0;
+  }
+}
+
+void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
+                const PointerPath& path, bool lax) {
   if (facts.any_type) return;
+  const json& node = *facts.resolved;
   const auto& types = facts.types;
   if (value.is_null()) {
     if (!facts.nullable) {
@@ -126,15 +165,18 @@ void check_leaf(const Context& ctx, const json& value, const json& node, const P
     }
     return;
   }
-  bool ok = std::any_of(types.begin(), types.end(),
-                        [&](std::string_view t) { return matches(value, t, lax); });
+  bool ok =
+      (facts.type_mask & plain_types(value)) != 0 ||
+      std::any_of(types.begin(), types.end(), [&](ValueType t) { return matches(value, t, lax); });
   if (!ok) {
     std::string expected;
     for (const auto& t : types)
       expected += (expected.empty() ? "" : " or ") + std::string(type_phrase(t));
     std::string message = "expected " + expected + ", found " + show(value);
-    if (types.front() == "integer" && value.is_number_float()) message += " (not a whole number)";
-    if (value.is_string() && (types.front() == "integer" || types.front() == "number")) {
+    if (types.front() == ValueType::Integer && value.is_number_float())
+      message += " (not a whole number)";
+    if (value.is_string() &&
+        (types.front() == ValueType::Integer || types.front() == ValueType::Number)) {
       message += "; write the number without quotes";
     }
     ctx.report(path.str(), Severity::Error, "type", message);
@@ -162,13 +204,16 @@ void check_leaf(const Context& ctx, const json& value, const json& node, const P
   }
   if (const json* allowed = facts.enum_values) {
     // pydantic's lax mode compares "3" with 3 as a number.
-    json compared = value;
-    if (lax && value.is_string() && numeric_string(value.get<std::string>(), false)) {
-      compared = std::strtod(value.get<std::string>().c_str(), nullptr);
+    json converted;
+    const json* compared = &value;
+    if (lax && value.is_string() && numeric_string(value.get_ref<const std::string&>(), false)) {
+      converted = std::strtod(value.get_ref<const std::string&>().c_str(), nullptr);
+      compared = &converted;
     }
-    bool found = std::any_of(allowed->begin(), allowed->end(), [&](const json& a) {
-      if (a.is_number() && compared.is_number()) return a.get<double>() == compared.get<double>();
-      return a == compared;
+    const auto& choices = allowed->get_ref<const json::array_t&>();
+    bool found = std::any_of(choices.begin(), choices.end(), [&](const json& a) {
+      if (a.is_number() && compared->is_number()) return a.get<double>() == compared->get<double>();
+      return a == *compared;
     });
     if (!found) {
       std::string list;
@@ -181,9 +226,8 @@ void check_leaf(const Context& ctx, const json& value, const json& node, const P
   }
 }
 
-void walk_section(const Context& ctx, const json& value, const json& section,
+void walk_section(const Context& ctx, const json& value, const NodeFacts& facts,
                   const PointerPath& path) {
-  const NodeFacts& facts = facts_of(ctx.schema, section);
   if (facts.legacy_bool && value.is_boolean()) {
     ctx.report(path.str(), Severity::Warning, "deprecated",
                std::string("the boolean form is deprecated (") +
@@ -203,14 +247,14 @@ void walk_section(const Context& ctx, const json& value, const json& section,
     return;
   }
   bool pydantic = facts.kind == NodeFacts::Kind::Pydantic;
-  for (const auto& [key, child] : value.items()) {
+  for (const auto& [key, child] : value.get_ref<const json::object_t&>()) {
     const PointerPath child_path{&path, key};
-    auto known = facts.keys.find(key);
-    if (known == facts.keys.end()) {
+    const NodeFacts* child_facts = facts.key(key);
+    if (child_facts == nullptr) {
       if (facts.kind == NodeFacts::Kind::Open) continue;
       const std::string pointer = path.str();
       const std::string here = child_path.str();
-      std::string hint = unknown_key_hint(ctx, section, key);
+      std::string hint = unknown_key_hint(ctx, *facts.resolved, key);
       if (pydantic) {
         ctx.report(here, Severity::Error, "unknown-key",
                    "\"" + key + "\" is not a key of " + pointer +
@@ -223,7 +267,6 @@ void walk_section(const Context& ctx, const json& value, const json& section,
       }
       continue;
     }
-    const NodeFacts* child_facts = &facts_of(ctx.schema, *known->second);
     const json* node = child_facts->resolved;
     if (child_facts->alias) {
       auto alias = node->find("alias_of");
@@ -244,7 +287,7 @@ void walk_section(const Context& ctx, const json& value, const json& section,
                        (node->value("legacy", false) ? " (legacy)" : "") +
                        "; the canonical name is \"" + canonical + "\"");
       }
-      child_facts = &facts_of(ctx.schema, section.at("keys").at(canonical));
+      child_facts = child_facts->canonical;
       node = child_facts->resolved;
     }
     if (child_facts->deprecated) {
@@ -262,9 +305,9 @@ void walk_section(const Context& ctx, const json& value, const json& section,
     }
     if (is_auto(child)) continue;  // the "auto" family reports these
     if (child_facts->section) {
-      walk_section(ctx, child, *node, child_path);
+      walk_section(ctx, child, *child_facts, child_path);
     } else {
-      check_leaf(ctx, child, *node, child_path, pydantic);
+      check_leaf(ctx, child, *child_facts, child_path, pydantic);
     }
   }
 }
@@ -277,7 +320,7 @@ void check_keys(const Context& ctx) {
                "a DeepSpeed config is a JSON object, found " + show(ctx.config));
     return;
   }
-  walk_section(ctx, ctx.config, root_node(ctx.schema), PointerPath{});
+  walk_section(ctx, ctx.config, root_facts(), PointerPath{});
 }
 
 }  // namespace zf::validate

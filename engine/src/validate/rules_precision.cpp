@@ -20,19 +20,21 @@ const char* offload_device(const json& config) {
 void check_precision(const Context& ctx) {
   if (!ctx.config.is_object()) return;
   const json& c = ctx.config;
-  const json* fp16 = c.contains("fp16") ? &c.at("fp16") : nullptr;
+  const json* fp16 = member(c, "fp16");
   const json* bf16 = bf16_section(c);
-  std::string bf16_name = c.contains("bf16") ? "/bf16" : "/bfloat16";
+  const char* bf16_name = member(c, "bf16") != nullptr ? "/bf16" : "/bfloat16";
 
   if (enabled_true(fp16) && enabled_true(bf16)) {
-    ctx.report(bf16_name + "/enabled", Severity::Error, "fp16-bf16-both",
-               "fp16.enabled and bf16.enabled are both true; DeepSpeed asserts that at most one is (\"bfloat16 and "
+    ctx.report(std::string(bf16_name) + "/enabled", Severity::Error, "fp16-bf16-both",
+               "fp16.enabled and bf16.enabled are both true; DeepSpeed asserts that at most one is "
+               "(\"bfloat16 and "
                "fp16 modes cannot be simultaneously enabled\"): keep one");
   }
   if (enabled_true(bf16) && fp16 != nullptr && fp16->is_object() && !enabled_true(fp16)) {
     std::string present;
     for (const char* key : kLossScaleKeys) {
-      if (fp16->contains(key)) present += (present.empty() ? "" : ", ") + std::string(key);
+      if (member(*fp16, key) != nullptr)
+        present += (present.empty() ? "" : ", ") + std::string(key);
     }
     if (!present.empty()) {
       ctx.report("/fp16", Severity::Warning, "loss-scale-with-bf16",
@@ -41,11 +43,11 @@ void check_precision(const Context& ctx) {
     }
   }
   if (fp16 != nullptr && fp16->is_object()) {
-    const json* scale = fp16->contains("loss_scale") ? &fp16->at("loss_scale") : nullptr;
+    const json* scale = member(*fp16, "loss_scale");
     bool dynamic = scale == nullptr || (scale->is_number() && scale->get<double>() == 0);
     for (const char* key : {"loss_scale_window", "min_loss_scale"}) {
-      auto it = fp16->find(key);
-      if (dynamic && it != fp16->end() && it->is_number() && it->get<double>() <= 0) {
+      const json* it = member(*fp16, key);
+      if (dynamic && it != nullptr && it->is_number() && it->get<double>() <= 0) {
         ctx.report(pointer_join("/fp16", key), Severity::Error, "bounds",
                    std::string("with dynamic loss scaling (loss_scale 0) DeepSpeed needs ") + key + " > 0");
       }
@@ -56,7 +58,7 @@ void check_precision(const Context& ctx) {
   // DeepSpeedCPUAdam (the engine refuses other setups at initialize).
   struct Master {
     const json* section;
-    std::string pointer;
+    const char* pointer;
     const char* key;
   };
   const Master masters[] = {{fp16, "/fp16", "fp16_master_weights_and_grads"},
@@ -78,7 +80,7 @@ void check_precision(const Context& ctx) {
     }
   }
 
-  if (auto amp = c.find("amp"); amp != c.end() && enabled_true(&*amp)) {
+  if (enabled_true(member(c, "amp"))) {
     std::string with;
     if (ctx.stage > 0) with = "ZeRO";
     if (enabled_true(fp16)) with += std::string(with.empty() ? "" : " and ") + "fp16";

@@ -13,14 +13,16 @@ std::string lower(std::string s) {
   return s;
 }
 
-bool listed(const json& list, const std::string& name) {
-  return std::any_of(list.begin(), list.end(), [&](const json& n) { return n.get<std::string>() == name; });
+bool listed(const json& list, std::string_view name) {
+  const auto& names = list.get_ref<const json::array_t&>();
+  return std::any_of(names.begin(), names.end(),
+                     [&](const json& n) { return n.get_ref<const std::string&>() == name; });
 }
 
 void check_required(const Context& ctx) {
   for (const char* section : {"amp", "progressive_layer_drop"}) {
-    auto it = ctx.config.find(section);
-    if (it != ctx.config.end() && it->is_object() && !it->contains("enabled")) {
+    const json* it = member(ctx.config, section);
+    if (it != nullptr && it->is_object() && member(*it, "enabled") == nullptr) {
       ctx.report(pointer_join("", section), Severity::Error, "required-key",
                  std::string("DeepSpeed reads \"") + section + "\" only with an \"enabled\" key and fails (KeyError) "
                  "without it; add \"enabled\": true or false");
@@ -29,25 +31,27 @@ void check_required(const Context& ctx) {
 }
 
 void check_optimizer(const Context& ctx) {
-  auto it = ctx.config.find("optimizer");
-  if (it == ctx.config.end() || !it->is_object()) return;
-  const json& optimizer = *it;
-  const json& lists = ctx.schema.at("optimizers");
-  if (auto type = optimizer.find("type"); type != optimizer.end() && type->is_string() && ctx.stage > 0) {
+  const json* found = member(ctx.config, "optimizer");
+  if (found == nullptr || !found->is_object()) return;
+  const json& optimizer = *found;
+  const json* type = member(optimizer, "type");
+  if (type != nullptr && type->is_string() && ctx.stage > 0) {
+    const json& lists = *member(ctx.schema, "optimizers");
     std::string name = lower(type->get<std::string>());
-    if (listed(lists.at("zero_incompatible"), name)) {
+    if (listed(*member(lists, "zero_incompatible"), name)) {
       ctx.report("/optimizer/type", Severity::Error, "optimizer-zero",
                  "\"" + type->get<std::string>() + "\" cannot be used with ZeRO (stage " + std::to_string(ctx.stage) +
                      "); use stage 0 or another optimizer");
-    } else if (!listed(lists.at("zero_supported"), name) && !is_true(ctx.config, "zero_allow_untested_optimizer")) {
+    } else if (!listed(*member(lists, "zero_supported"), name) &&
+               !is_true(ctx.config, "zero_allow_untested_optimizer")) {
       ctx.report("/optimizer/type", Severity::Error, "optimizer-zero",
                  "ZeRO (stage " + std::to_string(ctx.stage) + ") refuses the untested optimizer \"" +
                      type->get<std::string>() + "\" at initialize; set \"zero_allow_untested_optimizer\": true "
                      "or use Adam, AdamW or Adagrad");
     }
   }
-  if (auto params = optimizer.find("params"); params != optimizer.end() && params->is_object()) {
-    if (params->contains("max_grad_norm")) {
+  if (const json* params = member(optimizer, "params")) {
+    if (member(*params, "max_grad_norm") != nullptr) {
       ctx.report("/optimizer/params/max_grad_norm", Severity::Error, "optimizer-params",
                  "DeepSpeed's optimizers do not take max_grad_norm; use the top-level \"gradient_clipping\"");
     }
@@ -55,33 +59,35 @@ void check_optimizer(const Context& ctx) {
 }
 
 void check_scheduler(const Context& ctx) {
-  auto it = ctx.config.find("scheduler");
-  if (it == ctx.config.end() || !it->is_object()) return;
-  const json& scheduler = *it;
-  auto type = scheduler.find("type");
-  if (type == scheduler.end() || !type->is_string()) return;
-  const std::string name = type->get<std::string>();
-  const json& known = ctx.schema.at("schedulers");
-  if (!known.contains(name) || !known.at(name).is_array()) return;  // a torch scheduler or a custom one
-  const json empty = json::object();
-  auto params_it = scheduler.find("params");
-  const json& params = params_it != scheduler.end() && params_it->is_object() ? *params_it : empty;
-  std::vector<std::string> accepted;
-  for (const auto& p : known.at(name)) accepted.push_back(p.get<std::string>());
-  for (const auto& [key, value] : params.items()) {
-    if (std::find(accepted.begin(), accepted.end(), key) != accepted.end()) continue;
-    std::string near = closest(key, accepted);
+  const json* found = member(ctx.config, "scheduler");
+  if (found == nullptr || !found->is_object()) return;
+  const json& scheduler = *found;
+  const json* type = member(scheduler, "type");
+  if (type == nullptr || !type->is_string()) return;
+  const std::string& name = type->get_ref<const std::string&>();
+  const json& known = *member(ctx.schema, "schedulers");
+  const json* accepted = member(known, name);
+  if (accepted == nullptr || !accepted->is_array()) return;  // a torch scheduler or a custom one
+  static const json empty = json::object();
+  const json* params_found = member(scheduler, "params");
+  const json& params = params_found != nullptr && params_found->is_object() ? *params_found : empty;
+  for (const auto& [key, value] : params.get_ref<const json::object_t&>()) {
+    if (listed(*accepted, key)) continue;
+    std::string near = closest(key, accepted->get<std::vector<std::string>>());
     ctx.report(pointer_join("/scheduler/params", key), Severity::Error, "scheduler-params",
                name + " does not take \"" + key + "\" (the constructor fails at initialize)" +
                    (near.empty() ? "; remove it" : "; did you mean \"" + near + "\"?"));
   }
-  if (listed(known.at("need_total_num_steps"), name) && !params.contains("total_num_steps")) {
-    ctx.report(scheduler.contains("params") ? "/scheduler/params" : "/scheduler", Severity::Error, "required-key",
+  if (listed(*member(known, "need_total_num_steps"), name) &&
+      member(params, "total_num_steps") == nullptr) {
+    ctx.report(params_found != nullptr ? "/scheduler/params" : "/scheduler", Severity::Error,
+               "required-key",
                name + " needs total_num_steps; add it (\"auto\" lets the HF Trainer fill it)");
   }
-  if (listed(known.at("warmup"), name)) {
-    auto steps = params.find("warmup_num_steps");
-    if (steps != params.end() && !is_auto(*steps) && !(steps->is_number_integer() && steps->get<long long>() > 0)) {
+  if (listed(*member(known, "warmup"), name)) {
+    const json* steps = member(params, "warmup_num_steps");
+    if (steps != nullptr && !is_auto(*steps) &&
+        !(steps->is_number_integer() && steps->get<long long>() > 0)) {
       std::string found = show(*steps);
       std::string fix = steps->is_number_float() && as_integer(*steps) && *as_integer(*steps) > 0
                             ? "; " + found + " is a float in JSON: write " + std::to_string(*as_integer(*steps))
@@ -93,8 +99,8 @@ void check_scheduler(const Context& ctx) {
 }
 
 void check_vocabulary(const Context& ctx) {
-  auto it = ctx.config.find("vocabulary_size");
-  if (it == ctx.config.end() || !it->is_number_integer()) return;
+  const json* it = member(ctx.config, "vocabulary_size");
+  if (it == nullptr || !it->is_number_integer()) return;
   long long size = it->get<long long>();
   if (size > 0 && size % 8 != 0) {
     ctx.report("/vocabulary_size", Severity::Warning, "vocabulary-size",

@@ -2,48 +2,36 @@
 // Rule family "zero": keys that act only at some ZeRO stages (DeepSpeed accepts them
 // everywhere and silently ignores them elsewhere), offload blocks, NVMe paths and the
 // stage-dependent errors of DeepSpeedZeroConfig and DeepSpeedConfig._do_error_check.
-#include <algorithm>
-
 #include "rules.hpp"
 
 namespace zf::validate {
 namespace {
 
-bool is_offload_key(const std::string& key) {
+bool is_offload_key(std::string_view key) {
   return key == "offload_optimizer" || key == "offload_param" || key == "cpu_offload" ||
          key == "cpu_offload_param" || key == "cpu_offload_use_pin_memory";
 }
 
-std::string device_of(const json& block) {
-  if (!block.is_object()) return "none";
-  auto it = block.find("device");
-  return it != block.end() && it->is_string() ? it->get<std::string>() : "none";
+// The `device` of an offload block (a view into the config, or "none").
+std::string_view device_of(const json* block) {
+  const json* device = block != nullptr ? member(*block, "device") : nullptr;
+  return device != nullptr && device->is_string()
+             ? std::string_view(device->get_ref<const std::string&>())
+             : std::string_view("none");
 }
 
 bool has_nvme_path(const json& block) {
-  auto it = block.find("nvme_path");
-  return it != block.end() && it->is_string() && !it->get<std::string>().empty();
+  const json* path = member(block, "nvme_path");
+  return path != nullptr && path->is_string() && !path->get_ref<const std::string&>().empty();
 }
 
-// The node of `key` in zero_optimization, following aliases.
-const json& zero_key_node(const Context& ctx, const json& zero_section, const std::string& key) {
-  static const json none;
-  const json* raw = child_node(ctx.schema, zero_section, key);
-  if (raw == nullptr) return none;
-  const json& node = resolve(ctx.schema, *raw);
-  if (facts_of(ctx.schema, *raw).alias) {
-    return resolve(ctx.schema, zero_section.at("keys").at(node.at("alias_of").get<std::string>()));
-  }
-  return node;
-}
-
-void check_stage_keys(const Context& ctx, const json& zero, const json& zero_section) {
+void check_stage_keys(const Context& ctx, const json& zero, const NodeFacts& zero_section) {
   std::vector<std::string> idle;  // keys with no effect at stage 0
-  for (const auto& [key, value] : zero.items()) {
-    if (key == "stage" || is_offload_key(key)) continue;
-    const json& node = zero_key_node(ctx, zero_section, key);
-    if (node.is_null()) continue;
-    const NodeFacts& facts = facts_of(ctx.schema, node);
+  for (const auto& [key, value] : zero.get_ref<const json::object_t&>()) {
+    if (std::string_view(key) == "stage" || is_offload_key(key)) continue;
+    const NodeFacts* known = zero_section.key(key);
+    if (known == nullptr) continue;
+    const NodeFacts& facts = known->alias ? *known->canonical : *known;
     if (facts.stages == nullptr) continue;
     if (ctx.stage == 0) {
       idle.push_back(key);
@@ -55,13 +43,10 @@ void check_stage_keys(const Context& ctx, const json& zero, const json& zero_sec
           "\"" + key + "\" has no effect: " + facts.no_effect->get<std::string>() + "; remove it");
       continue;
     }
-    const json& stages = *facts.stages;
-    bool acts = std::any_of(stages.begin(), stages.end(),
-                            [&](const json& s) { return s.get<int>() == ctx.stage; });
-    if (!acts) {
+    if (!facts.acts_at(ctx.stage)) {
       ctx.report(pointer_join("/zero_optimization", key), Severity::Warning, "zero-key-stage",
                  "\"" + key + "\" has no effect at ZeRO stage " + std::to_string(ctx.stage) +
-                     ": DeepSpeed reads it only at stage " + stages_text(stages) +
+                     ": DeepSpeed reads it only at stage " + stages_text(*facts.stages) +
                      "; remove it or change the stage");
     }
   }
@@ -75,14 +60,14 @@ void check_stage_keys(const Context& ctx, const json& zero, const json& zero_sec
 }
 
 void check_offload_block(const Context& ctx, const json& zero, const char* name) {
-  auto it = zero.find(name);
-  if (it == zero.end() || !it->is_object()) return;
-  const json& block = *it;
-  std::string pointer = pointer_join("/zero_optimization", name);
-  std::string device = device_of(block);
-  bool optimizer = std::string(name) == "offload_optimizer";
+  const json* found = member(zero, name);
+  if (found == nullptr || !found->is_object()) return;
+  const json& block = *found;
+  const std::string pointer = pointer_join("/zero_optimization", name);
+  std::string_view device = device_of(&block);
+  bool optimizer = std::string_view(name) == "offload_optimizer";
   if (device == "none") {
-    if (block.contains("pin_memory")) {
+    if (member(block, "pin_memory") != nullptr) {
       ctx.report(pointer + "/pin_memory", Severity::Warning, "pin-memory-no-offload",
                  "pin_memory has no effect: " + std::string(name) +
                      ".device is \"none\" (the default); set device to \"cpu\" or \"nvme\", or "
@@ -113,8 +98,8 @@ void check_offload_block(const Context& ctx, const json& zero, const char* name)
                    "set nvme_path to a directory on the NVMe drive");
   }
   if (optimizer && ctx.stage != 3) {
-    if (auto ratio = block.find("ratio");
-        ratio != block.end() && ratio->is_number() && ratio->get<double>() < 1.0) {
+    if (const json* ratio = member(block, "ratio");
+        ratio != nullptr && ratio->is_number() && ratio->get<double>() < 1.0) {
       ctx.report(pointer + "/ratio", Severity::Error, "offload-ratio-stage",
                  "a ratio below 1 (partial offload) is refused below ZeRO stage 3 (\"Partial "
                  "offloading only "
@@ -127,33 +112,31 @@ void check_offload_block(const Context& ctx, const json& zero, const char* name)
 
 void check_zero(const Context& ctx) {
   if (!ctx.config.is_object()) return;
-  auto zero_it = ctx.config.find("zero_optimization");
-  if (zero_it != ctx.config.end() && zero_it->is_object()) {
-    const json& zero = *zero_it;
-    const json& zero_section =
-        resolve(ctx.schema, root_node(ctx.schema).at("keys").at("zero_optimization"));
-    check_stage_keys(ctx, zero, zero_section);
+  const json* zero_found = member(ctx.config, "zero_optimization");
+  if (zero_found != nullptr && zero_found->is_object()) {
+    const json& zero = *zero_found;
+    check_stage_keys(ctx, zero, *root_facts().key("zero_optimization"));
     check_offload_block(ctx, zero, "offload_optimizer");
     check_offload_block(ctx, zero, "offload_param");
-    if (auto pin = zero.find("cpu_offload_use_pin_memory");
-        pin != zero.end() && !zero.contains("cpu_offload") && !zero.contains("cpu_offload_param") &&
-        device_of(zero.value("offload_optimizer", json())) == "none" &&
-        device_of(zero.value("offload_param", json())) == "none") {
+    if (member(zero, "cpu_offload_use_pin_memory") != nullptr &&
+        member(zero, "cpu_offload") == nullptr && member(zero, "cpu_offload_param") == nullptr &&
+        device_of(member(zero, "offload_optimizer")) == "none" &&
+        device_of(member(zero, "offload_param")) == "none") {
       ctx.report("/zero_optimization/cpu_offload_use_pin_memory", Severity::Warning,
                  "pin-memory-no-offload",
                  "cpu_offload_use_pin_memory has no effect without offload; remove it");
     }
   }
-  auto op = ctx.config.find("gradient_allreduce_op");
-  if (op != ctx.config.end() && op->is_string() && op->get<std::string>() == "sum") {
+  const json* op = member(ctx.config, "gradient_allreduce_op");
+  if (op != nullptr && op->is_string() && op->get_ref<const std::string&>() == "sum") {
+    const json* zenflow = zero_found != nullptr ? member(*zero_found, "zenflow") : nullptr;
     std::string why;
     if (ctx.stage == 3) {
       why = "ZeRO stage 3";
-    } else if (zero_it != ctx.config.end() && zero_it->is_object() &&
-               zero_it->contains("zenflow") && !zero_it->at("zenflow").is_null()) {
+    } else if (zenflow != nullptr && !zenflow->is_null()) {
       why = "ZenFlow";
-    } else if (auto compile = ctx.config.find("compile");
-               compile != ctx.config.end() && is_true(*compile, "deepcompile")) {
+    } else if (const json* compile = member(ctx.config, "compile");
+               compile != nullptr && is_true(*compile, "deepcompile")) {
       why = "DeepCompile";
     }
     if (!why.empty()) {

@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <memory>
-#include <mutex>
 #include <unordered_map>
 
 #include "rules.hpp"
@@ -27,23 +25,6 @@ namespace zf::validate {
 
 namespace {
 
-// A value built once per schema node and kept for the life of the process: schema nodes (the
-// embedded data, or nodes a cache here returned) live that long, so their addresses are
-// stable keys. Each call site has its own cache.
-template <typename T, typename Build>
-const T& once_per_node(const json& node, Build&& build) {
-  static std::mutex mutex;
-  static std::unordered_map<const json*, std::unique_ptr<const T>> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = cache[&node];
-  if (!slot) slot = std::make_unique<const T>(build());
-  return *slot;
-}
-
-}  // namespace
-
-namespace {
-
 json resolved_copy(const json& schema, const json& node) {
   json resolved = schema.at("sections").at(node.at("$ref").get<std::string>());
   for (const auto& [key, value] : node.items()) {
@@ -52,6 +33,18 @@ json resolved_copy(const json& schema, const json& node) {
   return resolved;
 }
 
+ValueType value_type(std::string_view name) {
+  if (name == "any") return ValueType::Any;
+  if (name == "integer") return ValueType::Integer;
+  if (name == "number") return ValueType::Number;
+  if (name == "boolean") return ValueType::Boolean;
+  if (name == "string") return ValueType::String;
+  if (name == "array") return ValueType::Array;
+  if (name == "object") return ValueType::Object;
+  return ValueType::Unknown;
+}
+
+// Everything but `keys` and `canonical`, which CompiledSchema links.
 NodeFacts make_facts(const json& resolved) {
   NodeFacts facts;
   facts.resolved = &resolved;
@@ -68,86 +61,93 @@ NodeFacts make_facts(const json& resolved) {
   facts.deprecated = resolved.contains("deprecated");
   if (auto t = resolved.find("type"); t != resolved.end()) {
     if (t->is_array()) {
-      for (const auto& each : *t) facts.types.push_back(each.get_ref<const std::string&>());
+      for (const auto& each : *t)
+        facts.types.push_back(value_type(each.get_ref<const std::string&>()));
     } else if (t->is_string()) {
-      facts.types.push_back(t->get_ref<const std::string&>());
+      facts.types.push_back(value_type(t->get_ref<const std::string&>()));
     }
   }
-  facts.any_type = facts.types.empty() ||
-                   std::find(facts.types.begin(), facts.types.end(), "any") != facts.types.end();
+  for (ValueType type : facts.types) facts.type_mask |= 1U << static_cast<unsigned>(type);
+  facts.any_type = facts.types.empty() || std::find(facts.types.begin(), facts.types.end(),
+                                                    ValueType::Any) != facts.types.end();
   if (auto min = resolved.find("min"); min != resolved.end() && min->is_number())
     facts.min = min->get<double>();
   if (auto max = resolved.find("max"); max != resolved.end() && max->is_number())
     facts.max = max->get<double>();
   if (auto allowed = resolved.find("enum"); allowed != resolved.end())
     facts.enum_values = &*allowed;
-  if (auto stages = resolved.find("stages"); stages != resolved.end()) facts.stages = &*stages;
-  if (auto why = resolved.find("no_effect"); why != resolved.end()) facts.no_effect = &*why;
-  if (auto keys = resolved.find("keys"); keys != resolved.end() && keys->is_object()) {
-    for (const auto& [name, child] : keys->items()) facts.keys.emplace(name, &child);
+  if (auto stages = resolved.find("stages"); stages != resolved.end()) {
+    facts.stages = &*stages;
+    for (const auto& each : *stages) {
+      int stage = each.get<int>();
+      if (stage >= 0 && stage <= 3) facts.stage_mask |= 1U << stage;  // a config's stage is 0-3
+    }
   }
+  if (auto why = resolved.find("no_effect"); why != resolved.end()) facts.no_effect = &*why;
   return facts;
 }
 
-// The facts of every node reachable from the embedded schema's root and sections, made once
-// (on first use, thread-safely) and read without locks afterwards.
+// The facts of every node reachable from the embedded schema's root and sections, linked
+// parent to child, made once (on first use, thread-safely) and read without locks afterwards.
 class CompiledSchema {
  public:
-  explicit CompiledSchema(const json& schema) : schema_(schema) {
-    visit(root_node(schema));
+  explicit CompiledSchema(const json& schema) : schema_(schema), root_(visit(root_node(schema))) {
     for (const auto& [name, section] : schema.at("sections").items()) visit(section);
   }
+  const NodeFacts& root() const { return root_; }
   const NodeFacts* find(const json& node) const {
-    auto it = facts_.find(&node);
-    return it == facts_.end() ? nullptr : &it->second;
+    auto it = by_node_.find(&node);
+    return it == by_node_.end() ? nullptr : it->second;
   }
 
  private:
-  void visit(const json& node) {
-    if (facts_.contains(&node)) return;
+  NodeFacts& visit(const json& node) {
+    if (auto it = by_node_.find(&node); it != by_node_.end()) return *it->second;
     const json* resolved = &node;
     if (node.is_object() && node.contains("$ref"))
       resolved = &copies_.emplace_back(resolved_copy(schema_, node));
-    NodeFacts facts = make_facts(*resolved);
-    std::vector<const json*> children;
-    for (const auto& [name, child] : facts.keys) children.push_back(child);
-    if (resolved != &node) facts_.emplace(resolved, facts);
-    facts_.emplace(&node, std::move(facts));
-    if (resolved != &node) visit(*resolved);
-    for (const json* child : children) visit(*child);
+    NodeFacts& facts = facts_.emplace_back(make_facts(*resolved));
+    by_node_.emplace(&node, &facts);
+    by_node_.emplace(resolved, &facts);
+    auto keys = resolved->find("keys");
+    if (keys == resolved->end() || !keys->is_object()) return facts;
+    std::vector<NodeFacts*> aliases;
+    for (const auto& [name, child] : keys->items()) {
+      NodeFacts& child_facts = visit(child);
+      facts.keys.insert(name, &child_facts);
+      if (child_facts.alias) aliases.push_back(&child_facts);
+    }
+    for (NodeFacts* alias : aliases) {
+      // Every alias names a sibling (SchemaDataTest.EveryAliasNamesASibling).
+      alias->canonical =
+          facts.keys.find(alias->resolved->at("alias_of").get_ref<const std::string&>());
+    }
+    return facts;
   }
 
   const json& schema_;
-  std::deque<json> copies_;  // resolved `$ref` nodes; a deque keeps their addresses
-  std::unordered_map<const json*, NodeFacts> facts_;
+  std::deque<json> copies_;      // resolved `$ref` nodes; a deque keeps their addresses
+  std::deque<NodeFacts> facts_;  // likewise for the facts the sections link to
+  std::unordered_map<const json*, NodeFacts*> by_node_;
+  const NodeFacts& root_;
 };
+
+const CompiledSchema& compiled_schema() {
+  static const CompiledSchema compiled(deepspeed_schema_data());
+  return compiled;
+}
 
 }  // namespace
 
-const NodeFacts& facts_of(const json& schema, const json& node) {
-  if (&schema == &deepspeed_schema_data()) {
-    static const CompiledSchema compiled(schema);
-    if (const NodeFacts* facts = compiled.find(node)) return *facts;
-  }
-  // Another schema (tests) or a node the compiled schema does not reach: made on first use.
-  return once_per_node<NodeFacts>(node, [&] {
-    if (!node.is_object() || !node.contains("$ref")) return make_facts(node);
-    const json& resolved = once_per_node<json>(node, [&] { return resolved_copy(schema, node); });
-    return make_facts(resolved);
-  });
-}
+const NodeFacts& root_facts() { return compiled_schema().root(); }
 
-const json& resolve(const json& schema, const json& node) {
-  return *facts_of(schema, node).resolved;
+const json& resolve(const json& node) {
+  // Every node of the root and the sections was compiled; only `$ref` nodes resolve elsewhere.
+  const NodeFacts* facts = compiled_schema().find(node);
+  return facts != nullptr ? *facts->resolved : node;
 }
 
 const json& root_node(const json& schema) { return schema.at("root"); }
-
-const json* child_node(const json& schema, const json& section, std::string_view key) {
-  const auto& keys = facts_of(schema, section).keys;
-  auto it = keys.find(key);
-  return it == keys.end() ? nullptr : it->second;
-}
 
 std::string PointerPath::str() const {
   if (parent == nullptr) return std::string();
@@ -168,10 +168,6 @@ const json* at_pointer(const json& document, const std::string& pointer) {
   } catch (const json::exception&) {
     return nullptr;
   }
-}
-
-bool is_auto(const json& value) {
-  return value.is_string() && value.get_ref<const std::string&>() == "auto";
 }
 
 std::optional<long long> as_integer(const json& value) {
@@ -216,12 +212,11 @@ std::string stages_text(const json& stages) {
 }
 
 int zero_stage(const json& config) {
-  auto zero = config.find("zero_optimization");
-  if (zero == config.end()) return 0;
+  const json* zero = member(config, "zero_optimization");
+  if (zero == nullptr) return 0;
   if (zero->is_boolean()) return zero->get<bool>() ? 1 : 0;  // legacy form
-  if (!zero->is_object()) return 0;
-  auto stage = zero->find("stage");
-  if (stage == zero->end()) return 0;
+  const json* stage = member(*zero, "stage");
+  if (stage == nullptr) return 0;
   std::optional<long long> value = as_integer(*stage);
   if (!value && stage->is_string()) {
     // pydantic's lax mode reads "3" as 3.
@@ -232,21 +227,17 @@ int zero_stage(const json& config) {
 }
 
 const json* bf16_section(const json& config) {
-  if (auto it = config.find("bf16"); it != config.end()) return &*it;
-  if (auto it = config.find("bfloat16"); it != config.end()) return &*it;
-  return nullptr;
+  if (const json* bf16 = member(config, "bf16")) return bf16;
+  return member(config, "bfloat16");
 }
 
 bool enabled_true(const json* section) {
-  if (section == nullptr || !section->is_object()) return false;
-  auto it = section->find("enabled");
-  return it != section->end() && it->is_boolean() && it->get<bool>();
+  return section != nullptr && is_true(*section, "enabled");
 }
 
-bool is_true(const json& object, const std::string& key) {
-  if (!object.is_object()) return false;
-  auto it = object.find(key);
-  return it != object.end() && it->is_boolean() && it->get<bool>();
+bool is_true(const json& object, std::string_view key) {
+  const json* value = member(object, key);
+  return value != nullptr && value->is_boolean() && value->get<bool>();
 }
 
 void Context::report(std::string pointer, Severity severity, const char* rule,

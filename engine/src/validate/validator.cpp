@@ -33,16 +33,18 @@ std::vector<Finding> validate_config(const nlohmann::ordered_json& config, const
 ValidateOptions validate_options_from_values(const nlohmann::ordered_json& values) {
   ValidateOptions options;
   if (!values.is_object()) return options;
-  auto integer = [&](const char* key) -> std::optional<long long> {
-    auto it = values.find(key);
-    if (it == values.end()) return std::nullopt;
-    return validate::as_integer(*it);
+  // Values hold many keys: each is looked up once.
+  const nlohmann::ordered_json* world = validate::member(values, "world_size");
+  const nlohmann::ordered_json* gpus_value = validate::member(values, "gpus_per_node");
+  const nlohmann::ordered_json* nodes_value = validate::member(values, "nodes");
+  auto integer = [](const nlohmann::ordered_json* value) -> std::optional<long long> {
+    return value != nullptr ? validate::as_integer(*value) : std::nullopt;
   };
-  if (auto world = integer("world_size")) {
-    options.world_size = *world;
-  } else if (values.contains("gpus_per_node") || values.contains("nodes")) {
-    auto gpus = integer("gpus_per_node"), nodes = integer("nodes");
-    if ((gpus || !values.contains("gpus_per_node")) && (nodes || !values.contains("nodes"))) {
+  if (auto world_size = integer(world)) {
+    options.world_size = *world_size;
+  } else if (gpus_value != nullptr || nodes_value != nullptr) {
+    auto gpus = integer(gpus_value), nodes = integer(nodes_value);
+    if ((gpus || gpus_value == nullptr) && (nodes || nodes_value == nullptr)) {
       options.world_size = gpus.value_or(1) * nodes.value_or(1);
     }
   }

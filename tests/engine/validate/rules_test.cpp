@@ -85,6 +85,22 @@ TEST(ValidateRulesTest, PydanticSectionsAcceptLaxValues) {
   EXPECT_TRUE(lines(config).empty());
 }
 
+TEST(ValidateRulesTest, SectionsReadWithGetTakeValuesAsTheyAre) {
+  // Outside pydantic sections nothing is converted; a key with two types names both.
+  json config = json::parse(R"({"train_micro_batch_size_per_gpu": 1,
+      "aio": {"block_size": "1048576", "queue_depth": 8.5, "single_submit": 1},
+      "zero_optimization": {"stage": 3, "zenflow": {"select_interval": [], "overlap_step": 0}}})");
+  EXPECT_EQ(lines(config),
+            (std::vector<std::string>{
+                "ds.json: /aio/block_size: error [type]: expected an integer, found \"1048576\"; "
+                "write the number without quotes",
+                "ds.json: /aio/queue_depth: error [type]: expected an integer, found 8.5 "
+                "(not a whole number)",
+                "ds.json: /aio/single_submit: error [type]: expected true or false, found 1",
+                "ds.json: /zero_optimization/zenflow/select_interval: error [type]: "
+                "expected a string or an integer, found []"}));
+}
+
 TEST(ValidateRulesTest, NonObjectConfigIsOneTypeError) {
   EXPECT_EQ(lines(json::array()), std::vector<std::string>{
                                       "ds.json: /: error [type]: a DeepSpeed config is a JSON object, found []"});
@@ -103,6 +119,16 @@ TEST(ValidateRulesTest, OptionsFromTemplateValues) {
   EXPECT_TRUE(options.hf);
   EXPECT_EQ(zf::validate_options_from_values({{"world_size", 4}, {"gpus_per_node", 8}}).world_size, 4);
   EXPECT_FALSE(zf::validate_options_from_values({{"stage", 3}}).world_size.has_value());
+}
+
+TEST(ValidateRulesTest, OptionsFromTemplateValuesTakeOnlyIntegers) {
+  // A missing factor counts as 1; a factor that is not an integer leaves the world size unknown.
+  EXPECT_EQ(zf::validate_options_from_values({{"nodes", 2}}).world_size, 2);
+  EXPECT_EQ(zf::validate_options_from_values({{"gpus_per_node", 4.0}}).world_size, 4);
+  EXPECT_FALSE(zf::validate_options_from_values({{"gpus_per_node", "8"}, {"nodes", 2}}).world_size);
+  EXPECT_EQ(
+      zf::validate_options_from_values({{"world_size", "4"}, {"gpus_per_node", 8}}).world_size, 8);
+  EXPECT_FALSE(zf::validate_options_from_values({{"hf_auto", "true"}}).hf);
 }
 
 TEST(ValidateRulesTest, RecognisesDeepSpeedConfigs) {

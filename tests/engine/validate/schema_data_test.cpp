@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "zeroforge/output.hpp"
 #include "zeroforge/validator.hpp"
@@ -34,6 +37,27 @@ TEST(SchemaDataTest, ZeroKeysHaveStagesAndAliasesResolve) {
       EXPECT_TRUE(zero.at("keys").contains(node.at("alias_of").get<std::string>()));
     } else {
       EXPECT_TRUE(node.contains("stages"));
+    }
+  }
+}
+
+// The validator links each alias to the key it names, in the same section.
+TEST(SchemaDataTest, EveryAliasNamesASibling) {
+  const json& data = zf::deepspeed_schema_data();
+  std::vector<std::pair<std::string, const json*>> sections = {{"/root", &data.at("root")}};
+  for (const auto& [name, section] : data.at("sections").items())
+    sections.emplace_back("/sections/" + name, &section);
+  while (!sections.empty()) {
+    auto [where, section] = sections.back();
+    sections.pop_back();
+    if (!section->contains("keys")) continue;
+    const json& keys = section->at("keys");
+    for (const auto& [key, node] : keys.items()) {
+      SCOPED_TRACE(where + "/" + key);
+      if (node.contains("alias_of")) {
+        EXPECT_TRUE(keys.contains(node.at("alias_of").get<std::string>()));
+      }
+      if (node.contains("keys")) sections.emplace_back(where + "/" + key, &node);
     }
   }
 }
