@@ -66,6 +66,7 @@ void check_scheduler(const Context& ctx) {
   if (type == nullptr || !type->is_string()) return;
   const std::string& name = type->get_ref<const std::string&>();
   const json& known = *member(ctx.schema, "schedulers");
+  const json& groups = *member(ctx.schema, "scheduler_groups");
   const json* accepted = member(known, name);
   if (accepted == nullptr || !accepted->is_array()) return;  // a torch scheduler or a custom one
   static const json empty = json::object();
@@ -78,13 +79,13 @@ void check_scheduler(const Context& ctx) {
                name + " does not take \"" + key + "\" (the constructor fails at initialize)" +
                    (near.empty() ? "; remove it" : "; did you mean \"" + near + "\"?"));
   }
-  if (listed(*member(known, "need_total_num_steps"), name) &&
+  if (listed(*member(groups, "need_total_num_steps"), name) &&
       member(params, "total_num_steps") == nullptr) {
     ctx.report(params_found != nullptr ? "/scheduler/params" : "/scheduler", Severity::Error,
                "required-key",
                name + " needs total_num_steps; add it (\"auto\" lets the HF Trainer fill it)");
   }
-  if (listed(*member(known, "warmup"), name)) {
+  if (listed(*member(groups, "warmup"), name)) {
     const json* steps = member(params, "warmup_num_steps");
     if (steps != nullptr && !is_auto(*steps) &&
         !(steps->is_number_integer() && steps->get<long long>() > 0)) {
