@@ -17,34 +17,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// Appends to a string through a raw pointer: each step first makes room for the most it can
-// write, and its writes are then plain stores. (std::string's appends check the capacity and
-// store the length on every call, which was most of the writer's cost.) The string is cut to
-// what was written when the sink goes away, also when an exception passes.
-class Sink {
- public:
-  explicit Sink(std::string& out) : out_(out), used_(out.size()) {}
-  Sink(const Sink&) = delete;
-  Sink& operator=(const Sink&) = delete;
-  ~Sink() { out_.resize(used_); }
-
-  /// Where the next `n` bytes (at most) go; pass the end of what was written to `commit`.
-  char* room(std::size_t n) {
-    if (out_.size() - used_ < n) [[unlikely]]
-      grow(n);
-    return out_.data() + used_;
-  }
-  void commit(const char* end) { used_ = static_cast<std::size_t>(end - out_.data()); }
-
- private:
-  [[gnu::noinline]] void grow(std::size_t n) {
-    out_.resize(std::max(2 * out_.size(), used_ + n + 256));
-  }
-
-  std::string& out_;
-  std::size_t used_;  // bytes of out_ written; the rest is room
-};
-
 char* put(char* p, std::string_view text) {
   std::memcpy(p, text.data(), text.size());
   return p + text.size();
@@ -58,16 +30,19 @@ char* put_indent(char* p, int indent) {
 // `s` quoted and escaped; at most 6 bytes per byte of `s` (`\u00XX`) plus the quotes.
 char* put_escaped(char* p, std::string_view s) {
   *p++ = '"';
+  const std::size_t n = s.size();
   std::size_t i = 0;
-  while (i < s.size()) {
-    // Keys and most values need no escape: copied 8 bytes at a time.
-    if (i + 8 <= s.size()) {
+  while (i < n) {
+    // Keys and most values need no escape: copied 8 bytes at a time, and a last piece
+    // shorter than 8 as the (overlapping) last 8 bytes of `s`.
+    if (n >= 8) {
+      std::size_t at = i + 8 <= n ? i : n - 8;
       std::uint64_t word;
-      std::memcpy(&word, s.data() + i, 8);
+      std::memcpy(&word, s.data() + at, 8);
       if (!detail::json_word_needs_escape(word)) {
-        std::memcpy(p, &word, 8);
-        p += 8;
-        i += 8;
+        std::memcpy(p - (i - at), &word, 8);
+        p += at + 8 - i;
+        i = at + 8;
         continue;
       }
     }
@@ -87,11 +62,7 @@ char* put_escaped(char* p, std::string_view s) {
   return p;
 }
 
-void write_escaped(Sink& sink, std::string_view s) {
-  sink.commit(put_escaped(sink.room(6 * s.size() + 2), s));
-}
-
-void write_value(Sink& sink, const json& value, int indent) {
+void write_value(detail::JsonAppender& sink, const json& value, int indent) {
   using T = json::value_t;
   switch (value.type()) {
     case T::null:
@@ -117,7 +88,7 @@ void write_value(Sink& sink, const json& value, int indent) {
       return;
     }
     case T::string:
-      write_escaped(sink, value.get_ref<const std::string&>());
+      sink.string(value.get_ref<const std::string&>());
       return;
     case T::array: {
       if (value.empty()) {
@@ -166,22 +137,24 @@ void write_value(Sink& sink, const json& value, int indent) {
   }
 }
 
-void append_value(std::string& out, const json& value, int indent) {
-  Sink sink(out);
-  write_value(sink, value, indent);
-}
-
 }  // namespace
 
 namespace detail {
 
-void append_json(std::string& out, const nlohmann::ordered_json& json, int indent) {
-  append_value(out, json, indent);
+void JsonAppender::grow(std::size_t n) {
+  // Room the string already has is used first (a caller's reserve, a buffer kept for reuse):
+  // only zero-filled, not reallocated.
+  out_.resize(std::max({out_.capacity(), 2 * out_.size(), used_ + n + 256}));
 }
 
-void append_json_string(std::string& out, std::string_view text) {
-  Sink sink(out);
-  write_escaped(sink, text);
+void JsonAppender::raw(std::string_view text) { commit(put(room(text.size()), text)); }
+
+void JsonAppender::string(std::string_view text) {
+  commit(put_escaped(room(6 * text.size() + 2), text));
+}
+
+void JsonAppender::value(const nlohmann::ordered_json& json, int indent) {
+  write_value(*this, json, indent);
 }
 
 }  // namespace detail
@@ -194,8 +167,9 @@ std::string to_json_text(const nlohmann::ordered_json& json) {
 }
 
 void append_json_text(std::string& out, const nlohmann::ordered_json& json) {
-  append_value(out, json, 0);
-  out += '\n';
+  detail::JsonAppender appender(out);
+  appender.value(json, 0);
+  appender.raw("\n");
 }
 
 }  // namespace zf

@@ -27,6 +27,34 @@ Json entry_json(ManifestEntry entry) {
 // The indent of an entry inside `"configs": [...]`.
 constexpr int kEntryIndent = 4;
 
+// The same text as json.value(entry_json(entry), kEntryIndent), without building the object.
+void write_entry(detail::JsonAppender& json, const ManifestEntry& entry) {
+  constexpr std::string_view field = ",\n      \"";
+  json.raw("{\n      \"path\": ");
+  json.string(entry.path);
+  json.raw(field);
+  json.raw("tier\": ");
+  json.string(entry.tier);
+  json.raw(field);
+  json.raw("variant\": ");
+  json.value(entry.variant, kEntryIndent + 2);
+  for (const auto& [key, value] : entry.facts.get_ref<const Json::object_t&>()) {
+    json.raw(",\n      ");
+    json.string(key);
+    json.raw(": ");
+    json.value(value, kEntryIndent + 2);
+  }
+  json.raw(field);
+  json.raw("sha256\": ");
+  json.string(entry.sha256);
+  if (!entry.plugins.empty()) {
+    json.raw(field);
+    json.raw("plugins\": ");
+    json.value(entry.plugins, kEntryIndent + 2);
+  }
+  json.raw("\n    }");
+}
+
 }  // namespace
 
 Json facts_to_json(const DeepSpeedFacts& facts) {
@@ -61,54 +89,38 @@ Json make_manifest(std::string_view zeroforge_version, const Family& family,
 }
 
 std::string manifest_head(std::string_view zeroforge_version, const Family& family) {
-  std::string out = "{\n  \"zeroforge_version\": ";
-  detail::append_json_string(out, zeroforge_version);
-  out += ",\n  \"family\": ";
-  detail::append_json_string(out, family.name);
-  out += ",\n  \"template\": ";
-  detail::append_json_string(out, family.template_name);
-  out += ",\n  \"configs\": [";
+  std::string out;
+  {  // the appender cuts `out` to its text when it goes
+    detail::JsonAppender json(out);
+    json.raw("{\n  \"zeroforge_version\": ");
+    json.string(zeroforge_version);
+    json.raw(",\n  \"family\": ");
+    json.string(family.name);
+    json.raw(",\n  \"template\": ");
+    json.string(family.template_name);
+    json.raw(",\n  \"configs\": [");
+  }
   return out;
 }
 
 std::string manifest_entry_text(const ManifestEntry& entry) {
-  std::string out(kEntryIndent, ' ');
+  std::string out;
+  out.reserve(512);
   bool plain =
       std::none_of(entry.facts.items().begin(), entry.facts.items().end(), [](const auto& item) {
         const std::string& key = item.key();
         return key == "path" || key == "tier" || key == "variant" || key == "sha256" ||
                key == "plugins";
       });
-  if (!plain) {  // a fact that shadows an entry field: let the JSON object decide the order
-    detail::append_json(out, entry_json(entry), kEntryIndent);
-    return out;
+  {  // the appender cuts `out` to its text when it goes
+    detail::JsonAppender json(out);
+    json.raw(std::string_view("    ", kEntryIndent));
+    if (plain) {
+      write_entry(json, entry);
+    } else {  // a fact that shadows an entry field: let the JSON object decide the order
+      json.value(entry_json(entry), kEntryIndent);
+    }
   }
-  // The same text as append_json(entry_json(entry)), without building the object.
-  constexpr std::string_view field = ",\n      \"";
-  out.reserve(512);
-  out += "{\n      \"path\": ";
-  detail::append_json_string(out, entry.path);
-  out += field;
-  out += "tier\": ";
-  detail::append_json_string(out, entry.tier);
-  out += field;
-  out += "variant\": ";
-  detail::append_json(out, entry.variant, kEntryIndent + 2);
-  for (const auto& [key, value] : entry.facts.items()) {
-    out += ",\n      ";
-    detail::append_json_string(out, key);
-    out += ": ";
-    detail::append_json(out, value, kEntryIndent + 2);
-  }
-  out += field;
-  out += "sha256\": ";
-  detail::append_json_string(out, entry.sha256);
-  if (!entry.plugins.empty()) {
-    out += field;
-    out += "plugins\": ";
-    detail::append_json(out, entry.plugins, kEntryIndent + 2);
-  }
-  out += "\n    }";
   return out;
 }
 
