@@ -347,28 +347,6 @@ Value do_filesizeformat(const Value& v, Arguments& args, const CallContext&) {
   return Value(std::string(number) + " " + (binary ? kBinary[i] : kDecimal[i]));
 }
 
-// htmlsafe_json_dumps: characters that could end a <script> or an attribute are escaped.
-void append_htmlsafe(std::string& out, std::string_view json) {
-  for (char c : json) {
-    switch (c) {
-      case '<':
-        out += "\\u003c";
-        break;
-      case '>':
-        out += "\\u003e";
-        break;
-      case '&':
-        out += "\\u0026";
-        break;
-      case '\'':
-        out += "\\u0027";
-        break;
-      default:
-        out += c;
-    }
-  }
-}
-
 Value do_tojson(const Value& v, Arguments& args, const CallContext&) {
   const Value& indent = args.bound[0];
   std::optional<std::string> prefix;
@@ -896,20 +874,12 @@ bool is_builtin_default(const FunctionSpec& spec) { return runs(spec, &do_defaul
 bool is_builtin_tojson(const FunctionSpec& spec) { return runs(spec, &do_tojson); }
 
 void append_tojson(std::string& out, const Value& v, const std::optional<std::string>& indent) {
-  // Scalars (the commonest subject in a .json template) never hold a character htmlsafe escapes.
-  if (v.is_none() || v.is_bool() || v.is_int()) return append_python_json(out, v, indent);
-  // Written in place; the rare text with characters htmlsafe escapes is redone.
   const std::size_t start = out.size();
   try {
     append_python_json(out, v, indent);
   } catch (...) {
-    out.resize(start);
+    out.resize(start);  // nothing half-written stays in the output
     throw;
-  }
-  if (out.find_first_of("<>&'", start) != std::string::npos) {
-    std::string json = out.substr(start);
-    out.resize(start);
-    append_htmlsafe(out, json);
   }
 }
 
