@@ -19,7 +19,6 @@
 namespace zf::detail {
 namespace {
 
-constexpr std::uint64_t kLoopHash = ValueDict::hash("loop");
 constexpr const char* kInlineIfWithoutElse = "the inline if-expression evaluated to false and has no 'else'";
 
 // A macro as a value: its definition and the frame it was defined in (its globals).
@@ -27,7 +26,7 @@ class Macro final : public Callable {
  public:
   Macro(const MacroStmt& stmt, const TemplateTree& tree, const Frame& frame)
       : stmt_(stmt), tree_(tree), frame_(frame) {}
-  const std::string& name() const noexcept override { return stmt_.name; }
+  const std::string& name() const noexcept override { return stmt_.target.name; }
   const MacroStmt& stmt() const { return stmt_; }
   const TemplateTree& tree() const { return tree_; }
   const Frame& frame() const { return frame_; }
@@ -56,7 +55,7 @@ class Renderer : public CallContext {
       : env_(environment), out_(&out), root_out_(&out), marks_(marks) {}
 
   void render_root(const TemplateTree& tree, const Value& context) {
-    Frame root;
+    Frame root(tree.scope);
     root.set_context(&context);
     render_template(tree, root);
   }
@@ -189,7 +188,7 @@ class Renderer : public CallContext {
     // its text and copying it (the output is the same).
     if (auto* call = std::get_if<Call>(&node.expr->node)) {
       if (auto* name = std::get_if<NameRef>(&call->callee->node)) {
-        const Value* callee = frame.find(name->name, name->hash);
+        const Value* callee = frame.find(name->name, name->hash, name->where);
         if (callee && callee->is_callable()) {
           if (auto* macro = as_macro(callee->as_callable())) {
             if (marks_ && out_ == root_out()) marks_->push_back({out_->size(), tree_, stmt.offset});
@@ -286,21 +285,19 @@ class Renderer : public CallContext {
     }
   }
 
-  // `hashes[i]` is ValueDict::hash(targets[i]).
-  void assign_targets(Frame& frame, const std::vector<std::string>& targets,
-                      const std::vector<std::uint64_t>& hashes, Value&& value, std::size_t offset) {
-    if (targets.size() == 1) {
-      frame.set(targets.front(), hashes.front(), std::move(value));
-      return;
-    }
-    assign_targets(frame, targets, hashes, static_cast<const Value&>(value), offset);
-  }
-
-  void assign_targets(Frame& frame, const std::vector<std::string>& targets,
-                      const std::vector<std::uint64_t>& hashes, const Value& value,
+  void assign_targets(Frame& frame, const std::vector<Target>& targets, Value&& value,
                       std::size_t offset) {
     if (targets.size() == 1) {
-      frame.set(targets.front(), hashes.front(), value);
+      frame.assign(targets.front(), std::move(value));
+      return;
+    }
+    assign_targets(frame, targets, static_cast<const Value&>(value), offset);
+  }
+
+  void assign_targets(Frame& frame, const std::vector<Target>& targets, const Value& value,
+                      std::size_t offset) {
+    if (targets.size() == 1) {
+      frame.assign(targets.front(), value);
       return;
     }
     try {
@@ -314,7 +311,7 @@ class Renderer : public CallContext {
                                                                         : "too many values to unpack (expected ") +
                                            std::to_string(targets.size()) + ", got " + std::to_string(items.size()) + ")");
       }
-      for (std::size_t i = 0; i < targets.size(); ++i) frame.set(targets[i], hashes[i], items[i]);
+      for (std::size_t i = 0; i < targets.size(); ++i) frame.assign(targets[i], items[i]);
     } catch (const Error& error) {
       throw error.has_location() ? error : locate(error, offset);
     }
@@ -330,13 +327,12 @@ class Renderer : public CallContext {
     } else {
       storage = iterate(iterable, node.iterable->offset);
     }
-    Frame loop_frame;
-    loop_frame.attach(&frame);
+    Frame loop_frame(&frame, node.scope);
     if (node.condition) {
       ValueList kept;
       for (const auto& item : *list) {
         loop_frame.clear();
-        assign_targets(loop_frame, node.targets, node.target_hashes, item, stmt.offset);
+        assign_targets(loop_frame, node.targets, item, stmt.offset);
         if (truthy(*node.condition, loop_frame)) kept.push_back(item);
       }
       storage = std::move(kept);
@@ -363,16 +359,15 @@ class Renderer : public CallContext {
         loop.set("depth0", Value(0));
         loop.set("previtem", i > 0 ? items[static_cast<std::size_t>(i - 1)] : Value::undefined("'loop.previtem' is undefined on the first iteration"));
         loop.set("nextitem", i + 1 < length ? items[static_cast<std::size_t>(i + 1)] : Value::undefined("'loop.nextitem' is undefined on the last iteration"));
-        loop_frame.push("loop", kLoopHash, Value(std::move(loop)));
+        loop_frame.assign(node.loop, Value(std::move(loop)));
       }
-      assign_targets(loop_frame, node.targets, node.target_hashes,
-                     items[static_cast<std::size_t>(i)], stmt.offset);
+      assign_targets(loop_frame, node.targets, items[static_cast<std::size_t>(i)], stmt.offset);
       exec_body(node.body, loop_frame);
     }
   }
 
   void exec_node(const Stmt& stmt, const SetStmt& node, Frame& frame) {
-    assign_targets(frame, node.targets, node.target_hashes, eval(*node.value, frame), stmt.offset);
+    assign_targets(frame, node.targets, eval(*node.value, frame), stmt.offset);
   }
 
   std::string capture(const Body& body, Frame& frame) {
@@ -403,13 +398,13 @@ class Renderer : public CallContext {
   }
 
   void exec_node(const Stmt&, const SetBlockStmt& node, Frame& frame) {
-    Frame inner(&frame);
+    Frame inner(&frame, node.scope);
     Value value(capture(node.body, inner));
-    frame.set(node.target, apply_filters(std::move(value), node.filters, frame));
+    frame.assign(node.target, apply_filters(std::move(value), node.filters, frame));
   }
 
   void exec_node(const Stmt&, const FilterBlockStmt& node, Frame& frame) {
-    Frame inner(&frame);
+    Frame inner(&frame, node.scope);
     Value value(capture(node.body, inner));
     Value result = apply_filters(std::move(value), node.filters, frame);
     emit(result.str(), 0);
@@ -438,7 +433,7 @@ class Renderer : public CallContext {
     keep_.push_back(included);
     DepthGuard depth(*this, "include");
     const TemplateTree* saved_tree = tree_;
-    Frame inner;
+    Frame inner(included->tree().scope);
     if (node.with_context) {
       inner.attach(&frame);
     } else {
@@ -479,8 +474,7 @@ class Renderer : public CallContext {
     const TemplateTree* saved_tree = tree_;
     tree_ = level.tree;
     block_stack_.push_back({name, index, &frame, scoped});
-    Frame inner;
-    inner.attach(scoped ? &frame : root_of(frame));
+    Frame inner(scoped ? &frame : root_of(frame), level.block->scope);
     try {
       exec_body(level.block->body, inner);
     } catch (...) {
@@ -526,7 +520,9 @@ class Renderer : public CallContext {
 
   void exec_node(const Stmt& stmt, const MacroStmt& node, Frame& frame) {
     (void)stmt;
-    frame.set(node.name, Value(std::shared_ptr<const Callable>(std::make_shared<Macro>(node, *tree_, frame))));
+    frame.assign(
+        node.target,
+        Value(std::shared_ptr<const Callable>(std::make_shared<Macro>(node, *tree_, frame))));
   }
 
   // Runs a template as a module (for import) and returns its exported names.
@@ -535,7 +531,7 @@ class Renderer : public CallContext {
     guard(stmt, [&] { loaded = load(eval(name_expr, frame), stmt.offset, false); });
     keep_.push_back(loaded);
     DepthGuard depth(*this, "import");
-    auto& module = *modules_.emplace_back(std::make_unique<Module>());
+    auto& module = *modules_.emplace_back(std::make_unique<Module>(loaded->tree().scope));
     // As in Jinja2, `with context` hands the module the names visible here as they are now:
     // its macros, called later, do not see what the importer sets after the import.
     if (with_context) module.context = visible_names(frame);
@@ -555,10 +551,9 @@ class Renderer : public CallContext {
     out_ = saved;
     tree_ = saved_tree;
     ValueDict exported;
-    for (std::size_t i = 0; i < module_frame.size(); ++i) {
-      const Frame::Var& var = module_frame.at(i);
-      if (!var.name.empty() && var.name.front() != '_') exported.set(std::string(var.name), var.value);
-    }
+    module_frame.for_each([&](std::string_view name, const Value& value) {
+      if (!name.empty() && name.front() != '_') exported.set(std::string(name), value);
+    });
     return Value(std::move(exported));
   }
 
@@ -569,14 +564,14 @@ class Renderer : public CallContext {
     ValueDict names;
     if (const ValueDict* context = frame.context()) names = *context;
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-      for (std::size_t i = 0; i < (*it)->size(); ++i)
-        names.set(std::string((*it)->at(i).name), (*it)->at(i).value);
+      (*it)->for_each(
+          [&](std::string_view name, const Value& value) { names.set(std::string(name), value); });
     }
     return Value(std::move(names));
   }
 
   void exec_node(const Stmt& stmt, const ImportStmt& node, Frame& frame) {
-    frame.set(node.alias, import_module(stmt, *node.name, node.with_context, frame));
+    frame.assign(node.alias, import_module(stmt, *node.name, node.with_context, frame));
   }
 
   void exec_node(const Stmt& stmt, const FromImportStmt& node, Frame& frame) {
@@ -586,15 +581,16 @@ class Renderer : public CallContext {
       if (!value) {
         throw locate(Error(ErrorKind::Template, "the imported template does not export '" + name + "'"), stmt.offset);
       }
-      frame.set(alias, *value);
+      frame.assign(alias, *value);
     }
   }
 
   void exec_node(const Stmt&, const WithStmt& node, Frame& frame) {
-    Frame inner(&frame);
+    Frame inner(&frame, node.scope);
     std::vector<Value> values;
-    for (const auto& [name, expr] : node.assignments) values.push_back(eval(*expr, frame));
-    for (std::size_t i = 0; i < values.size(); ++i) inner.set(node.assignments[i].first, std::move(values[i]));
+    for (const auto& [target, expr] : node.assignments) values.push_back(eval(*expr, frame));
+    for (std::size_t i = 0; i < values.size(); ++i)
+      inner.assign(node.assignments[i].first, std::move(values[i]));
     exec_body(node.body, inner);
   }
 
@@ -606,7 +602,7 @@ class Renderer : public CallContext {
   // (whose stack frames are larger) out of line.
   [[gnu::always_inline]] const Value& lookup(const Expr& expr, const Frame& frame, Value& scratch) {
     if (auto* name = std::get_if<NameRef>(&expr.node)) {
-      if (const Value* v = frame.find(name->name, name->hash)) return *v;
+      if (const Value* v = frame.find(name->name, name->hash, name->where)) return *v;
       scratch = Value::undefined_variable(name->name);
       return scratch;
     }
@@ -683,7 +679,7 @@ class Renderer : public CallContext {
   Value eval_node(const Expr&, const Literal& node, const Frame&) { return node.value; }
 
   Value eval_node(const Expr&, const NameRef& node, const Frame& frame) {
-    if (const Value* v = frame.find(node.name, node.hash)) return *v;
+    if (const Value* v = frame.find(node.name, node.hash, node.where)) return *v;
     return Value::undefined_variable(node.name);
   }
 
@@ -1027,7 +1023,7 @@ class Renderer : public CallContext {
   Value eval_node(const Expr& expr, const Call& node, const Frame& frame) {
     // `name(...)`: a macro or variable in scope wins over a global function.
     if (auto* name = std::get_if<NameRef>(&node.callee->node)) {
-      const Value* local = frame.find(name->name, name->hash);
+      const Value* local = frame.find(name->name, name->hash, name->where);
       if (!local) {
         if (name->name == "super" && node.args.positional.empty() && node.args.keyword.empty()) {
           return render_super(expr.offset);
@@ -1062,18 +1058,20 @@ class Renderer : public CallContext {
   void call_macro(const Macro& macro, const CallArguments& call, const Frame& caller, std::string* target) {
     const MacroStmt& stmt = macro.stmt();
     const auto& params = stmt.params;
-    if (params.size() > 64) throw Error(ErrorKind::Render, "macro '" + stmt.name + "' declares more than 64 parameters");
-    Frame inner(&macro.frame());
+    if (params.size() > 64)
+      throw Error(ErrorKind::Render,
+                  "macro '" + stmt.target.name + "' declares more than 64 parameters");
+    Frame inner(&macro.frame(), stmt.scope);
     std::unique_ptr<Error> deferred;  // the first binding error
     std::uint64_t given = 0;  // bit i: parameter i was passed
     for (std::size_t i = 0; i < call.positional.size(); ++i) {
       Value value = eval(*call.positional[i], caller);
       if (i < params.size()) {
-        inner.push(params[i].name, params[i].hash, std::move(value));
+        inner.assign_slot(static_cast<std::uint16_t>(i), std::move(value));
         given |= std::uint64_t{1} << i;
       } else if (!deferred) {
         deferred = std::make_unique<Error>(ErrorKind::Render,
-                                           "macro '" + stmt.name + "' takes not more than " +
+                                           "macro '" + stmt.target.name + "' takes not more than " +
                                                std::to_string(params.size()) + " argument(s)");
       }
     }
@@ -1085,14 +1083,14 @@ class Renderer : public CallContext {
         if (!deferred)
           deferred = std::make_unique<Error>(
               ErrorKind::Render,
-              "macro '" + stmt.name + "' takes no keyword argument '" + name + "'");
+              "macro '" + stmt.target.name + "' takes no keyword argument '" + name + "'");
       } else if (given & (std::uint64_t{1} << i)) {
         if (!deferred)
           deferred = std::make_unique<Error>(
               ErrorKind::Render,
-              "macro '" + stmt.name + "' got multiple values for argument '" + name + "'");
+              "macro '" + stmt.target.name + "' got multiple values for argument '" + name + "'");
       } else {
-        inner.push(params[i].name, params[i].hash, std::move(value));
+        inner.assign_slot(static_cast<std::uint16_t>(i), std::move(value));
         given |= std::uint64_t{1} << i;
       }
     }
@@ -1104,11 +1102,13 @@ class Renderer : public CallContext {
       // Defaults are evaluated in the macro's scope, so they may refer to earlier parameters.
       for (std::size_t i = 0; i < stmt.params.size(); ++i) {
         if (given & (std::uint64_t{1} << i)) continue;
+        const auto slot = static_cast<std::uint16_t>(i);
         if (stmt.params[i].default_value) {
-          inner.push(stmt.params[i].name, stmt.params[i].hash, eval(*stmt.params[i].default_value, inner));
+          inner.assign_slot(slot, eval(*stmt.params[i].default_value, inner));
         } else {
-          inner.push(stmt.params[i].name, stmt.params[i].hash, Value::undefined("undefined variable '" + stmt.params[i].name +
-                                                          "' (macro '" + stmt.name + "' was called without it)"));
+          inner.assign_slot(
+              slot, Value::undefined("undefined variable '" + stmt.params[i].name + "' (macro '" +
+                                     stmt.target.name + "' was called without it)"));
         }
       }
       std::string* saved = out_;
@@ -1142,6 +1142,7 @@ class Renderer : public CallContext {
   };
   std::vector<ActiveBlock> block_stack_;
   struct Module {
+    explicit Module(const Scope& scope) : frame(scope) {}
     Value context;  // what a module imported `with context` sees besides its own names
     Frame frame;
   };
