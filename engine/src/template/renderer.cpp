@@ -81,6 +81,14 @@ class Renderer : public CallContext {
   // Renders a template at the top level: runs its body; if it extends a parent, the rest of
   // its output is dropped and the parent renders with this template's blocks on top.
   void render_template(const TemplateTree& tree, Frame& frame) {
+    if (!tree.has_extends && tree.blocks.empty() && blocks_.empty()) {
+      // No inheritance and no blocks, here or in force: the body runs as it is.
+      const TemplateTree* saved_tree = tree_;
+      tree_ = &tree;
+      exec_body(tree.body, frame);
+      tree_ = saved_tree;
+      return;
+    }
     std::unordered_map<std::string_view, std::vector<BlockLevel>> saved = std::move(blocks_);
     blocks_.clear();
     const TemplateTree* current = &tree;
@@ -112,9 +120,8 @@ class Renderer : public CallContext {
     for (const auto& stmt : body) {
       if (auto* extends = std::get_if<ExtendsStmt>(&stmt->node)) {
         guard(*stmt, [&] {
-          Value name = eval(*extends->name, frame);
-          parent = &load(name, stmt->offset, false)->tree();
-          keep_.push_back(last_loaded_);
+          Value scratch;
+          parent = &load(lookup_located(*extends->name, frame, scratch), false)->tree();
         });
         out_ = &discard;  // after 'extends', only blocks and definitions matter
         continue;
@@ -126,24 +133,25 @@ class Renderer : public CallContext {
     tree_ = saved_tree;
   }
 
-  std::shared_ptr<const Template> load(const Value& name, std::size_t, bool ignore_missing) {
-    last_loaded_.reset();
-    auto try_one = [&](const Value& candidate) -> bool {
+  // The template `name` (or the first of a list of names) names, or nullptr when missing is
+  // allowed. The Environment caches what it loads for its lifetime, which outlasts the
+  // render, so the template is held by pointer.
+  const Template* load(const Value& name, bool ignore_missing) {
+    auto try_one = [&](const Value& candidate) -> const Template* {
       if (!candidate.is_string()) {
         throw Error(ErrorKind::Template, std::string("template name must be a string, got ") + candidate.type_name());
       }
-      last_loaded_ = env_.try_load(candidate.as_string());
-      return last_loaded_ != nullptr;
+      return env_.try_load(candidate.as_string()).get();
     };
     name.require_defined();
     if (name.is_list()) {
       for (const auto& candidate : name.as_list()) {
-        if (try_one(candidate)) return last_loaded_;
+        if (const Template* loaded = try_one(candidate)) return loaded;
       }
       if (ignore_missing) return nullptr;
       throw Error(ErrorKind::Template, "none of the templates " + name.repr() + " was found on the search path");
     }
-    if (try_one(name)) return last_loaded_;
+    if (const Template* loaded = try_one(name)) return loaded;
     if (ignore_missing) return nullptr;
     env_.load(name.as_string());  // throws the loader's precise error
     return nullptr;
@@ -424,13 +432,12 @@ class Renderer : public CallContext {
   };
 
   void exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame) {
-    std::shared_ptr<const Template> included;
+    const Template* included = nullptr;
     guard(stmt, [&] {
-      Value name = eval(*node.name, frame);
-      included = load(name, stmt.offset, node.ignore_missing);
+      Value scratch;
+      included = load(lookup_located(*node.name, frame, scratch), node.ignore_missing);
     });
     if (!included) return;
-    keep_.push_back(included);
     DepthGuard depth(*this, "include");
     const TemplateTree* saved_tree = tree_;
     Frame inner(included->tree().scope);
@@ -527,9 +534,11 @@ class Renderer : public CallContext {
 
   // Runs a template as a module (for import) and returns its exported names.
   Value import_module(const Stmt& stmt, const Expr& name_expr, bool with_context, Frame& frame) {
-    std::shared_ptr<const Template> loaded;
-    guard(stmt, [&] { loaded = load(eval(name_expr, frame), stmt.offset, false); });
-    keep_.push_back(loaded);
+    const Template* loaded = nullptr;
+    guard(stmt, [&] {
+      Value scratch;
+      loaded = load(lookup_located(name_expr, frame, scratch), false);
+    });
     DepthGuard depth(*this, "import");
     auto& module = *modules_.emplace_back(std::make_unique<Module>(loaded->tree().scope));
     // As in Jinja2, `with context` hands the module the names visible here as they are now:
@@ -665,6 +674,17 @@ class Renderer : public CallContext {
       return scratch;
     }
     return *fallback;
+  }
+
+  // What eval() gives, without copying a value that exists (the name of an included
+  // template): lookup() with eval()'s error location.
+  const Value& lookup_located(const Expr& expr, const Frame& frame, Value& scratch) {
+    try {
+      return lookup(expr, frame, scratch);
+    } catch (const Error& error) {
+      if (error.has_location()) throw;
+      throw locate(error, expr.offset);
+    }
   }
 
   Value eval(const Expr& expr, const Frame& frame) {
@@ -1147,8 +1167,6 @@ class Renderer : public CallContext {
     Frame frame;
   };
   std::vector<std::unique_ptr<Module>> modules_;  // imported modules, alive for the render
-  std::vector<std::shared_ptr<const Template>> keep_;
-  std::shared_ptr<const Template> last_loaded_;
   std::vector<std::unique_ptr<Arguments>> arguments_pool_;
   std::size_t arguments_in_use_ = 0;
 };
