@@ -3,7 +3,11 @@
 // frames, block stacks, imported modules, recursion depth); the tree is never modified.
 #include "template/renderer.hpp"
 
+#include <array>
+#include <cstddef>
 #include <memory>
+#include <memory_resource>
+#include <new>
 #include <optional>
 #include <typeinfo>
 #include <unordered_map>
@@ -525,11 +529,15 @@ class Renderer : public CallContext {
     return Value(std::move(buffer));
   }
 
-  void exec_node(const Stmt& stmt, const MacroStmt& node, Frame& frame) {
-    (void)stmt;
-    frame.assign(
-        node.target,
-        Value(std::shared_ptr<const Callable>(std::make_shared<Macro>(node, *tree_, frame))));
+  void exec_node(const Stmt&, const MacroStmt& node, Frame& frame) {
+    // The Macro lives in the render's arena and the value points at it without owning it
+    // (an aliasing shared_ptr with no owner): defining a macro allocates nothing, and passing
+    // it around counts no references. A Macro holds only references, so the arena releases
+    // it without running its destructor; no value outlives the render.
+    const Macro* macro =
+        new (arena_.allocate(sizeof(Macro), alignof(Macro))) Macro(node, *tree_, frame);
+    frame.assign(node.target,
+                 Value(std::shared_ptr<const Callable>(std::shared_ptr<const Callable>(), macro)));
   }
 
   // Runs a template as a module (for import) and returns its exported names.
@@ -970,7 +978,7 @@ class Renderer : public CallContext {
   // Arguments objects reused by the calls of one render: a call takes the next free one
   // and returns it emptied (its vectors keep their capacity), so binding allocates nothing
   // once the render has warmed up. Nested calls (a filter argument that calls a filter)
-  // take the next one.
+  // take the next one; the first few live inside the Renderer.
   struct ArgumentsLease {
     Renderer& renderer;
     Arguments& args;
@@ -985,8 +993,11 @@ class Renderer : public CallContext {
     }
   };
   Arguments& acquire_arguments() {
-    if (arguments_in_use_ == arguments_pool_.size()) arguments_pool_.push_back(std::make_unique<Arguments>());
-    return *arguments_pool_[arguments_in_use_++];
+    const std::size_t i = arguments_in_use_++;
+    if (i < arguments_inline_.size()) return arguments_inline_[i];
+    const std::size_t more = i - arguments_inline_.size();
+    if (more == arguments_more_.size()) arguments_more_.push_back(std::make_unique<Arguments>());
+    return *arguments_more_[more];
   }
 
   // Calls a filter or test. `direct` (set only for calls without arguments) skips
@@ -1167,8 +1178,12 @@ class Renderer : public CallContext {
     Frame frame;
   };
   std::vector<std::unique_ptr<Module>> modules_;  // imported modules, alive for the render
-  std::vector<std::unique_ptr<Arguments>> arguments_pool_;
+  std::array<Arguments, 4> arguments_inline_;
+  std::vector<std::unique_ptr<Arguments>> arguments_more_;  // for calls nested deeper
   std::size_t arguments_in_use_ = 0;
+  // Per-render objects released together (macros): a few inside the Renderer, more on the heap.
+  alignas(std::max_align_t) std::byte arena_buffer_[512];
+  std::pmr::monotonic_buffer_resource arena_{arena_buffer_, sizeof arena_buffer_};
 };
 
 }  // namespace
