@@ -62,16 +62,15 @@ class Frame {
   /// The variable a resolved name refers to, or nullptr. `where` names the frame (this one's
   /// `where.hops`-th parent) and its slot; when that frame is not laid out for `where.scope`
   /// (see Resolved), the name is searched for from here instead.
-  const Value* find(std::string_view name, std::uint64_t hash, const Resolved& where) const {
+  [[gnu::always_inline]] const Value* find(std::string_view name, std::uint64_t hash,
+                                           const Resolved& where) const {
     const Frame* f = this;
     for (std::uint16_t hops = where.hops; hops != 0 && f; --hops) f = f->parent;
-    if (!f || f->scope_ != where.scope) return find(name, hash);
-    if (where.slot != kNoSlot) {
-      if (f->assigned(where.slot)) return &f->slots_[where.slot].value;
-    } else if (f->extra_) {
-      if (const Value* v = f->find_extra(name, hash)) return v;
+    // The common case, inline: the frame is laid out as expected and the slot is assigned.
+    if (f && f->scope_ == where.scope && where.slot != kNoSlot && f->assigned(where.slot)) {
+      return &f->slots_[where.slot].value;
     }
-    return f->find_outside(name, hash);
+    return find_past(name, hash, where, f);
   }
 
   /// The innermost variable called `name` in this frame or its parents, or nullptr.
@@ -183,6 +182,17 @@ class Frame {
       if (var.hash == hash && var.name == name) return &var.value;
     }
     return nullptr;
+  }
+
+  // find(name, hash, where) when the slot does not answer: `f` is the frame `where` names.
+  [[gnu::noinline]] const Value* find_past(std::string_view name, std::uint64_t hash,
+                                           const Resolved& where, const Frame* f) const {
+    if (!f || f->scope_ != where.scope) return find(name, hash);
+    // The slot is unassigned (so the name is nowhere in f), or f's scope has no slot for it.
+    if (where.slot == kNoSlot && f->extra_) {
+      if (const Value* v = f->find_extra(name, hash)) return v;
+    }
+    return f->find_outside(name, hash);
   }
 
   // `name` in this frame's parents, then in the context.
