@@ -203,17 +203,29 @@ Value do_round(const Value& v, Arguments& args, const CallContext&) {
 
 // ---- strings ----------------------------------------------------------------------------
 
+// `str(v)` for a filter that only reads it: a string is read where it is; the text of any
+// other value is made in `storage`.
+std::string_view text_of(const Value& v, std::string& storage) {
+  if (v.is_string()) return v.as_string();
+  storage = v.str();
+  return storage;
+}
+
 Value do_lower(const Value& v, Arguments&, const CallContext&) {
-  return Value(detail::to_lower(v.str()));
+  std::string storage;
+  return Value(detail::to_lower(text_of(v, storage)));
 }
 Value do_upper(const Value& v, Arguments&, const CallContext&) {
-  return Value(detail::to_upper(v.str()));
+  std::string storage;
+  return Value(detail::to_upper(text_of(v, storage)));
 }
 Value do_title(const Value& v, Arguments&, const CallContext&) {
-  return Value(detail::title(v.str()));
+  std::string storage;
+  return Value(detail::title(text_of(v, storage)));
 }
 Value do_capitalize(const Value& v, Arguments&, const CallContext&) {
-  return Value(detail::capitalize(v.str()));
+  std::string storage;
+  return Value(detail::capitalize(text_of(v, storage)));
 }
 
 Value do_trim(const Value& v, Arguments& args, const CallContext&) {
