@@ -190,6 +190,11 @@ class Renderer : public CallContext {
   }
 
   void exec(const Stmt& stmt, Frame& frame) {
+    // Text, most of what a template runs, is written without the dispatch.
+    if (auto* text = std::get_if<TextStmt>(&stmt.node)) {
+      exec_node(stmt, *text, frame);
+      return;
+    }
     std::visit([&](const auto& node) { exec_node(stmt, node, frame); }, stmt.node);
   }
 
