@@ -539,35 +539,40 @@ Value do_sort(const Value& v, Arguments& args, const CallContext&) {
 
 Value do_dictsort(const Value& v, Arguments& args, const CallContext&) {
   const Value& by = args.bound[1];
+  by.require_defined();  // as comparing it with "key" would
   std::size_t position;
-  if (by == Value("key")) {
+  if (by.is_string() && by.as_string() == "key") {
     position = 0;
-  } else if (by == Value("value")) {
+  } else if (by.is_string() && by.as_string() == "value") {
     position = 1;
   } else {
     fail("You can only sort by either \"key\" or \"value\"");
   }
   v.require_defined();
   if (!v.is_dict()) fail(std::string("'") + v.type_name() + "' object has no attribute 'items'");
+  const ValueDict& dict = v.as_dict();
   bool fold = !args.bound[0].truthy();
-  ValueList pairs;
-  std::vector<std::vector<Value>> keys;
-  for (const auto& [key, value] : v.as_dict()) {
-    pairs.push_back(Value::tuple(ValueList{Value(key), value}));
+  // Python compares the bare keys (a case-folded copy of string keys), so two None values raise.
+  std::vector<Value> keys;
+  keys.reserve(dict.size());
+  for (const auto& [key, value] : dict) {
     Value sort_key = position == 0 ? Value(key) : value;
     if (fold && sort_key.is_string()) sort_key = Value(detail::to_lower(sort_key.as_string()));
-    keys.push_back({std::move(sort_key)});
+    keys.push_back(std::move(sort_key));
   }
-  // Python compares the bare keys here (not one-element lists), so two None values raise.
-  std::vector<std::size_t> order(pairs.size());
+  std::vector<std::size_t> order(dict.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   bool reverse = args.bound[2].truthy();
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return reverse ? detail::compare(keys[b][0], keys[a][0], "<") < 0
-                   : detail::compare(keys[a][0], keys[b][0], "<") < 0;
+    return reverse ? detail::compare(keys[b], keys[a], "<") < 0
+                   : detail::compare(keys[a], keys[b], "<") < 0;
   });
   ValueList out;
-  for (std::size_t i : order) out.push_back(pairs[i]);
+  out.reserve(order.size());
+  for (std::size_t i : order) {
+    const auto& [key, value] = dict.entries()[i];
+    out.push_back(Value::tuple(ValueList{Value(key), value}));
+  }
   return Value(std::move(out));
 }
 

@@ -652,9 +652,7 @@ class Renderer : public CallContext {
     } else if (auto* attr = std::get_if<GetAttr>(&expr.node)) {
       Value object_scratch;
       const Value& object = lookup(*attr->object, frame, object_scratch);
-      if (object.is_undefined()) {
-        throw locate(Error(ErrorKind::Undefined, object.undefined_description()), attr->object->offset);
-      }
+      require_object(*attr, object);
       if (&object != &object_scratch && object.is_dict() && !(attr->maybe_method && has_method(object, attr->attribute))) {
         if (const Value* v = object.as_dict().find(attr->attribute, attr->hash)) return *v;
       }
@@ -778,12 +776,17 @@ class Renderer : public CallContext {
     return missing_member(object, key);
   }
 
-  Value eval_node(const Expr&, const GetAttr& node, const Frame& frame) {
-    Value scratch;
-    const Value& object = lookup(*node.object, frame, scratch);
+  // `object.name` fails on an undefined object, where the object was written.
+  void require_object(const GetAttr& node, const Value& object) const {
     if (object.is_undefined()) {
       throw locate(Error(ErrorKind::Undefined, object.undefined_description()), node.object->offset);
     }
+  }
+
+  Value eval_node(const Expr&, const GetAttr& node, const Frame& frame) {
+    Value scratch;
+    const Value& object = lookup(*node.object, frame, scratch);
+    require_object(node, object);
     return get_attribute(object, node.attribute);
   }
 
@@ -1072,7 +1075,21 @@ class Renderer : public CallContext {
         throw Error(ErrorKind::Undefined, "undefined function or variable '" + name->name + "'");
       }
     }
-    Value callee = eval(*node.callee, frame);
+    Value callee;
+    if (auto* attr = std::get_if<GetAttr>(&node.callee->node)) {
+      // `object.method(...)`: the method is called on the object where it is, with no bound
+      // method made first.
+      Value scratch;
+      const Value& object = lookup(*attr->object, frame, scratch);
+      if (attr->maybe_method && has_method(object, attr->attribute)) {
+        auto [positional, keyword] = eval_args(node.args, frame);
+        return call_method(object, attr->attribute, positional, keyword);
+      }
+      require_object(*attr, object);
+      callee = get_attribute(object, attr->attribute);
+    } else {
+      callee = eval(*node.callee, frame);
+    }
     callee.require_defined();
     if (!callee.is_callable()) {
       throw Error(ErrorKind::Render, std::string("'") + callee.type_name() + "' object is not callable");
