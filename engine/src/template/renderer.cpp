@@ -674,9 +674,14 @@ class Renderer : public CallContext {
     // Every argument is evaluated, as Jinja2 does, even when the subject is kept.
     const Value& subject = lookup(*filter.subject, frame, scratch);
     const auto& args = filter.args.positional;
+    // The usual forms: no argument, or one literal (nothing to evaluate).
+    if (args.empty())
+      return subject.is_undefined() ? *filter.spec->parameters[0].default_value : subject;
+    if (auto* literal = std::get_if<Literal>(&args[0]->node); literal && args.size() == 1) {
+      return subject.is_undefined() ? literal->value : subject;
+    }
     Value fallback_scratch, flag_scratch;
-    const Value* fallback = args.empty() ? &*filter.spec->parameters[0].default_value
-                                         : &lookup_outlined(*args[0], frame, fallback_scratch);
+    const Value* fallback = &lookup_outlined(*args[0], frame, fallback_scratch);
     bool use_default = subject.is_undefined();
     if (!use_default && args.size() == 2) use_default = lookup(*args[1], frame, flag_scratch).truthy() && !subject.truthy();
     if (!use_default) return subject;
