@@ -36,11 +36,13 @@ struct CallArguments {
 using DirectBody = Value (*)(const Value& subject, Arguments& args, const CallContext& context);
 
 struct Literal { Value value; };
-/// `hash` is ValueDict::hash(name), computed once when parsing; `where` is filled by the resolver.
+/// `hash` is ValueDict::hash(name), computed once when parsing. The resolver fills `where`,
+/// and `missing`: the undefined value the name reads as when nothing holds it.
 struct NameRef {
   std::string name;
   std::uint64_t hash;
   Resolved where;
+  Value missing;
 };
 /// `maybe_method`: some type has a method of this name (else the name can only be a key).
 struct GetAttr { ExprPtr object; std::string attribute; std::uint64_t hash; bool maybe_method; };

@@ -722,7 +722,7 @@ class Parser {
         if (name == "false" || name == "False") return make(offset, Literal{Value(false)});
         if (name == "none" || name == "None") return make(offset, Literal{Value(nullptr)});
         if (name == "loop") ++loop_refs_;
-        return make(offset, NameRef{std::string(name), ValueDict::hash(name), {}});
+        return make(offset, NameRef{std::string(name), ValueDict::hash(name), {}, {}});
       }
       case TokenKind::String: {
         std::string text;

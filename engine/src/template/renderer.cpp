@@ -625,8 +625,7 @@ class Renderer : public CallContext {
   [[gnu::always_inline]] const Value& lookup(const Expr& expr, const Frame& frame, Value& scratch) {
     if (auto* name = std::get_if<NameRef>(&expr.node)) {
       if (const Value* v = frame.find(name->name, name->hash, name->where)) return *v;
-      scratch = Value::undefined_variable(name->name);
-      return scratch;
+      return name->missing;
     }
     if (auto* literal = std::get_if<Literal>(&expr.node)) return literal->value;
     return lookup_compound(expr, frame, scratch);
@@ -716,7 +715,7 @@ class Renderer : public CallContext {
 
   Value eval_node(const Expr&, const NameRef& node, const Frame& frame) {
     if (const Value* v = frame.find(node.name, node.hash, node.where)) return *v;
-    return Value::undefined_variable(node.name);
+    return node.missing;
   }
 
   static const char* object_type(const Value& object) {

@@ -170,7 +170,11 @@ class Resolver {
   }
 
   void resolve_expr(Literal&) {}
-  void resolve_expr(NameRef& node) { node.where = find(node.name, node.hash); }
+  void resolve_expr(NameRef& node) {
+    node.where = find(node.name, node.hash);
+    node.missing =
+        Value::undefined_variable(node.name);  // points at node.name, which stays put now
+  }
   void resolve_expr(GetAttr& node) { resolve(*node.object); }
   void resolve_expr(GetItem& node) {
     resolve(*node.object);
