@@ -45,7 +45,14 @@ struct NameRef {
   Value missing;
 };
 /// `maybe_method`: some type has a method of this name (else the name can only be a key).
-struct GetAttr { ExprPtr object; std::string attribute; std::uint64_t hash; bool maybe_method; };
+/// `missing_key`, filled by the resolver: what the attribute reads as on a dict without the key.
+struct GetAttr {
+  ExprPtr object;
+  std::string attribute;
+  std::uint64_t hash;
+  bool maybe_method;
+  Value missing_key;
+};
 struct GetItem { ExprPtr object; ExprPtr key; };
 struct SliceExpr { ExprPtr object; ExprPtr start, stop, step; };
 struct Unary { UnaryOp op; ExprPtr operand; };

@@ -792,7 +792,8 @@ class Parser {
           std::string attribute(advance().text);
           std::uint64_t hash = ValueDict::hash(attribute);
           bool maybe_method = is_method_name(attribute);
-          node = make(offset, GetAttr{std::move(node), std::move(attribute), hash, maybe_method});
+          node =
+              make(offset, GetAttr{std::move(node), std::move(attribute), hash, maybe_method, {}});
         } else if (at(TokenKind::Integer)) {
           Value index = parse_number(advance());
           node = make(offset, GetItem{std::move(node), make(offset, Literal{std::move(index)})});

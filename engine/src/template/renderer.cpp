@@ -652,8 +652,12 @@ class Renderer : public CallContext {
       Value object_scratch;
       const Value& object = lookup(*attr->object, frame, object_scratch);
       require_object(*attr, object);
-      if (&object != &object_scratch && object.is_dict() && !(attr->maybe_method && has_method(object, attr->attribute))) {
-        if (const Value* v = object.as_dict().find(attr->attribute, attr->hash)) return *v;
+      if (object.is_dict() && !(attr->maybe_method && has_method(object, attr->attribute))) {
+        // A key: the value where it is (unless the dict itself is a temporary), or the
+        // attribute's undefined value.
+        const Value* v = object.as_dict().find(attr->attribute, attr->hash);
+        if (!v) return attr->missing_key;
+        if (&object != &object_scratch) return *v;
       }
       try {
         scratch = get_attribute(object, attr->attribute);

@@ -175,7 +175,10 @@ class Resolver {
     node.missing =
         Value::undefined_variable(node.name);  // points at node.name, which stays put now
   }
-  void resolve_expr(GetAttr& node) { resolve(*node.object); }
+  void resolve_expr(GetAttr& node) {
+    resolve(*node.object);
+    node.missing_key = Value::undefined_attribute("dict", node.attribute);
+  }
   void resolve_expr(GetItem& node) {
     resolve(*node.object);
     resolve(*node.key);
