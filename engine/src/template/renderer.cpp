@@ -265,7 +265,7 @@ class Renderer : public CallContext {
         throw error.has_location() ? error : locate(error, expr.offset);
       }
     }
-    Value scratch;
+    std::optional<Value> scratch;
     const Value& v = lookup(expr, frame, scratch);
     try {
       return v.truthy();
@@ -623,12 +623,25 @@ class Renderer : public CallContext {
   // Names and literals, most of what templates look up, are handled inline; the rest
   // (whose stack frames are larger) out of line.
   [[gnu::always_inline]] const Value& lookup(const Expr& expr, const Frame& frame, Value& scratch) {
-    if (auto* name = std::get_if<NameRef>(&expr.node)) {
-      if (const Value* v = frame.find(name->name, name->hash, name->where)) return *v;
-      return name->missing;
-    }
-    if (auto* literal = std::get_if<Literal>(&expr.node)) return literal->value;
+    if (const Value* v = existing(expr, frame)) return *v;
     return lookup_compound(expr, frame, scratch);
+  }
+
+  // The same where a scratch value is rarely needed: it is made only when it is.
+  [[gnu::always_inline]] const Value& lookup(const Expr& expr, const Frame& frame,
+                                             std::optional<Value>& scratch) {
+    if (const Value* v = existing(expr, frame)) return *v;
+    return lookup_compound(expr, frame, scratch.emplace());
+  }
+
+  // The value of a name or a literal, which exists already; nullptr for other expressions.
+  [[gnu::always_inline]] const Value* existing(const Expr& expr, const Frame& frame) {
+    if (auto* name = std::get_if<NameRef>(&expr.node)) {
+      const Value* v = frame.find(name->name, name->hash, name->where);
+      return v ? v : &name->missing;
+    }
+    if (auto* literal = std::get_if<Literal>(&expr.node)) return &literal->value;
+    return nullptr;
   }
 
   // The same, as a call: GCC cannot tell that default_in_place never returns its local
@@ -850,7 +863,7 @@ class Renderer : public CallContext {
       if (node.op == BinaryOp::And ? !t : t) return left;
       return eval(*node.right, frame);
     }
-    Value left_scratch, right_scratch;
+    std::optional<Value> left_scratch, right_scratch;
     const Value& left = lookup(*node.left, frame, left_scratch);
     const Value& right = lookup(*node.right, frame, right_scratch);
     return apply_binary(node.op, left, right);
@@ -862,7 +875,7 @@ class Renderer : public CallContext {
 
   bool compare_chain(const Compare& node, const Frame& frame) {
     // Operands are looked up in place; a chain `a < b < c` alternates two scratch values.
-    Value scratch[2];
+    std::optional<Value> scratch[2];
     const Value* left = &lookup(*node.first, frame, scratch[0]);
     std::size_t next = 1;
     for (const auto& [op, expr] : node.rest) {
@@ -1055,7 +1068,7 @@ class Renderer : public CallContext {
   }
 
   bool test_result(const Expr& expr, const TestExpr& node, const Frame& frame) {
-    Value scratch;
+    std::optional<Value> scratch;
     const Value& subject = lookup(*node.subject, frame, scratch);
     try {
       bool result =
