@@ -89,20 +89,23 @@ class Frame {
 
   /// Assigns a statement's target: into its slot when this frame is laid out for the
   /// target's scope (always, but in the top-level frame of an `extends` chain), else by name.
-  void assign(const Target& target, Value value) {
+  /// (`V`: Value, moved in, or const Value&, copied.)
+  template <typename V>
+  void assign(const Target& target, V&& value) {
     if (scope_ == target.where.scope && target.where.slot != kNoSlot) {
-      assign_slot(target.where.slot, std::move(value));
+      assign_slot(target.where.slot, std::forward<V>(value));
     } else {
-      set(target.name, target.hash, std::move(value));
+      set(target.name, target.hash, std::forward<V>(value));
     }
   }
 
   /// Assigns slot `slot` of this frame's scope.
-  void assign_slot(std::uint16_t slot, Value value) {
+  template <typename V>
+  void assign_slot(std::uint16_t slot, V&& value) {
     if (assigned(slot)) {
-      slots_[slot].value = std::move(value);
+      slots_[slot].value = std::forward<V>(value);
     } else {
-      new (&slots_[slot].value) Value(std::move(value));
+      new (&slots_[slot].value) Value(std::forward<V>(value));
       assigned_ |= std::uint64_t{1} << slot;
     }
   }

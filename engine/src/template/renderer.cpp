@@ -432,12 +432,16 @@ class Renderer : public CallContext {
     DepthGuard(Renderer& renderer, const char* what) : r(renderer) {
       if (++r.depth_ > r.env_.options().max_depth) {
         --r.depth_;
-        throw Error(ErrorKind::Render, std::string("recursion too deep: more than ") +
-                                           std::to_string(r.env_.options().max_depth) +
-                                           " nested includes, macro calls or blocks (at " + what + ")");
+        too_deep(r.env_.options().max_depth, what);
       }
     }
     ~DepthGuard() { --r.depth_; }
+    // Out of line, so that entering a macro, an include or a block stays a few instructions.
+    [[noreturn, gnu::noinline]] static void too_deep(int max_depth, const char* what) {
+      throw Error(ErrorKind::Render,
+                  std::string("recursion too deep: more than ") + std::to_string(max_depth) +
+                      " nested includes, macro calls or blocks (at " + what + ")");
+    }
   };
 
   void exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame) {
