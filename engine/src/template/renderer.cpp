@@ -1143,11 +1143,20 @@ class Renderer : public CallContext {
     std::unique_ptr<Error> deferred;  // the first binding error
     std::uint64_t given = 0;  // bit i: parameter i was passed
     for (std::size_t i = 0; i < call.positional.size(); ++i) {
-      Value value = eval(*call.positional[i], caller);
+      const Expr& arg = *call.positional[i];
       if (i < params.size()) {
-        inner.assign_slot(static_cast<std::uint16_t>(i), std::move(value));
+        // A name or a literal, the usual argument, is copied straight into its slot.
+        const auto slot = static_cast<std::uint16_t>(i);
+        if (const Value* value = existing(arg, caller)) {
+          inner.assign_slot(slot, *value);
+        } else {
+          inner.assign_slot(slot, eval(arg, caller));
+        }
         given |= std::uint64_t{1} << i;
-      } else if (!deferred) {
+        continue;
+      }
+      (void)eval(arg, caller);  // evaluated all the same, as Python does before failing
+      if (!deferred) {
         deferred = std::make_unique<Error>(ErrorKind::Render,
                                            "macro '" + stmt.target.name + "' takes not more than " +
                                                std::to_string(params.size()) + " argument(s)");
