@@ -1027,11 +1027,19 @@ class Renderer : public CallContext {
   };
   Arguments& acquire_arguments() {
     const std::size_t i = arguments_in_use_++;
-    if (i < arguments_inline_.size()) return arguments_inline_[i];
-    const std::size_t more = i - arguments_inline_.size();
-    if (more == arguments_more_.size()) arguments_more_.push_back(std::make_unique<Arguments>());
-    return *arguments_more_[more];
+    Arguments* args;
+    if (i < arguments_inline_.size()) {
+      args = &arguments_inline_[i];
+    } else {
+      const std::size_t more = i - arguments_inline_.size();
+      if (more == arguments_more_.size()) arguments_more_.push_back(std::make_unique<Arguments>());
+      args = arguments_more_[more].get();
+    }
+    // Room for any builtin's parameters at the first use, so later calls never regrow it.
+    if (args->bound.capacity() == 0) args->bound.reserve(kBoundCapacity);
+    return *args;
   }
+  static constexpr std::size_t kBoundCapacity = 8;
 
   // Calls a filter or test. `direct` (set only for calls without arguments) skips
   // std::function, and the binder too when there are no parameters to fill.
