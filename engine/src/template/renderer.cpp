@@ -1242,7 +1242,7 @@ class Renderer : public CallContext {
     Frame frame;
   };
   std::vector<std::unique_ptr<Module>> modules_;  // imported modules, alive for the render
-  std::array<Arguments, 4> arguments_inline_;
+  std::array<Arguments, 2> arguments_inline_;
   std::vector<std::unique_ptr<Arguments>> arguments_more_;  // for calls nested deeper
   std::size_t arguments_in_use_ = 0;
   // Per-render objects released together (macros): a few inside the Renderer, more on the heap.
