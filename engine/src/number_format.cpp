@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <string_view>
 
 namespace zf::detail {
 namespace {
@@ -31,20 +33,20 @@ bool decompose_short(double value, Decimal& d) {
   double magnitude = std::fabs(value);
   if (!(magnitude >= 1e-10 && magnitude < 1e15)) return false;
   for (int p = 0; p < 18; ++p) {
-    double product = magnitude * kPow10[p];
-    if (product >= 1e15) return false;
-    // Rounded by conversion, not nearbyint (a library call): the two differ only on a tie,
-    // and at a tie no integer is the decimal (the product is exact to well under 0.5 here).
-    auto rounded = static_cast<long long>(product + 0.5);
-    auto scaled = static_cast<double>(rounded);
+    const double x = magnitude * kPow10[p];
+    if (x < 0.5) continue;  // m would be 0
+    if (x >= 1e15) return false;
+    // m = x rounded half up: x + 0.5 is exact below 2^50. Only an exact half differs from
+    // round-half-even, and then neither neighbour can read back as the value (it would
+    // have to lie within a quarter of x), so both roundings find the same m.
+    const auto m = static_cast<long long>(x + 0.5);
+    const auto scaled = static_cast<double>(m);
     if (scaled >= 1e15) return false;
-    if (rounded == 0 || scaled / kPow10[p] != magnitude) continue;
-    char buf[24];
-    auto result = std::to_chars(buf, buf + sizeof buf, rounded);
-    auto count = static_cast<std::size_t>(result.ptr - buf);
+    if (scaled / kPow10[p] != magnitude) continue;
+    auto result = std::to_chars(d.digits, d.digits + sizeof d.digits, m);
+    auto count = static_cast<std::size_t>(result.ptr - d.digits);
     d.negative = std::signbit(value);
     d.size = count;
-    for (std::size_t i = 0; i < count; ++i) d.digits[i] = buf[i];
     d.exponent = static_cast<int>(count) - 1 - p;
     while (d.size > 1 && d.digits[d.size - 1] == '0') --d.size;
     return true;
@@ -75,53 +77,89 @@ Decimal decompose(double value) {
   return d;
 }
 
-void append_fixed(std::string& out, const Decimal& d) {
+// The characters of one number, built on the stack and appended to the output in one go.
+struct NumberText {
+  char chars[64];  // the longest form, JSON's fixed notation below 1e21, takes 24
+  std::size_t size = 0;
+
+  void put(char c) { chars[size++] = c; }
+  void put(std::string_view text) {
+    std::memcpy(chars + size, text.data(), text.size());
+    size += text.size();
+  }
+  void put_zeros(std::size_t count) {
+    std::memset(chars + size, '0', count);
+    size += count;
+  }
+};
+
+void put_fixed(NumberText& text, const Decimal& d) {
   std::string_view digits = d.text();
   if (d.exponent < 0) {
-    out += "0.";
-    out.append(static_cast<std::size_t>(-d.exponent - 1), '0');
-    out += digits;
+    text.put("0.");
+    text.put_zeros(static_cast<std::size_t>(-d.exponent - 1));
+    text.put(digits);
     return;
   }
   auto integral = static_cast<std::size_t>(d.exponent) + 1;
   if (digits.size() <= integral) {
-    out += digits;
-    out.append(integral - digits.size(), '0');
-    out += ".0";
+    text.put(digits);
+    text.put_zeros(integral - digits.size());
+    text.put(".0");
   } else {
-    out += digits.substr(0, integral);
-    out += '.';
-    out += digits.substr(integral);
+    text.put(digits.substr(0, integral));
+    text.put('.');
+    text.put(digits.substr(integral));
   }
 }
 
-void append_scientific(std::string& out, const Decimal& d, bool pad_exponent) {
-  out += d.digits[0];
+void put_scientific(NumberText& text, const Decimal& d, bool pad_exponent) {
+  text.put(d.digits[0]);
   if (d.size > 1) {
-    out += '.';
-    out += d.text().substr(1);
+    text.put('.');
+    text.put(d.text().substr(1));
   }
-  out += 'e';
+  text.put('e');
   int exponent = d.exponent;
   if (exponent < 0) {
-    out += '-';
+    text.put('-');
     exponent = -exponent;
   } else if (pad_exponent) {
-    out += '+';
+    text.put('+');
   }
-  if (pad_exponent && exponent < 10) out += '0';
-  out += std::to_string(exponent);
+  if (pad_exponent && exponent < 10) text.put('0');
+  text.size = static_cast<std::size_t>(
+      std::to_chars(text.chars + text.size, text.chars + sizeof text.chars, exponent).ptr -
+      text.chars);
+}
+
+// The shortest round-trip digits of `value` in fixed notation for decimal exponents in
+// [-4, fixed_limit), else in scientific notation (`pad_exponent`: Python's `e+05`).
+void append_decimal(std::string& out, double value, int fixed_limit, bool pad_exponent) {
+  Decimal d = decompose(value);
+  NumberText text;
+  if (d.negative) text.put('-');
+  if (d.exponent >= -4 && d.exponent < fixed_limit) {
+    put_fixed(text, d);
+  } else {
+    put_scientific(text, d, pad_exponent);
+  }
+  out.append(text.chars, text.size);
 }
 
 // Integral values below 1e16 print as their integer digits plus ".0" in both styles; this
 // skips the shortest-digits search for the bucket sizes and thresholds templates print most.
 bool append_small_integral(std::string& out, double value) {
-  if (!(std::fabs(value) < 1e16) || std::trunc(value) != value) return false;
+  if (!(std::fabs(value) < 1e16)) return false;
+  const auto integer = static_cast<long long>(value);  // in range: |value| < 1e16
+  if (static_cast<double>(integer) != value) return false;
   char buf[24];
-  auto result = std::to_chars(buf, buf + sizeof buf, static_cast<long long>(value));
-  if (std::signbit(value) && value == 0) out += '-';
-  out.append(buf, result.ptr);
-  out += ".0";
+  char* end = buf;
+  if (std::signbit(value) && value == 0) *end++ = '-';
+  end = std::to_chars(end, buf + sizeof buf, integer).ptr;
+  *end++ = '.';
+  *end++ = '0';
+  out.append(buf, static_cast<std::size_t>(end - buf));
   return true;
 }
 
@@ -137,24 +175,12 @@ void append_python_float(std::string& out, double value) {
     return;
   }
   if (append_small_integral(out, value)) return;
-  Decimal d = decompose(value);
-  if (d.negative) out += '-';
-  if (d.exponent >= -4 && d.exponent < 16) {
-    append_fixed(out, d);
-  } else {
-    append_scientific(out, d, true);
-  }
+  append_decimal(out, value, 16, true);
 }
 
 void append_json_float(std::string& out, double value) {
   if (std::isfinite(value) && append_small_integral(out, value)) return;
-  Decimal d = decompose(value);
-  if (d.negative) out += '-';
-  if (d.exponent >= -4 && d.exponent < 21) {
-    append_fixed(out, d);
-  } else {
-    append_scientific(out, d, false);
-  }
+  append_decimal(out, value, 21, false);
 }
 
 }  // namespace zf::detail

@@ -86,7 +86,7 @@ class Analyzer {
     visit(*node.iterable);
     scopes_.emplace_back();
     declare("loop");
-    for (const auto& t : node.targets) declare(t);
+    for (const auto& t : node.targets) declare(t.name);
     if (node.condition) visit(*node.condition);
     visit_body(node.body);
     scopes_.pop_back();
@@ -94,18 +94,18 @@ class Analyzer {
   }
   void visit_node(const SetStmt& node) {
     visit(*node.value);
-    for (const auto& t : node.targets) declare(t);
+    for (const auto& t : node.targets) declare(t.name);
   }
   void visit_node(const SetBlockStmt& node) {
     scoped(node.body);
     visit_filters(node.filters);
-    declare(node.target);
+    declare(node.target.name);
   }
   void visit_node(const IncludeStmt& node) { follow(*node.name); }
   void visit_node(const ExtendsStmt& node) { follow(*node.name); }
   void visit_node(const BlockStmt& node) { scoped(node.body); }
   void visit_node(const MacroStmt& node) {
-    declare(node.name);
+    declare(node.target.name);
     scopes_.emplace_back();
     for (const auto& p : node.params) {
       if (p.default_value) visit(*p.default_value);
@@ -121,16 +121,16 @@ class Analyzer {
   void visit_node(const ImportStmt& node) {
     // A module without context reads nothing from our values.
     if (auto* literal = std::get_if<Literal>(&node.name->node); !literal) visit(*node.name);
-    declare(node.alias);
+    declare(node.alias.name);
   }
   void visit_node(const FromImportStmt& node) {
     if (auto* literal = std::get_if<Literal>(&node.name->node); !literal) visit(*node.name);
-    for (const auto& [name, alias] : node.names) declare(alias);
+    for (const auto& [name, alias] : node.names) declare(alias.name);
   }
   void visit_node(const WithStmt& node) {
     for (const auto& [name, expr] : node.assignments) visit(*expr);
     scopes_.emplace_back();
-    for (const auto& [name, expr] : node.assignments) declare(name);
+    for (const auto& [target, expr] : node.assignments) declare(target.name);
     visit_body(node.body);
     scopes_.pop_back();
   }

@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "template/scope.hpp"
 #include "zeroforge/environment.hpp"
 #include "zeroforge/value.hpp"
 
@@ -35,10 +36,23 @@ struct CallArguments {
 using DirectBody = Value (*)(const Value& subject, Arguments& args, const CallContext& context);
 
 struct Literal { Value value; };
-/// `hash` is ValueDict::hash(name), computed once when parsing.
-struct NameRef { std::string name; std::uint64_t hash; };
+/// `hash` is ValueDict::hash(name), computed once when parsing. The resolver fills `where`,
+/// and `missing`: the undefined value the name reads as when nothing holds it.
+struct NameRef {
+  std::string name;
+  std::uint64_t hash;
+  Resolved where;
+  Value missing;
+};
 /// `maybe_method`: some type has a method of this name (else the name can only be a key).
-struct GetAttr { ExprPtr object; std::string attribute; std::uint64_t hash; bool maybe_method; };
+/// `missing_key`, filled by the resolver: what the attribute reads as on a dict without the key.
+struct GetAttr {
+  ExprPtr object;
+  std::string attribute;
+  std::uint64_t hash;
+  bool maybe_method;
+  Value missing_key;
+};
 struct GetItem { ExprPtr object; ExprPtr key; };
 struct SliceExpr { ExprPtr object; ExprPtr start, stop, step; };
 struct Unary { UnaryOp op; ExprPtr operand; };
@@ -89,34 +103,69 @@ struct FilterCall { std::string name; const FunctionSpec* spec; CallArguments ar
 struct TextStmt { std::string_view text; };
 struct PrintStmt { ExprPtr expr; };
 struct IfStmt { std::vector<std::pair<ExprPtr, Body>> branches; Body otherwise; };
+/// The statements with a body of their own have a Scope for it (the variables it assigns);
+/// the resolver fills it. `otherwise` bodies run in the enclosing scope.
 struct ForStmt {
-  std::vector<std::string> targets;  // `for k, v in ...` unpacks
-  std::vector<std::uint64_t> target_hashes;  // ValueDict::hash of each target
+  std::vector<Target> targets;  // `for k, v in ...` unpacks; assigned in `scope`
   ExprPtr iterable;
-  ExprPtr condition;  // `for x in xs if cond`, may be null
+  ExprPtr condition;  // `for x in xs if cond`, may be null; evaluated in `scope`
   Body body;
   Body otherwise;
   bool uses_loop;  // the body reads `loop`, so it is built per iteration
+  Target loop;     // `loop`, when uses_loop
+  Scope scope;
 };
 struct SetStmt {
-  std::vector<std::string> targets;
+  std::vector<Target> targets;
   ExprPtr value;
-  std::vector<std::uint64_t> target_hashes;  // ValueDict::hash of each target
 };
-struct SetBlockStmt { std::string target; std::vector<FilterCall> filters; Body body; };
+struct SetBlockStmt {
+  Target target;
+  std::vector<FilterCall> filters;
+  Body body;
+  Scope scope;
+};
 struct IncludeStmt { ExprPtr name; bool ignore_missing; bool with_context; };
 struct ExtendsStmt { ExprPtr name; };
-struct BlockStmt { std::string name; Body body; bool scoped; bool required; };
-struct MacroParam { std::string name; ExprPtr default_value; std::uint64_t hash; };  // hash of name
-struct MacroStmt { std::string name; std::vector<MacroParam> params; Body body; };
-struct FilterBlockStmt { std::vector<FilterCall> filters; Body body; };
-struct ImportStmt { ExprPtr name; std::string alias; bool with_context; };
-struct FromImportStmt {
+struct BlockStmt {
+  std::string name;
+  Body body;
+  bool scoped;
+  bool required;
+  Scope scope;
+};
+/// A macro parameter is slot i of its macro's scope, i its position.
+struct MacroParam {
+  std::string name;
+  ExprPtr default_value;
+};
+/// `target`: the macro's name, assigned where it is defined.
+struct MacroStmt {
+  Target target;
+  std::vector<MacroParam> params;
+  Body body;
+  Scope scope;
+};
+struct FilterBlockStmt {
+  std::vector<FilterCall> filters;
+  Body body;
+  Scope scope;
+};
+struct ImportStmt {
   ExprPtr name;
-  std::vector<std::pair<std::string, std::string>> names;  // (name, alias)
+  Target alias;
   bool with_context;
 };
-struct WithStmt { std::vector<std::pair<std::string, ExprPtr>> assignments; Body body; };
+struct FromImportStmt {
+  ExprPtr name;
+  std::vector<std::pair<std::string, Target>> names;  // (name, alias)
+  bool with_context;
+};
+struct WithStmt {
+  std::vector<std::pair<Target, ExprPtr>> assignments;
+  Body body;
+  Scope scope;
+};
 
 struct Stmt {
   std::size_t offset;
@@ -127,12 +176,13 @@ struct Stmt {
 };
 
 /// A parsed template: its name, normalised source (tokens and TextStmt point into it),
-/// the statement list, and the blocks it defines.
+/// the statement list, its top-level scope, and the blocks it defines.
 struct TemplateTree {
   std::string name;
   std::string origin;  // the file (or `<string>` name) errors point at
   std::string source;
   Body body;
+  Scope scope;
   std::map<std::string, const BlockStmt*, std::less<>> blocks;
   bool has_extends = false;
   bool is_json = false;

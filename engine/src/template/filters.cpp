@@ -203,17 +203,29 @@ Value do_round(const Value& v, Arguments& args, const CallContext&) {
 
 // ---- strings ----------------------------------------------------------------------------
 
+// `str(v)` for a filter that only reads it: a string is read where it is; the text of any
+// other value is made in `storage`.
+std::string_view text_of(const Value& v, std::string& storage) {
+  if (v.is_string()) return v.as_string();
+  storage = v.str();
+  return storage;
+}
+
 Value do_lower(const Value& v, Arguments&, const CallContext&) {
-  return Value(detail::to_lower(v.str()));
+  std::string storage;
+  return Value(detail::to_lower(text_of(v, storage)));
 }
 Value do_upper(const Value& v, Arguments&, const CallContext&) {
-  return Value(detail::to_upper(v.str()));
+  std::string storage;
+  return Value(detail::to_upper(text_of(v, storage)));
 }
 Value do_title(const Value& v, Arguments&, const CallContext&) {
-  return Value(detail::title(v.str()));
+  std::string storage;
+  return Value(detail::title(text_of(v, storage)));
 }
 Value do_capitalize(const Value& v, Arguments&, const CallContext&) {
-  return Value(detail::capitalize(v.str()));
+  std::string storage;
+  return Value(detail::capitalize(text_of(v, storage)));
 }
 
 Value do_trim(const Value& v, Arguments& args, const CallContext&) {
@@ -345,28 +357,6 @@ Value do_filesizeformat(const Value& v, Arguments& args, const CallContext&) {
     std::snprintf(number, sizeof number, "%.1f", scaled);
   }
   return Value(std::string(number) + " " + (binary ? kBinary[i] : kDecimal[i]));
-}
-
-// htmlsafe_json_dumps: characters that could end a <script> or an attribute are escaped.
-void append_htmlsafe(std::string& out, std::string_view json) {
-  for (char c : json) {
-    switch (c) {
-      case '<':
-        out += "\\u003c";
-        break;
-      case '>':
-        out += "\\u003e";
-        break;
-      case '&':
-        out += "\\u0026";
-        break;
-      case '\'':
-        out += "\\u0027";
-        break;
-      default:
-        out += c;
-    }
-  }
 }
 
 Value do_tojson(const Value& v, Arguments& args, const CallContext&) {
@@ -549,35 +539,40 @@ Value do_sort(const Value& v, Arguments& args, const CallContext&) {
 
 Value do_dictsort(const Value& v, Arguments& args, const CallContext&) {
   const Value& by = args.bound[1];
+  by.require_defined();  // as comparing it with "key" would
   std::size_t position;
-  if (by == Value("key")) {
+  if (by.is_string() && by.as_string() == "key") {
     position = 0;
-  } else if (by == Value("value")) {
+  } else if (by.is_string() && by.as_string() == "value") {
     position = 1;
   } else {
     fail("You can only sort by either \"key\" or \"value\"");
   }
   v.require_defined();
   if (!v.is_dict()) fail(std::string("'") + v.type_name() + "' object has no attribute 'items'");
+  const ValueDict& dict = v.as_dict();
   bool fold = !args.bound[0].truthy();
-  ValueList pairs;
-  std::vector<std::vector<Value>> keys;
-  for (const auto& [key, value] : v.as_dict()) {
-    pairs.push_back(Value::tuple(ValueList{Value(key), value}));
+  // Python compares the bare keys (a case-folded copy of string keys), so two None values raise.
+  std::vector<Value> keys;
+  keys.reserve(dict.size());
+  for (const auto& [key, value] : dict) {
     Value sort_key = position == 0 ? Value(key) : value;
     if (fold && sort_key.is_string()) sort_key = Value(detail::to_lower(sort_key.as_string()));
-    keys.push_back({std::move(sort_key)});
+    keys.push_back(std::move(sort_key));
   }
-  // Python compares the bare keys here (not one-element lists), so two None values raise.
-  std::vector<std::size_t> order(pairs.size());
+  std::vector<std::size_t> order(dict.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   bool reverse = args.bound[2].truthy();
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return reverse ? detail::compare(keys[b][0], keys[a][0], "<") < 0
-                   : detail::compare(keys[a][0], keys[b][0], "<") < 0;
+    return reverse ? detail::compare(keys[b], keys[a], "<") < 0
+                   : detail::compare(keys[a], keys[b], "<") < 0;
   });
   ValueList out;
-  for (std::size_t i : order) out.push_back(pairs[i]);
+  out.reserve(order.size());
+  for (std::size_t i : order) {
+    const auto& [key, value] = dict.entries()[i];
+    out.push_back(Value::tuple(ValueList{Value(key), value}));
+  }
   return Value(std::move(out));
 }
 
@@ -896,20 +891,12 @@ bool is_builtin_default(const FunctionSpec& spec) { return runs(spec, &do_defaul
 bool is_builtin_tojson(const FunctionSpec& spec) { return runs(spec, &do_tojson); }
 
 void append_tojson(std::string& out, const Value& v, const std::optional<std::string>& indent) {
-  // Scalars (the commonest subject in a .json template) never hold a character htmlsafe escapes.
-  if (v.is_none() || v.is_bool() || v.is_int()) return append_python_json(out, v, indent);
-  // Written in place; the rare text with characters htmlsafe escapes is redone.
   const std::size_t start = out.size();
   try {
     append_python_json(out, v, indent);
   } catch (...) {
-    out.resize(start);
+    out.resize(start);  // nothing half-written stays in the output
     throw;
-  }
-  if (out.find_first_of("<>&'", start) != std::string::npos) {
-    std::string json = out.substr(start);
-    out.resize(start);
-    append_htmlsafe(out, json);
   }
 }
 

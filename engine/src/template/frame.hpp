@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-// A render scope: the variables a statement body sets, a parent scope, and (for the template
-// level) the values the render was called with. Lookups compare precomputed hashes before
-// bytes, and the first few variables live inside the frame, so entering a macro, a loop
-// iteration or a block allocates nothing: these are the renderer's hottest paths.
+// A render scope: the variables of one Scope (scope.hpp) in slots, a parent scope, and (for
+// the template level) the values the render was called with. A resolved name is read by
+// slot; the search by name that remains (names no enclosing scope of the template assigns,
+// frames laid out otherwise than the resolver expected) compares precomputed hashes before
+// bytes. Small scopes keep their slots inside the frame, so entering a macro, a loop or a
+// block allocates nothing: these are the renderer's hottest paths.
 #pragma once
 
 #include <cstdint>
@@ -12,29 +14,32 @@
 #include <utility>
 #include <vector>
 
+#include "template/scope.hpp"
 #include "zeroforge/value.hpp"
 
 namespace zf::detail {
 
 class Frame {
  public:
-  struct Var {
-    std::string_view name;  // points into the AST (or a static string), which outlives renders
-    std::uint64_t hash;     // ValueDict::hash(name)
-    Value value;
-  };
-
-  Frame() = default;
-  explicit Frame(const Frame* parent_frame) noexcept { attach(parent_frame); }
+  /// A frame for `scope` inside `parent_frame` (see attach).
+  Frame(const Frame* parent_frame, const Scope& scope) : Frame(scope) { attach(parent_frame); }
+  /// A frame for `scope` without a parent yet: attach it, or make it a root with set_context.
+  explicit Frame(const Scope& scope) : scope_(&scope), slots_(inline_), mask_(scope.mask) {
+    if (scope.names.size() > kInline) {
+      heap_ = std::make_unique<Slot[]>(scope.names.size());
+      slots_ = heap_.get();
+    }
+  }
   Frame(const Frame&) = delete;
   Frame& operator=(const Frame&) = delete;
   ~Frame() { clear(); }
 
-  /// Makes `parent_frame` this frame's enclosing scope. Its variables (and its ancestors')
-  /// are summarised here as they are now: a frame attached this way must not outlive a
-  /// change to an ancestor. The renderer's scopes nest like its call stack, so an ancestor
-  /// only gains variables again once this frame is gone; a frame that does outlive its
-  /// statement (an imported module's) is a root with a copy of what it sees instead.
+  /// Makes `parent_frame` this frame's enclosing scope. Which names it and its ancestors may
+  /// hold is summarised here as it is now: a frame attached this way must not outlive a
+  /// change to an ancestor's names kept outside its slots. The renderer's scopes nest like
+  /// its call stack, so an ancestor only gains such names again once this frame is gone; a
+  /// frame that does outlive its statement (an imported module's) is a root with a copy of
+  /// what it sees instead.
   void attach(const Frame* parent_frame) noexcept {
     parent = parent_frame;
     outer_mask_ = parent_frame ? parent_frame->mask_ | parent_frame->outer_mask_ : 0;
@@ -54,9 +59,23 @@ class Frame {
   /// The values the chain's root frame holds (nullptr when it holds none).
   const ValueDict* context() const noexcept { return context_; }
 
+  /// The variable a resolved name refers to, or nullptr. `where` names the frame (this one's
+  /// `where.hops`-th parent) and its slot; when that frame is not laid out for `where.scope`
+  /// (see Resolved), the name is searched for from here instead.
+  [[gnu::always_inline]] const Value* find(std::string_view name, std::uint64_t hash,
+                                           const Resolved& where) const {
+    const Frame* f = this;
+    for (std::uint16_t hops = where.hops; hops != 0 && f; --hops) f = f->parent;
+    // The common case, inline: the frame is laid out as expected and the slot is assigned.
+    if (f && f->scope_ == where.scope && where.slot != kNoSlot && f->assigned(where.slot)) {
+      return &f->slots_[where.slot].value;
+    }
+    return find_past(name, hash, where, f);
+  }
+
   /// The innermost variable called `name` in this frame or its parents, or nullptr.
   const Value* find(std::string_view name, std::uint64_t hash) const {
-    const std::uint64_t bit = mask_bit(hash);
+    const std::uint64_t bit = name_bit(hash);
     for (const Frame* f = this;;) {
       if (f->mask_ & bit) {
         if (const Value* v = f->find_here(name, hash)) return v;
@@ -68,89 +87,133 @@ class Frame {
     return context_ ? context_->find(name, hash) : nullptr;
   }
 
-  /// Sets `name` in this frame (replacing it if this frame already has it).
-  void set(std::string_view name, Value value) {
-    set(name, ValueDict::hash(name), std::move(value));
+  /// Assigns a statement's target: into its slot when this frame is laid out for the
+  /// target's scope (always, but in the top-level frame of an `extends` chain), else by name.
+  /// (`V`: Value, moved in, or const Value&, copied.)
+  template <typename V>
+  void assign(const Target& target, V&& value) {
+    if (scope_ == target.where.scope && target.where.slot != kNoSlot) {
+      assign_slot(target.where.slot, std::forward<V>(value));
+    } else {
+      set(target.name, target.hash, std::forward<V>(value));
+    }
   }
-  /// The same with `hash == ValueDict::hash(name)` already known.
+
+  /// Assigns slot `slot` of this frame's scope.
+  template <typename V>
+  void assign_slot(std::uint16_t slot, V&& value) {
+    if (assigned(slot)) {
+      slots_[slot].value = std::forward<V>(value);
+    } else {
+      new (&slots_[slot].value) Value(std::forward<V>(value));
+      assigned_ |= std::uint64_t{1} << slot;
+    }
+  }
+
+  /// Assigns `name` (`hash == ValueDict::hash(name)`): its slot when the scope has one,
+  /// else a variable kept by name.
   void set(std::string_view name, std::uint64_t hash, Value value) {
-    if (!(mask_ & mask_bit(hash))) {
-      push(name, hash, std::move(value));
+    if (std::uint16_t slot = scope_->slot_of(name, hash); slot != kNoSlot) {
+      assign_slot(slot, std::move(value));
       return;
     }
-    for (std::size_t i = 0; i < size_; ++i) {
-      Var& var = at(i);
+    if (!extra_) extra_ = std::make_unique<std::vector<Var>>();
+    for (Var& var : *extra_) {
       if (var.hash == hash && var.name == name) {
         var.value = std::move(value);
         return;
       }
     }
-    push(name, hash, std::move(value));
-  }
-
-  /// Appends without looking for an existing variable (the caller knows it is new).
-  void push(std::string_view name, std::uint64_t hash, Value value) {
-    mask_ |= mask_bit(hash);
-    if (size_ < kInline) {
-      hashes_[size_] = hash;
-      new (&inline_[size_].var) Var{name, hash, std::move(value)};
-    } else {
-      if (!overflow_) overflow_ = std::make_unique<std::vector<Var>>();
-      overflow_->push_back(Var{name, hash, std::move(value)});
-    }
-    ++size_;
+    extra_->push_back(Var{name, hash, std::move(value)});
+    mask_ |= name_bit(hash);
   }
 
   /// Drops every variable (a loop frame between iterations).
   void clear() noexcept {
-    for (std::size_t i = 0; i < size_ && i < kInline; ++i) inline_[i].var.~Var();
-    if (overflow_) overflow_->clear();
-    size_ = 0;
-    mask_ = 0;
+    for (std::uint64_t bits = assigned_; bits != 0; bits &= bits - 1) {
+      slots_[__builtin_ctzll(bits)].value.~Value();
+    }
+    assigned_ = 0;
+    if (extra_) extra_->clear();
+    mask_ = scope_->mask;
   }
 
-  std::size_t size() const noexcept { return size_; }
-  const Var& at(std::size_t i) const {
-    return i < kInline ? inline_[i].var : (*overflow_)[i - kInline];
+  /// Calls `visit(name, value)` for every variable: the slots in order, then the others.
+  template <typename Visit>
+  void for_each(Visit&& visit) const {
+    for (std::size_t i = 0; i < scope_->names.size(); ++i) {
+      if (assigned(static_cast<std::uint16_t>(i))) visit(scope_->names[i], slots_[i].value);
+    }
+    if (extra_) {
+      for (const Var& var : *extra_) visit(var.name, var.value);
+    }
   }
-  Var& at(std::size_t i) { return i < kInline ? inline_[i].var : (*overflow_)[i - kInline]; }
 
  private:
-  // Enough for a typical template level (its `set`s and macros) without touching the heap.
-  static constexpr std::size_t kInline = 12;
-  // Raw storage: only the first size_ slots hold live Vars.
+  // A variable kept by name: `name` points into the AST, which outlives renders.
+  struct Var {
+    std::string_view name;
+    std::uint64_t hash;
+    Value value;
+  };
+  // Raw storage: a slot holds a live Value only while its assigned_ bit is set.
   union Slot {
     Slot() noexcept {}
     ~Slot() {}
-    Var var;
+    Value value;
   };
-  // One bit per variable, chosen by its hash: a lookup skips a frame whose mask lacks the
-  // name's bit (most frames, for most names) without comparing anything.
-  static constexpr std::uint64_t mask_bit(std::uint64_t hash) noexcept { return std::uint64_t{1} << (hash >> 58); }
+  // Enough for a typical template level (its `set`s and macros) without touching the heap.
+  static constexpr std::size_t kInline = 12;
 
-  // This frame's variable called `name`: the hashes of the inline variables sit together,
-  // so the scan touches one cache line until a hash matches.
+  bool assigned(std::uint16_t slot) const noexcept { return (assigned_ >> slot) & 1; }
+
+  // This frame's variable called `name`: the scope's hashes sit together, so the scan
+  // touches one cache line until a hash matches.
   const Value* find_here(std::string_view name, std::uint64_t hash) const {
-    const std::size_t inline_count = size_ < kInline ? size_ : kInline;
-    for (std::size_t i = 0; i < inline_count; ++i) {
-      if (hashes_[i] == hash && inline_[i].var.name == name) return &inline_[i].var.value;
-    }
-    if (size_ > kInline) {
-      for (const Var& var : *overflow_) {
-        if (var.hash == hash && var.name == name) return &var.value;
+    const std::vector<std::uint64_t>& hashes = scope_->hashes;
+    for (std::size_t i = 0; i < hashes.size(); ++i) {
+      if (hashes[i] == hash && assigned(static_cast<std::uint16_t>(i)) &&
+          scope_->names[i] == name) {
+        return &slots_[i].value;
       }
+    }
+    return extra_ ? find_extra(name, hash) : nullptr;
+  }
+
+  const Value* find_extra(std::string_view name, std::uint64_t hash) const {
+    for (const Var& var : *extra_) {
+      if (var.hash == hash && var.name == name) return &var.value;
     }
     return nullptr;
   }
 
-  std::uint64_t hashes_[kInline];  // of the inline variables, in order
+  // find(name, hash, where) when the slot does not answer: `f` is the frame `where` names.
+  [[gnu::noinline]] const Value* find_past(std::string_view name, std::uint64_t hash,
+                                           const Resolved& where, const Frame* f) const {
+    if (!f || f->scope_ != where.scope) return find(name, hash);
+    // The slot is unassigned (so the name is nowhere in f), or f's scope has no slot for it.
+    if (where.slot == kNoSlot && f->extra_) {
+      if (const Value* v = f->find_extra(name, hash)) return v;
+    }
+    return f->find_outside(name, hash);
+  }
+
+  // `name` in this frame's parents, then in the context.
+  const Value* find_outside(std::string_view name, std::uint64_t hash) const {
+    if (parent && (outer_mask_ & name_bit(hash))) return parent->find(name, hash);
+    return context_ ? context_->find(name, hash) : nullptr;
+  }
+
+  const Scope* scope_;
   Slot inline_[kInline];
-  std::size_t size_ = 0;
-  std::uint64_t mask_ = 0;              // mask_bit of this frame's variables
-  std::uint64_t outer_mask_ = 0;        // mask_bit of the ancestors' variables (see attach)
+  Slot* slots_;  // inline_, or heap_ for a scope with more slots
+  std::unique_ptr<Slot[]> heap_;
+  std::uint64_t assigned_ = 0;          // bit i: slot i holds a value
+  std::uint64_t mask_;                  // name_bit of the scope's names and of extra_'s
+  std::uint64_t outer_mask_ = 0;        // mask_ of the ancestors (see attach)
   const ValueDict* context_ = nullptr;  // the chain's root values, where every lookup may end
   bool is_root_ = false;
-  std::unique_ptr<std::vector<Var>> overflow_;
+  std::unique_ptr<std::vector<Var>> extra_;  // names the scope has no slot for
 };
 
 }  // namespace zf::detail

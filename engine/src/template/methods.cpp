@@ -226,22 +226,18 @@ Value bind_method(const Value& object, std::string name) {
   return Value(std::shared_ptr<const Callable>(std::make_shared<BoundMethod>(object, std::move(name))));
 }
 
-bool call_bound_method(const Value& callee, const std::vector<Value>& args,
-                       const std::vector<std::pair<std::string, Value>>& kwargs, Value& result) {
-  auto* bound = dynamic_cast<const BoundMethod*>(callee.as_callable().get());
-  if (!bound) return false;
+Value call_method(const Value& self, const std::string& m, const std::vector<Value>& args,
+                  const std::vector<std::pair<std::string, Value>>& kwargs) {
   if (!kwargs.empty()) {
-    throw Error(ErrorKind::Render, bound->name() + "() takes no keyword arguments");
+    throw Error(ErrorKind::Render,
+                std::string(self.type_name()) + "." + m + "() takes no keyword arguments");
   }
-  const Value& self = bound->self();
-  const std::string& m = bound->method();
   if (self.is_dict()) {
     const ValueDict& dict = self.as_dict();
     if (m == "get") {
       expect_args(m, args, 1, 2);
       const Value* found = args[0].is_string() ? dict.find(args[0].as_string()) : nullptr;
-      result = found ? *found : (args.size() > 1 ? args[1] : Value(nullptr));
-      return true;
+      return found ? *found : (args.size() > 1 ? args[1] : Value(nullptr));
     }
     expect_args(m, args, 0, 0);
     ValueList out;
@@ -255,27 +251,27 @@ bool call_bound_method(const Value& callee, const std::vector<Value>& args,
         out.push_back(value);
       }
     }
-    result = Value(std::move(out));
-    return true;
+    return Value(std::move(out));
   }
-  if (self.is_string()) {
-    result = call_str(self.as_string(), m, args);
-    return true;
-  }
+  if (self.is_string()) return call_str(self.as_string(), m, args);
   const ValueList& list = self.as_list();
   expect_args(m, args, 1, 1);
   std::int64_t count = 0;
   for (std::size_t i = 0; i < list.size(); ++i) {
     if (list[i] == args[0]) {
-      if (m == "index") {
-        result = Value(static_cast<std::int64_t>(i));
-        return true;
-      }
+      if (m == "index") return Value(static_cast<std::int64_t>(i));
       ++count;
     }
   }
   if (m == "index") throw Error(ErrorKind::Render, args[0].repr() + " is not in list");
-  result = Value(count);
+  return Value(count);
+}
+
+bool call_bound_method(const Value& callee, const std::vector<Value>& args,
+                       const std::vector<std::pair<std::string, Value>>& kwargs, Value& result) {
+  auto* bound = dynamic_cast<const BoundMethod*>(callee.as_callable().get());
+  if (!bound) return false;
+  result = call_method(bound->self(), bound->method(), args, kwargs);
   return true;
 }
 

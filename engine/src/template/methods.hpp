@@ -21,6 +21,10 @@ bool has_method(const Value& object, std::string_view name);
 /// A method bound to its object, the value of `object.name` before it is called.
 Value bind_method(const Value& object, std::string name);
 
+/// Calls method `name` of `self` (has_method(self, name) is true) with Python's semantics.
+Value call_method(const Value& self, const std::string& name, const std::vector<Value>& args,
+                  const std::vector<std::pair<std::string, Value>>& kwargs);
+
 /// If `callee` is a bound method, calls it and returns true.
 bool call_bound_method(const Value& callee, const std::vector<Value>& args,
                        const std::vector<std::pair<std::string, Value>>& kwargs, Value& result);

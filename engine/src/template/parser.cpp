@@ -10,6 +10,7 @@
 #include "source_position.hpp"
 #include "template/builtin_filters.hpp"
 #include "template/methods.hpp"
+#include "template/resolver.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/error.hpp"
 
@@ -234,8 +235,14 @@ class Parser {
     return make_stmt(offset, std::move(node));
   }
 
-  std::vector<std::string> parse_assign_targets(const char* statement) {
-    std::vector<std::string> targets;
+  // A name a statement assigns, with its hash.
+  static Target make_target(std::string name) {
+    std::uint64_t hash = ValueDict::hash(name);
+    return Target{std::move(name), hash, {}};
+  }
+
+  std::vector<Target> parse_assign_targets(const char* statement) {
+    std::vector<Target> targets;
     bool parens = skip(TokenKind::LeftParen);
     do {
       if (!at(TokenKind::Name)) {
@@ -246,23 +253,16 @@ class Parser {
           target == "False" || target == "None") {
         fail_at(current().offset, "cannot assign to '" + target + "'");
       }
-      targets.push_back(std::move(target));
+      targets.push_back(make_target(std::move(target)));
     } while (skip(TokenKind::Comma) && at(TokenKind::Name));
     if (parens) expect(TokenKind::RightParen);
     return targets;
-  }
-
-  static std::vector<std::uint64_t> hashes_of(const std::vector<std::string>& names) {
-    std::vector<std::uint64_t> hashes;
-    for (const auto& name : names) hashes.push_back(ValueDict::hash(name));
-    return hashes;
   }
 
   StmtPtr parse_for(std::size_t offset) {
     ForStmt node;
     open("for", offset);
     node.targets = parse_assign_targets("for");
-    node.target_hashes = hashes_of(node.targets);
     if (!skip_name("in")) fail_here("expected 'in' in 'for', found " + describe_current());
     node.iterable = parse_tuple_or_expression(/*allow_condexpr=*/false);
     if (skip_name("if")) node.condition = parse_expression();
@@ -271,6 +271,7 @@ class Parser {
     std::size_t loop_refs_before = loop_refs_;
     node.body = parse_body({"else", "endfor"});
     node.uses_loop = loop_refs_ != loop_refs_before;
+    node.loop = make_target("loop");
     if (at_name("else")) {
       advance();
       expect_block_end("else");
@@ -288,12 +289,11 @@ class Parser {
     if (skip(TokenKind::Assign)) {
       auto value = parse_tuple_or_expression();
       expect_block_end("set");
-      auto hashes = hashes_of(targets);
-      return make_stmt(offset, SetStmt{std::move(targets), std::move(value), std::move(hashes)});
+      return make_stmt(offset, SetStmt{std::move(targets), std::move(value)});
     }
     if (targets.size() != 1) fail_at(target_offset, "a block 'set' assigns exactly one name");
     SetBlockStmt node;
-    node.target = targets.front();
+    node.target = std::move(targets.front());
     while (skip(TokenKind::Pipe)) node.filters.push_back(parse_filter_call());
     expect_block_end("set");
     open("set", offset);
@@ -353,24 +353,25 @@ class Parser {
     }
     expect_block_end("endblock");
     close();
-    auto stmt = make_stmt(offset, BlockStmt{name, std::move(body), scoped, required});
+    auto stmt = make_stmt(offset, BlockStmt{name, std::move(body), scoped, required, {}});
     tree_.blocks[name] = &std::get<BlockStmt>(stmt->node);
     return stmt;
   }
 
   StmtPtr parse_macro(std::size_t offset) {
     MacroStmt node;
-    node.name = expect_name("a macro name");
+    node.target = make_target(expect_name("a macro name"));
     expect(TokenKind::LeftParen, "after the macro name");
     bool seen_default = false;
     while (!at(TokenKind::RightParen)) {
       if (!node.params.empty()) expect(TokenKind::Comma, "between macro parameters");
       if (at(TokenKind::RightParen)) break;
       std::size_t param_offset = current().offset;
-      MacroParam param{expect_name("a parameter name"), nullptr, 0};
-      param.hash = ValueDict::hash(param.name);
+      MacroParam param{expect_name("a parameter name"), nullptr};
       for (const auto& earlier : node.params) {
-        if (earlier.name == param.name) fail_at(param_offset, "duplicate parameter '" + param.name + "' in macro '" + node.name + "'");
+        if (earlier.name == param.name)
+          fail_at(param_offset,
+                  "duplicate parameter '" + param.name + "' in macro '" + node.target.name + "'");
       }
       if (skip(TokenKind::Assign)) {
         param.default_value = parse_expression();
@@ -385,7 +386,7 @@ class Parser {
     open("macro", offset);
     node.body = parse_body({"endmacro"});
     advance();  // endmacro
-    if (at(TokenKind::Name) && current().text == node.name) advance();
+    if (at(TokenKind::Name) && current().text == node.target.name) advance();
     expect_block_end("endmacro");
     close();
     return make_stmt(offset, std::move(node));
@@ -407,7 +408,7 @@ class Parser {
     ImportStmt node;
     node.name = parse_expression();
     if (!skip_name("as")) fail_here("expected 'as' in 'import', found " + describe_current());
-    node.alias = expect_name("a name after 'as'");
+    node.alias = make_target(expect_name("a name after 'as'"));
     node.with_context = parse_context_modifier(false);
     expect_block_end("import");
     return make_stmt(offset, std::move(node));
@@ -426,7 +427,7 @@ class Parser {
       std::string name = expect_name("a name to import");
       std::string alias = name;
       if (skip_name("as")) alias = expect_name("a name after 'as'");
-      node.names.emplace_back(std::move(name), std::move(alias));
+      node.names.emplace_back(std::move(name), make_target(std::move(alias)));
       if (!skip(TokenKind::Comma)) {
         node.with_context = parse_context_modifier(false);
         break;
@@ -442,7 +443,7 @@ class Parser {
       if (!node.assignments.empty()) expect(TokenKind::Comma, "between 'with' assignments");
       std::string name = expect_name("a name to assign to");
       expect(TokenKind::Assign, "in 'with'");
-      node.assignments.emplace_back(std::move(name), parse_expression());
+      node.assignments.emplace_back(make_target(std::move(name)), parse_expression());
     }
     advance();
     open("with", offset);
@@ -721,7 +722,7 @@ class Parser {
         if (name == "false" || name == "False") return make(offset, Literal{Value(false)});
         if (name == "none" || name == "None") return make(offset, Literal{Value(nullptr)});
         if (name == "loop") ++loop_refs_;
-        return make(offset, NameRef{std::string(name), ValueDict::hash(name)});
+        return make(offset, NameRef{std::string(name), ValueDict::hash(name), {}, {}});
       }
       case TokenKind::String: {
         std::string text;
@@ -791,7 +792,8 @@ class Parser {
           std::string attribute(advance().text);
           std::uint64_t hash = ValueDict::hash(attribute);
           bool maybe_method = is_method_name(attribute);
-          node = make(offset, GetAttr{std::move(node), std::move(attribute), hash, maybe_method});
+          node =
+              make(offset, GetAttr{std::move(node), std::move(attribute), hash, maybe_method, {}});
         } else if (at(TokenKind::Integer)) {
           Value index = parse_number(advance());
           node = make(offset, GetItem{std::move(node), make(offset, Literal{std::move(index)})});
@@ -951,6 +953,7 @@ std::shared_ptr<const TemplateTree> parse_template(std::string name, std::string
   tree->is_json = ends_with(tree->name, ".json") || ends_with(tree->name, ".json.j2");
   auto tokens = tokenize(tree->source, tree->origin, options);
   Parser(*tree, std::move(tokens), functions).run();
+  resolve_scopes(*tree);
   return tree;
 }
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Python's json.dumps with sort_keys=True and ensure_ascii=True, on zf::Value.
+// Python's json.dumps with sort_keys=True and ensure_ascii=True, on zf::Value, with the
+// characters Jinja2's htmlsafe_json_dumps replaces (< > & ') escaped as it does.
 #include "template/python_json.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string_view>
 #include <vector>
@@ -20,8 +22,17 @@ void append_hex4(std::string& out, unsigned value) {
   for (int shift = 12; shift >= 0; shift -= 4) out += hex[(value >> shift) & 15];
 }
 
-// Printable ASCII other than '"' and '\\': copied as is.
-bool plain_json_char(char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; }
+// Bytes copied as they are: printable ASCII other than '"' and '\\' (which JSON escapes) and
+// the four htmlsafe_json_dumps replaces. Outside strings, json.dumps writes none of those
+// four, so escaping them here is the same as Jinja2's replace on the whole text.
+constexpr std::array<bool, 256> kPlainJsonByte = [] {
+  std::array<bool, 256> plain{};
+  for (int c = 0x20; c < 0x7F; ++c) plain[static_cast<std::size_t>(c)] = true;
+  for (unsigned char c : {'"', '\\', '<', '>', '&', '\''}) plain[c] = false;
+  return plain;
+}();
+
+bool plain_json_char(char c) { return kPlainJsonByte[static_cast<unsigned char>(c)]; }
 
 void append_string(std::string& out, std::string_view text) {
   out += '"';
@@ -37,8 +48,6 @@ void append_string(std::string& out, std::string_view text) {
     pos += decode_utf8(text, pos, c);
     if (const char* escape = json_short_escape(c)) {
       out += escape;
-    } else if (c >= 0x20 && c < 0x7F) {
-      out += static_cast<char>(c);
     } else if (c < 0x10000) {
       append_hex4(out, static_cast<unsigned>(c));
     } else {

@@ -42,6 +42,12 @@ std::string map_code_points(std::string_view text, Map map) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t pos = 0; pos < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[pos]);
+    if (byte < 0x80) {  // every mapping takes ASCII to ASCII: a byte in, a byte out
+      out += static_cast<char>(map(char32_t{byte}, pos));
+      ++pos;
+      continue;
+    }
     char32_t c;
     std::size_t n = decode_utf8(text, pos, c);
     char32_t mapped = map(c, pos);

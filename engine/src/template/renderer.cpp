@@ -3,7 +3,11 @@
 // frames, block stacks, imported modules, recursion depth); the tree is never modified.
 #include "template/renderer.hpp"
 
+#include <array>
+#include <cstddef>
 #include <memory>
+#include <memory_resource>
+#include <new>
 #include <optional>
 #include <typeinfo>
 #include <unordered_map>
@@ -19,7 +23,6 @@
 namespace zf::detail {
 namespace {
 
-constexpr std::uint64_t kLoopHash = ValueDict::hash("loop");
 constexpr const char* kInlineIfWithoutElse = "the inline if-expression evaluated to false and has no 'else'";
 
 // A macro as a value: its definition and the frame it was defined in (its globals).
@@ -27,7 +30,7 @@ class Macro final : public Callable {
  public:
   Macro(const MacroStmt& stmt, const TemplateTree& tree, const Frame& frame)
       : stmt_(stmt), tree_(tree), frame_(frame) {}
-  const std::string& name() const noexcept override { return stmt_.name; }
+  const std::string& name() const noexcept override { return stmt_.target.name; }
   const MacroStmt& stmt() const { return stmt_; }
   const TemplateTree& tree() const { return tree_; }
   const Frame& frame() const { return frame_; }
@@ -56,7 +59,7 @@ class Renderer : public CallContext {
       : env_(environment), out_(&out), root_out_(&out), marks_(marks) {}
 
   void render_root(const TemplateTree& tree, const Value& context) {
-    Frame root;
+    Frame root(tree.scope);
     root.set_context(&context);
     render_template(tree, root);
   }
@@ -82,6 +85,14 @@ class Renderer : public CallContext {
   // Renders a template at the top level: runs its body; if it extends a parent, the rest of
   // its output is dropped and the parent renders with this template's blocks on top.
   void render_template(const TemplateTree& tree, Frame& frame) {
+    if (!tree.has_extends && tree.blocks.empty() && blocks_.empty()) {
+      // No inheritance and no blocks, here or in force: the body runs as it is.
+      const TemplateTree* saved_tree = tree_;
+      tree_ = &tree;
+      exec_body(tree.body, frame);
+      tree_ = saved_tree;
+      return;
+    }
     std::unordered_map<std::string_view, std::vector<BlockLevel>> saved = std::move(blocks_);
     blocks_.clear();
     const TemplateTree* current = &tree;
@@ -113,9 +124,8 @@ class Renderer : public CallContext {
     for (const auto& stmt : body) {
       if (auto* extends = std::get_if<ExtendsStmt>(&stmt->node)) {
         guard(*stmt, [&] {
-          Value name = eval(*extends->name, frame);
-          parent = &load(name, stmt->offset, false)->tree();
-          keep_.push_back(last_loaded_);
+          Value scratch;
+          parent = &load(lookup_located(*extends->name, frame, scratch), false)->tree();
         });
         out_ = &discard;  // after 'extends', only blocks and definitions matter
         continue;
@@ -127,24 +137,25 @@ class Renderer : public CallContext {
     tree_ = saved_tree;
   }
 
-  std::shared_ptr<const Template> load(const Value& name, std::size_t, bool ignore_missing) {
-    last_loaded_.reset();
-    auto try_one = [&](const Value& candidate) -> bool {
+  // The template `name` (or the first of a list of names) names, or nullptr when missing is
+  // allowed. The Environment caches what it loads for its lifetime, which outlasts the
+  // render, so the template is held by pointer.
+  const Template* load(const Value& name, bool ignore_missing) {
+    auto try_one = [&](const Value& candidate) -> const Template* {
       if (!candidate.is_string()) {
         throw Error(ErrorKind::Template, std::string("template name must be a string, got ") + candidate.type_name());
       }
-      last_loaded_ = env_.try_load(candidate.as_string());
-      return last_loaded_ != nullptr;
+      return env_.try_load(candidate.as_string()).get();
     };
     name.require_defined();
     if (name.is_list()) {
       for (const auto& candidate : name.as_list()) {
-        if (try_one(candidate)) return last_loaded_;
+        if (const Template* loaded = try_one(candidate)) return loaded;
       }
       if (ignore_missing) return nullptr;
       throw Error(ErrorKind::Template, "none of the templates " + name.repr() + " was found on the search path");
     }
-    if (try_one(name)) return last_loaded_;
+    if (const Template* loaded = try_one(name)) return loaded;
     if (ignore_missing) return nullptr;
     env_.load(name.as_string());  // throws the loader's precise error
     return nullptr;
@@ -179,6 +190,11 @@ class Renderer : public CallContext {
   }
 
   void exec(const Stmt& stmt, Frame& frame) {
+    // Text, most of what a template runs, is written without the dispatch.
+    if (auto* text = std::get_if<TextStmt>(&stmt.node)) {
+      exec_node(stmt, *text, frame);
+      return;
+    }
     std::visit([&](const auto& node) { exec_node(stmt, node, frame); }, stmt.node);
   }
 
@@ -189,7 +205,7 @@ class Renderer : public CallContext {
     // its text and copying it (the output is the same).
     if (auto* call = std::get_if<Call>(&node.expr->node)) {
       if (auto* name = std::get_if<NameRef>(&call->callee->node)) {
-        const Value* callee = frame.find(name->name, name->hash);
+        const Value* callee = frame.find(name->name, name->hash, name->where);
         if (callee && callee->is_callable()) {
           if (auto* macro = as_macro(callee->as_callable())) {
             if (marks_ && out_ == root_out()) marks_->push_back({out_->size(), tree_, stmt.offset});
@@ -249,7 +265,7 @@ class Renderer : public CallContext {
         throw error.has_location() ? error : locate(error, expr.offset);
       }
     }
-    Value scratch;
+    std::optional<Value> scratch;
     const Value& v = lookup(expr, frame, scratch);
     try {
       return v.truthy();
@@ -286,21 +302,19 @@ class Renderer : public CallContext {
     }
   }
 
-  // `hashes[i]` is ValueDict::hash(targets[i]).
-  void assign_targets(Frame& frame, const std::vector<std::string>& targets,
-                      const std::vector<std::uint64_t>& hashes, Value&& value, std::size_t offset) {
-    if (targets.size() == 1) {
-      frame.set(targets.front(), hashes.front(), std::move(value));
-      return;
-    }
-    assign_targets(frame, targets, hashes, static_cast<const Value&>(value), offset);
-  }
-
-  void assign_targets(Frame& frame, const std::vector<std::string>& targets,
-                      const std::vector<std::uint64_t>& hashes, const Value& value,
+  void assign_targets(Frame& frame, const std::vector<Target>& targets, Value&& value,
                       std::size_t offset) {
     if (targets.size() == 1) {
-      frame.set(targets.front(), hashes.front(), value);
+      frame.assign(targets.front(), std::move(value));
+      return;
+    }
+    assign_targets(frame, targets, static_cast<const Value&>(value), offset);
+  }
+
+  void assign_targets(Frame& frame, const std::vector<Target>& targets, const Value& value,
+                      std::size_t offset) {
+    if (targets.size() == 1) {
+      frame.assign(targets.front(), value);
       return;
     }
     try {
@@ -314,7 +328,7 @@ class Renderer : public CallContext {
                                                                         : "too many values to unpack (expected ") +
                                            std::to_string(targets.size()) + ", got " + std::to_string(items.size()) + ")");
       }
-      for (std::size_t i = 0; i < targets.size(); ++i) frame.set(targets[i], hashes[i], items[i]);
+      for (std::size_t i = 0; i < targets.size(); ++i) frame.assign(targets[i], items[i]);
     } catch (const Error& error) {
       throw error.has_location() ? error : locate(error, offset);
     }
@@ -330,13 +344,12 @@ class Renderer : public CallContext {
     } else {
       storage = iterate(iterable, node.iterable->offset);
     }
-    Frame loop_frame;
-    loop_frame.attach(&frame);
+    Frame loop_frame(&frame, node.scope);
     if (node.condition) {
       ValueList kept;
       for (const auto& item : *list) {
         loop_frame.clear();
-        assign_targets(loop_frame, node.targets, node.target_hashes, item, stmt.offset);
+        assign_targets(loop_frame, node.targets, item, stmt.offset);
         if (truthy(*node.condition, loop_frame)) kept.push_back(item);
       }
       storage = std::move(kept);
@@ -363,16 +376,15 @@ class Renderer : public CallContext {
         loop.set("depth0", Value(0));
         loop.set("previtem", i > 0 ? items[static_cast<std::size_t>(i - 1)] : Value::undefined("'loop.previtem' is undefined on the first iteration"));
         loop.set("nextitem", i + 1 < length ? items[static_cast<std::size_t>(i + 1)] : Value::undefined("'loop.nextitem' is undefined on the last iteration"));
-        loop_frame.push("loop", kLoopHash, Value(std::move(loop)));
+        loop_frame.assign(node.loop, Value(std::move(loop)));
       }
-      assign_targets(loop_frame, node.targets, node.target_hashes,
-                     items[static_cast<std::size_t>(i)], stmt.offset);
+      assign_targets(loop_frame, node.targets, items[static_cast<std::size_t>(i)], stmt.offset);
       exec_body(node.body, loop_frame);
     }
   }
 
   void exec_node(const Stmt& stmt, const SetStmt& node, Frame& frame) {
-    assign_targets(frame, node.targets, node.target_hashes, eval(*node.value, frame), stmt.offset);
+    assign_targets(frame, node.targets, eval(*node.value, frame), stmt.offset);
   }
 
   std::string capture(const Body& body, Frame& frame) {
@@ -403,13 +415,13 @@ class Renderer : public CallContext {
   }
 
   void exec_node(const Stmt&, const SetBlockStmt& node, Frame& frame) {
-    Frame inner(&frame);
+    Frame inner(&frame, node.scope);
     Value value(capture(node.body, inner));
-    frame.set(node.target, apply_filters(std::move(value), node.filters, frame));
+    frame.assign(node.target, apply_filters(std::move(value), node.filters, frame));
   }
 
   void exec_node(const Stmt&, const FilterBlockStmt& node, Frame& frame) {
-    Frame inner(&frame);
+    Frame inner(&frame, node.scope);
     Value value(capture(node.body, inner));
     Value result = apply_filters(std::move(value), node.filters, frame);
     emit(result.str(), 0);
@@ -420,25 +432,28 @@ class Renderer : public CallContext {
     DepthGuard(Renderer& renderer, const char* what) : r(renderer) {
       if (++r.depth_ > r.env_.options().max_depth) {
         --r.depth_;
-        throw Error(ErrorKind::Render, std::string("recursion too deep: more than ") +
-                                           std::to_string(r.env_.options().max_depth) +
-                                           " nested includes, macro calls or blocks (at " + what + ")");
+        too_deep(r.env_.options().max_depth, what);
       }
     }
     ~DepthGuard() { --r.depth_; }
+    // Out of line, so that entering a macro, an include or a block stays a few instructions.
+    [[noreturn, gnu::noinline]] static void too_deep(int max_depth, const char* what) {
+      throw Error(ErrorKind::Render,
+                  std::string("recursion too deep: more than ") + std::to_string(max_depth) +
+                      " nested includes, macro calls or blocks (at " + what + ")");
+    }
   };
 
   void exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame) {
-    std::shared_ptr<const Template> included;
+    const Template* included = nullptr;
     guard(stmt, [&] {
-      Value name = eval(*node.name, frame);
-      included = load(name, stmt.offset, node.ignore_missing);
+      Value scratch;
+      included = load(lookup_located(*node.name, frame, scratch), node.ignore_missing);
     });
     if (!included) return;
-    keep_.push_back(included);
     DepthGuard depth(*this, "include");
     const TemplateTree* saved_tree = tree_;
-    Frame inner;
+    Frame inner(included->tree().scope);
     if (node.with_context) {
       inner.attach(&frame);
     } else {
@@ -479,8 +494,7 @@ class Renderer : public CallContext {
     const TemplateTree* saved_tree = tree_;
     tree_ = level.tree;
     block_stack_.push_back({name, index, &frame, scoped});
-    Frame inner;
-    inner.attach(scoped ? &frame : root_of(frame));
+    Frame inner(scoped ? &frame : root_of(frame), level.block->scope);
     try {
       exec_body(level.block->body, inner);
     } catch (...) {
@@ -524,18 +538,26 @@ class Renderer : public CallContext {
     return Value(std::move(buffer));
   }
 
-  void exec_node(const Stmt& stmt, const MacroStmt& node, Frame& frame) {
-    (void)stmt;
-    frame.set(node.name, Value(std::shared_ptr<const Callable>(std::make_shared<Macro>(node, *tree_, frame))));
+  void exec_node(const Stmt&, const MacroStmt& node, Frame& frame) {
+    // The Macro lives in the render's arena and the value points at it without owning it
+    // (an aliasing shared_ptr with no owner): defining a macro allocates nothing, and passing
+    // it around counts no references. A Macro holds only references, so the arena releases
+    // it without running its destructor; no value outlives the render.
+    const Macro* macro =
+        new (arena_.allocate(sizeof(Macro), alignof(Macro))) Macro(node, *tree_, frame);
+    frame.assign(node.target,
+                 Value(std::shared_ptr<const Callable>(std::shared_ptr<const Callable>(), macro)));
   }
 
   // Runs a template as a module (for import) and returns its exported names.
   Value import_module(const Stmt& stmt, const Expr& name_expr, bool with_context, Frame& frame) {
-    std::shared_ptr<const Template> loaded;
-    guard(stmt, [&] { loaded = load(eval(name_expr, frame), stmt.offset, false); });
-    keep_.push_back(loaded);
+    const Template* loaded = nullptr;
+    guard(stmt, [&] {
+      Value scratch;
+      loaded = load(lookup_located(name_expr, frame, scratch), false);
+    });
     DepthGuard depth(*this, "import");
-    auto& module = *modules_.emplace_back(std::make_unique<Module>());
+    auto& module = *modules_.emplace_back(std::make_unique<Module>(loaded->tree().scope));
     // As in Jinja2, `with context` hands the module the names visible here as they are now:
     // its macros, called later, do not see what the importer sets after the import.
     if (with_context) module.context = visible_names(frame);
@@ -555,10 +577,9 @@ class Renderer : public CallContext {
     out_ = saved;
     tree_ = saved_tree;
     ValueDict exported;
-    for (std::size_t i = 0; i < module_frame.size(); ++i) {
-      const Frame::Var& var = module_frame.at(i);
-      if (!var.name.empty() && var.name.front() != '_') exported.set(std::string(var.name), var.value);
-    }
+    module_frame.for_each([&](std::string_view name, const Value& value) {
+      if (!name.empty() && name.front() != '_') exported.set(std::string(name), value);
+    });
     return Value(std::move(exported));
   }
 
@@ -569,14 +590,14 @@ class Renderer : public CallContext {
     ValueDict names;
     if (const ValueDict* context = frame.context()) names = *context;
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-      for (std::size_t i = 0; i < (*it)->size(); ++i)
-        names.set(std::string((*it)->at(i).name), (*it)->at(i).value);
+      (*it)->for_each(
+          [&](std::string_view name, const Value& value) { names.set(std::string(name), value); });
     }
     return Value(std::move(names));
   }
 
   void exec_node(const Stmt& stmt, const ImportStmt& node, Frame& frame) {
-    frame.set(node.alias, import_module(stmt, *node.name, node.with_context, frame));
+    frame.assign(node.alias, import_module(stmt, *node.name, node.with_context, frame));
   }
 
   void exec_node(const Stmt& stmt, const FromImportStmt& node, Frame& frame) {
@@ -586,15 +607,16 @@ class Renderer : public CallContext {
       if (!value) {
         throw locate(Error(ErrorKind::Template, "the imported template does not export '" + name + "'"), stmt.offset);
       }
-      frame.set(alias, *value);
+      frame.assign(alias, *value);
     }
   }
 
   void exec_node(const Stmt&, const WithStmt& node, Frame& frame) {
-    Frame inner(&frame);
+    Frame inner(&frame, node.scope);
     std::vector<Value> values;
-    for (const auto& [name, expr] : node.assignments) values.push_back(eval(*expr, frame));
-    for (std::size_t i = 0; i < values.size(); ++i) inner.set(node.assignments[i].first, std::move(values[i]));
+    for (const auto& [target, expr] : node.assignments) values.push_back(eval(*expr, frame));
+    for (std::size_t i = 0; i < values.size(); ++i)
+      inner.assign(node.assignments[i].first, std::move(values[i]));
     exec_body(node.body, inner);
   }
 
@@ -605,13 +627,25 @@ class Renderer : public CallContext {
   // Names and literals, most of what templates look up, are handled inline; the rest
   // (whose stack frames are larger) out of line.
   [[gnu::always_inline]] const Value& lookup(const Expr& expr, const Frame& frame, Value& scratch) {
-    if (auto* name = std::get_if<NameRef>(&expr.node)) {
-      if (const Value* v = frame.find(name->name, name->hash)) return *v;
-      scratch = Value::undefined_variable(name->name);
-      return scratch;
-    }
-    if (auto* literal = std::get_if<Literal>(&expr.node)) return literal->value;
+    if (const Value* v = existing(expr, frame)) return *v;
     return lookup_compound(expr, frame, scratch);
+  }
+
+  // The same where a scratch value is rarely needed: it is made only when it is.
+  [[gnu::always_inline]] const Value& lookup(const Expr& expr, const Frame& frame,
+                                             std::optional<Value>& scratch) {
+    if (const Value* v = existing(expr, frame)) return *v;
+    return lookup_compound(expr, frame, scratch.emplace());
+  }
+
+  // The value of a name or a literal, which exists already; nullptr for other expressions.
+  [[gnu::always_inline]] const Value* existing(const Expr& expr, const Frame& frame) {
+    if (auto* name = std::get_if<NameRef>(&expr.node)) {
+      const Value* v = frame.find(name->name, name->hash, name->where);
+      return v ? v : &name->missing;
+    }
+    if (auto* literal = std::get_if<Literal>(&expr.node)) return &literal->value;
+    return nullptr;
   }
 
   // The same, as a call: GCC cannot tell that default_in_place never returns its local
@@ -634,11 +668,13 @@ class Renderer : public CallContext {
     } else if (auto* attr = std::get_if<GetAttr>(&expr.node)) {
       Value object_scratch;
       const Value& object = lookup(*attr->object, frame, object_scratch);
-      if (object.is_undefined()) {
-        throw locate(Error(ErrorKind::Undefined, object.undefined_description()), attr->object->offset);
-      }
-      if (&object != &object_scratch && object.is_dict() && !(attr->maybe_method && has_method(object, attr->attribute))) {
-        if (const Value* v = object.as_dict().find(attr->attribute, attr->hash)) return *v;
+      require_object(*attr, object);
+      if (object.is_dict() && !(attr->maybe_method && has_method(object, attr->attribute))) {
+        // A key: the value where it is (unless the dict itself is a temporary), or the
+        // attribute's undefined value.
+        const Value* v = object.as_dict().find(attr->attribute, attr->hash);
+        if (!v) return attr->missing_key;
+        if (&object != &object_scratch) return *v;
       }
       try {
         scratch = get_attribute(object, attr->attribute);
@@ -658,9 +694,14 @@ class Renderer : public CallContext {
     // Every argument is evaluated, as Jinja2 does, even when the subject is kept.
     const Value& subject = lookup(*filter.subject, frame, scratch);
     const auto& args = filter.args.positional;
+    // The usual forms: no argument, or one literal (nothing to evaluate).
+    if (args.empty())
+      return subject.is_undefined() ? *filter.spec->parameters[0].default_value : subject;
+    if (auto* literal = std::get_if<Literal>(&args[0]->node); literal && args.size() == 1) {
+      return subject.is_undefined() ? literal->value : subject;
+    }
     Value fallback_scratch, flag_scratch;
-    const Value* fallback = args.empty() ? &*filter.spec->parameters[0].default_value
-                                         : &lookup_outlined(*args[0], frame, fallback_scratch);
+    const Value* fallback = &lookup_outlined(*args[0], frame, fallback_scratch);
     bool use_default = subject.is_undefined();
     if (!use_default && args.size() == 2) use_default = lookup(*args[1], frame, flag_scratch).truthy() && !subject.truthy();
     if (!use_default) return subject;
@@ -669,6 +710,17 @@ class Renderer : public CallContext {
       return scratch;
     }
     return *fallback;
+  }
+
+  // What eval() gives, without copying a value that exists (the name of an included
+  // template): lookup() with eval()'s error location.
+  const Value& lookup_located(const Expr& expr, const Frame& frame, Value& scratch) {
+    try {
+      return lookup(expr, frame, scratch);
+    } catch (const Error& error) {
+      if (error.has_location()) throw;
+      throw locate(error, expr.offset);
+    }
   }
 
   Value eval(const Expr& expr, const Frame& frame) {
@@ -683,8 +735,8 @@ class Renderer : public CallContext {
   Value eval_node(const Expr&, const Literal& node, const Frame&) { return node.value; }
 
   Value eval_node(const Expr&, const NameRef& node, const Frame& frame) {
-    if (const Value* v = frame.find(node.name, node.hash)) return *v;
-    return Value::undefined_variable(node.name);
+    if (const Value* v = frame.find(node.name, node.hash, node.where)) return *v;
+    return node.missing;
   }
 
   static const char* object_type(const Value& object) {
@@ -749,12 +801,17 @@ class Renderer : public CallContext {
     return missing_member(object, key);
   }
 
-  Value eval_node(const Expr&, const GetAttr& node, const Frame& frame) {
-    Value scratch;
-    const Value& object = lookup(*node.object, frame, scratch);
+  // `object.name` fails on an undefined object, where the object was written.
+  void require_object(const GetAttr& node, const Value& object) const {
     if (object.is_undefined()) {
       throw locate(Error(ErrorKind::Undefined, object.undefined_description()), node.object->offset);
     }
+  }
+
+  Value eval_node(const Expr&, const GetAttr& node, const Frame& frame) {
+    Value scratch;
+    const Value& object = lookup(*node.object, frame, scratch);
+    require_object(node, object);
     return get_attribute(object, node.attribute);
   }
 
@@ -810,7 +867,7 @@ class Renderer : public CallContext {
       if (node.op == BinaryOp::And ? !t : t) return left;
       return eval(*node.right, frame);
     }
-    Value left_scratch, right_scratch;
+    std::optional<Value> left_scratch, right_scratch;
     const Value& left = lookup(*node.left, frame, left_scratch);
     const Value& right = lookup(*node.right, frame, right_scratch);
     return apply_binary(node.op, left, right);
@@ -822,7 +879,7 @@ class Renderer : public CallContext {
 
   bool compare_chain(const Compare& node, const Frame& frame) {
     // Operands are looked up in place; a chain `a < b < c` alternates two scratch values.
-    Value scratch[2];
+    std::optional<Value> scratch[2];
     const Value* left = &lookup(*node.first, frame, scratch[0]);
     std::size_t next = 1;
     for (const auto& [op, expr] : node.rest) {
@@ -954,7 +1011,7 @@ class Renderer : public CallContext {
   // Arguments objects reused by the calls of one render: a call takes the next free one
   // and returns it emptied (its vectors keep their capacity), so binding allocates nothing
   // once the render has warmed up. Nested calls (a filter argument that calls a filter)
-  // take the next one.
+  // take the next one; the first few live inside the Renderer.
   struct ArgumentsLease {
     Renderer& renderer;
     Arguments& args;
@@ -969,9 +1026,20 @@ class Renderer : public CallContext {
     }
   };
   Arguments& acquire_arguments() {
-    if (arguments_in_use_ == arguments_pool_.size()) arguments_pool_.push_back(std::make_unique<Arguments>());
-    return *arguments_pool_[arguments_in_use_++];
+    const std::size_t i = arguments_in_use_++;
+    Arguments* args;
+    if (i < arguments_inline_.size()) {
+      args = &arguments_inline_[i];
+    } else {
+      const std::size_t more = i - arguments_inline_.size();
+      if (more == arguments_more_.size()) arguments_more_.push_back(std::make_unique<Arguments>());
+      args = arguments_more_[more].get();
+    }
+    // Room for any builtin's parameters at the first use, so later calls never regrow it.
+    if (args->bound.capacity() == 0) args->bound.reserve(kBoundCapacity);
+    return *args;
   }
+  static constexpr std::size_t kBoundCapacity = 8;
 
   // Calls a filter or test. `direct` (set only for calls without arguments) skips
   // std::function, and the binder too when there are no parameters to fill.
@@ -1012,7 +1080,7 @@ class Renderer : public CallContext {
   }
 
   bool test_result(const Expr& expr, const TestExpr& node, const Frame& frame) {
-    Value scratch;
+    std::optional<Value> scratch;
     const Value& subject = lookup(*node.subject, frame, scratch);
     try {
       bool result =
@@ -1027,7 +1095,7 @@ class Renderer : public CallContext {
   Value eval_node(const Expr& expr, const Call& node, const Frame& frame) {
     // `name(...)`: a macro or variable in scope wins over a global function.
     if (auto* name = std::get_if<NameRef>(&node.callee->node)) {
-      const Value* local = frame.find(name->name, name->hash);
+      const Value* local = frame.find(name->name, name->hash, name->where);
       if (!local) {
         if (name->name == "super" && node.args.positional.empty() && node.args.keyword.empty()) {
           return render_super(expr.offset);
@@ -1040,7 +1108,21 @@ class Renderer : public CallContext {
         throw Error(ErrorKind::Undefined, "undefined function or variable '" + name->name + "'");
       }
     }
-    Value callee = eval(*node.callee, frame);
+    Value callee;
+    if (auto* attr = std::get_if<GetAttr>(&node.callee->node)) {
+      // `object.method(...)`: the method is called on the object where it is, with no bound
+      // method made first.
+      Value scratch;
+      const Value& object = lookup(*attr->object, frame, scratch);
+      if (attr->maybe_method && has_method(object, attr->attribute)) {
+        auto [positional, keyword] = eval_args(node.args, frame);
+        return call_method(object, attr->attribute, positional, keyword);
+      }
+      require_object(*attr, object);
+      callee = get_attribute(object, attr->attribute);
+    } else {
+      callee = eval(*node.callee, frame);
+    }
     callee.require_defined();
     if (!callee.is_callable()) {
       throw Error(ErrorKind::Render, std::string("'") + callee.type_name() + "' object is not callable");
@@ -1062,18 +1144,29 @@ class Renderer : public CallContext {
   void call_macro(const Macro& macro, const CallArguments& call, const Frame& caller, std::string* target) {
     const MacroStmt& stmt = macro.stmt();
     const auto& params = stmt.params;
-    if (params.size() > 64) throw Error(ErrorKind::Render, "macro '" + stmt.name + "' declares more than 64 parameters");
-    Frame inner(&macro.frame());
+    if (params.size() > 64)
+      throw Error(ErrorKind::Render,
+                  "macro '" + stmt.target.name + "' declares more than 64 parameters");
+    Frame inner(&macro.frame(), stmt.scope);
     std::unique_ptr<Error> deferred;  // the first binding error
     std::uint64_t given = 0;  // bit i: parameter i was passed
     for (std::size_t i = 0; i < call.positional.size(); ++i) {
-      Value value = eval(*call.positional[i], caller);
+      const Expr& arg = *call.positional[i];
       if (i < params.size()) {
-        inner.push(params[i].name, params[i].hash, std::move(value));
+        // A name or a literal, the usual argument, is copied straight into its slot.
+        const auto slot = static_cast<std::uint16_t>(i);
+        if (const Value* value = existing(arg, caller)) {
+          inner.assign_slot(slot, *value);
+        } else {
+          inner.assign_slot(slot, eval(arg, caller));
+        }
         given |= std::uint64_t{1} << i;
-      } else if (!deferred) {
+        continue;
+      }
+      (void)eval(arg, caller);  // evaluated all the same, as Python does before failing
+      if (!deferred) {
         deferred = std::make_unique<Error>(ErrorKind::Render,
-                                           "macro '" + stmt.name + "' takes not more than " +
+                                           "macro '" + stmt.target.name + "' takes not more than " +
                                                std::to_string(params.size()) + " argument(s)");
       }
     }
@@ -1085,14 +1178,14 @@ class Renderer : public CallContext {
         if (!deferred)
           deferred = std::make_unique<Error>(
               ErrorKind::Render,
-              "macro '" + stmt.name + "' takes no keyword argument '" + name + "'");
+              "macro '" + stmt.target.name + "' takes no keyword argument '" + name + "'");
       } else if (given & (std::uint64_t{1} << i)) {
         if (!deferred)
           deferred = std::make_unique<Error>(
               ErrorKind::Render,
-              "macro '" + stmt.name + "' got multiple values for argument '" + name + "'");
+              "macro '" + stmt.target.name + "' got multiple values for argument '" + name + "'");
       } else {
-        inner.push(params[i].name, params[i].hash, std::move(value));
+        inner.assign_slot(static_cast<std::uint16_t>(i), std::move(value));
         given |= std::uint64_t{1} << i;
       }
     }
@@ -1104,11 +1197,13 @@ class Renderer : public CallContext {
       // Defaults are evaluated in the macro's scope, so they may refer to earlier parameters.
       for (std::size_t i = 0; i < stmt.params.size(); ++i) {
         if (given & (std::uint64_t{1} << i)) continue;
+        const auto slot = static_cast<std::uint16_t>(i);
         if (stmt.params[i].default_value) {
-          inner.push(stmt.params[i].name, stmt.params[i].hash, eval(*stmt.params[i].default_value, inner));
+          inner.assign_slot(slot, eval(*stmt.params[i].default_value, inner));
         } else {
-          inner.push(stmt.params[i].name, stmt.params[i].hash, Value::undefined("undefined variable '" + stmt.params[i].name +
-                                                          "' (macro '" + stmt.name + "' was called without it)"));
+          inner.assign_slot(
+              slot, Value::undefined("undefined variable '" + stmt.params[i].name + "' (macro '" +
+                                     stmt.target.name + "' was called without it)"));
         }
       }
       std::string* saved = out_;
@@ -1142,14 +1237,17 @@ class Renderer : public CallContext {
   };
   std::vector<ActiveBlock> block_stack_;
   struct Module {
+    explicit Module(const Scope& scope) : frame(scope) {}
     Value context;  // what a module imported `with context` sees besides its own names
     Frame frame;
   };
   std::vector<std::unique_ptr<Module>> modules_;  // imported modules, alive for the render
-  std::vector<std::shared_ptr<const Template>> keep_;
-  std::shared_ptr<const Template> last_loaded_;
-  std::vector<std::unique_ptr<Arguments>> arguments_pool_;
+  std::array<Arguments, 2> arguments_inline_;
+  std::vector<std::unique_ptr<Arguments>> arguments_more_;  // for calls nested deeper
   std::size_t arguments_in_use_ = 0;
+  // Per-render objects released together (macros): a few inside the Renderer, more on the heap.
+  alignas(std::max_align_t) std::byte arena_buffer_[512];
+  std::pmr::monotonic_buffer_resource arena_{arena_buffer_, sizeof arena_buffer_};
 };
 
 }  // namespace
