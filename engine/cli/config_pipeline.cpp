@@ -26,7 +26,7 @@ std::vector<Error> ConfigMaker::problems_with_sources(const Variant& variant,
 }
 
 bool ConfigMaker::prepare(ConfigJob& job, const Variant& variant, ManifestEntry& entry,
-                          ValidateOptions& validate, Value& values, Json& merged,
+                          ValidateOptions& validate, RenderValues& values, Json& merged,
                           Json& context) const {
   const Family& family = expansion_.family();
   const std::string& tier = expansion_.tier_name(variant);
@@ -46,7 +46,7 @@ bool ConfigMaker::prepare(ConfigJob& job, const Variant& variant, ManifestEntry&
     // Without plugins the values stay in two layers: the tier's, shared, and the variant's.
     VariantValues::Layers layers = variant_values_.values(variant);
     if (deepspeed_) {
-      ContractCheck check = check_deepspeed_values(layers.top, *layers.base);
+      ContractCheck check = check_deepspeed_values(layers.top, layers.base->as_dict());
       if (!check.ok()) {
         job.problems = problems_with_sources(variant, context);
         return false;
@@ -58,7 +58,8 @@ bool ConfigMaker::prepare(ConfigJob& job, const Variant& variant, ManifestEntry&
     layers.top.set("tier", Value(tier));
     layers.top.set("family", Value(family.name));
     layers.top.set("variant", Value(variant.slug));
-    values = layers.merged();
+    values.values = Value(std::move(layers.top));
+    values.globals = layers.base;
   } else {
     context = {{"template", family.template_name},
                {"family", family.name},
@@ -86,10 +87,10 @@ bool ConfigMaker::prepare(ConfigJob& job, const Variant& variant, ManifestEntry&
     named["tier"] = tier;
     named["family"] = family.name;
     named["variant"] = variant.slug;
-    values = Value::from_json(named);
+    values.values = Value::from_json(named);
   }
   try {
-    entry.path = check_output_path(output_path_->render(values), family);
+    entry.path = check_output_path(output_path_->render(values.values, values.globals), family);
   } catch (const Error& error) {
     if (error.kind() != ErrorKind::Values)
       throw RenderFailure{error, job.index, "naming the file of"};
@@ -104,7 +105,7 @@ void ConfigMaker::make(ConfigJob& job) const {
   Variant variant = expansion_.variant(job.index);
   ManifestEntry entry;
   ValidateOptions validate;
-  Value values;
+  RenderValues values;
   Json merged, context;  // with plugins: the values and the config's description for hooks
   if (!prepare(job, variant, entry, validate, values, merged, context)) return;
   entry.variant = std::move(variant.choice);
@@ -112,7 +113,7 @@ void ConfigMaker::make(ConfigJob& job) const {
 
   Json config;
   try {
-    config = setup_.template_->render_json(values);
+    config = setup_.template_->render_json(values.values, values.globals);
   } catch (const Error& error) {
     throw RenderFailure{error, job.index, "rendering"};
   }

@@ -53,6 +53,13 @@ struct ConfigTarget {
   DriftCheck* drift = nullptr;
 };
 
+/// What a config's template renders: `values`, over `globals` when the variant's values are
+/// kept in two layers (the tier's, shared, under the variant's own).
+struct RenderValues {
+  Value values;
+  const Value* globals = nullptr;
+};
+
 /// Makes the configs of one family. `make` may run on several threads at once, except with
 /// plugins, whose hooks are not promised to be thread-safe.
 class ConfigMaker {
@@ -65,10 +72,10 @@ class ConfigMaker {
   void make(ConfigJob& job) const;
 
  private:
-  // The variant's values checked and named (entry, validator options, template values), or
+  // The variant's values checked and named (entry, validator options, what to render), or
   // false with the job's problems or refusals filled.
   bool prepare(ConfigJob& job, const Variant& variant, ManifestEntry& entry,
-               ValidateOptions& validate, Value& values, nlohmann::ordered_json& merged,
+               ValidateOptions& validate, RenderValues& values, nlohmann::ordered_json& merged,
                nlohmann::ordered_json& context) const;
   // Each contract problem of `variant`, placed at the file and pointer where its value was
   // written (the values are layered again, with provenance: only for a refused variant).

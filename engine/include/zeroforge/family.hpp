@@ -298,16 +298,16 @@ class Expansion {
 ///     zf::VariantValues all(expansion);
 ///     for (std::size_t i = 0; i < expansion.size(); ++i) {
 ///       zf::VariantValues::Layers values = all.values(expansion.variant(i));
-///       zf::check_deepspeed_values(values.top, *values.base);
+///       zf::check_deepspeed_values(values.top, values.base->as_dict());
 ///       values.top.set("tier", "medium");
-///       tpl->render(values.merged());
+///       tpl->render(zf::Value(std::move(values.top)), values.base);  // or values.merged()
 ///     }
 class VariantValues {
  public:
   /// One variant's values.
   struct Layers {
-    /// Its tier's values below the variant layer; owned by the VariantValues.
-    const ValueDict* base = nullptr;
+    /// Its tier's values below the variant layer (a dict); owned by the VariantValues.
+    const Value* base = nullptr;
     /// The top-level values written above the base, in first-write order; a key here hides
     /// the base's.
     ValueDict top;
@@ -321,7 +321,7 @@ class VariantValues {
   Layers values(const Variant& variant) const;
 
  private:
-  std::vector<ValueDict> bases_;  // by tier (one without tiers)
+  std::vector<Value> bases_;  // by tier (one without tiers)
   // Each axis value, include entry and override as a patch (dotted keys nested), made once.
   std::vector<std::vector<Value>> axis_patches_;
   std::vector<Value> include_patches_;

@@ -30,15 +30,18 @@ class Template {
   /// True when the name ends in `.json` or `.json.j2`: its output is JSON.
   bool is_json() const noexcept;
 
-  /// Renders with `context` (a dict) as the top-level variables. Throws zf::Error with the
-  /// template location of the failure.
-  std::string render(const Value& context) const;
+  /// Renders with `context` (a dict) as the top-level variables. With `globals` (a dict), a
+  /// name `context` lacks is looked up there, as Jinja2 looks up a template's globals under
+  /// a render's variables: renders that share most of their values pass those once instead
+  /// of copying them into every context. Throws zf::Error with the template location of the
+  /// failure.
+  std::string render(const Value& context, const Value* globals = nullptr) const;
   /// The same, appended to `out` (a caller rendering many times reuses one buffer).
-  void render_into(const Value& context, std::string& out) const;
+  void render_into(const Value& context, std::string& out, const Value* globals = nullptr) const;
   /// Renders, then parses and normalises the output as JSON (see docs/template-language.md:
   /// key order kept, duplicate keys rejected, integral exponent numbers as integers).
   /// A JSON syntax error names the line of the output and the template line that wrote it.
-  nlohmann::ordered_json render_json(const Value& context) const;
+  nlohmann::ordered_json render_json(const Value& context, const Value* globals = nullptr) const;
 
   /// The top-level names the template (with its includes, parents and macros) reads
   /// without defining them, sorted: what the values must supply (Jinja2's

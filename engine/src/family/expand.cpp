@@ -179,7 +179,7 @@ Value merged(const Value& below, const Value& patch) {
 
 VariantValues::VariantValues(const Expansion& expansion) {
   for (const auto& base : expansion.base_by_tier_) {
-    bases_.push_back(Value::from_json(base).as_dict());
+    bases_.push_back(Value::from_json(base));
   }
   for (const Axis& axis : expansion.family_.axes) {
     auto& patches = axis_patches_.emplace_back();
@@ -204,7 +204,7 @@ VariantValues::Layers VariantValues::values(const Variant& variant) const {
   auto apply = [&](const Value& patch) {
     for (const auto& [key, value] : patch.as_dict()) {
       const Value* below = layers.top.find(key);
-      if (below == nullptr) below = layers.base->find(key);
+      if (below == nullptr) below = layers.base->as_dict().find(key);
       layers.top.set(key, below != nullptr ? merged(*below, value) : value);
     }
   };
@@ -221,7 +221,7 @@ VariantValues::Layers VariantValues::values(const Variant& variant) const {
 
 Value VariantValues::Layers::merged() const {
   // ValueDict::set keeps a replaced key's position and appends a new one, as the JSON did.
-  ValueDict dict = *base;
+  ValueDict dict = base->as_dict();
   for (const auto& [key, value] : top) dict.set(key, value);
   return Value(std::move(dict));
 }

@@ -44,12 +44,15 @@ class Frame {
     parent = parent_frame;
     outer_mask_ = parent_frame ? parent_frame->mask_ | parent_frame->outer_mask_ : 0;
     context_ = parent_frame ? parent_frame->context_ : nullptr;
+    globals_ = parent_frame ? parent_frame->globals_ : nullptr;
   }
-  /// Makes this frame a root whose lookups end in `values` (a dict; anything else holds no names).
-  void set_context(const Value* values) noexcept {
+  /// Makes this frame a root whose lookups end in `values`, then in `globals` (dicts; anything
+  /// else holds no names).
+  void set_context(const Value* values, const Value* globals = nullptr) noexcept {
     parent = nullptr;
     outer_mask_ = 0;
     context_ = values && values->is_dict() ? &values->as_dict() : nullptr;
+    globals_ = globals && globals->is_dict() ? &globals->as_dict() : nullptr;
     is_root_ = true;
   }
 
@@ -58,6 +61,8 @@ class Frame {
   bool is_root() const noexcept { return is_root_; }
   /// The values the chain's root frame holds (nullptr when it holds none).
   const ValueDict* context() const noexcept { return context_; }
+  /// The values under them, for names they lack (nullptr when there are none).
+  const ValueDict* globals() const noexcept { return globals_; }
 
   /// The variable a resolved name refers to, or nullptr. `where` names the frame (this one's
   /// `where.hops`-th parent) and its slot; when that frame is not laid out for `where.scope`
@@ -84,7 +89,7 @@ class Frame {
       if (!(f->outer_mask_ & bit)) break;
       f = f->parent;
     }
-    return context_ ? context_->find(name, hash) : nullptr;
+    return find_in_context(name, hash);
   }
 
   /// Assigns a statement's target: into its slot when this frame is laid out for the
@@ -198,10 +203,18 @@ class Frame {
     return f->find_outside(name, hash);
   }
 
+  // `name` in the chain's context, then in its globals.
+  const Value* find_in_context(std::string_view name, std::uint64_t hash) const {
+    if (context_) {
+      if (const Value* v = context_->find(name, hash)) return v;
+    }
+    return globals_ ? globals_->find(name, hash) : nullptr;
+  }
+
   // `name` in this frame's parents, then in the context.
   const Value* find_outside(std::string_view name, std::uint64_t hash) const {
     if (parent && (outer_mask_ & name_bit(hash))) return parent->find(name, hash);
-    return context_ ? context_->find(name, hash) : nullptr;
+    return find_in_context(name, hash);
   }
 
   const Scope* scope_;
@@ -212,6 +225,7 @@ class Frame {
   std::uint64_t mask_;                  // name_bit of the scope's names and of extra_'s
   std::uint64_t outer_mask_ = 0;        // mask_ of the ancestors (see attach)
   const ValueDict* context_ = nullptr;  // the chain's root values, where every lookup may end
+  const ValueDict* globals_ = nullptr;  // under context_: names it lacks are looked up here
   bool is_root_ = false;
   std::unique_ptr<std::vector<Var>> extra_;  // names the scope has no slot for
 };

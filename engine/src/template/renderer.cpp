@@ -58,9 +58,9 @@ class Renderer : public CallContext {
   Renderer(const Environment& environment, std::string& out, std::vector<OutputMark>* marks)
       : env_(environment), out_(&out), root_out_(&out), marks_(marks) {}
 
-  void render_root(const TemplateTree& tree, const Value& context) {
+  void render_root(const TemplateTree& tree, const Value& context, const Value* globals) {
     Frame root(tree.scope);
-    root.set_context(&context);
+    root.set_context(&context, globals);
     render_template(tree, root);
   }
 
@@ -588,7 +588,14 @@ class Renderer : public CallContext {
     std::vector<const Frame*> chain;
     for (const Frame* f = &frame; f; f = f->parent) chain.push_back(f);
     ValueDict names;
-    if (const ValueDict* context = frame.context()) names = *context;
+    if (const ValueDict* globals = frame.globals()) names = *globals;
+    if (const ValueDict* context = frame.context()) {
+      if (names.empty()) {
+        names = *context;
+      } else {
+        for (const auto& [name, value] : *context) names.set(name, value);
+      }
+    }
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
       (*it)->for_each(
           [&](std::string_view name, const Value& value) { names.set(std::string(name), value); });
@@ -1253,9 +1260,9 @@ class Renderer : public CallContext {
 }  // namespace
 
 void render_tree(const Environment& environment, const TemplateTree& tree, const Value& context,
-                 std::string& out, std::vector<OutputMark>* marks) {
+                 const Value* globals, std::string& out, std::vector<OutputMark>* marks) {
   Renderer renderer(environment, out, marks);
-  renderer.render_root(tree, context);
+  renderer.render_root(tree, context, globals);
 }
 
 }  // namespace zf::detail

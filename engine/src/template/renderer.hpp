@@ -20,10 +20,11 @@ struct OutputMark {
   std::size_t source_offset;
 };
 
-/// Renders `tree` with `context` (a dict, or undefined for none), appending to `out`. When
-/// `marks` is given, records an OutputMark for every piece of output. Throws zf::Error
-/// located at the failing node.
+/// Renders `tree` with `context` (a dict, or undefined for none) over `globals` (a dict, or
+/// nullptr: names `context` lacks are looked up there), appending to `out`. When `marks` is
+/// given, records an OutputMark for every piece of output. Throws zf::Error located at the
+/// failing node.
 void render_tree(const Environment& environment, const TemplateTree& tree, const Value& context,
-                 std::string& out, std::vector<OutputMark>* marks);
+                 const Value* globals, std::string& out, std::vector<OutputMark>* marks);
 
 }  // namespace zf::detail

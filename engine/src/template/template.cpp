@@ -18,11 +18,14 @@ namespace {
 
 // An undefined-name error names the first name; add every other name the values lack, so
 // the user fixes them all at once.
-Error with_missing_names(const Error& error, const Template& tpl, const Value& context) {
+Error with_missing_names(const Error& error, const Template& tpl, const Value& context,
+                         const Value* globals) {
+  auto holds = [](const Value* values, const std::string& name) {
+    return values != nullptr && values->is_dict() && values->as_dict().contains(name);
+  };
   std::vector<std::string> missing;
   for (const auto& name : tpl.undeclared_variables()) {
-    bool present = context.is_dict() && context.as_dict().contains(name);
-    if (!present) missing.push_back(name);
+    if (!holds(&context, name) && !holds(globals, name)) missing.push_back(name);
   }
   if (missing.empty()) return error;
   std::string message = error.message() + " (the values lack ";
@@ -45,15 +48,16 @@ std::size_t offset_of(std::string_view text, std::size_t line, std::size_t colum
   return offset;
 }
 
-// `error`, a JSON syntax error in the output of rendering `tree` over `context`, placed at
-// the template line that wrote the offending output.
+// `error`, a JSON syntax error in the output of rendering `tree` over `context` and
+// `globals`, placed at the template line that wrote the offending output.
 Error json_error_in_template(const Error& error, const Environment& environment,
-                             const detail::TemplateTree& rendered, const Value& context) {
+                             const detail::TemplateTree& rendered, const Value& context,
+                             const Value* globals) {
   // Which node wrote which output is recorded only now, by rendering again (rendering is
   // deterministic): recording it on every render cost more than the rest of a small render.
   std::string out;
   std::vector<detail::OutputMark> marks;
-  detail::render_tree(environment, rendered, context, out, &marks);
+  detail::render_tree(environment, rendered, context, globals, out, &marks);
   std::size_t at = offset_of(out, error.where().line, error.where().column);
   auto mark = std::upper_bound(
       marks.begin(), marks.end(), at,
@@ -80,24 +84,25 @@ Template::~Template() = default;
 const std::string& Template::name() const noexcept { return tree_->name; }
 bool Template::is_json() const noexcept { return tree_->is_json; }
 
-std::string Template::render(const Value& context) const {
+std::string Template::render(const Value& context, const Value* globals) const {
   std::string out;
   // Configs come out about as long as their template: one allocation instead of a series.
   out.reserve(tree_->source.size() + 256);
-  render_into(context, out);
+  render_into(context, out, globals);
   return out;
 }
 
-void Template::render_into(const Value& context, std::string& out) const {
+void Template::render_into(const Value& context, std::string& out, const Value* globals) const {
   try {
-    detail::render_tree(environment_, *tree_, context, out, nullptr);
+    detail::render_tree(environment_, *tree_, context, globals, out, nullptr);
   } catch (const Error& error) {
-    if (error.kind() == ErrorKind::Undefined) throw with_missing_names(error, *this, context);
+    if (error.kind() == ErrorKind::Undefined)
+      throw with_missing_names(error, *this, context, globals);
     throw;
   }
 }
 
-nlohmann::ordered_json Template::render_json(const Value& context) const {
+nlohmann::ordered_json Template::render_json(const Value& context, const Value* globals) const {
   // The text is scratch, kept per thread: generate renders thousands of configs per thread,
   // and a fresh buffer each time cost an allocation of config size (which also made malloc
   // consolidate its small free blocks). Taken out while in use, so a nested call is safe.
@@ -105,14 +110,14 @@ nlohmann::ordered_json Template::render_json(const Value& context) const {
   std::string out;
   out.swap(scratch);
   out.clear();
-  render_into(context, out);
+  render_into(context, out, globals);
   nlohmann::ordered_json json;
   try {
     // A failure is reported by json_error_in_template, which names the template instead.
     static const std::string kOutput = "rendered output";
     json = parse_json_text(out, kOutput);
   } catch (const Error& error) {
-    throw json_error_in_template(error, environment_, *tree_, context);
+    throw json_error_in_template(error, environment_, *tree_, context, globals);
   }
   scratch.swap(out);
   return json;

@@ -197,7 +197,7 @@ TEST(FamilyExpandTest, VariantValuesLayersEqualFreshMergesInOrder) {
     EXPECT_EQ(values.merged().to_json().dump(), fresh.dump());
     for (const auto& [key, value] : fresh.items()) {  // each layer holds what it should
       const Value* top = values.top.find(key);
-      const Value& seen = top != nullptr ? *top : *values.base->find(key);
+      const Value& seen = top != nullptr ? *top : *values.base->as_dict().find(key);
       EXPECT_EQ(seen.to_json().dump(), value.dump()) << key;
     }
     values.top.set("tier", Value(expansion.tier_name(variant)));

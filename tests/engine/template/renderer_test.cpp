@@ -3,6 +3,7 @@
 // location of runtime errors.
 #include <gtest/gtest.h>
 
+#include "support/cli_runner.hpp"
 #include "support/render.hpp"
 
 namespace zf {
@@ -21,48 +22,100 @@ TEST(RendererTest, RendersStatementsAndExpressions) {
   const Case cases[] = {
       {"text only", "hello", {}, "hello"},
       {"variable", "{{ stage }}", {{"stage", 3}}, "3"},
-      {"nested attribute", "{{ zero.offload.device }}", {{"zero", {{"offload", {{"device", "cpu"}}}}}}, "cpu"},
+      {"nested attribute",
+       "{{ zero.offload.device }}",
+       {{"zero", {{"offload", {{"device", "cpu"}}}}}},
+       "cpu"},
       {"subscript", "{{ d['a-b'] }}", {{"d", {{"a-b", 1}}}}, "1"},
       {"negative index", "{{ xs[-1] }}", {{"xs", {1, 2, 3}}}, "3"},
-      {"python printing", "{{ none }} {{ true }} {{ 1.0 }} {{ 1e9 }} {{ 5e-5 }} {{ [1, 'a'] }} {{ {'k': none} }}", {},
+      {"python printing",
+       "{{ none }} {{ true }} {{ 1.0 }} {{ 1e9 }} {{ 5e-5 }} {{ [1, 'a'] }} {{ {'k': none} }}",
+       {},
        "None True 1.0 1000000000.0 5e-05 [1, 'a'] {'k': None}"},
-      {"division is float", "{{ 7 / 2 }} {{ 8 / 2 }} {{ 7 // 2 }} {{ -7 // 2 }} {{ -7 % 3 }} {{ 2 ** -1 }}", {},
+      {"division is float",
+       "{{ 7 / 2 }} {{ 8 / 2 }} {{ 7 // 2 }} {{ -7 // 2 }} {{ -7 % 3 }} {{ 2 ** -1 }}",
+       {},
        "3.5 4.0 3 -4 2 0.5"},
       {"and/or return operands", "{{ 0 or 'x' }} {{ 1 and [] }} {{ none or 0 }}", {}, "x [] 0"},
-      {"in", "{{ 'a' in 'cat' }} {{ 2 in [1, 2] }} {{ 'k' in {'k': 1} }} {{ 3 not in [3] }}", {}, "True True True False"},
+      {"in",
+       "{{ 'a' in 'cat' }} {{ 2 in [1, 2] }} {{ 'k' in {'k': 1} }} {{ 3 not in [3] }}",
+       {},
+       "True True True False"},
       {"if elif else", "{% if s == 0 %}a{% elif s == 3 %}b{% else %}c{% endif %}", {{"s", 3}}, "b"},
-      {"for with loop", "{% for x in xs %}{{ loop.index }}{{ x }}{% if not loop.last %},{% endif %}{% endfor %}",
-       {{"xs", {"a", "b"}}}, "1a,2b"},
-      {"for revindex length first", "{% for x in xs %}{{ loop.revindex }}/{{ loop.length }}{{ loop.first }} {% endfor %}",
-       {{"xs", {1, 2}}}, "2/2True 1/2False "},
-      {"for else", "{% for x in xs %}{{ x }}{% else %}empty{% endfor %}", {{"xs", ordered_json::array()}}, "empty"},
-      {"for filter", "{% for x in xs if x > 1 %}{{ loop.index }}{{ x }}{% endfor %}", {{"xs", {1, 2, 3}}}, "1223"},
-      {"for over items", "{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %}", {{"d", {{"b", 1}, {"a", 2}}}}, "b=1;a=2;"},
-      {"for over dict keys", "{% for k in d %}{{ k }}{% endfor %}", {{"d", {{"x", 1}, {"y", 2}}}}, "xy"},
-      {"set in loop does not leak", "{% set n = 1 %}{% for x in [1, 2] %}{% set n = x %}{% endfor %}{{ n }}", {}, "1"},
+      {"for with loop",
+       "{% for x in xs %}{{ loop.index }}{{ x }}{% if not loop.last %},{% endif %}{% endfor %}",
+       {{"xs", {"a", "b"}}},
+       "1a,2b"},
+      {"for revindex length first",
+       "{% for x in xs %}{{ loop.revindex }}/{{ loop.length }}{{ loop.first }} {% endfor %}",
+       {{"xs", {1, 2}}},
+       "2/2True 1/2False "},
+      {"for else",
+       "{% for x in xs %}{{ x }}{% else %}empty{% endfor %}",
+       {{"xs", ordered_json::array()}},
+       "empty"},
+      {"for filter",
+       "{% for x in xs if x > 1 %}{{ loop.index }}{{ x }}{% endfor %}",
+       {{"xs", {1, 2, 3}}},
+       "1223"},
+      {"for over items",
+       "{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %}",
+       {{"d", {{"b", 1}, {"a", 2}}}},
+       "b=1;a=2;"},
+      {"for over dict keys",
+       "{% for k in d %}{{ k }}{% endfor %}",
+       {{"d", {{"x", 1}, {"y", 2}}}},
+       "xy"},
+      {"set in loop does not leak",
+       "{% set n = 1 %}{% for x in [1, 2] %}{% set n = x %}{% endfor %}{{ n }}",
+       {},
+       "1"},
       {"set in if leaks", "{% if true %}{% set n = 2 %}{% endif %}{{ n }}", {}, "2"},
       {"block set", "{% set s %}a{{ 1 + 1 }}{% endset %}{{ s }}", {}, "a2"},
       {"block set with filter", "{% set s | upper %}ab{% endset %}{{ s }}", {}, "AB"},
       {"tuple set", "{% set a, b = [1, 2] %}{{ b }}{{ a }}", {}, "21"},
-      {"macro defaults and keywords", "{% macro m(a, b=2, c=a) %}{{ a }}{{ b }}{{ c }}{% endmacro %}{{ m(1) }} {{ m(1, c=5) }}",
-       {}, "121 125"},
-      {"macro sees template values", "{% macro m() %}{{ stage }}{% endmacro %}{{ m() }}", {{"stage", 2}}, "2"},
-      {"macro does not see caller locals", "{% macro m() %}{{ x is defined }}{% endmacro %}{% for x in [1] %}{{ m() }}{% endfor %}",
-       {}, "False"},
+      {"macro defaults and keywords",
+       "{% macro m(a, b=2, c=a) %}{{ a }}{{ b }}{{ c }}{% endmacro %}{{ m(1) }} {{ m(1, c=5) }}",
+       {},
+       "121 125"},
+      {"macro sees template values",
+       "{% macro m() %}{{ stage }}{% endmacro %}{{ m() }}",
+       {{"stage", 2}},
+       "2"},
+      {"macro does not see caller locals",
+       "{% macro m() %}{{ x is defined }}{% endmacro %}{% for x in [1] %}{{ m() }}{% endfor %}",
+       {},
+       "False"},
       {"filter block", "{% filter upper %}abc{% endfilter %}", {}, "ABC"},
       {"with", "{% with a = 1, b = 2 %}{{ a + b }}{% endwith %}{{ a is defined }}", {}, "3False"},
       {"inline if without else in a test", "{{ (1 if false) is defined }}", {}, "False"},
-      {"inline if without else prints nothing", "[{{ 1 if false }}]{{ (1 if false) ~ 'x' }}", {}, "[]x"},
-      {"dict methods", "{{ d.keys() | list }} {{ d.values() | list }} {{ d.get('z', 0) }} {{ d.get('a') }}",
-       {{"d", {{"a", 1}}}}, "['a'] [1] 0 1"},
-      {"string methods", "{{ 'a,b'.split(',') }} {{ ' x '.strip() }} {{ 'ab'.upper() }} {{ 'ab'.startswith('a') }}", {},
+      {"inline if without else prints nothing",
+       "[{{ 1 if false }}]{{ (1 if false) ~ 'x' }}",
+       {},
+       "[]x"},
+      {"dict methods",
+       "{{ d.keys() | list }} {{ d.values() | list }} {{ d.get('z', 0) }} {{ d.get('a') }}",
+       {{"d", {{"a", 1}}}},
+       "['a'] [1] 0 1"},
+      {"string methods",
+       "{{ 'a,b'.split(',') }} {{ ' x '.strip() }} {{ 'ab'.upper() }} {{ 'ab'.startswith('a') }}",
+       {},
        "['a', 'b'] x AB True"},
-      {"slices", "{{ [1, 2, 3, 4][1:3] }} {{ 'hello'[::-1] }} {{ [1, 2, 3][-2:] }}", {}, "[2, 3] olleh [2, 3]"},
+      {"slices",
+       "{{ [1, 2, 3, 4][1:3] }} {{ 'hello'[::-1] }} {{ [1, 2, 3][-2:] }}",
+       {},
+       "[2, 3] olleh [2, 3]"},
       {"string repeat and list concat", "{{ 'ab' * 2 }} {{ [1] + [2] }}", {}, "abab [1, 2]"},
       {"unicode string iteration", "{% for c in 'héllo' %}{{ c }}.{% endfor %}", {}, "h.é.l.l.o."},
       {"range and dict globals", "{{ range(3) | list }} {{ dict(a=1) }}", {}, "[0, 1, 2] {'a': 1}"},
-      {"default on missing key", "{{ d.missing | default('x') }}", {{"d", ordered_json::object()}}, "x"},
-      {"is defined on missing key", "{{ d.missing is defined }}", {{"d", ordered_json::object()}}, "False"},
+      {"default on missing key",
+       "{{ d.missing | default('x') }}",
+       {{"d", ordered_json::object()}},
+       "x"},
+      {"is defined on missing key",
+       "{{ d.missing is defined }}",
+       {{"d", ordered_json::object()}},
+       "False"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -77,39 +130,93 @@ TEST(RendererTest, ReportsRuntimeErrorsAtTheFailingExpression) {
     std::string expected;
   };
   const Case cases[] = {
-      {"undefined variable", "a\n  {{ stage }}", {}, "t.j2:2:6: error: undefined variable 'stage' (the values lack 'stage')"},
-      {"undefined lists every missing name", "{{ stage }}{{ precision }}{% if nodes %}{% endif %}{{ x | default(1) }}", {},
-       "t.j2:1:4: error: undefined variable 'stage' (the values lack 'nodes', 'precision' and 'stage')"},
-      {"undefined attribute", "{{ zero.stage }}", {{"zero", ordered_json::object()}},
+      {"undefined variable",
+       "a\n  {{ stage }}",
+       {},
+       "t.j2:2:6: error: undefined variable 'stage' (the values lack 'stage')"},
+      {"undefined lists every missing name",
+       "{{ stage }}{{ precision }}{% if nodes %}{% endif %}{{ x | default(1) }}",
+       {},
+       "t.j2:1:4: error: undefined variable 'stage' (the values lack 'nodes', 'precision' and "
+       "'stage')"},
+      {"undefined attribute",
+       "{{ zero.stage }}",
+       {{"zero", ordered_json::object()}},
        "t.j2:1:8: error: 'dict object' has no attribute 'stage'"},
-      {"undefined element", "{{ xs[5] }}", {{"xs", {1}}}, "t.j2:1:6: error: 'list object' has no element 5"},
-      {"undefined in if", "{% if missing %}x{% endif %}", {}, "t.j2:1:7: error: undefined variable 'missing' (the values lack 'missing')"},
-      {"attribute of undefined", "{{ a.b }}", {{"z", 1}}, "t.j2:1:4: error: undefined variable 'a' (the values lack 'a')"},
+      {"undefined element",
+       "{{ xs[5] }}",
+       {{"xs", {1}}},
+       "t.j2:1:6: error: 'list object' has no element 5"},
+      {"undefined in if",
+       "{% if missing %}x{% endif %}",
+       {},
+       "t.j2:1:7: error: undefined variable 'missing' (the values lack 'missing')"},
+      {"attribute of undefined",
+       "{{ a.b }}",
+       {{"z", 1}},
+       "t.j2:1:4: error: undefined variable 'a' (the values lack 'a')"},
       {"division by zero", "{{ 1 / 0 }}", {}, "t.j2:1:6: error: division by zero"},
-      {"type error", "{{ 'a' - 1 }}", {}, "t.j2:1:8: error: unsupported operand type(s) for -: 'str' and 'int'"},
+      {"type error",
+       "{{ 'a' - 1 }}",
+       {},
+       "t.j2:1:8: error: unsupported operand type(s) for -: 'str' and 'int'"},
       {"not callable", "{{ x() }}", {{"x", 1}}, "t.j2:1:4: error: 'int' object is not callable"},
-      {"unknown function", "{{ nope() }}", {}, "t.j2:1:4: error: undefined function or variable 'nope' (the values lack 'nope')"},
-      {"iterate an int", "{% for x in 3 %}{% endfor %}", {}, "t.j2:1:13: error: 'int' object is not iterable"},
-      {"unpack mismatch", "{% for a, b in [[1, 2, 3]] %}{% endfor %}", {}, "t.j2:1:4: error: too many values to unpack (expected 2, got 3)"},
-      {"undefined from inline if used in arithmetic", "{{ (1 if false) + 1 }}", {},
+      {"unknown function",
+       "{{ nope() }}",
+       {},
+       "t.j2:1:4: error: undefined function or variable 'nope' (the values lack 'nope')"},
+      {"iterate an int",
+       "{% for x in 3 %}{% endfor %}",
+       {},
+       "t.j2:1:13: error: 'int' object is not iterable"},
+      {"unpack mismatch",
+       "{% for a, b in [[1, 2, 3]] %}{% endfor %}",
+       {},
+       "t.j2:1:4: error: too many values to unpack (expected 2, got 3)"},
+      {"undefined from inline if used in arithmetic",
+       "{{ (1 if false) + 1 }}",
+       {},
        "t.j2:1:17: error: the inline if-expression evaluated to false and has no 'else'"},
-      {"filter error", "{{ 'x' | int(base=99) | round(foo=1) }}", {}, "t.j2:1:25: error: filter 'round' got an unexpected keyword argument 'foo'"},
-      {"integer overflow", "{{ 9223372036854775807 + 1 }}", {}, "t.j2:1:24: error: integer overflow (zeroforge integers are 64-bit)"},
-      {"macro keyword", "{% macro m(a) %}{% endmacro %}{{ m(b=1) }}", {}, "t.j2:1:34: error: macro 'm' takes no keyword argument 'b'"},
-      {"recursive macro", "{% macro m() %}{{ m() }}{% endmacro %}{{ m() }}", {},
-       "t.j2:1:19: error: recursion too deep: more than 64 nested includes, macro calls or blocks (at macro)"},
+      {"filter error",
+       "{{ 'x' | int(base=99) | round(foo=1) }}",
+       {},
+       "t.j2:1:25: error: filter 'round' got an unexpected keyword argument 'foo'"},
+      {"integer overflow",
+       "{{ 9223372036854775807 + 1 }}",
+       {},
+       "t.j2:1:24: error: integer overflow (zeroforge integers are 64-bit)"},
+      {"macro keyword",
+       "{% macro m(a) %}{% endmacro %}{{ m(b=1) }}",
+       {},
+       "t.j2:1:34: error: macro 'm' takes no keyword argument 'b'"},
+      {"recursive macro",
+       "{% macro m() %}{{ m() }}{% endmacro %}{{ m() }}",
+       {},
+       "t.j2:1:19: error: recursion too deep: more than 64 nested includes, macro calls or blocks "
+       "(at macro)"},
       // Conditions that are comparisons or tests are answered without a bool value in between;
       // their errors point where an expression's would.
-      {"comparison in if", "{% if 1 < 'a' %}x{% endif %}", {}, "t.j2:1:7: error: '<' not supported between instances of 'int' and 'str'"},
-      {"comparison in inline if", "{{ 'y' if 2 > 'b' }}", {}, "t.j2:1:11: error: '<' not supported between instances of 'int' and 'str'"},
-      {"test in if", "{% if nothing is divisibleby 3 %}x{% endif %}", {},
+      {"comparison in if",
+       "{% if 1 < 'a' %}x{% endif %}",
+       {},
+       "t.j2:1:7: error: '<' not supported between instances of 'int' and 'str'"},
+      {"comparison in inline if",
+       "{{ 'y' if 2 > 'b' }}",
+       {},
+       "t.j2:1:11: error: '<' not supported between instances of 'int' and 'str'"},
+      {"test in if",
+       "{% if nothing is divisibleby 3 %}x{% endif %}",
+       {},
        "t.j2:1:18: error: undefined variable 'nothing' (the values lack 'nothing')"},
-      {"test in elif", "{% if false %}{% elif 'a' is divisibleby 'b' %}{% endif %}", {},
+      {"test in elif",
+       "{% if false %}{% elif 'a' is divisibleby 'b' %}{% endif %}",
+       {},
        "t.j2:1:30: error: not all arguments converted during string formatting"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    EXPECT_EQ(render_error(c.source, c.values.is_null() ? ordered_json::object() : c.values), c.expected);
+    EXPECT_EQ(render_error(c.source, c.values.is_null() ? ordered_json::object() : c.values),
+              c.expected);
   }
 }
 
@@ -118,7 +225,35 @@ TEST(RendererTest, TemplateIsReusableAcrossRenders) {
   auto tpl = env.from_string("{{ a }}-{% for x in xs %}{{ x }}{% endfor %}", "t");
   for (int i = 0; i < 3; ++i) {
     ordered_json values = {{"a", i}, {"xs", {i, i + 1}}};
-    EXPECT_EQ(tpl->render(Value::from_json(values)), std::to_string(i) + "-" + std::to_string(i) + std::to_string(i + 1));
+    EXPECT_EQ(tpl->render(Value::from_json(values)),
+              std::to_string(i) + "-" + std::to_string(i) + std::to_string(i + 1));
+  }
+}
+
+TEST(RendererTest, GlobalsLieUnderTheContext) {
+  // As Jinja2's template globals under a render's variables: a name the context lacks is
+  // looked up in the globals; the context wins where both have it, and so do the template's
+  // own sets. Imports with context see both; the missing names are those neither has.
+  test::TempDir dir;
+  dir.write("mod.j2", "{% macro show() %}{{ a }}{{ b }}{{ c }}{% endmacro %}");
+  Environment env({.search_path = {dir.path()}});
+  Value globals = Value::from_json({{"a", "g"}, {"b", "g"}, {"c", "g"}});
+  Value context = Value::from_json({{"b", "c"}});
+  auto tpl = env.from_string(
+      "{{ a }}{{ b }}{{ c }}|{% set c = 's' %}{{ c }}|"
+      "{% import 'mod.j2' as m with context %}{{ m.show() }}|{{ d | default('none') }}",
+      "t.j2");
+  // Jinja2 (Template globals) renders the same: gcg|s|gcs|none.
+  EXPECT_EQ(tpl->render(context, &globals), "gcg|s|gcs|none");
+  Value some_globals = Value::from_json({{"c", "g"}});
+  for (const auto& [shared, missing] :
+       {std::pair<const Value*, std::string>{nullptr, "'a' and 'c'"}, {&some_globals, "'a'"}}) {
+    try {
+      tpl->render(context, shared);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), "undefined variable 'a' (the values lack " + missing + ")");
+    }
   }
 }
 
