@@ -10,7 +10,6 @@
 #include <new>
 #include <optional>
 #include <typeinfo>
-#include <unordered_map>
 
 #include "source_position.hpp"
 #include "template/builtin_filters.hpp"
@@ -53,6 +52,36 @@ struct BlockLevel {
   const TemplateTree* tree;
 };
 
+// The blocks in force while a template renders: each name's levels, the overriding template's
+// first, then those of the templates it extends. A template has few blocks, so the levels sit
+// in one flat list that is scanned: a render with blocks allocates that list once, not a map
+// node and a list per block.
+class BlockTable {
+ public:
+  void add(std::string_view name, BlockLevel level) { entries_.push_back({name, level}); }
+  bool empty() const noexcept { return entries_.empty(); }
+  /// How many levels `name` has (0 when no template in force defines it).
+  std::size_t count(std::string_view name) const {
+    std::size_t n = 0;
+    for (const Entry& entry : entries_) n += entry.name == name;
+    return n;
+  }
+  /// Level `index` (< count(name)) of `name`.
+  BlockLevel at(std::string_view name, std::size_t index) const {
+    for (const Entry& entry : entries_) {
+      if (entry.name == name && index-- == 0) return entry.level;
+    }
+    return {};
+  }
+
+ private:
+  struct Entry {
+    std::string_view name;
+    BlockLevel level;
+  };
+  std::vector<Entry> entries_;
+};
+
 class Renderer : public CallContext {
  public:
   Renderer(const Environment& environment, std::string& out, std::vector<OutputMark>* marks)
@@ -93,12 +122,12 @@ class Renderer : public CallContext {
       tree_ = saved_tree;
       return;
     }
-    std::unordered_map<std::string_view, std::vector<BlockLevel>> saved = std::move(blocks_);
-    blocks_.clear();
+    BlockTable saved = std::move(blocks_);
+    blocks_ = BlockTable();
     const TemplateTree* current = &tree;
     std::vector<const TemplateTree*> chain;  // the templates extended so far (empty without 'extends')
     while (true) {
-      for (const auto& [name, block] : current->blocks) blocks_[block->name].push_back({block, current});
+      for (const auto& [name, block] : current->blocks) blocks_.add(block->name, {block, current});
       const TemplateTree* parent = nullptr;
       render_body_until_extends(*current, current->body, frame, parent);
       if (!parent) break;
@@ -475,14 +504,14 @@ class Renderer : public CallContext {
   }
 
   void exec_node(const Stmt& stmt, const BlockStmt& node, Frame& frame) {
-    auto it = blocks_.find(node.name);
-    if (it == blocks_.end() || it->second.empty()) {
+    if (blocks_.count(node.name) == 0) {
       render_block_level({&node, tree_}, node.name, 0, frame, node.scoped);
       return;
     }
     (void)stmt;
     // Jinja2 takes `scoped` from the block where it stands; overrides need not repeat it.
-    render_block_level(it->second.front(), node.name, 0, frame, node.scoped || it->second.front().block->scoped);
+    BlockLevel first = blocks_.at(node.name, 0);
+    render_block_level(first, node.name, 0, frame, node.scoped || first.block->scoped);
   }
 
   void render_block_level(BlockLevel level, std::string_view name, std::size_t index, const Frame& frame,
@@ -507,8 +536,8 @@ class Renderer : public CallContext {
   }
 
   std::size_t levels_of(std::string_view name) const {
-    auto it = blocks_.find(name);
-    return it == blocks_.end() ? 1 : it->second.size();
+    std::size_t levels = blocks_.count(name);
+    return levels == 0 ? 1 : levels;
   }
 
   static const Frame* root_of(const Frame& frame) {
@@ -521,15 +550,14 @@ class Renderer : public CallContext {
   Value render_super(std::size_t offset) {
     if (block_stack_.empty()) throw locate(Error(ErrorKind::Render, "'super()' called outside a block"), offset);
     auto [name, index, frame, scoped] = block_stack_.back();
-    auto it = blocks_.find(name);
-    if (it == blocks_.end() || index + 1 >= it->second.size()) {
+    if (index + 1 >= blocks_.count(name)) {
       throw locate(Error(ErrorKind::Render, "block '" + std::string(name) + "' has no parent block for 'super()'"), offset);
     }
     std::string buffer;
     std::string* saved = out_;
     out_ = &buffer;
     try {
-      render_block_level(it->second[index + 1], name, index + 1, *frame, scoped);
+      render_block_level(blocks_.at(name, index + 1), name, index + 1, *frame, scoped);
     } catch (...) {
       out_ = saved;
       throw;
@@ -1235,7 +1263,7 @@ class Renderer : public CallContext {
   std::vector<OutputMark>* marks_;
   const TemplateTree* tree_ = nullptr;
   int depth_ = 0;
-  std::unordered_map<std::string_view, std::vector<BlockLevel>> blocks_;
+  BlockTable blocks_;
   struct ActiveBlock {
     std::string_view name;
     std::size_t level;
