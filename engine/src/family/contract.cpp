@@ -529,7 +529,7 @@ class Checker {
     const Value* path = get(known("nvme_path"));
     bool has_path = path != nullptr && path->is_string();
     for (const char* key : {"offload_optimizer", "offload_param"}) {
-      std::string device =
+      const std::string& device =
           key == std::string_view("offload_optimizer") ? f.offload_optimizer : f.offload_param;
       if (device == "nvme" && !has_path) {
         fail(std::string("/") + key, std::string(key) +
@@ -537,7 +537,10 @@ class Checker {
                                          "drive), but nvme_path is null");
       }
     }
-    const Value* round_robin = find("/zero/round_robin_gradients");
+    const Value* zero = get(known("zero"));
+    const Value* round_robin = zero != nullptr && zero->is_dict()
+                                   ? zero->as_dict().find("round_robin_gradients")
+                                   : nullptr;
     if (round_robin && round_robin->is_bool() && round_robin->as_bool() && f.stage != 1 &&
         f.stage != 2) {
       fail("/zero/round_robin_gradients",
