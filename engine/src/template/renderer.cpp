@@ -738,7 +738,14 @@ class Renderer : public CallContext {
     Value fallback_scratch, flag_scratch;
     const Value* fallback = &lookup_outlined(*args[0], frame, fallback_scratch);
     bool use_default = subject.is_undefined();
-    if (!use_default && args.size() == 2) use_default = lookup(*args[1], frame, flag_scratch).truthy() && !subject.truthy();
+    if (!use_default && args.size() == 2) {
+      const Value& flag = lookup(*args[1], frame, flag_scratch);
+      try {
+        use_default = flag.truthy() && !subject.truthy();
+      } catch (const Error& error) {
+        throw error.has_location() ? error : locate(error, args[1]->offset);
+      }
+    }
     if (!use_default) return subject;
     if (fallback == &fallback_scratch) {
       scratch = std::move(fallback_scratch);
