@@ -201,6 +201,13 @@ class Parser {
   }
 
   void open(const char* name, std::size_t offset) { open_.push_back({name, offset}); }
+  // Whether a `name` statement encloses the one being parsed.
+  bool inside(std::string_view name) const {
+    for (const auto& block : open_) {
+      if (block.name == name) return true;
+    }
+    return false;
+  }
   void close() { open_.pop_back(); }
 
   // Consumes `endNAME %}` (the `{%` was consumed by parse_body).
@@ -248,10 +255,15 @@ class Parser {
       if (!at(TokenKind::Name)) {
         fail_here(std::string("expected a name to assign to in '") + statement + "', found " + describe_current());
       }
+      const std::size_t target_offset = current().offset;
       std::string target(advance().text);
       if (target == "true" || target == "false" || target == "none" || target == "True" ||
           target == "False" || target == "None") {
-        fail_at(current().offset, "cannot assign to '" + target + "'");
+        fail_at(target_offset, "cannot assign to '" + target + "'");
+      }
+      // Jinja2 refuses this anywhere inside a 'for' (its body, its else, nested statements).
+      if (target == "loop" && inside("for")) {
+        fail_at(target_offset, "cannot assign to the special loop variable 'loop' inside a 'for'");
       }
       targets.push_back(make_target(std::move(target)));
     } while (skip(TokenKind::Comma) && at(TokenKind::Name));

@@ -43,7 +43,15 @@ TEST(ParserTest, ReportsMalformedTemplates) {
       {"macro duplicate parameter", "{% macro m(a, b, a=1) %}{% endmacro %}",
        "t.j2:1:18: error: duplicate parameter 'a' in macro 'm'"},
       {"positional after keyword", "{{ x | round(precision=1, 2) }}", "t.j2:1:27: error: positional argument follows keyword argument"},
-      {"assign to constant", "{% set true = 1 %}", "t.j2:1:13: error: cannot assign to 'true'"},
+      {"assign to constant", "{% set true = 1 %}", "t.j2:1:8: error: cannot assign to 'true'"},
+      {"loop as a for target", "{% for x, loop in y %}{% endfor %}",
+       "t.j2:1:11: error: cannot assign to the special loop variable 'loop' inside a 'for'"},
+      {"set loop inside a for",
+       "{% for x in y %}\n{% if x %}{% set loop = 1 %}{% endif %}{% endfor %}",
+       "t.j2:2:18: error: cannot assign to the special loop variable 'loop' inside a 'for'"},
+      {"set block loop in a macro inside a for",
+       "{% for x in y %}{% macro m() %}{% set loop %}{% endset %}{% endmacro %}{% endfor %}",
+       "t.j2:1:39: error: cannot assign to the special loop variable 'loop' inside a 'for'"},
       {"integer too large", "{{ 99999999999999999999 }}", "t.j2:1:4: error: integer literal '99999999999999999999' is out of range (64-bit)"},
   };
   for (const auto& c : cases) {
