@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The analyzer pass: visits every node, tracking names declared by set/for/macro/import, and
-// collects names read before any declaration.
+// collects names read before any declaration that the resolver found a render may look for
+// outside the template's scopes (NameRef::reaches_outside).
 #include "template/analyzer.hpp"
 
 #include <vector>
@@ -90,7 +91,7 @@ class Analyzer {
     if (node.condition) visit(*node.condition);
     visit_body(node.body);
     scopes_.pop_back();
-    visit_body(node.otherwise);
+    scoped(node.otherwise);
   }
   void visit_node(const SetStmt& node) {
     visit(*node.value);
@@ -156,8 +157,10 @@ class Analyzer {
   }
 
   void visit_expr(const Literal&) {}
+  // A name is needed when the resolver found that a render may look for it past the
+  // template's scopes, unless an includer has declared it by then.
   void visit_expr(const NameRef& node) {
-    if (!declared(node.name)) used_.insert(node.name);
+    if (node.reaches_outside && !declared(node.name)) used_.insert(node.name);
   }
   void visit_expr(const GetAttr& node) { visit(*node.object); }
   void visit_expr(const GetItem& node) {
@@ -195,8 +198,9 @@ class Analyzer {
   }
   void visit_expr(const Call& node) {
     auto* name = std::get_if<NameRef>(&node.callee->node);
-    bool global = name && !declared(name->name) &&
-                  (name->name == "super" || env_.functions().find(FunctionKind::Global, name->name));
+    bool global =
+        name && name->reaches_outside && !declared(name->name) &&
+        (name->name == "super" || env_.functions().find(FunctionKind::Global, name->name));
     if (!global) visit(*node.callee);
     visit_args(node.args);
   }

@@ -37,12 +37,15 @@ using DirectBody = Value (*)(const Value& subject, Arguments& args, const CallCo
 
 struct Literal { Value value; };
 /// `hash` is ValueDict::hash(name), computed once when parsing. The resolver fills `where`,
-/// and `missing`: the undefined value the name reads as when nothing holds it.
+/// `missing`: the undefined value the name reads as when nothing holds it, and
+/// `reaches_outside`: whether a render may read the name from outside the template's scopes
+/// (the values, an includer's variables), as no scope on the way is sure to hold it.
 struct NameRef {
   std::string name;
   std::uint64_t hash;
   Resolved where;
   Value missing;
+  bool reaches_outside = true;
 };
 /// `maybe_method`: some type has a method of this name (else the name can only be a key).
 /// `missing_key`, filled by the resolver: what the attribute reads as on a dict without the key.
@@ -104,16 +107,19 @@ struct TextStmt { std::string_view text; };
 struct PrintStmt { ExprPtr expr; };
 struct IfStmt { std::vector<std::pair<ExprPtr, Body>> branches; Body otherwise; };
 /// The statements with a body of their own have a Scope for it (the variables it assigns);
-/// the resolver fills it. `otherwise` bodies run in the enclosing scope.
+/// the resolver fills it. An `if` has none: its branches run in the enclosing scope.
 struct ForStmt {
   std::vector<Target> targets;  // `for k, v in ...` unpacks; assigned in `scope`
   ExprPtr iterable;
-  ExprPtr condition;  // `for x in xs if cond`, may be null; evaluated in `scope`
+  /// `for x in xs if cond`, may be null; evaluated in `scope` when only the targets are set,
+  /// and sees nothing else of it (Jinja2 evaluates it in a scope of its own).
+  ExprPtr condition;
   Body body;
   Body otherwise;
   bool uses_loop;  // the body reads `loop`, so it is built per iteration
   Target loop;     // `loop`, when uses_loop
   Scope scope;
+  Scope else_scope;  // `otherwise`'s: what the else assigns stays there, as in Jinja2
 };
 struct SetStmt {
   std::vector<Target> targets;

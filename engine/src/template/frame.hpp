@@ -53,12 +53,11 @@ class Frame {
     outer_mask_ = 0;
     context_ = values && values->is_dict() ? &values->as_dict() : nullptr;
     globals_ = globals && globals->is_dict() ? &globals->as_dict() : nullptr;
-    is_root_ = true;
   }
 
   const Frame* parent = nullptr;
-  /// True for a frame made by set_context: the template level that blocks see.
-  bool is_root() const noexcept { return is_root_; }
+  /// True for the frame of a template's top level: the template level that blocks see.
+  bool is_template_level() const noexcept { return scope_->kind == Scope::Kind::Template; }
   /// The values the chain's root frame holds (nullptr when it holds none).
   const ValueDict* context() const noexcept { return context_; }
   /// The values under them, for names they lack (nullptr when there are none).
@@ -196,11 +195,15 @@ class Frame {
   [[gnu::noinline]] const Value* find_past(std::string_view name, std::uint64_t hash,
                                            const Resolved& where, const Frame* f) const {
     if (!f || f->scope_ != where.scope) return find(name, hash);
-    // The slot is unassigned (so the name is nowhere in f), or f's scope has no slot for it.
-    if (where.slot == kNoSlot && f->extra_) {
+    if (where.slot != kNoSlot) {
+      // The slot is unassigned, so the name is nowhere else in f either.
+      if (f->scope_->starts_undefined(where.slot)) return nullptr;
+    } else if (f->extra_) {
       if (const Value* v = f->find_extra(name, hash)) return v;
     }
-    return f->find_outside(name, hash);
+    // Most names that get here are the values', read at the top level or in a block.
+    if (f->scope_->kind != Scope::Kind::Nested) return f->find_outside(name, hash);
+    return f->find_in_enclosing_scopes(name, hash);
   }
 
   // `name` in the chain's context, then in its globals.
@@ -211,10 +214,33 @@ class Frame {
     return globals_ ? globals_->find(name, hash) : nullptr;
   }
 
-  // `name` in this frame's parents, then in the context.
+  // `name` in this frame's parents, then in the context: what Jinja2 reads as the context
+  // around a template's top level or a block (an includer's variables, the template level),
+  // where a variable not assigned yet is simply not there.
   const Value* find_outside(std::string_view name, std::uint64_t hash) const {
     if (parent && (outer_mask_ & name_bit(hash))) return parent->find(name, hash);
     return find_in_context(name, hash);
+  }
+
+  // `name` outside this frame of a nested scope. Up to the frame of the template's top level
+  // or of a block, the parents are the frames of the scopes around this one in its template,
+  // where an unassigned variable that starts undefined (Scope::starts_undefined) reads as
+  // undefined; past it, find_outside.
+  [[gnu::noinline]] const Value* find_in_enclosing_scopes(std::string_view name,
+                                                          std::uint64_t hash) const {
+    const std::uint64_t bit = name_bit(hash);
+    const Frame* f = this;
+    while (f->scope_->kind == Scope::Kind::Nested && f->parent && (f->outer_mask_ & bit)) {
+      f = f->parent;
+      if (!(f->mask_ & bit)) continue;
+      if (std::uint16_t slot = f->scope_->slot_of(name, hash); slot != kNoSlot) {
+        if (f->assigned(slot)) return &f->slots_[slot].value;
+        if (f->scope_->starts_undefined(slot)) return nullptr;
+      } else if (f->extra_) {
+        if (const Value* v = f->find_extra(name, hash)) return v;
+      }
+    }
+    return f->find_outside(name, hash);
   }
 
   const Scope* scope_;
@@ -226,7 +252,6 @@ class Frame {
   std::uint64_t outer_mask_ = 0;        // mask_ of the ancestors (see attach)
   const ValueDict* context_ = nullptr;  // the chain's root values, where every lookup may end
   const ValueDict* globals_ = nullptr;  // under context_: names it lacks are looked up here
-  bool is_root_ = false;
   std::unique_ptr<std::vector<Var>> extra_;  // names the scope has no slot for
 };
 

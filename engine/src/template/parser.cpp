@@ -734,7 +734,7 @@ class Parser {
         if (name == "false" || name == "False") return make(offset, Literal{Value(false)});
         if (name == "none" || name == "None") return make(offset, Literal{Value(nullptr)});
         if (name == "loop") ++loop_refs_;
-        return make(offset, NameRef{std::string(name), ValueDict::hash(name), {}, {}});
+        return make(offset, NameRef{std::string(name), ValueDict::hash(name), {}, {}, true});
       }
       case TokenKind::String: {
         std::string text;

@@ -386,7 +386,8 @@ class Renderer : public CallContext {
     }
     const ValueList& items = *list;
     if (items.empty()) {
-      exec_body(node.otherwise, frame);
+      Frame else_frame(&frame, node.else_scope);
+      exec_body(node.otherwise, else_frame);
       return;
     }
     const auto length = static_cast<std::int64_t>(items.size());
@@ -443,16 +444,18 @@ class Renderer : public CallContext {
     return value;
   }
 
+  // As in Jinja2, the filters of a set or filter block run in the block's scope, after its
+  // body: their arguments see what the body assigned.
   void exec_node(const Stmt&, const SetBlockStmt& node, Frame& frame) {
     Frame inner(&frame, node.scope);
     Value value(capture(node.body, inner));
-    frame.assign(node.target, apply_filters(std::move(value), node.filters, frame));
+    frame.assign(node.target, apply_filters(std::move(value), node.filters, inner));
   }
 
   void exec_node(const Stmt&, const FilterBlockStmt& node, Frame& frame) {
     Frame inner(&frame, node.scope);
     Value value(capture(node.body, inner));
-    Value result = apply_filters(std::move(value), node.filters, frame);
+    Value result = apply_filters(std::move(value), node.filters, inner);
     emit(result.str(), 0);
   }
 
@@ -523,7 +526,7 @@ class Renderer : public CallContext {
     const TemplateTree* saved_tree = tree_;
     tree_ = level.tree;
     block_stack_.push_back({name, index, &frame, scoped});
-    Frame inner(scoped ? &frame : root_of(frame), level.block->scope);
+    Frame inner(scoped ? &frame : template_level_of(frame), level.block->scope);
     try {
       exec_body(level.block->body, inner);
     } catch (...) {
@@ -540,10 +543,12 @@ class Renderer : public CallContext {
     return levels == 0 ? 1 : levels;
   }
 
-  static const Frame* root_of(const Frame& frame) {
-    // The nearest frame holding a context: the template level that blocks see.
+  // The frame of the top level of the template `frame` runs in, which an unscoped block
+  // sees (as Jinja2's blocks see the template's context): in an included template, its own
+  // top level, attached to the includer's frame, and not the includer's top level.
+  static const Frame* template_level_of(const Frame& frame) {
     const Frame* f = &frame;
-    while (f->parent && !f->is_root()) f = f->parent;
+    while (f->parent && !f->is_template_level()) f = f->parent;
     return f;
   }
 

@@ -27,9 +27,25 @@ struct Scope {
   /// more names keeps the others by name.
   static constexpr std::size_t kMaxSlots = 64;
 
+  /// Where the scope's frame is attached. A template's top level and a block are attached at
+  /// render time (to an includer's frame, the template level, ...), so the scopes of their
+  /// template around them end there; any other scope's frame is attached to the frame of the
+  /// scope around it.
+  enum class Kind : std::uint8_t { Nested, Block, Template };
+
   std::vector<std::string_view> names;  // slot i's name; views into the tree's nodes
   std::vector<std::uint64_t> hashes;    // ValueDict::hash(names[i])
   std::uint64_t mask = 0;               // name_bit of every slot's name
+  /// Bit i: until slot i is assigned, its name reads as undefined rather than as the name
+  /// outside the scope. Jinja2 (idtracking.py) starts a variable as `missing` when its scope
+  /// assigns it before reading it and no scope of the template around it knows the name: a
+  /// macro called before a later top-level `set x` does not see the values' `x`.
+  std::uint64_t unset_is_undefined = 0;
+  Kind kind = Kind::Nested;
+
+  bool starts_undefined(std::uint16_t slot) const noexcept {
+    return (unset_is_undefined >> slot) & 1;
+  }
 
   /// The slot of `name`, or kNoSlot.
   std::uint16_t slot_of(std::string_view name, std::uint64_t hash) const {

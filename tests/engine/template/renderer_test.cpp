@@ -181,6 +181,12 @@ TEST(RendererTest, ReportsRuntimeErrorsAtTheFailingExpression) {
        "{{ x | default(1, flag) }}",
        {{"x", 0}},
        "t.j2:1:19: error: undefined variable 'flag' (the values lack 'flag')"},
+      // x starts undefined at the top level, as in Jinja2: the values' x is never read, so
+      // the error does not ask for it.
+      {"macro run before a later top-level set",
+       "{% macro m() %}{{ x }}{% endmacro %}{{ m() }}{% set x = 5 %}",
+       {{"x", 1}},
+       "t.j2:1:19: error: undefined variable 'x'"},
       {"filter error",
        "{{ 'x' | int(base=99) | round(foo=1) }}",
        {},
@@ -269,6 +275,20 @@ TEST(RendererTest, UndeclaredVariablesSkipsGuardedAndLocalNames) {
       "{% macro m(p) %}{{ p }}{{ b }}{% endmacro %}",
       "t");
   EXPECT_EQ(tpl->undeclared_variables(), (std::vector<std::string>{"a", "b", "xs"}));
+}
+
+TEST(RendererTest, UndeclaredVariablesFollowWhereRenderingLooks) {
+  // `late` is set at the top level after the macro and the loop that read it run: they read
+  // the template's variable, undefined until then, never the values'. `early` is read before
+  // its set at the top level itself, and `branch` is set in one branch only: both come from
+  // the values when the set has not run.
+  Environment env;
+  auto tpl = env.from_string(
+      "{% macro m() %}{{ late }}{% endmacro %}{% for i in [1] %}{{ late }}{% endfor %}"
+      "{{ early }}{% set early = 1 %}{% set late = 2 %}"
+      "{% macro n() %}{{ branch }}{% endmacro %}{% if c %}{% set branch = 3 %}{% endif %}",
+      "t");
+  EXPECT_EQ(tpl->undeclared_variables(), (std::vector<std::string>{"branch", "c", "early"}));
 }
 
 }  // namespace
