@@ -92,7 +92,7 @@ class Frame {
   }
 
   /// Assigns a statement's target: into its slot when this frame is laid out for the
-  /// target's scope (always, but in the top-level frame of an `extends` chain), else by name.
+  /// target's scope and the scope has a slot for it, else by name.
   /// (`V`: Value, moved in, or const Value&, copied.)
   template <typename V>
   void assign(const Target& target, V&& value) {

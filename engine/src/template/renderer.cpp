@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <deque>
 #include <memory>
 #include <memory_resource>
 #include <new>
@@ -112,24 +113,31 @@ class Renderer : public CallContext {
   // ----- templates, inheritance -----
 
   // Renders a template at the top level: runs its body; if it extends a parent, the rest of
-  // its output is dropped and the parent renders with this template's blocks on top.
-  void render_template(const TemplateTree& tree, Frame& frame) {
+  // its output is dropped and the parent renders with this template's blocks on top. Each
+  // parent runs its top level in a frame of its own, attached to the frame of the template
+  // that extends it: as in Jinja2, where each template of the chain has its own top-level
+  // variables and sees those of the templates below it only as the context does.
+  // With `exports` (an import), the names the chain's top levels assigned are added to it.
+  void render_template(const TemplateTree& tree, Frame& frame, ValueDict* exports = nullptr) {
     if (!tree.has_extends && tree.blocks.empty() && blocks_.empty()) {
       // No inheritance and no blocks, here or in force: the body runs as it is.
       const TemplateTree* saved_tree = tree_;
       tree_ = &tree;
       exec_body(tree.body, frame);
       tree_ = saved_tree;
+      if (exports) export_names(frame, *exports);
       return;
     }
     BlockTable saved = std::move(blocks_);
     blocks_ = BlockTable();
     const TemplateTree* current = &tree;
     std::vector<const TemplateTree*> chain;  // the templates extended so far (empty without 'extends')
+    std::deque<Frame> parent_frames;         // the top-level frames of those it extends
+    Frame* level_frame = &frame;
     while (true) {
       for (const auto& [name, block] : current->blocks) blocks_.add(block->name, {block, current});
       const TemplateTree* parent = nullptr;
-      render_body_until_extends(*current, current->body, frame, parent);
+      render_body_until_extends(*current, current->body, *level_frame, parent);
       if (!parent) break;
       chain.push_back(current);
       for (const TemplateTree* seen : chain) {
@@ -140,8 +148,22 @@ class Renderer : public CallContext {
         }
       }
       current = parent;
+      level_frame = &parent_frames.emplace_back(level_frame, parent->scope);
     }
     blocks_ = std::move(saved);
+    if (exports) {
+      // A parent's top level runs after its child's, so its names win.
+      export_names(frame, *exports);
+      for (const Frame& parent_frame : parent_frames) export_names(parent_frame, *exports);
+    }
+  }
+
+  // Adds the variables of a template's top-level `frame` to `exports`, but private ones
+  // (`_name`), as Jinja2 exports a module's names.
+  static void export_names(const Frame& frame, ValueDict& exports) {
+    frame.for_each([&](std::string_view name, const Value& value) {
+      if (!name.empty() && name.front() != '_') exports.set(std::string(name), value);
+    });
   }
 
   void render_body_until_extends(const TemplateTree& tree, const Body& body, Frame& frame,
@@ -600,8 +622,9 @@ class Renderer : public CallContext {
     std::string* saved = out_;
     const TemplateTree* saved_tree = tree_;
     out_ = &discard;
+    ValueDict exported;
     try {
-      render_template(loaded->tree(), module_frame);
+      render_template(loaded->tree(), module_frame, &exported);
     } catch (...) {
       out_ = saved;
       tree_ = saved_tree;
@@ -609,10 +632,6 @@ class Renderer : public CallContext {
     }
     out_ = saved;
     tree_ = saved_tree;
-    ValueDict exported;
-    module_frame.for_each([&](std::string_view name, const Value& value) {
-      if (!name.empty() && name.front() != '_') exported.set(std::string(name), value);
-    });
     return Value(std::move(exported));
   }
 

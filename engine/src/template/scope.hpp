@@ -60,8 +60,8 @@ struct Scope {
 /// `hops` frames out is the frame of `scope`, and the name is in `slot` there. A name that no
 /// enclosing scope of its template assigns stops where the template stops knowing its frames
 /// (its top level, or a block, whose parent frame is picked at render time) with kNoSlot: from
-/// there it is looked for by name, as is everything whose frames turn out to be laid out
-/// differently (a parent template of an `extends` chain runs in its child's top-level frame).
+/// there it is looked for by name, as is anything whose frame turns out not to be laid out
+/// for `scope`.
 struct Resolved {
   const Scope* scope = nullptr;
   std::uint16_t hops = 0;
