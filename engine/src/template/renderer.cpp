@@ -131,22 +131,15 @@ class Renderer : public CallContext {
     BlockTable saved = std::move(blocks_);
     blocks_ = BlockTable();
     const TemplateTree* current = &tree;
-    std::vector<const TemplateTree*> chain;  // the templates extended so far (empty without 'extends')
+    std::vector<const TemplateTree*> chain;  // `current` and the templates it extends
     std::deque<Frame> parent_frames;         // the top-level frames of those it extends
     Frame* level_frame = &frame;
     while (true) {
       for (const auto& [name, block] : current->blocks) blocks_.add(block->name, {block, current});
       const TemplateTree* parent = nullptr;
-      render_body_until_extends(*current, current->body, *level_frame, parent);
-      if (!parent) break;
       chain.push_back(current);
-      for (const TemplateTree* seen : chain) {
-        if (seen == parent) {
-          std::string cycle;
-          for (const TemplateTree* t : chain) cycle += t->name + " -> ";
-          throw Error(ErrorKind::Template, "'extends' cycle: " + cycle + parent->name);
-        }
-      }
+      render_body_until_extends(*current, *level_frame, chain, parent);
+      if (!parent) break;
       current = parent;
       level_frame = &parent_frames.emplace_back(level_frame, parent->scope);
     }
@@ -166,17 +159,20 @@ class Renderer : public CallContext {
     });
   }
 
-  void render_body_until_extends(const TemplateTree& tree, const Body& body, Frame& frame,
+  // Runs `tree`, the last template of `chain`, and sets `parent` to the template it extends.
+  void render_body_until_extends(const TemplateTree& tree, Frame& frame,
+                                 const std::vector<const TemplateTree*>& chain,
                                  const TemplateTree*& parent) {
     const TemplateTree* saved_tree = tree_;
     tree_ = &tree;
     std::string discard;
     std::string* real_out = out_;
-    for (const auto& stmt : body) {
+    for (const auto& stmt : tree.body) {
       if (auto* extends = std::get_if<ExtendsStmt>(&stmt->node)) {
         guard(*stmt, [&] {
           Value scratch;
           parent = &load(lookup_located(*extends->name, frame, scratch), false)->tree();
+          require_no_cycle(chain, *parent);
         });
         out_ = &discard;  // after 'extends', only blocks and definitions matter
         continue;
@@ -186,6 +182,16 @@ class Renderer : public CallContext {
     }
     out_ = real_out;
     tree_ = saved_tree;
+  }
+
+  static void require_no_cycle(const std::vector<const TemplateTree*>& chain,
+                               const TemplateTree& parent) {
+    for (const TemplateTree* seen : chain) {
+      if (seen != &parent) continue;
+      std::string cycle;
+      for (const TemplateTree* t : chain) cycle += t->name + " -> ";
+      throw Error(ErrorKind::Template, "'extends' cycle: " + cycle + parent.name);
+    }
   }
 
   // The template `name` (or the first of a list of names) names, or nullptr when missing is
@@ -611,7 +617,8 @@ class Renderer : public CallContext {
       Value scratch;
       loaded = load(lookup_located(name_expr, frame, scratch), false);
     });
-    DepthGuard depth(*this, "import");
+    std::optional<DepthGuard> depth;
+    guard(stmt, [&] { depth.emplace(*this, "import"); });
     auto& module = *modules_.emplace_back(std::make_unique<Module>(loaded->tree().scope));
     // As in Jinja2, `with context` hands the module the names visible here as they are now:
     // its macros, called later, do not see what the importer sets after the import.

@@ -112,7 +112,15 @@ TEST_F(LoaderTest, ReportsMissingTemplates) {
 TEST_F(LoaderTest, ExtendsCycleIsAnError) {
   first.write("a.j2", "{% extends 'b.j2' %}");
   first.write("b.j2", "{% extends 'a.j2' %}");
-  EXPECT_EQ(error("a.j2"), "error: 'extends' cycle: a.j2 -> b.j2 -> a.j2");
+  EXPECT_EQ(error("a.j2"), "b.j2:1:4: error: 'extends' cycle: a.j2 -> b.j2 -> a.j2");
+}
+
+TEST_F(LoaderTest, ImportCycleIsAnErrorAtTheImport) {
+  first.write("a.j2", "{% import 'b.j2' as b %}");
+  first.write("b.j2", "{% import 'a.j2' as a %}");
+  EXPECT_EQ(error("a.j2"),
+            "a.j2:1:4: error: recursion too deep: more than 64 nested includes, macro calls or "
+            "blocks (at import)");
 }
 
 TEST_F(LoaderTest, IncludeCycleIsAnErrorNotACrash) {
