@@ -201,6 +201,9 @@ VariantValues::VariantValues(const Expansion& expansion) {
 VariantValues::Layers VariantValues::values(const Variant& variant) const {
   Layers layers;
   layers.base = &bases_[variant.tier == Variant::npos ? 0 : variant.tier];
+  // Room for the keys the layers usually write, and a few a caller adds (generate's names):
+  // the top grows once, not key by key.
+  layers.top.reserve(axis_patches_.size() + override_patches_.size() + 4);
   auto apply = [&](const Value& patch) {
     for (const auto& [key, value] : patch.as_dict()) {
       const Value* below = layers.top.find(key);
