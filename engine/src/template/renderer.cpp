@@ -130,6 +130,24 @@ class Renderer : public CallContext {
     }
     BlockTable saved = std::move(blocks_);
     blocks_ = BlockTable();
+    if (!tree.has_extends) {
+      // Its own blocks only (an included template does not see its includer's): one level,
+      // and nothing to allocate for a chain (most includes run here, once per render).
+      for (const auto& [name, block] : tree.blocks) blocks_.add(block->name, {block, &tree});
+      const TemplateTree* saved_tree = tree_;
+      tree_ = &tree;
+      try {
+        exec_body(tree.body, frame);
+      } catch (...) {
+        tree_ = saved_tree;
+        blocks_ = std::move(saved);
+        throw;
+      }
+      tree_ = saved_tree;
+      blocks_ = std::move(saved);
+      if (exports) export_names(frame, *exports);
+      return;
+    }
     const TemplateTree* current = &tree;
     std::vector<const TemplateTree*> chain;  // `current` and the templates it extends
     std::deque<Frame> parent_frames;         // the top-level frames of those it extends
