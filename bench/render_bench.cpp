@@ -57,7 +57,8 @@ ordered_json value_set(int i) {
                       {"total_num_steps", 1000 * (1 + i % 50)},
                       {"warmup_num_steps", 100}};
   }
-  if (i % 6 == 0) v["monitors"] = {{"tensorboard", {{"output_path", "/logs/tb/" + std::to_string(i)}}}};
+  if (i % 6 == 0)
+    v["monitors"] = {{"tensorboard", {{"output_path", "/logs/tb/" + std::to_string(i)}}}};
   return v;
 }
 
@@ -126,10 +127,12 @@ int main(int argc, char** argv) {
     std::vector<double> text_runs;
     std::vector<double> json_runs;
     for (int r = 0; r < runs; ++r) {
-      text_runs.push_back(time_pass(value_sets, [&](const zf::Value& v) { sink += tpl->render(v).size(); }));
+      text_runs.push_back(
+          time_pass(value_sets, [&](const zf::Value& v) { sink += tpl->render(v).size(); }));
     }
     for (int r = 0; r < runs; ++r) {
-      json_runs.push_back(time_pass(value_sets, [&](const zf::Value& v) { sink += tpl->render_json(v).size(); }));
+      json_runs.push_back(
+          time_pass(value_sets, [&](const zf::Value& v) { sink += tpl->render_json(v).size(); }));
     }
     print_runs("render", text_runs);
     print_runs("render_json", json_runs);

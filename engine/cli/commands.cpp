@@ -17,9 +17,11 @@ const std::vector<Command>& commands() {
       {"render", "render one template over values to a file or stdout", run_render},
       {"validate", "check DeepSpeed configs against DeepSpeed's schema and rules", run_validate},
       {"schema", "print a JSON Schema of the DeepSpeed config for editors", run_schema},
-      {"generate", "write every config of a family and its manifest (--check: report drift)", run_generate},
+      {"generate", "write every config of a family and its manifest (--check: report drift)",
+       run_generate},
       {"explain", "show each value a template reads and the layer it came from", run_explain},
-      {"estimate", "per-GPU and per-node memory of a model under ZeRO (the memory plugin)", run_estimate},
+      {"estimate", "per-GPU and per-node memory of a model under ZeRO (the memory plugin)",
+       run_estimate},
       {"list", "list templates, presets (families), tiers or plugins", run_list},
   };
   return table;

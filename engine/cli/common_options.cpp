@@ -10,22 +10,20 @@ namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
 void add_template_options(po::options_description& options, CommonInputs& inputs) {
-  options.add_options()
-      ("template-dir", po::value(&inputs.template_dirs)->composing(),
-       "directory searched for templates before the built-in ones (repeatable)")
-      ("trim-blocks", po::bool_switch(&inputs.trim_blocks),
-       "remove the first newline after a block tag (Jinja2 trim_blocks)")
-      ("lstrip-blocks", po::bool_switch(&inputs.lstrip_blocks),
-       "strip whitespace before a block tag at the start of a line (Jinja2 lstrip_blocks)");
+  options.add_options()("template-dir", po::value(&inputs.template_dirs)->composing(),
+                        "directory searched for templates before the built-in ones (repeatable)")(
+      "trim-blocks", po::bool_switch(&inputs.trim_blocks),
+      "remove the first newline after a block tag (Jinja2 trim_blocks)")(
+      "lstrip-blocks", po::bool_switch(&inputs.lstrip_blocks),
+      "strip whitespace before a block tag at the start of a line (Jinja2 lstrip_blocks)");
 }
 
 void add_value_options(po::options_description& options, CommonInputs& inputs) {
-  options.add_options()
-      ("values", po::value(&inputs.values_files)->composing(),
-       "JSON values file, applied in order (repeatable)")
-      ("set", po::value(&inputs.sets)->composing(),
-       "KEY=VALUE with a dotted KEY; VALUE is JSON if it parses, else a string (repeatable)")
-      ("tier", po::value(&inputs.tier), "tier name (presets/tiers/NAME.json) or tier file");
+  options.add_options()("values", po::value(&inputs.values_files)->composing(),
+                        "JSON values file, applied in order (repeatable)")(
+      "set", po::value(&inputs.sets)->composing(),
+      "KEY=VALUE with a dotted KEY; VALUE is JSON if it parses, else a string (repeatable)")(
+      "tier", po::value(&inputs.tier), "tier name (presets/tiers/NAME.json) or tier file");
 }
 
 std::unique_ptr<Environment> make_environment(const CommonInputs& inputs) {
@@ -46,7 +44,8 @@ std::unique_ptr<Environment> make_environment(const CommonInputs& inputs) {
 fs::path resolve_tier(const std::string& tier) {
   std::error_code ec;
   if (tier.find('/') != std::string::npos || tier.ends_with(".json")) {
-    if (!fs::is_regular_file(tier, ec)) throw Error(ErrorKind::Usage, "tier file '" + tier + "' not found");
+    if (!fs::is_regular_file(tier, ec))
+      throw Error(ErrorKind::Usage, "tier file '" + tier + "' not found");
     return tier;
   }
   fs::path path = builtin_presets_dir() / "tiers" / (tier + ".json");

@@ -27,8 +27,7 @@ struct CommonInputs {
 void add_template_options(boost::program_options::options_description& options,
                           CommonInputs& inputs);
 /// Adds --values, --set and --tier.
-void add_value_options(boost::program_options::options_description& options,
-                       CommonInputs& inputs);
+void add_value_options(boost::program_options::options_description& options, CommonInputs& inputs);
 
 /// The search path: --template-dir directories in order, then the built-in templates.
 std::unique_ptr<Environment> make_environment(const CommonInputs& inputs);

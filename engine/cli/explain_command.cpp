@@ -64,7 +64,8 @@ std::vector<Row> explain_values(const Template& tpl, const LayeredValues& values
   std::vector<std::string> used = tpl.undeclared_variables();
   std::vector<Row> rows;
   for (const auto& [pointer, source] : values.leaves()) {
-    Row row{dotted(pointer), one_line(to_json_text(values.merged().at(Json::json_pointer(pointer)))),
+    Row row{dotted(pointer),
+            one_line(to_json_text(values.merged().at(Json::json_pointer(pointer)))),
             layer_kind_name(source.kind), source.label};
     std::string top = row.name.substr(0, row.name.find('.'));
     bool reads = std::find(used.begin(), used.end(), top) != used.end();
@@ -90,8 +91,10 @@ void print_rows(std::ostream& out, const std::vector<Row>& rows) {
 Json rows_to_json(const std::vector<Row>& rows) {
   Json out = Json::array();
   for (const auto& row : rows) {
-    out.push_back({{"name", row.name}, {"value", parse_json_text(row.value, row.name)},
-                   {"layer", row.layer}, {"source", row.source}});
+    out.push_back({{"name", row.name},
+                   {"value", parse_json_text(row.value, row.name)},
+                   {"layer", row.layer},
+                   {"source", row.source}});
   }
   return out;
 }
@@ -103,12 +106,16 @@ int print_explanation(const ExplainOptions& opt, const std::string& title, const
   std::vector<std::string> undefined;
   std::vector<Row> rows = explain_values(tpl, values, unused, undefined);
   if (opt.format == "json") {
-    Json out = {{"subject", title}, {"template", tpl.name()}, {"values", rows_to_json(rows)},
-                {"unused", rows_to_json(unused)}, {"undefined", undefined}};
+    Json out = {{"subject", title},
+                {"template", tpl.name()},
+                {"values", rows_to_json(rows)},
+                {"unused", rows_to_json(unused)},
+                {"undefined", undefined}};
     if (facts) out["derived"] = facts_to_json(*facts);
     std::cout << to_json_text(out);
   } else {
-    std::cout << title << "\nvalues " << tpl.name() << " reads (value, then the layer that set it):\n";
+    std::cout << title << "\nvalues " << tpl.name()
+              << " reads (value, then the layer that set it):\n";
     print_rows(std::cout, rows);
     if (facts) {
       std::cout << "derived:\n  world_size = " << facts->world_size
@@ -173,15 +180,17 @@ int explain_family(const ExplainOptions& opt) {
     scope["family"] = family.name;
     scope["variant"] = variant.slug;
     std::string path = check_output_path(output_path->render(Value::from_json(scope)), family);
-    if (path == opt.config || (opt.config.empty() && expansion.size() == 1)) chosen = std::move(variant);
+    if (path == opt.config || (opt.config.empty() && expansion.size() == 1))
+      chosen = std::move(variant);
     paths.push_back(std::move(path));
   }
   if (!chosen) {
-    std::string message = opt.config.empty() ? "explain: family '" + family.name + "' has " +
-                                                   std::to_string(paths.size()) +
-                                                   " configs; choose one with --config PATH:"
-                                             : "explain: no config '" + opt.config +
-                                                   "' in family '" + family.name + "'; its configs:";
+    std::string message = opt.config.empty()
+                              ? "explain: family '" + family.name + "' has " +
+                                    std::to_string(paths.size()) +
+                                    " configs; choose one with --config PATH:"
+                              : "explain: no config '" + opt.config + "' in family '" +
+                                    family.name + "'; its configs:";
     std::sort(paths.begin(), paths.end());
     for (std::size_t i = 0; i < paths.size() && i < 20; ++i) message += "\n  " + paths[i];
     if (paths.size() > 20) message += "\n  ... (" + std::to_string(paths.size() - 20) + " more)";
@@ -204,8 +213,9 @@ int explain_family(const ExplainOptions& opt) {
     facts = check.facts;
     problems = std::move(check.problems);
   }
-  std::string title = "config " + (opt.config.empty() ? paths.front() : opt.config) + " of family " +
-                      family.name + " (" + family.file + "), variant '" + expansion.describe(*chosen) + "'";
+  std::string title = "config " + (opt.config.empty() ? paths.front() : opt.config) +
+                      " of family " + family.name + " (" + family.file + "), variant '" +
+                      expansion.describe(*chosen) + "'";
   int code = print_explanation(opt, title, *setup.template_, values.layered(), problems,
                                deepspeed && problems.empty() ? &facts : nullptr);
   bool refused = print_plugin_findings(std::cerr, family.file, hooks.findings);
@@ -232,11 +242,12 @@ int run_explain(const std::vector<std::string>& args) {
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
   if (vm.count("help")) {
-    std::cout << "Prints each value a template reads and the layer it came from (template default,\n"
-                 "tier, family, variant, values file, --set, plugin), the values it derives, and\n"
-                 "values set but never read. TEMPLATE ends in .j2 (layers: --tier, --values, --set);\n"
-                 "anything else is a family (file or shipped name) and --config picks a member.\n\n"
-              << options << '\n';
+    std::cout
+        << "Prints each value a template reads and the layer it came from (template default,\n"
+           "tier, family, variant, values file, --set, plugin), the values it derives, and\n"
+           "values set but never read. TEMPLATE ends in .j2 (layers: --tier, --values, --set);\n"
+           "anything else is a family (file or shipped name) and --config picks a member.\n\n"
+        << options << '\n';
     return kSuccess;
   }
   po::notify(vm);
@@ -249,7 +260,8 @@ int run_explain(const std::vector<std::string>& args) {
     return explain_template(opt);
   }
   if (!opt.inputs.tier.empty()) {
-    throw Error(ErrorKind::Usage, "explain: --tier is for templates; a family's member is chosen with --config");
+    throw Error(ErrorKind::Usage,
+                "explain: --tier is for templates; a family's member is chosen with --config");
   }
   return explain_family(opt);
 }

@@ -12,7 +12,8 @@ using Json = nlohmann::ordered_json;
 fs::path resolve_family(const std::string& family) {
   std::error_code ec;
   if (family.find('/') != std::string::npos || family.ends_with(".json")) {
-    if (!fs::is_regular_file(family, ec)) throw Error(ErrorKind::Usage, "family file '" + family + "' not found");
+    if (!fs::is_regular_file(family, ec))
+      throw Error(ErrorKind::Usage, "family file '" + family + "' not found");
     return family;
   }
   fs::path path = builtin_presets_dir() / "families" / (family + ".json");
@@ -91,13 +92,14 @@ FamilySetup load_family_setup(const std::string& family_arg, const CommonInputs&
     std::string label = "--set " + set;
     overrides.push_back(Layer{{LayerKind::Set, label}, parse_set(set), label, "", ""});
   }
-  setup.expansion = std::make_unique<Expansion>(
-      expand_family(std::move(family), std::move(tiers), std::move(defaults.layers), std::move(overrides)));
+  setup.expansion = std::make_unique<Expansion>(expand_family(
+      std::move(family), std::move(tiers), std::move(defaults.layers), std::move(overrides)));
   return setup;
 }
 
 Json world_size_of(const Json& values) {
-  if (auto it = values.find("world_size"); it != values.end() && it->is_number_integer()) return *it;
+  if (auto it = values.find("world_size"); it != values.end() && it->is_number_integer())
+    return *it;
   auto gpus = values.find("gpus_per_node");
   auto nodes = values.find("nodes");
   if (gpus != values.end() && nodes != values.end() && gpus->is_number_integer() &&

@@ -27,7 +27,8 @@ std::vector<fs::path> json_files(const fs::path& dir) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file(ec) && entry.path().extension() == ".json") files.push_back(entry.path());
+    if (entry.is_regular_file(ec) && entry.path().extension() == ".json")
+      files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
   return files;
@@ -43,7 +44,7 @@ int list_templates(const std::vector<std::string>& args) {
   bool all = false;
   po::options_description options("zeroforge list templates [options]");
   options.add_options()("help,h", "show this help")("all", po::bool_switch(&all),
-                                                     "include partials (templates only included)");
+                                                    "include partials (templates only included)");
   add_template_options(options, inputs);
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(options).run(), vm);

@@ -62,11 +62,17 @@ int list_plugins(const std::vector<std::string>& args) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& info : found) {
       nlohmann::ordered_json commands = nlohmann::ordered_json::array();
-      for (const auto& [name, summary] : info.commands) commands.push_back({{"name", name}, {"summary", summary}});
-      out.push_back({{"name", info.name}, {"version", info.version}, {"abi", info.abi_version},
-                     {"description", info.description}, {"path", info.path.string()},
-                     {"values_hook", info.has_values_hook}, {"output_hook", info.has_output_hook},
-                     {"functions", info.functions}, {"commands", commands}});
+      for (const auto& [name, summary] : info.commands)
+        commands.push_back({{"name", name}, {"summary", summary}});
+      out.push_back({{"name", info.name},
+                     {"version", info.version},
+                     {"abi", info.abi_version},
+                     {"description", info.description},
+                     {"path", info.path.string()},
+                     {"values_hook", info.has_values_hook},
+                     {"output_hook", info.has_output_hook},
+                     {"functions", info.functions},
+                     {"commands", commands}});
     }
     std::cout << to_json_text({{"plugins", out}, {"errors", errors}});
     return kSuccess;

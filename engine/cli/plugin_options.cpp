@@ -12,16 +12,16 @@ namespace zf::cli {
 namespace po = boost::program_options;
 
 void add_plugin_options(po::options_description& options, PluginInputs& inputs) {
-  options.add_options()
-      ("plugin", po::value(&inputs.plugins)->composing(),
-       "load plugin NAME (from the plugin search path) or PATH (a .so file); hooks run in the "
-       "order given (repeatable)")
-      ("plugin-dir", po::value(&inputs.plugin_dirs)->composing(),
-       "directory searched for plugins before ZEROFORGE_PLUGIN_PATH and the built-in ones "
-       "(repeatable)")
-      ("plugin-opt", po::value(&inputs.plugin_opts)->composing(),
-       "NAME.KEY=VALUE: option KEY of plugin NAME; VALUE is JSON if it parses, else a string "
-       "(repeatable)");
+  options.add_options()(
+      "plugin", po::value(&inputs.plugins)->composing(),
+      "load plugin NAME (from the plugin search path) or PATH (a .so file); hooks run in the "
+      "order given (repeatable)")(
+      "plugin-dir", po::value(&inputs.plugin_dirs)->composing(),
+      "directory searched for plugins before ZEROFORGE_PLUGIN_PATH and the built-in ones "
+      "(repeatable)")(
+      "plugin-opt", po::value(&inputs.plugin_opts)->composing(),
+      "NAME.KEY=VALUE: option KEY of plugin NAME; VALUE is JSON if it parses, else a string "
+      "(repeatable)");
 }
 
 PluginHostOptions plugin_host_options(const PluginInputs& inputs) {
@@ -47,7 +47,8 @@ std::unique_ptr<PluginHost> make_plugin_host(const PluginInputs& inputs,
               << ": plugin '" << message.plugin << "': " << message.text << '\n';
   });
   std::vector<PluginRequest> all = requests;
-  for (const auto& plugin : inputs.plugins) all.push_back({plugin, nlohmann::ordered_json::object()});
+  for (const auto& plugin : inputs.plugins)
+    all.push_back({plugin, nlohmann::ordered_json::object()});
   std::vector<PluginOption> options;
   for (const auto& opt : inputs.plugin_opts) options.push_back(parse_plugin_option(opt));
   host->load(all, options);
@@ -71,7 +72,8 @@ int run_plugin_command(const std::string& plugin, const std::string& command,
     auto take = [&](const char* flag, std::vector<std::string>& into) {
       std::string prefix = std::string(flag) + "=";
       if (arg == flag) {
-        if (i + 1 >= args.size()) throw Error(ErrorKind::Usage, std::string(flag) + " needs a value");
+        if (i + 1 >= args.size())
+          throw Error(ErrorKind::Usage, std::string(flag) + " needs a value");
         into.push_back(args[++i]);
         return true;
       }
@@ -81,13 +83,15 @@ int run_plugin_command(const std::string& plugin, const std::string& command,
       }
       return false;
     };
-    if (take("--plugin-dir", inputs.plugin_dirs) || take("--plugin-opt", inputs.plugin_opts)) continue;
+    if (take("--plugin-dir", inputs.plugin_dirs) || take("--plugin-opt", inputs.plugin_opts))
+      continue;
     rest.push_back(arg);
   }
   inputs.plugins.push_back(plugin);
   auto host = make_plugin_host(inputs);
   if (!host->find_command(command)) {
-    throw Error(ErrorKind::Plugin, "plugin '" + plugin + "' does not provide command '" + command + "'");
+    throw Error(ErrorKind::Plugin,
+                "plugin '" + plugin + "' does not provide command '" + command + "'");
   }
   CommandResult result = host->run_command(command, rest);
   std::cout << result.output;

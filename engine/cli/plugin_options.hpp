@@ -15,9 +15,9 @@ namespace zf::cli {
 
 /// What the plugin options collected.
 struct PluginInputs {
-  std::vector<std::string> plugins;       ///< --plugin NAME|PATH, in order
-  std::vector<std::string> plugin_dirs;   ///< --plugin-dir DIR, in order
-  std::vector<std::string> plugin_opts;   ///< --plugin-opt NAME.key=value, in order
+  std::vector<std::string> plugins;      ///< --plugin NAME|PATH, in order
+  std::vector<std::string> plugin_dirs;  ///< --plugin-dir DIR, in order
+  std::vector<std::string> plugin_opts;  ///< --plugin-opt NAME.key=value, in order
 };
 
 /// Adds --plugin, --plugin-dir and --plugin-opt.
@@ -41,7 +41,8 @@ bool print_plugin_findings(std::ostream& out, const std::string& subject,
 /// Serves `zeroforge COMMAND ARGS...` from plugin `plugin` (found on the plugin search path;
 /// leading --plugin-dir DIR and --plugin-opt NAME.key=value arguments are taken by zeroforge,
 /// the rest go to the plugin): prints its output, returns its exit code. For commands.cpp:
-///     {"estimate", "...", [](const std::vector<std::string>& a) { return run_plugin_command("memory", "estimate", a); }},
+///     {"estimate", "...", [](const std::vector<std::string>& a) { return
+///     run_plugin_command("memory", "estimate", a); }},
 int run_plugin_command(const std::string& plugin, const std::string& command,
                        const std::vector<std::string>& args);
 

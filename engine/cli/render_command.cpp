@@ -16,8 +16,8 @@ namespace po = boost::program_options;
 
 // validate_command.cpp: prints the validator's findings on a rendered DeepSpeed config to
 // stderr; false when it has errors (then nothing is written).
-bool check_rendered_config(const nlohmann::ordered_json& config, const nlohmann::ordered_json& values,
-                           const std::string& label);
+bool check_rendered_config(const nlohmann::ordered_json& config,
+                           const nlohmann::ordered_json& values, const std::string& label);
 
 int run_render(const std::vector<std::string>& args) {
   CommonInputs inputs;
@@ -25,8 +25,8 @@ int run_render(const std::vector<std::string>& args) {
   std::string template_name;
   std::string output;
   po::options_description options("zeroforge render TEMPLATE [options]");
-  options.add_options()("help,h", "show this help")(
-      "output,o", po::value(&output), "write to FILE (atomically) instead of stdout")(
+  options.add_options()("help,h", "show this help")("output,o", po::value(&output),
+                                                    "write to FILE (atomically) instead of stdout")(
       "no-validate", "write a rendered DeepSpeed config even when the validator finds errors");
   add_value_options(options, inputs);
   add_template_options(options, inputs);
@@ -66,11 +66,13 @@ int run_render(const std::vector<std::string>& args) {
   Value context = Value::from_json(values.merged());
   std::string text;
   if (tpl->is_json()) {
-    auto config = plugins->run_output_hooks(tpl->render_json(context), values.merged(),
-                                            {{"template", template_name}, {"tier", inputs.tier}})
+    auto config = plugins
+                      ->run_output_hooks(tpl->render_json(context), values.merged(),
+                                         {{"template", template_name}, {"tier", inputs.tier}})
                       .config;
     if (!vm.count("no-validate") &&
-        !check_rendered_config(config, values.merged(), output.empty() || output == "-" ? template_name : output)) {
+        !check_rendered_config(config, values.merged(),
+                               output.empty() || output == "-" ? template_name : output)) {
       return kFindings;
     }
     text = to_json_text(config);

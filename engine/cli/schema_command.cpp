@@ -14,11 +14,12 @@ int run_schema(const std::vector<std::string>& args) {
   std::string output;
   po::options_description options("zeroforge schema [options]");
   options.add_options()("help,h", "show this help")("output,o", po::value(&output),
-                                                     "write to FILE (atomically) instead of stdout");
+                                                    "write to FILE (atomically) instead of stdout");
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(options).run(), vm);
   if (vm.count("help")) {
-    std::cout << "Prints a JSON Schema (draft 2020-12) of DeepSpeed's config, built from the validator's\n"
+    std::cout << "Prints a JSON Schema (draft 2020-12) of DeepSpeed's config, built from the "
+                 "validator's\n"
                  "data; point an editor at it for completion and checking (docs/validate.md).\n\n"
               << options << '\n';
     return kSuccess;

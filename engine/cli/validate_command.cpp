@@ -29,13 +29,14 @@ std::string plural(std::size_t n, const char* word) {
 
 }  // namespace
 
-bool check_rendered_config(const nlohmann::ordered_json& config, const nlohmann::ordered_json& values,
-                           const std::string& label) {
+bool check_rendered_config(const nlohmann::ordered_json& config,
+                           const nlohmann::ordered_json& values, const std::string& label) {
   if (!is_deepspeed_config(config)) return true;  // some other JSON document
   auto findings = validate_config(config, validate_options_from_values(values), label);
   for (const auto& f : findings) std::cerr << format_finding(f) << '\n';
   if (!has_errors(findings)) return true;
-  std::cerr << "zeroforge: not written: the rendered config has errors (--no-validate writes it anyway)\n";
+  std::cerr << "zeroforge: not written: the rendered config has errors (--no-validate writes it "
+               "anyway)\n";
   return false;
 }
 
@@ -49,8 +50,9 @@ int run_validate(const std::vector<std::string>& args) {
       "world-size", po::value(&world_size), "data-parallel world size DeepSpeed will run with")(
       "hf", "the Hugging Face Trainer loads the config (it fills \"auto\" on the keys it knows)")(
       "strict", "treat warnings (keys that have no effect) as errors")(
-      "against-args", po::value(&against), "the training command line; report every disagreement with it")(
-      "format", po::value(&format), "text (default) or json");
+      "against-args", po::value(&against),
+      "the training command line; report every disagreement with it")("format", po::value(&format),
+                                                                      "text (default) or json");
   po::options_description hidden;
   hidden.add_options()("config", po::value(&files));
   po::options_description all;
@@ -60,7 +62,8 @@ int run_validate(const std::vector<std::string>& args) {
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
   if (vm.count("help")) {
-    std::cout << "Checks DeepSpeed configs against DeepSpeed's own schema and rules (see docs/validate.md).\n"
+    std::cout << "Checks DeepSpeed configs against DeepSpeed's own schema and rules (see "
+                 "docs/validate.md).\n"
                  "Lines: FILE: /json/pointer: error|warning|note [rule-id]: message.\n"
                  "Exit 0: no errors; 1: errors; 2: unreadable or malformed input.\n\n"
               << options << '\n';
@@ -93,7 +96,9 @@ int run_validate(const std::vector<std::string>& args) {
     std::size_t errors = 0, warnings = 0, notes = 0;
     for (const auto& f : findings) {
       std::cout << format_finding(f) << '\n';
-      (f.severity == Severity::Error ? errors : f.severity == Severity::Warning ? warnings : notes) += 1;
+      (f.severity == Severity::Error     ? errors
+       : f.severity == Severity::Warning ? warnings
+                                         : notes) += 1;
     }
     std::cout << plural(files.size(), "config") << ": " << plural(errors, "error") << ", "
               << plural(warnings, "warning") << ", " << plural(notes, "note") << '\n';

@@ -53,7 +53,8 @@ inline Error error_at(ErrorKind kind, std::string message, const std::string& na
                       std::string_view source, std::size_t offset) {
   auto [line, column] = line_column(source, offset);
   Location where{name, line, column};
-  return Error(kind, std::move(message), where).located(where, std::string(line_text(source, offset)));
+  return Error(kind, std::move(message), where)
+      .located(where, std::string(line_text(source, offset)));
 }
 
 }  // namespace zf::detail

@@ -21,10 +21,18 @@ void append_repr_string(std::string& out, const std::string& s) {
   out += quote;
   for (unsigned char c : s) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c == static_cast<unsigned char>(quote)) {
           out += '\\';
@@ -90,18 +98,19 @@ Value::Value(std::string s) : data_(std::move(s)) {}
 Value::Value(std::string_view s) : data_(std::string(s)) {}
 Value::Value(const char* s) : data_(std::string(s)) {}
 Value::Value(ValueList list)
-    : data_(std::shared_ptr<const ListData>(std::make_shared<const ListData>(ListData{std::move(list), false}))) {}
+    : data_(std::shared_ptr<const ListData>(
+          std::make_shared<const ListData>(ListData{std::move(list), false}))) {}
 
 Value Value::tuple(ValueList items) {
   Value v;
-  v.data_ = Data(std::shared_ptr<const ListData>(std::make_shared<const ListData>(ListData{std::move(items), true})));
+  v.data_ = Data(std::shared_ptr<const ListData>(
+      std::make_shared<const ListData>(ListData{std::move(items), true})));
   return v;
 }
 
-bool Value::is_tuple() const noexcept {
-  return data_.kind() == Kind::List && data_.list()->tuple;
-}
-Value::Value(ValueDict dict) : data_(std::shared_ptr<const ValueDict>(std::make_shared<const ValueDict>(std::move(dict)))) {}
+bool Value::is_tuple() const noexcept { return data_.kind() == Kind::List && data_.list()->tuple; }
+Value::Value(ValueDict dict)
+    : data_(std::shared_ptr<const ValueDict>(std::make_shared<const ValueDict>(std::move(dict)))) {}
 Value::Value(std::shared_ptr<const Callable> callable) : data_(std::move(callable)) {}
 
 Value Value::undefined(std::string description) {
@@ -137,16 +146,21 @@ bool Value::is_lenient_undefined() const noexcept {
 Value Value::from_json(const nlohmann::ordered_json& json) {
   using T = nlohmann::ordered_json::value_t;
   switch (json.type()) {
-    case T::null: return Value(nullptr);
-    case T::boolean: return Value(json.get<bool>());
-    case T::number_integer: return Value(json.get<std::int64_t>());
+    case T::null:
+      return Value(nullptr);
+    case T::boolean:
+      return Value(json.get<bool>());
+    case T::number_integer:
+      return Value(json.get<std::int64_t>());
     case T::number_unsigned: {
       auto u = json.get<std::uint64_t>();
       if (u > static_cast<std::uint64_t>(INT64_MAX)) return Value(static_cast<double>(u));
       return Value(static_cast<std::int64_t>(u));
     }
-    case T::number_float: return Value(json.get<double>());
-    case T::string: return Value(json.get_ref<const std::string&>());
+    case T::number_float:
+      return Value(json.get<double>());
+    case T::string:
+      return Value(json.get_ref<const std::string&>());
     case T::array: {
       ValueList list;
       list.reserve(json.size());
@@ -159,18 +173,26 @@ Value Value::from_json(const nlohmann::ordered_json& json) {
       for (const auto& [key, item] : json.items()) dict.set(key, from_json(item));
       return Value(std::move(dict));
     }
-    default: throw Error(ErrorKind::Values, "binary JSON values are not supported");
+    default:
+      throw Error(ErrorKind::Values, "binary JSON values are not supported");
   }
 }
 
 nlohmann::ordered_json Value::to_json() const {
   switch (kind()) {
-    case Kind::Undefined: require_defined(); return nullptr;
-    case Kind::None: return nullptr;
-    case Kind::Bool: return data_.boolean();
-    case Kind::Int: return data_.integer();
-    case Kind::Float: return data_.real();
-    case Kind::String: return data_.string();
+    case Kind::Undefined:
+      require_defined();
+      return nullptr;
+    case Kind::None:
+      return nullptr;
+    case Kind::Bool:
+      return data_.boolean();
+    case Kind::Int:
+      return data_.integer();
+    case Kind::Float:
+      return data_.real();
+    case Kind::String:
+      return data_.string();
     case Kind::List: {
       auto out = nlohmann::ordered_json::array();
       for (const auto& item : as_list()) out.push_back(item.to_json());
@@ -181,7 +203,8 @@ nlohmann::ordered_json Value::to_json() const {
       for (const auto& [key, item] : as_dict()) out[key] = item.to_json();
       return out;
     }
-    case Kind::Callable: break;
+    case Kind::Callable:
+      break;
   }
   throw Error(ErrorKind::Render, "a function cannot be converted to JSON");
 }
@@ -194,11 +217,13 @@ std::string Value::undefined_description() const {
   if (data_.kind() != Kind::Undefined) return "defined value";
   const UndefinedData* u = &data_.undefined();
   switch (u->form) {
-    case UndefinedData::Form::Variable: return "undefined variable '" + *u->name + "'";
+    case UndefinedData::Form::Variable:
+      return "undefined variable '" + *u->name + "'";
     case UndefinedData::Form::Attribute:
       return std::string("'") + u->object_type + " object' has no attribute '" + *u->name + "'";
     case UndefinedData::Form::Text:
-    case UndefinedData::Form::Lenient: break;
+    case UndefinedData::Form::Lenient:
+      break;
   }
   return u->text ? *u->text : std::string("undefined value");
 }
@@ -255,14 +280,22 @@ bool Value::truthy() const {
       if (is_lenient_undefined()) return false;
       require_defined();
       return false;
-    case Kind::None: return false;
-    case Kind::Bool: return data_.boolean();
-    case Kind::Int: return data_.integer() != 0;
-    case Kind::Float: return data_.real() != 0.0;
-    case Kind::String: return !data_.string().empty();
-    case Kind::List: return !as_list().empty();
-    case Kind::Dict: return !as_dict().empty();
-    case Kind::Callable: return true;
+    case Kind::None:
+      return false;
+    case Kind::Bool:
+      return data_.boolean();
+    case Kind::Int:
+      return data_.integer() != 0;
+    case Kind::Float:
+      return data_.real() != 0.0;
+    case Kind::String:
+      return !data_.string().empty();
+    case Kind::List:
+      return !as_list().empty();
+    case Kind::Dict:
+      return !as_dict().empty();
+    case Kind::Callable:
+      return true;
   }
   return false;
 }
@@ -272,8 +305,12 @@ void Value::append_str(std::string& out) const {
     case Kind::Undefined:
       if (!is_lenient_undefined()) require_defined();
       return;
-    case Kind::None: out += "None"; return;
-    case Kind::Bool: out += data_.boolean() ? "True" : "False"; return;
+    case Kind::None:
+      out += "None";
+      return;
+    case Kind::Bool:
+      out += data_.boolean() ? "True" : "False";
+      return;
     case Kind::Int: {
       char buf[24];
       auto r = std::to_chars(buf, buf + sizeof buf, data_.integer());
@@ -281,11 +318,19 @@ void Value::append_str(std::string& out) const {
       out.append(buf, static_cast<std::size_t>(r.ptr - buf));
       return;
     }
-    case Kind::Float: detail::append_python_float(out, data_.real()); return;
-    case Kind::String: out += data_.string(); return;
+    case Kind::Float:
+      detail::append_python_float(out, data_.real());
+      return;
+    case Kind::String:
+      out += data_.string();
+      return;
     case Kind::List:
-    case Kind::Dict: append_container(out, *this); return;
-    case Kind::Callable: out += "<function " + as_callable()->name() + ">"; return;
+    case Kind::Dict:
+      append_container(out, *this);
+      return;
+    case Kind::Callable:
+      out += "<function " + as_callable()->name() + ">";
+      return;
   }
 }
 
@@ -303,15 +348,24 @@ std::string Value::repr() const {
 
 const char* Value::type_name() const noexcept {
   switch (kind()) {
-    case Kind::Undefined: return "undefined";
-    case Kind::None: return "NoneType";
-    case Kind::Bool: return "bool";
-    case Kind::Int: return "int";
-    case Kind::Float: return "float";
-    case Kind::String: return "str";
-    case Kind::List: return "list";
-    case Kind::Dict: return "dict";
-    case Kind::Callable: return "function";
+    case Kind::Undefined:
+      return "undefined";
+    case Kind::None:
+      return "NoneType";
+    case Kind::Bool:
+      return "bool";
+    case Kind::Int:
+      return "int";
+    case Kind::Float:
+      return "float";
+    case Kind::String:
+      return "str";
+    case Kind::List:
+      return "list";
+    case Kind::Dict:
+      return "dict";
+    case Kind::Callable:
+      return "function";
   }
   return "?";
 }
@@ -325,8 +379,10 @@ bool operator==(const Value& a, const Value& b) {
   }
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
-    case Value::Kind::None: return true;
-    case Value::Kind::String: return a.as_string() == b.as_string();
+    case Value::Kind::None:
+      return true;
+    case Value::Kind::String:
+      return a.as_string() == b.as_string();
     case Value::Kind::List: {
       if (a.is_tuple() != b.is_tuple()) return false;
       const auto& x = a.as_list();
@@ -343,8 +399,10 @@ bool operator==(const Value& a, const Value& b) {
       }
       return true;
     }
-    case Value::Kind::Callable: return a.as_callable() == b.as_callable();
-    default: return false;
+    case Value::Kind::Callable:
+      return a.as_callable() == b.as_callable();
+    default:
+      return false;
   }
 }
 
@@ -421,7 +479,8 @@ const Value* ValueDict::find(std::string_view key, std::uint64_t key_hash) const
     for (std::size_t slot = key_hash & mask;; slot = (slot + 1) & mask) {
       std::uint32_t entry = (*index_)[slot];
       if (entry == 0) return nullptr;
-      if (hashes_[entry - 1] == key_hash && entries_[entry - 1].first == key) return &entries_[entry - 1].second;
+      if (hashes_[entry - 1] == key_hash && entries_[entry - 1].first == key)
+        return &entries_[entry - 1].second;
     }
   }
   for (std::size_t i = 0; i < hashes_.size(); ++i) {

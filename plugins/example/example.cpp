@@ -12,7 +12,8 @@ using zf::sdk::Json;
 Json bucket_size(const zf::sdk::Context&, const zf::sdk::Call& call) {
   const Json& hidden = call.args.at(0);
   if (!hidden.is_number_integer() || hidden.get<long long>() <= 0) {
-    throw zf::sdk::Error("bucket_size: hidden_size must be a positive integer, got " + hidden.dump());
+    throw zf::sdk::Error("bucket_size: hidden_size must be a positive integer, got " +
+                         hidden.dump());
   }
   long long h = hidden.get<long long>();
   return h * h;

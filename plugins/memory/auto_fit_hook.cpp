@@ -214,7 +214,8 @@ int parse_stage(const Json& v) {
 }
 
 Offload parse_offload_json(const Json& v) {
-  std::optional<Offload> offload = v.is_string() ? offload_from_string(v.get<std::string>()) : std::nullopt;
+  std::optional<Offload> offload =
+      v.is_string() ? offload_from_string(v.get<std::string>()) : std::nullopt;
   if (!offload) throw std::invalid_argument("");
   return *offload;
 }
@@ -261,7 +262,8 @@ Json auto_fit_values(const Json& input, const std::string& data_dir) {
   in.largest_layer_params = model.inputs.largest_layer_params;
   in.shape = model.inputs.shape;
   if (auto c = auto_fit.find("activation_checkpointing"); c != auto_fit.end()) {
-    auto checkpointing = c->is_string() ? checkpointing_from_string(c->get<std::string>()) : std::nullopt;
+    auto checkpointing =
+        c->is_string() ? checkpointing_from_string(c->get<std::string>()) : std::nullopt;
     if (checkpointing) {
       in.checkpointing = *checkpointing;
     } else {
@@ -286,7 +288,8 @@ Json auto_fit_values(const Json& input, const std::string& data_dir) {
 
   // The config's own values: precision, the cluster (the tier), the buckets it sets.
   const Json& precision = r.tier_fact("precision", "the precision");
-  auto named_precision = precision.is_string() ? precision_from_string(precision.get<std::string>()) : std::nullopt;
+  auto named_precision =
+      precision.is_string() ? precision_from_string(precision.get<std::string>()) : std::nullopt;
   if (named_precision) {
     in.precision = *named_precision;
   } else {

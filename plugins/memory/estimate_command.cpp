@@ -29,7 +29,8 @@ const char* const kHelp =
     "  --params N                   total parameters (Ψ)\n"
     "  --largest-layer-params N     largest module's parameters (default Ψ/32)\n"
     "  --layers --hidden --heads --vocab --seq-len\n"
-    "                               the shape (Ψ derived unless --params); with --model, override it\n"
+    "                               the shape (Ψ derived unless --params); with --model, override "
+    "it\n"
     "training:\n"
     "  --stage 0|1|2|3              ZeRO stage (default 2)\n"
     "  --offload-optimizer none|cpu|nvme   (default none; stage >= 1)\n"
@@ -127,25 +128,32 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir)
          }
          in.stage = v[0] - '0';
        }},
-      {"--offload-optimizer", [&](auto& f, auto& v) { in.offload_optimizer = parse_offload(f, v); }},
+      {"--offload-optimizer",
+       [&](auto& f, auto& v) { in.offload_optimizer = parse_offload(f, v); }},
       {"--offload-param", [&](auto& f, auto& v) { in.offload_param = parse_offload(f, v); }},
       {"--precision",
        [&](auto& f, auto& v) {
          auto precision = precision_from_string(v);
-         if (!precision) throw std::invalid_argument(f + ": expected bf16, fp16 or fp32, got '" + v + "'");
+         if (!precision)
+           throw std::invalid_argument(f + ": expected bf16, fp16 or fp32, got '" + v + "'");
          in.precision = *precision;
        }},
       {"--optimizer",
        [&](auto& f, auto& v) {
-         if (v == "adam" || v == "adamw") in.optimizer = Optimizer::Adam;
-         else if (v == "sgd") in.optimizer = Optimizer::Sgd;
-         else throw std::invalid_argument(f + ": expected adam or sgd, got '" + v + "'");
+         if (v == "adam" || v == "adamw")
+           in.optimizer = Optimizer::Adam;
+         else if (v == "sgd")
+           in.optimizer = Optimizer::Sgd;
+         else
+           throw std::invalid_argument(f + ": expected adam or sgd, got '" + v + "'");
        }},
       {"--micro-batch-size", [&](auto& f, auto& v) { in.micro_batch_size = parse_int(f, v); }},
       {"--activation-checkpointing",
        [&](auto& f, auto& v) {
          // true/false: the config's own activation_checkpointing spelling.
-         auto checkpointing = checkpointing_from_string(v == "false" ? "none" : v == "true" ? "full" : v);
+         auto checkpointing = checkpointing_from_string(v == "false"  ? "none"
+                                                        : v == "true" ? "full"
+                                                                      : v);
          if (!checkpointing) {
            throw std::invalid_argument(f + ": expected none, selective or full, got '" + v + "'");
          }
@@ -250,8 +258,10 @@ std::string gib(std::int64_t bytes) {
 
 std::string count(std::int64_t n) {
   char buffer[32];
-  if (n >= 1000000000) std::snprintf(buffer, sizeof buffer, "%.2fB", static_cast<double>(n) / 1e9);
-  else std::snprintf(buffer, sizeof buffer, "%.2fM", static_cast<double>(n) / 1e6);
+  if (n >= 1000000000)
+    std::snprintf(buffer, sizeof buffer, "%.2fB", static_cast<double>(n) / 1e9);
+  else
+    std::snprintf(buffer, sizeof buffer, "%.2fM", static_cast<double>(n) / 1e6);
   return buffer;
 }
 
@@ -287,16 +297,15 @@ std::string header(const Options& o) {
                     (in.largest_layer_params ? "" : " (assumed Ψ/32)");
   if (in.shape) {
     const auto& s = *in.shape;
-    out += "; " + std::to_string(s.layers) + " layers, hidden " + std::to_string(s.hidden) +
-           ", " + std::to_string(s.heads) + " heads, vocab " + std::to_string(s.vocab) +
-           ", seq " + std::to_string(s.seq_len);
+    out += "; " + std::to_string(s.layers) + " layers, hidden " + std::to_string(s.hidden) + ", " +
+           std::to_string(s.heads) + " heads, vocab " + std::to_string(s.vocab) + ", seq " +
+           std::to_string(s.seq_len);
   }
-  out += "\ncluster: " + std::to_string(in.nodes) + " node(s) x " +
-         std::to_string(in.gpus_per_node) + " GPU(s) (world size " +
-         std::to_string(in.nodes * in.gpus_per_node) + "), micro batch " +
-         std::to_string(in.micro_batch_size) + ", " + to_string(in.precision) + ", " +
-         to_string(in.optimizer) + ", activation checkpointing " + to_string(in.checkpointing) +
-         "\n";
+  out +=
+      "\ncluster: " + std::to_string(in.nodes) + " node(s) x " + std::to_string(in.gpus_per_node) +
+      " GPU(s) (world size " + std::to_string(in.nodes * in.gpus_per_node) + "), micro batch " +
+      std::to_string(in.micro_batch_size) + ", " + to_string(in.precision) + ", " +
+      to_string(in.optimizer) + ", activation checkpointing " + to_string(in.checkpointing) + "\n";
   return out;
 }
 
@@ -304,10 +313,11 @@ std::string verdict(const Estimate& e) {
   std::string out;
   auto line = [&](const char* what, std::optional<bool> ok, std::int64_t need, std::int64_t have) {
     if (!ok) return;
-    out += std::string("verdict: ") + what + (*ok ? " fits: " : " does not fit: ") + "needs " +
-           gib(need) + " GiB of " + gib(have) + " GiB" +
-           (*ok ? " (" + gib(have - need) + " GiB free)" : " (" + gib(need - have) + " GiB short)") +
-           "\n";
+    out +=
+        std::string("verdict: ") + what + (*ok ? " fits: " : " does not fit: ") + "needs " +
+        gib(need) + " GiB of " + gib(have) + " GiB" +
+        (*ok ? " (" + gib(have - need) + " GiB free)" : " (" + gib(need - have) + " GiB short)") +
+        "\n";
   };
   line("GPU", e.gpu_fits, e.total_gpu, e.gpu_capacity);
   line("CPU", e.cpu_fits, e.total_cpu, e.cpu_capacity);

@@ -238,7 +238,8 @@ Estimate estimate(const Inputs& in) {
   }
   const std::int64_t subtotal =
       out.model_states_gpu + out.activations_gpu + out.stage3_working_set + out.comm_buffers;
-  out.headroom = static_cast<std::int64_t>(std::llround(static_cast<double>(subtotal) * in.headroom));
+  out.headroom =
+      static_cast<std::int64_t>(std::llround(static_cast<double>(subtotal) * in.headroom));
   out.cuda_context = static_cast<std::int64_t>(std::llround(in.cuda_context_gib * kGiB));
   out.total_gpu = subtotal + out.headroom + out.cuda_context;
   out.total_cpu = out.model_states_cpu;
@@ -246,8 +247,8 @@ Estimate estimate(const Inputs& in) {
   // DeepSpeed's estimators know ZeRO-2 and ZeRO-3 with CPU offload; NVMe offload keeps the
   // same GPU side, so it maps to cpu_offload. Parameter offload alone has no estimator.
   if (in.stage == 2) {
-    out.deepspeed = deepspeed_zero2(psi, in.gpus_per_node, in.nodes, opt_off,
-                                    in.additional_buffer_factor);
+    out.deepspeed =
+        deepspeed_zero2(psi, in.gpus_per_node, in.nodes, opt_off, in.additional_buffer_factor);
   } else if (in.stage == 3 && (opt_off || !param_off)) {
     out.deepspeed = deepspeed_zero3(psi, out.largest_layer_params, in.gpus_per_node, in.nodes,
                                     opt_off, param_off, in.zero_init, in.additional_buffer_factor);
@@ -266,31 +267,38 @@ Estimate estimate(const Inputs& in) {
 
 const char* to_string(Offload offload) {
   switch (offload) {
-    case Offload::None: return "none";
-    case Offload::Cpu: return "cpu";
-    case Offload::Nvme: return "nvme";
+    case Offload::None:
+      return "none";
+    case Offload::Cpu:
+      return "cpu";
+    case Offload::Nvme:
+      return "nvme";
   }
   return "?";
 }
 
 const char* to_string(Precision precision) {
   switch (precision) {
-    case Precision::Fp32: return "fp32";
-    case Precision::Fp16: return "fp16";
-    case Precision::Bf16: return "bf16";
+    case Precision::Fp32:
+      return "fp32";
+    case Precision::Fp16:
+      return "fp16";
+    case Precision::Bf16:
+      return "bf16";
   }
   return "?";
 }
 
-const char* to_string(Optimizer optimizer) {
-  return optimizer == Optimizer::Adam ? "adam" : "sgd";
-}
+const char* to_string(Optimizer optimizer) { return optimizer == Optimizer::Adam ? "adam" : "sgd"; }
 
 const char* to_string(Checkpointing checkpointing) {
   switch (checkpointing) {
-    case Checkpointing::None: return "none";
-    case Checkpointing::Selective: return "selective";
-    case Checkpointing::Full: return "full";
+    case Checkpointing::None:
+      return "none";
+    case Checkpointing::Selective:
+      return "selective";
+    case Checkpointing::Full:
+      return "full";
   }
   return "?";
 }

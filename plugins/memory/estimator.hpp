@@ -73,10 +73,10 @@ struct Inputs {
   std::int64_t allgather_bucket_size = 500000000;
   std::int64_t stage3_prefetch_bucket_size = 50000000;
   std::int64_t stage3_max_live_parameters = 1000000000;
-  double headroom = 0.10;                 ///< fraction added for fragmentation
-  double cuda_context_gib = 0.5;          ///< fixed per-GPU CUDA context and kernels
-  std::optional<double> gpu_memory_gib;   ///< per GPU; no verdict without it
-  std::optional<double> cpu_memory_gib;   ///< per node
+  double headroom = 0.10;                ///< fraction added for fragmentation
+  double cuda_context_gib = 0.5;         ///< fixed per-GPU CUDA context and kernels
+  std::optional<double> gpu_memory_gib;  ///< per GPU; no verdict without it
+  std::optional<double> cpu_memory_gib;  ///< per node
 };
 
 /// One estimate, bytes. GPU figures are per GPU; CPU and NVMe figures are per node.

@@ -37,8 +37,8 @@ std::int64_t positive(const nlohmann::json& preset, const char* key, const std::
 }  // namespace
 
 ModelPreset load_model_preset(const std::string& name_or_path, const std::string& data_dir) {
-  const bool is_path = name_or_path.find('/') != std::string::npos ||
-                       fs::path(name_or_path).extension() == ".json";
+  const bool is_path =
+      name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".json";
   const fs::path dir = fs::path(data_dir) / "presets" / "models";
   const fs::path file = is_path ? fs::path(name_or_path) : dir / (name_or_path + ".json");
   std::ifstream in(file);

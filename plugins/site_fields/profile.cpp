@@ -11,21 +11,65 @@
 namespace site_fields {
 namespace {
 
-const std::vector<std::string> kTopLevelKeys = {
-    "activation_checkpointing", "aio", "amp", "autotuning", "bf16", "bfloat16", "checkpoint",
-    "comet", "communication_data_type", "comms_logger", "compile", "compression_training",
-    "csv_monitor", "curriculum_learning", "data_efficiency", "data_types", "dataloader_drop_last",
-    "disable_allgather", "dump_state", "eigenvalue", "elasticity", "expert_parallel", "flops_profiler",
-    "fp16", "gradient_accumulation_steps", "gradient_allreduce_op", "gradient_clipping",
-    "gradient_predivide_factor", "graph_harvesting", "hybrid_engine", "log_level",
-    "managed_gradient_accumulation", "memory_breakdown", "nebula", "optimizer", "pipeline",
-    "prescale_gradients", "progressive_layer_drop", "quantize_training", "scheduler",
-    "seq_parallel_communication_data_type", "sequence_parallel_size", "sparse_attention",
-    "sparse_gradients", "steps_per_print", "tensor_parallel", "tensorboard", "timers",
-    "torch_autocast", "train_batch_size", "train_micro_batch_size_per_gpu",
-    "use_data_before_expert_parallelism", "vocabulary_size", "wall_clock_breakdown", "wandb",
-    "weight_quantization", "zero_allow_untested_optimizer", "zero_force_ds_cpu_optimizer",
-    "zero_optimization"};
+const std::vector<std::string> kTopLevelKeys = {"activation_checkpointing",
+                                                "aio",
+                                                "amp",
+                                                "autotuning",
+                                                "bf16",
+                                                "bfloat16",
+                                                "checkpoint",
+                                                "comet",
+                                                "communication_data_type",
+                                                "comms_logger",
+                                                "compile",
+                                                "compression_training",
+                                                "csv_monitor",
+                                                "curriculum_learning",
+                                                "data_efficiency",
+                                                "data_types",
+                                                "dataloader_drop_last",
+                                                "disable_allgather",
+                                                "dump_state",
+                                                "eigenvalue",
+                                                "elasticity",
+                                                "expert_parallel",
+                                                "flops_profiler",
+                                                "fp16",
+                                                "gradient_accumulation_steps",
+                                                "gradient_allreduce_op",
+                                                "gradient_clipping",
+                                                "gradient_predivide_factor",
+                                                "graph_harvesting",
+                                                "hybrid_engine",
+                                                "log_level",
+                                                "managed_gradient_accumulation",
+                                                "memory_breakdown",
+                                                "nebula",
+                                                "optimizer",
+                                                "pipeline",
+                                                "prescale_gradients",
+                                                "progressive_layer_drop",
+                                                "quantize_training",
+                                                "scheduler",
+                                                "seq_parallel_communication_data_type",
+                                                "sequence_parallel_size",
+                                                "sparse_attention",
+                                                "sparse_gradients",
+                                                "steps_per_print",
+                                                "tensor_parallel",
+                                                "tensorboard",
+                                                "timers",
+                                                "torch_autocast",
+                                                "train_batch_size",
+                                                "train_micro_batch_size_per_gpu",
+                                                "use_data_before_expert_parallelism",
+                                                "vocabulary_size",
+                                                "wall_clock_breakdown",
+                                                "wandb",
+                                                "weight_quantization",
+                                                "zero_allow_untested_optimizer",
+                                                "zero_force_ds_cpu_optimizer",
+                                                "zero_optimization"};
 
 // Pydantic sections (extra="forbid"): DeepSpeed rejects any key not listed.
 const std::map<std::string, std::vector<std::string>> kSectionKeys = {
@@ -43,23 +87,58 @@ const std::map<std::string, std::vector<std::string>> kSectionKeys = {
      {"enabled", "immediate_grad_update", "check_grad_overflow", "bf16_master_weights_and_grads",
       "bf16_optimizer_states"}},
     {"zero_optimization",
-     {"stage", "contiguous_gradients", "reduce_scatter", "reduce_bucket_size", "overlap_comm",
-      "offload_optimizer", "offload_param", "zenflow", "allgather_bucket_size",
-      "use_multi_rank_bucket_allreduce", "round_robin_gradients", "ignore_unused_parameters",
-      "elastic_checkpoint", "sub_group_size", "stage3_prefetch_bucket_size", "prefetch_bucket_size",
-      "stage3_param_persistence_threshold", "param_persistence_threshold",
-      "stage3_model_persistence_threshold", "model_persistence_threshold",
-      "stage3_max_live_parameters", "max_live_parameters", "stage3_max_reuse_distance",
-      "max_reuse_distance", "stage3_gather_16bit_weights_on_model_save",
-      "gather_16bit_weights_on_model_save", "stage3_module_granularity_threshold",
-      "module_granularity_threshold", "stage3_use_all_reduce_for_fetch_params",
-      "use_all_reduce_for_fetch_params", "stage3_allgather_sequential", "allgather_sequential",
-      "zero_hpz_partition_size", "zero_quantized_weights", "zero_quantized_nontrainable_weights",
-      "zeropp_loco_param", "memory_efficient_linear", "override_module_apply",
-      "log_trace_cache_warnings", "enable_sanity_checks", "save_muon_momentum_buffer_in_memory",
-      "leaf_module", "zero_quantized_gradients", "mics_shard_size", "mics_hierarchical_params_gather",
-      "pipeline_loading_checkpoint", "load_from_fp32_weights", "allgather_partitions",
-      "legacy_stage1", "cpu_offload", "cpu_offload_param", "cpu_offload_use_pin_memory",
+     {"stage",
+      "contiguous_gradients",
+      "reduce_scatter",
+      "reduce_bucket_size",
+      "overlap_comm",
+      "offload_optimizer",
+      "offload_param",
+      "zenflow",
+      "allgather_bucket_size",
+      "use_multi_rank_bucket_allreduce",
+      "round_robin_gradients",
+      "ignore_unused_parameters",
+      "elastic_checkpoint",
+      "sub_group_size",
+      "stage3_prefetch_bucket_size",
+      "prefetch_bucket_size",
+      "stage3_param_persistence_threshold",
+      "param_persistence_threshold",
+      "stage3_model_persistence_threshold",
+      "model_persistence_threshold",
+      "stage3_max_live_parameters",
+      "max_live_parameters",
+      "stage3_max_reuse_distance",
+      "max_reuse_distance",
+      "stage3_gather_16bit_weights_on_model_save",
+      "gather_16bit_weights_on_model_save",
+      "stage3_module_granularity_threshold",
+      "module_granularity_threshold",
+      "stage3_use_all_reduce_for_fetch_params",
+      "use_all_reduce_for_fetch_params",
+      "stage3_allgather_sequential",
+      "allgather_sequential",
+      "zero_hpz_partition_size",
+      "zero_quantized_weights",
+      "zero_quantized_nontrainable_weights",
+      "zeropp_loco_param",
+      "memory_efficient_linear",
+      "override_module_apply",
+      "log_trace_cache_warnings",
+      "enable_sanity_checks",
+      "save_muon_momentum_buffer_in_memory",
+      "leaf_module",
+      "zero_quantized_gradients",
+      "mics_shard_size",
+      "mics_hierarchical_params_gather",
+      "pipeline_loading_checkpoint",
+      "load_from_fp32_weights",
+      "allgather_partitions",
+      "legacy_stage1",
+      "cpu_offload",
+      "cpu_offload_param",
+      "cpu_offload_use_pin_memory",
       "stage3_gather_fp16_weights_on_model_save"}},
     {"zero_optimization/offload_optimizer",
      {"device", "nvme_path", "buffer_count", "pin_memory", "pipeline_read", "pipeline_write",
@@ -78,7 +157,8 @@ bool contains(const std::vector<std::string>& list, const std::string& key) {
 
 class Checker {
  public:
-  Checker(std::string source, bool allow_unknown) : source_(std::move(source)), allow_unknown_(allow_unknown) {}
+  Checker(std::string source, bool allow_unknown)
+      : source_(std::move(source)), allow_unknown_(allow_unknown) {}
 
   [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
     throw zf::sdk::Error("site profile " + source_ + ": " + pointer + ": " + message);
@@ -92,13 +172,15 @@ class Checker {
       std::string where = pointer + "/" + key;
       if (section.empty()) {
         if (!is_deepspeed_key(key)) {
-          fail(where, "'" + key + "' is not a DeepSpeed config key (DeepSpeed would ignore it); "
-                      "set \"allow_unknown_keys\": true in the profile to emit it anyway");
+          fail(where, "'" + key +
+                          "' is not a DeepSpeed config key (DeepSpeed would ignore it); "
+                          "set \"allow_unknown_keys\": true in the profile to emit it anyway");
         }
       } else if (const auto* keys = section_keys(section); keys && !contains(*keys, key)) {
-        fail(where, "'" + key + "' is not a key of DeepSpeed's '" + section +
-                        "' section (DeepSpeed would reject the config); set \"allow_unknown_keys\": "
-                        "true in the profile to emit it anyway");
+        fail(where,
+             "'" + key + "' is not a key of DeepSpeed's '" + section +
+                 "' section (DeepSpeed would reject the config); set \"allow_unknown_keys\": "
+                 "true in the profile to emit it anyway");
       }
       if (value.is_object() && (section_keys(path) || section.empty())) check(value, path, where);
     }
@@ -133,7 +215,8 @@ const std::vector<std::string>* section_keys(const std::string& section) {
 Profile::Profile(const Json& profile, std::string source) : source_(std::move(source)) {
   bool allow_unknown = false;
   Checker checker(source_, false);
-  if (!profile.is_object()) checker.fail("/", "expected an object, got " + std::string(profile.type_name()));
+  if (!profile.is_object())
+    checker.fail("/", "expected an object, got " + std::string(profile.type_name()));
   if (auto it = profile.find("allow_unknown_keys"); it != profile.end()) {
     if (!it->is_boolean()) checker.fail("/allow_unknown_keys", "expected true or false");
     allow_unknown = it->get<bool>();
@@ -164,7 +247,8 @@ Profile::Profile(const Json& profile, std::string source) : source_(std::move(so
       fields_checker.check(Json{{key, section}}, "", "");
       sections_[key] = std::move(section);
     } else if (key == "fields") {
-      if (!value.is_object()) checker.fail(pointer, "expected an object (merged into every config)");
+      if (!value.is_object())
+        checker.fail(pointer, "expected an object (merged into every config)");
       fields_checker.check(value, "", pointer);
       fields_ = value;
     } else {

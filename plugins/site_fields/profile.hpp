@@ -24,7 +24,7 @@ class Profile {
 
  private:
   std::string source_;
-  Json nvme_path_;  // null when the profile sets none
+  Json nvme_path_;                  // null when the profile sets none
   Json sections_ = Json::object();  // monitors, comms_logger, steps_per_print, in profile order
   Json fields_ = Json::object();
 };

@@ -27,7 +27,8 @@ struct SiteFields {
           "option \"profile\" is required (e.g. --plugin-opt site_fields.profile=site.json)");
     }
     if (it->is_object()) return site_fields::Profile(*it, "(inline)");
-    if (!it->is_string()) throw zf::sdk::Error("option \"profile\" must be a file path or an object");
+    if (!it->is_string())
+      throw zf::sdk::Error("option \"profile\" must be a file path or an object");
     std::string path = it->get<std::string>();
     std::ifstream in(path, std::ios::binary);
     if (!in) throw zf::sdk::Error("cannot read site profile '" + path + "'");
@@ -56,8 +57,9 @@ Json apply_profile(const zf::sdk::Context& ctx, const Json& input) {
 
 ZF_PLUGIN_EXPORT const zf_plugin* zf_plugin_entry(uint32_t /*host_abi_version*/) {
   static zf::sdk::Descriptor plugin =
-      zf::sdk::Descriptor("site_fields", "1.0.0",
-                          "applies a site profile (NVMe path, monitors, comms logger, extra fields)")
+      zf::sdk::Descriptor(
+          "site_fields", "1.0.0",
+          "applies a site profile (NVMe path, monitors, comms logger, extra fields)")
           .state<SiteFields>()
           .output_hook<apply_profile>();
   return plugin.get();

@@ -43,8 +43,8 @@ TEST_F(RenderCliTest, LayersValuesFilesAndSetInOrder) {
   dir.write("t/x.txt.j2", "{{ a }} {{ b.c }} {{ d }}");
   dir.write("one.json", R"({"a": 1, "b": {"c": "one"}, "d": "one"})");
   dir.write("two.json", R"({"b": {"c": "two"}})");
-  auto r = run_cli({"render", "x.txt.j2", "--template-dir", "t", "--values", "one.json", "--values", "two.json",
-                    "--set", "d=[1]", "--set", "a=x"},
+  auto r = run_cli({"render", "x.txt.j2", "--template-dir", "t", "--values", "one.json", "--values",
+                    "two.json", "--set", "d=[1]", "--set", "a=x"},
                    dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "x two [1]");
@@ -52,18 +52,22 @@ TEST_F(RenderCliTest, LayersValuesFilesAndSetInOrder) {
 
 TEST_F(RenderCliTest, JsonTemplatesAreNormalisedAndWrittenAtomically) {
   dir.write("t/c.json.j2", R"({"stage": {{ stage }}, "bucket": 5e8})");
-  auto r = run_cli({"render", "c.json.j2", "--template-dir", "t", "--set", "stage=3", "-o", "out/c.json"}, dir.path());
+  auto r = run_cli(
+      {"render", "c.json.j2", "--template-dir", "t", "--set", "stage=3", "-o", "out/c.json"},
+      dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(read_file(dir.path() / "out/c.json"), "{\n  \"stage\": 3,\n  \"bucket\": 500000000\n}\n");
+  EXPECT_EQ(read_file(dir.path() / "out/c.json"),
+            "{\n  \"stage\": 3,\n  \"bucket\": 500000000\n}\n");
 }
 
 TEST_F(RenderCliTest, TemplateErrorShowsLocationLineAndCaret) {
   dir.write("t/bad.j2", "ok\n  {{ stage + }}\n");
   auto r = run_cli({"render", "bad.j2", "--template-dir", "t", "-o", "out.txt"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "t/bad.j2:2:14: error: expected an expression, found end of print statement '}}'\n"
-                   "    {{ stage + }}\n"
-                   "               ^\n");
+  EXPECT_EQ(r.err,
+            "t/bad.j2:2:14: error: expected an expression, found end of print statement '}}'\n"
+            "    {{ stage + }}\n"
+            "               ^\n");
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "out.txt"));
 }
 
@@ -71,8 +75,9 @@ TEST_F(RenderCliTest, UndefinedNamesAreAllListed) {
   dir.write("t/u.j2", "{{ stage }}{{ precision }}");
   auto r = run_cli({"render", "u.j2", "--template-dir", "t"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
-            "t/u.j2:1:4: error: undefined variable 'stage' (the values lack 'precision' and 'stage')");
+  EXPECT_EQ(
+      r.err.substr(0, r.err.find('\n')),
+      "t/u.j2:1:4: error: undefined variable 'stage' (the values lack 'precision' and 'stage')");
   EXPECT_EQ(r.out, "");
 }
 
@@ -84,14 +89,19 @@ TEST_F(RenderCliTest, BadInputsAreErrorsWithExitCode2) {
     std::string first_line;
   };
   const Case cases[] = {
-      {{"render", "x.j2", "--template-dir", "t", "--values", "bad.json"}, "bad.json:1:9: error: expected a string key, found ','"},
+      {{"render", "x.j2", "--template-dir", "t", "--values", "bad.json"},
+       "bad.json:1:9: error: expected a string key, found ','"},
       {{"render", "x.j2", "--template-dir", "t", "--values", "missing.json"},
        "zeroforge: error: cannot read 'missing.json': No such file or directory"},
-      {{"render", "x.j2", "--template-dir", "t", "--set", "novalue"}, "zeroforge: error: '--set novalue': expected KEY=VALUE"},
-      {{"render", "x.j2", "--template-dir", "nodir"}, "zeroforge: error: --template-dir 'nodir' is not a directory"},
-      {{"render", "nope.j2", "--template-dir", "t"}, "zeroforge: error: template 'nope.j2' not found (searched: t, "},
+      {{"render", "x.j2", "--template-dir", "t", "--set", "novalue"},
+       "zeroforge: error: '--set novalue': expected KEY=VALUE"},
+      {{"render", "x.j2", "--template-dir", "nodir"},
+       "zeroforge: error: --template-dir 'nodir' is not a directory"},
+      {{"render", "nope.j2", "--template-dir", "t"},
+       "zeroforge: error: template 'nope.j2' not found (searched: t, "},
       {{"render"}, "zeroforge: error: render: missing TEMPLATE"},
-      {{"render", "x.j2", "--template-dir", "t", "--tier", "no-such-tier"}, "zeroforge: error: unknown tier 'no-such-tier' (no "},
+      {{"render", "x.j2", "--template-dir", "t", "--tier", "no-such-tier"},
+       "zeroforge: error: unknown tier 'no-such-tier' (no "},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args[c.args.size() - 1]);

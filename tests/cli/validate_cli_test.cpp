@@ -18,7 +18,8 @@ class ValidateCliTest : public ::testing::Test {
 };
 
 TEST_F(ValidateCliTest, CleanConfigExitsZero) {
-  auto path = dir.write("ok.json", R"({"train_micro_batch_size_per_gpu": 2, "zero_optimization": {"stage": 2}})");
+  auto path = dir.write(
+      "ok.json", R"({"train_micro_batch_size_per_gpu": 2, "zero_optimization": {"stage": 2}})");
   auto result = run_cli({"validate", path.string(), "--world-size", "4"});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out, "1 config: 0 errors, 0 warnings, 0 notes\n");
@@ -28,10 +29,12 @@ TEST_F(ValidateCliTest, WarningsAloneExitZeroAndStrictMakesThemErrors) {
   auto path = dir.write("w.json", R"({"train_micro_batch_size_per_gpu": 2, "_comment": "x"})");
   auto result = run_cli({"validate", path.string()});
   EXPECT_EQ(result.exit_code, 0);
-  EXPECT_EQ(result.out, path.string() +
-                            ": /_comment: warning [ignored-key]: DeepSpeed does not read \"_comment\" at the top "
-                            "level and silently ignores it; remove it if it is not a comment\n"
-                            "1 config: 0 errors, 1 warning, 0 notes\n");
+  EXPECT_EQ(
+      result.out,
+      path.string() +
+          ": /_comment: warning [ignored-key]: DeepSpeed does not read \"_comment\" at the top "
+          "level and silently ignores it; remove it if it is not a comment\n"
+          "1 config: 0 errors, 1 warning, 0 notes\n");
   auto strict = run_cli({"validate", "--strict", path.string()});
   EXPECT_EQ(strict.exit_code, 1);
   EXPECT_NE(strict.out.find(": /_comment: error [ignored-key]: "), std::string::npos);
@@ -39,15 +42,19 @@ TEST_F(ValidateCliTest, WarningsAloneExitZeroAndStrictMakesThemErrors) {
 
 TEST_F(ValidateCliTest, ErrorsExitOneInTextAndJson) {
   auto a = dir.write("a.json", R"({"train_batch_size": 30, "train_micro_batch_size_per_gpu": 4})");
-  auto b = dir.write("b.json", R"({"train_micro_batch_size_per_gpu": "auto", "bf16": {"enabled": true}})");
+  auto b = dir.write("b.json",
+                     R"({"train_micro_batch_size_per_gpu": "auto", "bf16": {"enabled": true}})");
   auto text = run_cli({"validate", a.string(), b.string(), "--world-size", "1"});
   EXPECT_EQ(text.exit_code, 1);
-  EXPECT_NE(text.out.find(a.string() + ": /train_batch_size: error [batch-mismatch]: "), std::string::npos);
-  EXPECT_NE(text.out.find(b.string() + ": /train_micro_batch_size_per_gpu: error [auto-without-hf]: "),
+  EXPECT_NE(text.out.find(a.string() + ": /train_batch_size: error [batch-mismatch]: "),
             std::string::npos);
+  EXPECT_NE(
+      text.out.find(b.string() + ": /train_micro_batch_size_per_gpu: error [auto-without-hf]: "),
+      std::string::npos);
   EXPECT_NE(text.out.find("2 configs: 2 errors, 0 warnings, 0 notes\n"), std::string::npos);
 
-  auto as_json = run_cli({"validate", a.string(), b.string(), "--world-size", "1", "--format", "json"});
+  auto as_json =
+      run_cli({"validate", a.string(), b.string(), "--world-size", "1", "--format", "json"});
   EXPECT_EQ(as_json.exit_code, 1);
   auto findings = parse_json_text(as_json.out, "stdout");
   ASSERT_EQ(findings.size(), 2u);
@@ -62,15 +69,20 @@ TEST_F(ValidateCliTest, ErrorsExitOneInTextAndJson) {
 }
 
 TEST_F(ValidateCliTest, AgainstArgsReportsDisagreements) {
-  auto path = dir.write("ds.json", R"({"train_micro_batch_size_per_gpu": 4, "fp16": {"enabled": true}})");
+  auto path =
+      dir.write("ds.json", R"({"train_micro_batch_size_per_gpu": 4, "fp16": {"enabled": true}})");
   auto result = run_cli({"validate", path.string(), "--hf", "--against-args",
-                         "deepspeed --num_gpus 2 train.py --per_device_train_batch_size 4 --bf16 --deepspeed ds.json"});
+                         "deepspeed --num_gpus 2 train.py --per_device_train_batch_size 4 --bf16 "
+                         "--deepspeed ds.json"});
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.out.find(": /fp16/enabled: error [args-precision]: "), std::string::npos) << result.out;
-  auto bad = run_cli({"validate", path.string(), "--against-args", "train.py --per_device_train_batch_size x"});
+  EXPECT_NE(result.out.find(": /fp16/enabled: error [args-precision]: "), std::string::npos)
+      << result.out;
+  auto bad = run_cli(
+      {"validate", path.string(), "--against-args", "train.py --per_device_train_batch_size x"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err,
-            "zeroforge: error: --against-args: --per_device_train_batch_size expects an integer, found 'x'\n");
+            "zeroforge: error: --against-args: --per_device_train_batch_size expects an integer, "
+            "found 'x'\n");
 }
 
 TEST_F(ValidateCliTest, UnreadableOrMalformedInputExitsTwo) {
@@ -80,7 +92,9 @@ TEST_F(ValidateCliTest, UnreadableOrMalformedInputExitsTwo) {
   auto broken = dir.write("broken.json", "{\n  \"stage\": 1,\n  \"stage\": 2\n}\n");
   auto dup = run_cli({"validate", broken.string()});
   EXPECT_EQ(dup.exit_code, 2);
-  EXPECT_NE(dup.err.find(broken.string() + ":3:3: error: duplicate key \"stage\""), std::string::npos) << dup.err;
+  EXPECT_NE(dup.err.find(broken.string() + ":3:3: error: duplicate key \"stage\""),
+            std::string::npos)
+      << dup.err;
   EXPECT_EQ(run_cli({"validate"}).exit_code, 2);
   EXPECT_EQ(run_cli({"validate", broken.string(), "--format", "xml"}).exit_code, 2);
   EXPECT_EQ(run_cli({"validate", broken.string(), "--world-size", "0"}).exit_code, 2);
@@ -97,18 +111,23 @@ TEST_F(ValidateCliTest, SchemaCommandPrintsTheJsonSchema) {
 }
 
 TEST_F(ValidateCliTest, RenderRefusesToWriteAConfigWithErrors) {
-  dir.write("t/bad.json.j2", R"({"train_batch_size": 3, "train_micro_batch_size_per_gpu": 2, "fp16": {"enabled": true}})");
+  dir.write(
+      "t/bad.json.j2",
+      R"({"train_batch_size": 3, "train_micro_batch_size_per_gpu": 2, "fp16": {"enabled": true}})");
   dir.write("t/other.json.j2", R"({"name": "not a DeepSpeed config"})");
   auto out = dir.path() / "out.json";
-  auto refused = run_cli({"render", "bad.json.j2", "--template-dir", (dir.path() / "t").string(), "-o", out.string()});
+  auto refused = run_cli(
+      {"render", "bad.json.j2", "--template-dir", (dir.path() / "t").string(), "-o", out.string()});
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_FALSE(std::filesystem::exists(out));
-  EXPECT_NE(refused.err.find(out.string() + ": /train_batch_size: error [batch-mismatch]: "), std::string::npos)
+  EXPECT_NE(refused.err.find(out.string() + ": /train_batch_size: error [batch-mismatch]: "),
+            std::string::npos)
       << refused.err;
-  EXPECT_NE(refused.err.find("zeroforge: not written: the rendered config has errors"), std::string::npos);
+  EXPECT_NE(refused.err.find("zeroforge: not written: the rendered config has errors"),
+            std::string::npos);
 
-  auto forced = run_cli({"render", "bad.json.j2", "--template-dir", (dir.path() / "t").string(), "--no-validate",
-                         "-o", out.string()});
+  auto forced = run_cli({"render", "bad.json.j2", "--template-dir", (dir.path() / "t").string(),
+                         "--no-validate", "-o", out.string()});
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_TRUE(std::filesystem::exists(out));
 
@@ -118,14 +137,18 @@ TEST_F(ValidateCliTest, RenderRefusesToWriteAConfigWithErrors) {
 }
 
 TEST_F(ValidateCliTest, RenderValidatesWithTheWorldSizeOfTheValues) {
-  dir.write("t/ds.json.j2",
-            R"({"train_batch_size": {{ 2 * gpus_per_node }}, "train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 1})");
-  auto ok = run_cli({"render", "ds.json.j2", "--template-dir", (dir.path() / "t").string(), "--set", "gpus_per_node=4"});
+  dir.write(
+      "t/ds.json.j2",
+      R"({"train_batch_size": {{ 2 * gpus_per_node }}, "train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 1})");
+  auto ok = run_cli({"render", "ds.json.j2", "--template-dir", (dir.path() / "t").string(), "--set",
+                     "gpus_per_node=4"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  auto wrong = run_cli({"render", "ds.json.j2", "--template-dir", (dir.path() / "t").string(), "--set",
-                        "gpus_per_node=4", "--set", "world_size=2"});
+  auto wrong = run_cli({"render", "ds.json.j2", "--template-dir", (dir.path() / "t").string(),
+                        "--set", "gpus_per_node=4", "--set", "world_size=2"});
   EXPECT_EQ(wrong.exit_code, 1);
-  EXPECT_NE(wrong.err.find("ds.json.j2: /train_batch_size: error [batch-mismatch]: "), std::string::npos) << wrong.err;
+  EXPECT_NE(wrong.err.find("ds.json.j2: /train_batch_size: error [batch-mismatch]: "),
+            std::string::npos)
+      << wrong.err;
 }
 
 }  // namespace

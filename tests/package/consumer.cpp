@@ -15,7 +15,11 @@ int main() {
                {"example", nlohmann::ordered_json::object()}});
     auto out = host.run_output_hooks({{"stage", 2}}, nlohmann::ordered_json::object());
     std::cout << out.config.dump() << '\n';
-    return out.config == nlohmann::ordered_json{{"stage", 2}, {"from_consumer", true}, {"steps_per_print", 100}} ? 0 : 1;
+    return out.config == nlohmann::ordered_json{{"stage", 2},
+                                                {"from_consumer", true},
+                                                {"steps_per_print", 100}}
+               ? 0
+               : 1;
   } catch (const zf::Error& error) {
     std::cerr << error.what() << '\n';
     return 2;

@@ -17,8 +17,17 @@ static int output_hook(const zf_context* ctx, const char* input, char** output, 
   return ZF_OK;
 }
 
-static const zf_plugin descriptor = {ZF_PLUGIN_ABI_VERSION, sizeof(zf_plugin), "consumer", "1.0.0",
-                                     "package test", release, NULL, NULL, NULL, output_hook, NULL,
+static const zf_plugin descriptor = {ZF_PLUGIN_ABI_VERSION,
+                                     sizeof(zf_plugin),
+                                     "consumer",
+                                     "1.0.0",
+                                     "package test",
+                                     release,
+                                     NULL,
+                                     NULL,
+                                     NULL,
+                                     output_hook,
+                                     NULL,
                                      NULL};
 
 ZF_PLUGIN_EXPORT const zf_plugin* zf_plugin_entry(uint32_t host_abi_version) {

@@ -141,14 +141,18 @@ TEST(PluginHostTest, ReportsEachLoadErrorWithFileAndPlugin) {
       {"duplicate function name", requests({"functions", "dup_function"}),
        file("dup_function") +
            ": error: plugin 'dup_function': filter 'shout' is already provided by plugin "
-           "'functions' (" + file("functions") + ")"},
+           "'functions' (" +
+           file("functions") + ")"},
       {"one bad plugin fails the batch", requests({"c_plugin", "functions", "no_entry"}),
        file("no_entry") +
            ": error: no entry symbol 'zf_plugin_entry' (define it with ZF_PLUGIN_EXPORT so that it "
            "is exported)"},
-      {"failing init", {{"c_plugin", {{"fail_init", true}}}},
-       file("c_plugin") + ": error: plugin 'c_plugin': init failed: init refused: fail_init was set"},
-      {"options not an object", {{"c_plugin", Json::array()}},
+      {"failing init",
+       {{"c_plugin", {{"fail_init", true}}}},
+       file("c_plugin") +
+           ": error: plugin 'c_plugin': init failed: init refused: fail_init was set"},
+      {"options not an object",
+       {{"c_plugin", Json::array()}},
        file("c_plugin") + ": error: plugin 'c_plugin': options must be a JSON object, got array"},
   };
   for (const auto& c : cases) {
@@ -165,8 +169,10 @@ TEST(PluginHostTest, RejectsTheSamePluginLoadedTwiceAcrossCalls) {
     FAIL() << "expected an error";
   } catch (const Error& error) {
     EXPECT_EQ(std::string(error.what()),
-              file("c_plugin") + ": error: plugin 'c_plugin': a plugin named 'c_plugin' is already "
-                                 "loaded from " + file("c_plugin"));
+              file("c_plugin") +
+                  ": error: plugin 'c_plugin': a plugin named 'c_plugin' is already "
+                  "loaded from " +
+                  file("c_plugin"));
   }
   EXPECT_EQ(host.plugins().size(), 1u);
 }
@@ -193,8 +199,9 @@ TEST(PluginHostTest, ParsesPluginOptions) {
 
 TEST(PluginHostTest, MergesCommandLineOptionsOverRequestOptions) {
   PluginHost host(fixture_options());
-  host.load({{"c_plugin", {{"a", 1}, {"nested", {{"x", "family"}, {"y", 2}}}}}},
-            {parse_plugin_option("c_plugin.nested.x=cli"), parse_plugin_option("c_plugin.b=[1,2]")});
+  host.load(
+      {{"c_plugin", {{"a", 1}, {"nested", {{"x", "family"}, {"y", 2}}}}}},
+      {parse_plugin_option("c_plugin.nested.x=cli"), parse_plugin_option("c_plugin.b=[1,2]")});
   Json expected = {{"a", 1}, {"nested", {{"x", "cli"}, {"y", 2}}}, {"b", {1, 2}}};
   EXPECT_EQ(host.plugins().at(0).options, expected);
   LayeredValues values;
@@ -238,7 +245,8 @@ TEST(PluginHostTest, KeepsWhatPluginsLog) {
   EXPECT_EQ(messages[0].text, "c_plugin initialised");
   EXPECT_EQ(messages[1].level, PluginLogLevel::Warning);
   EXPECT_EQ(messages[1].text, "values hook ran");
-  EXPECT_EQ(seen, (std::vector<std::string>{"c_plugin: c_plugin initialised", "c_plugin: values hook ran"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"c_plugin: c_plugin initialised",
+                                            "c_plugin: values hook ran"}));
 }
 
 TEST(PluginHostTest, RunsHooksInLoadOrderEachSeeingTheLastResult) {
@@ -281,7 +289,8 @@ TEST(PluginHostTest, OutputHookPatchesTheConfigAndRecordsTheFields) {
 }
 
 // The what() of the error running the values hooks (`output` false) or output hooks raises.
-std::string hook_error(std::vector<PluginRequest> reqs, bool output, LayeredValues* values = nullptr) {
+std::string hook_error(std::vector<PluginRequest> reqs, bool output,
+                       LayeredValues* values = nullptr) {
   PluginHost host(fixture_options());
   host.load(reqs);
   LayeredValues local;
@@ -304,8 +313,9 @@ TEST(PluginHostTest, ReportsFailingHooksByPluginAndHook) {
             file("failing_hook") +
                 ": error: plugin 'failing_hook': values hook failed: deliberate failure in the "
                 "values hook");
-  EXPECT_EQ(hook_error(requests({"failing_hook"}), true),
-            file("failing_hook") + ": error: plugin 'failing_hook': output hook failed: no message");
+  EXPECT_EQ(
+      hook_error(requests({"failing_hook"}), true),
+      file("failing_hook") + ": error: plugin 'failing_hook': output hook failed: no message");
 }
 
 TEST(PluginHostTest, AFailingValuesHookChangesNoValues) {

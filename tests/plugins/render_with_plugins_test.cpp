@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `zeroforge render` with --plugin, --plugin-dir and --plugin-opt, end to end through the real
-// executable: plugin functions in a template, values and output hooks, and failures that write nothing.
+// executable: plugin functions in a template, values and output hooks, and failures that write
+// nothing.
 #include <gtest/gtest.h>
 
 #include "support/cli_runner.hpp"
@@ -19,8 +20,9 @@ class RenderWithPluginsTest : public ::testing::Test {
                " \"seen\": {{ 'true' if c_seen else 'false' }}, \"remove_me\": 1}\n");
   }
   std::vector<std::string> args(std::vector<std::string> extra) const {
-    std::vector<std::string> out = {"render", "config.json.j2", "--template-dir", (dir_.path() / "t").string(),
-                                    "--plugin-dir", kDir, "--set", "name=zero"};
+    std::vector<std::string> out = {
+        "render", "config.json.j2", "--template-dir", (dir_.path() / "t").string(), "--plugin-dir",
+        kDir,     "--set",          "name=zero"};
     out.insert(out.end(), extra.begin(), extra.end());
     return out;
   }
@@ -51,7 +53,9 @@ TEST_F(RenderWithPluginsTest, APluginFailureIsReportedAndNothingIsWritten) {
 TEST_F(RenderWithPluginsTest, ReportsUnknownPluginsAndOptions) {
   auto unknown = test::run_cli(args({"--plugin", "nope"}));
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_EQ(unknown.err.rfind("zeroforge: error: plugin 'nope' not found (searched " + kDir + ", ", 0), 0u)
+  EXPECT_EQ(
+      unknown.err.rfind("zeroforge: error: plugin 'nope' not found (searched " + kDir + ", ", 0),
+      0u)
       << unknown.err;
   auto option = test::run_cli(args({"--plugin", "functions", "--plugin-opt", "function.suffix=x"}));
   EXPECT_EQ(option.exit_code, 2);

@@ -95,8 +95,8 @@ class FunctionRegistry {
       return std::hash<std::string_view>{}(s);
     }
   };
-  using Table = std::unordered_map<std::string, std::shared_ptr<const FunctionSpec>, Hash,
-                                   std::equal_to<>>;
+  using Table =
+      std::unordered_map<std::string, std::shared_ptr<const FunctionSpec>, Hash, std::equal_to<>>;
   Table tables_[3];
 };
 
@@ -148,7 +148,8 @@ class Environment {
       return std::hash<std::string_view>{}(s);
     }
   };
-  mutable std::unordered_map<std::string, std::shared_ptr<const Template>, NameHash, std::equal_to<>>
+  mutable std::unordered_map<std::string, std::shared_ptr<const Template>, NameHash,
+                             std::equal_to<>>
       cache_;
 };
 

@@ -48,7 +48,8 @@ struct PluginRequest {
   nlohmann::ordered_json options = nlohmann::ordered_json::object();
 };
 
-/// Options for one plugin from the command line, e.g. from `--plugin-opt site_fields.profile=x.json`.
+/// Options for one plugin from the command line, e.g. from `--plugin-opt
+/// site_fields.profile=x.json`.
 struct PluginOption {
   std::string plugin;              ///< the plugin's name
   nlohmann::ordered_json options;  ///< an object merged over the plugin's other options
@@ -99,7 +100,7 @@ struct ValuesHookResult {
 struct FieldOrigin {
   std::string json_pointer;  ///< e.g. `/tensorboard/output_path`; "" for a whole replacement
   std::string plugin;
-  bool removed = false;      ///< the patch deleted it (a null in the merge patch)
+  bool removed = false;  ///< the patch deleted it (a null in the merge patch)
 };
 
 /// The config after the output hooks, and who changed what.
@@ -169,13 +170,14 @@ class PluginHost {
   /// values with the earlier plugins' results applied; its "values" are applied as a layer
   /// {LayerKind::Plugin, "plugin NAME"}. `context` is passed to the hooks as "context"
   /// (e.g. template, tier, variant).
-  ValuesHookResult run_values_hooks(LayeredValues& values,
-                                    const nlohmann::ordered_json& context = nlohmann::ordered_json::object()) const;
+  ValuesHookResult run_values_hooks(
+      LayeredValues& values,
+      const nlohmann::ordered_json& context = nlohmann::ordered_json::object()) const;
 
   /// Runs the output hooks in load order on a rendered config (a JSON object).
-  OutputHookResult run_output_hooks(nlohmann::ordered_json config,
-                                    const nlohmann::ordered_json& values,
-                                    const nlohmann::ordered_json& context = nlohmann::ordered_json::object()) const;
+  OutputHookResult run_output_hooks(
+      nlohmann::ordered_json config, const nlohmann::ordered_json& values,
+      const nlohmann::ordered_json& context = nlohmann::ordered_json::object()) const;
 
   /// The loaded plugin serving command `name`, or nullptr.
   const PluginInfo* find_command(std::string_view name) const;

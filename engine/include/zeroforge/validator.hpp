@@ -34,8 +34,8 @@ struct Finding {
 /// `accelerate launch --num_processes N`) and the HF TrainingArguments of the script. Only
 /// what the command line states is set.
 struct TrainingCommand {
-  std::string launcher;                                   ///< "deepspeed", "torchrun", "accelerate" or ""
-  std::optional<long long> world_size;                    ///< from the launcher
+  std::string launcher;                 ///< "deepspeed", "torchrun", "accelerate" or ""
+  std::optional<long long> world_size;  ///< from the launcher
   std::optional<long long> per_device_train_batch_size;
   std::optional<long long> gradient_accumulation_steps;
   std::optional<bool> bf16;
@@ -45,7 +45,7 @@ struct TrainingCommand {
   std::optional<double> learning_rate;
   std::optional<long long> warmup_steps;
   std::optional<double> warmup_ratio;
-  std::optional<std::string> deepspeed;                   ///< the --deepspeed config path
+  std::optional<std::string> deepspeed;  ///< the --deepspeed config path
 };
 
 /// Parses a training command line (shell quoting with '' and "" and backslash-newline).

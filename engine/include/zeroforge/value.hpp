@@ -5,11 +5,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
-#include <new>
 #include <vector>
 
 namespace zf {
@@ -31,7 +31,17 @@ using ValueList = std::vector<Value>;
 class Value {
  public:
   /// The Python type a value behaves as.
-  enum class Kind : std::uint8_t { Undefined, None, Bool, Int, Float, String, List, Dict, Callable };
+  enum class Kind : std::uint8_t {
+    Undefined,
+    None,
+    Bool,
+    Int,
+    Float,
+    String,
+    List,
+    Dict,
+    Callable
+  };
 
   /// An undefined value with no description; prefer `undefined(hint)`.
   Value() noexcept = default;
@@ -147,7 +157,9 @@ class Value {
     explicit Data(bool b) noexcept : kind_(Kind::Bool) { u_.b = b; }
     explicit Data(std::int64_t i) noexcept : kind_(Kind::Int) { u_.i = i; }
     explicit Data(double d) noexcept : kind_(Kind::Float) { u_.d = d; }
-    explicit Data(std::string s) noexcept : kind_(Kind::String) { new (&u_.s) std::string(std::move(s)); }
+    explicit Data(std::string s) noexcept : kind_(Kind::String) {
+      new (&u_.s) std::string(std::move(s));
+    }
     explicit Data(std::shared_ptr<const ListData> l) noexcept : kind_(Kind::List) {
       new (&u_.list) std::shared_ptr<const ListData>(std::move(l));
     }
@@ -157,7 +169,9 @@ class Value {
     explicit Data(std::shared_ptr<const Callable> c) noexcept : kind_(Kind::Callable) {
       new (&u_.callable) std::shared_ptr<const Callable>(std::move(c));
     }
-    explicit Data(UndefinedData u) noexcept : kind_(Kind::Undefined) { new (&u_.undefined) UndefinedData(std::move(u)); }
+    explicit Data(UndefinedData u) noexcept : kind_(Kind::Undefined) {
+      new (&u_.undefined) UndefinedData(std::move(u));
+    }
     Data(const Data& other) { copy_from(other); }
     Data(Data&& other) noexcept { move_from(other); }
     Data& operator=(const Data& other) {
@@ -218,7 +232,8 @@ class Value {
     void copy_plain(const Data& o) noexcept {
       kind_ = o.kind_;
       if (kind_ == Kind::Undefined) {
-        new (&u_.undefined) UndefinedData{o.u_.undefined.form, o.u_.undefined.name, o.u_.undefined.object_type, nullptr};
+        new (&u_.undefined) UndefinedData{o.u_.undefined.form, o.u_.undefined.name,
+                                          o.u_.undefined.object_type, nullptr};
       } else {
         u_.i = o.u_.i;  // the 8 payload bytes
       }
@@ -226,33 +241,68 @@ class Value {
     [[gnu::noinline]] void copy_slow(const Data& o) {
       kind_ = o.kind_;
       switch (kind_) {
-        case Kind::Undefined: new (&u_.undefined) UndefinedData(o.u_.undefined); break;
-        case Kind::String: new (&u_.s) std::string(o.u_.s); break;
-        case Kind::List: new (&u_.list) std::shared_ptr<const ListData>(o.u_.list); break;
-        case Kind::Dict: new (&u_.dict) std::shared_ptr<const ValueDict>(o.u_.dict); break;
-        case Kind::Callable: new (&u_.callable) std::shared_ptr<const Callable>(o.u_.callable); break;
-        default: u_.i = o.u_.i; break;  // None, Bool, Int, Float: the 8 payload bytes
+        case Kind::Undefined:
+          new (&u_.undefined) UndefinedData(o.u_.undefined);
+          break;
+        case Kind::String:
+          new (&u_.s) std::string(o.u_.s);
+          break;
+        case Kind::List:
+          new (&u_.list) std::shared_ptr<const ListData>(o.u_.list);
+          break;
+        case Kind::Dict:
+          new (&u_.dict) std::shared_ptr<const ValueDict>(o.u_.dict);
+          break;
+        case Kind::Callable:
+          new (&u_.callable) std::shared_ptr<const Callable>(o.u_.callable);
+          break;
+        default:
+          u_.i = o.u_.i;
+          break;  // None, Bool, Int, Float: the 8 payload bytes
       }
     }
     [[gnu::noinline]] void move_slow(Data& o) noexcept {
       kind_ = o.kind_;
       switch (kind_) {
-        case Kind::Undefined: new (&u_.undefined) UndefinedData(std::move(o.u_.undefined)); break;
-        case Kind::String: new (&u_.s) std::string(std::move(o.u_.s)); break;
-        case Kind::List: new (&u_.list) std::shared_ptr<const ListData>(std::move(o.u_.list)); break;
-        case Kind::Dict: new (&u_.dict) std::shared_ptr<const ValueDict>(std::move(o.u_.dict)); break;
-        case Kind::Callable: new (&u_.callable) std::shared_ptr<const Callable>(std::move(o.u_.callable)); break;
-        default: u_.i = o.u_.i; break;
+        case Kind::Undefined:
+          new (&u_.undefined) UndefinedData(std::move(o.u_.undefined));
+          break;
+        case Kind::String:
+          new (&u_.s) std::string(std::move(o.u_.s));
+          break;
+        case Kind::List:
+          new (&u_.list) std::shared_ptr<const ListData>(std::move(o.u_.list));
+          break;
+        case Kind::Dict:
+          new (&u_.dict) std::shared_ptr<const ValueDict>(std::move(o.u_.dict));
+          break;
+        case Kind::Callable:
+          new (&u_.callable) std::shared_ptr<const Callable>(std::move(o.u_.callable));
+          break;
+        default:
+          u_.i = o.u_.i;
+          break;
       }
     }
     [[gnu::noinline]] void destroy_slow() noexcept {
       switch (kind_) {
-        case Kind::Undefined: u_.undefined.~UndefinedData(); break;
-        case Kind::String: u_.s.~basic_string(); break;
-        case Kind::List: u_.list.~shared_ptr(); break;
-        case Kind::Dict: u_.dict.~shared_ptr(); break;
-        case Kind::Callable: u_.callable.~shared_ptr(); break;
-        default: break;
+        case Kind::Undefined:
+          u_.undefined.~UndefinedData();
+          break;
+        case Kind::String:
+          u_.s.~basic_string();
+          break;
+        case Kind::List:
+          u_.list.~shared_ptr();
+          break;
+        case Kind::Dict:
+          u_.dict.~shared_ptr();
+          break;
+        case Kind::Callable:
+          u_.callable.~shared_ptr();
+          break;
+        default:
+          break;
       }
     }
 

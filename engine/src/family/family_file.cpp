@@ -31,13 +31,15 @@ class FamilyReader {
       return {};
     }
     if (!it->is_string() || it->get<std::string>().empty()) {
-      fail(std::string("/") + key, std::string(key) + " must be a non-empty string, got " + it->dump());
+      fail(std::string("/") + key,
+           std::string(key) + " must be a non-empty string, got " + it->dump());
     }
     return it->get<std::string>();
   }
 
   Family read(const Json& json) const {
-    if (!json.is_object()) fail("/", "a family must be a JSON object, got " + std::string(json.type_name()));
+    if (!json.is_object())
+      fail("/", "a family must be a JSON object, got " + std::string(json.type_name()));
     for (const auto& [key, value] : json.items()) {
       if (std::find(std::begin(kFields), std::end(kFields), key) == std::end(kFields)) {
         fail("/" + escape_pointer_segment(key),
@@ -51,7 +53,8 @@ class FamilyReader {
     family.name = string_field(json, "name", true);
     for (char c : family.name) {
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
-        fail("/name", "name must use letters, digits, '-', '_' and '.', got \"" + family.name + "\"");
+        fail("/name",
+             "name must use letters, digits, '-', '_' and '.', got \"" + family.name + "\"");
       }
     }
     family.description = string_field(json, "description", false);
@@ -67,8 +70,10 @@ class FamilyReader {
     read_include(json, family);
     read_exclude(json, family);
     if (auto it = json.find("plugins"); it != json.end()) {
-      if (!it->is_array()) fail("/plugins", "plugins must be a list of names, paths or {\"name\", \"options\"}");
-      for (std::size_t i = 0; i < it->size(); ++i) family.plugins.push_back(read_plugin((*it)[i], i));
+      if (!it->is_array())
+        fail("/plugins", "plugins must be a list of names, paths or {\"name\", \"options\"}");
+      for (std::size_t i = 0; i < it->size(); ++i)
+        family.plugins.push_back(read_plugin((*it)[i], i));
     }
     return family;
   }
@@ -82,7 +87,8 @@ class FamilyReader {
       return plugin;
     }
     if (!entry.is_object()) {
-      fail(pointer, "a plugin must be a name, a path or {\"name\", \"options\"}, got " + entry.dump());
+      fail(pointer,
+           "a plugin must be a name, a path or {\"name\", \"options\"}, got " + entry.dump());
     }
     for (const auto& [key, value] : entry.items()) {
       if (key != "name" && key != "options") {
@@ -113,8 +119,10 @@ class FamilyReader {
       std::string pointer = "/axes/" + escape_pointer_segment(key);
       check_key(pointer, key);
       if (key == "tier") fail(pointer, "'tier' is not an axis: list the tiers under /tiers");
-      if (!values.is_array()) fail(pointer, "an axis must be a list of values, got " + values.dump());
-      if (values.empty()) fail(pointer, "empty axis '" + key + "': the product would have no variants");
+      if (!values.is_array())
+        fail(pointer, "an axis must be a list of values, got " + values.dump());
+      if (values.empty())
+        fail(pointer, "empty axis '" + key + "': the product would have no variants");
       Axis axis{key, {}};
       for (std::size_t i = 0; i < values.size(); ++i) {
         if (std::find(axis.values.begin(), axis.values.end(), values[i]) != axis.values.end()) {
@@ -130,8 +138,10 @@ class FamilyReader {
   void read_tiers(const Json& json, Family& family) const {
     auto it = json.find("tiers");
     if (it == json.end()) return;
-    if (!it->is_array()) fail("/tiers", "tiers must be a list of tier names or {\"name\", \"values\"}");
-    if (it->empty()) fail("/tiers", "empty tier list: leave out 'tiers' for configs without a tier");
+    if (!it->is_array())
+      fail("/tiers", "tiers must be a list of tier names or {\"name\", \"values\"}");
+    if (it->empty())
+      fail("/tiers", "empty tier list: leave out 'tiers' for configs without a tier");
     for (std::size_t i = 0; i < it->size(); ++i) {
       const Json& entry = (*it)[i];
       std::string pointer = "/tiers/" + std::to_string(i);
@@ -165,7 +175,8 @@ class FamilyReader {
     auto it = json.find(key);
     if (it == json.end()) fail(pointer, std::string("missing field '") + key + "'");
     if (!it->is_string() || it->get<std::string>().empty()) {
-      fail(pointer + "/" + key, std::string(key) + " must be a non-empty string, got " + it->dump());
+      fail(pointer + "/" + key,
+           std::string(key) + " must be a non-empty string, got " + it->dump());
     }
     return it->get<std::string>();
   }
@@ -205,7 +216,8 @@ class FamilyReader {
       const Json& entry = (*it)[i];
       std::string pointer = "/exclude/" + std::to_string(i);
       if (!entry.is_object() || entry.empty()) {
-        fail(pointer, "an exclude entry must be a non-empty object of axis values, got " + entry.dump());
+        fail(pointer,
+             "an exclude entry must be a non-empty object of axis values, got " + entry.dump());
       }
       for (const auto& [key, value] : entry.items()) {
         std::string child = pointer + "/" + escape_pointer_segment(key);

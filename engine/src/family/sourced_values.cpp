@@ -33,7 +33,8 @@ std::pair<std::string, std::string> SourcedValues::site(std::string_view value_p
 
 Error SourcedValues::error_at(std::string_view value_pointer, std::string message) const {
   auto [file, pointer] = site(value_pointer);
-  if (file.empty()) return Error(ErrorKind::Values, std::move(message), "", std::string(value_pointer));
+  if (file.empty())
+    return Error(ErrorKind::Values, std::move(message), "", std::string(value_pointer));
   return Error(ErrorKind::Values, std::move(message), std::move(file), std::move(pointer));
 }
 

@@ -15,7 +15,8 @@ using Json = nlohmann::ordered_json;
 
 std::string directory_of(std::string_view template_name) {
   auto slash = template_name.rfind('/');
-  return slash == std::string_view::npos ? std::string() : std::string(template_name.substr(0, slash));
+  return slash == std::string_view::npos ? std::string()
+                                         : std::string(template_name.substr(0, slash));
 }
 
 std::string shown_path(const fs::path& path) {
@@ -27,8 +28,7 @@ std::string shown_path(const fs::path& path) {
 }  // namespace
 
 TemplateDefaults load_template_defaults(const Environment& environment,
-                                        std::string_view template_name,
-                                        std::string_view contract) {
+                                        std::string_view template_name, std::string_view contract) {
   std::string dir = directory_of(template_name);
   std::string name = dir.empty() ? "defaults.json" : dir + "/defaults.json";
   std::optional<fs::path> path = environment.resolve(name);
@@ -39,8 +39,8 @@ TemplateDefaults load_template_defaults(const Environment& environment,
   TemplateDefaults defaults;
   if (!path) {
     if (!contract.empty()) {
-      throw Error(ErrorKind::Template, "contract '" + std::string(contract) +
-                                           "' has no " + name + " on the template search path");
+      throw Error(ErrorKind::Template, "contract '" + std::string(contract) + "' has no " + name +
+                                           " on the template search path");
     }
     return defaults;
   }
@@ -48,7 +48,8 @@ TemplateDefaults load_template_defaults(const Environment& environment,
   std::string file = shown_path(*path);
   Json json = parse_json_text(read_file(*path), file);
   if (!json.is_object()) {
-    throw Error(ErrorKind::Values, "expected an object, got " + std::string(json.type_name()), file, "/");
+    throw Error(ErrorKind::Values, "expected an object, got " + std::string(json.type_name()), file,
+                "/");
   }
   for (const auto& [key, value] : json.items()) {
     if (key != "contract" && key != "values" && key != "templates") {
@@ -63,8 +64,7 @@ TemplateDefaults load_template_defaults(const Environment& environment,
   }
   if (auto it = json.find("values"); it != json.end()) {
     if (!it->is_object()) throw Error(ErrorKind::Values, "expected an object", file, "/values");
-    defaults.layers.push_back(
-        Layer{{LayerKind::TemplateDefault, name}, *it, file, "/values", ""});
+    defaults.layers.push_back(Layer{{LayerKind::TemplateDefault, name}, *it, file, "/values", ""});
   } else if (!defaults.contract.empty() && defaults.contract + "/defaults.json" != name) {
     // `{"contract": "deepspeed"}` alone: a team's directory of templates that extend the
     // built-in ones takes the contract's defaults.

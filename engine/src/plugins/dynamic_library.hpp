@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// DynamicLibrary: a shared library opened with dlopen(RTLD_NOW | RTLD_LOCAL), closed on destruction.
+// DynamicLibrary: a shared library opened with dlopen(RTLD_NOW | RTLD_LOCAL), closed on
+// destruction.
 #pragma once
 
 #include <filesystem>

@@ -39,10 +39,14 @@ const char* or_empty(const char* text) { return text ? text : ""; }
 
 const char* function_kind_name(int kind) noexcept {
   switch (kind) {
-    case ZF_FUNCTION_GLOBAL: return "function";
-    case ZF_FUNCTION_FILTER: return "filter";
-    case ZF_FUNCTION_TEST: return "test";
-    default: return "function";
+    case ZF_FUNCTION_GLOBAL:
+      return "function";
+    case ZF_FUNCTION_FILTER:
+      return "filter";
+    case ZF_FUNCTION_TEST:
+      return "test";
+    default:
+      return "function";
   }
 }
 
@@ -99,8 +103,10 @@ LoadedPlugin::LoadedPlugin(const std::filesystem::path& path) : library_(path) {
         throw error(label + " has an invalid name '" + or_empty(f.name) + "'");
       }
       label = std::string(function_kind_name(f.kind)) + " '" + f.name + "'";
-      if (f.kind != ZF_FUNCTION_GLOBAL && f.kind != ZF_FUNCTION_FILTER && f.kind != ZF_FUNCTION_TEST) {
-        throw error("function '" + std::string(f.name) + "' has an unknown kind " + std::to_string(f.kind));
+      if (f.kind != ZF_FUNCTION_GLOBAL && f.kind != ZF_FUNCTION_FILTER &&
+          f.kind != ZF_FUNCTION_TEST) {
+        throw error("function '" + std::string(f.name) + "' has an unknown kind " +
+                    std::to_string(f.kind));
       }
       if (!f.call) throw error(label + " has no call hook");
       if (f.min_args < 0 || (f.max_args >= 0 && f.max_args < f.min_args) || f.max_args < -1) {
@@ -209,8 +215,8 @@ std::optional<std::string> LoadedPlugin::call(zf_json_hook hook, std::string_vie
   take(output, result ? &*result : nullptr);
   take(message, &text);
   if (status != ZF_OK) {
-    throw error(std::string(hook_name) + " failed: " +
-                (text.empty() ? std::string("no message") : text));
+    throw error(std::string(hook_name) +
+                " failed: " + (text.empty() ? std::string("no message") : text));
   }
   return result;
 }
@@ -229,14 +235,15 @@ CommandResult LoadedPlugin::run(const zf_command& command, const std::string& ar
   take(output, &result.output);
   take(message, &text);
   if (status != ZF_OK) {
-    throw error("command '" + std::string(command.name) + "' failed: " +
-                (text.empty() ? std::string("no message") : text));
+    throw error("command '" + std::string(command.name) +
+                "' failed: " + (text.empty() ? std::string("no message") : text));
   }
   result.exit_code = exit_code;
   return result;
 }
 
-nlohmann::ordered_json LoadedPlugin::parse(std::string_view hook_name, const std::string& text) const {
+nlohmann::ordered_json LoadedPlugin::parse(std::string_view hook_name,
+                                           const std::string& text) const {
   try {
     return parse_json_text(text, std::string(hook_name));
   } catch (const Error& e) {

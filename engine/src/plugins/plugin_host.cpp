@@ -56,7 +56,8 @@ void merge_into(Json& target, const Json& patch) {
 void check_keys(const LoadedPlugin& plugin, std::string_view hook, const Json& result,
                 std::initializer_list<const char*> allowed) {
   std::string expected;
-  for (const char* key : allowed) expected += (expected.empty() ? "'" : ", '") + std::string(key) + "'";
+  for (const char* key : allowed)
+    expected += (expected.empty() ? "'" : ", '") + std::string(key) + "'";
   if (!result.is_object()) {
     throw plugin.error(std::string(hook) + " returned " + result.type_name() +
                        ", expected an object with " + expected);
@@ -88,8 +89,8 @@ PluginOption parse_plugin_option(std::string_view text) {
   std::string origin = "--plugin-opt " + std::string(text);
   auto dot = text.find('.');
   auto equals = text.find('=');
-  if (dot == std::string_view::npos || equals == std::string_view::npos || dot > equals || dot == 0 ||
-      dot + 1 == equals) {
+  if (dot == std::string_view::npos || equals == std::string_view::npos || dot > equals ||
+      dot == 0 || dot + 1 == equals) {
     throw Error(ErrorKind::Usage, "expected NAME.KEY=VALUE in '" + origin + "'");
   }
   PluginOption option;
@@ -269,11 +270,11 @@ void PluginHost::register_functions(Environment& environment) const {
         const auto given = static_cast<long>(args.extra_positional.size());
         if (given < f->min_args || (f->max_args >= 0 && given > f->max_args)) {
           std::string bounds = f->max_args < 0 ? "at least " + std::to_string(f->min_args)
-                               : f->min_args == f->max_args
-                                   ? std::to_string(f->min_args)
-                                   : std::to_string(f->min_args) + " to " + std::to_string(f->max_args);
-          throw Error(ErrorKind::Render, "plugin '" + plugin->info.name + "': " + label + " takes " +
-                                             bounds + " positional argument" +
+                               : f->min_args == f->max_args ? std::to_string(f->min_args)
+                                                            : std::to_string(f->min_args) + " to " +
+                                                                  std::to_string(f->max_args);
+          throw Error(ErrorKind::Render, "plugin '" + plugin->info.name + "': " + label +
+                                             " takes " + bounds + " positional argument" +
                                              (bounds == "1" ? "" : "s") + ", got " +
                                              std::to_string(given));
         }
@@ -315,7 +316,8 @@ ValuesHookResult PluginHost::run_values_hooks(LayeredValues& values, const Json&
     for (const auto& [pointer, source] : working.leaves()) {
       origins[pointer] = {{"kind", layer_kind_name(source.kind)}, {"label", source.label}};
     }
-    Json input = {{"values", working.merged()}, {"origins", std::move(origins)}, {"context", context}};
+    Json input = {
+        {"values", working.merged()}, {"origins", std::move(origins)}, {"context", context}};
     auto text = plugin->call(plugin->values_hook, "values hook", input.dump());
     if (!text) continue;
     Json output = plugin->parse("values hook", *text);

@@ -231,7 +231,8 @@ class Analyzer {
 
 }  // namespace
 
-std::set<std::string> find_required_names(const TemplateTree& tree, const Environment& environment) {
+std::set<std::string> find_required_names(const TemplateTree& tree,
+                                          const Environment& environment) {
   Analyzer analyzer(environment);
   analyzer.run(tree);
   return analyzer.result();

@@ -23,7 +23,18 @@ struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
 
 enum class UnaryOp { Not, Negate, Plus };
-enum class BinaryOp { Add, Subtract, Multiply, Divide, FloorDivide, Modulo, Power, Concat, And, Or };
+enum class BinaryOp {
+  Add,
+  Subtract,
+  Multiply,
+  Divide,
+  FloorDivide,
+  Modulo,
+  Power,
+  Concat,
+  And,
+  Or
+};
 enum class CompareOp { Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual, In, NotIn };
 
 /// Arguments written at a call site: positional, then keyword.
@@ -35,7 +46,9 @@ struct CallArguments {
 /// A function body that is a plain function (every builtin's), callable without std::function.
 using DirectBody = Value (*)(const Value& subject, Arguments& args, const CallContext& context);
 
-struct Literal { Value value; };
+struct Literal {
+  Value value;
+};
 /// `hash` is ValueDict::hash(name), computed once when parsing. The resolver fills `where`,
 /// `missing`: the undefined value the name reads as when nothing holds it, and
 /// `reaches_outside`: whether a render may read the name from outside the template's scopes
@@ -56,15 +69,40 @@ struct GetAttr {
   bool maybe_method;
   Value missing_key;
 };
-struct GetItem { ExprPtr object; ExprPtr key; };
-struct SliceExpr { ExprPtr object; ExprPtr start, stop, step; };
-struct Unary { UnaryOp op; ExprPtr operand; };
-struct Binary { BinaryOp op; ExprPtr left, right; };
-struct Compare { ExprPtr first; std::vector<std::pair<CompareOp, ExprPtr>> rest; };
-struct Conditional { ExprPtr test, then, otherwise; };  // otherwise may be null
-struct ListExpr { std::vector<ExprPtr> items; bool tuple = false; };
-struct DictExpr { std::vector<std::pair<ExprPtr, ExprPtr>> items; };
-struct Call { ExprPtr callee; CallArguments args; };
+struct GetItem {
+  ExprPtr object;
+  ExprPtr key;
+};
+struct SliceExpr {
+  ExprPtr object;
+  ExprPtr start, stop, step;
+};
+struct Unary {
+  UnaryOp op;
+  ExprPtr operand;
+};
+struct Binary {
+  BinaryOp op;
+  ExprPtr left, right;
+};
+struct Compare {
+  ExprPtr first;
+  std::vector<std::pair<CompareOp, ExprPtr>> rest;
+};
+struct Conditional {
+  ExprPtr test, then, otherwise;
+};  // otherwise may be null
+struct ListExpr {
+  std::vector<ExprPtr> items;
+  bool tuple = false;
+};
+struct DictExpr {
+  std::vector<std::pair<ExprPtr, ExprPtr>> items;
+};
+struct Call {
+  ExprPtr callee;
+  CallArguments args;
+};
 /// `subject | name(args)`; `spec` is resolved when parsing (unknown filters fail there).
 /// `builtin_default`: the built-in `default` filter with at most its two positional
 /// arguments, which the renderer evaluates in place.
@@ -73,7 +111,7 @@ struct FilterExpr {
   std::string name;
   const FunctionSpec* spec;
   CallArguments args;
-  bool builtin_default;  ///< the built-in `default` with at most two positional arguments
+  bool builtin_default;         ///< the built-in `default` with at most two positional arguments
   bool builtin_tojson = false;  ///< the built-in `tojson` without arguments
   /// `spec`'s body when it is a plain function and the call passes no arguments.
   DirectBody direct = nullptr;
@@ -91,8 +129,8 @@ struct TestExpr {
 
 struct Expr {
   std::size_t offset;
-  std::variant<Literal, NameRef, GetAttr, GetItem, SliceExpr, Unary, Binary, Compare,
-               Conditional, ListExpr, DictExpr, Call, FilterExpr, TestExpr>
+  std::variant<Literal, NameRef, GetAttr, GetItem, SliceExpr, Unary, Binary, Compare, Conditional,
+               ListExpr, DictExpr, Call, FilterExpr, TestExpr>
       node;
 };
 
@@ -101,11 +139,23 @@ using StmtPtr = std::unique_ptr<Stmt>;
 using Body = std::vector<StmtPtr>;
 
 /// One filter of a `{% filter a | b(1) %}` block.
-struct FilterCall { std::string name; const FunctionSpec* spec; CallArguments args; std::size_t offset; };
+struct FilterCall {
+  std::string name;
+  const FunctionSpec* spec;
+  CallArguments args;
+  std::size_t offset;
+};
 
-struct TextStmt { std::string_view text; };
-struct PrintStmt { ExprPtr expr; };
-struct IfStmt { std::vector<std::pair<ExprPtr, Body>> branches; Body otherwise; };
+struct TextStmt {
+  std::string_view text;
+};
+struct PrintStmt {
+  ExprPtr expr;
+};
+struct IfStmt {
+  std::vector<std::pair<ExprPtr, Body>> branches;
+  Body otherwise;
+};
 /// The statements with a body of their own have a Scope for it (the variables it assigns);
 /// the resolver fills it. An `if` has none: its branches run in the enclosing scope.
 struct ForStmt {
@@ -131,8 +181,14 @@ struct SetBlockStmt {
   Body body;
   Scope scope;
 };
-struct IncludeStmt { ExprPtr name; bool ignore_missing; bool with_context; };
-struct ExtendsStmt { ExprPtr name; };
+struct IncludeStmt {
+  ExprPtr name;
+  bool ignore_missing;
+  bool with_context;
+};
+struct ExtendsStmt {
+  ExprPtr name;
+};
 struct BlockStmt {
   std::string name;
   Body body;

@@ -20,14 +20,16 @@ namespace {
 std::string normalize_name(std::string_view name) {
   if (name.empty()) throw Error(ErrorKind::Template, "empty template name");
   if (name.front() == '/') {
-    throw Error(ErrorKind::Template, "template name '" + std::string(name) +
-                                         "' is absolute; names are relative to the template search path");
+    throw Error(ErrorKind::Template,
+                "template name '" + std::string(name) +
+                    "' is absolute; names are relative to the template search path");
   }
   std::vector<std::string_view> parts;
   std::size_t start = 0;
   while (start <= name.size()) {
     std::size_t slash = name.find('/', start);
-    std::string_view part = name.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    std::string_view part = name.substr(
+        start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
     if (part == "..") {
       if (parts.empty()) {
         throw Error(ErrorKind::Template, "template name '" + std::string(name) +
@@ -40,7 +42,8 @@ std::string normalize_name(std::string_view name) {
     if (slash == std::string_view::npos) break;
     start = slash + 1;
   }
-  if (parts.empty()) throw Error(ErrorKind::Template, "template name '" + std::string(name) + "' names no file");
+  if (parts.empty())
+    throw Error(ErrorKind::Template, "template name '" + std::string(name) + "' names no file");
   std::string out;
   for (auto part : parts) {
     if (!out.empty()) out += '/';
@@ -89,7 +92,8 @@ std::shared_ptr<const Template> Environment::load(std::string_view name) const {
   std::string normalized = normalize_name(name);
   {
     std::string searched;
-    for (const auto& dir : options_.search_path) searched += (searched.empty() ? "" : ", ") + dir.string();
+    for (const auto& dir : options_.search_path)
+      searched += (searched.empty() ? "" : ", ") + dir.string();
     throw Error(ErrorKind::Template, "template '" + normalized + "' not found (searched: " +
                                          (searched.empty() ? "no directories" : searched) + ")");
   }
@@ -118,7 +122,8 @@ std::shared_ptr<const Template> Environment::try_load(std::string_view name) con
   return cache_.emplace(normalized, std::move(tpl)).first->second;
 }
 
-std::shared_ptr<const Template> Environment::from_string(std::string source, std::string name) const {
+std::shared_ptr<const Template> Environment::from_string(std::string source,
+                                                         std::string name) const {
   detail::LexerOptions lexer{options_.trim_blocks, options_.lstrip_blocks};
   std::string origin = name;
   auto tree = detail::parse_template(std::move(name), std::move(origin), source, lexer, functions_);
@@ -130,9 +135,11 @@ std::vector<std::string> Environment::list_templates() const {
   for (const auto& dir : options_.search_path) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) continue;
-    for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::follow_directory_symlink, ec);
+    for (auto it = fs::recursive_directory_iterator(
+             dir, fs::directory_options::follow_directory_symlink, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_regular_file(ec)) names.insert(it->path().lexically_relative(dir).generic_string());
+      if (it->is_regular_file(ec))
+        names.insert(it->path().lexically_relative(dir).generic_string());
     }
   }
   return {names.begin(), names.end()};

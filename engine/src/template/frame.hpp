@@ -247,11 +247,11 @@ class Frame {
   Slot inline_[kInline];
   Slot* slots_;  // inline_, or heap_ for a scope with more slots
   std::unique_ptr<Slot[]> heap_;
-  std::uint64_t assigned_ = 0;          // bit i: slot i holds a value
-  std::uint64_t mask_;                  // name_bit of the scope's names and of extra_'s
-  std::uint64_t outer_mask_ = 0;        // mask_ of the ancestors (see attach)
-  const ValueDict* context_ = nullptr;  // the chain's root values, where every lookup may end
-  const ValueDict* globals_ = nullptr;  // under context_: names it lacks are looked up here
+  std::uint64_t assigned_ = 0;               // bit i: slot i holds a value
+  std::uint64_t mask_;                       // name_bit of the scope's names and of extra_'s
+  std::uint64_t outer_mask_ = 0;             // mask_ of the ancestors (see attach)
+  const ValueDict* context_ = nullptr;       // the chain's root values, where every lookup may end
+  const ValueDict* globals_ = nullptr;       // under context_: names it lacks are looked up here
   std::unique_ptr<std::vector<Var>> extra_;  // names the scope has no slot for
 };
 

@@ -9,9 +9,12 @@ namespace zf {
 namespace {
 const char* namespace_name(FunctionKind kind) {
   switch (kind) {
-    case FunctionKind::Filter: return "filter";
-    case FunctionKind::Test: return "test";
-    case FunctionKind::Global: return "function";
+    case FunctionKind::Filter:
+      return "filter";
+    case FunctionKind::Test:
+      return "test";
+    case FunctionKind::Global:
+      return "function";
   }
   return "function";
 }

@@ -10,7 +10,9 @@
 namespace zf::detail {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 bool is_name_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
          static_cast<unsigned char>(c) >= 0x80;
@@ -62,7 +64,8 @@ class Lexer {
   std::size_t find_tag(std::size_t from) const {
     while (true) {
       std::size_t brace = src_.find('{', from);
-      if (brace == std::string_view::npos || brace + 1 >= src_.size()) return std::string_view::npos;
+      if (brace == std::string_view::npos || brace + 1 >= src_.size())
+        return std::string_view::npos;
       char next = src_[brace + 1];
       if (next == '{' || next == '%' || next == '#') return brace;
       from = brace + 1;
@@ -99,7 +102,8 @@ class Lexer {
     std::size_t close = src_.find("#}", inner);
     if (close == std::string_view::npos) fail(tag, "unclosed comment: missing '#}'");
     char modifier = '\0';
-    if (close > inner && (src_[close - 1] == '-' || src_[close - 1] == '+')) modifier = src_[close - 1];
+    if (close > inner && (src_[close - 1] == '-' || src_[close - 1] == '+'))
+      modifier = src_[close - 1];
     after_close(close + 2, modifier, true);
   }
 
@@ -117,7 +121,8 @@ class Lexer {
     std::size_t body = i + 2;
     if (open_modifier == '-') {
       while (body < src_.size() && is_space(src_[body])) ++body;
-    } else if (options_.trim_blocks && open_modifier != '+' && body < src_.size() && src_[body] == '\n') {
+    } else if (options_.trim_blocks && open_modifier != '+' && body < src_.size() &&
+               src_[body] == '\n') {
       ++body;
     }
     // Find `{%[-+]? endraw [-+]?%}`.
@@ -165,12 +170,14 @@ class Lexer {
         char c = src_[i];
         if ((c == '-' || c == '+') && src_.compare(i + 1, 2, variable ? "}}" : "%}") == 0) {
           if (c == '+' && variable) fail(i, "unexpected '+'");
-          tokens_.push_back({variable ? TokenKind::VariableEnd : TokenKind::BlockEnd, src_.substr(i, 3), i});
+          tokens_.push_back(
+              {variable ? TokenKind::VariableEnd : TokenKind::BlockEnd, src_.substr(i, 3), i});
           after_close(i + 3, c, !variable);
           return;
         }
         if (src_.compare(i, 2, variable ? "}}" : "%}") == 0) {
-          tokens_.push_back({variable ? TokenKind::VariableEnd : TokenKind::BlockEnd, src_.substr(i, 2), i});
+          tokens_.push_back(
+              {variable ? TokenKind::VariableEnd : TokenKind::BlockEnd, src_.substr(i, 2), i});
           after_close(i + 2, '\0', !variable);
           return;
         }
@@ -203,14 +210,18 @@ class Lexer {
       TokenKind kind;
     };
     static const Op ops[] = {
-        {"**", TokenKind::StarStar}, {"//", TokenKind::SlashSlash}, {"==", TokenKind::Equal},
-        {"!=", TokenKind::NotEqual}, {"<=", TokenKind::LessEqual},  {">=", TokenKind::GreaterEqual},
-        {"+", TokenKind::Plus},      {"-", TokenKind::Minus},       {"*", TokenKind::Star},
-        {"/", TokenKind::Slash},     {"%", TokenKind::Percent},     {"~", TokenKind::Tilde},
-        {".", TokenKind::Dot},       {",", TokenKind::Comma},       {":", TokenKind::Colon},
-        {"|", TokenKind::Pipe},      {"=", TokenKind::Assign},      {"<", TokenKind::Less},
-        {">", TokenKind::Greater},   {"(", TokenKind::LeftParen},   {")", TokenKind::RightParen},
-        {"[", TokenKind::LeftBracket}, {"]", TokenKind::RightBracket}, {"{", TokenKind::LeftBrace},
+        {"**", TokenKind::StarStar},    {"//", TokenKind::SlashSlash},
+        {"==", TokenKind::Equal},       {"!=", TokenKind::NotEqual},
+        {"<=", TokenKind::LessEqual},   {">=", TokenKind::GreaterEqual},
+        {"+", TokenKind::Plus},         {"-", TokenKind::Minus},
+        {"*", TokenKind::Star},         {"/", TokenKind::Slash},
+        {"%", TokenKind::Percent},      {"~", TokenKind::Tilde},
+        {".", TokenKind::Dot},          {",", TokenKind::Comma},
+        {":", TokenKind::Colon},        {"|", TokenKind::Pipe},
+        {"=", TokenKind::Assign},       {"<", TokenKind::Less},
+        {">", TokenKind::Greater},      {"(", TokenKind::LeftParen},
+        {")", TokenKind::RightParen},   {"[", TokenKind::LeftBracket},
+        {"]", TokenKind::RightBracket}, {"{", TokenKind::LeftBrace},
         {"}", TokenKind::RightBrace},
     };
     for (const auto& op : ops) {
@@ -237,7 +248,9 @@ class Lexer {
 
   std::size_t lex_number(std::size_t i) {
     auto digits = [&](std::size_t j, auto accept) {
-      while (j < src_.size() && (accept(src_[j]) || (src_[j] == '_' && j + 1 < src_.size() && accept(src_[j + 1])))) ++j;
+      while (j < src_.size() &&
+             (accept(src_[j]) || (src_[j] == '_' && j + 1 < src_.size() && accept(src_[j + 1]))))
+        ++j;
       return j;
     };
     auto dec = [](char ch) { return is_digit(ch); };
@@ -310,41 +323,76 @@ std::vector<Token> tokenize(std::string_view source, const std::string& name,
 
 const char* describe(TokenKind kind) noexcept {
   switch (kind) {
-    case TokenKind::Data: return "template data";
-    case TokenKind::VariableBegin: return "'{{'";
-    case TokenKind::VariableEnd: return "end of print statement '}}'";
-    case TokenKind::BlockBegin: return "'{%'";
-    case TokenKind::BlockEnd: return "end of statement block '%}'";
-    case TokenKind::Name: return "name";
-    case TokenKind::Integer: return "integer";
-    case TokenKind::Float: return "float";
-    case TokenKind::String: return "string";
-    case TokenKind::Plus: return "'+'";
-    case TokenKind::Minus: return "'-'";
-    case TokenKind::Star: return "'*'";
-    case TokenKind::StarStar: return "'**'";
-    case TokenKind::Slash: return "'/'";
-    case TokenKind::SlashSlash: return "'//'";
-    case TokenKind::Percent: return "'%'";
-    case TokenKind::Tilde: return "'~'";
-    case TokenKind::Dot: return "'.'";
-    case TokenKind::Comma: return "','";
-    case TokenKind::Colon: return "':'";
-    case TokenKind::Pipe: return "'|'";
-    case TokenKind::Assign: return "'='";
-    case TokenKind::Equal: return "'=='";
-    case TokenKind::NotEqual: return "'!='";
-    case TokenKind::Less: return "'<'";
-    case TokenKind::LessEqual: return "'<='";
-    case TokenKind::Greater: return "'>'";
-    case TokenKind::GreaterEqual: return "'>='";
-    case TokenKind::LeftParen: return "'('";
-    case TokenKind::RightParen: return "')'";
-    case TokenKind::LeftBracket: return "'['";
-    case TokenKind::RightBracket: return "']'";
-    case TokenKind::LeftBrace: return "'{'";
-    case TokenKind::RightBrace: return "'}'";
-    case TokenKind::End: return "end of template";
+    case TokenKind::Data:
+      return "template data";
+    case TokenKind::VariableBegin:
+      return "'{{'";
+    case TokenKind::VariableEnd:
+      return "end of print statement '}}'";
+    case TokenKind::BlockBegin:
+      return "'{%'";
+    case TokenKind::BlockEnd:
+      return "end of statement block '%}'";
+    case TokenKind::Name:
+      return "name";
+    case TokenKind::Integer:
+      return "integer";
+    case TokenKind::Float:
+      return "float";
+    case TokenKind::String:
+      return "string";
+    case TokenKind::Plus:
+      return "'+'";
+    case TokenKind::Minus:
+      return "'-'";
+    case TokenKind::Star:
+      return "'*'";
+    case TokenKind::StarStar:
+      return "'**'";
+    case TokenKind::Slash:
+      return "'/'";
+    case TokenKind::SlashSlash:
+      return "'//'";
+    case TokenKind::Percent:
+      return "'%'";
+    case TokenKind::Tilde:
+      return "'~'";
+    case TokenKind::Dot:
+      return "'.'";
+    case TokenKind::Comma:
+      return "','";
+    case TokenKind::Colon:
+      return "':'";
+    case TokenKind::Pipe:
+      return "'|'";
+    case TokenKind::Assign:
+      return "'='";
+    case TokenKind::Equal:
+      return "'=='";
+    case TokenKind::NotEqual:
+      return "'!='";
+    case TokenKind::Less:
+      return "'<'";
+    case TokenKind::LessEqual:
+      return "'<='";
+    case TokenKind::Greater:
+      return "'>'";
+    case TokenKind::GreaterEqual:
+      return "'>='";
+    case TokenKind::LeftParen:
+      return "'('";
+    case TokenKind::RightParen:
+      return "')'";
+    case TokenKind::LeftBracket:
+      return "'['";
+    case TokenKind::RightBracket:
+      return "']'";
+    case TokenKind::LeftBrace:
+      return "'{'";
+    case TokenKind::RightBrace:
+      return "'}'";
+    case TokenKind::End:
+      return "end of template";
   }
   return "token";
 }

@@ -12,8 +12,8 @@ namespace {
 
 constexpr std::array<std::string_view, 4> kDictMethods = {"items", "keys", "values", "get"};
 constexpr std::array<std::string_view, 15> kStrMethods = {
-    "upper", "lower", "strip", "lstrip", "rstrip", "startswith", "endswith", "split",
-    "replace", "title", "capitalize", "join", "count", "find", "isdigit"};
+    "upper",   "lower", "strip",      "lstrip", "rstrip", "startswith", "endswith", "split",
+    "replace", "title", "capitalize", "join",   "count",  "find",       "isdigit"};
 constexpr std::array<std::string_view, 2> kListMethods = {"index", "count"};
 
 template <std::size_t N>
@@ -24,7 +24,9 @@ bool in(const std::array<std::string_view, N>& names, std::string_view name) {
 class BoundMethod : public Callable {
  public:
   BoundMethod(Value self, std::string name)
-      : self_(std::move(self)), name_(std::move(name)), display_(std::string(self_.type_name()) + "." + name_) {}
+      : self_(std::move(self)),
+        name_(std::move(name)),
+        display_(std::string(self_.type_name()) + "." + name_) {}
   const std::string& name() const noexcept override { return display_; }
   const Value& self() const { return self_; }
   const std::string& method() const { return name_; }
@@ -35,15 +37,20 @@ class BoundMethod : public Callable {
   std::string display_;
 };
 
-void expect_args(const std::string& name, const std::vector<Value>& args, std::size_t min, std::size_t max) {
+void expect_args(const std::string& name, const std::vector<Value>& args, std::size_t min,
+                 std::size_t max) {
   if (args.size() < min || args.size() > max) {
-    throw Error(ErrorKind::Render, name + "() takes " +
-                                       (min == max ? std::to_string(min) : std::to_string(min) + " to " + std::to_string(max)) +
-                                       " arguments (" + std::to_string(args.size()) + " given)");
+    throw Error(ErrorKind::Render,
+                name + "() takes " +
+                    (min == max ? std::to_string(min)
+                                : std::to_string(min) + " to " + std::to_string(max)) +
+                    " arguments (" + std::to_string(args.size()) + " given)");
   }
 }
 
-bool is_py_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_py_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 std::string strip(const std::string& s, const Value* chars, bool left, bool right) {
   auto strip_char = [&](char c) {
@@ -51,15 +58,18 @@ std::string strip(const std::string& s, const Value* chars, bool left, bool righ
     return is_py_space(c);
   };
   std::size_t b = 0, e = s.size();
-  if (left) while (b < e && strip_char(s[b])) ++b;
-  if (right) while (e > b && strip_char(s[e - 1])) --e;
+  if (left)
+    while (b < e && strip_char(s[b])) ++b;
+  if (right)
+    while (e > b && strip_char(s[e - 1])) --e;
   return s.substr(b, e - b);
 }
 
 bool affix_match(const std::string& s, const Value& affix, bool prefix) {
   auto one = [&](const std::string& a) {
     if (a.size() > s.size()) return false;
-    return prefix ? s.compare(0, a.size(), a) == 0 : s.compare(s.size() - a.size(), a.size(), a) == 0;
+    return prefix ? s.compare(0, a.size(), a) == 0
+                  : s.compare(s.size() - a.size(), a.size(), a) == 0;
   };
   if (affix.is_list()) {
     for (const auto& a : affix.as_list()) {
@@ -95,7 +105,8 @@ Value split(const std::string& s, const Value* sep, std::int64_t maxsplit) {
   std::size_t start = 0;
   while (true) {
     std::size_t found = s.find(d, start);
-    if (found == std::string::npos || (maxsplit >= 0 && static_cast<std::int64_t>(out.size()) == maxsplit)) {
+    if (found == std::string::npos ||
+        (maxsplit >= 0 && static_cast<std::int64_t>(out.size()) == maxsplit)) {
       out.emplace_back(s.substr(start));
       break;
     }
@@ -112,11 +123,13 @@ std::string title_case(const std::string& s, bool capitalize_only) {
     char& c = out[i];
     bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
     if (capitalize_only) {
-      c = static_cast<char>(i == 0 ? std::toupper(static_cast<unsigned char>(c)) : std::tolower(static_cast<unsigned char>(c)));
+      c = static_cast<char>(i == 0 ? std::toupper(static_cast<unsigned char>(c))
+                                   : std::tolower(static_cast<unsigned char>(c)));
       continue;
     }
     if (alpha) {
-      c = static_cast<char>(start ? std::toupper(static_cast<unsigned char>(c)) : std::tolower(static_cast<unsigned char>(c)));
+      c = static_cast<char>(start ? std::toupper(static_cast<unsigned char>(c))
+                                  : std::tolower(static_cast<unsigned char>(c)));
       start = false;
     } else {
       start = true;
@@ -130,7 +143,9 @@ Value call_str(const std::string& s, const std::string& m, const std::vector<Val
   if (m == "upper" || m == "lower") {
     expect_args(m, args, 0, 0);
     std::string out = s;
-    for (char& c : out) c = static_cast<char>(m == "upper" ? std::toupper(static_cast<unsigned char>(c)) : std::tolower(static_cast<unsigned char>(c)));
+    for (char& c : out)
+      c = static_cast<char>(m == "upper" ? std::toupper(static_cast<unsigned char>(c))
+                                         : std::tolower(static_cast<unsigned char>(c)));
     return Value(std::move(out));
   }
   if (m == "strip" || m == "lstrip" || m == "rstrip") {
@@ -199,12 +214,15 @@ Value call_str(const std::string& s, const std::string& m, const std::vector<Val
     }
     if (sub.empty()) return Value(static_cast<std::int64_t>(s.size() + 1));
     std::int64_t n = 0;
-    for (std::size_t pos = s.find(sub); pos != std::string::npos; pos = s.find(sub, pos + sub.size())) ++n;
+    for (std::size_t pos = s.find(sub); pos != std::string::npos;
+         pos = s.find(sub, pos + sub.size()))
+      ++n;
     return Value(n);
   }
   if (m == "isdigit") {
     expect_args(m, args, 0, 0);
-    return Value(!s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }));
+    return Value(!s.empty() &&
+                 std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }));
   }
   throw Error(ErrorKind::Render, "'str' object has no attribute '" + m + "'");
 }
@@ -223,7 +241,8 @@ bool has_method(const Value& object, std::string_view name) {
 }
 
 Value bind_method(const Value& object, std::string name) {
-  return Value(std::shared_ptr<const Callable>(std::make_shared<BoundMethod>(object, std::move(name))));
+  return Value(
+      std::shared_ptr<const Callable>(std::make_shared<BoundMethod>(object, std::move(name))));
 }
 
 Value call_method(const Value& self, const std::string& m, const std::vector<Value>& args,

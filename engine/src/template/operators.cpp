@@ -14,16 +14,26 @@ namespace {
 
 const char* symbol(BinaryOp op) {
   switch (op) {
-    case BinaryOp::Add: return "+";
-    case BinaryOp::Subtract: return "-";
-    case BinaryOp::Multiply: return "*";
-    case BinaryOp::Divide: return "/";
-    case BinaryOp::FloorDivide: return "//";
-    case BinaryOp::Modulo: return "%";
-    case BinaryOp::Power: return "** or pow()";
-    case BinaryOp::Concat: return "~";
-    case BinaryOp::And: return "and";
-    case BinaryOp::Or: return "or";
+    case BinaryOp::Add:
+      return "+";
+    case BinaryOp::Subtract:
+      return "-";
+    case BinaryOp::Multiply:
+      return "*";
+    case BinaryOp::Divide:
+      return "/";
+    case BinaryOp::FloorDivide:
+      return "//";
+    case BinaryOp::Modulo:
+      return "%";
+    case BinaryOp::Power:
+      return "** or pow()";
+    case BinaryOp::Concat:
+      return "~";
+    case BinaryOp::And:
+      return "and";
+    case BinaryOp::Or:
+      return "or";
   }
   return "?";
 }
@@ -59,7 +69,8 @@ double python_fmod(double a, double b) {
 }
 
 Value integer_power(std::int64_t base, std::int64_t exponent) {
-  if (exponent < 0) return Value(std::pow(static_cast<double>(base), static_cast<double>(exponent)));
+  if (exponent < 0)
+    return Value(std::pow(static_cast<double>(base), static_cast<double>(exponent)));
   std::int64_t result = 1;
   while (exponent > 0) {
     if (exponent & 1) {
@@ -136,7 +147,8 @@ Value apply_binary(BinaryOp op, const Value& a, const Value& b) {
           throw Error(ErrorKind::Render, "0.0 cannot be raised to a negative power");
         }
         return Value(std::pow(a.as_double(), b.as_double()));
-      default: break;
+      default:
+        break;
     }
     unsupported(op, a, b);
   }
@@ -163,7 +175,8 @@ Value apply_binary(BinaryOp op, const Value& a, const Value& b) {
 Value apply_unary(UnaryOp op, const Value& v) {
   v.require_defined();
   switch (op) {
-    case UnaryOp::Not: return Value(!v.truthy());
+    case UnaryOp::Not:
+      return Value(!v.truthy());
     case UnaryOp::Negate:
       if (is_int_like(v)) {
         if (v.as_int() == std::numeric_limits<std::int64_t>::min()) overflow();
@@ -177,7 +190,8 @@ Value apply_unary(UnaryOp op, const Value& v) {
       break;
   }
   throw Error(ErrorKind::Render, std::string("bad operand type for unary ") +
-                                     (op == UnaryOp::Negate ? "-" : "+") + ": '" + v.type_name() + "'");
+                                     (op == UnaryOp::Negate ? "-" : "+") + ": '" + v.type_name() +
+                                     "'");
 }
 
 bool contains(const Value& container, const Value& item) {
@@ -185,8 +199,9 @@ bool contains(const Value& container, const Value& item) {
   item.require_defined();
   if (container.is_string()) {
     if (!item.is_string()) {
-      throw Error(ErrorKind::Render, std::string("'in <string>' requires string as left operand, not ") +
-                                         item.type_name());
+      throw Error(
+          ErrorKind::Render,
+          std::string("'in <string>' requires string as left operand, not ") + item.type_name());
     }
     return container.as_string().find(item.as_string()) != std::string::npos;
   }
@@ -200,20 +215,28 @@ bool contains(const Value& container, const Value& item) {
     if (!item.is_string()) return false;
     return container.as_dict().contains(item.as_string());
   }
-  throw Error(ErrorKind::Render, std::string("argument of type '") + container.type_name() +
-                                     "' is not iterable");
+  throw Error(ErrorKind::Render,
+              std::string("argument of type '") + container.type_name() + "' is not iterable");
 }
 
 bool apply_compare(CompareOp op, const Value& a, const Value& b) {
   switch (op) {
-    case CompareOp::Equal: return a == b;
-    case CompareOp::NotEqual: return !(a == b);
-    case CompareOp::Less: return Value::compare(a, b) < 0;
-    case CompareOp::LessEqual: return Value::compare(a, b) <= 0;
-    case CompareOp::Greater: return Value::compare(a, b) > 0;
-    case CompareOp::GreaterEqual: return Value::compare(a, b) >= 0;
-    case CompareOp::In: return contains(b, a);
-    case CompareOp::NotIn: return !contains(b, a);
+    case CompareOp::Equal:
+      return a == b;
+    case CompareOp::NotEqual:
+      return !(a == b);
+    case CompareOp::Less:
+      return Value::compare(a, b) < 0;
+    case CompareOp::LessEqual:
+      return Value::compare(a, b) <= 0;
+    case CompareOp::Greater:
+      return Value::compare(a, b) > 0;
+    case CompareOp::GreaterEqual:
+      return Value::compare(a, b) >= 0;
+    case CompareOp::In:
+      return contains(b, a);
+    case CompareOp::NotIn:
+      return !contains(b, a);
   }
   return false;
 }

@@ -45,7 +45,9 @@ class Parser {
   }
   const Token& advance() { return tokens_[pos_ < tokens_.size() - 1 ? pos_++ : pos_]; }
   bool at(TokenKind kind) const { return current().kind == kind; }
-  bool at_name(std::string_view name) const { return at(TokenKind::Name) && current().text == name; }
+  bool at_name(std::string_view name) const {
+    return at(TokenKind::Name) && current().text == name;
+  }
   bool skip(TokenKind kind) {
     if (!at(kind)) return false;
     advance();
@@ -60,7 +62,9 @@ class Parser {
   [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const {
     throw error_at(ErrorKind::Syntax, message, tree_.origin, tree_.source, offset);
   }
-  [[noreturn]] void fail_here(const std::string& message) const { fail_at(current().offset, message); }
+  [[noreturn]] void fail_here(const std::string& message) const {
+    fail_at(current().offset, message);
+  }
 
   std::string describe_current() const {
     const Token& t = current();
@@ -68,8 +72,10 @@ class Parser {
       case TokenKind::Name:
       case TokenKind::Integer:
       case TokenKind::Float:
-      case TokenKind::String: return std::string(describe(t.kind)) + " '" + std::string(t.text) + "'";
-      default: return describe(t.kind);
+      case TokenKind::String:
+        return std::string(describe(t.kind)) + " '" + std::string(t.text) + "'";
+      default:
+        return describe(t.kind);
     }
   }
 
@@ -83,7 +89,8 @@ class Parser {
   }
 
   std::string expect_name(const char* what) {
-    if (!at(TokenKind::Name)) fail_here(std::string("expected ") + what + ", found " + describe_current());
+    if (!at(TokenKind::Name))
+      fail_here(std::string("expected ") + what + ", found " + describe_current());
     return std::string(advance().text);
   }
 
@@ -140,7 +147,8 @@ class Parser {
           body.push_back(parse_statement());
           break;
         }
-        default: fail_here("unexpected " + describe_current());
+        default:
+          fail_here("unexpected " + describe_current());
       }
     }
   }
@@ -155,7 +163,8 @@ class Parser {
     std::string message = "unexpected end of template: expected " + expected;
     if (!open_.empty()) {
       auto [line, column] = line_column(tree_.source, open_.back().offset);
-      message += " to close the '" + open_.back().name + "' block opened at line " + std::to_string(line);
+      message +=
+          " to close the '" + open_.back().name + "' block opened at line " + std::to_string(line);
       (void)column;
     }
     fail_here(message);
@@ -196,7 +205,8 @@ class Parser {
     if (name == "import") return parse_import(offset);
     if (name == "from") return parse_from_import(offset);
     if (name == "with") return parse_with(offset);
-    if (name == "call") fail_at(offset, "'call' blocks are not supported (call the macro with '{{ name(...) }}')");
+    if (name == "call")
+      fail_at(offset, "'call' blocks are not supported (call the macro with '{{ name(...) }}')");
     fail_at(offset, "unknown statement '" + std::string(name) + "'");
   }
 
@@ -253,7 +263,8 @@ class Parser {
     bool parens = skip(TokenKind::LeftParen);
     do {
       if (!at(TokenKind::Name)) {
-        fail_here(std::string("expected a name to assign to in '") + statement + "', found " + describe_current());
+        fail_here(std::string("expected a name to assign to in '") + statement + "', found " +
+                  describe_current());
       }
       const std::size_t target_offset = current().offset;
       std::string target(advance().text);
@@ -316,7 +327,8 @@ class Parser {
   }
 
   bool parse_context_modifier(bool default_value) {
-    if ((at_name("with") || at_name("without")) && peek().kind == TokenKind::Name && peek().text == "context") {
+    if ((at_name("with") || at_name("without")) && peek().kind == TokenKind::Name &&
+        peek().text == "context") {
       bool with = current().text == "with";
       advance();
       advance();
@@ -340,8 +352,11 @@ class Parser {
   }
 
   StmtPtr parse_extends(std::size_t offset) {
-    if (!open_.empty()) fail_at(offset, "'extends' must be at the top level of a template, not inside '" + open_.back().name + "'");
-    if (tree_.has_extends) fail_at(offset, "a template can extend only one parent ('extends' appears twice)");
+    if (!open_.empty())
+      fail_at(offset, "'extends' must be at the top level of a template, not inside '" +
+                          open_.back().name + "'");
+    if (tree_.has_extends)
+      fail_at(offset, "a template can extend only one parent ('extends' appears twice)");
     tree_.has_extends = true;
     ExtendsStmt node{parse_expression()};
     expect_block_end("extends");
@@ -359,7 +374,8 @@ class Parser {
     advance();  // endblock
     if (at(TokenKind::Name)) {
       if (current().text != name) {
-        fail_here("'endblock " + std::string(current().text) + "' does not match 'block " + name + "'");
+        fail_here("'endblock " + std::string(current().text) + "' does not match 'block " + name +
+                  "'");
       }
       advance();
     }
@@ -389,7 +405,8 @@ class Parser {
         param.default_value = parse_expression();
         seen_default = true;
       } else if (seen_default) {
-        fail_at(param_offset, "parameter '" + param.name + "' without a default follows one with a default");
+        fail_at(param_offset,
+                "parameter '" + param.name + "' without a default follows one with a default");
       }
       node.params.push_back(std::move(param));
     }
@@ -432,7 +449,8 @@ class Parser {
     if (!skip_name("import")) fail_here("expected 'import' in 'from', found " + describe_current());
     node.with_context = false;
     while (true) {
-      if ((at_name("with") || at_name("without")) && peek().kind == TokenKind::Name && peek().text == "context") {
+      if ((at_name("with") || at_name("without")) && peek().kind == TokenKind::Name &&
+          peek().text == "context") {
         node.with_context = parse_context_modifier(false);
         break;
       }
@@ -556,12 +574,24 @@ class Parser {
     while (true) {
       CompareOp op;
       switch (current().kind) {
-        case TokenKind::Equal: op = CompareOp::Equal; break;
-        case TokenKind::NotEqual: op = CompareOp::NotEqual; break;
-        case TokenKind::Less: op = CompareOp::Less; break;
-        case TokenKind::LessEqual: op = CompareOp::LessEqual; break;
-        case TokenKind::Greater: op = CompareOp::Greater; break;
-        case TokenKind::GreaterEqual: op = CompareOp::GreaterEqual; break;
+        case TokenKind::Equal:
+          op = CompareOp::Equal;
+          break;
+        case TokenKind::NotEqual:
+          op = CompareOp::NotEqual;
+          break;
+        case TokenKind::Less:
+          op = CompareOp::Less;
+          break;
+        case TokenKind::LessEqual:
+          op = CompareOp::LessEqual;
+          break;
+        case TokenKind::Greater:
+          op = CompareOp::Greater;
+          break;
+        case TokenKind::GreaterEqual:
+          op = CompareOp::GreaterEqual;
+          break;
         default:
           if (at_name("in")) {
             op = CompareOp::In;
@@ -602,11 +632,20 @@ class Parser {
     while (true) {
       BinaryOp op;
       switch (current().kind) {
-        case TokenKind::Star: op = BinaryOp::Multiply; break;
-        case TokenKind::Slash: op = BinaryOp::Divide; break;
-        case TokenKind::SlashSlash: op = BinaryOp::FloorDivide; break;
-        case TokenKind::Percent: op = BinaryOp::Modulo; break;
-        default: return left;
+        case TokenKind::Star:
+          op = BinaryOp::Multiply;
+          break;
+        case TokenKind::Slash:
+          op = BinaryOp::Divide;
+          break;
+        case TokenKind::SlashSlash:
+          op = BinaryOp::FloorDivide;
+          break;
+        case TokenKind::Percent:
+          op = BinaryOp::Modulo;
+          break;
+        default:
+          return left;
       }
       std::size_t offset = advance().offset;
       left = make(offset, Binary{op, std::move(left), parse_pow()});
@@ -652,36 +691,69 @@ class Parser {
       auto hex = [&](std::size_t count) -> std::uint32_t {
         std::uint32_t value = 0;
         for (std::size_t k = 1; k <= count; ++k) {
-          if (i + k >= raw.size()) fail_at(token.offset, "truncated \\x, \\u or \\U escape in string");
+          if (i + k >= raw.size())
+            fail_at(token.offset, "truncated \\x, \\u or \\U escape in string");
           char h = raw[i + k];
           value <<= 4;
-          if (h >= '0' && h <= '9') value |= static_cast<std::uint32_t>(h - '0');
-          else if (h >= 'a' && h <= 'f') value |= static_cast<std::uint32_t>(h - 'a' + 10);
-          else if (h >= 'A' && h <= 'F') value |= static_cast<std::uint32_t>(h - 'A' + 10);
-          else fail_at(token.offset, "invalid escape in string");
+          if (h >= '0' && h <= '9')
+            value |= static_cast<std::uint32_t>(h - '0');
+          else if (h >= 'a' && h <= 'f')
+            value |= static_cast<std::uint32_t>(h - 'a' + 10);
+          else if (h >= 'A' && h <= 'F')
+            value |= static_cast<std::uint32_t>(h - 'A' + 10);
+          else
+            fail_at(token.offset, "invalid escape in string");
         }
         i += count;
         return value;
       };
       switch (e) {
-        case '\n': break;  // line continuation
-        case '\\': out += '\\'; break;
-        case '\'': out += '\''; break;
-        case '"': out += '"'; break;
-        case 'a': out += '\a'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'v': out += '\v'; break;
-        case 'x': append_utf8(out, hex(2)); break;
-        case 'u': append_utf8(out, hex(4)); break;
-        case 'U': append_utf8(out, hex(8)); break;
+        case '\n':
+          break;  // line continuation
+        case '\\':
+          out += '\\';
+          break;
+        case '\'':
+          out += '\'';
+          break;
+        case '"':
+          out += '"';
+          break;
+        case 'a':
+          out += '\a';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'v':
+          out += '\v';
+          break;
+        case 'x':
+          append_utf8(out, hex(2));
+          break;
+        case 'u':
+          append_utf8(out, hex(4));
+          break;
+        case 'U':
+          append_utf8(out, hex(8));
+          break;
         default:
           if (e >= '0' && e <= '7') {
             std::uint32_t value = static_cast<std::uint32_t>(e - '0');
-            for (int k = 0; k < 2 && i + 1 < raw.size() && raw[i + 1] >= '0' && raw[i + 1] <= '7'; ++k) {
+            for (int k = 0; k < 2 && i + 1 < raw.size() && raw[i + 1] >= '0' && raw[i + 1] <= '7';
+                 ++k) {
               value = value * 8 + static_cast<std::uint32_t>(raw[++i] - '0');
             }
             append_utf8(out, value);
@@ -702,7 +774,8 @@ class Parser {
     if (token.kind == TokenKind::Float) {
       double d = 0;
       auto r = std::from_chars(digits.data(), digits.data() + digits.size(), d);
-      if (r.ec != std::errc() && !(r.ec == std::errc::result_out_of_range)) fail_at(token.offset, "invalid number");
+      if (r.ec != std::errc() && !(r.ec == std::errc::result_out_of_range))
+        fail_at(token.offset, "invalid number");
       if (r.ec == std::errc::result_out_of_range) d = std::strtod(digits.c_str(), nullptr);
       return Value(d);
     }
@@ -718,7 +791,8 @@ class Parser {
     std::int64_t value = 0;
     auto r = std::from_chars(body.data(), body.data() + body.size(), value, base);
     if (r.ec != std::errc() || r.ptr != body.data() + body.size()) {
-      fail_at(token.offset, "integer literal '" + std::string(token.text) + "' is out of range (64-bit)");
+      fail_at(token.offset,
+              "integer literal '" + std::string(token.text) + "' is out of range (64-bit)");
     }
     return Value(value);
   }
@@ -755,7 +829,8 @@ class Parser {
           ListExpr list;
           list.tuple = true;
           list.items.push_back(std::move(expr));
-          while (skip(TokenKind::Comma) && !at(TokenKind::RightParen)) list.items.push_back(parse_expression());
+          while (skip(TokenKind::Comma) && !at(TokenKind::RightParen))
+            list.items.push_back(parse_expression());
           expr = make(offset, std::move(list));
         }
         expect(TokenKind::RightParen, "to close '('");
@@ -791,8 +866,10 @@ class Parser {
       }
       case TokenKind::VariableEnd:
       case TokenKind::BlockEnd:
-      case TokenKind::End: fail_here("expected an expression, found " + describe_current());
-      default: fail_here("unexpected " + describe_current());
+      case TokenKind::End:
+        fail_here("expected an expression, found " + describe_current());
+      default:
+        fail_here("unexpected " + describe_current());
     }
   }
 
@@ -835,7 +912,9 @@ class Parser {
       if (skip(TokenKind::Colon) && !at(TokenKind::RightBracket)) step = parse_expression();
     }
     expect(TokenKind::RightBracket, "to close '['");
-    if (slice) return make(offset, SliceExpr{std::move(object), std::move(start), std::move(stop), std::move(step)});
+    if (slice)
+      return make(offset,
+                  SliceExpr{std::move(object), std::move(start), std::move(stop), std::move(step)});
     return make(offset, GetItem{std::move(object), std::move(start)});
   }
 
@@ -847,7 +926,8 @@ class Parser {
         expect(TokenKind::Comma, "between arguments");
         if (at(TokenKind::RightParen)) break;
       }
-      if (at(TokenKind::Star) || at(TokenKind::StarStar)) fail_here("'*args' and '**kwargs' in calls are not supported");
+      if (at(TokenKind::Star) || at(TokenKind::StarStar))
+        fail_here("'*args' and '**kwargs' in calls are not supported");
       if (at(TokenKind::Name) && peek().kind == TokenKind::Assign) {
         std::string name(advance().text);
         advance();  // =
@@ -863,7 +943,10 @@ class Parser {
 
   const FunctionSpec* resolve(FunctionKind kind, const std::string& name, std::size_t offset) {
     const FunctionSpec* spec = functions_.find(kind, name);
-    if (!spec) fail_at(offset, std::string(kind == FunctionKind::Filter ? "unknown filter '" : "unknown test '") + name + "'");
+    if (!spec)
+      fail_at(offset,
+              std::string(kind == FunctionKind::Filter ? "unknown filter '" : "unknown test '") +
+                  name + "'");
     return spec;
   }
 
@@ -895,7 +978,8 @@ class Parser {
         FilterCall call = parse_filter_call();
         bool builtin_default = is_builtin_default(*call.spec) && call.args.keyword.empty() &&
                                call.args.positional.size() <= 2;
-        bool builtin_tojson = is_builtin_tojson(*call.spec) && call.args.keyword.empty() && call.args.positional.empty();
+        bool builtin_tojson = is_builtin_tojson(*call.spec) && call.args.keyword.empty() &&
+                              call.args.positional.empty();
         DirectBody direct = direct_body(*call.spec, call.args);
         node = make(call.offset,
                     FilterExpr{std::move(node), std::move(call.name), call.spec,
@@ -939,8 +1023,10 @@ class Parser {
       case TokenKind::Float:
       case TokenKind::LeftBracket:
       case TokenKind::LeftBrace:
-      case TokenKind::Minus: return t.kind != TokenKind::Minus;
-      default: return false;
+      case TokenKind::Minus:
+        return t.kind != TokenKind::Minus;
+      default:
+        return false;
     }
   }
 

@@ -23,7 +23,8 @@
 namespace zf::detail {
 namespace {
 
-constexpr const char* kInlineIfWithoutElse = "the inline if-expression evaluated to false and has no 'else'";
+constexpr const char* kInlineIfWithoutElse =
+    "the inline if-expression evaluated to false and has no 'else'";
 
 // A macro as a value: its definition and the frame it was defined in (its globals).
 class Macro final : public Callable {
@@ -95,13 +96,15 @@ class Renderer : public CallContext {
   }
 
   // CallContext
-  Value call_filter(std::string_view name, const Value& subject, std::vector<Value> args) const override {
+  Value call_filter(std::string_view name, const Value& subject,
+                    std::vector<Value> args) const override {
     const FunctionSpec* spec = env_.functions().find(FunctionKind::Filter, name);
     if (!spec) throw Error(ErrorKind::Render, "unknown filter '" + std::string(name) + "'");
     Arguments bound = bind(*spec, "filter", std::move(args), {});
     return spec->body(subject, bound, *this);
   }
-  bool call_test(std::string_view name, const Value& subject, std::vector<Value> args) const override {
+  bool call_test(std::string_view name, const Value& subject,
+                 std::vector<Value> args) const override {
     const FunctionSpec* spec = env_.functions().find(FunctionKind::Test, name);
     if (!spec) throw Error(ErrorKind::Render, "unknown test '" + std::string(name) + "'");
     Arguments bound = bind(*spec, "test", std::move(args), {});
@@ -218,7 +221,8 @@ class Renderer : public CallContext {
   const Template* load(const Value& name, bool ignore_missing) {
     auto try_one = [&](const Value& candidate) -> const Template* {
       if (!candidate.is_string()) {
-        throw Error(ErrorKind::Template, std::string("template name must be a string, got ") + candidate.type_name());
+        throw Error(ErrorKind::Template,
+                    std::string("template name must be a string, got ") + candidate.type_name());
       }
       return env_.try_load(candidate.as_string()).get();
     };
@@ -228,7 +232,8 @@ class Renderer : public CallContext {
         if (const Template* loaded = try_one(candidate)) return loaded;
       }
       if (ignore_missing) return nullptr;
-      throw Error(ErrorKind::Template, "none of the templates " + name.repr() + " was found on the search path");
+      throw Error(ErrorKind::Template,
+                  "none of the templates " + name.repr() + " was found on the search path");
     }
     if (const Template* loaded = try_one(name)) return loaded;
     if (ignore_missing) return nullptr;
@@ -296,7 +301,8 @@ class Renderer : public CallContext {
       }
     }
     Value scratch;
-    if (auto* filter = std::get_if<FilterExpr>(&node.expr->node); filter && filter->builtin_tojson) {
+    if (auto* filter = std::get_if<FilterExpr>(&node.expr->node);
+        filter && filter->builtin_tojson) {
       // `{{ x | tojson }}`, the commonest print in a .json template: the subject is looked up
       // in place and its JSON appended, with no text value in between.
       const Value& subject = lookup(*filter->subject, frame, scratch);
@@ -365,13 +371,19 @@ class Renderer : public CallContext {
         for (std::size_t i = 0; i < s.size();) {
           std::size_t n = 1;
           unsigned char c = static_cast<unsigned char>(s[i]);
-          if (c >= 0xF0) n = 4; else if (c >= 0xE0) n = 3; else if (c >= 0xC0) n = 2;
+          if (c >= 0xF0)
+            n = 4;
+          else if (c >= 0xE0)
+            n = 3;
+          else if (c >= 0xC0)
+            n = 2;
           chars.emplace_back(s.substr(i, n));
           i += n;
         }
         return chars;
       }
-      throw Error(ErrorKind::Render, std::string("'") + iterable.type_name() + "' object is not iterable");
+      throw Error(ErrorKind::Render,
+                  std::string("'") + iterable.type_name() + "' object is not iterable");
     } catch (const Error& error) {
       throw error.has_location() ? error : locate(error, offset);
     }
@@ -395,13 +407,16 @@ class Renderer : public CallContext {
     try {
       value.require_defined();
       if (!value.is_list()) {
-        throw Error(ErrorKind::Render, std::string("cannot unpack non-iterable ") + value.type_name() + " object");
+        throw Error(ErrorKind::Render,
+                    std::string("cannot unpack non-iterable ") + value.type_name() + " object");
       }
       const ValueList& items = value.as_list();
       if (items.size() != targets.size()) {
-        throw Error(ErrorKind::Render, (items.size() < targets.size() ? "not enough values to unpack (expected "
-                                                                        : "too many values to unpack (expected ") +
-                                           std::to_string(targets.size()) + ", got " + std::to_string(items.size()) + ")");
+        throw Error(ErrorKind::Render,
+                    (items.size() < targets.size() ? "not enough values to unpack (expected "
+                                                   : "too many values to unpack (expected ") +
+                        std::to_string(targets.size()) + ", got " + std::to_string(items.size()) +
+                        ")");
       }
       for (std::size_t i = 0; i < targets.size(); ++i) frame.assign(targets[i], items[i]);
     } catch (const Error& error) {
@@ -450,8 +465,13 @@ class Renderer : public CallContext {
         loop.set("length", Value(length));
         loop.set("depth", Value(1));
         loop.set("depth0", Value(0));
-        loop.set("previtem", i > 0 ? items[static_cast<std::size_t>(i - 1)] : Value::undefined("'loop.previtem' is undefined on the first iteration"));
-        loop.set("nextitem", i + 1 < length ? items[static_cast<std::size_t>(i + 1)] : Value::undefined("'loop.nextitem' is undefined on the last iteration"));
+        loop.set("previtem",
+                 i > 0 ? items[static_cast<std::size_t>(i - 1)]
+                       : Value::undefined("'loop.previtem' is undefined on the first iteration"));
+        loop.set("nextitem",
+                 i + 1 < length
+                     ? items[static_cast<std::size_t>(i + 1)]
+                     : Value::undefined("'loop.nextitem' is undefined on the last iteration"));
         loop_frame.assign(node.loop, Value(std::move(loop)));
       }
       assign_targets(loop_frame, node.targets, items[static_cast<std::size_t>(i)], stmt.offset);
@@ -549,7 +569,8 @@ class Renderer : public CallContext {
 
   void exec_node(const Stmt& stmt, const ExtendsStmt&, Frame&) {
     // Handled by render_body_until_extends; reaching it here means a nested body.
-    throw locate(Error(ErrorKind::Syntax, "'extends' must be at the top level of a template"), stmt.offset);
+    throw locate(Error(ErrorKind::Syntax, "'extends' must be at the top level of a template"),
+                 stmt.offset);
   }
 
   void exec_node(const Stmt& stmt, const BlockStmt& node, Frame& frame) {
@@ -563,11 +584,13 @@ class Renderer : public CallContext {
     render_block_level(first, node.name, 0, frame, node.scoped || first.block->scoped);
   }
 
-  void render_block_level(BlockLevel level, std::string_view name, std::size_t index, const Frame& frame,
-                          bool scoped) {
+  void render_block_level(BlockLevel level, std::string_view name, std::size_t index,
+                          const Frame& frame, bool scoped) {
     DepthGuard depth(*this, "block");
     if (level.block->required && level.block->body.empty() && index + 1 >= levels_of(name)) {
-      throw locate(Error(ErrorKind::Render, "required block '" + std::string(name) + "' was not overridden"), 0);
+      throw locate(
+          Error(ErrorKind::Render, "required block '" + std::string(name) + "' was not overridden"),
+          0);
     }
     const TemplateTree* saved_tree = tree_;
     tree_ = level.tree;
@@ -599,10 +622,13 @@ class Renderer : public CallContext {
   }
 
   Value render_super(std::size_t offset) {
-    if (block_stack_.empty()) throw locate(Error(ErrorKind::Render, "'super()' called outside a block"), offset);
+    if (block_stack_.empty())
+      throw locate(Error(ErrorKind::Render, "'super()' called outside a block"), offset);
     auto [name, index, frame, scoped] = block_stack_.back();
     if (index + 1 >= blocks_.count(name)) {
-      throw locate(Error(ErrorKind::Render, "block '" + std::string(name) + "' has no parent block for 'super()'"), offset);
+      throw locate(Error(ErrorKind::Render,
+                         "block '" + std::string(name) + "' has no parent block for 'super()'"),
+                   offset);
     }
     std::string buffer;
     std::string* saved = out_;
@@ -689,7 +715,9 @@ class Renderer : public CallContext {
     for (const auto& [name, alias] : node.names) {
       const Value* value = module.as_dict().find(name);
       if (!value) {
-        throw locate(Error(ErrorKind::Template, "the imported template does not export '" + name + "'"), stmt.offset);
+        throw locate(
+            Error(ErrorKind::Template, "the imported template does not export '" + name + "'"),
+            stmt.offset);
       }
       frame.assign(alias, *value);
     }
@@ -832,20 +860,29 @@ class Renderer : public CallContext {
 
   static const char* object_type(const Value& object) {
     switch (object.kind()) {
-      case Value::Kind::Dict: return "dict";
-      case Value::Kind::List: return object.is_tuple() ? "tuple" : "list";
-      case Value::Kind::String: return "str";
-      case Value::Kind::Int: return "int";
-      case Value::Kind::Float: return "float";
-      case Value::Kind::Bool: return "bool";
-      case Value::Kind::None: return "NoneType";
-      default: return "function";
+      case Value::Kind::Dict:
+        return "dict";
+      case Value::Kind::List:
+        return object.is_tuple() ? "tuple" : "list";
+      case Value::Kind::String:
+        return "str";
+      case Value::Kind::Int:
+        return "int";
+      case Value::Kind::Float:
+        return "float";
+      case Value::Kind::Bool:
+        return "bool";
+      case Value::Kind::None:
+        return "NoneType";
+      default:
+        return "function";
     }
   }
 
   static Value missing_member(const Value& object, const Value& key) {
     std::string type = std::string(object_type(object)) + " object";
-    if (key.is_string()) return Value::undefined("'" + type + "' has no attribute '" + key.as_string() + "'");
+    if (key.is_string())
+      return Value::undefined("'" + type + "' has no attribute '" + key.as_string() + "'");
     return Value::undefined("'" + type + "' has no element " + key.repr());
   }
 
@@ -895,7 +932,8 @@ class Renderer : public CallContext {
   // `object.name` fails on an undefined object, where the object was written.
   void require_object(const GetAttr& node, const Value& object) const {
     if (object.is_undefined()) {
-      throw locate(Error(ErrorKind::Undefined, object.undefined_description()), node.object->offset);
+      throw locate(Error(ErrorKind::Undefined, object.undefined_description()),
+                   node.object->offset);
     }
   }
 
@@ -937,7 +975,8 @@ class Renderer : public CallContext {
     std::int64_t b = clamp(start, step > 0 ? 0 : n - 1);
     std::int64_t e = clamp(stop, step > 0 ? n : -1);
     ValueList out;
-    for (std::int64_t i = b; step > 0 ? i < e : i > e; i += step) out.push_back(items[static_cast<std::size_t>(i)]);
+    for (std::int64_t i = b; step > 0 ? i < e : i > e; i += step)
+      out.push_back(items[static_cast<std::size_t>(i)]);
     if (object.is_string()) {
       std::string s;
       for (const auto& c : out) s += c.as_string();
@@ -1001,15 +1040,16 @@ class Renderer : public CallContext {
       Value key = eval(*key_expr, frame);
       key.require_defined();
       if (!key.is_string()) {
-        throw Error(ErrorKind::Render, std::string("dict keys must be strings here, got ") + key.type_name());
+        throw Error(ErrorKind::Render,
+                    std::string("dict keys must be strings here, got ") + key.type_name());
       }
       dict.set(key.as_string(), eval(*value_expr, frame));
     }
     return Value(std::move(dict));
   }
 
-  std::pair<std::vector<Value>, std::vector<std::pair<std::string, Value>>> eval_args(const CallArguments& args,
-                                                                                      const Frame& frame) {
+  std::pair<std::vector<Value>, std::vector<std::pair<std::string, Value>>> eval_args(
+      const CallArguments& args, const Frame& frame) {
     std::vector<Value> positional;
     positional.reserve(args.positional.size());
     for (const auto& arg : args.positional) positional.push_back(eval(*arg, frame));
@@ -1024,11 +1064,12 @@ class Renderer : public CallContext {
   // errors ("filter 'round' got ..."); the text is only built when there is an error.
   template <typename Positional, typename KeywordName, typename KeywordValue>
   static void bind_core(const FunctionSpec& spec, const char* kind, std::size_t positional_count,
-                        Positional&& positional, std::size_t keyword_count, KeywordName&& keyword_name,
-                        KeywordValue&& keyword_value, Arguments& args) {
+                        Positional&& positional, std::size_t keyword_count,
+                        KeywordName&& keyword_name, KeywordValue&& keyword_value, Arguments& args) {
     auto what = [&] { return std::string(kind) + " '" + spec.name + "'"; };
     const auto& params = spec.parameters;
-    if (params.size() > 64) throw Error(ErrorKind::Plugin, what() + " declares more than 64 parameters");
+    if (params.size() > 64)
+      throw Error(ErrorKind::Plugin, what() + " declares more than 64 parameters");
     args.bound.resize(params.size());
     std::unique_ptr<Error> deferred;  // the first binding error (cheaper than an optional)
     std::uint64_t given = 0;          // bit i: parameter i was passed
@@ -1073,7 +1114,8 @@ class Renderer : public CallContext {
     for (std::size_t i = 0; i < params.size(); ++i) {
       if (given & (std::uint64_t{1} << i)) continue;
       if (!params[i].default_value) {
-        throw Error(ErrorKind::Render, what() + " is missing required argument '" + params[i].name + "'");
+        throw Error(ErrorKind::Render,
+                    what() + " is missing required argument '" + params[i].name + "'");
       }
       args.bound[i] = *params[i].default_value;
     }
@@ -1084,18 +1126,19 @@ class Renderer : public CallContext {
                         std::vector<std::pair<std::string, Value>> keyword) {
     Arguments args;
     bind_core(
-        spec, kind, positional.size(), [&](std::size_t i) { return std::move(positional[i]); }, keyword.size(),
-        [&](std::size_t k) -> const std::string& { return keyword[k].first; },
+        spec, kind, positional.size(), [&](std::size_t i) { return std::move(positional[i]); },
+        keyword.size(), [&](std::size_t k) -> const std::string& { return keyword[k].first; },
         [&](std::size_t k) { return std::move(keyword[k].second); }, args);
     return args;
   }
 
   // Evaluates a call site's arguments in `frame` straight into their parameters.
-  void bind_call(const FunctionSpec& spec, const char* kind, const CallArguments& call, const Frame& frame,
-                 Arguments& args) {
+  void bind_call(const FunctionSpec& spec, const char* kind, const CallArguments& call,
+                 const Frame& frame, Arguments& args) {
     bind_core(
-        spec, kind, call.positional.size(), [&](std::size_t i) { return eval(*call.positional[i], frame); },
-        call.keyword.size(), [&](std::size_t k) -> const std::string& { return call.keyword[k].first; },
+        spec, kind, call.positional.size(),
+        [&](std::size_t i) { return eval(*call.positional[i], frame); }, call.keyword.size(),
+        [&](std::size_t k) -> const std::string& { return call.keyword[k].first; },
         [&](std::size_t k) { return eval(*call.keyword[k].second, frame); }, args);
   }
 
@@ -1216,7 +1259,8 @@ class Renderer : public CallContext {
     }
     callee.require_defined();
     if (!callee.is_callable()) {
-      throw Error(ErrorKind::Render, std::string("'") + callee.type_name() + "' object is not callable");
+      throw Error(ErrorKind::Render,
+                  std::string("'") + callee.type_name() + "' object is not callable");
     }
     if (auto* macro = as_macro(callee.as_callable())) {
       std::string buffer;
@@ -1232,7 +1276,8 @@ class Renderer : public CallContext {
   // Runs a macro, writing its output to `target`. The arguments are evaluated in `caller`,
   // left to right, straight into the macro's frame; binding errors are raised once all of
   // them are evaluated.
-  void call_macro(const Macro& macro, const CallArguments& call, const Frame& caller, std::string* target) {
+  void call_macro(const Macro& macro, const CallArguments& call, const Frame& caller,
+                  std::string* target) {
     const MacroStmt& stmt = macro.stmt();
     const auto& params = stmt.params;
     if (params.size() > 64)
@@ -1240,7 +1285,7 @@ class Renderer : public CallContext {
                   "macro '" + stmt.target.name + "' declares more than 64 parameters");
     Frame inner(&macro.frame(), stmt.scope);
     std::unique_ptr<Error> deferred;  // the first binding error
-    std::uint64_t given = 0;  // bit i: parameter i was passed
+    std::uint64_t given = 0;          // bit i: parameter i was passed
     for (std::size_t i = 0; i < call.positional.size(); ++i) {
       const Expr& arg = *call.positional[i];
       if (i < params.size()) {

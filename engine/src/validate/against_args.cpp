@@ -52,7 +52,8 @@ long long to_integer(const std::string& flag, const std::string& text) {
     if (used == text.size()) return value;
   } catch (const std::exception&) {
   }
-  throw Error(ErrorKind::Usage, "--against-args: " + flag + " expects an integer, found '" + text + "'");
+  throw Error(ErrorKind::Usage,
+              "--against-args: " + flag + " expects an integer, found '" + text + "'");
 }
 
 double to_number(const std::string& flag, const std::string& text) {
@@ -62,7 +63,8 @@ double to_number(const std::string& flag, const std::string& text) {
     if (used == text.size()) return value;
   } catch (const std::exception&) {
   }
-  throw Error(ErrorKind::Usage, "--against-args: " + flag + " expects a number, found '" + text + "'");
+  throw Error(ErrorKind::Usage,
+              "--against-args: " + flag + " expects a number, found '" + text + "'");
 }
 
 std::optional<bool> bool_word(const std::string& text) {
@@ -89,7 +91,8 @@ TrainingCommand parse_training_command(std::string_view command_line) {
     }
     auto value = [&]() -> std::string {
       if (has_inline) return inline_value;
-      if (i + 1 >= words.size()) throw Error(ErrorKind::Usage, "--against-args: " + word + " needs a value");
+      if (i + 1 >= words.size())
+        throw Error(ErrorKind::Usage, "--against-args: " + word + " needs a value");
       return words[++i];
     };
     auto flag = [&]() -> bool {
@@ -112,7 +115,8 @@ TrainingCommand parse_training_command(std::string_view command_line) {
         cmd.launcher = "deepspeed";
         continue;
       }
-      if (base == "torchrun" || word == "torch.distributed.run" || word == "torch.distributed.launch") {
+      if (base == "torchrun" || word == "torch.distributed.run" ||
+          word == "torch.distributed.launch") {
         cmd.launcher = "torchrun";
         continue;
       }
@@ -128,26 +132,42 @@ TrainingCommand parse_training_command(std::string_view command_line) {
       continue;
     }
     if (!in_script) {
-      if (word == "--num_gpus" || word == "--num-gpus") gpus = to_integer(word, value());
-      else if (word == "--num_nodes" || word == "--num-nodes") nodes = to_integer(word, value());
-      else if (word == "--nproc_per_node" || word == "--nproc-per-node") nproc = to_integer(word, value());
+      if (word == "--num_gpus" || word == "--num-gpus")
+        gpus = to_integer(word, value());
+      else if (word == "--num_nodes" || word == "--num-nodes")
+        nodes = to_integer(word, value());
+      else if (word == "--nproc_per_node" || word == "--nproc-per-node")
+        nproc = to_integer(word, value());
       else if (word == "--nnodes") {
         std::string v = value();
-        if (v.find(':') == std::string::npos) nnodes = to_integer(word, v);  // an elastic range says nothing
-      } else if (word == "--num_processes" || word == "--num-processes") processes = to_integer(word, value());
-      else if (word == "--deepspeed_config_file") cmd.deepspeed = value();
+        if (v.find(':') == std::string::npos)
+          nnodes = to_integer(word, v);  // an elastic range says nothing
+      } else if (word == "--num_processes" || word == "--num-processes")
+        processes = to_integer(word, value());
+      else if (word == "--deepspeed_config_file")
+        cmd.deepspeed = value();
       if (!cmd.launcher.empty() || word.rfind("--", 0) != 0) continue;
     }
-    if (word == "--per_device_train_batch_size") cmd.per_device_train_batch_size = to_integer(word, value());
-    else if (word == "--gradient_accumulation_steps") cmd.gradient_accumulation_steps = to_integer(word, value());
-    else if (word == "--bf16") cmd.bf16 = flag();
-    else if (word == "--fp16") cmd.fp16 = flag();
-    else if (word == "--gradient_checkpointing") cmd.gradient_checkpointing = flag();
-    else if (word == "--max_grad_norm") cmd.max_grad_norm = to_number(word, value());
-    else if (word == "--learning_rate") cmd.learning_rate = to_number(word, value());
-    else if (word == "--warmup_steps") cmd.warmup_steps = to_integer(word, value());
-    else if (word == "--warmup_ratio") cmd.warmup_ratio = to_number(word, value());
-    else if (word == "--deepspeed") cmd.deepspeed = value();
+    if (word == "--per_device_train_batch_size")
+      cmd.per_device_train_batch_size = to_integer(word, value());
+    else if (word == "--gradient_accumulation_steps")
+      cmd.gradient_accumulation_steps = to_integer(word, value());
+    else if (word == "--bf16")
+      cmd.bf16 = flag();
+    else if (word == "--fp16")
+      cmd.fp16 = flag();
+    else if (word == "--gradient_checkpointing")
+      cmd.gradient_checkpointing = flag();
+    else if (word == "--max_grad_norm")
+      cmd.max_grad_norm = to_number(word, value());
+    else if (word == "--learning_rate")
+      cmd.learning_rate = to_number(word, value());
+    else if (word == "--warmup_steps")
+      cmd.warmup_steps = to_integer(word, value());
+    else if (word == "--warmup_ratio")
+      cmd.warmup_ratio = to_number(word, value());
+    else if (word == "--deepspeed")
+      cmd.deepspeed = value();
   }
   if (cmd.launcher == "deepspeed" && gpus) cmd.world_size = *gpus * nodes.value_or(1);
   if (cmd.launcher == "torchrun" && nproc) cmd.world_size = *nproc * nnodes.value_or(1);
@@ -186,40 +206,54 @@ void check_against_args(const Context& ctx, const TrainingCommand& cmd) {
   const json& c = ctx.config;
   if (ctx.options.world_size && cmd.world_size && *ctx.options.world_size != *cmd.world_size) {
     ctx.report("", Severity::Error, "args-world-size",
-               "--world-size " + std::to_string(*ctx.options.world_size) + " disagrees with the " + cmd.launcher +
-                   " launcher, which starts " + std::to_string(*cmd.world_size) + " processes");
+               "--world-size " + std::to_string(*ctx.options.world_size) + " disagrees with the " +
+                   cmd.launcher + " launcher, which starts " + std::to_string(*cmd.world_size) +
+                   " processes");
   }
   std::optional<long long> world = ctx.options.world_size ? ctx.options.world_size : cmd.world_size;
 
   auto micro = number_at(c, "/train_micro_batch_size_per_gpu");
   auto gas = number_at(c, "/gradient_accumulation_steps");
   auto train = number_at(c, "/train_batch_size");
-  if (cmd.per_device_train_batch_size && micro && *micro != static_cast<double>(*cmd.per_device_train_batch_size)) {
+  if (cmd.per_device_train_batch_size && micro &&
+      *micro != static_cast<double>(*cmd.per_device_train_batch_size)) {
     std::string hint;
     if (gas && *cmd.per_device_train_batch_size == static_cast<long long>(*micro * *gas)) {
-      hint = "; --per_device_train_batch_size already includes the accumulation, so the batch is counted twice";
+      hint =
+          "; --per_device_train_batch_size already includes the accumulation, so the batch is "
+          "counted twice";
     }
     ctx.report("/train_micro_batch_size_per_gpu", Severity::Error, "args-batch",
-               "train_micro_batch_size_per_gpu " + number_text(*micro) + " != --per_device_train_batch_size " +
-                   std::to_string(*cmd.per_device_train_batch_size) + "; the HF Trainer refuses the mismatch" + hint +
-                   " (or write \"auto\")");
+               "train_micro_batch_size_per_gpu " + number_text(*micro) +
+                   " != --per_device_train_batch_size " +
+                   std::to_string(*cmd.per_device_train_batch_size) +
+                   "; the HF Trainer refuses the mismatch" + hint + " (or write \"auto\")");
   }
-  if (cmd.gradient_accumulation_steps && gas && *gas != static_cast<double>(*cmd.gradient_accumulation_steps)) {
+  if (cmd.gradient_accumulation_steps && gas &&
+      *gas != static_cast<double>(*cmd.gradient_accumulation_steps)) {
     ctx.report("/gradient_accumulation_steps", Severity::Error, "args-batch",
-               "gradient_accumulation_steps " + number_text(*gas) + " != --gradient_accumulation_steps " +
-                   std::to_string(*cmd.gradient_accumulation_steps) + "; the HF Trainer refuses the mismatch (or write \"auto\")");
+               "gradient_accumulation_steps " + number_text(*gas) +
+                   " != --gradient_accumulation_steps " +
+                   std::to_string(*cmd.gradient_accumulation_steps) +
+                   "; the HF Trainer refuses the mismatch (or write \"auto\")");
   }
-  if (train && world && (cmd.per_device_train_batch_size || micro) && (cmd.gradient_accumulation_steps || gas)) {
-    double m = cmd.per_device_train_batch_size ? static_cast<double>(*cmd.per_device_train_batch_size) : *micro;
-    double g = cmd.gradient_accumulation_steps ? static_cast<double>(*cmd.gradient_accumulation_steps) : *gas;
+  if (train && world && (cmd.per_device_train_batch_size || micro) &&
+      (cmd.gradient_accumulation_steps || gas)) {
+    double m = cmd.per_device_train_batch_size
+                   ? static_cast<double>(*cmd.per_device_train_batch_size)
+                   : *micro;
+    double g = cmd.gradient_accumulation_steps
+                   ? static_cast<double>(*cmd.gradient_accumulation_steps)
+                   : *gas;
     double want = m * g * static_cast<double>(*world);
     if (*train != want) {
       std::string hint;
       if (*world > 1 && *train == m * g) hint = "; the world size is left out";
       ctx.report("/train_batch_size", Severity::Error, "args-batch",
-                 "train_batch_size " + number_text(*train) + " != per-device batch " + number_text(m) +
-                     " * accumulation " + number_text(g) + " * world size " + std::to_string(*world) + " = " +
-                     number_text(want) + hint + "; write " + number_text(want) + " or \"auto\"");
+                 "train_batch_size " + number_text(*train) + " != per-device batch " +
+                     number_text(m) + " * accumulation " + number_text(g) + " * world size " +
+                     std::to_string(*world) + " = " + number_text(want) + hint + "; write " +
+                     number_text(want) + " or \"auto\"");
     }
   }
 
@@ -245,25 +279,30 @@ void check_against_args(const Context& ctx, const TrainingCommand& cmd) {
     std::optional<double> arg;
     const char* flag;
   };
-  const Compared values[] = {{"/gradient_clipping", cmd.max_grad_norm, "--max_grad_norm"},
-                             {"/optimizer/params/lr", cmd.learning_rate, "--learning_rate"},
-                             {"/scheduler/params/warmup_max_lr", cmd.learning_rate, "--learning_rate"}};
+  const Compared values[] = {
+      {"/gradient_clipping", cmd.max_grad_norm, "--max_grad_norm"},
+      {"/optimizer/params/lr", cmd.learning_rate, "--learning_rate"},
+      {"/scheduler/params/warmup_max_lr", cmd.learning_rate, "--learning_rate"}};
   for (const auto& v : values) {
     auto in_config = number_at(c, v.pointer);
-    if (v.arg && in_config && std::fabs(*in_config - *v.arg) > 1e-12 * std::max(1.0, std::fabs(*v.arg))) {
+    if (v.arg && in_config &&
+        std::fabs(*in_config - *v.arg) > 1e-12 * std::max(1.0, std::fabs(*v.arg))) {
       ctx.report(v.pointer, Severity::Error, "args-value",
-                 std::string(v.pointer + 1) + " " + number_text(*in_config) + " != " + v.flag + " " +
-                     number_text(*v.arg) + "; the HF Trainer refuses the mismatch: make them agree or write \"auto\"");
+                 std::string(v.pointer + 1) + " " + number_text(*in_config) + " != " + v.flag +
+                     " " + number_text(*v.arg) +
+                     "; the HF Trainer refuses the mismatch: make them agree or write \"auto\"");
     }
   }
 
-  if (auto ac = c.find("activation_checkpointing"); ac != c.end() && ac->is_object() &&
-                                                    !cmd.gradient_checkpointing.value_or(false)) {
+  if (auto ac = c.find("activation_checkpointing");
+      ac != c.end() && ac->is_object() && !cmd.gradient_checkpointing.value_or(false)) {
     bool any = false;
-    for (const auto& [key, value] : ac->items()) any = any || (value.is_boolean() && value.get<bool>());
+    for (const auto& [key, value] : ac->items())
+      any = any || (value.is_boolean() && value.get<bool>());
     if (any) {
       ctx.report("/activation_checkpointing", Severity::Warning, "args-activation-checkpointing",
-                 "activation_checkpointing is configured but the command does not pass --gradient_checkpointing, so "
+                 "activation_checkpointing is configured but the command does not pass "
+                 "--gradient_checkpointing, so "
                  "no activations are checkpointed; pass it, or remove the section");
     }
   }

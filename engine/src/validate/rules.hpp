@@ -63,12 +63,12 @@ struct NodeFacts {
   bool legacy_bool = false;
   bool nullable = false;
   bool strict_int = false;
-  bool alias = false;                   ///< has `alias_of`
+  bool alias = false;                    ///< has `alias_of`
   const NodeFacts* canonical = nullptr;  ///< for an alias: the facts of the sibling it names
-  bool deprecated = false;              ///< has `deprecated`
-  std::vector<ValueType> types;         ///< `type` (one or a list), in the schema's order
-  unsigned type_mask = 0;               ///< bit t set when `types` lists ValueType t
-  bool any_type = true;                 ///< no `type`, or "any" among them: anything goes
+  bool deprecated = false;               ///< has `deprecated`
+  std::vector<ValueType> types;          ///< `type` (one or a list), in the schema's order
+  unsigned type_mask = 0;                ///< bit t set when `types` lists ValueType t
+  bool any_type = true;                  ///< no `type`, or "any" among them: anything goes
   std::optional<double> min, max;
   const json* enum_values = nullptr;
   const json* stages = nullptr;     ///< the ZeRO stages a key acts at

@@ -110,7 +110,8 @@ void visit(const Context& ctx, const json& value, const PointerPath& path) {
     std::string message =
         "the HF Trainer does not fill \"auto\" here, so " + raw_consequence(pointer);
     if (pointer == "/bfloat16/enabled") {
-      message += " (bf16 stays off); the Trainer fills only \"bf16\": rename the section to \"bf16\"";
+      message +=
+          " (bf16 stays off); the Trainer fills only \"bf16\": rename the section to \"bf16\"";
     } else if (pointer == "/zero_optimization/prefetch_bucket_size" ||
                pointer == "/zero_optimization/param_persistence_threshold") {
       message += "; the Trainer fills only the \"stage3_\" spelling of this key";
@@ -121,13 +122,16 @@ void visit(const Context& ctx, const json& value, const PointerPath& path) {
     return;
   }
   if (pointer == "/scheduler/params/warmup_num_steps") {
-    bool warmup_given = ctx.options.against &&
-                        ((ctx.options.against->warmup_steps && *ctx.options.against->warmup_steps > 0) ||
-                         (ctx.options.against->warmup_ratio && *ctx.options.against->warmup_ratio > 0));
+    bool warmup_given =
+        ctx.options.against &&
+        ((ctx.options.against->warmup_steps && *ctx.options.against->warmup_steps > 0) ||
+         (ctx.options.against->warmup_ratio && *ctx.options.against->warmup_ratio > 0));
     if (!warmup_given) {
-      ctx.report(pointer, Severity::Warning, "hf-warmup-auto",
-                 "the Trainer fills this from --warmup_steps (or --warmup_ratio), which default to 0, and "
-                 "DeepSpeed >= 0.19.3 rejects warmup_num_steps 0; pass --warmup_steps N (N > 0) or write a value");
+      ctx.report(
+          pointer, Severity::Warning, "hf-warmup-auto",
+          "the Trainer fills this from --warmup_steps (or --warmup_ratio), which default to 0, and "
+          "DeepSpeed >= 0.19.3 rejects warmup_num_steps 0; pass --warmup_steps N (N > 0) or write "
+          "a value");
     }
   }
 }

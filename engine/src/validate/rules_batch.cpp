@@ -24,19 +24,22 @@ Derived derive(const Batch& b, long long world) {
   if (b.train && b.micro && b.gas) return d;
   if (b.train && b.micro) {
     d.gas = world > 0 && d.micro > 0 ? d.train / d.micro / world : 0;
-    d.how = "gradient_accumulation_steps = " + std::to_string(d.train) + " // " + std::to_string(d.micro) +
-            " // " + std::to_string(world) + " = " + std::to_string(d.gas);
+    d.how = "gradient_accumulation_steps = " + std::to_string(d.train) + " // " +
+            std::to_string(d.micro) + " // " + std::to_string(world) + " = " +
+            std::to_string(d.gas);
   } else if (b.train && b.gas) {
     d.micro = world > 0 && d.gas > 0 ? d.train / world / d.gas : 0;
-    d.how = "train_micro_batch_size_per_gpu = " + std::to_string(d.train) + " // " + std::to_string(world) +
-            " // " + std::to_string(d.gas) + " = " + std::to_string(d.micro);
+    d.how = "train_micro_batch_size_per_gpu = " + std::to_string(d.train) + " // " +
+            std::to_string(world) + " // " + std::to_string(d.gas) + " = " +
+            std::to_string(d.micro);
   } else if (b.micro && b.gas) {
     d.train = d.micro * d.gas * world;
   } else if (b.train) {
     d.gas = 1;
     d.micro = world > 0 ? d.train / world : 0;
-    d.how = "gradient_accumulation_steps = 1, train_micro_batch_size_per_gpu = " + std::to_string(d.train) +
-            " // " + std::to_string(world) + " = " + std::to_string(d.micro);
+    d.how = "gradient_accumulation_steps = 1, train_micro_batch_size_per_gpu = " +
+            std::to_string(d.train) + " // " + std::to_string(world) + " = " +
+            std::to_string(d.micro);
   } else {
     d.gas = 1;
     d.train = d.micro * world;
@@ -65,9 +68,11 @@ void check_batch(const Context& ctx) {
     bool ignore = is_true(*elastic, "ignore_non_elastic_batch_info");
     for (const char* key : kKeys) {
       if (member(c, key) != nullptr && !ignore) {
-        ctx.report(pointer_join("", key), Severity::Error, "elasticity-batch",
-                   std::string("with elasticity enabled DeepSpeed computes the batch itself and refuses \"") + key +
-                       "\"; remove it or set elasticity.ignore_non_elastic_batch_info to true");
+        ctx.report(
+            pointer_join("", key), Severity::Error, "elasticity-batch",
+            std::string(
+                "with elasticity enabled DeepSpeed computes the batch itself and refuses \"") +
+                key + "\"; remove it or set elasticity.ignore_non_elastic_batch_info to true");
       }
     }
     return;
@@ -84,8 +89,10 @@ void check_batch(const Context& ctx) {
   }
   if (!b.train && !b.micro) {
     ctx.report("", Severity::Error, "batch-missing",
-               "DeepSpeed needs train_batch_size or train_micro_batch_size_per_gpu (\"Either train_batch_size or "
-               "train_micro_batch_size_per_gpu needs to be provided\"); add train_micro_batch_size_per_gpu");
+               "DeepSpeed needs train_batch_size or train_micro_batch_size_per_gpu (\"Either "
+               "train_batch_size or "
+               "train_micro_batch_size_per_gpu needs to be provided\"); add "
+               "train_micro_batch_size_per_gpu");
     return;
   }
   long long sp = 1;
@@ -105,11 +112,15 @@ void check_batch(const Context& ctx) {
                     std::to_string(sp) + ")";
     std::string message;
     if (d.micro <= 0 || d.gas <= 0) {
-      message = "at world size " + world_text + " DeepSpeed derives " + d.how + ", which must be > 0";
+      message =
+          "at world size " + world_text + " DeepSpeed derives " + d.how + ", which must be > 0";
     } else {
-      message = "train_batch_size must equal train_micro_batch_size_per_gpu * gradient_accumulation_steps * "
-                "world size, but " + std::to_string(d.train) + " != " + std::to_string(d.micro) + " * " +
-                std::to_string(d.gas) + " * " + world_text;
+      message =
+          "train_batch_size must equal train_micro_batch_size_per_gpu * "
+          "gradient_accumulation_steps * "
+          "world size, but " +
+          std::to_string(d.train) + " != " + std::to_string(d.micro) + " * " +
+          std::to_string(d.gas) + " * " + world_text;
       if (!d.how.empty()) message += " (DeepSpeed derived " + d.how + ")";
     }
     long long want = b.micro.value_or(d.micro) * b.gas.value_or(d.gas) * world;
@@ -134,11 +145,13 @@ void check_batch(const Context& ctx) {
     return;
   }
   std::string list;
-  for (std::size_t i = 0; i < worlds.size() && i < 16; ++i) list += (i ? ", " : "") + std::to_string(worlds[i]);
+  for (std::size_t i = 0; i < worlds.size() && i < 16; ++i)
+    list += (i ? ", " : "") + std::to_string(worlds[i]);
   if (worlds.size() > 16) list += ", ...";
   ctx.report(first_present(b), Severity::Note, "batch-world-size",
-             std::string("the batch keys are consistent only with world size") + (worlds.size() > 1 ? "s " : " ") +
-                 list + "; pass --world-size N to check the one you launch with");
+             std::string("the batch keys are consistent only with world size") +
+                 (worlds.size() > 1 ? "s " : " ") + list +
+                 "; pass --world-size N to check the one you launch with");
 }
 
 }  // namespace zf::validate

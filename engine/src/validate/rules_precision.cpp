@@ -6,13 +6,15 @@
 namespace zf::validate {
 namespace {
 
-const char* const kLossScaleKeys[] = {"loss_scale", "initial_scale_power", "loss_scale_window", "hysteresis",
-                                      "consecutive_hysteresis", "min_loss_scale"};
+const char* const kLossScaleKeys[] = {"loss_scale", "initial_scale_power",    "loss_scale_window",
+                                      "hysteresis", "consecutive_hysteresis", "min_loss_scale"};
 
 const char* offload_device(const json& config) {
   const json* zero = at_pointer(config, "/zero_optimization/offload_optimizer/device");
   if (zero == nullptr || !zero->is_string()) return "none";
-  return zero->get_ref<const std::string&>() == "cpu" ? "cpu" : zero->get_ref<const std::string&>() == "nvme" ? "nvme" : "none";
+  return zero->get_ref<const std::string&>() == "cpu"    ? "cpu"
+         : zero->get_ref<const std::string&>() == "nvme" ? "nvme"
+                                                         : "none";
 }
 
 }  // namespace
@@ -49,7 +51,8 @@ void check_precision(const Context& ctx) {
       const json* it = member(*fp16, key);
       if (dynamic && it != nullptr && it->is_number() && it->get<double>() <= 0) {
         ctx.report(pointer_join("/fp16", key), Severity::Error, "bounds",
-                   std::string("with dynamic loss scaling (loss_scale 0) DeepSpeed needs ") + key + " > 0");
+                   std::string("with dynamic loss scaling (loss_scale 0) DeepSpeed needs ") + key +
+                       " > 0");
       }
     }
   }
@@ -68,15 +71,20 @@ void check_precision(const Context& ctx) {
     if (m.section == nullptr || !is_true(*m.section, m.key)) continue;
     std::string pointer = pointer_join(m.pointer, m.key);
     if (ctx.stage == 0) {
-      ctx.report(pointer, Severity::Error, "master-weights",
-                 std::string(m.key) + " is only supported with ZeRO stage 1, 2 or 3; DeepSpeed refuses it at stage 0");
-    } else if (std::string(m.key) == "bf16_optimizer_states" && !is_true(*m.section, "bf16_master_weights_and_grads")) {
+      ctx.report(
+          pointer, Severity::Error, "master-weights",
+          std::string(m.key) +
+              " is only supported with ZeRO stage 1, 2 or 3; DeepSpeed refuses it at stage 0");
+    } else if (std::string(m.key) == "bf16_optimizer_states" &&
+               !is_true(*m.section, "bf16_master_weights_and_grads")) {
       ctx.report(pointer, Severity::Error, "master-weights",
                  "bf16_optimizer_states requires bf16_master_weights_and_grads to be true");
-    } else if (std::string(m.key) != "bf16_optimizer_states" && std::string(offload_device(c)) != "cpu") {
+    } else if (std::string(m.key) != "bf16_optimizer_states" &&
+               std::string(offload_device(c)) != "cpu") {
       ctx.report(pointer, Severity::Error, "master-weights",
-                 std::string(m.key) + " needs zero_optimization.offload_optimizer.device \"cpu\" (with "
-                 "DeepSpeedCPUAdam); DeepSpeed refuses it otherwise at initialize");
+                 std::string(m.key) +
+                     " needs zero_optimization.offload_optimizer.device \"cpu\" (with "
+                     "DeepSpeedCPUAdam); DeepSpeed refuses it otherwise at initialize");
     }
   }
 
@@ -87,8 +95,9 @@ void check_precision(const Context& ctx) {
     if (enabled_true(bf16)) with += std::string(with.empty() ? "" : " and ") + "bf16";
     if (!with.empty()) {
       ctx.report("/amp/enabled", Severity::Error, "amp-conflict",
-                 "apex AMP cannot be combined with " + with + "; DeepSpeed refuses it at initialize: use fp16 or bf16 "
-                 "instead of amp");
+                 "apex AMP cannot be combined with " + with +
+                     "; DeepSpeed refuses it at initialize: use fp16 or bf16 "
+                     "instead of amp");
     }
   }
 }

@@ -24,8 +24,9 @@ void check_required(const Context& ctx) {
     const json* it = member(ctx.config, section);
     if (it != nullptr && it->is_object() && member(*it, "enabled") == nullptr) {
       ctx.report(pointer_join("", section), Severity::Error, "required-key",
-                 std::string("DeepSpeed reads \"") + section + "\" only with an \"enabled\" key and fails (KeyError) "
-                 "without it; add \"enabled\": true or false");
+                 std::string("DeepSpeed reads \"") + section +
+                     "\" only with an \"enabled\" key and fails (KeyError) "
+                     "without it; add \"enabled\": true or false");
     }
   }
 }
@@ -40,20 +41,22 @@ void check_optimizer(const Context& ctx) {
     std::string name = lower(type->get<std::string>());
     if (listed(*member(lists, "zero_incompatible"), name)) {
       ctx.report("/optimizer/type", Severity::Error, "optimizer-zero",
-                 "\"" + type->get<std::string>() + "\" cannot be used with ZeRO (stage " + std::to_string(ctx.stage) +
-                     "); use stage 0 or another optimizer");
+                 "\"" + type->get<std::string>() + "\" cannot be used with ZeRO (stage " +
+                     std::to_string(ctx.stage) + "); use stage 0 or another optimizer");
     } else if (!listed(*member(lists, "zero_supported"), name) &&
                !is_true(ctx.config, "zero_allow_untested_optimizer")) {
       ctx.report("/optimizer/type", Severity::Error, "optimizer-zero",
-                 "ZeRO (stage " + std::to_string(ctx.stage) + ") refuses the untested optimizer \"" +
-                     type->get<std::string>() + "\" at initialize; set \"zero_allow_untested_optimizer\": true "
+                 "ZeRO (stage " + std::to_string(ctx.stage) +
+                     ") refuses the untested optimizer \"" + type->get<std::string>() +
+                     "\" at initialize; set \"zero_allow_untested_optimizer\": true "
                      "or use Adam, AdamW or Adagrad");
     }
   }
   if (const json* params = member(optimizer, "params")) {
     if (member(*params, "max_grad_norm") != nullptr) {
       ctx.report("/optimizer/params/max_grad_norm", Severity::Error, "optimizer-params",
-                 "DeepSpeed's optimizers do not take max_grad_norm; use the top-level \"gradient_clipping\"");
+                 "DeepSpeed's optimizers do not take max_grad_norm; use the top-level "
+                 "\"gradient_clipping\"");
     }
   }
 }
@@ -90,11 +93,13 @@ void check_scheduler(const Context& ctx) {
     if (steps != nullptr && !is_auto(*steps) &&
         !(steps->is_number_integer() && steps->get<long long>() > 0)) {
       std::string found = show(*steps);
-      std::string fix = steps->is_number_float() && as_integer(*steps) && *as_integer(*steps) > 0
-                            ? "; " + found + " is a float in JSON: write " + std::to_string(*as_integer(*steps))
-                            : "; write a whole number of steps > 0";
+      std::string fix =
+          steps->is_number_float() && as_integer(*steps) && *as_integer(*steps) > 0
+              ? "; " + found + " is a float in JSON: write " + std::to_string(*as_integer(*steps))
+              : "; write a whole number of steps > 0";
       ctx.report("/scheduler/params/warmup_num_steps", Severity::Error, "warmup-steps",
-                 "DeepSpeed >= 0.19.3 requires warmup_num_steps to be a positive integer, found " + found + fix);
+                 "DeepSpeed >= 0.19.3 requires warmup_num_steps to be a positive integer, found " +
+                     found + fix);
     }
   }
 }
@@ -105,8 +110,10 @@ void check_vocabulary(const Context& ctx) {
   long long size = it->get<long long>();
   if (size > 0 && size % 8 != 0) {
     ctx.report("/vocabulary_size", Severity::Warning, "vocabulary-size",
-               "vocabulary_size " + std::to_string(size) + " is not a multiple of 8, which wastes tensor-core "
-               "throughput (DeepSpeed warns); pad the vocabulary to " + std::to_string((size + 7) / 8 * 8));
+               "vocabulary_size " + std::to_string(size) +
+                   " is not a multiple of 8, which wastes tensor-core "
+                   "throughput (DeepSpeed warns); pad the vocabulary to " +
+                   std::to_string((size + 7) / 8 * 8));
   }
 }
 

@@ -7,15 +7,18 @@ namespace zf {
 
 const char* severity_name(Severity severity) noexcept {
   switch (severity) {
-    case Severity::Note: return "note";
-    case Severity::Warning: return "warning";
-    case Severity::Error: return "error";
+    case Severity::Note:
+      return "note";
+    case Severity::Warning:
+      return "warning";
+    case Severity::Error:
+      return "error";
   }
   return "error";
 }
 
-std::vector<Finding> validate_config(const nlohmann::ordered_json& config, const ValidateOptions& options,
-                                     const std::string& file) {
+std::vector<Finding> validate_config(const nlohmann::ordered_json& config,
+                                     const ValidateOptions& options, const std::string& file) {
   std::vector<Finding> findings;
   validate::Context ctx{config, options, file, deepspeed_schema_data(), findings, 0};
   ctx.stage = config.is_object() ? validate::zero_stage(config) : 0;
@@ -69,8 +72,8 @@ bool has_errors(const std::vector<Finding>& findings) noexcept {
 }
 
 std::string format_finding(const Finding& f) {
-  return f.file + ": " + (f.pointer.empty() ? "/" : f.pointer) + ": " + severity_name(f.severity) + " [" + f.rule +
-         "]: " + f.message;
+  return f.file + ": " + (f.pointer.empty() ? "/" : f.pointer) + ": " + severity_name(f.severity) +
+         " [" + f.rule + "]: " + f.message;
 }
 
 nlohmann::ordered_json findings_to_json(const std::vector<Finding>& findings) {
@@ -90,14 +93,16 @@ const std::vector<RuleInfo>& validation_rules() {
   static const std::vector<RuleInfo> rules = {
       // keys, types and values
       {"unknown-key", S::Error, "a key a strictly validated (pydantic) section does not have"},
-      {"ignored-key", S::Warning, "a key DeepSpeed does not read at the top level or in a .get-read section"},
+      {"ignored-key", S::Warning,
+       "a key DeepSpeed does not read at the top level or in a .get-read section"},
       {"type", S::Error, "a value of the wrong JSON type"},
       {"integer-required", S::Error, "a float where DeepSpeed needs a real integer (batch keys)"},
       {"bounds", S::Error, "a number outside the range DeepSpeed accepts"},
       {"enum", S::Error, "a value that is not one of the allowed choices"},
       {"alias", S::Note, "an accepted alternative spelling; names the canonical one"},
       {"alias-conflict", S::Warning, "a setting given under two names"},
-      {"deprecated", S::Warning, "a deprecated key or form DeepSpeed still maps to its replacement"},
+      {"deprecated", S::Warning,
+       "a deprecated key or form DeepSpeed still maps to its replacement"},
       {"deprecated-conflict", S::Error, "a deprecated key together with its replacement"},
       // "auto"
       {"auto-without-hf", S::Error, "\"auto\" in a config raw DeepSpeed reads"},
@@ -105,7 +110,8 @@ const std::vector<RuleInfo>& validation_rules() {
       {"hf-warmup-auto", S::Warning, "warmup_num_steps \"auto\" becomes 0 unless warmup is set"},
       // batch
       {"batch-missing", S::Error, "neither train_batch_size nor train_micro_batch_size_per_gpu"},
-      {"batch-mismatch", S::Error, "the batch equation fails (at the given world size, or at every one)"},
+      {"batch-mismatch", S::Error,
+       "the batch equation fails (at the given world size, or at every one)"},
       {"batch-world-size", S::Note, "the world sizes the batch keys are consistent with"},
       {"elasticity-batch", S::Error, "batch keys together with elasticity"},
       // ZeRO
@@ -122,7 +128,8 @@ const std::vector<RuleInfo>& validation_rules() {
       // precision
       {"fp16-bf16-both", S::Error, "fp16 and bf16 both enabled"},
       {"loss-scale-with-bf16", S::Warning, "fp16 loss-scaling settings while bf16 is the mode"},
-      {"master-weights", S::Error, "16-bit master weights or optimizer states without their requirements"},
+      {"master-weights", S::Error,
+       "16-bit master weights or optimizer states without their requirements"},
       {"amp-conflict", S::Error, "apex AMP with ZeRO, fp16 or bf16"},
       // optimizer, scheduler, other sections
       {"required-key", S::Error, "a key a section cannot do without"},
@@ -135,8 +142,10 @@ const std::vector<RuleInfo>& validation_rules() {
       {"args-world-size", S::Error, "--world-size and the launcher disagree"},
       {"args-batch", S::Error, "batch keys that disagree with the training arguments"},
       {"args-precision", S::Error, "fp16/bf16 that disagree with --fp16/--bf16"},
-      {"args-value", S::Error, "gradient_clipping or learning rate that disagree with the arguments"},
-      {"args-activation-checkpointing", S::Warning, "activation checkpointing configured but not turned on"},
+      {"args-value", S::Error,
+       "gradient_clipping or learning rate that disagree with the arguments"},
+      {"args-activation-checkpointing", S::Warning,
+       "activation checkpointing configured but not turned on"},
       {"args-deepspeed-file", S::Warning, "the command's --deepspeed names another file"},
   };
   return rules;

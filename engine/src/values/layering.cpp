@@ -9,13 +9,20 @@ namespace zf {
 
 const char* layer_kind_name(LayerKind kind) noexcept {
   switch (kind) {
-    case LayerKind::TemplateDefault: return "template default";
-    case LayerKind::Tier: return "tier";
-    case LayerKind::Family: return "family";
-    case LayerKind::Variant: return "variant";
-    case LayerKind::ValuesFile: return "values file";
-    case LayerKind::Set: return "--set";
-    case LayerKind::Plugin: return "plugin";
+    case LayerKind::TemplateDefault:
+      return "template default";
+    case LayerKind::Tier:
+      return "tier";
+    case LayerKind::Family:
+      return "family";
+    case LayerKind::Variant:
+      return "variant";
+    case LayerKind::ValuesFile:
+      return "values file";
+    case LayerKind::Set:
+      return "--set";
+    case LayerKind::Plugin:
+      return "plugin";
   }
   return "layer";
 }
@@ -37,8 +44,8 @@ std::string escape_pointer_segment(std::string_view key) {
 
 void LayeredValues::apply(LayerSource source, const nlohmann::ordered_json& object) {
   if (!object.is_object()) {
-    throw Error(ErrorKind::Values, "values must be a JSON object, got " +
-                                       std::string(object.type_name()),
+    throw Error(ErrorKind::Values,
+                "values must be a JSON object, got " + std::string(object.type_name()),
                 source.label, "");
   }
   layers_.push_back(std::move(source));

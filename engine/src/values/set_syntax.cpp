@@ -22,7 +22,8 @@ nlohmann::ordered_json parse_set(std::string_view assignment) {
     auto dot = key.find('.', start);
     std::string_view segment = key.substr(start, dot == std::string_view::npos ? dot : dot - start);
     if (segment.empty()) {
-      throw Error(ErrorKind::Usage, "'" + shown + "': empty segment in key '" + std::string(key) + "'");
+      throw Error(ErrorKind::Usage,
+                  "'" + shown + "': empty segment in key '" + std::string(key) + "'");
     }
     path.emplace_back(segment);
     if (dot == std::string_view::npos) break;

@@ -29,7 +29,7 @@ TEST(FamilyFileTest, ReadsEveryField) {
     "tiers": ["small", {"name": "medium", "values": {"micro_batch_size": 2}}],
     "plugins": ["memory", {"name": "site_fields", "options": {"profile": "x.json"}}],
     "output": "{{ tier }}/{{ stage }}.json"})"),
-                                 "f.json");
+                               "f.json");
   EXPECT_EQ(family.name, "demo");
   EXPECT_EQ(family.template_name, "deepspeed/config.json.j2");
   ASSERT_EQ(family.axes.size(), 2u);
@@ -58,7 +58,8 @@ TEST(FamilyFileTest, ReportsEachMistakeWithFileAndPointer) {
       {"missing name", R"({"template": "t"})", "f.json: /: error: missing field 'name'"},
       {"missing template", R"({"name": "a"})", "f.json: /: error: missing field 'template'"},
       {"unknown field", R"({"name": "a", "template": "t", "axis": {}})",
-       "f.json: /axis: error: unknown field 'axis' (expected name, description, template, contract, "
+       "f.json: /axis: error: unknown field 'axis' (expected name, description, template, "
+       "contract, "
        "output, values, axes, include, exclude, tiers, plugins)"},
       {"bad name", R"({"name": "a b", "template": "t"})",
        "f.json: /name: error: name must use letters, digits, '-', '_' and '.', got \"a b\""},
@@ -71,12 +72,17 @@ TEST(FamilyFileTest, ReportsEachMistakeWithFileAndPointer) {
       {"tier axis", R"({"name": "a", "template": "t", "axes": {"tier": ["small"]}})",
        "f.json: /axes/tier: error: 'tier' is not an axis: list the tiers under /tiers"},
       {"bad axis key", R"({"name": "a", "template": "t", "axes": {"zero..x": [1]}})",
-       "f.json: /axes/zero..x: error: 'zero..x' is not a value name (a dotted path such as zero.stage)"},
-      {"exclude of no axis", R"({"name": "a", "template": "t", "axes": {"stage": [2]}, "exclude": [{"stages": 2}]})",
-       "f.json: /exclude/0/stages: error: 'stages' is not an axis (exclude matches axis values and 'tier')"},
-      {"exclude of no value", R"({"name": "a", "template": "t", "axes": {"stage": [2]}, "exclude": [{"stage": 4}]})",
+       "f.json: /axes/zero..x: error: 'zero..x' is not a value name (a dotted path such as "
+       "zero.stage)"},
+      {"exclude of no axis",
+       R"({"name": "a", "template": "t", "axes": {"stage": [2]}, "exclude": [{"stages": 2}]})",
+       "f.json: /exclude/0/stages: error: 'stages' is not an axis (exclude matches axis values and "
+       "'tier')"},
+      {"exclude of no value",
+       R"({"name": "a", "template": "t", "axes": {"stage": [2]}, "exclude": [{"stage": 4}]})",
        "f.json: /exclude/0/stage: error: 4 is not a value of axis 'stage'"},
-      {"exclude of unknown tier", R"({"name": "a", "template": "t", "tiers": ["small"], "exclude": [{"tier": "huge"}]})",
+      {"exclude of unknown tier",
+       R"({"name": "a", "template": "t", "tiers": ["small"], "exclude": [{"tier": "huge"}]})",
        "f.json: /exclude/0/tier: error: tier 'huge' is not one of the family's tiers"},
       {"empty include", R"({"name": "a", "template": "t", "include": [{}]})",
        "f.json: /include/0: error: an include entry must be a non-empty values object, got {}"},
@@ -87,7 +93,8 @@ TEST(FamilyFileTest, ReportsEachMistakeWithFileAndPointer) {
       {"bad tier field", R"({"name": "a", "template": "t", "tiers": [{"name": "s", "value": {}}]})",
        "f.json: /tiers/0/value: error: unknown field 'value' in a tier (expected name, values)"},
       {"bad plugin", R"({"name": "a", "template": "t", "plugins": [3]})",
-       "f.json: /plugins/0: error: a plugin must be a name, a path or {\"name\", \"options\"}, got 3"},
+       "f.json: /plugins/0: error: a plugin must be a name, a path or {\"name\", \"options\"}, got "
+       "3"},
       {"values not an object", R"({"name": "a", "template": "t", "values": [1]})",
        "f.json: /values: error: values must be an object, got [1]"},
   };

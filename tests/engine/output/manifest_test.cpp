@@ -33,18 +33,35 @@ TEST(ManifestTest, PiecesConcatenateToTheWholeManifest) {
   facts.stage = 3;
   facts.world_size = 64;
   std::vector<ManifestEntry> entries;
-  entries.push_back({"large/zero3.json", "large", {{"stage", 3}, {"zero.b", {{"x", 1.5}}}},
-                     facts_to_json(facts), std::string(64, 'a'), Json::object()});
-  entries.push_back({"a/\u00e9\n.json", "", Json::object(), {{"world_size", nullptr}},
-                     std::string(64, 'b'), {{"memory", {{"fits", true}, {"gib", {1, 2}}}}}});
-  entries.push_back({"m.json", "medium", {{"precision", "bf16"}}, Json::object(),
-                     std::string(64, 'c'), Json::object()});
+  entries.push_back({"large/zero3.json",
+                     "large",
+                     {{"stage", 3}, {"zero.b", {{"x", 1.5}}}},
+                     facts_to_json(facts),
+                     std::string(64, 'a'),
+                     Json::object()});
+  entries.push_back({"a/\u00e9\n.json",
+                     "",
+                     Json::object(),
+                     {{"world_size", nullptr}},
+                     std::string(64, 'b'),
+                     {{"memory", {{"fits", true}, {"gib", {1, 2}}}}}});
+  entries.push_back({"m.json",
+                     "medium",
+                     {{"precision", "bf16"}},
+                     Json::object(),
+                     std::string(64, 'c'),
+                     Json::object()});
   // A fact named like an entry field takes that field's place, as in the JSON object.
-  entries.push_back({"z.json", "small", Json::object(), {{"sha256", "shadowed"}, {"tier", 1}},
-                     std::string(64, 'd'), Json::object()});
+  entries.push_back({"z.json",
+                     "small",
+                     Json::object(),
+                     {{"sha256", "shadowed"}, {"tier", 1}},
+                     std::string(64, 'd'),
+                     Json::object()});
   for (std::size_t n = 0; n <= entries.size(); ++n) {
     SCOPED_TRACE(n);
-    std::vector<ManifestEntry> some(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(n));
+    std::vector<ManifestEntry> some(entries.begin(),
+                                    entries.begin() + static_cast<std::ptrdiff_t>(n));
     EXPECT_EQ(in_pieces(family, some), to_json_text(make_manifest("1.2.3", family, some)));
   }
 }

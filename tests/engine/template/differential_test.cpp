@@ -123,7 +123,8 @@ EngineResult render_with_zeroforge(const fs::path& case_dir, bool is_json) {
       options.lstrip_blocks = json.value("lstrip_blocks", false);
     }
     ordered_json values = ordered_json::object();
-    if (fs::exists(case_dir / "values.json")) values = ordered_json::parse(read_text(case_dir / "values.json"));
+    if (fs::exists(case_dir / "values.json"))
+      values = ordered_json::parse(read_text(case_dir / "values.json"));
     zf::Environment environment(std::move(options));
     auto tpl = environment.load(entry_template(case_dir));
     zf::Value context = zf::Value::from_json(values);
@@ -161,11 +162,20 @@ std::string visible(const std::string& line) {
   std::string out = "\"";
   for (char c : line) {
     switch (c) {
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      default: out += c;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      default:
+        out += c;
     }
   }
   return out + "\"";
@@ -180,8 +190,9 @@ std::string describe_difference(const std::string& expected, const std::string& 
   out << "first difference at line " << i + 1 << ":\n"
       << "  jinja2:    " << (i < want.size() ? visible(want[i]) : "<no more lines>") << "\n"
       << "  zeroforge: " << (i < got.size() ? visible(got[i]) : "<no more lines>") << "\n"
-      << "--- jinja2 output ---\n" << expected << "\n--- zeroforge output ---\n" << actual
-      << "\n--- end ---";
+      << "--- jinja2 output ---\n"
+      << expected << "\n--- zeroforge output ---\n"
+      << actual << "\n--- end ---";
   return out.str();
 }
 
@@ -216,7 +227,8 @@ TEST_P(DifferentialTest, MatchesJinja2) {
   ASSERT_TRUE(jinja_ok) << "corpus error: Jinja2 fails on a case without expect_error: "
                         << reference.value("error", "");
   const std::string expected = reference.at("output").get<std::string>();
-  ASSERT_TRUE(engine.ok) << "zeroforge failed: " << engine.error << "\nJinja2 rendered:\n" << expected;
+  ASSERT_TRUE(engine.ok) << "zeroforge failed: " << engine.error << "\nJinja2 rendered:\n"
+                         << expected;
 
   if (is_json) {
     // Compared as JSON values: key order counts, numbers compare by value (5e8 == 500000000).

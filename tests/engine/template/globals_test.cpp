@@ -18,46 +18,67 @@ namespace {
 using testing::BuiltinHarness;
 
 TEST(GlobalTest, CallsLikePython) {
-  BuiltinHarness().check_table(FunctionKind::Global, {
-      {"range stop", "range", nullptr, R"~([5])~", R"~({})~", R"~([0, 1, 2, 3, 4])~"},
-      {"range start stop", "range", nullptr, R"~([2, 5])~", R"~({})~", R"~([2, 3, 4])~"},
-      {"range negative step", "range", nullptr, R"~([10, 0, -3])~", R"~({})~", R"~([10, 7, 4, 1])~"},
-      {"range empty", "range", nullptr, R"~([0])~", R"~({})~", R"~([])~"},
-      {"range backwards without step", "range", nullptr, R"~([5, 2])~", R"~({})~", R"~([])~"},
-      {"range of bool", "range", nullptr, R"~([true])~", R"~({})~", R"~([0])~"},
-      {"range at the limit", "range", nullptr, R"~([99995, 200000, 20000])~", R"~({})~", R"~([99995, 119995, 139995, 159995, 179995, 199995])~"},
-      {"range of float", "range", nullptr, R"~([1.0])~", R"~({})~", R"~(!'float' object cannot be interpreted as an integer)~"},
-      {"range zero step", "range", nullptr, R"~([0, 5, 0])~", R"~({})~", R"~(!range() arg 3 must not be zero)~"},
-      {"range no arguments", "range", nullptr, R"~([])~", R"~({})~", R"~(!range expected at least 1 argument, got 0)~"},
-      {"range four arguments", "range", nullptr, R"~([1, 2, 3, 4])~", R"~({})~", R"~(!range expected at most 3 arguments, got 4)~"},
-      {"range keyword", "range", nullptr, R"~([])~", R"~({"stop": 4})~", R"~(!range() takes no keyword arguments)~"},
-      {"range of string", "range", nullptr, R"~(["a"])~", R"~({})~", R"~(!'str' object cannot be interpreted as an integer)~"},
-      {"range of none", "range", nullptr, R"~([null])~", R"~({})~", R"~(!'NoneType' object cannot be interpreted as an integer)~"},
-      {"dict keywords", "dict", nullptr, R"~([])~", R"~({"a": 1, "b": 2})~", R"~({'a': 1, 'b': 2})~"},
-      {"dict keeps keyword order", "dict", nullptr, R"~([])~", R"~({"b": 1, "a": 2})~", R"~({'b': 1, 'a': 2})~"},
-      {"dict empty", "dict", nullptr, R"~([])~", R"~({})~", R"~({})~"},
-      {"dict copy and update", "dict", nullptr, R"~([{"x": 1, "y": 0}])~", R"~({"y": 2})~", R"~({'x': 1, 'y': 2})~"},
-      {"dict from pairs", "dict", nullptr, R"~([[["k", "v"], "ab"]])~", R"~({})~", R"~({'k': 'v', 'a': 'b'})~"},
-      {"dict two positional", "dict", nullptr, R"~([1, 2])~", R"~({})~", R"~(!dict expected at most 1 argument, got 2)~"},
-      {"dict of int", "dict", nullptr, R"~([1])~", R"~({})~", R"~(!'int' object is not iterable)~"},
-      {"dict element not a sequence", "dict", nullptr, R"~([[1]])~", R"~({})~", R"~(!cannot convert dictionary update sequence element #0 to a sequence)~"},
-      {"dict element wrong length", "dict", nullptr, R"~([[[1, 2, 3]]])~", R"~({})~", R"~(!dictionary update sequence element #0 has length 3; 2 is required)~"},
-  });
+  BuiltinHarness().check_table(
+      FunctionKind::Global,
+      {
+          {"range stop", "range", nullptr, R"~([5])~", R"~({})~", R"~([0, 1, 2, 3, 4])~"},
+          {"range start stop", "range", nullptr, R"~([2, 5])~", R"~({})~", R"~([2, 3, 4])~"},
+          {"range negative step", "range", nullptr, R"~([10, 0, -3])~", R"~({})~",
+           R"~([10, 7, 4, 1])~"},
+          {"range empty", "range", nullptr, R"~([0])~", R"~({})~", R"~([])~"},
+          {"range backwards without step", "range", nullptr, R"~([5, 2])~", R"~({})~", R"~([])~"},
+          {"range of bool", "range", nullptr, R"~([true])~", R"~({})~", R"~([0])~"},
+          {"range at the limit", "range", nullptr, R"~([99995, 200000, 20000])~", R"~({})~",
+           R"~([99995, 119995, 139995, 159995, 179995, 199995])~"},
+          {"range of float", "range", nullptr, R"~([1.0])~", R"~({})~",
+           R"~(!'float' object cannot be interpreted as an integer)~"},
+          {"range zero step", "range", nullptr, R"~([0, 5, 0])~", R"~({})~",
+           R"~(!range() arg 3 must not be zero)~"},
+          {"range no arguments", "range", nullptr, R"~([])~", R"~({})~",
+           R"~(!range expected at least 1 argument, got 0)~"},
+          {"range four arguments", "range", nullptr, R"~([1, 2, 3, 4])~", R"~({})~",
+           R"~(!range expected at most 3 arguments, got 4)~"},
+          {"range keyword", "range", nullptr, R"~([])~", R"~({"stop": 4})~",
+           R"~(!range() takes no keyword arguments)~"},
+          {"range of string", "range", nullptr, R"~(["a"])~", R"~({})~",
+           R"~(!'str' object cannot be interpreted as an integer)~"},
+          {"range of none", "range", nullptr, R"~([null])~", R"~({})~",
+           R"~(!'NoneType' object cannot be interpreted as an integer)~"},
+          {"dict keywords", "dict", nullptr, R"~([])~", R"~({"a": 1, "b": 2})~",
+           R"~({'a': 1, 'b': 2})~"},
+          {"dict keeps keyword order", "dict", nullptr, R"~([])~", R"~({"b": 1, "a": 2})~",
+           R"~({'b': 1, 'a': 2})~"},
+          {"dict empty", "dict", nullptr, R"~([])~", R"~({})~", R"~({})~"},
+          {"dict copy and update", "dict", nullptr, R"~([{"x": 1, "y": 0}])~", R"~({"y": 2})~",
+           R"~({'x': 1, 'y': 2})~"},
+          {"dict from pairs", "dict", nullptr, R"~([[["k", "v"], "ab"]])~", R"~({})~",
+           R"~({'k': 'v', 'a': 'b'})~"},
+          {"dict two positional", "dict", nullptr, R"~([1, 2])~", R"~({})~",
+           R"~(!dict expected at most 1 argument, got 2)~"},
+          {"dict of int", "dict", nullptr, R"~([1])~", R"~({})~",
+           R"~(!'int' object is not iterable)~"},
+          {"dict element not a sequence", "dict", nullptr, R"~([[1]])~", R"~({})~",
+           R"~(!cannot convert dictionary update sequence element #0 to a sequence)~"},
+          {"dict element wrong length", "dict", nullptr, R"~([[[1, 2, 3]]])~", R"~({})~",
+           R"~(!dictionary update sequence element #0 has length 3; 2 is required)~"},
+      });
 }
 
 TEST(GlobalTest, DocumentsDeliberateDifferencesFromJinja) {
-  BuiltinHarness().check_table(FunctionKind::Global, {
-      // Jinja2 only limits ranges in its sandbox; zeroforge always does, so a typo cannot
-      // exhaust memory.
-      {"range past MAX_RANGE", "range", nullptr, "[100001]", "{}",
-       "!range too big: 100001 items, the limit is 100000"},
-      {"range spanning all of int64", "range", nullptr,
-       "[-9223372036854775808, 9223372036854775807]", "{}",
-       "!range too big: 18446744073709551615 items, the limit is 100000"},
-      // zeroforge dicts (like JSON objects) have string keys only.
-      {"dict with an int key", "dict", nullptr, "[[[1, 2]]]", "{}",
-       "!dict keys must be strings, got int 1"},
-  });
+  BuiltinHarness().check_table(
+      FunctionKind::Global,
+      {
+          // Jinja2 only limits ranges in its sandbox; zeroforge always does, so a typo cannot
+          // exhaust memory.
+          {"range past MAX_RANGE", "range", nullptr, "[100001]", "{}",
+           "!range too big: 100001 items, the limit is 100000"},
+          {"range spanning all of int64", "range", nullptr,
+           "[-9223372036854775808, 9223372036854775807]", "{}",
+           "!range too big: 18446744073709551615 items, the limit is 100000"},
+          // zeroforge dicts (like JSON objects) have string keys only.
+          {"dict with an int key", "dict", nullptr, "[[[1, 2]]]", "{}",
+           "!dict keys must be strings, got int 1"},
+      });
 }
 
 TEST(GlobalTest, RangeReachesTheLimitExactly) {
@@ -86,7 +107,8 @@ TEST(GlobalTest, RendersThroughTemplates) {
       {"range too big", R"~({{ range(100001)|length }})~", R"~({})~",
        R"~(!range too big: 100001 items, the limit is 100000)~"},
       {"dict keywords", R"~({{ dict(b=1, a=2) }})~", R"~({})~", R"~({'b': 1, 'a': 2})~"},
-      {"dict tojson", R"~({{ dict(stage=3, offload=none)|tojson }})~", R"~({})~", R"~({"offload": null, "stage": 3})~"},
+      {"dict tojson", R"~({{ dict(stage=3, offload=none)|tojson }})~", R"~({})~",
+       R"~({"offload": null, "stage": 3})~"},
   };
   Environment env;
   for (const auto& c : cases) {

@@ -14,7 +14,8 @@ std::string kinds(const std::string& source, LexerOptions options = {}) {
   for (const auto& token : tokenize(source, "t.j2", options)) {
     if (!out.empty()) out += ' ';
     out += describe(token.kind);
-    if (token.kind == TokenKind::Data || token.kind == TokenKind::Name) out += "[" + std::string(token.text) + "]";
+    if (token.kind == TokenKind::Data || token.kind == TokenKind::Name)
+      out += "[" + std::string(token.text) + "]";
   }
   return out;
 }
@@ -29,14 +30,20 @@ std::string data(const std::string& source, LexerOptions options = {}) {
 }
 
 TEST(LexerTest, SplitsDataAndTags) {
-  EXPECT_EQ(kinds("a{{ x }}b"), "template data[a] '{{' name[x] end of print statement '}}' template data[b] end of template");
-  EXPECT_EQ(kinds("{% if x %}"), "'{%' name[if] name[x] end of statement block '%}' end of template");
+  EXPECT_EQ(
+      kinds("a{{ x }}b"),
+      "template data[a] '{{' name[x] end of print statement '}}' template data[b] end of template");
+  EXPECT_EQ(kinds("{% if x %}"),
+            "'{%' name[if] name[x] end of statement block '%}' end of template");
 }
 
 TEST(LexerTest, RecognisesOperatorsLongestFirst) {
   std::string out;
-  for (const auto& t : tokenize("{{ a ** b // c != d <= e }}", "t", {})) out += std::string(describe(t.kind)) + " ";
-  EXPECT_EQ(out, "'{{' name '**' name '//' name '!=' name '<=' name end of print statement '}}' end of template ");
+  for (const auto& t : tokenize("{{ a ** b // c != d <= e }}", "t", {}))
+    out += std::string(describe(t.kind)) + " ";
+  EXPECT_EQ(out,
+            "'{{' name '**' name '//' name '!=' name '<=' name end of print statement '}}' end of "
+            "template ");
 }
 
 TEST(LexerTest, LexesNumbers) {
@@ -46,9 +53,9 @@ TEST(LexerTest, LexesNumbers) {
     std::string text;
   };
   const Case cases[] = {
-      {"{{ 42 }}", TokenKind::Integer, "42"},     {"{{ 1_000 }}", TokenKind::Integer, "1_000"},
-      {"{{ 0x1F }}", TokenKind::Integer, "0x1F"}, {"{{ 1.5 }}", TokenKind::Float, "1.5"},
-      {"{{ 1e9 }}", TokenKind::Float, "1e9"},     {"{{ 5e-5 }}", TokenKind::Float, "5e-5"},
+      {"{{ 42 }}", TokenKind::Integer, "42"},       {"{{ 1_000 }}", TokenKind::Integer, "1_000"},
+      {"{{ 0x1F }}", TokenKind::Integer, "0x1F"},   {"{{ 1.5 }}", TokenKind::Float, "1.5"},
+      {"{{ 1e9 }}", TokenKind::Float, "1e9"},       {"{{ 5e-5 }}", TokenKind::Float, "5e-5"},
       {"{{ 2.5E+3 }}", TokenKind::Float, "2.5E+3"},
   };
   for (const auto& c : cases) {

@@ -28,7 +28,8 @@ class LoaderTest : public ::testing::Test {
       // Paths in messages depend on the temp dir; show them relative to it.
       for (const auto* dir : {&first, &second}) {
         std::string prefix = dir->path().string() + "/";
-        for (std::size_t at; (at = what.find(prefix)) != std::string::npos;) what.replace(at, prefix.size(), "");
+        for (std::size_t at; (at = what.find(prefix)) != std::string::npos;)
+          what.replace(at, prefix.size(), "");
       }
       return what;
     }
@@ -60,13 +61,16 @@ TEST_F(LoaderTest, IncludeWithoutContextSeesNothing) {
 TEST_F(LoaderTest, ExtendsWithBlocksAndSuper) {
   first.write("base.j2", "<{% block a %}base-a{% endblock %}|{% block b %}base-b{% endblock %}>");
   first.write("mid.j2", "{% extends 'base.j2' %}{% block a %}mid({{ super() }}){% endblock %}");
-  first.write("leaf.j2", "{% extends 'mid.j2' %}{% block a %}leaf({{ super() }}){% endblock %}ignored");
+  first.write("leaf.j2",
+              "{% extends 'mid.j2' %}{% block a %}leaf({{ super() }}){% endblock %}ignored");
   EXPECT_EQ(render("leaf.j2"), "<leaf(mid(base-a))|base-b>");
 }
 
 TEST_F(LoaderTest, BlocksSeeTemplateValuesAndTopLevelSets) {
   first.write("base.j2", "{% block a %}{% endblock %}");
-  first.write("child.j2", "{% extends 'base.j2' %}{% set n = 2 %}{% block a %}{{ stage }}{{ n }}{% endblock %}");
+  first.write(
+      "child.j2",
+      "{% extends 'base.j2' %}{% set n = 2 %}{% block a %}{{ stage }}{{ n }}{% endblock %}");
   EXPECT_EQ(render("child.j2", {{"stage", 3}}), "32");
 }
 
@@ -78,22 +82,31 @@ TEST_F(LoaderTest, ScopedComesFromTheBlockWhereItStands) {
 
 TEST_F(LoaderTest, ImportsMacros) {
   first.write("macros.j2", "{% macro kv(k, v) %}\"{{ k }}\": {{ v }}{% endmacro %}");
-  first.write("main.j2", "{% import 'macros.j2' as m %}{% from 'macros.j2' import kv as pair %}{{ m.kv('a', 1) }} {{ pair('b', 2) }}");
+  first.write("main.j2",
+              "{% import 'macros.j2' as m %}{% from 'macros.j2' import kv as pair %}{{ m.kv('a', "
+              "1) }} {{ pair('b', 2) }}");
   EXPECT_EQ(render("main.j2"), "\"a\": 1 \"b\": 2");
 }
 
 TEST_F(LoaderTest, TeamTemplateOverridesOneBlockOfABuiltIn) {
-  second.write("deepspeed/base.j2", "{% block zero %}zero{% endblock %}/{% block monitor %}none{% endblock %}");
-  first.write("team.j2", "{% extends 'deepspeed/base.j2' %}{% block monitor %}tensorboard{% endblock %}");
+  second.write("deepspeed/base.j2",
+               "{% block zero %}zero{% endblock %}/{% block monitor %}none{% endblock %}");
+  first.write("team.j2",
+              "{% extends 'deepspeed/base.j2' %}{% block monitor %}tensorboard{% endblock %}");
   EXPECT_EQ(render("team.j2"), "zero/tensorboard");
 }
 
 TEST_F(LoaderTest, RejectsNamesOutsideTheSearchPath) {
   first.write("main.j2", "{% include '../secret.j2' %}");
   first.write("abs.j2", "{% include '/etc/passwd' %}");
-  EXPECT_EQ(error("main.j2"), "main.j2:1:4: error: template name '../secret.j2' climbs out of the template search path with '..'");
-  EXPECT_EQ(error("abs.j2"), "abs.j2:1:4: error: template name '/etc/passwd' is absolute; names are relative to the template search path");
-  EXPECT_EQ(error("a/../../x.j2"), "error: template name 'a/../../x.j2' climbs out of the template search path with '..'");
+  EXPECT_EQ(error("main.j2"),
+            "main.j2:1:4: error: template name '../secret.j2' climbs out of the template search "
+            "path with '..'");
+  EXPECT_EQ(error("abs.j2"),
+            "abs.j2:1:4: error: template name '/etc/passwd' is absolute; names are relative to the "
+            "template search path");
+  EXPECT_EQ(error("a/../../x.j2"),
+            "error: template name 'a/../../x.j2' climbs out of the template search path with '..'");
 }
 
 TEST_F(LoaderTest, NormalisesNamesInsideTheSearchPath) {

@@ -17,23 +17,34 @@ TEST(ParserTest, ReportsMalformedTemplates) {
   const Case cases[] = {
       {"unknown statement", "{% frobnicate %}", "t.j2:1:4: error: unknown statement 'frobnicate'"},
       {"unclosed if", "{% if x %}\nabc",
-       "t.j2:2:4: error: unexpected end of template: expected 'elif', 'else' or 'endif' to close the 'if' block opened at line 1"},
+       "t.j2:2:4: error: unexpected end of template: expected 'elif', 'else' or 'endif' to close "
+       "the 'if' block opened at line 1"},
       {"unclosed for", "{% for x in y %}{{ x }}",
-       "t.j2:1:24: error: unexpected end of template: expected 'else' or 'endfor' to close the 'for' block opened at line 1"},
+       "t.j2:1:24: error: unexpected end of template: expected 'else' or 'endfor' to close the "
+       "'for' block opened at line 1"},
       {"wrong end tag", "{% for x in y %}\n{% endif %}",
-       "t.j2:2:4: error: unexpected 'endif': the innermost open block is 'for' (line 1), which needs 'endfor'"},
+       "t.j2:2:4: error: unexpected 'endif': the innermost open block is 'for' (line 1), which "
+       "needs 'endfor'"},
       {"stray end tag", "{% endfor %}", "t.j2:1:4: error: unexpected 'endfor': no block is open"},
       {"unknown filter", "{{ x | frobnicate }}", "t.j2:1:8: error: unknown filter 'frobnicate'"},
       {"unknown test", "{{ x is frobnicated }}", "t.j2:1:9: error: unknown test 'frobnicated'"},
-      {"missing expression", "{{ }}", "t.j2:1:4: error: expected an expression, found end of print statement '}}'"},
-      {"dangling operator", "{{ 1 + }}", "t.j2:1:8: error: expected an expression, found end of print statement '}}'"},
-      {"two expressions", "{{ a b }}", "t.j2:1:6: error: expected end of print statement '}}', found name 'b'"},
-      {"bad set", "{% set = 1 %}", "t.j2:1:8: error: expected a name to assign to in 'set', found '='"},
-      {"for without in", "{% for x of y %}{% endfor %}", "t.j2:1:10: error: expected 'in' in 'for', found name 'of'"},
+      {"missing expression", "{{ }}",
+       "t.j2:1:4: error: expected an expression, found end of print statement '}}'"},
+      {"dangling operator", "{{ 1 + }}",
+       "t.j2:1:8: error: expected an expression, found end of print statement '}}'"},
+      {"two expressions", "{{ a b }}",
+       "t.j2:1:6: error: expected end of print statement '}}', found name 'b'"},
+      {"bad set", "{% set = 1 %}",
+       "t.j2:1:8: error: expected a name to assign to in 'set', found '='"},
+      {"for without in", "{% for x of y %}{% endfor %}",
+       "t.j2:1:10: error: expected 'in' in 'for', found name 'of'"},
       {"unclosed paren", "{{ (1 + 2 }}", "t.j2:1:11: error: unexpected '}', expected ')'"},
-      {"unclosed paren in a statement", "{% if (1 + 2 %}{% endif %}", "t.j2:1:15: error: unexpected '}', expected ')'"},
-      {"mismatched endblock", "{% block a %}{% endblock b %}", "t.j2:1:26: error: 'endblock b' does not match 'block a'"},
-      {"duplicate block", "{% block a %}{% endblock %}{% block a %}{% endblock %}", "t.j2:1:31: error: block 'a' is defined twice"},
+      {"unclosed paren in a statement", "{% if (1 + 2 %}{% endif %}",
+       "t.j2:1:15: error: unexpected '}', expected ')'"},
+      {"mismatched endblock", "{% block a %}{% endblock b %}",
+       "t.j2:1:26: error: 'endblock b' does not match 'block a'"},
+      {"duplicate block", "{% block a %}{% endblock %}{% block a %}{% endblock %}",
+       "t.j2:1:31: error: block 'a' is defined twice"},
       {"extends inside if", "{% if x %}{% extends 'a' %}{% endif %}",
        "t.j2:1:14: error: 'extends' must be at the top level of a template, not inside 'if'"},
       {"call block", "{% call m() %}{% endcall %}",
@@ -42,7 +53,8 @@ TEST(ParserTest, ReportsMalformedTemplates) {
        "t.j2:1:17: error: parameter 'b' without a default follows one with a default"},
       {"macro duplicate parameter", "{% macro m(a, b, a=1) %}{% endmacro %}",
        "t.j2:1:18: error: duplicate parameter 'a' in macro 'm'"},
-      {"positional after keyword", "{{ x | round(precision=1, 2) }}", "t.j2:1:27: error: positional argument follows keyword argument"},
+      {"positional after keyword", "{{ x | round(precision=1, 2) }}",
+       "t.j2:1:27: error: positional argument follows keyword argument"},
       {"assign to constant", "{% set true = 1 %}", "t.j2:1:8: error: cannot assign to 'true'"},
       {"loop as a for target", "{% for x, loop in y %}{% endfor %}",
        "t.j2:1:11: error: cannot assign to the special loop variable 'loop' inside a 'for'"},
@@ -52,7 +64,8 @@ TEST(ParserTest, ReportsMalformedTemplates) {
       {"set block loop in a macro inside a for",
        "{% for x in y %}{% macro m() %}{% set loop %}{% endset %}{% endmacro %}{% endfor %}",
        "t.j2:1:39: error: cannot assign to the special loop variable 'loop' inside a 'for'"},
-      {"integer too large", "{{ 99999999999999999999 }}", "t.j2:1:4: error: integer literal '99999999999999999999' is out of range (64-bit)"},
+      {"integer too large", "{{ 99999999999999999999 }}",
+       "t.j2:1:4: error: integer literal '99999999999999999999' is out of range (64-bit)"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -95,7 +108,8 @@ TEST(ParserTest, PrecedenceFollowsJinja) {
     EXPECT_EQ(render(c.source), c.expected);
   }
   // ~ binds tighter than +, so this is 1 + '23': a type error, as in Jinja2.
-  EXPECT_EQ(render_error("{{ 1 + 2 ~ 3 }}"), "t.j2:1:6: error: unsupported operand type(s) for +: 'int' and 'str'");
+  EXPECT_EQ(render_error("{{ 1 + 2 ~ 3 }}"),
+            "t.j2:1:6: error: unsupported operand type(s) for +: 'int' and 'str'");
 }
 
 }  // namespace

@@ -79,7 +79,8 @@ void check_rules(const Json& values, const Json& config) {
       const Json& fp16 = config.at("fp16");
       EXPECT_EQ(fp16.at("enabled"), true);
       EXPECT_EQ(fp16.at("loss_scale"), 0) << "dynamic loss scaling";
-      for (auto key : {"initial_scale_power", "loss_scale_window", "hysteresis", "min_loss_scale"}) {
+      for (auto key :
+           {"initial_scale_power", "loss_scale_window", "hysteresis", "min_loss_scale"}) {
         EXPECT_TRUE(fp16.contains(key)) << key;
       }
     }
@@ -98,7 +99,8 @@ void check_rules(const Json& values, const Json& config) {
     EXPECT_EQ(stage, 3);
   }
   for (const auto& [key, value] : zero.items()) {
-    bool stage3_only = key.starts_with("stage3_") || key == "sub_group_size" || key == "offload_param";
+    bool stage3_only =
+        key.starts_with("stage3_") || key == "sub_group_size" || key == "offload_param";
     bool stages12_only = key == "allgather_bucket_size" || key == "round_robin_gradients";
     if (stage3_only) {
       EXPECT_EQ(stage, 3) << key;
@@ -174,8 +176,10 @@ TEST_F(DeepSpeedTemplatesTest, TheTemplateItselfRefusesSilentlyIgnoredCombinatio
     const char* message;
   };
   const Case cases[] = {
-      {R"({"stage": 2, "offload_param": "cpu"})", "offload_param=cpu takes effect only at stage 3 (stage=2)"},
-      {R"({"stage": 0, "offload_optimizer": "cpu"})", "offload_optimizer=cpu takes effect only at stage 1-3 (stage=0)"},
+      {R"({"stage": 2, "offload_param": "cpu"})",
+       "offload_param=cpu takes effect only at stage 3 (stage=2)"},
+      {R"({"stage": 0, "offload_optimizer": "cpu"})",
+       "offload_optimizer=cpu takes effect only at stage 1-3 (stage=0)"},
       {R"({"stage": 1, "offload_optimizer": "nvme", "nvme_path": "/n"})",
        "offload_optimizer=nvme is treated as cpu below stage 3 (stage=1)"},
       {R"({"stage": 3, "offload_param": "nvme"})", "NVMe offload needs nvme_path"},
@@ -187,7 +191,8 @@ TEST_F(DeepSpeedTemplatesTest, TheTemplateItselfRefusesSilentlyIgnoredCombinatio
   for (const auto& c : cases) {
     SCOPED_TRACE(c.values);
     EXPECT_EQ(render_error("deepspeed/config.json.j2", Json::parse(c.values)),
-              std::string("'dict object' has no attribute 'zeroforge refuses these values: ") + c.message + "'");
+              std::string("'dict object' has no attribute 'zeroforge refuses these values: ") +
+                  c.message + "'");
   }
 }
 
@@ -215,19 +220,22 @@ TEST_F(DeepSpeedTemplatesTest, HfModeHasTheShapeOfTheTransformersReferenceConfig
   };
   const Case cases[] = {
       // allgather_partitions is read nowhere since DeepSpeed 0.5.9.
-      {"ds_config_zero2.json", {{"stage", 2}, {"offload_optimizer", "cpu"}, {"hf_auto", true}},
-       {"/zero_optimization/allgather_partitions"}, {}},
+      {"ds_config_zero2.json",
+       {{"stage", 2}, {"offload_optimizer", "cpu"}, {"hf_auto", true}},
+       {"/zero_optimization/allgather_partitions"},
+       {}},
       // The reference spells the deprecated stage3_gather_fp16_weights_on_model_save and has no
       // bf16 section; we write the current spelling, reduce_scatter, and bf16 "auto" (the
       // Trainer fills both precision sections from --fp16/--bf16).
       {"ds_config_zero3.json",
        {{"stage", 3}, {"offload_optimizer", "cpu"}, {"offload_param", "cpu"}, {"hf_auto", true}},
        {"/zero_optimization/stage3_gather_fp16_weights_on_model_save"},
-       {"/zero_optimization/stage3_gather_16bit_weights_on_model_save", "/zero_optimization/reduce_scatter",
-        "/bf16", "/bf16/enabled"}},
+       {"/zero_optimization/stage3_gather_16bit_weights_on_model_save",
+        "/zero_optimization/reduce_scatter", "/bf16", "/bf16/enabled"}},
   };
   fs::path peer_dir = kSource / ".." / "shared" / "peer-configs";
-  if (!fs::is_directory(peer_dir)) GTEST_SKIP() << "no ../shared/peer-configs next to the source tree";
+  if (!fs::is_directory(peer_dir))
+    GTEST_SKIP() << "no ../shared/peer-configs next to the source tree";
   for (const auto& c : cases) {
     SCOPED_TRACE(c.reference);
     Json reference = Json::parse(read_file(peer_dir / "transformers" / c.reference));

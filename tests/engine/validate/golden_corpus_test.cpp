@@ -31,15 +31,16 @@ zf::ValidateOptions options_from(const json& o) {
   if (o.contains("world_size")) options.world_size = o.at("world_size").get<long long>();
   options.hf = o.value("hf", false);
   options.strict = o.value("strict", false);
-  if (o.contains("against")) options.against = zf::parse_training_command(o.at("against").get<std::string>());
+  if (o.contains("against"))
+    options.against = zf::parse_training_command(o.at("against").get<std::string>());
   return options;
 }
 
 std::string describe(const json& findings) {
   std::string out;
   for (const auto& f : findings) {
-    out += "  " + f.at("severity").get<std::string>() + " [" + f.at("rule").get<std::string>() + "] " +
-           f.at("pointer").get<std::string>() + "\n";
+    out += "  " + f.at("severity").get<std::string>() + " [" + f.at("rule").get<std::string>() +
+           "] " + f.at("pointer").get<std::string>() + "\n";
   }
   return out.empty() ? "  (none)\n" : out;
 }
@@ -51,13 +52,15 @@ TEST_P(ValidateCorpusTest, ReportsExactlyTheExpectedFindings) {
   // nlohmann's parser keeps `1e3` a float, as Python's json module (and so DeepSpeed) does.
   json config = json::parse(zf::read_file(dir / "config.json"));
   json expected = json::parse(zf::read_file(dir / "expected.json"));
-  auto findings = zf::validate_config(config, options_from(expected.value("options", json::object())), "config.json");
+  auto findings = zf::validate_config(
+      config, options_from(expected.value("options", json::object())), "config.json");
   std::string messages;
   for (const auto& f : findings) messages += zf::format_finding(f) + "\n";
   SCOPED_TRACE(messages);
   json actual = json::array();
   for (const auto& f : findings) {
-    actual.push_back({{"severity", zf::severity_name(f.severity)}, {"rule", f.rule}, {"pointer", f.pointer}});
+    actual.push_back(
+        {{"severity", zf::severity_name(f.severity)}, {"rule", f.rule}, {"pointer", f.pointer}});
     EXPECT_FALSE(f.message.empty());
     EXPECT_EQ(f.file, "config.json");
   }
@@ -87,7 +90,8 @@ TEST(ValidateCorpusCoverageTest, EveryExpectedRuleIsACatalogueRule) {
   for (const auto& rule : zf::validation_rules()) known.insert(rule.id);
   for (const auto& name : case_names()) {
     json expected = json::parse(zf::read_file(corpus_dir() / name / "expected.json"));
-    for (const auto& f : expected.at("findings")) EXPECT_TRUE(known.count(f.at("rule").get<std::string>())) << name;
+    for (const auto& f : expected.at("findings"))
+      EXPECT_TRUE(known.count(f.at("rule").get<std::string>())) << name;
   }
 }
 

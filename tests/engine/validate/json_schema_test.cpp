@@ -28,24 +28,27 @@ TEST(SchemaJsonTest, IsDraft2020WithStrictPydanticSections) {
             json::parse(R"(["none", "cpu", "nvme"])"));
   // "auto" only where the HF Trainer fills it: yes for bf16.enabled, no for the legacy bfloat16.
   EXPECT_TRUE(schema.at("properties").at("bf16").at("properties").at("enabled").contains("anyOf"));
-  EXPECT_FALSE(schema.at("properties").at("bfloat16").at("properties").at("enabled").contains("anyOf"));
-  EXPECT_EQ(schema.at("properties").size(), zf::deepspeed_schema_data().at("root").at("keys").size());
+  EXPECT_FALSE(
+      schema.at("properties").at("bfloat16").at("properties").at("enabled").contains("anyOf"));
+  EXPECT_EQ(schema.at("properties").size(),
+            zf::deepspeed_schema_data().at("root").at("keys").size());
 }
 
 // Runs Python's jsonschema over `files`; returns file -> "valid"/"invalid", or nothing when
 // python3 or the package is missing.
-std::optional<std::map<std::string, std::string>> python_verdicts(const fs::path& schema,
-                                                                  const std::vector<fs::path>& files) {
+std::optional<std::map<std::string, std::string>> python_verdicts(
+    const fs::path& schema, const std::vector<fs::path>& files) {
   zf::test::TempDir dir;
-  fs::path script = dir.write("check.py",
-                              "import json, sys\n"
-                              "try:\n    import jsonschema\nexcept ImportError:\n    print('SKIP'); sys.exit(0)\n"
-                              "schema = json.load(open(sys.argv[1]))\n"
-                              "jsonschema.Draft202012Validator.check_schema(schema)\n"
-                              "v = jsonschema.Draft202012Validator(schema)\n"
-                              "for p in sys.argv[2:]:\n"
-                              "    ok = not list(v.iter_errors(json.load(open(p))))\n"
-                              "    print(('valid ' if ok else 'invalid ') + p)\n");
+  fs::path script =
+      dir.write("check.py",
+                "import json, sys\n"
+                "try:\n    import jsonschema\nexcept ImportError:\n    print('SKIP'); sys.exit(0)\n"
+                "schema = json.load(open(sys.argv[1]))\n"
+                "jsonschema.Draft202012Validator.check_schema(schema)\n"
+                "v = jsonschema.Draft202012Validator(schema)\n"
+                "for p in sys.argv[2:]:\n"
+                "    ok = not list(v.iter_errors(json.load(open(p))))\n"
+                "    print(('valid ' if ok else 'invalid ') + p)\n");
   std::string command = "python3 '" + script.string() + "' '" + schema.string() + "'";
   for (const auto& f : files) command += " '" + f.string() + "'";
   command += " 2>&1";
@@ -70,7 +73,8 @@ std::optional<std::map<std::string, std::string>> python_verdicts(const fs::path
 
 TEST(SchemaJsonTest, PythonJsonschemaAgreesWithTheVerdicts) {
   zf::test::TempDir dir;
-  fs::path schema = dir.write("deepspeed.schema.json", zf::to_json_text(zf::deepspeed_json_schema()));
+  fs::path schema =
+      dir.write("deepspeed.schema.json", zf::to_json_text(zf::deepspeed_json_schema()));
   // The schema accepts "auto" where the Trainer fills it, so its verdict is the --hf verdict.
   std::map<std::string, bool> expected;
   fs::path peers = source("../shared/peer-configs");
@@ -78,8 +82,9 @@ TEST(SchemaJsonTest, PythonJsonschemaAgreesWithTheVerdicts) {
     for (const auto& entry : fs::recursive_directory_iterator(peers)) {
       if (entry.path().extension() != ".json") continue;
       std::string name = entry.path().filename().string();
-      bool rejected = name.find("torch_compile") != std::string::npos || name.rfind("template_zero", 0) == 0 ||
-                      name == "ds_config_zero2_bf16.json" || name == "ds_config_zero3_bf16.json";
+      bool rejected = name.find("torch_compile") != std::string::npos ||
+                      name.rfind("template_zero", 0) == 0 || name == "ds_config_zero2_bf16.json" ||
+                      name == "ds_config_zero3_bf16.json";
       expected[entry.path().string()] = !rejected;  // the README verdicts
     }
   }
@@ -90,8 +95,8 @@ TEST(SchemaJsonTest, PythonJsonschemaAgreesWithTheVerdicts) {
   if (fs::exists(source("templates/deepspeed/config.json.j2"))) {
     for (const char* stage : {"0", "1", "2", "3"}) {
       fs::path out = dir.path() / (std::string("rendered_stage") + stage + ".json");
-      auto result = zf::test::run_cli({"render", "deepspeed/config.json.j2", "--set", std::string("stage=") + stage,
-                                       "-o", out.string()});
+      auto result = zf::test::run_cli({"render", "deepspeed/config.json.j2", "--set",
+                                       std::string("stage=") + stage, "-o", out.string()});
       ASSERT_EQ(result.exit_code, 0) << result.err;
       expected[out.string()] = true;
     }
@@ -114,7 +119,8 @@ TEST(SchemaJsonTest, ValidSamplesHaveNoFindings) {
     SCOPED_TRACE(name);
     zf::ValidateOptions options;
     options.hf = name.find("_hf_") != std::string::npos;
-    if (auto w = name.find("world"); w != std::string::npos) options.world_size = std::stoll(name.substr(w + 5));
+    if (auto w = name.find("world"); w != std::string::npos)
+      options.world_size = std::stoll(name.substr(w + 5));
     auto findings = zf::validate_config(json::parse(zf::read_file(entry.path())), options, name);
     for (const auto& f : findings) ADD_FAILURE() << zf::format_finding(f);
   }

@@ -42,11 +42,17 @@ const std::vector<PeerCase>& cases() {
       // "auto" everywhere the Trainer fills it; no stage-specific mistakes.
       {"axolotl/zero1.json", true, true, {}},
       // compile.disable / compile.backend were removed from CompileConfig (extra="forbid").
-      {"axolotl/zero1_torch_compile.json", true, false,
-       {{"error", "unknown-key", "/compile/disable"}, {"error", "unknown-key", "/compile/backend"}}},
+      {"axolotl/zero1_torch_compile.json",
+       true,
+       false,
+       {{"error", "unknown-key", "/compile/disable"},
+        {"error", "unknown-key", "/compile/backend"}}},
       {"axolotl/zero2.json", true, true, {}},
-      {"axolotl/zero2_torch_compile.json", true, false,
-       {{"error", "unknown-key", "/compile/disable"}, {"error", "unknown-key", "/compile/backend"}}},
+      {"axolotl/zero2_torch_compile.json",
+       true,
+       false,
+       {{"error", "unknown-key", "/compile/disable"},
+        {"error", "unknown-key", "/compile/backend"}}},
       {"axolotl/zero3.json", true, true, kAxolotlStage3Notes},
       {"axolotl/zero3_bf16.json", true, true, kAxolotlStage3Notes},
       {"axolotl/zero3_bf16_cpuoffload_all.json", true, true, kAxolotlStage3Notes},
@@ -55,46 +61,72 @@ const std::vector<PeerCase>& cases() {
       {"deepspeed/template_zero0.json", false, false, {{"error", "batch-missing", ""}}},
       {"deepspeed/template_zero1.json", false, false, {{"error", "batch-missing", ""}}},
       // allgather_partitions is read nowhere since v0.5.9.
-      {"deepspeed/template_zero2.json", false, false,
-       {{"error", "batch-missing", ""}, {"warning", "no-effect", "/zero_optimization/allgather_partitions"}}},
+      {"deepspeed/template_zero2.json",
+       false,
+       false,
+       {{"error", "batch-missing", ""},
+        {"warning", "no-effect", "/zero_optimization/allgather_partitions"}}},
       // ... and allgather_bucket_size is a stage 1-2 knob.
-      {"deepspeed/template_zero3.json", false, false,
+      {"deepspeed/template_zero3.json",
+       false,
+       false,
        {{"error", "batch-missing", ""},
         {"warning", "no-effect", "/zero_optimization/allgather_partitions"},
         {"warning", "zero-key-stage", "/zero_optimization/allgather_bucket_size"}}},
       // Stage 0 with bucket/overlap/round-robin options: all ignored, one warning for the lot.
-      {"llama-factory/ds_z0_config.json", true, true, {{"warning", "zero-disabled-keys", "/zero_optimization"}}},
-      {"llama-factory/ds_z2_config.json", true, true,
+      {"llama-factory/ds_z0_config.json",
+       true,
+       true,
+       {{"warning", "zero-disabled-keys", "/zero_optimization"}}},
+      {"llama-factory/ds_z2_config.json",
+       true,
+       true,
        {{"warning", "no-effect", "/zero_optimization/allgather_partitions"}}},
       // `_comment` is an unknown top-level key: ignored (harmless, but a strict check fails it).
-      {"llama-factory/ds_z2_autotp_config.json", true, true,
-       {{"warning", "ignored-key", "/_comment"}, {"warning", "no-effect", "/zero_optimization/allgather_partitions"}}},
-      {"llama-factory/ds_z2_offload_config.json", true, true,
+      {"llama-factory/ds_z2_autotp_config.json",
+       true,
+       true,
+       {{"warning", "ignored-key", "/_comment"},
+        {"warning", "no-effect", "/zero_optimization/allgather_partitions"}}},
+      {"llama-factory/ds_z2_offload_config.json",
+       true,
+       true,
        {{"warning", "no-effect", "/zero_optimization/allgather_partitions"}}},
       {"llama-factory/ds_z3_config.json", true, true, {}},
       // comms_config / monitor_config are DeepSpeedConfig attribute names, not config keys:
       // the CSV monitor and comms settings in them do nothing.
-      {"llama-factory/ds_z3_fp8_config.json", true, true,
-       {{"warning", "ignored-key", "/comms_config"}, {"warning", "ignored-key", "/monitor_config"}}},
+      {"llama-factory/ds_z3_fp8_config.json",
+       true,
+       true,
+       {{"warning", "ignored-key", "/comms_config"},
+        {"warning", "ignored-key", "/monitor_config"}}},
       {"llama-factory/ds_z3_offload_config.json", true, true, {}},
       // WarmupLR warmup_num_steps "auto" becomes --warmup_steps (0 by default), which
       // DeepSpeed >= 0.19.3 rejects; allgather_partitions does nothing.
-      {"transformers/ds_config_zero2.json", true, true,
+      {"transformers/ds_config_zero2.json",
+       true,
+       true,
        {{"warning", "hf-warmup-auto", "/scheduler/params/warmup_num_steps"},
         {"warning", "no-effect", "/zero_optimization/allgather_partitions"}}},
       // The legacy "bfloat16" section is read by DeepSpeed but never filled by the Trainer:
       // its "auto" is dropped and bf16 stays off.
-      {"transformers/ds_config_zero2_bf16.json", true, false,
+      {"transformers/ds_config_zero2_bf16.json",
+       true,
+       false,
        {{"note", "alias", "/bfloat16"},
         {"error", "auto-not-filled", "/bfloat16/enabled"},
         {"warning", "hf-warmup-auto", "/scheduler/params/warmup_num_steps"},
         {"warning", "no-effect", "/zero_optimization/allgather_partitions"}}},
       // stage3_gather_fp16_weights_on_model_save is the deprecated name of
       // stage3_gather_16bit_weights_on_model_save (still mapped, with a warning).
-      {"transformers/ds_config_zero3.json", true, true,
+      {"transformers/ds_config_zero3.json",
+       true,
+       true,
        {{"warning", "deprecated", "/zero_optimization/stage3_gather_fp16_weights_on_model_save"},
         {"warning", "hf-warmup-auto", "/scheduler/params/warmup_num_steps"}}},
-      {"transformers/ds_config_zero3_bf16.json", true, false,
+      {"transformers/ds_config_zero3_bf16.json",
+       true,
+       false,
        {{"note", "alias", "/bfloat16"},
         {"warning", "deprecated", "/zero_optimization/stage3_gather_fp16_weights_on_model_save"},
         {"error", "auto-not-filled", "/bfloat16/enabled"},
@@ -105,7 +137,8 @@ const std::vector<PeerCase>& cases() {
 
 std::string text(const std::vector<Expected>& findings) {
   std::string out;
-  for (const auto& f : findings) out += std::string(f.severity) + " [" + f.rule + "] " + f.pointer + "\n";
+  for (const auto& f : findings)
+    out += std::string(f.severity) + " [" + f.rule + "] " + f.pointer + "\n";
   return out;
 }
 
@@ -115,7 +148,8 @@ std::vector<zf::Finding> validate(const fs::path& path, const zf::ValidateOption
 }
 
 TEST(ValidatePeerConfigsTest, FindingsMatchTheReviewedVerdicts) {
-  if (!fs::is_directory(peer_dir())) GTEST_SKIP() << "no ../shared/peer-configs next to the source tree";
+  if (!fs::is_directory(peer_dir()))
+    GTEST_SKIP() << "no ../shared/peer-configs next to the source tree";
   for (const auto& c : cases()) {
     SCOPED_TRACE(c.file);
     zf::ValidateOptions options;
@@ -123,14 +157,16 @@ TEST(ValidatePeerConfigsTest, FindingsMatchTheReviewedVerdicts) {
     options.world_size = 1;
     auto findings = validate(peer_dir() / c.file, options);
     std::vector<Expected> actual;
-    for (const auto& f : findings) actual.push_back({zf::severity_name(f.severity), f.rule.c_str(), f.pointer.c_str()});
+    for (const auto& f : findings)
+      actual.push_back({zf::severity_name(f.severity), f.rule.c_str(), f.pointer.c_str()});
     EXPECT_EQ(text(actual), text(c.findings));
     EXPECT_EQ(!zf::has_errors(findings), c.accepted);
   }
 }
 
 TEST(ValidatePeerConfigsTest, EveryPeerConfigIsCovered) {
-  if (!fs::is_directory(peer_dir())) GTEST_SKIP() << "no ../shared/peer-configs next to the source tree";
+  if (!fs::is_directory(peer_dir()))
+    GTEST_SKIP() << "no ../shared/peer-configs next to the source tree";
   std::size_t files = 0;
   for (const auto& entry : fs::recursive_directory_iterator(peer_dir())) {
     if (entry.path().extension() != ".json") continue;
@@ -144,7 +180,8 @@ TEST(ValidatePeerConfigsTest, EveryPeerConfigIsCovered) {
 }
 
 TEST(ValidatePeerConfigsTest, WithoutHfEveryAutoConfigIsRejected) {
-  if (!fs::is_directory(peer_dir())) GTEST_SKIP() << "no ../shared/peer-configs next to the source tree";
+  if (!fs::is_directory(peer_dir()))
+    GTEST_SKIP() << "no ../shared/peer-configs next to the source tree";
   for (const auto& c : cases()) {
     if (!c.hf) continue;
     SCOPED_TRACE(c.file);
@@ -157,7 +194,8 @@ TEST(ValidatePeerConfigsTest, WithoutHfEveryAutoConfigIsRejected) {
 }
 
 TEST(ValidatePeerConfigsTest, StrictTurnsEveryWarningIntoAnError) {
-  if (!fs::is_directory(peer_dir())) GTEST_SKIP() << "no ../shared/peer-configs next to the source tree";
+  if (!fs::is_directory(peer_dir()))
+    GTEST_SKIP() << "no ../shared/peer-configs next to the source tree";
   zf::ValidateOptions options;
   options.hf = true;
   options.strict = true;

@@ -11,24 +11,30 @@ using json = nlohmann::ordered_json;
 
 std::vector<std::string> lines(const json& config, const zf::ValidateOptions& options = {}) {
   std::vector<std::string> out;
-  for (const auto& f : zf::validate_config(config, options, "ds.json")) out.push_back(zf::format_finding(f));
+  for (const auto& f : zf::validate_config(config, options, "ds.json"))
+    out.push_back(zf::format_finding(f));
   return out;
 }
 
 TEST(ValidateRulesTest, UnknownZeroKeySuggestsTheNearMiss) {
-  json config = {{"train_micro_batch_size_per_gpu", 1}, {"zero_optimization", {{"stage", 2}, {"overlap_com", true}}}};
-  EXPECT_EQ(lines(config), std::vector<std::string>{
-                               "ds.json: /zero_optimization/overlap_com: error [unknown-key]: \"overlap_com\" is not a "
-                               "key of /zero_optimization, which DeepSpeed validates strictly: it refuses the config; "
-                               "did you mean \"overlap_comm\"?"});
+  json config = {{"train_micro_batch_size_per_gpu", 1},
+                 {"zero_optimization", {{"stage", 2}, {"overlap_com", true}}}};
+  EXPECT_EQ(
+      lines(config),
+      std::vector<std::string>{
+          "ds.json: /zero_optimization/overlap_com: error [unknown-key]: \"overlap_com\" is not a "
+          "key of /zero_optimization, which DeepSpeed validates strictly: it refuses the config; "
+          "did you mean \"overlap_comm\"?"});
 }
 
 TEST(ValidateRulesTest, MisplacedTopLevelKeySaysWhereItBelongs) {
   json config = {{"train_micro_batch_size_per_gpu", 1}, {"memory_efficient_linear", false}};
-  EXPECT_EQ(lines(config), std::vector<std::string>{
-                               "ds.json: /memory_efficient_linear: warning [ignored-key]: DeepSpeed does not read "
-                               "\"memory_efficient_linear\" at the top level and silently ignores it; it belongs at "
-                               "/zero_optimization/memory_efficient_linear (ZeRO stage 3, default true)"});
+  EXPECT_EQ(
+      lines(config),
+      std::vector<std::string>{
+          "ds.json: /memory_efficient_linear: warning [ignored-key]: DeepSpeed does not read "
+          "\"memory_efficient_linear\" at the top level and silently ignores it; it belongs at "
+          "/zero_optimization/memory_efficient_linear (ZeRO stage 3, default true)"});
 }
 
 TEST(ValidateRulesTest, BatchMismatchShowsDeepSpeedsDerivation) {
@@ -38,21 +44,27 @@ TEST(ValidateRulesTest, BatchMismatchShowsDeepSpeedsDerivation) {
   EXPECT_EQ(lines(config, options),
             std::vector<std::string>{
                 "ds.json: /train_batch_size: error [batch-mismatch]: train_batch_size must equal "
-                "train_micro_batch_size_per_gpu * gradient_accumulation_steps * world size, but 30 != 4 * 7 * 1 "
-                "(DeepSpeed derived gradient_accumulation_steps = 30 // 4 // 1 = 7); make train_batch_size a "
+                "train_micro_batch_size_per_gpu * gradient_accumulation_steps * world size, but 30 "
+                "!= 4 * 7 * 1 "
+                "(DeepSpeed derived gradient_accumulation_steps = 30 // 4 // 1 = 7); make "
+                "train_batch_size a "
                 "multiple of the other two times the world size"});
 }
 
 TEST(ValidateRulesTest, BatchWithoutWorldSizeListsTheConsistentOnes) {
   json config = {{"train_batch_size", 16}, {"gradient_accumulation_steps", 1}};
-  EXPECT_EQ(lines(config), std::vector<std::string>{
-                               "ds.json: /train_batch_size: note [batch-world-size]: the batch keys are consistent "
-                               "only with world sizes 1, 2, 4, 8, 16; pass --world-size N to check the one you "
-                               "launch with"});
+  EXPECT_EQ(
+      lines(config),
+      std::vector<std::string>{
+          "ds.json: /train_batch_size: note [batch-world-size]: the batch keys are consistent "
+          "only with world sizes 1, 2, 4, 8, 16; pass --world-size N to check the one you "
+          "launch with"});
 }
 
 TEST(ValidateRulesTest, BatchWorldSizeIsDividedBySequenceParallelism) {
-  json config = {{"train_batch_size", 8}, {"train_micro_batch_size_per_gpu", 2}, {"gradient_accumulation_steps", 1},
+  json config = {{"train_batch_size", 8},
+                 {"train_micro_batch_size_per_gpu", 2},
+                 {"gradient_accumulation_steps", 1},
                  {"sequence_parallel_size", 2}};
   zf::ValidateOptions options;
   options.world_size = 8;  // 4 data-parallel ranks
@@ -60,12 +72,15 @@ TEST(ValidateRulesTest, BatchWorldSizeIsDividedBySequenceParallelism) {
 }
 
 TEST(ValidateRulesTest, AutoWithoutHfNamesTheSilentDefault) {
-  json config = {{"train_micro_batch_size_per_gpu", 1}, {"zero_optimization", {{"stage", 2}, {"reduce_bucket_size", "auto"}}}};
-  EXPECT_EQ(lines(config), std::vector<std::string>{
-                               "ds.json: /zero_optimization/reduce_bucket_size: error [auto-without-hf]: \"auto\" is "
-                               "filled only by the Hugging Face Trainer; raw DeepSpeed drops \"auto\" in this section "
-                               "and silently uses the default 500000000. Validate with --hf if the Trainer loads this "
-                               "file, otherwise write a value"});
+  json config = {{"train_micro_batch_size_per_gpu", 1},
+                 {"zero_optimization", {{"stage", 2}, {"reduce_bucket_size", "auto"}}}};
+  EXPECT_EQ(
+      lines(config),
+      std::vector<std::string>{
+          "ds.json: /zero_optimization/reduce_bucket_size: error [auto-without-hf]: \"auto\" is "
+          "filled only by the Hugging Face Trainer; raw DeepSpeed drops \"auto\" in this section "
+          "and silently uses the default 500000000. Validate with --hf if the Trainer loads this "
+          "file, otherwise write a value"});
 }
 
 TEST(ValidateRulesTest, StageThreeAutoKeysBelowStageThreeAreOnlyAStageWarning) {
@@ -102,22 +117,26 @@ TEST(ValidateRulesTest, SectionsReadWithGetTakeValuesAsTheyAre) {
 }
 
 TEST(ValidateRulesTest, NonObjectConfigIsOneTypeError) {
-  EXPECT_EQ(lines(json::array()), std::vector<std::string>{
-                                      "ds.json: /: error [type]: a DeepSpeed config is a JSON object, found []"});
+  EXPECT_EQ(lines(json::array()),
+            std::vector<std::string>{
+                "ds.json: /: error [type]: a DeepSpeed config is a JSON object, found []"});
 }
 
 TEST(ValidateRulesTest, FindingsAsJson) {
   std::vector<zf::Finding> findings = {{"a.json", "/x", zf::Severity::Warning, "ignored-key", "m"}};
-  EXPECT_EQ(zf::findings_to_json(findings).dump(),
-            R"([{"file":"a.json","pointer":"/x","severity":"warning","rule":"ignored-key","message":"m"}])");
+  EXPECT_EQ(
+      zf::findings_to_json(findings).dump(),
+      R"([{"file":"a.json","pointer":"/x","severity":"warning","rule":"ignored-key","message":"m"}])");
   EXPECT_FALSE(zf::has_errors(findings));
 }
 
 TEST(ValidateRulesTest, OptionsFromTemplateValues) {
-  auto options = zf::validate_options_from_values({{"gpus_per_node", 8}, {"nodes", 2}, {"hf_auto", true}});
+  auto options =
+      zf::validate_options_from_values({{"gpus_per_node", 8}, {"nodes", 2}, {"hf_auto", true}});
   EXPECT_EQ(options.world_size, 16);
   EXPECT_TRUE(options.hf);
-  EXPECT_EQ(zf::validate_options_from_values({{"world_size", 4}, {"gpus_per_node", 8}}).world_size, 4);
+  EXPECT_EQ(zf::validate_options_from_values({{"world_size", 4}, {"gpus_per_node", 8}}).world_size,
+            4);
   EXPECT_FALSE(zf::validate_options_from_values({{"stage", 3}}).world_size.has_value());
 }
 

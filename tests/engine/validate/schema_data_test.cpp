@@ -16,8 +16,8 @@ namespace {
 using json = nlohmann::ordered_json;
 
 TEST(SchemaDataTest, CompiledInTextIsTheSourceFile) {
-  json on_disk = json::parse(
-      zf::read_file(std::filesystem::path(ZF_SOURCE_DIR) / "engine/src/validate/deepspeed_schema.json"));
+  json on_disk = json::parse(zf::read_file(std::filesystem::path(ZF_SOURCE_DIR) /
+                                           "engine/src/validate/deepspeed_schema.json"));
   EXPECT_EQ(zf::deepspeed_schema_data(), on_disk) << "rebuild: the embedded schema data is stale";
 }
 
@@ -68,8 +68,10 @@ TEST(SchemaDataTest, IsWhatTheValidatorAndTheJsonSchemaUse) {
   const json& keys = zf::deepspeed_schema_data().at("sections").at("zero_optimization").at("keys");
   json config = {{"train_micro_batch_size_per_gpu", 1}, {"zero_optimization", {{"stage", 3}}}};
   for (const auto& [key, node] : keys.items()) {
-    if (node.contains("deprecated") || node.contains("alias_of") || node.contains("no_effect")) continue;
-    if (node.value("type", "") == "boolean" && node.contains("default") && node.at("default").is_boolean()) {
+    if (node.contains("deprecated") || node.contains("alias_of") || node.contains("no_effect"))
+      continue;
+    if (node.value("type", "") == "boolean" && node.contains("default") &&
+        node.at("default").is_boolean()) {
       config["zero_optimization"][key] = node.at("default");
     }
   }
@@ -79,10 +81,12 @@ TEST(SchemaDataTest, IsWhatTheValidatorAndTheJsonSchemaUse) {
   config["zero_optimization"]["not_a_zero_key"] = true;
   bool rejected = false;
   for (const auto& f : zf::validate_config(config, {}, "c.json")) {
-    rejected = rejected || (f.rule == "unknown-key" && f.pointer == "/zero_optimization/not_a_zero_key");
+    rejected =
+        rejected || (f.rule == "unknown-key" && f.pointer == "/zero_optimization/not_a_zero_key");
   }
   EXPECT_TRUE(rejected);
-  EXPECT_EQ(zf::deepspeed_json_schema().at("x-deepspeed-commit"), "edaa7221267243c7be7fb49c5d5f5c4fb97b4641");
+  EXPECT_EQ(zf::deepspeed_json_schema().at("x-deepspeed-commit"),
+            "edaa7221267243c7be7fb49c5d5f5c4fb97b4641");
 }
 
 TEST(SchemaDataTest, EveryRuleIsDocumented) {

@@ -12,10 +12,14 @@ using nlohmann::ordered_json;
 
 TEST(LayeringTest, LaterLayersWinAndObjectsMerge) {
   LayeredValues values;
-  values.apply({LayerKind::Tier, "tier small"}, ordered_json::parse(R"({"gpus_per_node": 1, "zero": {"stage": 2, "bucket": 5}})"));
-  values.apply({LayerKind::ValuesFile, "v.json"}, ordered_json::parse(R"({"zero": {"stage": 3}, "list": [1, 2]})"));
+  values.apply({LayerKind::Tier, "tier small"},
+               ordered_json::parse(R"({"gpus_per_node": 1, "zero": {"stage": 2, "bucket": 5}})"));
+  values.apply({LayerKind::ValuesFile, "v.json"},
+               ordered_json::parse(R"({"zero": {"stage": 3}, "list": [1, 2]})"));
   values.apply({LayerKind::Set, "--set list=[3]"}, ordered_json::parse(R"({"list": [3]})"));
-  EXPECT_EQ(values.merged(), ordered_json::parse(R"({"gpus_per_node": 1, "zero": {"stage": 3, "bucket": 5}, "list": [3]})"));
+  EXPECT_EQ(values.merged(),
+            ordered_json::parse(
+                R"({"gpus_per_node": 1, "zero": {"stage": 3, "bucket": 5}, "list": [3]})"));
   EXPECT_EQ(values.origin("/zero/stage")->label, "v.json");
   EXPECT_EQ(values.origin("/zero/bucket")->label, "tier small");
   EXPECT_EQ(values.origin("/list")->label, "--set list=[3]");
@@ -43,7 +47,8 @@ TEST(LayeringTest, ObjectReplacingAScalarIsMergedAsNew) {
 
 TEST(LayeringTest, LeavesListEveryValueWithItsLayerInOrder) {
   LayeredValues values;
-  values.apply({LayerKind::Family, "f"}, ordered_json::parse(R"({"x": 1, "y": {"z": null, "e": {}}, "a/b": 2})"));
+  values.apply({LayerKind::Family, "f"},
+               ordered_json::parse(R"({"x": 1, "y": {"z": null, "e": {}}, "a/b": 2})"));
   values.apply({LayerKind::Variant, "v"}, ordered_json::parse(R"({"x": 2})"));
   std::vector<std::string> got;
   for (const auto& [pointer, source] : values.leaves()) got.push_back(pointer + "=" + source.label);

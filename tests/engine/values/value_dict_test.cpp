@@ -64,10 +64,12 @@ TEST(ValueDictTest, CopiesAreIndependentAfterAWrite) {
 
 TEST(ValueDictTest, KeysThatDifferOnlyInTheirBytesStayApart) {
   // Distinct keys with shared prefixes, lengths and an empty key.
-  const std::vector<std::string> keys = {"", "a", "ab", "ba", std::string("a\0b", 3), "stage", "stage3", "Stage"};
+  const std::vector<std::string> keys = {"",      "a",      "ab",   "ba", std::string("a\0b", 3),
+                                         "stage", "stage3", "Stage"};
   ValueDict dict;
   for (std::size_t i = 0; i < keys.size(); ++i) dict.set(keys[i], Value(static_cast<int>(i)));
-  for (std::size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(dict.find(keys[i])->as_int(), static_cast<int>(i)) << i;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    EXPECT_EQ(dict.find(keys[i])->as_int(), static_cast<int>(i)) << i;
 }
 
 }  // namespace

@@ -20,8 +20,7 @@ PluginHostOptions bundled_options() {
 }
 
 std::unique_ptr<PluginHost> load(const Json& options = Json::object()) {
-  auto host = std::make_unique<PluginHost>(
-      bundled_options());
+  auto host = std::make_unique<PluginHost>(bundled_options());
   host->load({{"example", options}});
   return host;
 }

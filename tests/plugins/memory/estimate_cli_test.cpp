@@ -44,8 +44,8 @@ TEST(EstimateCliTest, AllStagesListsEveryOption) {
 }
 
 TEST(EstimateCliTest, DoesNotFitExitsOne) {
-  auto r = run_cli({"estimate", "--model", "llama-2-70b", "--stage", "0", "--gpu-memory-gib",
-                    "80"});
+  auto r =
+      run_cli({"estimate", "--model", "llama-2-70b", "--stage", "0", "--gpu-memory-gib", "80"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("verdict: GPU does not fit"), std::string::npos) << r.out;
 }

@@ -46,15 +46,22 @@ TEST(MemoryEstimatorTest, MatchesDeepSpeedEstimatorsByteForByte) {
     SCOPED_TRACE(args_text);
     const int stage = row[4].get<int>();
     const bool offload = row[5].get<bool>(), offload_params = row[6].get<bool>();
-    std::vector<std::string> args = {
-        "--params", std::to_string(row[0].get<std::int64_t>()),
-        "--largest-layer-params", std::to_string(row[1].get<std::int64_t>()),
-        "--gpus-per-node", std::to_string(row[2].get<int>()),
-        "--nodes", std::to_string(row[3].get<int>()),
-        "--stage", std::to_string(stage),
-        "--offload-optimizer", offload ? "cpu" : "none",
-        "--zero-init", row[7].get<bool>() ? "true" : "false",
-        "--additional-buffer-factor", row[8].dump()};
+    std::vector<std::string> args = {"--params",
+                                     std::to_string(row[0].get<std::int64_t>()),
+                                     "--largest-layer-params",
+                                     std::to_string(row[1].get<std::int64_t>()),
+                                     "--gpus-per-node",
+                                     std::to_string(row[2].get<int>()),
+                                     "--nodes",
+                                     std::to_string(row[3].get<int>()),
+                                     "--stage",
+                                     std::to_string(stage),
+                                     "--offload-optimizer",
+                                     offload ? "cpu" : "none",
+                                     "--zero-init",
+                                     row[7].get<bool>() ? "true" : "false",
+                                     "--additional-buffer-factor",
+                                     row[8].dump()};
     if (stage == 3) {
       args.push_back("--offload-param");
       args.push_back(offload_params ? "cpu" : "none");
@@ -82,24 +89,24 @@ TEST(MemoryEstimatorTest, ReproducesZeroPaperTable1) {
     double zero1, zero2, zero3;
   };
   const Case cases[] = {
-      {7.5e9, 1, 120, 120, 120},       {7.5e9, 4, 52.5, 41.25, 30},
-      {7.5e9, 16, 35.6, 21.6, 7.5},    {7.5e9, 64, 31.4, 16.6, 1.88},
-      {7.5e9, 256, 30.4, 15.4, 0.47},  {7.5e9, 1024, 30.1, 15.1, 0.12},
-      {128e9, 1, 2048, 2048, 2048},    {128e9, 4, 896, 704, 512},
-      {128e9, 16, 608, 368, 128},      {128e9, 64, 536, 284, 32},
-      {128e9, 256, 518, 263, 8},       {128e9, 1024, 513, 257, 2},
-      {1e12, 1, 16000, 16000, 16000},  {1e12, 4, 7000, 5500, 4000},
-      {1e12, 16, 4750, 2875, 1000},    {1e12, 64, 4187, 2218, 250},
-      {1e12, 256, 4046, 2054, 62.5},   {1e12, 1024, 4011, 2013, 15.6},
+      {7.5e9, 1, 120, 120, 120},      {7.5e9, 4, 52.5, 41.25, 30},
+      {7.5e9, 16, 35.6, 21.6, 7.5},   {7.5e9, 64, 31.4, 16.6, 1.88},
+      {7.5e9, 256, 30.4, 15.4, 0.47}, {7.5e9, 1024, 30.1, 15.1, 0.12},
+      {128e9, 1, 2048, 2048, 2048},   {128e9, 4, 896, 704, 512},
+      {128e9, 16, 608, 368, 128},     {128e9, 64, 536, 284, 32},
+      {128e9, 256, 518, 263, 8},      {128e9, 1024, 513, 257, 2},
+      {1e12, 1, 16000, 16000, 16000}, {1e12, 4, 7000, 5500, 4000},
+      {1e12, 16, 4750, 2875, 1000},   {1e12, 64, 4187, 2218, 250},
+      {1e12, 256, 4046, 2054, 62.5},  {1e12, 1024, 4011, 2013, 15.6},
   };
   for (const Case& c : cases) {
     const double expected[] = {c.zero1, c.zero2, c.zero3};
     for (int stage = 1; stage <= 3; ++stage) {
       SCOPED_TRACE("params " + std::to_string(c.params) + ", N " + std::to_string(c.dp) +
                    ", stage " + std::to_string(stage));
-      Json out = estimate_json({"--params", std::to_string(static_cast<long long>(c.params)),
-                                "--stage", std::to_string(stage), "--gpus-per-node",
-                                std::to_string(c.dp)});
+      Json out =
+          estimate_json({"--params", std::to_string(static_cast<long long>(c.params)), "--stage",
+                         std::to_string(stage), "--gpus-per-node", std::to_string(c.dp)});
       double gb = out["model_states"]["gpu_bytes"].get<double>() / 1e9;
       // The paper rounds to 3 significant digits (and sometimes truncates).
       EXPECT_NEAR(gb, expected[stage - 1], expected[stage - 1] * 0.006 + 0.006);
@@ -124,10 +131,14 @@ TEST(MemoryEstimatorTest, ModelStatesPerStageAndOffload) {
       {{"--stage", "1", "--offload-optimizer", "cpu"}, 16'000'000'000LL, 128'000'000'000LL, 0},
       {{"--stage", "2", "--offload-optimizer", "cpu"}, 16'000'000'000LL, 128'000'000'000LL, 0},
       {{"--stage", "3", "--offload-optimizer", "cpu"}, 2'000'000'000LL, 128'000'000'000LL, 0},
-      {{"--stage", "3", "--offload-optimizer", "cpu", "--offload-param", "cpu"}, 0,
-       144'000'000'000LL, 0},
-      {{"--stage", "3", "--offload-optimizer", "nvme", "--offload-param", "cpu"}, 0,
-       16'000'000'000LL, 128'000'000'000LL},
+      {{"--stage", "3", "--offload-optimizer", "cpu", "--offload-param", "cpu"},
+       0,
+       144'000'000'000LL,
+       0},
+      {{"--stage", "3", "--offload-optimizer", "nvme", "--offload-param", "cpu"},
+       0,
+       16'000'000'000LL,
+       128'000'000'000LL},
       {{"--stage", "3", "--offload-param", "cpu"}, 14'000'000'000LL, 16'000'000'000LL, 0},
       {{"--stage", "3", "--precision", "fp32"}, 16'000'000'000LL, 0, 0},  // 4 + 4 + 8
       {{"--stage", "0", "--optimizer", "sgd"}, 96'000'000'000LL, 0, 0},   // 2 + 2 + 8
@@ -152,9 +163,8 @@ TEST(MemoryEstimatorTest, ActivationsFollowKorthikanti) {
     const char* mode;
     long long layers;
   };
-  const Case cases[] = {{"none", L * layer},
-                        {"selective", L * 34 * s * b * h},
-                        {"full", L * 2 * s * b * h + layer}};
+  const Case cases[] = {
+      {"none", L * layer}, {"selective", L * 34 * s * b * h}, {"full", L * 2 * s * b * h + layer}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.mode);
     Json out = estimate_json({"--layers", "24", "--hidden", "1024", "--heads", "16", "--vocab",
@@ -189,10 +199,10 @@ TEST(MemoryEstimatorTest, EveryModelPresetLoads) {
     const char* name;
     long long params;
   };
-  const Case cases[] = {{"gpt2", 124439808},           {"gpt2-xl", 1557611200},
-                        {"llama-2-7b", 6738415616},    {"llama-2-13b", 13015864320},
-                        {"llama-2-70b", 68976648192},  {"llama-3-8b", 8030261248},
-                        {"llama-3-70b", 70553706496},  {"t5-3b", 2851598336}};
+  const Case cases[] = {{"gpt2", 124439808},          {"gpt2-xl", 1557611200},
+                        {"llama-2-7b", 6738415616},   {"llama-2-13b", 13015864320},
+                        {"llama-2-70b", 68976648192}, {"llama-3-8b", 8030261248},
+                        {"llama-3-70b", 70553706496}, {"t5-3b", 2851598336}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     Json out = estimate_json({"--model", c.name});
@@ -213,10 +223,10 @@ TEST(MemoryEstimatorTest, VerdictAgainstCapacity) {
   EXPECT_EQ(out["cpu_fits"], false);
   EXPECT_EQ(out["fits"], false);
   // 8 x 80 GiB, ZeRO-2 without offload: fits.
-  CommandResult medium = host().run_command(
-      "estimate", {"--model", "llama-2-7b", "--stage", "2", "--gpus-per-node", "8",
-                   "--activation-checkpointing", "full", "--gpu-memory-gib", "80",
-                   "--cpu-memory-gib", "1024"});
+  CommandResult medium =
+      host().run_command("estimate", {"--model", "llama-2-7b", "--stage", "2", "--gpus-per-node",
+                                      "8", "--activation-checkpointing", "full", "--gpu-memory-gib",
+                                      "80", "--cpu-memory-gib", "1024"});
   EXPECT_EQ(medium.exit_code, 0);
   EXPECT_NE(medium.output.find("verdict: GPU fits: needs "), std::string::npos) << medium.output;
 }
@@ -231,11 +241,14 @@ TEST(MemoryEstimatorTest, RejectsBadInputWithExactMessages) {
       {{"--params", "0"}, "--params: must be positive, got 0"},
       {{"--params", "-5"}, "--params: must be positive, got -5"},
       {{"--params", "1.5"}, "--params: expected an integer, got '1.5'"},
-      {{"--model", "llama-9"}, "unknown model preset 'llama-9' (known: gpt2, gpt2-xl, "
-                               "llama-2-13b, llama-2-70b, llama-2-7b, llama-3-70b, llama-3-8b, "
-                               "t5-3b)"},
-      {{}, "no model: give --model NAME, --params N, or --layers/--hidden/--heads/--vocab/--seq-len"},
-      {{"--layers", "2"}, "a model shape needs all of --layers, --hidden, --heads, --vocab and --seq-len"},
+      {{"--model", "llama-9"},
+       "unknown model preset 'llama-9' (known: gpt2, gpt2-xl, "
+       "llama-2-13b, llama-2-70b, llama-2-7b, llama-3-70b, llama-3-8b, "
+       "t5-3b)"},
+      {{},
+       "no model: give --model NAME, --params N, or --layers/--hidden/--heads/--vocab/--seq-len"},
+      {{"--layers", "2"},
+       "a model shape needs all of --layers, --hidden, --heads, --vocab and --seq-len"},
       {{"--params", "1e9", "--stage", "4"}, "--stage: expected 0, 1, 2 or 3, got '4'"},
       {{"--params", "1e9", "--stage", "2", "--offload-param", "cpu"},
        "offload_param takes effect only at stage 3"},
@@ -244,7 +257,8 @@ TEST(MemoryEstimatorTest, RejectsBadInputWithExactMessages) {
       {{"--params", "1e9", "--offload-optimizer", "disk"},
        "--offload-optimizer: expected none, cpu or nvme, got 'disk'"},
       {{"--params", "1e9", "--zero-init", "yes"}, "--zero-init: expected true or false, got 'yes'"},
-      {{"--params", "1e9", "--gpu-memory-gib", "0"}, "gpu_memory_gib and cpu_memory_gib must be positive"},
+      {{"--params", "1e9", "--gpu-memory-gib", "0"},
+       "gpu_memory_gib and cpu_memory_gib must be positive"},
       {{"--params", "1e9", "--bogus"}, "unknown option '--bogus'"},
       {{"--params"}, "--params needs a value"},
   };

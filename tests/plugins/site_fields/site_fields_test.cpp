@@ -77,13 +77,15 @@ TEST(SiteFieldsTest, AppliesMonitorsLoggingAndFields) {
     pointers.push_back(field.json_pointer);
   }
   EXPECT_EQ(pointers[0], "/tensorboard/enabled");
-  EXPECT_NE(std::find(pointers.begin(), pointers.end(), "/zero_optimization/offload_optimizer/nvme_path"),
-            pointers.end());
+  EXPECT_NE(
+      std::find(pointers.begin(), pointers.end(), "/zero_optimization/offload_optimizer/nvme_path"),
+      pointers.end());
 }
 
 TEST(SiteFieldsTest, SetsTheNvmePathOnlyWhereTheConfigOffloadsToNvme) {
   auto host = load({{"profile", {{"nvme_path", "/nvme"}}}});
-  Json cpu_only = {{"zero_optimization", {{"stage", 2}, {"offload_optimizer", {{"device", "cpu"}}}}}};
+  Json cpu_only = {
+      {"zero_optimization", {{"stage", 2}, {"offload_optimizer", {{"device", "cpu"}}}}}};
   EXPECT_EQ(host->run_output_hooks(cpu_only, Json::object()).config, cpu_only);
   Json no_zero = {{"train_batch_size", 1}};
   EXPECT_EQ(host->run_output_hooks(no_zero, Json::object()).config, no_zero);
@@ -96,7 +98,9 @@ TEST(SiteFieldsTest, SetsTheNvmePathOnlyWhereTheConfigOffloadsToNvme) {
 
 TEST(SiteFieldsTest, ANullFieldRemovesAKey) {
   auto host = load({{"profile", {{"fields", {{"gradient_clipping", nullptr}}}}}});
-  Json out = host->run_output_hooks({{"gradient_clipping", 1.0}, {"steps_per_print", 10}}, Json::object()).config;
+  Json out =
+      host->run_output_hooks({{"gradient_clipping", 1.0}, {"steps_per_print", 10}}, Json::object())
+          .config;
   EXPECT_EQ(out, Json({{"steps_per_print", 10}}));
 }
 
@@ -105,14 +109,16 @@ TEST(SiteFieldsTest, ReadsTheProfileFromAFile) {
   auto path = dir.write("site.json", R"({"csv_monitor": {"output_path": "/csv"}})");
   auto host = load({{"profile", path.string()}});
   OutputHookResult out = host->run_output_hooks(Json::object(), Json::object());
-  EXPECT_EQ(out.config, Json::parse(R"({"csv_monitor": {"enabled": true, "output_path": "/csv"}})"));
+  EXPECT_EQ(out.config,
+            Json::parse(R"({"csv_monitor": {"enabled": true, "output_path": "/csv"}})"));
   EXPECT_EQ(out.manifest["site_fields"]["profile"], path.string());
 }
 
 TEST(SiteFieldsTest, AllowsUnknownKeysOnlyWhenTheProfileSaysSo) {
   Json profile = {{"fields", {{"my_site_tag", "a"}}}, {"allow_unknown_keys", true}};
   auto host = load({{"profile", profile}});
-  EXPECT_EQ(host->run_output_hooks(Json::object(), Json::object()).config, Json({{"my_site_tag", "a"}}));
+  EXPECT_EQ(host->run_output_hooks(Json::object(), Json::object()).config,
+            Json({{"my_site_tag", "a"}}));
 }
 
 TEST(SiteFieldsTest, RefusesBadProfilesWhenLoaded) {
@@ -127,27 +133,35 @@ TEST(SiteFieldsTest, RefusesBadProfilesWhenLoaded) {
   const std::vector<Case> cases = {
       {"no profile", Json::object(),
        "option \"profile\" is required (e.g. --plugin-opt site_fields.profile=site.json)"},
-      {"unknown option", {{"profile", Json::object()}, {"profiel", 1}},
+      {"unknown option",
+       {{"profile", Json::object()}, {"profiel", 1}},
        "unknown option 'profiel' (site_fields takes \"profile\")"},
       {"missing file", {{"profile", "/no/site.json"}}, "cannot read site profile '/no/site.json'"},
-      {"unknown top-level field", {{"profile", {{"fields", {{"memory_efficient_linear", false}}}}}},
+      {"unknown top-level field",
+       {{"profile", {{"fields", {{"memory_efficient_linear", false}}}}}},
        "site profile (inline): /fields/memory_efficient_linear: 'memory_efficient_linear' is not a "
        "DeepSpeed config key (DeepSpeed would ignore it); set \"allow_unknown_keys\": true in the "
        "profile to emit it anyway"},
-      {"unknown section key", {{"profile", {{"fields", {{"zero_optimization", {{"use_dynamic_tiling", true}}}}}}}},
+      {"unknown section key",
+       {{"profile", {{"fields", {{"zero_optimization", {{"use_dynamic_tiling", true}}}}}}}},
        "site profile (inline): /fields/zero_optimization/use_dynamic_tiling: 'use_dynamic_tiling' "
        "is not a key of DeepSpeed's 'zero_optimization' section (DeepSpeed would reject the "
        "config); set \"allow_unknown_keys\": true in the profile to emit it anyway"},
-      {"unknown monitor key", {{"profile", {{"tensorboard", {{"path", "/x"}}}}}},
+      {"unknown monitor key",
+       {{"profile", {{"tensorboard", {{"path", "/x"}}}}}},
        "site profile (inline): /tensorboard/path: 'path' is not a key of DeepSpeed's 'tensorboard' "
-       "section (DeepSpeed would reject the config); set \"allow_unknown_keys\": true in the profile "
+       "section (DeepSpeed would reject the config); set \"allow_unknown_keys\": true in the "
+       "profile "
        "to emit it anyway"},
-      {"unknown profile key", {{"profile", {{"nvme", "/x"}}}},
+      {"unknown profile key",
+       {{"profile", {{"nvme", "/x"}}}},
        "site profile (inline): /nvme: unknown profile key 'nvme' (expected nvme_path, tensorboard, "
        "wandb, csv_monitor, comet, comms_logger, steps_per_print, fields, allow_unknown_keys)"},
-      {"bad steps_per_print", {{"profile", {{"steps_per_print", 0}}}},
+      {"bad steps_per_print",
+       {{"profile", {{"steps_per_print", 0}}}},
        "site profile (inline): /steps_per_print: expected a positive integer"},
-      {"empty nvme_path", {{"profile", {{"nvme_path", ""}}}},
+      {"empty nvme_path",
+       {{"profile", {{"nvme_path", ""}}}},
        "site profile (inline): /nvme_path: expected a non-empty path string"},
   };
   for (const auto& c : cases) {
@@ -155,7 +169,8 @@ TEST(SiteFieldsTest, RefusesBadProfilesWhenLoaded) {
     EXPECT_EQ(load_error(c.options), prefix + c.expected);
   }
   std::string what = load_error({{"profile", broken.string()}});
-  EXPECT_EQ(what.rfind(prefix + "site profile " + broken.string() + " is not valid JSON: ", 0), 0u) << what;
+  EXPECT_EQ(what.rfind(prefix + "site profile " + broken.string() + " is not valid JSON: ", 0), 0u)
+      << what;
 }
 
 }  // namespace

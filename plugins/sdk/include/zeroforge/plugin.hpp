@@ -198,8 +198,8 @@ class Descriptor {
   template <FunctionFn Fn>
   Descriptor&& function(int kind, const char* name, int min_args, int max_args,
                         const char* summary = nullptr) && {
-    functions_.push_back(zf_function{sizeof(zf_function), kind, name, summary, min_args,
-                                     max_args, detail::function_hook<Fn>});
+    functions_.push_back(zf_function{sizeof(zf_function), kind, name, summary, min_args, max_args,
+                                     detail::function_hook<Fn>});
     return std::move(*this);
   }
   /// A CLI command, `zeroforge NAME ARGS...`; `Fn` writes to `out` and returns the exit code.
