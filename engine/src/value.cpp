@@ -13,7 +13,10 @@
 namespace zf {
 namespace {
 
-constexpr std::size_t kIndexThreshold = 12;
+// Up to this many keys a lookup scans the hashes, which sit in a few adjacent cache lines; the
+// index costs two more lines in other places, which is slower when the dict is out of cache
+// (a value set of ~20 keys: 3.4 -> 3.2 us per bench render).
+constexpr std::size_t kIndexThreshold = 32;
 
 void append_repr_string(std::string& out, const std::string& s) {
   // Python prefers single quotes unless the text has a single quote and no double quote.
@@ -470,6 +473,26 @@ void ValueDict::rebuild_index() {
     (*index)[slot] = static_cast<std::uint32_t>(i + 1);
   }
   index_ = std::move(index);
+}
+
+void ValueDict::prefetch() const noexcept {
+  constexpr std::size_t kLine = 64;
+  auto prefetch_bytes = [](const void* data, std::size_t size) {
+    const char* bytes = static_cast<const char*>(data);
+    for (std::size_t offset = 0; offset < size; offset += kLine) __builtin_prefetch(bytes + offset);
+  };
+  prefetch_bytes(hashes_.data(), hashes_.size() * sizeof(std::uint64_t));
+  prefetch_bytes(entries_.data(), entries_.size() * sizeof(Entry));
+  // Then what the entries point to: long keys (compared on a hit) and nested tables.
+  for (const Entry& entry : entries_) {
+    __builtin_prefetch(entry.first.data());
+    if (entry.second.is_dict()) {
+      const ValueDict& nested = entry.second.as_dict();
+      __builtin_prefetch(&nested);
+    } else if (entry.second.is_string()) {
+      __builtin_prefetch(entry.second.as_string().data());
+    }
+  }
 }
 
 const Value* ValueDict::find(std::string_view key, std::uint64_t key_hash) const {

@@ -350,6 +350,10 @@ class ValueDict {
   const Value* find(std::string_view key, std::uint64_t key_hash) const;
   Value* find(std::string_view key, std::uint64_t key_hash);
   bool contains(std::string_view key) const { return find(key) != nullptr; }
+  /// Asks the CPU to start loading the tables lookups read (no effect on the contents). A
+  /// render calls it on its values first: a value set not used lately is out of cache, and
+  /// loads issued together overlap where lookups one by one would each wait on memory.
+  void prefetch() const noexcept;
   std::size_t size() const noexcept { return entries_.size(); }
   bool empty() const noexcept { return entries_.empty(); }
   /// Reserves room for `n` entries.

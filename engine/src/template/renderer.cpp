@@ -92,6 +92,7 @@ class Renderer : public CallContext {
   void render_root(const TemplateTree& tree, const Value& context, const Value* globals) {
     Frame root(tree.scope);
     root.set_context(&context, globals);
+    if (context.is_dict()) context.as_dict().prefetch();
     render_template(tree, root);
   }
 

@@ -19,7 +19,7 @@ std::vector<std::string> keys_of(const ValueDict& dict) {
 
 TEST(ValueDictTest, FindsEveryKeyAtEverySize) {
   // Sizes around the switch from linear search to the index, and well past it.
-  for (int size : {0, 1, 5, 12, 13, 14, 31, 64, 200}) {
+  for (int size : {0, 1, 5, 12, 13, 31, 32, 33, 64, 200}) {
     ValueDict dict;
     for (int i = 0; i < size; ++i) dict.set("key" + std::to_string(i), Value(i));
     ASSERT_EQ(dict.size(), static_cast<std::size_t>(size));
@@ -49,17 +49,18 @@ TEST(ValueDictTest, ReplacingKeepsTheFirstPosition) {
 
 TEST(ValueDictTest, CopiesAreIndependentAfterAWrite) {
   ValueDict original;
-  for (int i = 0; i < 30; ++i) original.set("k" + std::to_string(i), Value(i));
+  // Past the size where the index takes over, so the copy starts out sharing it.
+  for (int i = 0; i < 40; ++i) original.set("k" + std::to_string(i), Value(i));
   ValueDict copy = original;
   copy.set("new", Value(true));
   copy.set("k0", Value(-1));
   EXPECT_EQ(original.find("new"), nullptr);
   EXPECT_EQ(original.find("k0")->as_int(), 0);
-  EXPECT_EQ(original.size(), 30u);
+  EXPECT_EQ(original.size(), 40u);
   ASSERT_NE(copy.find("new"), nullptr);
   EXPECT_EQ(copy.find("k0")->as_int(), -1);
-  EXPECT_EQ(copy.find("k29")->as_int(), 29);
-  EXPECT_EQ(copy.size(), 31u);
+  EXPECT_EQ(copy.find("k39")->as_int(), 39);
+  EXPECT_EQ(copy.size(), 41u);
 }
 
 TEST(ValueDictTest, KeysThatDifferOnlyInTheirBytesStayApart) {
