@@ -141,6 +141,7 @@ int explain_template(const ExplainOptions& opt) {
   auto environment = make_environment(opt.inputs);
   auto plugins = make_plugin_host(opt.plugin_inputs);
   plugins->register_functions(*environment);
+  check_template_argument(*environment, opt.subject);
   auto tpl = environment->load(opt.subject);
   LayeredValues values;
   apply_template_defaults(*environment, opt.subject, values);

@@ -52,6 +52,7 @@ int run_render(const std::vector<std::string>& args) {
   auto environment = make_environment(inputs);
   auto plugins = make_plugin_host(plugin_inputs);
   plugins->register_functions(*environment);
+  check_template_argument(*environment, template_name);
   LayeredValues values;
   apply_template_defaults(*environment, template_name, values);
   apply_value_layers(inputs, values);

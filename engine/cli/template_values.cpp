@@ -2,11 +2,24 @@
 // Template defaults and the values contract for single-template commands.
 #include "template_values.hpp"
 
+#include <filesystem>
 #include <iostream>
 
 #include "diagnostic_printer.hpp"
 
 namespace zf::cli {
+
+void check_template_argument(const Environment& environment, const std::string& template_name) {
+  if (!template_name.empty() && template_name.front() == '/') {
+    std::filesystem::path path(template_name);
+    throw Error(ErrorKind::Usage, "TEMPLATE '" + template_name +
+                                      "' is a path; TEMPLATE is a name on the template search "
+                                      "path (for this file: --template-dir " +
+                                      path.parent_path().string() + " " + path.filename().string() +
+                                      ")");
+  }
+  environment.resolve(template_name);  // refuses names that climb out with '..'
+}
 
 void apply_template_defaults(const Environment& environment, const std::string& template_name,
                              LayeredValues& values) {

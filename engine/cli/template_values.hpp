@@ -11,6 +11,11 @@
 
 namespace zf::cli {
 
+/// Refuses a TEMPLATE argument that is not a name on the search path (a path such as
+/// /home/me/x.j2, or a name that climbs out with '..'), saying how to render that file. Call it
+/// first, so the error names the argument rather than something looked up from it.
+void check_template_argument(const Environment& environment, const std::string& template_name);
+
 /// Applies the TemplateDefault layers of `template_name` (its directory's defaults.json) to
 /// `values`; call it before any other layer. Does nothing for templates without defaults.
 void apply_template_defaults(const Environment& environment, const std::string& template_name,

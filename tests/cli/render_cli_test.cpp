@@ -71,6 +71,26 @@ TEST_F(RenderCliTest, TemplateErrorShowsLocationLineAndCaret) {
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "out.txt"));
 }
 
+TEST_F(RenderCliTest, APathAsTemplateIsRefusedNamingItAndTheWayToRenderIt) {
+  dir.write("t/x.j2", "{{ a }}");
+  std::string path = (dir.path() / "t/x.j2").string();
+  auto absolute = run_cli({"render", path, "--set", "a=1"}, dir.path());
+  EXPECT_EQ(absolute.exit_code, 2);
+  EXPECT_EQ(absolute.err, "zeroforge: error: TEMPLATE '" + path +
+                              "' is a path; TEMPLATE is a name on the template search path (for "
+                              "this file: --template-dir " +
+                              (dir.path() / "t").string() + " x.j2)\n");
+  auto climbing = run_cli({"render", "../x.j2", "--template-dir", "t"}, dir.path());
+  EXPECT_EQ(climbing.exit_code, 2);
+  EXPECT_NE(climbing.err.find("template name '../x.j2' climbs out of the template search path"),
+            std::string::npos)
+      << climbing.err;
+  auto explain = run_cli({"explain", path}, dir.path());
+  EXPECT_EQ(explain.exit_code, 2);
+  EXPECT_NE(explain.err.find("TEMPLATE '" + path + "' is a path"), std::string::npos)
+      << explain.err;
+}
+
 TEST_F(RenderCliTest, UndefinedNamesAreAllListed) {
   dir.write("t/u.j2", "{{ stage }}{{ precision }}");
   auto r = run_cli({"render", "u.j2", "--template-dir", "t"}, dir.path());

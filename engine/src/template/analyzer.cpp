@@ -4,6 +4,9 @@
 // outside the template's scopes (NameRef::reaches_outside).
 #include "template/analyzer.hpp"
 
+#include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "zeroforge/template.hpp"
@@ -76,12 +79,29 @@ class Analyzer {
 
   void visit_node(const TextStmt&) {}
   void visit_node(const PrintStmt& node) { visit(*node.expr); }
+  // A name set in some branches only may still be unset after the `if`, and a read of it
+  // then looks in the values: it counts as declared after the `if` only when every branch,
+  // `else` included, sets it.
   void visit_node(const IfStmt& node) {
+    std::optional<std::set<std::string>> in_every_branch;
+    auto visit_branch = [&](const Body& body) {
+      scopes_.emplace_back();
+      visit_body(body);
+      std::set<std::string> declared_here = std::move(scopes_.back());
+      scopes_.pop_back();
+      if (!in_every_branch) {
+        in_every_branch = std::move(declared_here);
+        return;
+      }
+      std::erase_if(*in_every_branch,
+                    [&](const std::string& name) { return !declared_here.count(name); });
+    };
     for (const auto& [test, body] : node.branches) {
       visit(*test);
-      visit_body(body);
+      visit_branch(body);
     }
-    visit_body(node.otherwise);
+    visit_branch(node.otherwise);  // no `else`: an empty branch that sets nothing
+    for (const auto& name : *in_every_branch) declare(name);
   }
   void visit_node(const ForStmt& node) {
     visit(*node.iterable);
