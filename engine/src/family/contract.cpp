@@ -405,11 +405,18 @@ class Checker {
       auto field = std::find_if(fields.begin(), fields.end(),
                                 [&](const Field& f) { return f.key == field_name; });
       if (field == fields.end()) {
-        std::array<std::string_view, N> names{};
-        for (std::size_t i = 0; i < N; ++i) names[i] = fields[i].key;
-        std::string guess = closest(field_name, names);
-        fail(pointer(), "unknown key '" + field_name + "' in " + std::string(key) +
-                            (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+        std::string hint;
+        if (known_index(field_name) < kKnownNames.size()) {
+          // `zero.stage`, `zero.offload_param`: a top-level value written inside a section.
+          hint = "; '" + field_name + "' is a top-level value (" + field_name + ", not " +
+                 std::string(key) + "." + field_name + ")";
+        } else {
+          std::array<std::string_view, N> names{};
+          for (std::size_t i = 0; i < N; ++i) names[i] = fields[i].key;
+          std::string guess = closest(field_name, names);
+          if (!guess.empty()) hint = "; did you mean '" + guess + "'?";
+        }
+        fail(pointer(), "unknown key '" + field_name + "' in " + std::string(key) + hint);
         continue;
       }
       check_type_at(pointer, value, field->type, field->nullable);

@@ -61,6 +61,12 @@ TEST(ContractTest, RefusesEachBadValueByName) {
       {R"({"zero": {"reduce_bucket": 5}})",
        "/zero/reduce_bucket: error: unknown key 'reduce_bucket' in zero; did you mean "
        "'reduce_bucket_size'?"},
+      {R"({"zero": {"stage": 3}})",
+       "/zero/stage: error: unknown key 'stage' in zero; 'stage' is a top-level value (stage, not "
+       "zero.stage)"},
+      {R"({"offload": {"offload_param": "cpu"}})",
+       "/offload/offload_param: error: unknown key 'offload_param' in offload; 'offload_param' is "
+       "a top-level value (offload_param, not offload.offload_param)"},
       {R"({"micro_batchsize": 2})",
        "/micro_batchsize: error: unknown value 'micro_batchsize'; did you mean "
        "'micro_batch_size'?"},
