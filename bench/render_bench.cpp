@@ -6,7 +6,7 @@
 //
 // The value sets are the ones bench/jinja2_render.py builds, and both print a checksum of one
 // pass's output, so bench/run.sh can show the two engines did the same work. Both build every
-// value set first, so at N=10,000 each render reads values that are out of cache (a few MB
+// value set first, so at N=10,000 each render reads values that are out of cache (~2 MB
 // per thousand sets), as they would be in a service: `--n 500` shows the in-cache speed.
 #include <algorithm>
 #include <chrono>
