@@ -3,6 +3,10 @@
 // and error format.
 #include <gtest/gtest.h>
 
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "support/cli_runner.hpp"
 #include "zeroforge/output.hpp"
 
@@ -32,6 +36,38 @@ TEST(CliTest, UnknownCommandAndOptionsAreUsageErrors) {
   EXPECT_EQ(bad_option.exit_code, 2);
   EXPECT_NE(bad_option.err.find("unrecognised option '--frobnicate'"), std::string::npos);
   EXPECT_EQ(run_cli({}).exit_code, 2);
+}
+
+// docs/cli.md shows each command's --help as a `$ zeroforge ... --help` block: each must be
+// what the executable prints, so the reference cannot drift from the options.
+TEST(CliTest, DocsShowEachCommandsRealHelp) {
+  std::string doc = read_file(test::source_dir() / "docs/cli.md");
+  const std::string opening = "```text\n$ zeroforge ";
+  int blocks = 0;
+  for (std::size_t at = doc.find(opening); at != std::string::npos;
+       at = doc.find(opening, at + 1)) {
+    std::size_t command_start = at + opening.size() - std::string("zeroforge ").size();
+    std::size_t command_end = doc.find('\n', command_start);
+    std::string command = doc.substr(command_start, command_end - command_start);
+    if (!command.ends_with(" --help")) continue;
+    std::size_t body_end = doc.find("```", command_end);
+    ASSERT_NE(body_end, std::string::npos) << command;
+    std::string shown = doc.substr(command_end + 1, body_end - command_end - 1);
+    std::vector<std::string> args;
+    std::istringstream words(command.substr(std::string("zeroforge ").size()));
+    for (std::string word; words >> word;) args.push_back(word);
+    auto help = run_cli(args);
+    EXPECT_EQ(help.exit_code, 0) << command;
+    // The block ends at its last line; the program may print blank lines after it.
+    auto trimmed = [](std::string text) {
+      while (!text.empty() && text.back() == '\n') text.pop_back();
+      return text;
+    };
+    EXPECT_EQ(trimmed(help.out), trimmed(shown))
+        << "docs/cli.md shows another help for `" << command << "`";
+    ++blocks;
+  }
+  EXPECT_GE(blocks, 8) << "the --help blocks of docs/cli.md were not found";
 }
 
 class RenderCliTest : public ::testing::Test {
