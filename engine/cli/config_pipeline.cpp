@@ -22,7 +22,12 @@ std::vector<Error> ConfigMaker::problems_with_sources(const Variant& variant,
   SourcedValues values = expansion_.values(variant);
   if (!setup_.plugins->empty())
     setup_.plugins->run_values_hooks(values.layered_for_hooks(), context);
-  return check_deepspeed_values(values.merged(), &values).problems;
+  std::vector<Error> problems = check_pinned_values(setup_.pins, values.merged(), &values);
+  if (deepspeed_) {
+    for (auto& problem : check_deepspeed_values(values.merged(), &values).problems)
+      problems.push_back(std::move(problem));
+  }
+  return problems;
 }
 
 bool ConfigMaker::prepare(ConfigJob& job, const Variant& variant, ManifestEntry& entry,
@@ -45,6 +50,11 @@ bool ConfigMaker::prepare(ConfigJob& job, const Variant& variant, ManifestEntry&
   if (setup_.plugins->empty()) {
     // Without plugins the values stay in two layers: the tier's, shared, and the variant's.
     VariantValues::Layers layers = variant_values_.values(variant);
+    if (!setup_.pins.empty() &&
+        !check_pinned_values(setup_.pins, layers.top, layers.base->as_dict()).empty()) {
+      job.problems = problems_with_sources(variant, context);
+      return false;
+    }
     if (deepspeed_) {
       ContractCheck check = check_deepspeed_values(layers.top, layers.base->as_dict());
       if (!check.ok()) {
@@ -73,6 +83,10 @@ bool ConfigMaker::prepare(ConfigJob& job, const Variant& variant, ManifestEntry&
     }
     entry.plugins = std::move(hooks.manifest);
     merged = sourced.merged();
+    if (!check_pinned_values(setup_.pins, merged).empty()) {
+      job.problems = problems_with_sources(variant, context);
+      return false;
+    }
     if (deepspeed_) {
       ContractCheck check = check_deepspeed_values(merged);
       if (!check.ok()) {

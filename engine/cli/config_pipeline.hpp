@@ -77,8 +77,8 @@ class ConfigMaker {
   bool prepare(ConfigJob& job, const Variant& variant, ManifestEntry& entry,
                ValidateOptions& validate, RenderValues& values, nlohmann::ordered_json& merged,
                nlohmann::ordered_json& context) const;
-  // Each contract problem of `variant`, placed at the file and pointer where its value was
-  // written (the values are layered again, with provenance: only for a refused variant).
+  // Each pinned-value and contract problem of `variant`, placed at the file and pointer where its
+  // value was written (the values are layered again, with provenance: only for a refused variant).
   std::vector<Error> problems_with_sources(const Variant& variant,
                                            const nlohmann::ordered_json& context) const;
 

@@ -148,18 +148,10 @@ int explain_template(const ExplainOptions& opt) {
   apply_value_layers(opt.inputs, values);
   auto hooks =
       plugins->run_values_hooks(values, {{"template", opt.subject}, {"tier", opt.inputs.tier}});
-  std::vector<Error> problems;
   DeepSpeedFacts facts;
-  bool deepspeed = load_template_defaults(*environment, opt.subject).contract == "deepspeed";
-  if (deepspeed) {
-    ContractCheck check = check_deepspeed_values(values.merged());
-    facts = check.facts;
-    for (const auto& problem : check.problems) {
-      const LayerSource* source = values.origin(problem.json_pointer());
-      problems.emplace_back(ErrorKind::Values, problem.message(), source ? source->label : "",
-                            problem.json_pointer());
-    }
-  }
+  TemplateDefaults defaults = load_template_defaults(*environment, opt.subject);
+  std::vector<Error> problems = template_value_problems(defaults, values, &facts);
+  bool deepspeed = defaults.contract == "deepspeed";
   int code = print_explanation(opt, "template " + opt.subject, *tpl, values, problems,
                                deepspeed && problems.empty() ? &facts : nullptr);
   bool refused = print_plugin_findings(std::cerr, opt.subject, hooks.findings);
@@ -206,13 +198,13 @@ int explain_family(const ExplainOptions& opt) {
                                              {"tier", expansion.tier_name(*chosen)},
                                              {"variant", chosen->choice}});
   }
-  std::vector<Error> problems;
+  std::vector<Error> problems = check_pinned_values(setup.pins, values.merged(), &values);
   DeepSpeedFacts facts;
   bool deepspeed = setup.contract == "deepspeed";
   if (deepspeed) {
     ContractCheck check = check_deepspeed_values(values.merged(), &values);
     facts = check.facts;
-    problems = std::move(check.problems);
+    for (auto& problem : check.problems) problems.push_back(std::move(problem));
   }
   std::string title = "config " + (opt.config.empty() ? paths.front() : opt.config) +
                       " of family " + family.name + " (" + family.file + "), variant '" +

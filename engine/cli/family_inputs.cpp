@@ -80,6 +80,7 @@ FamilySetup load_family_setup(const std::string& family_arg, const CommonInputs&
   TemplateDefaults defaults =
       load_template_defaults(*setup.environment, family.template_name, family.contract);
   setup.contract = family.contract.empty() ? defaults.contract : family.contract;
+  setup.pins = std::move(defaults.pins);
 
   std::vector<Tier> tiers;
   for (std::size_t i = 0; i < family.tiers.size(); ++i) tiers.push_back(load_tier(family, i));

@@ -22,6 +22,8 @@ struct FamilySetup {
   std::shared_ptr<const Template> template_;
   /// The values contract ("deepspeed") or "".
   std::string contract;
+  /// The values the family's template pins (its defaults.json's `pinned`).
+  TemplatePins pins;
   std::unique_ptr<Expansion> expansion;
 };
 

@@ -34,18 +34,28 @@ void throw_problems(const std::vector<Error>& problems) {
   throw problems.back();
 }
 
+std::vector<Error> template_value_problems(const TemplateDefaults& defaults,
+                                           const LayeredValues& values, DeepSpeedFacts* facts) {
+  // The layers were applied by label only: each label (a file, `--set k=v`) is the site.
+  std::vector<Error> problems;
+  auto place = [&](const Error& problem) {
+    const LayerSource* source = values.origin(problem.json_pointer());
+    problems.emplace_back(ErrorKind::Values, problem.message(), source ? source->label : "",
+                          problem.json_pointer());
+  };
+  for (const auto& problem : check_pinned_values(defaults.pins, values.merged())) place(problem);
+  if (defaults.contract == "deepspeed") {
+    ContractCheck check = check_deepspeed_values(values.merged());
+    for (const auto& problem : check.problems) place(problem);
+    if (facts) *facts = check.facts;
+  }
+  return problems;
+}
+
 void check_template_values(const Environment& environment, const std::string& template_name,
                            const LayeredValues& values) {
-  if (load_template_defaults(environment, template_name).contract != "deepspeed") return;
-  // The layers were applied by label only: each label (a file, `--set k=v`) is the site.
-  ContractCheck check = check_deepspeed_values(values.merged());
-  std::vector<Error> problems;
-  for (const auto& problem : check.problems) {
-    const LayerSource* source = values.origin(problem.json_pointer());
-    std::string file = source ? source->label : "";
-    problems.emplace_back(ErrorKind::Values, problem.message(), file, problem.json_pointer());
-  }
-  throw_problems(problems);
+  throw_problems(
+      template_value_problems(load_template_defaults(environment, template_name), values));
 }
 
 }  // namespace zf::cli

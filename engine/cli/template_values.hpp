@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "zeroforge/environment.hpp"
 #include "zeroforge/family.hpp"
@@ -21,11 +22,19 @@ void check_template_argument(const Environment& environment, const std::string& 
 void apply_template_defaults(const Environment& environment, const std::string& template_name,
                              LayeredValues& values);
 
-/// When the template's defaults declare the DeepSpeed contract, checks `values` against it:
-/// prints every problem but the last to stderr and throws the last (exit code 2), naming the
-/// file (tier, values file, --set) and pointer of each offending value.
+/// Checks `values` against the values the template pins and, when its defaults declare the
+/// DeepSpeed contract, against that: prints every problem but the last to stderr and throws
+/// the last (exit code 2), naming the file (tier, values file, --set) and pointer of each
+/// offending value.
 void check_template_values(const Environment& environment, const std::string& template_name,
                            const LayeredValues& values);
+
+/// The problems check_template_values reports, without printing or throwing: pinned values
+/// changed, then (DeepSpeed contract) the contract's, each placed at the layer's label. With
+/// `facts`, stores the contract's facts there (meaningful only without problems).
+std::vector<Error> template_value_problems(const TemplateDefaults& defaults,
+                                           const LayeredValues& values,
+                                           DeepSpeedFacts* facts = nullptr);
 
 /// Throws the last of `problems` after printing the others (a no-op when empty).
 void throw_problems(const std::vector<Error>& problems);

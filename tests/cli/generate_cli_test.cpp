@@ -341,6 +341,36 @@ TEST_F(GenerateCliTest, AVariantBreakingADeepSpeedRuleIsNamedAndNothingIsWritten
   EXPECT_EQ(run_cli({"generate", good, "-o", out().string(), "--check"}).exit_code, 0);
 }
 
+TEST_F(GenerateCliTest, AValueAnEntryTemplatePinsIsRefusedWhereItWasChanged) {
+  const std::string pinned =
+      "but deepspeed/zero2.json.j2 pins stage=2 (deepspeed/defaults.json /pinned); leave stage "
+      "unset or render a template that does not pin it\n";
+  // generate, on every thread count: the axis value that changes it, and the variant.
+  std::string f = family("pin.json", R"({"name": "pin", "template": "deepspeed/zero2.json.j2",
+    "axes": {"stage": [2, 3]}, "tiers": ["small"], "output": "{{ tier }}/z{{ stage }}.json"})");
+  for (const char* jobs : {"1", "2"}) {
+    auto result = run_cli({"generate", f, "-o", out().string(), "-j", jobs});
+    EXPECT_EQ(result.exit_code, 2) << jobs;
+    EXPECT_EQ(result.err, f + ": /axes/stage/1: error: variant 'small stage=3': stage=3, " +
+                              pinned +
+                              "zeroforge: error: family 'pin' not generated; nothing was written\n")
+        << jobs;
+    EXPECT_FALSE(fs::exists(out())) << jobs;
+  }
+  // render and explain: the --set that changes it; restating the pinned value is fine.
+  fs::path file = dir.path() / "x.json";
+  auto render =
+      run_cli({"render", "deepspeed/zero2.json.j2", "--set", "stage=3", "-o", file.string()});
+  EXPECT_EQ(render.exit_code, 2);
+  EXPECT_EQ(render.err, "--set stage=3: /stage: error: stage=3, " + pinned);
+  EXPECT_FALSE(fs::exists(file));
+  auto explain = run_cli({"explain", "deepspeed/zero2.json.j2", "--set", "stage=3"});
+  EXPECT_EQ(explain.exit_code, 2);
+  EXPECT_NE(explain.err.find("--set stage=3: /stage: error: stage=3, " + pinned), std::string::npos)
+      << explain.err;
+  EXPECT_EQ(run_cli({"render", "deepspeed/zero2.json.j2", "--set", "stage=2"}).exit_code, 0);
+}
+
 TEST_F(GenerateCliTest, BadFamiliesAreErrorsNamingFileAndPointer) {
   struct Case {
     const char* name;

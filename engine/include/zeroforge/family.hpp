@@ -77,15 +77,38 @@ class SourcedValues {
 // Template defaults
 // ---------------------------------------------------------------------------------------------
 
+/// The values an entry template fixes: `"pinned": {"deepspeed/zero3.json.j2": ["stage"]}` in
+/// its directory's defaults.json pins `stage` to the value the template's `templates` entry
+/// gives it (3). Any layer may restate that value; none may change it.
+struct TemplatePins {
+  std::string template_name;  // e.g. "deepspeed/zero3.json.j2"
+  std::string file;           // the defaults.json that pins them, for messages
+  ValueDict values;           // name -> the value it must keep
+  bool empty() const noexcept { return values.empty(); }
+};
+
 /// What a template directory declares in its `defaults.json` (Helm's values.yaml):
-/// `{"contract": "deepspeed", "values": {...}, "templates": {"dir/name.json.j2": {...}}}`.
+/// `{"contract": "deepspeed", "values": {...}, "templates": {"dir/name.json.j2": {...}},
+/// "pinned": {"dir/name.json.j2": ["name", ...]}}`.
 struct TemplateDefaults {
   /// The values contract the templates follow ("deepspeed"), or empty.
   std::string contract;
   /// The TemplateDefault layers, lowest first: the directory's `values`, then the entry of
   /// this template under `templates` (e.g. `{"stage": 3}` for deepspeed/zero3.json.j2).
   std::vector<Layer> layers;
+  /// The values this template pins (none for most templates).
+  TemplatePins pins;
 };
+
+/// Checks that `values` (merged) keep every pinned value: one Values error per changed one,
+/// placed where the change was written when `sources` is given, else at the value's pointer.
+std::vector<Error> check_pinned_values(const TemplatePins& pins,
+                                       const nlohmann::ordered_json& values,
+                                       const SourcedValues* sources = nullptr);
+/// The same for values in two layers, `top` over `base` (see VariantValues). Errors carry
+/// value pointers only; rerun with sources to report.
+std::vector<Error> check_pinned_values(const TemplatePins& pins, const ValueDict& top,
+                                       const ValueDict& base);
 
 /// Reads `<dir of template_name>/defaults.json` from the environment's search path (first
 /// directory that has it). Without one, but with `contract` given (a family's `contract`),

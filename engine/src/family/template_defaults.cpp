@@ -25,6 +25,44 @@ std::string shown_path(const fs::path& path) {
   return (ec ? path.lexically_normal() : canonical).string();
 }
 
+// `pinned` of a defaults.json: every entry is checked (a typo in another template's pins is an
+// error here too); the pins of `template_name` are returned, each with the value its
+// `templates` entry gives it.
+TemplatePins read_pins(const Json& pinned, const Json& templates, std::string_view template_name,
+                       const std::string& file) {
+  if (!pinned.is_object()) throw Error(ErrorKind::Values, "expected an object", file, "/pinned");
+  TemplatePins pins;
+  pins.template_name = std::string(template_name);
+  for (const auto& [pinned_template, names] : pinned.items()) {
+    std::string pointer = "/pinned/" + escape_pointer_segment(pinned_template);
+    auto entry = templates.find(pinned_template);
+    if (entry == templates.end()) {
+      throw Error(ErrorKind::Values,
+                  "'" + pinned_template + "' has no entry under templates to take values from",
+                  file, pointer);
+    }
+    if (!names.is_array()) {
+      throw Error(ErrorKind::Values, "expected a list of value names", file, pointer);
+    }
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const Json& value_name = names[i];
+      std::string at = pointer + "/" + std::to_string(i);
+      if (!value_name.is_string()) throw Error(ErrorKind::Values, "expected a string", file, at);
+      auto value = entry->find(value_name.get<std::string>());
+      if (value == entry->end()) {
+        throw Error(ErrorKind::Values,
+                    "'" + value_name.get<std::string>() + "' is not set by templates/" +
+                        pinned_template + ", so there is no value to pin",
+                    file, at);
+      }
+      if (pinned_template == template_name) {
+        pins.values.set(value_name.get<std::string>(), Value::from_json(*value));
+      }
+    }
+  }
+  return pins;
+}
+
 }  // namespace
 
 TemplateDefaults load_template_defaults(const Environment& environment,
@@ -52,10 +90,10 @@ TemplateDefaults load_template_defaults(const Environment& environment,
                 "/");
   }
   for (const auto& [key, value] : json.items()) {
-    if (key != "contract" && key != "values" && key != "templates") {
+    if (key != "contract" && key != "values" && key != "templates" && key != "pinned") {
       throw Error(ErrorKind::Values,
-                  "unknown field '" + key + "' (expected contract, values, templates)", file,
-                  "/" + escape_pointer_segment(key));
+                  "unknown field '" + key + "' (expected contract, values, templates, pinned)",
+                  file, "/" + escape_pointer_segment(key));
     }
   }
   if (auto it = json.find("contract"); it != json.end()) {
@@ -70,8 +108,11 @@ TemplateDefaults load_template_defaults(const Environment& environment,
     // built-in ones takes the contract's defaults.
     defaults.layers = load_template_defaults(environment, defaults.contract + "/x").layers;
   }
+  static const Json kNoTemplates = Json::object();
+  const Json* templates = &kNoTemplates;
   if (auto it = json.find("templates"); it != json.end()) {
     if (!it->is_object()) throw Error(ErrorKind::Values, "expected an object", file, "/templates");
+    templates = &*it;
     std::string key(template_name);
     if (auto entry = it->find(key); entry != it->end()) {
       std::string pointer = "/templates/" + escape_pointer_segment(key);
@@ -79,6 +120,10 @@ TemplateDefaults load_template_defaults(const Environment& environment,
       defaults.layers.push_back(
           Layer{{LayerKind::TemplateDefault, name + " (" + key + ")"}, *entry, file, pointer, ""});
     }
+  }
+  if (auto it = json.find("pinned"); it != json.end()) {
+    defaults.pins = read_pins(*it, *templates, template_name, file);
+    defaults.pins.file = name;
   }
   return defaults;
 }

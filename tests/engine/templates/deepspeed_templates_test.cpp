@@ -164,6 +164,28 @@ TEST_F(DeepSpeedTemplatesTest, NamedTemplatesAreTheBaseAtTheirStage) {
                     " is ZeRO stage " + std::to_string(stage) + ", got stage=3'");
     }
   }
+  // The contract's pins refuse another stage before rendering, where the change was written.
+  for (std::string name :
+       {"deepspeed/zero0.json.j2", "deepspeed/zero1.json.j2", "deepspeed/zero2.json.j2",
+        "deepspeed/zero3.json.j2", "deepspeed/zero3-offload.json.j2"}) {
+    SCOPED_TRACE(name);
+    TemplatePins pins = load_template_defaults(env_, name).pins;
+    ASSERT_EQ(pins.values.size(), 1u);
+    int stage = static_cast<int>(pins.values.find("stage")->as_int());
+    EXPECT_EQ(name.find("zero" + std::to_string(stage)), std::string("deepspeed/").size());
+    EXPECT_TRUE(check_pinned_values(pins, {{"stage", stage}}).empty());
+    EXPECT_TRUE(check_pinned_values(pins, {{"precision", "fp16"}}).empty());
+    int other = (stage + 1) % 4;
+    auto problems = check_pinned_values(pins, {{"stage", other}});
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(problems[0].json_pointer(), "/stage");
+    EXPECT_EQ(problems[0].message(),
+              "stage=" + std::to_string(other) + ", but " + name +
+                  " pins stage=" + std::to_string(stage) +
+                  " (deepspeed/defaults.json /pinned); leave stage unset or render a template "
+                  "that does not pin it");
+  }
+  EXPECT_TRUE(load_template_defaults(env_, "deepspeed/config.json.j2").pins.empty());
   Json offload = render("deepspeed/zero3-offload.json.j2", Json::object());
   EXPECT_EQ(offload.at("zero_optimization").at("offload_param").at("device"), "cpu");
   EXPECT_EQ(offload.at("zero_optimization").at("offload_optimizer").at("device"), "cpu");
