@@ -74,7 +74,8 @@ bool ConfigMaker::prepare(ConfigJob& job, const Variant& variant, ManifestEntry&
     context = {{"template", family.template_name},
                {"family", family.name},
                {"tier", tier},
-               {"variant", variant.choice}};
+               {"variant", variant.choice},
+               {"pinned", setup_.pins.names()}};
     SourcedValues sourced = expansion_.values(variant);
     auto hooks = setup_.plugins->run_values_hooks(sourced.layered_for_hooks(), context);
     if (!hooks.findings.empty()) {

@@ -146,10 +146,11 @@ int explain_template(const ExplainOptions& opt) {
   LayeredValues values;
   apply_template_defaults(*environment, opt.subject, values);
   apply_value_layers(opt.inputs, values);
-  auto hooks =
-      plugins->run_values_hooks(values, {{"template", opt.subject}, {"tier", opt.inputs.tier}});
-  DeepSpeedFacts facts;
   TemplateDefaults defaults = load_template_defaults(*environment, opt.subject);
+  auto hooks = plugins->run_values_hooks(
+      values,
+      {{"template", opt.subject}, {"tier", opt.inputs.tier}, {"pinned", defaults.pins.names()}});
+  DeepSpeedFacts facts;
   std::vector<Error> problems = template_value_problems(defaults, values, &facts);
   bool deepspeed = defaults.contract == "deepspeed";
   int code = print_explanation(opt, "template " + opt.subject, *tpl, values, problems,
@@ -196,7 +197,8 @@ int explain_family(const ExplainOptions& opt) {
                                             {{"template", family.template_name},
                                              {"family", family.name},
                                              {"tier", expansion.tier_name(*chosen)},
-                                             {"variant", chosen->choice}});
+                                             {"variant", chosen->choice},
+                                             {"pinned", setup.pins.names()}});
   }
   std::vector<Error> problems = check_pinned_values(setup.pins, values.merged(), &values);
   DeepSpeedFacts facts;

@@ -56,8 +56,11 @@ int run_render(const std::vector<std::string>& args) {
   LayeredValues values;
   apply_template_defaults(*environment, template_name, values);
   apply_value_layers(inputs, values);
-  auto hooks =
-      plugins->run_values_hooks(values, {{"template", template_name}, {"tier", inputs.tier}});
+  const nlohmann::ordered_json hook_context = {
+      {"template", template_name},
+      {"tier", inputs.tier},
+      {"pinned", load_template_defaults(*environment, template_name).pins.names()}};
+  auto hooks = plugins->run_values_hooks(values, hook_context);
   if (print_plugin_findings(std::cerr, template_name, hooks.findings)) {
     std::cerr << "zeroforge: error: nothing was written\n";
     return kFindings;
@@ -67,10 +70,8 @@ int run_render(const std::vector<std::string>& args) {
   Value context = Value::from_json(values.merged());
   std::string text;
   if (tpl->is_json()) {
-    auto config = plugins
-                      ->run_output_hooks(tpl->render_json(context), values.merged(),
-                                         {{"template", template_name}, {"tier", inputs.tier}})
-                      .config;
+    auto config =
+        plugins->run_output_hooks(tpl->render_json(context), values.merged(), hook_context).config;
     if (!vm.count("no-validate") &&
         !check_rendered_config(config, values.merged(),
                                output.empty() || output == "-" ? template_name : output)) {

@@ -41,7 +41,8 @@ std::int64_t as_int(const Json& v) {
 
 // The layers a user sets on purpose: an axis or include entry, a values file, --set, a
 // family's values for one tier (`FILE /tiers/N/values`), or an earlier plugin. Template
-// defaults, tier files and the family's base values are policy that auto-fit may change.
+// defaults, tier files and the family's base values are policy that auto-fit may change,
+// except what the template pins (the context's `pinned`: zero3.json.j2's stage).
 bool is_pinning(const Json& origin) {
   const std::string kind = origin.value("kind", "");
   if (kind == "variant" || kind == "values file" || kind == "--set" || kind == "plugin")
@@ -54,6 +55,7 @@ class Reader {
   Reader(const Json& input, std::string where)
       : values_(input.at("values")),
         origins_(input.value("origins", Json::object())),
+        template_pins_(input.value("context", Json::object()).value("pinned", Json::array())),
         where_(std::move(where)) {}
 
   [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
@@ -75,6 +77,9 @@ class Reader {
   }
 
   bool pinned(const std::string& pointer) const {
+    for (const auto& name : template_pins_) {
+      if (name.is_string() && pointer == "/" + name.get<std::string>()) return true;
+    }
     auto it = origins_.find(pointer);
     return it != origins_.end() && is_pinning(*it);
   }
@@ -107,6 +112,7 @@ class Reader {
  private:
   const Json& values_;
   Json origins_;
+  Json template_pins_;  // names the template pins (context.pinned)
   std::string where_;
 };
 

@@ -85,6 +85,8 @@ struct TemplatePins {
   std::string file;           // the defaults.json that pins them, for messages
   ValueDict values;           // name -> the value it must keep
   bool empty() const noexcept { return values.empty(); }
+  /// The pinned names as a JSON list: the `pinned` of a plugin hook's context.
+  nlohmann::ordered_json names() const;
 };
 
 /// What a template directory declares in its `defaults.json` (Helm's values.yaml):

@@ -24,6 +24,12 @@ std::string message(const TemplatePins& pins, const std::string& name, const Val
 
 }  // namespace
 
+nlohmann::ordered_json TemplatePins::names() const {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& [name, value] : values) out.push_back(name);
+  return out;
+}
+
 std::vector<Error> check_pinned_values(const TemplatePins& pins,
                                        const nlohmann::ordered_json& values,
                                        const SourcedValues* sources) {

@@ -65,6 +65,32 @@ TEST(AutoFitHookTest, FamilyBaseAndTierPolicyAreFreeATiersOwnFamilyValuesArePinn
   EXPECT_EQ(note["estimate"]["cpu_capacity_bytes"], 128LL << 30);
 }
 
+TEST(AutoFitHookTest, AStageTheTemplatePinsIsKeptThoughATemplateDefault) {
+  // deepspeed/zero1.json.j2: its entry in defaults.json sets stage 1 and pins it.
+  auto zero1_member = [] {
+    LayeredValues values = small_tier_member(Json::object());
+    values.apply({LayerKind::TemplateDefault, "deepspeed/defaults.json (deepspeed/zero1.json.j2)"},
+                 {{"stage", 1}});
+    return values;
+  };
+  LayeredValues free = zero1_member();
+  ASSERT_TRUE(host().run_values_hooks(free, context).findings.empty());
+  EXPECT_NE(free.merged()["stage"], 1) << "unpinned, auto-fit moves a template default";
+
+  Json pinned_context = context;
+  pinned_context["template"] = "deepspeed/zero1.json.j2";
+  pinned_context["pinned"] = {"stage"};
+  LayeredValues values = zero1_member();
+  ValuesHookResult result = host().run_values_hooks(values, pinned_context);
+  ASSERT_TRUE(result.findings.empty());
+  EXPECT_EQ(values.merged()["stage"], 1);
+  EXPECT_EQ(values.origin("/stage")->label, "deepspeed/defaults.json (deepspeed/zero1.json.j2)");
+  const Json& note = result.manifest.at("memory").at("auto_fit");
+  EXPECT_EQ(note["pinned"], Json({"stage"}));
+  EXPECT_EQ(note["stage"], 1);
+  EXPECT_EQ(note["offload_optimizer"], "cpu") << "stage 1 fits the small tier only with offload";
+}
+
 TEST(AutoFitHookTest, WithoutAutoFitOrWithANullOneTheHookChangesNothing) {
   LayeredValues turned_off = small_tier_member(Json::object());
   turned_off.apply({LayerKind::Set, "--set auto_fit=null"}, {{"auto_fit", nullptr}});
