@@ -190,6 +190,17 @@ bool is_space(char32_t c) {
          c == 0x205F || c == 0x3000;
 }
 
+bool is_printable(char32_t c) {
+  if (c < 0x7F) return c >= 0x20;
+  if (c <= 0xA0 || c == 0xAD) return false;
+  if (c < 0x600) return true;
+  return !((c <= 0x605) || c == 0x61C || c == 0x6DD || c == 0x70F || c == 0x180E || c == 0x1680 ||
+           (c >= 0x2000 && c <= 0x200F) || (c >= 0x2028 && c <= 0x202F) ||
+           (c >= 0x205F && c <= 0x206F) || c == 0x3000 || (c >= 0xD800 && c <= 0xF8FF) ||
+           c == 0xFEFF || (c >= 0xFFF9 && c <= 0xFFFB) || (c >= 0xE0000 && c <= 0xE00FF) ||
+           c >= 0xF0000);
+}
+
 std::string to_lower(std::string_view text) {
   return map_code_points(text, [](char32_t c, std::size_t) { return lower_of(c); });
 }
@@ -219,6 +230,15 @@ std::string title(std::string_view text) {
   });
 }
 
+std::string str_title(std::string_view text) {
+  bool after_cased = false;
+  return map_code_points(text, [&](char32_t c, std::size_t) {
+    char32_t mapped = after_cased ? lower_of(c) : upper_of(c);
+    after_cased = is_cased_lower(c) || is_cased_upper(c);
+    return mapped;
+  });
+}
+
 bool is_lower(std::string_view text) {
   bool cased = false;
   for (std::size_t pos = 0; pos < text.size();) {
@@ -243,8 +263,19 @@ bool is_upper(std::string_view text) {
 
 std::string strip(std::string_view text, std::optional<std::string_view> chars) {
   if (!chars) return std::string(strip_spaces(text));
-  std::vector<std::string_view> set = split_code_points(*chars);
-  auto in_set = [&](std::string_view cp) {
+  return strip(text, chars, true, true);
+}
+
+std::string strip(std::string_view text, std::optional<std::string_view> chars, bool left,
+                  bool right) {
+  std::vector<std::string_view> set =
+      chars ? split_code_points(*chars) : std::vector<std::string_view>{};
+  auto strips = [&](std::string_view cp) {
+    if (!chars) {
+      char32_t c;
+      decode_utf8(cp, 0, c);
+      return is_space(c);
+    }
     for (auto member : set) {
       if (member == cp) return true;
     }
@@ -252,8 +283,8 @@ std::string strip(std::string_view text, std::optional<std::string_view> chars) 
   };
   std::vector<std::string_view> points = split_code_points(text);
   std::size_t begin = 0, end = points.size();
-  while (begin < end && in_set(points[begin])) ++begin;
-  while (end > begin && in_set(points[end - 1])) --end;
+  while (left && begin < end && strips(points[begin])) ++begin;
+  while (right && end > begin && strips(points[end - 1])) --end;
   std::string out;
   for (std::size_t i = begin; i < end; ++i) out.append(points[i]);
   return out;
