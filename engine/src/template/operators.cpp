@@ -224,6 +224,9 @@ bool contains(const Value& container, const Value& item) {
     return false;
   }
   if (container.is_dict()) {
+    if ((item.is_list() && !item.is_tuple()) || item.is_dict()) {
+      throw Error(ErrorKind::Render, std::string("unhashable type: '") + item.type_name() + "'");
+    }
     if (!item.is_string()) return false;
     return container.as_dict().contains(item.as_string());
   }

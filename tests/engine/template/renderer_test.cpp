@@ -182,6 +182,7 @@ TEST(RendererTest, ReportsRuntimeErrorsAtTheFailingExpression) {
        "{{ [1] + (2,) }}",
        {},
        "t.j2:1:8: error: can only concatenate list (not \"tuple\") to list"},
+      {"list in a dict", "{{ [1] in {} }}", {}, "t.j2:1:4: error: unhashable type: 'list'"},
       {"unpack an int",
        "{% set a, b = 1 %}",
        {},
