@@ -37,6 +37,27 @@ char32_t upper_of(char32_t c) {
 bool is_cased_lower(char32_t c) { return upper_of(c) != c || c == 0xDF || c == 0x3C2; }
 bool is_cased_upper(char32_t c) { return lower_of(c) != c; }
 
+bool is_cased(char32_t c) { return is_cased_lower(c) || is_cased_upper(c); }
+
+// The lower case of the code point `c` at byte `pos` of `text`. Python lowers a capital sigma
+// to the final form ς at the end of a word: after a cased letter and not before one (Unicode's
+// Final_Sigma rule, without skipping case-ignorable characters such as apostrophes).
+char32_t lower_in(std::string_view text, char32_t c, std::size_t pos) {
+  if (c != 0x3A3) return lower_of(c);
+  bool after_cased = false;
+  if (pos > 0) {
+    std::size_t start = pos - 1;
+    while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+    char32_t previous;
+    decode_utf8(text, start, previous);
+    after_cased = is_cased(previous);
+  }
+  char32_t next = 0;
+  std::size_t after = pos + decode_utf8(text, pos, next);
+  bool before_cased = after < text.size() && (decode_utf8(text, after, next), is_cased(next));
+  return after_cased && !before_cased ? 0x3C2 : 0x3C3;
+}
+
 template <typename Map>
 std::string map_code_points(std::string_view text, Map map) {
   std::string out;
@@ -202,7 +223,8 @@ bool is_printable(char32_t c) {
 }
 
 std::string to_lower(std::string_view text) {
-  return map_code_points(text, [](char32_t c, std::size_t) { return lower_of(c); });
+  return map_code_points(text,
+                         [text](char32_t c, std::size_t pos) { return lower_in(text, c, pos); });
 }
 
 std::string to_upper(std::string_view text) {
@@ -213,18 +235,19 @@ std::string to_upper(std::string_view text) {
 }
 
 std::string capitalize(std::string_view text) {
-  return map_code_points(
-      text, [](char32_t c, std::size_t pos) { return pos == 0 ? upper_of(c) : lower_of(c); });
+  return map_code_points(text, [text](char32_t c, std::size_t pos) {
+    return pos == 0 ? upper_of(c) : lower_in(text, c, pos);
+  });
 }
 
 std::string title(std::string_view text) {
   bool word_start = true;
-  return map_code_points(text, [&](char32_t c, std::size_t) {
+  return map_code_points(text, [&](char32_t c, std::size_t pos) {
     if (is_title_separator(c)) {
       word_start = true;
       return c;
     }
-    char32_t mapped = word_start ? upper_of(c) : lower_of(c);
+    char32_t mapped = word_start ? upper_of(c) : lower_in(text, c, pos);
     word_start = false;
     return mapped;
   });
@@ -232,9 +255,9 @@ std::string title(std::string_view text) {
 
 std::string str_title(std::string_view text) {
   bool after_cased = false;
-  return map_code_points(text, [&](char32_t c, std::size_t) {
-    char32_t mapped = after_cased ? lower_of(c) : upper_of(c);
-    after_cased = is_cased_lower(c) || is_cased_upper(c);
+  return map_code_points(text, [&](char32_t c, std::size_t pos) {
+    char32_t mapped = after_cased ? lower_in(text, c, pos) : upper_of(c);
+    after_cased = is_cased(c);
     return mapped;
   });
 }
