@@ -82,6 +82,18 @@ double python_fmod(double a, double b) {
   return m;
 }
 
+// Python's float floor division (CPython's float_floor_div): the quotient of a - fmod(a, b),
+// so 7.0 // 0.1 is 69.0 (not floor(7.0 / 0.1) == 70.0), -5 // inf is -1.0 and inf // 1 is nan.
+double python_floor_div(double a, double b) {
+  double mod = std::fmod(a, b);
+  double div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0;
+  if (div == 0) return std::copysign(0.0, a / b);
+  double floored = std::floor(div);
+  if (div - floored > 0.5) floored += 1.0;
+  return floored;
+}
+
 Value integer_power(std::int64_t base, std::int64_t exponent) {
   if (exponent < 0) {
     if (base == 0) throw Error(ErrorKind::Render, "0.0 cannot be raised to a negative power");
@@ -145,7 +157,7 @@ Value apply_binary(BinaryOp op, const Value& a, const Value& b) {
           return Value(q);
         }
         if (b.as_double() == 0) throw Error(ErrorKind::Render, "float floor division by zero");
-        return Value(std::floor(a.as_double() / b.as_double()));
+        return Value(python_floor_div(a.as_double(), b.as_double()));
       case BinaryOp::Modulo:
         if (ints) {
           std::int64_t x = a.as_int(), y = b.as_int();
