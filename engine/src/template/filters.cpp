@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "template/builtin_filters.hpp"
+#include "template/methods.hpp"
 #include "template/percent_format.hpp"
 #include "template/python_json.hpp"
 #include "template/python_ops.hpp"
@@ -812,7 +813,9 @@ Value do_attr(const Value& v, Arguments& args, const CallContext&) {
   if (!name.is_string()) {
     fail(std::string("attribute name must be string, not '") + name.type_name() + "'");
   }
-  // `attr` never falls back to items, and zeroforge values have no Python attributes.
+  // `attr` never falls back to items; the only Python attributes zeroforge values have are
+  // their methods (`d|attr('items')` is the bound method, as in Jinja2).
+  if (detail::has_method(v, name.as_string())) return detail::bind_method(v, name.as_string());
   return Value::undefined(detail::object_type_repr(v) + " has no attribute " + name.repr());
 }
 
