@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "template/builtin_filters.hpp"
+#include "template/methods.hpp"
 #include "template/percent_format.hpp"
 #include "template/python_json.hpp"
 #include "template/python_ops.hpp"
@@ -332,12 +333,24 @@ Value do_format(const Value& v, Arguments& args, const CallContext&) {
   return Value(detail::percent_format(format, Value(std::move(mapping))));
 }
 
+// `bytes < 1000 ** k`, compared exactly as Python compares a float with an int (the double 1e24
+// lies just below 10 ** 24). 1000 ** k is 2 ** 3k times 5 ** 3k, which fits in 64 bits for
+// k <= 9, and scaling by a power of two is exact.
+bool below_power_of_1000(double bytes, int k) {
+  if (std::isnan(bytes)) return false;
+  double scaled = std::ldexp(bytes, -3 * k);
+  if (scaled >= 18446744073709551616.0) return false;  // 2 ** 64
+  std::uint64_t five = 1;
+  for (int i = 0; i < 3 * k; ++i) five *= 5;
+  return static_cast<std::uint64_t>(std::floor(scaled)) < five;
+}
+
 Value do_filesizeformat(const Value& v, Arguments& args, const CallContext&) {
   double bytes = python_float(v);
   bool binary = args.bound[0].truthy();
   static const char* const kDecimal[] = {"kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"};
   static const char* const kBinary[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
-  // base ** (i + 2) for i = 0..7, as correctly rounded doubles.
+  // base ** (i + 2) for i = 0..7, as correctly rounded doubles (Python divides by these).
   static const double kDecimalUnits[] = {1e6, 1e9, 1e12, 1e15, 1e18, 1e21, 1e24, 1e27};
   double base = binary ? 1024.0 : 1000.0;
   if (bytes == 1) return Value("1 Byte");
@@ -346,7 +359,7 @@ Value do_filesizeformat(const Value& v, Arguments& args, const CallContext&) {
   double unit = 0;
   for (; i < 8; ++i) {
     unit = binary ? std::ldexp(1.0, 10 * static_cast<int>(i + 2)) : kDecimalUnits[i];
-    if (bytes < unit) break;
+    if (binary ? bytes < unit : below_power_of_1000(bytes, static_cast<int>(i + 2))) break;
   }
   if (i == 8) i = 7;  // larger than every unit: Jinja2 keeps the last one
   double scaled = base * bytes / unit;
@@ -393,6 +406,7 @@ Value do_list(const Value& v, Arguments&, const CallContext&) {
   ValueList storage;
   const ValueList& items = detail::iterate(v, storage);
   if (&items == &storage) return Value(std::move(storage));
+  if (v.is_tuple()) return Value(ValueList(items));  // list((1, 2)) prints [1, 2]
   return v;  // lists are immutable and shared, so list(x) may return x itself
 }
 
@@ -610,9 +624,20 @@ std::string hash_key(const Value& key) {
                     static_cast<const void*>(key.as_callable().get()));
       return std::string("c") + address;
     }
+    case Value::Kind::List: {
+      if (!key.is_tuple()) break;
+      // A tuple hashes by its items; length prefixes keep ('a,', 'b') and ('a', ',b') apart.
+      std::string out = "t";
+      for (const auto& item : key.as_list()) {
+        std::string part = hash_key(item);
+        out += std::to_string(part.size()) + ":" + part;
+      }
+      return out;
+    }
     default:
-      fail(std::string("unhashable type: '") + key.type_name() + "'");
+      break;
   }
+  fail(std::string("unhashable type: '") + key.type_name() + "'");
 }
 
 Value do_unique(const Value& v, Arguments& args, const CallContext&) {
@@ -788,7 +813,9 @@ Value do_attr(const Value& v, Arguments& args, const CallContext&) {
   if (!name.is_string()) {
     fail(std::string("attribute name must be string, not '") + name.type_name() + "'");
   }
-  // `attr` never falls back to items, and zeroforge values have no Python attributes.
+  // `attr` never falls back to items; the only Python attributes zeroforge values have are
+  // their methods (`d|attr('items')` is the bound method, as in Jinja2).
+  if (detail::has_method(v, name.as_string())) return detail::bind_method(v, name.as_string());
   return Value::undefined(detail::object_type_repr(v) + " has no attribute " + name.repr());
 }
 

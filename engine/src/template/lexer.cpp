@@ -107,7 +107,8 @@ class Lexer {
     after_close(close + 2, modifier, true);
   }
 
-  // `{% raw %}...{% endraw %}`: everything between is data, untouched.
+  // `{% raw %}...{% endraw %}`: everything between is data, untouched. As in Jinja2's lexer,
+  // trim_blocks applies after `endraw` but not after `raw`, and `raw +%}` is not accepted.
   bool try_raw(std::size_t tag, std::size_t inner) {
     std::size_t i = inner;
     while (i < src_.size() && is_space(src_[i])) ++i;
@@ -115,15 +116,12 @@ class Lexer {
     i += 3;
     if (i < src_.size() && is_name_char(src_[i])) return false;
     while (i < src_.size() && is_space(src_[i])) ++i;
-    char open_modifier = '\0';
-    if (i < src_.size() && (src_[i] == '-' || src_[i] == '+')) open_modifier = src_[i++];
+    bool strip_body = i < src_.size() && src_[i] == '-';
+    if (strip_body) ++i;
     if (src_.compare(i, 2, "%}") != 0) fail(i, "expected '%}' after 'raw'");
     std::size_t body = i + 2;
-    if (open_modifier == '-') {
+    if (strip_body) {
       while (body < src_.size() && is_space(src_[body])) ++body;
-    } else if (options_.trim_blocks && open_modifier != '+' && body < src_.size() &&
-               src_[body] == '\n') {
-      ++body;
     }
     // Find `{%[-+]? endraw [-+]?%}`.
     std::size_t search = body;
@@ -287,7 +285,14 @@ class Lexer {
         }
       }
     }
-    tokens_.push_back({is_float ? TokenKind::Float : TokenKind::Integer, src_.substr(i, j - i), i});
+    std::string_view text = src_.substr(i, j - i);
+    // As in Python (and Jinja2's integer rule), `007` is not an integer; `0_0` and `007.5` are
+    // fine.
+    if (!is_float && text.size() > 1 && text[0] == '0' &&
+        text.find_first_not_of("0_") != std::string_view::npos) {
+      fail(i, "leading zeros in decimal integer literals are not permitted");
+    }
+    tokens_.push_back({is_float ? TokenKind::Float : TokenKind::Integer, text, i});
     return j;
   }
 

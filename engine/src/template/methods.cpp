@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Bound methods of dict, str and list values with Python's semantics.
+// Bound methods of dict, str and list values with Python's semantics (str methods count code
+// points and share their Unicode rules with the filters, python_text.cpp).
 #include "template/methods.hpp"
 
 #include <algorithm>
 #include <array>
 
+#include "template/python_ops.hpp"
+#include "template/python_text.hpp"
 #include "zeroforge/error.hpp"
 
 namespace zf::detail {
@@ -48,28 +51,39 @@ void expect_args(const std::string& name, const std::vector<Value>& args, std::s
   }
 }
 
-bool is_py_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
+// Python's `s[start:end]` for the optional start/end arguments of find, count, startswith and
+// endswith, in code points. `valid` is false when start lies past end (Python then finds
+// nothing, not even the empty string).
+struct Window {
+  std::string_view text;
+  std::int64_t first = 0;  // the code point index where `text` starts
+  bool valid = true;
+};
 
-std::string strip(const std::string& s, const Value* chars, bool left, bool right) {
-  auto strip_char = [&](char c) {
-    if (chars && !chars->is_none()) return chars->as_string().find(c) != std::string::npos;
-    return is_py_space(c);
+Window window(const std::string& s, const std::vector<Value>& args, std::size_t start_arg) {
+  std::vector<std::string_view> points = split_code_points(s);
+  const auto n = static_cast<std::int64_t>(points.size());
+  auto bound = [&](std::size_t i, std::int64_t fallback) {
+    if (args.size() <= i || args[i].is_none()) return fallback;
+    std::int64_t x = to_index(args[i]);
+    return x < 0 ? std::max<std::int64_t>(x + n, 0) : x;
   };
-  std::size_t b = 0, e = s.size();
-  if (left)
-    while (b < e && strip_char(s[b])) ++b;
-  if (right)
-    while (e > b && strip_char(s[e - 1])) --e;
-  return s.substr(b, e - b);
+  std::int64_t begin = bound(start_arg, 0);
+  std::int64_t end = std::min(bound(start_arg + 1, n), n);
+  if (begin > end) return {{}, begin, false};
+  auto offset = [&](std::int64_t index) {
+    std::size_t bytes = 0;
+    for (std::int64_t i = 0; i < index; ++i) bytes += points[static_cast<std::size_t>(i)].size();
+    return bytes;
+  };
+  std::size_t b = offset(begin), e = offset(end);
+  return {std::string_view(s).substr(b, e - b), begin, true};
 }
 
-bool affix_match(const std::string& s, const Value& affix, bool prefix) {
-  auto one = [&](const std::string& a) {
+bool affix_match(std::string_view s, const Value& affix, bool prefix) {
+  auto one = [&](std::string_view a) {
     if (a.size() > s.size()) return false;
-    return prefix ? s.compare(0, a.size(), a) == 0
-                  : s.compare(s.size() - a.size(), a.size(), a) == 0;
+    return prefix ? s.substr(0, a.size()) == a : s.substr(s.size() - a.size()) == a;
   };
   if (affix.is_list()) {
     for (const auto& a : affix.as_list()) {
@@ -80,26 +94,34 @@ bool affix_match(const std::string& s, const Value& affix, bool prefix) {
   return one(affix.as_string());
 }
 
-Value split(const std::string& s, const Value* sep, std::int64_t maxsplit) {
+// `str.split()` without a separator: runs of Unicode whitespace separate the words.
+Value split_whitespace(const std::string& s, std::int64_t maxsplit) {
   ValueList out;
-  if (!sep || sep->is_none()) {
-    std::size_t i = 0;
-    while (true) {
-      while (i < s.size() && is_py_space(s[i])) ++i;
-      if (i >= s.size()) break;
-      if (maxsplit >= 0 && static_cast<std::int64_t>(out.size()) == maxsplit) {
-        std::size_t e = s.size();
-        while (e > i && is_py_space(s[e - 1])) --e;
-        out.emplace_back(s.substr(i, e - i));
-        break;
-      }
-      std::size_t j = i;
-      while (j < s.size() && !is_py_space(s[j])) ++j;
-      out.emplace_back(s.substr(i, j - i));
-      i = j;
+  std::size_t i = 0;
+  auto space_at = [&](std::size_t pos, std::size_t& length) {
+    char32_t c;
+    length = decode_utf8(s, pos, c);
+    return is_space(c);
+  };
+  std::size_t n = 0;
+  while (true) {
+    while (i < s.size() && space_at(i, n)) i += n;
+    if (i >= s.size()) break;
+    if (maxsplit >= 0 && static_cast<std::int64_t>(out.size()) == maxsplit) {
+      out.emplace_back(strip(std::string_view(s).substr(i), std::nullopt, false, true));
+      break;
     }
-    return Value(std::move(out));
+    std::size_t j = i;
+    while (j < s.size() && !space_at(j, n)) j += n;
+    out.emplace_back(s.substr(i, j - i));
+    i = j;
   }
+  return Value(std::move(out));
+}
+
+Value split(const std::string& s, const Value* sep, std::int64_t maxsplit) {
+  if (!sep || sep->is_none()) return split_whitespace(s, maxsplit);
+  ValueList out;
   const std::string& d = sep->as_string();
   if (d.empty()) throw Error(ErrorKind::Render, "empty separator");
   std::size_t start = 0;
@@ -116,45 +138,42 @@ Value split(const std::string& s, const Value* sep, std::int64_t maxsplit) {
   return Value(std::move(out));
 }
 
-std::string title_case(const std::string& s, bool capitalize_only) {
-  std::string out = s;
-  bool start = true;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    char& c = out[i];
-    bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-    if (capitalize_only) {
-      c = static_cast<char>(i == 0 ? std::toupper(static_cast<unsigned char>(c))
-                                   : std::tolower(static_cast<unsigned char>(c)));
-      continue;
-    }
-    if (alpha) {
-      c = static_cast<char>(start ? std::toupper(static_cast<unsigned char>(c))
-                                  : std::tolower(static_cast<unsigned char>(c)));
-      start = false;
-    } else {
-      start = true;
-    }
+// `str.find(sub[, start[, end]])` and `str.count(...)`, counting code points.
+Value find_or_count(const std::string& s, const std::string& m, const std::vector<Value>& args) {
+  const std::string& sub = args[0].as_string();
+  Window w = window(s, args, 1);
+  if (m == "find") {
+    std::size_t pos = w.valid ? w.text.find(sub) : std::string_view::npos;
+    if (pos == std::string_view::npos) return Value(std::int64_t{-1});
+    return Value(w.first + static_cast<std::int64_t>(code_point_count(w.text.substr(0, pos))));
   }
-  return out;
+  if (!w.valid) return Value(std::int64_t{0});
+  if (sub.empty()) return Value(static_cast<std::int64_t>(code_point_count(w.text) + 1));
+  std::int64_t n = 0;
+  for (std::size_t pos = w.text.find(sub); pos != std::string_view::npos;
+       pos = w.text.find(sub, pos + sub.size()))
+    ++n;
+  return Value(n);
 }
 
 Value call_str(const std::string& s, const std::string& m, const std::vector<Value>& args) {
   const Value* a0 = args.size() > 0 ? &args[0] : nullptr;
-  if (m == "upper" || m == "lower") {
+  if (m == "upper" || m == "lower" || m == "title" || m == "capitalize") {
     expect_args(m, args, 0, 0);
-    std::string out = s;
-    for (char& c : out)
-      c = static_cast<char>(m == "upper" ? std::toupper(static_cast<unsigned char>(c))
-                                         : std::tolower(static_cast<unsigned char>(c)));
-    return Value(std::move(out));
+    if (m == "upper") return Value(to_upper(s));
+    if (m == "lower") return Value(to_lower(s));
+    return Value(m == "title" ? str_title(s) : capitalize(s));
   }
   if (m == "strip" || m == "lstrip" || m == "rstrip") {
     expect_args(m, args, 0, 1);
-    return Value(strip(s, a0, m != "rstrip", m != "lstrip"));
+    std::optional<std::string_view> chars;
+    if (a0 && !a0->is_none()) chars = a0->as_string();
+    return Value(strip(s, chars, m != "rstrip", m != "lstrip"));
   }
   if (m == "startswith" || m == "endswith") {
-    expect_args(m, args, 1, 1);
-    return Value(affix_match(s, *a0, m == "startswith"));
+    expect_args(m, args, 1, 3);
+    Window w = window(s, args, 1);
+    return Value(w.valid && affix_match(w.text, *a0, m == "startswith"));
   }
   if (m == "split") {
     expect_args(m, args, 0, 2);
@@ -162,37 +181,8 @@ Value call_str(const std::string& s, const std::string& m, const std::vector<Val
   }
   if (m == "replace") {
     expect_args(m, args, 2, 3);
-    const std::string& from = args[0].as_string();
-    const std::string& to = args[1].as_string();
     std::int64_t count = args.size() > 2 ? args[2].as_int() : -1;
-    std::string out;
-    std::size_t start = 0;
-    std::int64_t done = 0;
-    if (from.empty()) {
-      // Python inserts `to` between every character (and at both ends).
-      for (std::size_t i = 0; i <= s.size(); ++i) {
-        if (count < 0 || done < count) {
-          out += to;
-          ++done;
-        }
-        if (i < s.size()) out += s[i];
-      }
-      return Value(std::move(out));
-    }
-    while (count < 0 || done < count) {
-      std::size_t found = s.find(from, start);
-      if (found == std::string::npos) break;
-      out.append(s, start, found - start);
-      out += to;
-      start = found + from.size();
-      ++done;
-    }
-    out.append(s, start);
-    return Value(std::move(out));
-  }
-  if (m == "title" || m == "capitalize") {
-    expect_args(m, args, 0, 0);
-    return Value(title_case(s, m == "capitalize"));
+    return Value(replace(s, args[0].as_string(), args[1].as_string(), count));
   }
   if (m == "join") {
     expect_args(m, args, 1, 1);
@@ -206,18 +196,8 @@ Value call_str(const std::string& s, const std::string& m, const std::vector<Val
     return Value(std::move(out));
   }
   if (m == "count" || m == "find") {
-    expect_args(m, args, 1, 1);
-    const std::string& sub = a0->as_string();
-    if (m == "find") {
-      auto pos = s.find(sub);
-      return Value(pos == std::string::npos ? std::int64_t{-1} : static_cast<std::int64_t>(pos));
-    }
-    if (sub.empty()) return Value(static_cast<std::int64_t>(s.size() + 1));
-    std::int64_t n = 0;
-    for (std::size_t pos = s.find(sub); pos != std::string::npos;
-         pos = s.find(sub, pos + sub.size()))
-      ++n;
-    return Value(n);
+    expect_args(m, args, 1, 3);
+    return find_or_count(s, m, args);
   }
   if (m == "isdigit") {
     expect_args(m, args, 0, 0);

@@ -59,18 +59,46 @@ Value repeat(const Value& sequence, std::int64_t count) {
   for (std::int64_t i = 0; i < count; ++i) {
     out.insert(out.end(), sequence.as_list().begin(), sequence.as_list().end());
   }
-  return Value(std::move(out));
+  return sequence.is_tuple() ? Value::tuple(std::move(out)) : Value(std::move(out));
+}
+
+// Python's list + list and tuple + tuple; a list and a tuple do not mix.
+Value concatenate(const Value& a, const Value& b) {
+  if (a.is_tuple() != b.is_tuple()) {
+    const char* left = a.is_tuple() ? "tuple" : "list";
+    const char* right = b.is_tuple() ? "tuple" : "list";
+    throw Error(ErrorKind::Render, std::string("can only concatenate ") + left + " (not \"" +
+                                       right + "\") to " + left);
+  }
+  ValueList out = a.as_list();
+  out.insert(out.end(), b.as_list().begin(), b.as_list().end());
+  return a.is_tuple() ? Value::tuple(std::move(out)) : Value(std::move(out));
 }
 
 double python_fmod(double a, double b) {
   double m = std::fmod(a, b);
-  if (m != 0 && ((m < 0) != (b < 0))) m += b;
+  if (m == 0) return std::copysign(0.0, b);  // Python: a zero result has the divisor's sign
+  if ((m < 0) != (b < 0)) m += b;
   return m;
 }
 
+// Python's float floor division (CPython's float_floor_div): the quotient of a - fmod(a, b),
+// so 7.0 // 0.1 is 69.0 (not floor(7.0 / 0.1) == 70.0), -5 // inf is -1.0 and inf // 1 is nan.
+double python_floor_div(double a, double b) {
+  double mod = std::fmod(a, b);
+  double div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0;
+  if (div == 0) return std::copysign(0.0, a / b);
+  double floored = std::floor(div);
+  if (div - floored > 0.5) floored += 1.0;
+  return floored;
+}
+
 Value integer_power(std::int64_t base, std::int64_t exponent) {
-  if (exponent < 0)
+  if (exponent < 0) {
+    if (base == 0) throw Error(ErrorKind::Render, "0.0 cannot be raised to a negative power");
     return Value(std::pow(static_cast<double>(base), static_cast<double>(exponent)));
+  }
   std::int64_t result = 1;
   while (exponent > 0) {
     if (exponent & 1) {
@@ -129,7 +157,7 @@ Value apply_binary(BinaryOp op, const Value& a, const Value& b) {
           return Value(q);
         }
         if (b.as_double() == 0) throw Error(ErrorKind::Render, "float floor division by zero");
-        return Value(std::floor(a.as_double() / b.as_double()));
+        return Value(python_floor_div(a.as_double(), b.as_double()));
       case BinaryOp::Modulo:
         if (ints) {
           std::int64_t x = a.as_int(), y = b.as_int();
@@ -154,11 +182,7 @@ Value apply_binary(BinaryOp op, const Value& a, const Value& b) {
   }
   if (op == BinaryOp::Add) {
     if (a.is_string() && b.is_string()) return Value(a.as_string() + b.as_string());
-    if (a.is_list() && b.is_list()) {
-      ValueList out = a.as_list();
-      out.insert(out.end(), b.as_list().begin(), b.as_list().end());
-      return Value(std::move(out));
-    }
+    if (a.is_list() && b.is_list()) return concatenate(a, b);
   }
   if (op == BinaryOp::Multiply) {
     if ((a.is_string() || a.is_list()) && is_int_like(b)) return repeat(a, b.as_int());
@@ -212,6 +236,9 @@ bool contains(const Value& container, const Value& item) {
     return false;
   }
   if (container.is_dict()) {
+    if ((item.is_list() && !item.is_tuple()) || item.is_dict()) {
+      throw Error(ErrorKind::Render, std::string("unhashable type: '") + item.type_name() + "'");
+    }
     if (!item.is_string()) return false;
     return container.as_dict().contains(item.as_string());
   }

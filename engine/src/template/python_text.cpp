@@ -37,6 +37,27 @@ char32_t upper_of(char32_t c) {
 bool is_cased_lower(char32_t c) { return upper_of(c) != c || c == 0xDF || c == 0x3C2; }
 bool is_cased_upper(char32_t c) { return lower_of(c) != c; }
 
+bool is_cased(char32_t c) { return is_cased_lower(c) || is_cased_upper(c); }
+
+// The lower case of the code point `c` at byte `pos` of `text`. Python lowers a capital sigma
+// to the final form ς at the end of a word: after a cased letter and not before one (Unicode's
+// Final_Sigma rule, without skipping case-ignorable characters such as apostrophes).
+char32_t lower_in(std::string_view text, char32_t c, std::size_t pos) {
+  if (c != 0x3A3) return lower_of(c);
+  bool after_cased = false;
+  if (pos > 0) {
+    std::size_t start = pos - 1;
+    while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+    char32_t previous;
+    decode_utf8(text, start, previous);
+    after_cased = is_cased(previous);
+  }
+  char32_t next = 0;
+  std::size_t after = pos + decode_utf8(text, pos, next);
+  bool before_cased = after < text.size() && (decode_utf8(text, after, next), is_cased(next));
+  return after_cased && !before_cased ? 0x3C2 : 0x3C3;
+}
+
 template <typename Map>
 std::string map_code_points(std::string_view text, Map map) {
   std::string out;
@@ -190,8 +211,20 @@ bool is_space(char32_t c) {
          c == 0x205F || c == 0x3000;
 }
 
+bool is_printable(char32_t c) {
+  if (c < 0x7F) return c >= 0x20;
+  if (c <= 0xA0 || c == 0xAD) return false;
+  if (c < 0x600) return true;
+  return !((c <= 0x605) || c == 0x61C || c == 0x6DD || c == 0x70F || c == 0x180E || c == 0x1680 ||
+           (c >= 0x2000 && c <= 0x200F) || (c >= 0x2028 && c <= 0x202F) ||
+           (c >= 0x205F && c <= 0x206F) || c == 0x3000 || (c >= 0xD800 && c <= 0xF8FF) ||
+           c == 0xFEFF || (c >= 0xFFF9 && c <= 0xFFFB) || (c >= 0xE0000 && c <= 0xE00FF) ||
+           c >= 0xF0000);
+}
+
 std::string to_lower(std::string_view text) {
-  return map_code_points(text, [](char32_t c, std::size_t) { return lower_of(c); });
+  return map_code_points(text,
+                         [text](char32_t c, std::size_t pos) { return lower_in(text, c, pos); });
 }
 
 std::string to_upper(std::string_view text) {
@@ -202,19 +235,29 @@ std::string to_upper(std::string_view text) {
 }
 
 std::string capitalize(std::string_view text) {
-  return map_code_points(
-      text, [](char32_t c, std::size_t pos) { return pos == 0 ? upper_of(c) : lower_of(c); });
+  return map_code_points(text, [text](char32_t c, std::size_t pos) {
+    return pos == 0 ? upper_of(c) : lower_in(text, c, pos);
+  });
 }
 
 std::string title(std::string_view text) {
   bool word_start = true;
-  return map_code_points(text, [&](char32_t c, std::size_t) {
+  return map_code_points(text, [&](char32_t c, std::size_t pos) {
     if (is_title_separator(c)) {
       word_start = true;
       return c;
     }
-    char32_t mapped = word_start ? upper_of(c) : lower_of(c);
+    char32_t mapped = word_start ? upper_of(c) : lower_in(text, c, pos);
     word_start = false;
+    return mapped;
+  });
+}
+
+std::string str_title(std::string_view text) {
+  bool after_cased = false;
+  return map_code_points(text, [&](char32_t c, std::size_t pos) {
+    char32_t mapped = after_cased ? lower_in(text, c, pos) : upper_of(c);
+    after_cased = is_cased(c);
     return mapped;
   });
 }
@@ -243,8 +286,19 @@ bool is_upper(std::string_view text) {
 
 std::string strip(std::string_view text, std::optional<std::string_view> chars) {
   if (!chars) return std::string(strip_spaces(text));
-  std::vector<std::string_view> set = split_code_points(*chars);
-  auto in_set = [&](std::string_view cp) {
+  return strip(text, chars, true, true);
+}
+
+std::string strip(std::string_view text, std::optional<std::string_view> chars, bool left,
+                  bool right) {
+  std::vector<std::string_view> set =
+      chars ? split_code_points(*chars) : std::vector<std::string_view>{};
+  auto strips = [&](std::string_view cp) {
+    if (!chars) {
+      char32_t c;
+      decode_utf8(cp, 0, c);
+      return is_space(c);
+    }
     for (auto member : set) {
       if (member == cp) return true;
     }
@@ -252,8 +306,8 @@ std::string strip(std::string_view text, std::optional<std::string_view> chars) 
   };
   std::vector<std::string_view> points = split_code_points(text);
   std::size_t begin = 0, end = points.size();
-  while (begin < end && in_set(points[begin])) ++begin;
-  while (end > begin && in_set(points[end - 1])) --end;
+  while (left && begin < end && strips(points[begin])) ++begin;
+  while (right && end > begin && strips(points[end - 1])) --end;
   std::string out;
   for (std::size_t i = begin; i < end; ++i) out.append(points[i]);
   return out;

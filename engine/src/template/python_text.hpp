@@ -26,6 +26,10 @@ std::vector<std::string_view> split_code_points(std::string_view text);
 
 /// `str.isspace()` for one code point (also what `\s` matches in Python's `re`).
 bool is_space(char32_t code_point);
+/// `str.isprintable()` for one code point, which decides what `repr()` escapes: false for
+/// controls, format characters, private use and separators other than ' '. Unassigned code
+/// points (also not printable in Python) are treated as printable.
+bool is_printable(char32_t code_point);
 
 std::string to_lower(std::string_view text);
 std::string to_upper(std::string_view text);
@@ -33,6 +37,8 @@ std::string to_upper(std::string_view text);
 std::string capitalize(std::string_view text);
 /// Jinja2's `title` filter: words start after `-`, whitespace, `(`, `{`, `[` or `<`.
 std::string title(std::string_view text);
+/// `str.title()`: words start after any code point that has no case (`they're` -> `They'Re`).
+std::string str_title(std::string_view text);
 /// `str.islower()` / `str.isupper()`: at least one cased code point, and all of them lower
 /// (upper) case.
 bool is_lower(std::string_view text);
@@ -40,6 +46,9 @@ bool is_upper(std::string_view text);
 
 /// `str.strip(chars)`; `chars == nullopt` strips whitespace.
 std::string strip(std::string_view text, std::optional<std::string_view> chars);
+/// `str.lstrip(chars)` (`right == false`), `str.rstrip(chars)` (`left == false`) or `strip`.
+std::string strip(std::string_view text, std::optional<std::string_view> chars, bool left,
+                  bool right);
 /// `str.replace(old, new, count)`; a negative count replaces every occurrence.
 std::string replace(std::string_view text, std::string_view old_text, std::string_view new_text,
                     std::int64_t count);

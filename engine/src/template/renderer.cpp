@@ -17,6 +17,7 @@
 #include "template/frame.hpp"
 #include "template/methods.hpp"
 #include "template/operators.hpp"
+#include "template/python_ops.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/template.hpp"
 
@@ -407,11 +408,13 @@ class Renderer : public CallContext {
     }
     try {
       value.require_defined();
-      if (!value.is_list()) {
+      // Python unpacks any iterable: a string gives its characters, a dict its keys.
+      if (!value.is_list() && !value.is_string() && !value.is_dict()) {
         throw Error(ErrorKind::Render,
                     std::string("cannot unpack non-iterable ") + value.type_name() + " object");
       }
-      const ValueList& items = value.as_list();
+      ValueList storage;
+      const ValueList& items = detail::iterate(value, storage);
       if (items.size() != targets.size()) {
         throw Error(ErrorKind::Render,
                     (items.size() < targets.size() ? "not enough values to unpack (expected "
@@ -983,7 +986,7 @@ class Renderer : public CallContext {
       for (const auto& c : out) s += c.as_string();
       return Value(std::move(s));
     }
-    return Value(std::move(out));
+    return object.is_tuple() ? Value::tuple(std::move(out)) : Value(std::move(out));
   }
 
   Value eval_node(const Expr&, const Unary& node, const Frame& frame) {

@@ -120,7 +120,8 @@ Value test_in(const Value& v, Arguments& args, const CallContext&) {
     return Value(false);
   }
   if (container.is_dict()) {
-    if (v.is_list() || v.is_dict()) fail(std::string("unhashable type: '") + v.type_name() + "'");
+    if ((v.is_list() && !v.is_tuple()) || v.is_dict())
+      fail(std::string("unhashable type: '") + v.type_name() + "'");
     return Value(v.is_string() && container.as_dict().contains(v.as_string()));
   }
   fail(std::string("argument of type '") + container.type_name() + "' is not iterable");

@@ -94,6 +94,7 @@ TEST(LexerTest, WhitespaceControl) {
       {"plus disables lstrip_blocks", "a\n  {%+ if x %}", "a\n  ", {false, true}},
       {"raw keeps tags", "{% raw %}{{ x }}{% endraw %}", "{{ x }}", {}},
       {"raw with minus", "{% raw -%}  {{ x }}  {%- endraw %}", "{{ x }}", {}},
+      {"trim_blocks only after endraw", "{% raw %}\nx\n{% endraw %}\nb", "\nx\nb", {true, false}},
       {"trailing newline dropped", "a\n", "a", {}},
       {"crlf normalised", "a\r\nb", "a\nb", {}},
   };
@@ -116,6 +117,8 @@ TEST(LexerTest, ReportsLexicalErrorsWithLocation) {
       {"{{ a) }}", "t.j2:1:5: error: unexpected ')'"},
       {"{{ (a] }}", "t.j2:1:6: error: unexpected ']', expected ')'"},
       {"{% raw %}abc", "t.j2:1:1: error: unclosed 'raw' block: missing '{% endraw %}'"},
+      {"{% raw +%}x{% endraw %}", "t.j2:1:8: error: expected '%}' after 'raw'"},
+      {"{{ 007 }}", "t.j2:1:4: error: leading zeros in decimal integer literals are not permitted"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.source);
