@@ -84,6 +84,7 @@ int run_validate(const std::vector<std::string>& args) {
   if (vm.count("against-args")) validate_options.against = parse_training_command(against);
 
   std::vector<nlohmann::ordered_json> configs;
+  configs.reserve(files.size());
   for (const auto& file : files) configs.push_back(load_config(file));  // exit 2 before any output
   std::vector<Finding> findings;
   for (std::size_t i = 0; i < files.size(); ++i) {

@@ -39,7 +39,7 @@ bool decompose_short(double value, Decimal& d) {
     // m = x rounded half up: x + 0.5 is exact below 2^50. Only an exact half differs from
     // round-half-even, and then neither neighbour can read back as the value (it would
     // have to lie within a quarter of x), so both roundings find the same m.
-    const auto m = static_cast<long long>(x + 0.5);
+    const auto m = static_cast<long long>(x + 0.5);  // NOLINT(bugprone-incorrect-roundings)
     const auto scaled = static_cast<double>(m);
     if (scaled >= 1e15) return false;
     if (scaled / kPow10[p] != magnitude) continue;

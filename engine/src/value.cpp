@@ -494,7 +494,7 @@ void ValueDict::rebuild_index() {
   index_ = std::move(index);
 }
 
-void ValueDict::prefetch() const noexcept {
+void ValueDict::prefetch() const {
   constexpr std::size_t kLine = 64;
   auto prefetch_bytes = [](const void* data, std::size_t size) {
     const char* bytes = static_cast<const char*>(data);

@@ -132,7 +132,7 @@ class Environment {
   /// is consulted first, so a loaded template costs no file-system access).
   std::shared_ptr<const Template> try_load(std::string_view name) const;
   /// Parses a template given as text; `name` is used in errors and for relative lookups.
-  std::shared_ptr<const Template> from_string(std::string source, std::string name) const;
+  std::shared_ptr<const Template> from_string(const std::string& source, std::string name) const;
   /// The file `name` resolves to, or nullopt.
   std::optional<std::filesystem::path> resolve(std::string_view name) const;
   /// Every template name reachable on the search path, sorted, first directory winning.

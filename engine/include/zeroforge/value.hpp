@@ -353,7 +353,7 @@ class ValueDict {
   /// Asks the CPU to start loading the tables lookups read (no effect on the contents). A
   /// render calls it on its values first: a value set not used lately is out of cache, and
   /// loads issued together overlap where lookups one by one would each wait on memory.
-  void prefetch() const noexcept;
+  void prefetch() const;
   std::size_t size() const noexcept { return entries_.size(); }
   bool empty() const noexcept { return entries_.empty(); }
   /// Reserves room for `n` entries.

@@ -30,7 +30,7 @@ constexpr std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (
 
 void compress(std::array<std::uint32_t, 8>& h, const unsigned char* block) {
   std::uint32_t w[64];
-  for (int i = 0; i < 16; ++i) {
+  for (std::size_t i = 0; i < 16; ++i) {
     w[i] = (std::uint32_t{block[4 * i]} << 24) | (std::uint32_t{block[4 * i + 1]} << 16) |
            (std::uint32_t{block[4 * i + 2]} << 8) | std::uint32_t{block[4 * i + 3]};
   }
@@ -91,8 +91,9 @@ __attribute__((target("sha,sse4.1,ssse3"))) void compress_sha_ni(State& h,
     for (int i = 0; i < 16; ++i) {
       __m128i& w = words[i % 4];
       if (i < 4) {
-        w = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 * i)),
-                             byte_swap);
+        w = _mm_shuffle_epi8(
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + std::ptrdiff_t{16} * i)),
+            byte_swap);
       } else {
         __m128i t = _mm_sha256msg1_epu32(words[i % 4], words[(i + 1) % 4]);
         t = _mm_add_epi32(t, _mm_alignr_epi8(words[(i + 3) % 4], words[(i + 2) % 4], 4));

@@ -122,7 +122,7 @@ std::shared_ptr<const Template> Environment::try_load(std::string_view name) con
   return cache_.emplace(normalized, std::move(tpl)).first->second;
 }
 
-std::shared_ptr<const Template> Environment::from_string(std::string source,
+std::shared_ptr<const Template> Environment::from_string(const std::string& source,
                                                          std::string name) const {
   detail::LexerOptions lexer{options_.trim_blocks, options_.lstrip_blocks};
   std::string origin = name;

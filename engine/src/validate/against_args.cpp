@@ -126,7 +126,7 @@ TrainingCommand parse_training_command(std::string_view command_line) {
         continue;
       }
     }
-    if (!in_script && word.rfind("--", 0) != 0 && word.rfind("-", 0) != 0 &&
+    if (!in_script && !word.starts_with('-') &&
         (word.size() > 3 && word.compare(word.size() - 3, 3, ".py") == 0)) {
       in_script = true;
       continue;
