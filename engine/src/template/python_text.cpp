@@ -58,6 +58,17 @@ char32_t lower_in(std::string_view text, char32_t c, std::size_t pos) {
   return after_cased && !before_cased ? 0x3C2 : 0x3C3;
 }
 
+// What a Map may return for ß, whose upper and title cases are two letters (Python's full case
+// mapping; the only such expansion Latin text meets). Not code points: past U+10FFFF.
+constexpr char32_t kSharpSUpper = 0x110000;  // "SS"
+constexpr char32_t kSharpSTitle = 0x110001;  // "Ss"
+
+// ß at the start of a word in upper case (Jinja2's `title` filter upper-cases the first
+// letter) or title case (`capitalize`, `str.title()`); other code points as `case_of` maps them.
+char32_t sharp_s_as(char32_t c, char32_t sharp_s, char32_t (*case_of)(char32_t)) {
+  return c == 0xDF ? sharp_s : case_of(c);
+}
+
 template <typename Map>
 std::string map_code_points(std::string_view text, Map map) {
   std::string out;
@@ -74,6 +85,8 @@ std::string map_code_points(std::string_view text, Map map) {
     char32_t mapped = map(c, pos);
     if (mapped == c) {
       out.append(text.substr(pos, n));  // keeps malformed bytes byte-for-byte
+    } else if (mapped == kSharpSUpper || mapped == kSharpSTitle) {
+      out += mapped == kSharpSUpper ? "SS" : "Ss";
     } else {
       append_utf8(out, mapped);
     }
@@ -228,15 +241,13 @@ std::string to_lower(std::string_view text) {
 }
 
 std::string to_upper(std::string_view text) {
-  std::string out = map_code_points(text, [](char32_t c, std::size_t) { return upper_of(c); });
-  // Python's full case mapping: the one expansion Latin text meets, ß → SS.
-  for (std::size_t at; (at = out.find("\xC3\x9F")) != std::string::npos;) out.replace(at, 2, "SS");
-  return out;
+  return map_code_points(
+      text, [](char32_t c, std::size_t) { return sharp_s_as(c, kSharpSUpper, upper_of); });
 }
 
 std::string capitalize(std::string_view text) {
   return map_code_points(text, [text](char32_t c, std::size_t pos) {
-    return pos == 0 ? upper_of(c) : lower_in(text, c, pos);
+    return pos == 0 ? sharp_s_as(c, kSharpSTitle, upper_of) : lower_in(text, c, pos);
   });
 }
 
@@ -247,7 +258,7 @@ std::string title(std::string_view text) {
       word_start = true;
       return c;
     }
-    char32_t mapped = word_start ? upper_of(c) : lower_in(text, c, pos);
+    char32_t mapped = word_start ? sharp_s_as(c, kSharpSUpper, upper_of) : lower_in(text, c, pos);
     word_start = false;
     return mapped;
   });
@@ -256,7 +267,7 @@ std::string title(std::string_view text) {
 std::string str_title(std::string_view text) {
   bool after_cased = false;
   return map_code_points(text, [&](char32_t c, std::size_t pos) {
-    char32_t mapped = after_cased ? lower_in(text, c, pos) : upper_of(c);
+    char32_t mapped = after_cased ? lower_in(text, c, pos) : sharp_s_as(c, kSharpSTitle, upper_of);
     after_cased = is_cased(c);
     return mapped;
   });
