@@ -143,10 +143,10 @@ int explain_template(const ExplainOptions& opt) {
   plugins->register_functions(*environment);
   check_template_argument(*environment, opt.subject);
   auto tpl = environment->load(opt.subject);
+  const TemplateDefaults defaults = load_template_defaults(*environment, opt.subject);
   LayeredValues values;
-  apply_template_defaults(*environment, opt.subject, values);
+  apply_template_defaults(defaults, values);
   apply_value_layers(opt.inputs, values);
-  TemplateDefaults defaults = load_template_defaults(*environment, opt.subject);
   auto hooks = plugins->run_values_hooks(
       values,
       {{"template", opt.subject}, {"tier", opt.inputs.tier}, {"pinned", defaults.pins.names()}});

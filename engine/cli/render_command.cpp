@@ -53,19 +53,18 @@ int run_render(const std::vector<std::string>& args) {
   auto plugins = make_plugin_host(plugin_inputs);
   plugins->register_functions(*environment);
   check_template_argument(*environment, template_name);
+  const TemplateDefaults defaults = load_template_defaults(*environment, template_name);
   LayeredValues values;
-  apply_template_defaults(*environment, template_name, values);
+  apply_template_defaults(defaults, values);
   apply_value_layers(inputs, values);
   const nlohmann::ordered_json hook_context = {
-      {"template", template_name},
-      {"tier", inputs.tier},
-      {"pinned", load_template_defaults(*environment, template_name).pins.names()}};
+      {"template", template_name}, {"tier", inputs.tier}, {"pinned", defaults.pins.names()}};
   auto hooks = plugins->run_values_hooks(values, hook_context);
   if (print_plugin_findings(std::cerr, template_name, hooks.findings)) {
     std::cerr << "zeroforge: error: nothing was written\n";
     return kFindings;
   }
-  check_template_values(*environment, template_name, values);
+  check_template_values(defaults, values);
   auto tpl = environment->load(template_name);
   Value context = Value::from_json(values.merged());
   std::string text;

@@ -21,11 +21,8 @@ void check_template_argument(const Environment& environment, const std::string& 
   environment.resolve(template_name);  // refuses names that climb out with '..'
 }
 
-void apply_template_defaults(const Environment& environment, const std::string& template_name,
-                             LayeredValues& values) {
-  for (const auto& layer : load_template_defaults(environment, template_name).layers) {
-    values.apply(layer.source, layer.values);
-  }
+void apply_template_defaults(const TemplateDefaults& defaults, LayeredValues& values) {
+  for (const auto& layer : defaults.layers) values.apply(layer.source, layer.values);
 }
 
 void throw_problems(const std::vector<Error>& problems) {
@@ -52,10 +49,8 @@ std::vector<Error> template_value_problems(const TemplateDefaults& defaults,
   return problems;
 }
 
-void check_template_values(const Environment& environment, const std::string& template_name,
-                           const LayeredValues& values) {
-  throw_problems(
-      template_value_problems(load_template_defaults(environment, template_name), values));
+void check_template_values(const TemplateDefaults& defaults, const LayeredValues& values) {
+  throw_problems(template_value_problems(defaults, values));
 }
 
 }  // namespace zf::cli

@@ -17,17 +17,15 @@ namespace zf::cli {
 /// first, so the error names the argument rather than something looked up from it.
 void check_template_argument(const Environment& environment, const std::string& template_name);
 
-/// Applies the TemplateDefault layers of `template_name` (its directory's defaults.json) to
-/// `values`; call it before any other layer. Does nothing for templates without defaults.
-void apply_template_defaults(const Environment& environment, const std::string& template_name,
-                             LayeredValues& values);
+/// Applies the TemplateDefault layers of a template (load_template_defaults: its directory's
+/// defaults.json) to `values`; call it before any other layer.
+void apply_template_defaults(const TemplateDefaults& defaults, LayeredValues& values);
 
 /// Checks `values` against the values the template pins and, when its defaults declare the
 /// DeepSpeed contract, against that: prints every problem but the last to stderr and throws
 /// the last (exit code 2), naming the file (tier, values file, --set) and pointer of each
 /// offending value.
-void check_template_values(const Environment& environment, const std::string& template_name,
-                           const LayeredValues& values);
+void check_template_values(const TemplateDefaults& defaults, const LayeredValues& values);
 
 /// The problems check_template_values reports, without printing or throwing: pinned values
 /// changed, then (DeepSpeed contract) the contract's, each placed at the layer's label. With
