@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "template/ast_walk.hpp"
 #include "zeroforge/template.hpp"
 
 namespace zf::detail {
@@ -160,8 +161,7 @@ class Analyzer {
     for (const auto& f : filters) visit_args(f.args);
   }
   void visit_args(const CallArguments& args) {
-    for (const auto& a : args.positional) visit(*a);
-    for (const auto& [name, a] : args.keyword) visit(*a);
+    for_each_argument(args, [&](const Expr& arg) { visit(arg); });
   }
 
   void guard_subject(const Expr& subject) {
@@ -176,45 +176,15 @@ class Analyzer {
     std::visit([&](const auto& node) { visit_expr(node); }, expr.node);
   }
 
-  void visit_expr(const Literal&) {}
+  // Nodes without a rule of their own: their operands.
+  template <typename Node>
+  void visit_expr(const Node& node) {
+    for_each_operand(node, [&](const Expr& operand) { visit(operand); });
+  }
   // A name is needed when the resolver found that a render may look for it past the
   // template's scopes, unless an includer has declared it by then.
   void visit_expr(const NameRef& node) {
     if (node.reaches_outside && !declared(node.name)) used_.insert(node.name);
-  }
-  void visit_expr(const GetAttr& node) { visit(*node.object); }
-  void visit_expr(const GetItem& node) {
-    visit(*node.object);
-    visit(*node.key);
-  }
-  void visit_expr(const SliceExpr& node) {
-    visit(*node.object);
-    for (const auto* e : {&node.start, &node.stop, &node.step}) {
-      if (*e) visit(**e);
-    }
-  }
-  void visit_expr(const Unary& node) { visit(*node.operand); }
-  void visit_expr(const Binary& node) {
-    visit(*node.left);
-    visit(*node.right);
-  }
-  void visit_expr(const Compare& node) {
-    visit(*node.first);
-    for (const auto& [op, e] : node.rest) visit(*e);
-  }
-  void visit_expr(const Conditional& node) {
-    visit(*node.test);
-    visit(*node.then);
-    if (node.otherwise) visit(*node.otherwise);
-  }
-  void visit_expr(const ListExpr& node) {
-    for (const auto& e : node.items) visit(*e);
-  }
-  void visit_expr(const DictExpr& node) {
-    for (const auto& [k, v] : node.items) {
-      visit(*k);
-      visit(*v);
-    }
   }
   void visit_expr(const Call& node) {
     auto* name = std::get_if<NameRef>(&node.callee->node);

@@ -10,81 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "template/ast_walk.hpp"
+
 namespace zf::detail {
 namespace {
-
-// Calls `each(child)` for every expression directly inside `node`.
-template <typename Each>
-void for_each_operand(Literal&, Each&&) {}
-template <typename Each>
-void for_each_operand(NameRef&, Each&&) {}
-template <typename Each>
-void for_each_operand(GetAttr& node, Each&& each) {
-  each(*node.object);
-}
-template <typename Each>
-void for_each_operand(GetItem& node, Each&& each) {
-  each(*node.object);
-  each(*node.key);
-}
-template <typename Each>
-void for_each_operand(SliceExpr& node, Each&& each) {
-  each(*node.object);
-  for (ExprPtr* bound : {&node.start, &node.stop, &node.step}) {
-    if (*bound) each(**bound);
-  }
-}
-template <typename Each>
-void for_each_operand(Unary& node, Each&& each) {
-  each(*node.operand);
-}
-template <typename Each>
-void for_each_operand(Binary& node, Each&& each) {
-  each(*node.left);
-  each(*node.right);
-}
-template <typename Each>
-void for_each_operand(Compare& node, Each&& each) {
-  each(*node.first);
-  for (auto& [op, operand] : node.rest) each(*operand);
-}
-template <typename Each>
-void for_each_operand(Conditional& node, Each&& each) {
-  each(*node.test);
-  each(*node.then);
-  if (node.otherwise) each(*node.otherwise);
-}
-template <typename Each>
-void for_each_operand(ListExpr& node, Each&& each) {
-  for (auto& item : node.items) each(*item);
-}
-template <typename Each>
-void for_each_operand(DictExpr& node, Each&& each) {
-  for (auto& [key, value] : node.items) {
-    each(*key);
-    each(*value);
-  }
-}
-template <typename Each>
-void for_each_argument(CallArguments& args, Each&& each) {
-  for (auto& arg : args.positional) each(*arg);
-  for (auto& [name, arg] : args.keyword) each(*arg);
-}
-template <typename Each>
-void for_each_operand(Call& node, Each&& each) {
-  each(*node.callee);
-  for_each_argument(node.args, each);
-}
-template <typename Each>
-void for_each_operand(FilterExpr& node, Each&& each) {
-  each(*node.subject);
-  for_each_argument(node.args, each);
-}
-template <typename Each>
-void for_each_operand(TestExpr& node, Each&& each) {
-  each(*node.subject);
-  for_each_argument(node.args, each);
-}
 
 // Calls `visit(e)` for `expr` and every expression inside it.
 template <typename Visit>
