@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Small text helpers several areas share: JSON's short escapes (zeroforge's JSON writer and the
-// tojson filter), the 8-byte test for plain JSON string bytes (JSON reader and writer), UTF-8
-// encoding of a code point (string escapes in templates and JSON) and edit distance (did-you-mean
-// suggestions for values and configs).
+// Small text helpers several areas share: JSON's short escapes (zeroforge's JSON writer and
+// the tojson filter) and the escapes JSON and Python literals share (JSON reader, template
+// parser), the 8-byte test for plain JSON string bytes (JSON reader and writer), UTF-8
+// encoding of a code point (string escapes in templates and JSON) and edit distance
+// (did-you-mean suggestions for values and configs).
 #pragma once
 
 #include <algorithm>
@@ -22,6 +23,30 @@ inline bool json_word_needs_escape(std::uint64_t word) {
   auto has_zero = [](std::uint64_t v) { return (v - ones) & ~v & highs; };
   return ((word - ones * 0x20) & ~word & highs) | has_zero(word ^ (ones * '"')) |
          has_zero(word ^ (ones * '\\'));
+}
+
+/// What the two-character escape `\e` stands for where JSON and Python string literals agree
+/// (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`), or '\0' for any other `e`: each reader then
+/// handles the escapes only its language has.
+inline char shared_escape_value(char e) {
+  switch (e) {
+    case '"':
+      return '"';
+    case '\\':
+      return '\\';
+    case 'b':
+      return '\b';
+    case 'f':
+      return '\f';
+    case 'n':
+      return '\n';
+    case 'r':
+      return '\r';
+    case 't':
+      return '\t';
+    default:
+      return '\0';
+  }
 }
 
 /// The two-character JSON escape of `c` (`\"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f`), or nullptr

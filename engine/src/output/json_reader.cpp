@@ -207,30 +207,13 @@ class Reader {
       ++pos_;
       if (pos_ >= text_.size()) fail_at(start, "unterminated string");
       char e = text_[pos_++];
+      if (char plain = detail::shared_escape_value(e)) {
+        out += plain;
+        continue;
+      }
       switch (e) {
-        case '"':
-          out += '"';
-          break;
-        case '\\':
-          out += '\\';
-          break;
         case '/':
           out += '/';
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
           break;
         case 'u': {
           std::uint32_t cp = parse_hex4();

@@ -707,35 +707,18 @@ class Parser {
         i += count;
         return value;
       };
+      if (char plain = shared_escape_value(e)) {
+        out += plain;
+        continue;
+      }
       switch (e) {
         case '\n':
           break;  // line continuation
-        case '\\':
-          out += '\\';
-          break;
         case '\'':
           out += '\'';
           break;
-        case '"':
-          out += '"';
-          break;
         case 'a':
           out += '\a';
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
           break;
         case 'v':
           out += '\v';
