@@ -56,6 +56,8 @@ TEST_F(TemplatePinsTest, BadPinsAreErrorsAtTheirPointer) {
     const char* expected;
   };
   const Case cases[] = {
+      {R"({"pins": {}})",
+       "/pins: unknown field 'pins' (expected contract, values, templates, pinned)"},
       {R"({"pinned": []})", "/pinned: expected an object"},
       {R"({"templates": {"t/a.j2": {"stage": 3}}, "pinned": {"t/a.j2": "stage"}})",
        "/pinned/t~1a.j2: expected a list of value names"},
