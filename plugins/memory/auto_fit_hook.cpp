@@ -24,9 +24,9 @@ constexpr const char* kKeys[] = {"model",
                                  "offload_param",
                                  "min_micro_batch_size",
                                  "max_micro_batch_size",
-                                 "headroom"};
-constexpr const char* kShapeKeys[] = {
-    "layers", "hidden", "heads", "vocab", "seq_len", "params", "largest_layer_params"};
+                                 "headroom",
+                                 "attention",
+                                 "loss"};
 
 bool is_integral(const Json& v) {
   if (v.is_number_integer()) return true;
@@ -157,31 +157,14 @@ Model read_model(const Reader& r, const Json& auto_fit, const std::string& data_
     out.inputs.largest_layer_params = preset.largest_layer_params;
     out.inputs.shape = preset.shape;
   } else if (model->is_object()) {
-    for (const auto& [key, value] : model->items()) {
-      if (std::find(std::begin(kShapeKeys), std::end(kShapeKeys), key) == std::end(kShapeKeys)) {
-        r.fail(
-            "/auto_fit/model/" + key,
-            "unknown key '" + key +
-                "' (expected layers, hidden, heads, vocab, seq_len, params, largest_layer_params)");
-      }
-    }
-    ModelShape shape;
-    auto need = [&](const char* key) {
-      std::string pointer = std::string("/auto_fit/model/") + key;
-      if (!model->contains(key))
-        r.fail(pointer, "the model shape needs '" + std::string(key) + "'");
-      return r.positive_int(pointer, model->at(key));
-    };
-    shape = {need("layers"), need("hidden"), need("heads"), need("vocab"), need("seq_len")};
+    ModelPreset shape =
+        read_model_shape(*model, [&](const std::string& key, const std::string& message) {
+          r.fail(key.empty() ? "/auto_fit/model" : "/auto_fit/model/" + key, message);
+        });
     out.name = "custom";
-    out.inputs.shape = shape;
-    out.inputs.params = model->contains("params")
-                            ? r.positive_int("/auto_fit/model/params", model->at("params"))
-                            : params_from_shape(shape);
-    out.inputs.largest_layer_params = model->contains("largest_layer_params")
-                                          ? r.positive_int("/auto_fit/model/largest_layer_params",
-                                                           model->at("largest_layer_params"))
-                                          : largest_layer_from_shape(shape);
+    out.inputs.params = shape.params;
+    out.inputs.largest_layer_params = shape.largest_layer_params;
+    out.inputs.shape = shape.shape;
   } else {
     r.fail("/auto_fit/model",
            "expected a model preset name or a shape object, got " + model->dump());
@@ -279,6 +262,17 @@ Json auto_fit_values(const Json& input, const std::string& data_dir) {
   }
   if (auto h = auto_fit.find("headroom"); h != auto_fit.end()) {
     in.headroom = r.number("/auto_fit/headroom", *h, 0, true);
+  }
+  if (auto a = auto_fit.find("attention"); a != auto_fit.end()) {
+    auto attention = a->is_string() ? attention_from_string(a->get<std::string>()) : std::nullopt;
+    if (!attention)
+      r.fail("/auto_fit/attention", "expected eager, sdpa or flash, got " + a->dump());
+    in.attention = *attention;
+  }
+  if (auto l = auto_fit.find("loss"); l != auto_fit.end()) {
+    auto loss = l->is_string() ? loss_from_string(l->get<std::string>()) : std::nullopt;
+    if (!loss) r.fail("/auto_fit/loss", "expected hf or fused, got " + l->dump());
+    in.loss = *loss;
   }
   if (auto m = auto_fit.find("min_micro_batch_size"); m != auto_fit.end()) {
     request.min_micro_batch_size = r.positive_int("/auto_fit/min_micro_batch_size", *m);
@@ -431,8 +425,12 @@ Json auto_fit_values(const Json& input, const std::string& data_dir) {
   note["model"] = {{"name", model.name},
                    {"params", in.params},
                    {"seq_len", in.shape->seq_len},
-                   {"activation_checkpointing", to_string(in.checkpointing)}};
-  note["headroom"] = in.headroom;
+                   {"mlp", to_string(in.shape->mlp)},
+                   {"activation_checkpointing", to_string(in.checkpointing)},
+                   {"attention", to_string(in.attention)},
+                   {"loss", to_string(in.loss)}};
+  note["headroom"] = result.estimate.headroom_fraction;
+  note["cuda_context_gib"] = in.cuda_context_gib;
   note["estimate"] = estimate_json(result.estimate);
   note["fits"] = true;
 

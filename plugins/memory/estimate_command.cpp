@@ -31,6 +31,12 @@ const char* const kHelp =
     "  --layers --hidden --heads --vocab --seq-len\n"
     "                               the shape (Ψ derived unless --params); with --model, override "
     "it\n"
+    "  --kv-heads N                 key/value heads, GQA/MQA (default = heads)\n"
+    "  --intermediate-size N        MLP width (default 4 x hidden)\n"
+    "  --mlp gelu|swiglu            GPT-2-style or Llama-style block (default gelu)\n"
+    "  --tied-embeddings true|false output layer shares the embedding (default: true for gelu)\n"
+    "  --positions N                learned position rows (default: seq-len for gelu, 0 for "
+    "swiglu)\n"
     "training:\n"
     "  --stage 0|1|2|3              ZeRO stage (default 2)\n"
     "  --offload-optimizer none|cpu|nvme   (default none; stage >= 1)\n"
@@ -39,13 +45,16 @@ const char* const kHelp =
     "  --optimizer adam|sgd         K = 12 (adam) or 8 (sgd with momentum) bytes/param; fp32: K-4\n"
     "  --micro-batch-size N         per GPU (default 1)\n"
     "  --activation-checkpointing none|selective|full   (default none; true = full)\n"
+    "  --attention eager|sdpa|flash (default sdpa, what transformers uses)\n"
+    "  --loss hf|fused              hf: fp32 logits in the cross entropy (default); fused: none\n"
     "  --reduce-bucket-size N  --allgather-bucket-size N  --stage3-prefetch-bucket-size N\n"
     "  --stage3-max-live-parameters N    elements, as in the config (DeepSpeed's defaults)\n"
     "cluster:\n"
     "  --gpus-per-node N  --nodes N (default 1, 1)\n"
     "  --gpu-memory-gib F (per GPU)  --cpu-memory-gib F (per node): give a verdict\n"
-    "  --headroom F                 fraction added for fragmentation (default 0.10)\n"
-    "  --cuda-context-gib F         per GPU (default 0.5)\n"
+    "  --headroom F                 allocator fragmentation, fraction of activations\n"
+    "                               (default 0.10; 0.45 with full checkpointing)\n"
+    "  --cuda-context-gib F         per GPU, outside PyTorch's allocator (default 0.8)\n"
     "DeepSpeed's estimator:\n"
     "  --zero-init true|false       (default true)\n"
     "  --additional-buffer-factor F (default 1.5)\n"
@@ -60,6 +69,9 @@ struct Options {
   std::optional<ModelPreset> preset;
   std::optional<std::int64_t> params, largest;
   std::optional<std::int64_t> layers, hidden, heads, vocab, seq_len;
+  std::optional<std::int64_t> kv_heads, intermediate, positions;
+  std::optional<Mlp> mlp;
+  std::optional<bool> tied;
   bool all_stages = false;
   bool json = false;
   bool params_derived = false;
@@ -121,6 +133,28 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir)
       {"--heads", [&](auto& f, auto& v) { o.heads = parse_int(f, v); }},
       {"--vocab", [&](auto& f, auto& v) { o.vocab = parse_int(f, v); }},
       {"--seq-len", [&](auto& f, auto& v) { o.seq_len = parse_int(f, v); }},
+      {"--kv-heads", [&](auto& f, auto& v) { o.kv_heads = parse_int(f, v); }},
+      {"--intermediate-size", [&](auto& f, auto& v) { o.intermediate = parse_int(f, v); }},
+      {"--positions", [&](auto& f, auto& v) { o.positions = v == "0" ? 0 : parse_int(f, v); }},
+      {"--tied-embeddings", [&](auto& f, auto& v) { o.tied = parse_bool(f, v); }},
+      {"--mlp",
+       [&](auto& f, auto& v) {
+         o.mlp = mlp_from_string(v);
+         if (!o.mlp) throw std::invalid_argument(f + ": expected gelu or swiglu, got '" + v + "'");
+       }},
+      {"--attention",
+       [&](auto& f, auto& v) {
+         auto attention = attention_from_string(v);
+         if (!attention)
+           throw std::invalid_argument(f + ": expected eager, sdpa or flash, got '" + v + "'");
+         in.attention = *attention;
+       }},
+      {"--loss",
+       [&](auto& f, auto& v) {
+         auto loss = loss_from_string(v);
+         if (!loss) throw std::invalid_argument(f + ": expected hf or fused, got '" + v + "'");
+         in.loss = *loss;
+       }},
       {"--stage",
        [&](auto& f, auto& v) {
          if (v.size() != 1 || v[0] < '0' || v[0] > '3') {
@@ -224,13 +258,25 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir)
   if (o.heads) shape.heads = *o.heads;
   if (o.vocab) shape.vocab = *o.vocab;
   if (o.seq_len) shape.seq_len = *o.seq_len;
+  if (o.kv_heads) shape.kv_heads = *o.kv_heads;
+  if (o.intermediate) shape.intermediate = *o.intermediate;
+  if (o.mlp) shape.mlp = *o.mlp;
+  if (o.tied) shape.tied_embeddings = *o.tied;
+  if (o.positions) shape.positions = *o.positions;
+  const bool any_descriptor = o.kv_heads || o.intermediate || o.mlp || o.tied || o.positions;
+  if (any_descriptor && !have_shape) {
+    throw std::invalid_argument(
+        "--kv-heads, --intermediate-size, --mlp, --tied-embeddings and --positions describe a "
+        "shape: give --model NAME or --layers/--hidden/--heads/--vocab/--seq-len too");
+  }
   if (!have_shape && !o.params) {
     throw std::invalid_argument(
         "no model: give --model NAME, --params N, or --layers/--hidden/--heads/--vocab/--seq-len");
   }
-  // Only the sequence length changes a preset's parameter count negligibly; any other
-  // shape override means the published count no longer applies.
-  const bool shape_changed = o.layers || o.hidden || o.vocab || (o.heads && !model);
+  // The sequence length leaves a preset's parameter count alone (its positions are given);
+  // any other shape override means the preset's count no longer applies.
+  const bool shape_changed =
+      o.layers || o.hidden || o.vocab || (o.heads && !model) || any_descriptor;
   if (o.params) {
     in.params = *o.params;
   } else if (o.preset && !shape_changed) {
@@ -298,14 +344,17 @@ std::string header(const Options& o) {
   if (in.shape) {
     const auto& s = *in.shape;
     out += "; " + std::to_string(s.layers) + " layers, hidden " + std::to_string(s.hidden) + ", " +
-           std::to_string(s.heads) + " heads, vocab " + std::to_string(s.vocab) + ", seq " +
+           std::to_string(s.heads) + " heads (" + std::to_string(s.kv_heads_or_default()) +
+           " kv), " + to_string(s.mlp) + " " + std::to_string(s.intermediate_or_default()) +
+           ", vocab " + std::to_string(s.vocab) + (s.tied() ? " tied" : " untied") + ", seq " +
            std::to_string(s.seq_len);
   }
-  out +=
-      "\ncluster: " + std::to_string(in.nodes) + " node(s) x " + std::to_string(in.gpus_per_node) +
-      " GPU(s) (world size " + std::to_string(in.nodes * in.gpus_per_node) + "), micro batch " +
-      std::to_string(in.micro_batch_size) + ", " + to_string(in.precision) + ", " +
-      to_string(in.optimizer) + ", activation checkpointing " + to_string(in.checkpointing) + "\n";
+  out += "\ncluster: " + std::to_string(in.nodes) + " node(s) x " +
+         std::to_string(in.gpus_per_node) + " GPU(s) (world size " +
+         std::to_string(in.nodes * in.gpus_per_node) + "), micro batch " +
+         std::to_string(in.micro_batch_size) + ", " + to_string(in.precision) + ", " +
+         to_string(in.optimizer) + ", activation checkpointing " + to_string(in.checkpointing) +
+         ", " + to_string(in.attention) + " attention, " + to_string(in.loss) + " loss\n";
   return out;
 }
 
@@ -336,14 +385,20 @@ std::string table(const Options& o, const Estimate& e) {
            pad(gib(per_node), 15, true) + "\n";
   };
   row("GPU model states (ZeRO paper)", e.model_states_gpu, e.model_states_gpu * g);
-  row("GPU activations", e.activations_gpu, e.activations_gpu * g);
   row("GPU stage-3 working set", e.stage3_working_set, e.stage3_working_set * g);
   row("GPU communication buckets", e.comm_buffers, e.comm_buffers * g);
-  char pct[32];
-  std::snprintf(pct, sizeof pct, "GPU headroom (%.0f%%)", in.headroom * 100);
+  const char* mark_fb = e.step_is_peak ? "  " : "* ";
+  const char* mark_step = e.step_is_peak ? "* " : "  ";
+  row(std::string(mark_fb) + "activations (forward/backward)", e.activations_gpu,
+      e.activations_gpu * g);
+  char pct[48];
+  std::snprintf(pct, sizeof pct, "%sfragmentation (%.0f%% of them)", mark_fb,
+                e.headroom_fraction * 100);
   row(pct, e.headroom, e.headroom * g);
+  row(std::string(mark_step) + "optimizer step", e.optimizer_step, e.optimizer_step * g);
+  row(std::string(mark_step) + "activation blocks kept", e.step_unreused, e.step_unreused * g);
   row("GPU CUDA context", e.cuda_context, e.cuda_context * g);
-  row("GPU total", e.total_gpu, e.total_gpu * g);
+  row("GPU total (* the peak phase)", e.total_gpu, e.total_gpu * g);
   row("CPU model states (offloaded)", std::nullopt, e.model_states_cpu);
   if (e.model_states_nvme) row("NVMe model states (offloaded)", std::nullopt, e.model_states_nvme);
   row("CPU total", std::nullopt, e.total_cpu);
@@ -403,6 +458,11 @@ Json to_json(const Inputs& in, const Estimate& e) {
     model["heads"] = in.shape->heads;
     model["vocab"] = in.shape->vocab;
     model["seq_len"] = in.shape->seq_len;
+    model["kv_heads"] = in.shape->kv_heads_or_default();
+    model["intermediate_size"] = in.shape->intermediate_or_default();
+    model["mlp"] = to_string(in.shape->mlp);
+    model["tied_embeddings"] = in.shape->tied();
+    model["positions"] = in.shape->position_rows();
   }
   Json out = {
       {"model", model},
@@ -417,9 +477,12 @@ Json to_json(const Inputs& in, const Estimate& e) {
         {"world_size", e.world_size},
         {"micro_batch_size", in.micro_batch_size},
         {"activation_checkpointing", to_string(in.checkpointing)},
+        {"attention", to_string(in.attention)},
+        {"loss", to_string(in.loss)},
         {"zero_init", in.zero_init},
         {"additional_buffer_factor", in.additional_buffer_factor},
-        {"headroom", in.headroom}}},
+        {"headroom", e.headroom_fraction},
+        {"cuda_context_gib", in.cuda_context_gib}}},
       {"model_states",
        {{"gpu_bytes", e.model_states_gpu},
         {"cpu_bytes", e.model_states_cpu},
@@ -428,7 +491,12 @@ Json to_json(const Inputs& in, const Estimate& e) {
       {"activations",
        {{"gpu_bytes", e.activations_gpu},
         {"layers_bytes", e.activations_layers},
-        {"logits_bytes", e.activations_logits}}},
+        {"logits_bytes", e.activations_logits},
+        {"backward_bytes", e.activations_backward}}},
+      {"optimizer_step",
+       {{"gpu_bytes", e.optimizer_step},
+        {"unreused_activation_bytes", e.step_unreused},
+        {"is_peak", e.step_is_peak}}},
       {"stage3_working_set", {{"gpu_bytes", e.stage3_working_set}}},
       {"comm_buffers", {{"gpu_bytes", e.comm_buffers}}},
       {"headroom", {{"gpu_bytes", e.headroom}}},

@@ -89,49 +89,6 @@ DeepSpeedEstimate deepspeed_zero3(std::int64_t total_params, std::int64_t larges
   return {py_int(cpu * additional_buffer_factor), gpu};
 }
 
-std::int64_t params_from_shape(const ModelShape& s) {
-  return s.layers * (12 * s.hidden * s.hidden + 13 * s.hidden) + s.vocab * s.hidden +
-         s.seq_len * s.hidden;
-}
-
-std::int64_t largest_layer_from_shape(const ModelShape& s) {
-  return std::max(s.vocab * s.hidden, 4 * s.hidden * s.hidden + 4 * s.hidden);
-}
-
-std::pair<std::int64_t, std::int64_t> activation_bytes(const ModelShape& shape,
-                                                       std::int64_t micro_batch,
-                                                       Checkpointing checkpointing,
-                                                       Precision precision) {
-  const std::int64_t s = shape.seq_len, b = micro_batch, h = shape.hidden, a = shape.heads;
-  const std::int64_t L = shape.layers, v = shape.vocab;
-  // Korthikanti et al. 2022, eq. (1) per layer: sbh(34 + 5as/h) = 34sbh + 5as²b bytes with
-  // 16-bit activations and 1-byte dropout masks; selective recomputation drops the 5as²b.
-  const std::int64_t full_layer = 34 * s * b * h + 5 * a * s * s * b;
-  std::int64_t layers = 0;
-  switch (checkpointing) {
-    case Checkpointing::None:
-      layers = L * full_layer;
-      break;
-    case Checkpointing::Selective:
-      layers = L * 34 * s * b * h;
-      break;
-    case Checkpointing::Full:
-      // 2sbh per layer input kept; the layer being recomputed in backward holds its full
-      // activations once more (our addition: the paper counts only what is stored).
-      layers = L * 2 * s * b * h + full_layer;
-      break;
-  }
-  // Korthikanti et al. §4.3: embedding dropout, final layer norm and the output projection
-  // (4sbh) and the fp32 logits for the cross entropy (4sbv).
-  std::int64_t logits = 4 * s * b * h + 4 * s * b * v;
-  if (precision == Precision::Fp32) {
-    // Activations twice as wide; the logits are fp32 already.
-    layers *= 2;
-    logits += 4 * s * b * h;
-  }
-  return {layers, logits};
-}
-
 Estimate estimate(const Inputs& in) {
   require_positive(in.params, "params");
   if (in.largest_layer_params < 0) {
@@ -150,7 +107,8 @@ Estimate estimate(const Inputs& in) {
   if (in.offload_param != Offload::None && in.stage != 3) {
     throw std::invalid_argument("offload_param takes effect only at stage 3");
   }
-  if (in.additional_buffer_factor <= 0 || in.headroom < 0 || in.cuda_context_gib < 0) {
+  if (in.additional_buffer_factor <= 0 || (in.headroom && *in.headroom < 0) ||
+      in.cuda_context_gib < 0) {
     throw std::invalid_argument(
         "additional_buffer_factor must be positive; headroom and cuda_context_gib not negative");
   }
@@ -158,14 +116,7 @@ Estimate estimate(const Inputs& in) {
       (in.cpu_memory_gib && *in.cpu_memory_gib <= 0)) {
     throw std::invalid_argument("gpu_memory_gib and cpu_memory_gib must be positive");
   }
-  if (in.shape) {
-    const ModelShape& s = *in.shape;
-    require_positive(s.layers, "layers");
-    require_positive(s.hidden, "hidden");
-    require_positive(s.heads, "heads");
-    require_positive(s.vocab, "vocab");
-    require_positive(s.seq_len, "seq_len");
-  }
+  if (in.shape) check_shape(*in.shape);
 
   Estimate out;
   const std::int64_t psi = in.params;
@@ -217,11 +168,12 @@ Estimate estimate(const Inputs& in) {
   place(in.offload_param, param_offloaded);
 
   if (in.shape) {
-    auto [layers, logits] =
-        activation_bytes(*in.shape, in.micro_batch_size, in.checkpointing, in.precision);
-    out.activations_layers = layers;
-    out.activations_logits = logits;
-    out.activations_gpu = layers + logits;
+    const Activations a = activation_bytes(*in.shape, in.micro_batch_size, in.checkpointing,
+                                           in.precision, in.attention, in.loss);
+    out.activations_layers = a.stored;
+    out.activations_logits = a.loss;
+    out.activations_backward = a.backward;
+    out.activations_gpu = a.peak;
   }
 
   // Buffers the config sizes (elements → bytes), never more than the model itself.
@@ -232,16 +184,51 @@ Estimate estimate(const Inputs& in) {
         wb * capped(in.stage3_prefetch_bucket_size);
     out.comm_buffers = gb * capped(in.reduce_bucket_size);
   } else if (in.stage == 0) {
-    out.comm_buffers = gb * capped(in.reduce_bucket_size);
+    // DeepSpeed's all-reduce at stage 0 flattens gradients into buffers of 5e8 elements
+    // (engine.py, MEMORY_OPT_ALLREDUCE_SIZE); one GPU has nothing to reduce.
+    out.comm_buffers = n > 1 ? gb * capped(500000000) : 0;
   } else {
     out.comm_buffers = gb * capped(in.reduce_bucket_size) + wb * capped(in.allgather_bucket_size);
   }
-  const std::int64_t subtotal =
-      out.model_states_gpu + out.activations_gpu + out.stage3_working_set + out.comm_buffers;
-  out.headroom =
-      static_cast<std::int64_t>(std::llround(static_cast<double>(subtotal) * in.headroom));
+
+  // The optimizer step, after backward. With mixed precision the optimizer steps on an fp32
+  // copy of the gradients: DeepSpeed's FP16_Optimizer (stage 0, fp16 and bf16) converts all
+  // of them (4Ψ), ZeRO-1/2 the rank's partition (4Ψ/N, stage_1_and_2.py), ZeRO-3 one
+  // sub-group at a time (at most sub_group_size = 1e9 elements, stage3.py). A per-tensor
+  // optimizer (torch.optim AdamW, as in the measurements) adds two fp32 temporaries of the
+  // largest tensor; DeepSpeed's FusedAdam needs none, so this errs on the safe side. An
+  // offloaded optimizer steps on the CPU.
+  if (!opt_off) {
+    std::int64_t fp32_grads = 0;
+    if (mixed) {
+      fp32_grads = 4 * (in.stage == 0   ? psi
+                        : in.stage == 3 ? std::min<std::int64_t>(part, 1000000000)
+                                        : part);
+    }
+    const std::int64_t largest_rank =
+        in.stage == 3 ? partition(out.largest_layer_params, n) : out.largest_layer_params;
+    out.optimizer_step = fp32_grads + 2 * 4 * largest_rank;
+  }
+  // The caching allocator keeps the freed activation blocks reserved; the step can reuse only
+  // blocks at least as large as its own tensors. Measured: the loss's fp32 logits blocks are
+  // reused when they are as large as the largest fp32 gradient tensor; the layers' smaller
+  // blocks are not, so they count on top of the step.
+  const std::int64_t largest_step_tensor =
+      4 * (in.stage == 3 ? partition(out.largest_layer_params, n) : out.largest_layer_params);
+  const std::int64_t logits_block =
+      in.shape ? out.activations_logits / (in.loss == Loss::Hf ? 3 : 2) : 0;
+  const std::int64_t reusable = logits_block >= largest_step_tensor ? out.activations_logits : 0;
+  out.step_unreused = std::max<std::int64_t>(0, out.activations_gpu - reusable);
+
+  out.headroom_fraction = in.headroom.value_or(default_headroom(in.checkpointing));
+  out.headroom = static_cast<std::int64_t>(
+      std::llround(static_cast<double>(out.activations_gpu) * out.headroom_fraction));
+  const std::int64_t forward_backward = out.activations_gpu + out.headroom;
+  const std::int64_t step = out.optimizer_step + out.step_unreused;
+  out.step_is_peak = out.optimizer_step > 0 && step > forward_backward;
   out.cuda_context = static_cast<std::int64_t>(std::llround(in.cuda_context_gib * kGiB));
-  out.total_gpu = subtotal + out.headroom + out.cuda_context;
+  out.total_gpu = out.model_states_gpu + out.stage3_working_set + out.comm_buffers +
+                  std::max(forward_backward, step) + out.cuda_context;
   out.total_cpu = out.model_states_cpu;
 
   // DeepSpeed's estimators know ZeRO-2 and ZeRO-3 with CPU offload; NVMe offload keeps the
@@ -277,55 +264,13 @@ const char* to_string(Offload offload) {
   return "?";
 }
 
-const char* to_string(Precision precision) {
-  switch (precision) {
-    case Precision::Fp32:
-      return "fp32";
-    case Precision::Fp16:
-      return "fp16";
-    case Precision::Bf16:
-      return "bf16";
-  }
-  return "?";
-}
-
 const char* to_string(Optimizer optimizer) { return optimizer == Optimizer::Adam ? "adam" : "sgd"; }
 
-const char* to_string(Checkpointing checkpointing) {
-  switch (checkpointing) {
-    case Checkpointing::None:
-      return "none";
-    case Checkpointing::Selective:
-      return "selective";
-    case Checkpointing::Full:
-      return "full";
-  }
-  return "?";
-}
-
-namespace {
-
-// The enumerator whose to_string is `text`, trying each of `all`.
-template <typename Enum, std::size_t N>
-std::optional<Enum> named(std::string_view text, const Enum (&all)[N]) {
-  for (Enum value : all) {
-    if (text == to_string(value)) return value;
+std::optional<Offload> offload_from_string(std::string_view text) {
+  for (Offload offload : {Offload::None, Offload::Cpu, Offload::Nvme}) {
+    if (text == to_string(offload)) return offload;
   }
   return std::nullopt;
-}
-
-}  // namespace
-
-std::optional<Offload> offload_from_string(std::string_view text) {
-  return named(text, {Offload::None, Offload::Cpu, Offload::Nvme});
-}
-
-std::optional<Precision> precision_from_string(std::string_view text) {
-  return named(text, {Precision::Bf16, Precision::Fp16, Precision::Fp32});
-}
-
-std::optional<Checkpointing> checkpointing_from_string(std::string_view text) {
-  return named(text, {Checkpointing::None, Checkpointing::Selective, Checkpointing::Full});
 }
 
 }  // namespace zf::memory

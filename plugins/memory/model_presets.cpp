@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: MIT
-// Reading model presets: presets/models/*.json with layers, hidden, heads, vocab, seq_len,
-// params and largest_layer_params (all positive integers).
+// Reading model shapes: presets/models/*.json and the same fields inline in a family's
+// auto_fit.model. Parameter counts not given are derived from the shape.
 #include "model_presets.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 namespace zf::memory {
 namespace fs = std::filesystem;
 
 namespace {
+
+constexpr const char* kShapeKeys[] = {
+    "layers",          "hidden",    "heads",  "vocab",
+    "seq_len",         "kv_heads",  "mlp",    "intermediate_size",
+    "tied_embeddings", "positions", "params", "largest_layer_params"};
 
 std::string known_presets(const fs::path& dir) {
   std::set<std::string> names;
@@ -25,16 +31,71 @@ std::string known_presets(const fs::path& dir) {
   return out.empty() ? "none" : out;
 }
 
-std::int64_t positive(const nlohmann::json& preset, const char* key, const std::string& file) {
-  auto it = preset.find(key);
-  if (it == preset.end() || !it->is_number_integer() || it->get<std::int64_t>() <= 0) {
-    throw std::invalid_argument(file + ": /" + key + ": expected a positive integer" +
-                                (it == preset.end() ? ", found nothing" : ", found " + it->dump()));
-  }
-  return it->get<std::int64_t>();
+bool is_integral(const nlohmann::json& v) {
+  if (v.is_number_integer()) return true;
+  if (!v.is_number_float()) return false;
+  const double d = v.get<double>();
+  return d == static_cast<double>(static_cast<std::int64_t>(d)) && std::abs(d) < 9.0e15;
+}
+
+std::int64_t as_int(const nlohmann::json& v) {
+  return v.is_number_float() ? static_cast<std::int64_t>(v.get<double>()) : v.get<std::int64_t>();
 }
 
 }  // namespace
+
+ModelPreset read_model_shape(const nlohmann::json& object, const FieldError& fail,
+                             std::initializer_list<const char*> extra_keys) {
+  for (const auto& [key, value] : object.items()) {
+    const auto is_key = [&](const char* k) { return key == k; };
+    if (std::none_of(std::begin(kShapeKeys), std::end(kShapeKeys), is_key) &&
+        std::none_of(extra_keys.begin(), extra_keys.end(), is_key)) {
+      std::string known;
+      for (const char* k : kShapeKeys) known += (known.empty() ? "" : ", ") + std::string(k);
+      fail(key, "unknown key '" + key + "' (expected " + known + ")");
+    }
+  }
+  auto integer = [&](const char* key, bool required, std::int64_t minimum) -> std::int64_t {
+    auto it = object.find(key);
+    if (it == object.end()) {
+      if (required) fail(key, "the model shape needs '" + std::string(key) + "'");
+      return 0;
+    }
+    if (!is_integral(*it) || as_int(*it) < minimum) {
+      fail(key, "expected an integer >= " + std::to_string(minimum) + ", got " + it->dump());
+    }
+    return as_int(*it);
+  };
+  ModelPreset out;
+  ModelShape& s = out.shape;
+  s.layers = integer("layers", true, 1);
+  s.hidden = integer("hidden", true, 1);
+  s.heads = integer("heads", true, 1);
+  s.vocab = integer("vocab", true, 1);
+  s.seq_len = integer("seq_len", true, 1);
+  s.kv_heads = integer("kv_heads", false, 1);
+  s.intermediate = integer("intermediate_size", false, 1);
+  if (auto it = object.find("mlp"); it != object.end()) {
+    auto mlp = it->is_string() ? mlp_from_string(it->get<std::string>()) : std::nullopt;
+    if (!mlp) fail("mlp", "expected gelu or swiglu, got " + it->dump());
+    s.mlp = *mlp;
+  }
+  if (auto it = object.find("tied_embeddings"); it != object.end()) {
+    if (!it->is_boolean()) fail("tied_embeddings", "expected true or false, got " + it->dump());
+    s.tied_embeddings = it->get<bool>();
+  }
+  if (object.contains("positions")) s.positions = integer("positions", false, 0);
+  try {
+    check_shape(s);
+  } catch (const std::invalid_argument& e) {
+    fail("", e.what());
+  }
+  out.params = object.contains("params") ? integer("params", false, 1) : params_from_shape(s);
+  out.largest_layer_params = object.contains("largest_layer_params")
+                                 ? integer("largest_layer_params", false, 1)
+                                 : largest_layer_from_shape(s);
+  return out;
+}
 
 ModelPreset load_model_preset(const std::string& name_or_path, const std::string& data_dir) {
   const bool is_path =
@@ -47,21 +108,27 @@ ModelPreset load_model_preset(const std::string& name_or_path, const std::string
     throw std::invalid_argument("unknown model preset '" + name_or_path +
                                 "' (known: " + known_presets(dir) + ")");
   }
+  const std::string where = file.string();
   nlohmann::json json;
   try {
     json = nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
-    throw std::invalid_argument(file.string() + ": malformed JSON: " + e.what());
+    // nlohmann's byte offset is the position; its own message prefix says nothing more.
+    throw std::invalid_argument(where + ": malformed JSON at byte " + std::to_string(e.byte) +
+                                " (a model preset is a JSON object)");
   }
-  const std::string where = file.string();
-  ModelPreset preset;
+  if (!json.is_object()) {
+    throw std::invalid_argument(where + ": expected a JSON object with the model's shape, got " +
+                                std::string(json.type_name()));
+  }
+  ModelPreset preset = read_model_shape(
+      json,
+      [&](const std::string& key, const std::string& message) {
+        throw std::invalid_argument(where + ": " + (key.empty() ? "" : "/" + key + ": ") + message);
+      },
+      {"name", "description", "source"});
   preset.name = json.value("name", fs::path(file).stem().string());
   preset.description = json.value("description", "");
-  preset.shape = {positive(json, "layers", where), positive(json, "hidden", where),
-                  positive(json, "heads", where), positive(json, "vocab", where),
-                  positive(json, "seq_len", where)};
-  preset.params = positive(json, "params", where);
-  preset.largest_layer_params = positive(json, "largest_layer_params", where);
   return preset;
 }
 

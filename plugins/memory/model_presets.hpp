@@ -1,22 +1,35 @@
 // SPDX-License-Identifier: MIT
-// Well-known model shapes (presets/models/NAME.json): what `--model NAME` reads.
+// Well-known model shapes (presets/models/NAME.json): what `--model NAME` and a family's
+// `auto_fit.model` read, and the shape fields both share with an inline shape object.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 
-#include "estimator.hpp"
+#include "model_shape.hpp"
 
 namespace zf::memory {
 
-/// One model preset: its shape, its published parameter count and largest module.
+/// One model preset: its shape, its parameter count and largest module.
 struct ModelPreset {
   std::string name;
   std::string description;
   ModelShape shape;
-  std::int64_t params = 0;
-  std::int64_t largest_layer_params = 0;
+  std::int64_t params = 0;                ///< the preset's, else derived from the shape
+  std::int64_t largest_layer_params = 0;  ///< the preset's, else derived from the shape
 };
+
+/// Reports a bad field: (key, message). Must throw.
+using FieldError = std::function<void(const std::string& key, const std::string& message)>;
+
+/// Reads a shape object: layers, hidden, heads, vocab, seq_len (required), kv_heads,
+/// intermediate_size, mlp ("gelu"|"swiglu"), tied_embeddings, positions, params,
+/// largest_layer_params (optional), and `extra_keys` (allowed, not read). Unknown keys,
+/// wrong types and non-positive sizes go to `fail` with the key.
+ModelPreset read_model_shape(const nlohmann::json& object, const FieldError& fail,
+                             std::initializer_list<const char*> extra_keys = {});
 
 /// Reads `name_or_path`: a path to a .json file, or NAME looked up as
 /// `<data_dir>/presets/models/NAME.json`. Throws std::invalid_argument naming the file and

@@ -250,7 +250,17 @@ TEST_F(AutoFitCliTest, BadAutoFitInputIsAnErrorWithItsPointer) {
       {"auto_fit.offload_param=cpu",
        "/auto_fit/offload_param: expected a non-empty list of none, cpu or nvme, got \"cpu\""},
       {"auto_fit.model={\"layers\": 32, \"hidden\": -1}",
-       "/auto_fit/model/hidden: expected an integer > 0, got -1"},
+       "/auto_fit/model/hidden: expected an integer >= 1, got -1"},
+      {"auto_fit.model={\"layers\": 32, \"hidden\": 4096, \"heads\": 32, \"vocab\": 32000, "
+       "\"seq_len\": 4096, \"mlp\": \"relu\"}",
+       "/auto_fit/model/mlp: expected gelu or swiglu, got \"relu\""},
+      {"auto_fit.model={\"layers\": 32, \"hidden\": 4096, \"heads\": 32, \"kv_heads\": 5, "
+       "\"vocab\": 32000, \"seq_len\": 4096}",
+       "/auto_fit/model: heads=32 is not a multiple of kv_heads=5"},
+      {"auto_fit.attention=flash2",
+       "/auto_fit/attention: expected eager, sdpa or flash, got "
+       "\"flash2\""},
+      {"auto_fit.loss=liger", "/auto_fit/loss: expected hf or fused, got \"liger\""},
       {"auto_fit=3", "/auto_fit: expected an object (or null to turn auto-fit off), got 3"},
   };
   std::string f = family(Json::object(), Json::object(), Json::array({"small"}));

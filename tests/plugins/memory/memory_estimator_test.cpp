@@ -3,6 +3,7 @@
 // DeepSpeed's own numbers over a grid, the ZeRO paper's Table 1, activations, bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -154,44 +155,127 @@ TEST(MemoryEstimatorTest, ModelStatesPerStageAndOffload) {
   }
 }
 
-TEST(MemoryEstimatorTest, ActivationsFollowKorthikanti) {
-  // s = 2048, b = 2, h = 1024, a = 16, L = 24, v = 50000.
-  const long long s = 2048, b = 2, h = 1024, a = 16, L = 24, v = 50000;
-  const long long layer = 34 * s * b * h + 5 * a * s * s * b;
-  const long long logits = 4 * s * b * h + 4 * s * b * v;
+TEST(MemoryEstimatorTest, ActivationTermsPerBlockFamilyAttentionAndCheckpointing) {
+  // A Llama-style shape: s = 2048, b = 2, h = 1024, a = 16, 4 kv heads (k = 256), i = 2816,
+  // L = 24, v = 50000. Bytes per token, by count (docs/estimator.md, "Activations").
+  const long long s = 2048, b = 2, h = 1024, a = 16, k = 256, i = 2816, L = 24, v = 50000;
+  const long long T = s * b;
+  const long long sdpa_layer = 16 * h + 4 * h + 4 * k + 4 * a + 8 * i;
+  const long long eager_layer = 16 * h + 8 * h + 8 * i;
+  const long long loss = (12 * v + 8 * h) * T;
+  const long long grads = 4 * i + 4 * h;
   struct Case {
-    const char* mode;
-    long long layers;
+    const char* attention;
+    const char* checkpointing;
+    long long stored;
+    long long backward;
   };
   const Case cases[] = {
-      {"none", L * layer}, {"selective", L * 34 * s * b * h}, {"full", L * 2 * s * b * h + layer}};
+      {"sdpa", "none", L * sdpa_layer * T, grads * T},
+      {"sdpa", "full", L * 2 * h * T, (sdpa_layer + grads) * T},
+      {"eager", "none", L * (eager_layer + 6 * a * s) * T + 2 * s * T, 9 * a * s * T},
+      {"eager", "selective", L * eager_layer * T + 2 * s * T, (6 + 9) * a * s * T},
+      {"eager", "full", L * 2 * h * T + 2 * s * T, (eager_layer + 15 * a * s) * T},
+  };
   for (const Case& c : cases) {
-    SCOPED_TRACE(c.mode);
-    Json out = estimate_json({"--layers", "24", "--hidden", "1024", "--heads", "16", "--vocab",
-                              "50000", "--seq-len", "2048", "--micro-batch-size", "2",
-                              "--activation-checkpointing", c.mode});
-    EXPECT_EQ(out["activations"]["layers_bytes"], c.layers);
-    EXPECT_EQ(out["activations"]["logits_bytes"], logits);
-    EXPECT_EQ(out["activations"]["gpu_bytes"], c.layers + logits);
-    // Ψ = L(12h² + 13h) + Vh + sh, derived and said so.
-    EXPECT_EQ(out["model"]["params"], L * (12 * h * h + 13 * h) + v * h + s * h);
+    SCOPED_TRACE(std::string(c.attention) + " " + c.checkpointing);
+    Json out = estimate_json({"--layers",
+                              "24",
+                              "--hidden",
+                              "1024",
+                              "--heads",
+                              "16",
+                              "--kv-heads",
+                              "4",
+                              "--intermediate-size",
+                              "2816",
+                              "--mlp",
+                              "swiglu",
+                              "--vocab",
+                              "50000",
+                              "--seq-len",
+                              "2048",
+                              "--micro-batch-size",
+                              "2",
+                              "--attention",
+                              c.attention,
+                              "--activation-checkpointing",
+                              c.checkpointing});
+    EXPECT_EQ(out["activations"]["layers_bytes"], c.stored);
+    EXPECT_EQ(out["activations"]["logits_bytes"], loss);
+    EXPECT_EQ(out["activations"]["backward_bytes"], c.backward);
+    EXPECT_EQ(out["activations"]["gpu_bytes"], c.stored + std::max(loss, c.backward));
+    // Llama's count: q/k/v/o, gate/up/down, two RMSNorms; final norm; untied embeddings.
+    EXPECT_EQ(out["model"]["params"],
+              L * (h * (h + 2 * k) + h * h + 3 * h * i + 2 * h) + h + 2 * v * h);
     EXPECT_EQ(out["model"]["params_derived"], true);
+    EXPECT_EQ(out["model"]["tied_embeddings"], false);
   }
 }
 
-TEST(MemoryEstimatorTest, TotalAddsEveryTerm) {
-  Json out = estimate_json({"--model", "llama-2-7b", "--stage", "3", "--gpus-per-node", "8",
-                            "--activation-checkpointing", "full"});
-  long long sum = 0;
-  for (const char* key : {"model_states", "activations", "stage3_working_set", "comm_buffers",
-                          "headroom", "cuda_context"}) {
-    sum += out[key]["gpu_bytes"].get<long long>();
+TEST(MemoryEstimatorTest, Gpt2StyleBlocksAndTheFusedLoss) {
+  // GPT-2 style (the default): LayerNorms, fused q/k/v, op-by-op GELU, tied embedding,
+  // learned positions = seq_len. h = 768, a = 12, i = 4h, v = 50257, s = 1024, b = 1.
+  const long long h = 768, i = 3072, L = 12, v = 50257, s = 1024, a = 12;
+  Json hf = estimate_json({"--layers", "12", "--hidden", "768", "--heads", "12", "--vocab", "50257",
+                           "--seq-len", "1024"});
+  EXPECT_EQ(hf["inputs"]["attention"], "sdpa");
+  EXPECT_EQ(hf["inputs"]["loss"], "hf");
+  EXPECT_EQ(hf["activations"]["layers_bytes"], L * (8 * h + 12 * h + 4 * a + 10 * i) * s);
+  EXPECT_EQ(hf["activations"]["logits_bytes"], (12 * v + 4 * h) * s);
+  EXPECT_EQ(hf["model"]["params"], L * (12 * h * h + 13 * h) + 2 * h + v * h + s * h);
+  Json fused = estimate_json({"--layers", "12", "--hidden", "768", "--heads", "12", "--vocab",
+                              "50257", "--seq-len", "1024", "--loss", "fused"});
+  EXPECT_EQ(fused["activations"]["logits_bytes"], (4 * v + 4 * h) * s);
+  Json untied =
+      estimate_json({"--layers", "12", "--hidden", "768", "--heads", "12", "--vocab", "50257",
+                     "--seq-len", "1024", "--tied-embeddings", "false", "--positions", "0"});
+  EXPECT_EQ(untied["model"]["params"], L * (12 * h * h + 13 * h) + 2 * h + 2 * v * h);
+}
+
+TEST(MemoryEstimatorTest, TotalIsStatesBuffersContextAndThePeakPhase) {
+  for (const char* stage : {"0", "1", "2", "3"}) {
+    SCOPED_TRACE(stage);
+    Json out = estimate_json({"--model", "llama-2-7b", "--stage", stage, "--gpus-per-node", "8",
+                              "--activation-checkpointing", "full"});
+    const long long forward_backward = out["activations"]["gpu_bytes"].get<long long>() +
+                                       out["headroom"]["gpu_bytes"].get<long long>();
+    const long long step = out["optimizer_step"]["gpu_bytes"].get<long long>() +
+                           out["optimizer_step"]["unreused_activation_bytes"].get<long long>();
+    long long sum = std::max(forward_backward, step);
+    for (const char* key : {"model_states", "stage3_working_set", "comm_buffers", "cuda_context"})
+      sum += out[key]["gpu_bytes"].get<long long>();
+    EXPECT_EQ(out["total"]["gpu_bytes"], sum);
+    EXPECT_EQ(out["optimizer_step"]["is_peak"], step > forward_backward);
+    EXPECT_EQ(out["inputs"]["headroom"], 0.45);  // measured, full checkpointing
+    EXPECT_EQ(out["cuda_context"]["gpu_bytes"], std::llround(0.8 * 1024 * 1024 * 1024));
   }
-  EXPECT_EQ(out["total"]["gpu_bytes"], sum);
+  // The step's fp32 gradient copy: all of Ψ at stage 0, the rank's partition at 1-3; plus
+  // two fp32 temporaries of the largest tensor (its partition at stage 3).
+  const long long psi = 6738415616LL, largest = 131072000LL, part = (psi + 7) / 8;
+  const struct {
+    const char* stage;
+    long long bytes;
+  } steps[] = {{"0", 4 * psi + 8 * largest},
+               {"1", 4 * part + 8 * largest},
+               {"3", 4 * part + 8 * (largest / 8)}};
+  for (const auto& c : steps) {
+    Json out = estimate_json({"--model", "llama-2-7b", "--stage", c.stage, "--gpus-per-node", "8"});
+    EXPECT_EQ(out["optimizer_step"]["gpu_bytes"], c.bytes) << c.stage;
+  }
+  Json offloaded =
+      estimate_json({"--model", "llama-2-7b", "--stage", "2", "--offload-optimizer", "cpu"});
+  EXPECT_EQ(offloaded["optimizer_step"]["gpu_bytes"], 0);
+  Json out = estimate_json({"--model", "llama-2-7b", "--stage", "3", "--gpus-per-node", "8"});
   EXPECT_EQ(out["model_states"]["gpu_bytes"], 16 * ((6738415616LL + 7) / 8));
   EXPECT_EQ(out["stage3_working_set"]["gpu_bytes"], 2 * 1000000000LL + 2 * 50000000LL);
   EXPECT_EQ(out["model"]["name"], "llama-2-7b");
+  EXPECT_EQ(out["model"]["kv_heads"], 32);
+  EXPECT_EQ(out["model"]["intermediate_size"], 11008);
   EXPECT_TRUE(out["fits"].is_null());
+  // One GPU at stage 0 has nothing to all-reduce.
+  Json single = estimate_json({"--model", "gpt2", "--stage", "0"});
+  EXPECT_EQ(single["comm_buffers"]["gpu_bytes"], 0);
 }
 
 TEST(MemoryEstimatorTest, EveryModelPresetLoads) {
@@ -261,6 +345,17 @@ TEST(MemoryEstimatorTest, RejectsBadInputWithExactMessages) {
        "gpu_memory_gib and cpu_memory_gib must be positive"},
       {{"--params", "1e9", "--bogus"}, "unknown option '--bogus'"},
       {{"--params"}, "--params needs a value"},
+      {{"--params", "1e9", "--attention", "flash2"},
+       "--attention: expected eager, sdpa or flash, got 'flash2'"},
+      {{"--params", "1e9", "--loss", "liger"}, "--loss: expected hf or fused, got 'liger'"},
+      {{"--params", "1e9", "--kv-heads", "8"},
+       "--kv-heads, --intermediate-size, --mlp, --tied-embeddings and --positions describe a "
+       "shape: give --model NAME or --layers/--hidden/--heads/--vocab/--seq-len too"},
+      {{"--model", "llama-2-7b", "--kv-heads", "5"}, "heads=32 is not a multiple of kv_heads=5"},
+      {{"--model", "llama-2-7b", "--mlp", "relu"}, "--mlp: expected gelu or swiglu, got 'relu'"},
+      {{"--layers", "32", "--hidden", "4000", "--heads", "32", "--vocab", "32000", "--seq-len",
+        "100000000"},
+       "seq_len=100000000 is beyond any model this estimator describes (max 10000000)"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(Json(c.args).dump());

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+// The memory model against real training steps (tests/plugins/memory/gpu_memory/): parameter
+// counts equal PyTorch's, activations within 15% of measured, and the largest micro batch
+// that fits a 24, 40 or 80 GiB GPU never larger than measured and equal in >= 85% of cells.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "memory/estimator.hpp"
+#include "memory/model_presets.hpp"
+
+namespace zf::memory {
+namespace {
+
+using Json = nlohmann::json;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+const std::string kDir = std::string(ZF_SOURCE_DIR) + "/tests/plugins/memory/gpu_memory/";
+
+struct Recording {
+  Json device;
+  std::vector<Json> cases;
+};
+
+Recording read_recording(const std::string& file) {
+  std::ifstream in(kDir + file);
+  EXPECT_TRUE(in) << "cannot read " << kDir + file;
+  Recording out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    Json row = Json::parse(line);
+    (row["kind"] == "device" ? out.device : out.cases.emplace_back()) = row;
+  }
+  return out;
+}
+
+std::map<std::string, ModelPreset> read_shapes() {
+  std::ifstream in(kDir + "shapes.json");
+  Json shapes = Json::parse(in);
+  std::map<std::string, ModelPreset> out;
+  for (const auto& [name, shape] : shapes.items()) {
+    out[name] = read_model_shape(shape, [&](const std::string& key, const std::string& message) {
+      throw std::invalid_argument(name + "/" + key + ": " + message);
+    });
+  }
+  return out;
+}
+
+// What `zeroforge estimate --stage 0 --precision bf16 --gpus-per-node 1` models for one
+// recorded step, with every default (headroom, CUDA context) as shipped.
+Inputs inputs_for(const ModelPreset& model, const Json& step, std::int64_t micro) {
+  Inputs in;
+  in.params = model.params;
+  in.largest_layer_params = model.largest_layer_params;
+  in.shape = model.shape;
+  in.shape->seq_len = step["seq"].get<std::int64_t>();
+  in.stage = 0;
+  in.precision = Precision::Bf16;
+  in.micro_batch_size = micro;
+  in.attention = *attention_from_string(step["attn"].get<std::string>());
+  in.checkpointing = *checkpointing_from_string(step["ckpt"].get<std::string>());
+  return in;
+}
+
+std::string label(const Json& step) {
+  std::ostringstream out;
+  out << step["model"].get<std::string>() << " " << step["attn"].get<std::string>()
+      << " ckpt=" << step["ckpt"].get<std::string>() << " seq=" << step["seq"]
+      << " micro=" << step["micro"];
+  return out.str();
+}
+
+class GpuMemoryTest : public ::testing::Test {
+ protected:
+  Recording recording = read_recording("h100-2026-11.jsonl");
+  std::map<std::string, ModelPreset> shapes = read_shapes();
+};
+
+TEST_F(GpuMemoryTest, TheRecordingHasEveryShapeAndAttention) {
+  EXPECT_EQ(recording.device["device"], "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(recording.cases.size(), 91u);
+}
+
+TEST_F(GpuMemoryTest, ParameterCountsEqualPyTorchs) {
+  int checked = 0;
+  for (const Json& step : recording.cases) {
+    if (!step.contains("params")) continue;  // an early out-of-memory step counted none
+    SCOPED_TRACE(label(step));
+    ++checked;
+    const ModelPreset& model = shapes.at(step["model"].get<std::string>());
+    EXPECT_EQ(params_from_shape(model.shape), step["params"].get<std::int64_t>());
+  }
+  EXPECT_EQ(checked, 90);
+}
+
+TEST_F(GpuMemoryTest, ActivationsAreWithinFifteenPercentOfMeasured) {
+  int checked = 0;
+  for (const Json& step : recording.cases) {
+    if (step["oom"].get<bool>()) continue;
+    SCOPED_TRACE(label(step));
+    const ModelPreset& model = shapes.at(step["model"].get<std::string>());
+    Estimate e = estimate(inputs_for(model, step, step["micro"].get<std::int64_t>()));
+    const double ratio = static_cast<double>(e.activations_gpu) /
+                         static_cast<double>(step["activations_bytes"].get<std::int64_t>());
+    EXPECT_GE(ratio, 0.85);
+    EXPECT_LE(ratio, 1.15);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 85);
+}
+
+// For each shape (model, attention, checkpointing, sequence) and capacity: the largest
+// recorded micro batch whose step fits, against the largest the estimate says fits among the
+// recorded micro batches (the estimate may not claim a micro batch that ran out of memory or
+// was never tried).
+TEST_F(GpuMemoryTest, LargestFittingMicroBatchIsNeverTooLargeAndUsuallyExact) {
+  std::map<std::string, std::vector<Json>> by_shape;
+  for (const Json& step : recording.cases) {
+    by_shape[step["model"].get<std::string>() + " " + step["attn"].get<std::string>() + " " +
+             step["ckpt"].get<std::string>() + " " + step["seq"].dump()]
+        .push_back(step);
+  }
+  const std::int64_t context = recording.device["context_bytes"].get<std::int64_t>();
+  int cells = 0, exact = 0;
+  for (const auto& [shape, steps] : by_shape) {
+    for (double capacity : {24.0, 40.0, 80.0}) {
+      SCOPED_TRACE(shape + " at " + std::to_string(static_cast<int>(capacity)) + " GiB");
+      std::int64_t measured = 0, estimated = 0;
+      for (const Json& step : steps) {
+        if (step["oom"].get<bool>()) break;
+        const std::int64_t micro = step["micro"].get<std::int64_t>();
+        if (step["step_peak_reserved"].get<std::int64_t>() + context <= capacity * kGiB)
+          measured = micro;
+        Inputs in = inputs_for(shapes.at(step["model"].get<std::string>()), step, micro);
+        in.gpu_memory_gib = capacity;
+        if (*estimate(in).gpu_fits) estimated = micro;
+      }
+      EXPECT_LE(estimated, measured) << "the estimate's pick would run out of memory";
+      exact += estimated == measured;
+      ++cells;
+    }
+  }
+  EXPECT_EQ(cells, 48);
+  EXPECT_GE(exact * 100, 85 * cells) << exact << " of " << cells << " cells exact";
+  RecordProperty("exact_cells", exact);
+}
+
+}  // namespace
+}  // namespace zf::memory
