@@ -468,7 +468,7 @@ TEST_F(GenerateCliTest, ExplainNamesTheLayerOfEachValue) {
   EXPECT_NE(line_of("hf_auto").find("template default: deepspeed/defaults.json"),
             std::string::npos);
   EXPECT_NE(result.out.find("train_batch_size = 512 (4 x 16 x 8)"), std::string::npos);
-  EXPECT_NE(result.out.find("set but not read by the template:\n  gpu_memory_gib = 80"),
+  EXPECT_NE(result.out.find("set but not read by the template:\n  gpu_memory_gib = 79.64"),
             std::string::npos);
 
   auto set =
@@ -494,7 +494,7 @@ TEST_F(GenerateCliTest, ListsTemplatesPresetsAndTiers) {
   }
   auto tiers = run_cli({"list", "tiers"});
   EXPECT_EQ(tiers.exit_code, 0);
-  EXPECT_NE(tiers.out.find("large  8 node(s) x 8 GPU(s) of 80 GiB"), std::string::npos)
+  EXPECT_NE(tiers.out.find("large  8 node(s) x 8 GPU(s) of 79.64 GiB"), std::string::npos)
       << tiers.out;
   EXPECT_EQ(run_cli({"list", "things"}).exit_code, 2);
 }
