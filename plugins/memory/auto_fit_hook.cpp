@@ -234,7 +234,8 @@ Json auto_fit_values(const Json& input, const std::string& data_dir) {
   if (!auto_fit.is_object())
     r.fail("/auto_fit",
            "expected an object (or null to turn auto-fit off), got " + auto_fit.dump());
-  for (const auto& [key, value] : auto_fit.items()) {
+  for (const auto& item : auto_fit.items()) {
+    const std::string& key = item.key();  // clang 14 cannot capture a structured binding
     if (std::find_if(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; }) ==
         std::end(kKeys)) {
       std::string known;

@@ -46,7 +46,8 @@ std::int64_t as_int(const nlohmann::json& v) {
 
 ModelPreset read_model_shape(const nlohmann::json& object, const FieldError& fail,
                              std::initializer_list<const char*> extra_keys) {
-  for (const auto& [key, value] : object.items()) {
+  for (const auto& item : object.items()) {
+    const std::string& key = item.key();  // clang 14 cannot capture a structured binding
     const auto is_key = [&](const char* k) { return key == k; };
     if (std::none_of(std::begin(kShapeKeys), std::end(kShapeKeys), is_key) &&
         std::none_of(extra_keys.begin(), extra_keys.end(), is_key)) {
