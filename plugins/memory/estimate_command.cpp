@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "model_presets.hpp"
+#include "suggestion.hpp"
 
 namespace zf::memory {
 namespace {
@@ -448,6 +449,20 @@ std::string all_stages_table(const Options& o, const std::vector<Inputs>& inputs
   return out + "(GiB; GPU per GPU, CPU per node; DS = DeepSpeed's own estimator)\n";
 }
 
+Json suggestion_json(const Suggestion& change) {
+  Json out = {{"fits", change.fits}, {"text", change.text}};
+  if (change.rung) {
+    out["stage"] = change.rung->stage;
+    out["offload_optimizer"] = to_string(change.rung->offload_optimizer);
+    out["offload_param"] = to_string(change.rung->offload_param);
+  }
+  if (change.micro_batch_size) out["micro_batch_size"] = *change.micro_batch_size;
+  if (change.full_checkpointing) out["activation_checkpointing"] = "full";
+  out["gpu_bytes"] = change.estimate.total_gpu;
+  out["cpu_bytes"] = change.estimate.total_cpu;
+  return out;
+}
+
 }  // namespace
 
 Json to_json(const Inputs& in, const Estimate& e) {
@@ -533,18 +548,30 @@ int run_estimate(const std::vector<std::string>& args, const std::string& data_d
       rows.push_back(to_json(in, estimates.back()));
     }
     out = o.json ? rows.dump(2) + "\n" : all_stages_table(o, inputs, estimates);
-    return 0;
+    // Exit 1 when capacities were given and no row fits, as for one estimate.
+    bool judged = false, any_fits = false;
+    for (const Estimate& e : estimates) {
+      if (std::optional<bool> ok = fits(e)) {
+        judged = true;
+        any_fits = any_fits || *ok;
+      }
+    }
+    return judged && !any_fits ? 1 : 0;
   }
   Estimate e = estimate(o.inputs);
+  std::optional<bool> ok = fits(e);
+  std::optional<Suggestion> change;
+  if (ok && !*ok) change = suggest(o.inputs);
   if (o.json) {
     Json j = to_json(o.inputs, e);
     if (o.preset) j["model"]["name"] = o.preset->name;
     j["model"]["params_derived"] = o.params_derived;
+    j["suggestion"] = change ? suggestion_json(*change) : Json(nullptr);
     out = j.dump(2) + "\n";
   } else {
     out = table(o, e);
+    if (change) out += "suggestion: " + change->text + "\n";
   }
-  std::optional<bool> ok = fits(e);
   return ok && !*ok ? 1 : 0;
 }
 

@@ -97,6 +97,18 @@ Estimate estimate(const Inputs& in) {
   }
   require_positive(in.gpus_per_node, "gpus_per_node");
   require_positive(in.nodes, "nodes");
+  // A million GPUs is beyond any cluster; the bound keeps every per-rank product in range.
+  if (in.gpus_per_node > 1'000'000 || in.nodes > 1'000'000 ||
+      in.gpus_per_node * in.nodes > 1'000'000) {
+    throw std::invalid_argument("gpus_per_node=" + std::to_string(in.gpus_per_node) +
+                                " x nodes=" + std::to_string(in.nodes) +
+                                " is beyond any cluster this estimator describes (at most "
+                                "1000000 GPUs)");
+  }
+  if (in.params > 1'000'000'000'000'000LL) {
+    throw std::invalid_argument("params=" + std::to_string(in.params) +
+                                " is beyond any model this estimator describes (max 1e15)");
+  }
   require_positive(in.micro_batch_size, "micro_batch_size");
   if (in.stage < 0 || in.stage > 3) {
     throw std::invalid_argument("stage must be 0, 1, 2 or 3, got " + std::to_string(in.stage));

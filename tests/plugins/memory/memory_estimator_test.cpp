@@ -315,6 +315,61 @@ TEST(MemoryEstimatorTest, VerdictAgainstCapacity) {
   EXPECT_NE(medium.output.find("verdict: GPU fits: needs "), std::string::npos) << medium.output;
 }
 
+TEST(MemoryEstimatorTest, WhatDoesNotFitNamesTheSmallestChangeThatDoes) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string suggestion;
+  };
+  const Case cases[] = {
+      // A smaller micro batch with the same options.
+      {{"--model", "gpt2", "--stage", "0", "--micro-batch-size", "64", "--gpu-memory-gib", "23.98"},
+       "suggestion: micro batch 17 fits with these options (GPU 23.34 GiB)\n"},
+      // Up the ladder: no micro batch fits at stage 1; stage 2 fits micro batch 3 (not 4).
+      {{"--model", "llama-2-7b", "--stage", "1", "--gpus-per-node", "8",
+        "--activation-checkpointing", "full", "--micro-batch-size", "4", "--gpu-memory-gib", "40"},
+       "suggestion: ZeRO-2, offload_optimizer=none, offload_param=none with micro batch 3 fits "
+       "(GPU 37.46 GiB)\n"},
+      // Checkpointing is what it takes.
+      {{"--model", "llama-2-7b", "--stage", "2", "--gpu-memory-gib", "24", "--cpu-memory-gib",
+        "128"},
+       "suggestion: with full activation checkpointing, ZeRO-3, offload_optimizer=cpu, "
+       "offload_param=none fits (GPU 19.99 GiB, CPU 100.41 GiB per node)\n"},
+      {{"--model", "llama-3-70b", "--stage", "3", "--gpu-memory-gib", "23.98", "--cpu-memory-gib",
+        "128"},
+       "suggestion: nothing fits: even ZeRO-3 with optimizer and parameters offloaded to the "
+       "CPU, full activation checkpointing and micro batch 1 needs GPU 36.03 GiB, CPU 1182.75 "
+       "GiB per node\n"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(Json(c.args).dump());
+    CommandResult result = host().run_command("estimate", c.args);
+    EXPECT_EQ(result.exit_code, 1);
+    ASSERT_GE(result.output.size(), c.suggestion.size());
+    EXPECT_EQ(result.output.substr(result.output.size() - c.suggestion.size()), c.suggestion);
+  }
+  std::vector<std::string> args = {"--model",          "llama-2-7b", "--stage",  "2",
+                                   "--gpu-memory-gib", "24",         "--format", "json"};
+  Json out = Json::parse(host().run_command("estimate", args).output);
+  EXPECT_EQ(out["suggestion"]["stage"], 3);
+  EXPECT_EQ(out["suggestion"]["offload_optimizer"], "cpu");
+  EXPECT_EQ(out["suggestion"]["activation_checkpointing"], "full");
+  args[5] = "200";
+  EXPECT_TRUE(Json::parse(host().run_command("estimate", args).output)["suggestion"].is_null());
+}
+
+TEST(MemoryEstimatorTest, AllStagesExitsOneWhenNoRowFits) {
+  auto exit_code = [](const char* gpu_gib) {
+    return host()
+        .run_command("estimate", {"--model", "llama-3-70b", "--all-stages", "--gpu-memory-gib",
+                                  gpu_gib, "--cpu-memory-gib", "128"})
+        .exit_code;
+  };
+  EXPECT_EQ(exit_code("24"), 1);
+  EXPECT_EQ(exit_code("10000"), 0);
+  EXPECT_EQ(host().run_command("estimate", {"--model", "llama-3-70b", "--all-stages"}).exit_code,
+            0);
+}
+
 TEST(MemoryEstimatorTest, RejectsBadInputWithExactMessages) {
   const std::string prefix = std::string(ZF_MEMORY_PLUGIN) + ": error: plugin 'memory': ";
   struct Case {
@@ -356,6 +411,15 @@ TEST(MemoryEstimatorTest, RejectsBadInputWithExactMessages) {
       {{"--layers", "32", "--hidden", "4000", "--heads", "32", "--vocab", "32000", "--seq-len",
         "100000000"},
        "seq_len=100000000 is beyond any model this estimator describes (max 10000000)"},
+      {{"--params", "9e15", "--stage", "0", "--gpus-per-node", "9e15", "--nodes", "9e15"},
+       "gpus_per_node=9000000000000000 x nodes=9000000000000000 is beyond any cluster this "
+       "estimator describes (at most 1000000 GPUs)"},
+      {{"--layers", "100000", "--hidden", "100000", "--heads", "1", "--vocab", "10", "--seq-len",
+        "100000"},
+       "params=12000140001200000 is beyond any model this estimator describes (max 1e15)"},
+      {{"--layers", "1000", "--hidden", "100000", "--heads", "1", "--vocab", "10", "--seq-len",
+        "100000", "--micro-batch-size", "1000000"},
+       "the activations of this shape and micro batch exceed 8 EiB; check the sizes"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(Json(c.args).dump());
