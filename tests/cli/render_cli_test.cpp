@@ -28,6 +28,17 @@ TEST(CliTest, PrintsVersionAndHelp) {
   EXPECT_NE(render_help.out.find("--set"), std::string::npos);
 }
 
+TEST(CliTest, AnErrorAboutAnObjectNamesTheSetThatWroteIt) {
+  // The contract reports /zero/offload_optimizer, an object whose only leaf --set wrote.
+  auto r =
+      run_cli({"render", "deepspeed/config.json.j2", "--set", "zero.offload_optimizer.device=cpu"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "--set zero.offload_optimizer.device=cpu: /zero/offload_optimizer: error: unknown key "
+            "'offload_optimizer' in zero; 'offload_optimizer' is a top-level value "
+            "(offload_optimizer, not zero.offload_optimizer)\n");
+}
+
 TEST(CliTest, UnknownCommandAndOptionsAreUsageErrors) {
   auto unknown = run_cli({"frobnicate"});
   EXPECT_EQ(unknown.exit_code, 2);

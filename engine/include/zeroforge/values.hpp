@@ -42,7 +42,8 @@ class LayeredValues {
   /// The merged values.
   const nlohmann::ordered_json& merged() const noexcept { return merged_; }
   /// The layer that set the value at `json_pointer` (a leaf, or a whole object replaced as
-  /// one), or nullptr when nothing set it. Pointers below a leaf report that leaf's layer.
+  /// one), or nullptr when nothing set it. Pointers below a leaf report that leaf's layer;
+  /// an object's pointer reports the layer of its first leaf.
   const LayerSource* origin(std::string_view json_pointer) const;
   /// Every leaf pointer (scalars, arrays, empty objects) with its layer, in merged key order.
   std::vector<std::pair<std::string, LayerSource>> leaves() const;

@@ -83,14 +83,20 @@ void LayeredValues::forget_below(const std::string& pointer) {
 
 const LayerSource* LayeredValues::origin(std::string_view json_pointer) const {
   std::string pointer(json_pointer);
-  while (true) {
+  while (!pointer.empty()) {
     auto it = origins_.find(pointer);
     if (it != origins_.end()) return &layers_[it->second];
     auto slash = pointer.rfind('/');
-    if (slash == std::string::npos || pointer.empty()) return nullptr;
+    if (slash == std::string::npos) break;
     pointer.resize(slash);
-    if (pointer.empty()) return nullptr;
   }
+  // An object has origins only for its leaves (`--set zero.offload_optimizer.device=cpu`
+  // records /zero/offload_optimizer/device): the first leaf below names the layer.
+  const std::string prefix = std::string(json_pointer) + "/";
+  auto below = origins_.lower_bound(prefix);
+  if (!json_pointer.empty() && below != origins_.end() && below->first.starts_with(prefix))
+    return &layers_[below->second];
+  return nullptr;
 }
 
 void LayeredValues::collect(const nlohmann::ordered_json& node, const std::string& pointer,

@@ -27,6 +27,18 @@ TEST(LayeringTest, LaterLayersWinAndObjectsMerge) {
   EXPECT_EQ(values.origin("/nothing"), nullptr);
 }
 
+TEST(LayeringTest, AnObjectsOriginIsItsFirstLeafs) {
+  LayeredValues values;
+  values.apply({LayerKind::Tier, "tier small"}, ordered_json::parse(R"({"stage": 2})"));
+  values.apply({LayerKind::Set, "--set zero.offload_optimizer.device=cpu"},
+               ordered_json::parse(R"({"zero": {"offload_optimizer": {"device": "cpu"}}})"));
+  EXPECT_EQ(values.origin("/zero/offload_optimizer")->label,
+            "--set zero.offload_optimizer.device=cpu");
+  EXPECT_EQ(values.origin("/zero")->label, "--set zero.offload_optimizer.device=cpu");
+  EXPECT_EQ(values.origin("/zero/offload"), nullptr) << "a prefix of a sibling's key is not it";
+  EXPECT_EQ(values.origin(""), nullptr);
+}
+
 TEST(LayeringTest, ScalarReplacingAnObjectForgetsItsLeaves) {
   LayeredValues values;
   values.apply({LayerKind::Tier, "t"}, ordered_json::parse(R"({"a": {"b": 1}})"));
