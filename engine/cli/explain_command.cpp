@@ -60,7 +60,8 @@ std::string one_line(const std::string& text) {
 
 // The rows for every leaf under the names the template reads; `unused` gets the others.
 std::vector<Row> explain_values(const Template& tpl, const LayeredValues& values,
-                                std::vector<Row>& unused, std::vector<std::string>& undefined) {
+                                std::vector<Row>& unused, std::vector<Row>& for_plugins,
+                                std::vector<std::string>& undefined) {
   std::vector<std::string> used = tpl.undeclared_variables();
   std::vector<Row> rows;
   for (const auto& [pointer, source] : values.leaves()) {
@@ -69,7 +70,7 @@ std::vector<Row> explain_values(const Template& tpl, const LayeredValues& values
             layer_kind_name(source.kind), source.label};
     std::string top = row.name.substr(0, row.name.find('.'));
     bool reads = std::find(used.begin(), used.end(), top) != used.end();
-    (reads ? rows : unused).push_back(std::move(row));
+    (reads ? rows : is_plugin_fact(top) ? for_plugins : unused).push_back(std::move(row));
   }
   for (const auto& name : used) {
     if (!values.merged().contains(name)) undefined.push_back(name);
@@ -102,14 +103,15 @@ Json rows_to_json(const std::vector<Row>& rows) {
 int print_explanation(const ExplainOptions& opt, const std::string& title, const Template& tpl,
                       const LayeredValues& values, const std::vector<Error>& problems,
                       const DeepSpeedFacts* facts) {
-  std::vector<Row> unused;
+  std::vector<Row> unused, for_plugins;
   std::vector<std::string> undefined;
-  std::vector<Row> rows = explain_values(tpl, values, unused, undefined);
+  std::vector<Row> rows = explain_values(tpl, values, unused, for_plugins, undefined);
   if (opt.format == "json") {
     Json out = {{"subject", title},
                 {"template", tpl.name()},
                 {"values", rows_to_json(rows)},
                 {"unused", rows_to_json(unused)},
+                {"for_plugins", rows_to_json(for_plugins)},
                 {"undefined", undefined}};
     if (facts) out["derived"] = facts_to_json(*facts);
     std::cout << to_json_text(out);
@@ -127,6 +129,10 @@ int print_explanation(const ExplainOptions& opt, const std::string& title, const
     if (!undefined.empty()) {
       std::cout << "read by the template but not set (it must guard them):\n";
       for (const auto& name : undefined) std::cout << "  " << name << '\n';
+    }
+    if (!for_plugins.empty()) {
+      std::cout << "for plugins (tier facts and auto_fit; no template reads them):\n";
+      print_rows(std::cout, for_plugins);
     }
     if (!unused.empty()) {
       std::cout << "set but not read by the template:\n";

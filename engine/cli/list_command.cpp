@@ -59,8 +59,23 @@ int list_templates(const std::vector<std::string>& args) {
   return kSuccess;
 }
 
+// `list presets` and `list tiers` take no options but --help: true when it printed the help.
+bool plain_listing_help(const std::vector<std::string>& args, const char* kind, const char* what) {
+  if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
+    std::cout << "usage: zeroforge list " << kind << "\n\n" << what << "\n";
+    return true;
+  }
+  if (!args.empty()) {
+    throw Error(ErrorKind::Usage, std::string("list ") + kind + " takes no options but --help");
+  }
+  return false;
+}
+
 int list_presets(const std::vector<std::string>& args) {
-  if (!args.empty()) throw Error(ErrorKind::Usage, "list presets takes no options");
+  if (plain_listing_help(args, "presets",
+                         "Lists the shipped families (presets/families/) with their template, "
+                         "tier count and description."))
+    return kSuccess;
   for (const auto& path : json_files(builtin_presets_dir() / "families")) {
     Family family = load_family(path);
     std::size_t tiers = std::max<std::size_t>(family.tiers.size(), 1);
@@ -72,7 +87,10 @@ int list_presets(const std::vector<std::string>& args) {
 }
 
 int list_tiers(const std::vector<std::string>& args) {
-  if (!args.empty()) throw Error(ErrorKind::Usage, "list tiers takes no options");
+  if (plain_listing_help(args, "tiers",
+                         "Lists the shipped tiers (presets/tiers/): nodes, GPUs and their memory, "
+                         "host memory, NVMe path and micro batch."))
+    return kSuccess;
   for (const auto& path : json_files(builtin_presets_dir() / "tiers")) {
     Json tier = load_values_file(path);
     std::cout << path.stem().string() << "  " << number(tier, "nodes") << " node(s) x "

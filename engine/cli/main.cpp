@@ -34,6 +34,11 @@ int main(int argc, char** argv) {
     print_usage(std::cerr);
     return zf::cli::kError;
   }
+  if (args.size() > 1 && args.front() == "help") {
+    // `zeroforge help render` is `zeroforge render --help` (git's and cargo's convention).
+    args.erase(args.begin());
+    args.push_back("--help");
+  }
   const std::string& first = args.front();
   if (first == "--version" || first == "-V") {
     std::cout << "zeroforge " << ZEROFORGE_VERSION << '\n';

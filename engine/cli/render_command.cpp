@@ -66,6 +66,7 @@ int run_render(const std::vector<std::string>& args) {
   }
   check_template_values(defaults, values);
   auto tpl = environment->load(template_name);
+  warn_unread_values(*tpl, values);
   Value context = Value::from_json(values.merged());
   std::string text;
   if (tpl->is_json()) {

@@ -2,6 +2,7 @@
 // Template defaults and the values contract for single-template commands.
 #include "template_values.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -23,6 +24,30 @@ void check_template_argument(const Environment& environment, const std::string& 
 
 void apply_template_defaults(const TemplateDefaults& defaults, LayeredValues& values) {
   for (const auto& layer : defaults.layers) values.apply(layer.source, layer.values);
+}
+
+bool is_plugin_fact(std::string_view name) {
+  // The tail of the contract's known names (engine/src/family/contract.cpp, kKnownNames).
+  for (std::string_view fact :
+       {"gpu_memory_gib", "cpu_memory_gib", "gpu", "tier", "model", "auto_fit"}) {
+    if (name == fact) return true;
+  }
+  return false;
+}
+
+void warn_unread_values(const Template& tpl, const LayeredValues& values) {
+  const std::vector<std::string> read = tpl.undeclared_variables();
+  std::vector<std::string> warned;
+  for (const auto& [pointer, source] : values.leaves()) {
+    if (source.kind != LayerKind::Set && source.kind != LayerKind::ValuesFile) continue;
+    const std::string top = pointer.substr(1, pointer.find('/', 1) - 1);
+    if (is_plugin_fact(top) || std::find(read.begin(), read.end(), top) != read.end()) continue;
+    if (std::find(warned.begin(), warned.end(), top) != warned.end()) continue;
+    warned.push_back(top);
+    std::cerr << source.label << ": warning: " << top << " is set but " << tpl.name()
+              << " never reads it (a typo? `zeroforge explain " << tpl.name()
+              << "` lists what it reads)\n";
+  }
 }
 
 void throw_problems(const std::vector<Error>& problems) {

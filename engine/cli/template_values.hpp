@@ -4,10 +4,12 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "zeroforge/environment.hpp"
 #include "zeroforge/family.hpp"
+#include "zeroforge/template.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf::cli {
@@ -33,6 +35,14 @@ void check_template_values(const TemplateDefaults& defaults, const LayeredValues
 std::vector<Error> template_value_problems(const TemplateDefaults& defaults,
                                            const LayeredValues& values,
                                            DeepSpeedFacts* facts = nullptr);
+
+/// True for the values the DeepSpeed contract keeps for plugins, which no template reads:
+/// the tier facts (gpu_memory_gib, cpu_memory_gib, gpu, tier, model) and `auto_fit`.
+bool is_plugin_fact(std::string_view top_level_name);
+
+/// Warns on stderr about each value a values file or --set gave that `tpl` never reads
+/// (`--set frobnicate=1`: a typo, or a value for another template), naming where it was set.
+void warn_unread_values(const Template& tpl, const LayeredValues& values);
 
 /// Throws the last of `problems` after printing the others (a no-op when empty).
 void throw_problems(const std::vector<Error>& problems);

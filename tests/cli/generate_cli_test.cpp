@@ -468,8 +468,18 @@ TEST_F(GenerateCliTest, ExplainNamesTheLayerOfEachValue) {
   EXPECT_NE(line_of("hf_auto").find("template default: deepspeed/defaults.json"),
             std::string::npos);
   EXPECT_NE(result.out.find("train_batch_size = 512 (4 x 16 x 8)"), std::string::npos);
-  EXPECT_NE(result.out.find("set but not read by the template:\n  gpu_memory_gib = 79.64"),
+  EXPECT_NE(result.out.find("for plugins (tier facts and auto_fit; no template reads them):\n"
+                            "  gpu_memory_gib = 79.64"),
             std::string::npos);
+  EXPECT_EQ(result.out.find("set but not read by the template"), std::string::npos)
+      << "a tier's facts are not typos";
+
+  auto typo = run_cli({"render", "deepspeed/config.json.j2", "--set", "frobnicate=1", "--set",
+                       "auto_fit.model=gpt2", "--set", "stage=3"});
+  EXPECT_EQ(typo.exit_code, 0) << typo.err;
+  EXPECT_EQ(typo.err,
+            "--set frobnicate=1: warning: frobnicate is set but deepspeed/config.json.j2 never "
+            "reads it (a typo? `zeroforge explain deepspeed/config.json.j2` lists what it reads)\n");
 
   auto set =
       run_cli({"explain", "deepspeed/config.json.j2", "--tier", "small", "--set", "stage=3"});

@@ -39,6 +39,21 @@ TEST(CliTest, AnErrorAboutAnObjectNamesTheSetThatWroteIt) {
             "(offload_optimizer, not zero.offload_optimizer)\n");
 }
 
+TEST(CliTest, HelpCommandShowsTheCommandsHelp) {
+  auto help = run_cli({"help", "render"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.out, run_cli({"render", "--help"}).out);
+  auto presets = run_cli({"help", "list", "presets"});
+  EXPECT_EQ(presets.exit_code, 0);
+  EXPECT_EQ(presets.out,
+            "usage: zeroforge list presets\n\nLists the shipped families (presets/families/) with "
+            "their template, tier count and description.\n");
+  EXPECT_EQ(run_cli({"list", "tiers", "-h"}).exit_code, 0);
+  auto extra = run_cli({"list", "tiers", "--all"});
+  EXPECT_EQ(extra.exit_code, 2);
+  EXPECT_EQ(extra.err, "zeroforge: error: list tiers takes no options but --help\n");
+}
+
 TEST(CliTest, UnknownCommandAndOptionsAreUsageErrors) {
   auto unknown = run_cli({"frobnicate"});
   EXPECT_EQ(unknown.exit_code, 2);

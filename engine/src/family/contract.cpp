@@ -563,9 +563,14 @@ class Checker {
     const Value& world = *get(known("world_size"));
     f.world_size = world.is_none() ? gpus : as_int(world);
     if (f.world_size > gpus || gpus % f.world_size != 0) {
-      fail("/world_size", "world_size=" + std::to_string(f.world_size) +
-                              " must divide the GPU count gpus_per_node x nodes = " +
-                              std::to_string(gpus) + " (data-parallel ranks share the GPUs)");
+      fail("/world_size",
+           "world_size=" + std::to_string(f.world_size) +
+               " must divide the GPU count gpus_per_node x nodes = " + std::to_string(gpus) +
+               " (data-parallel ranks share the GPUs); give it the GPUs: --set "
+               "gpus_per_node=N and nodes=M with N x M a multiple of " +
+               std::to_string(f.world_size) +
+               ", or a tier that has them (zeroforge list tiers), or leave "
+               "world_size out (it is gpus_per_node x nodes)");
       return;
     }
     f.micro_batch_size = as_int(*get(known("micro_batch_size")));

@@ -112,8 +112,9 @@ TEST(ContractTest, RefusesEachBadValueByName) {
        "but global_batch_size=8; set only one of the two"},
       {R"({"world_size": 3, "gpus_per_node": 8})",
        "/world_size: error: world_size=3 must divide the GPU count gpus_per_node x nodes = 8 "
-       "(data-parallel "
-       "ranks share the GPUs)"},
+       "(data-parallel ranks share the GPUs); give it the GPUs: --set gpus_per_node=N and nodes=M "
+       "with N x M a multiple of 3, or a tier that has them (zeroforge list tiers), or leave "
+       "world_size out (it is gpus_per_node x nodes)"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.patch);
