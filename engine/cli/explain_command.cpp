@@ -2,6 +2,7 @@
 // `zeroforge explain TEMPLATE|FAMILY`: each value the template reads, with the layer it came
 // from (template default, tier, family, variant, values file, --set, plugin): `helm template
 // --debug`, per value. For a family, one member, chosen by its output path.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <iostream>
 #include <optional>
@@ -85,7 +86,9 @@ void print_rows(std::ostream& out, const std::vector<Row>& rows) {
   for (const auto& row : rows) {
     std::string left = row.name + " = " + row.value;
     if (left.size() < width) left.resize(width, ' ');
-    out << "  " << left << "  " << row.layer << ": " << row.source << '\n';
+    // A label that starts with its layer's name (`--set stage=3`) is shown once.
+    const bool named = row.source.rfind(row.layer, 0) == 0;
+    out << "  " << left << "  " << (named ? row.source : row.layer + ": " + row.source) << '\n';
   }
 }
 
@@ -180,8 +183,18 @@ int explain_family(const ExplainOptions& opt) {
     scope["family"] = family.name;
     scope["variant"] = variant.slug;
     std::string path = check_output_path(output_path->render(Value::from_json(scope)), family);
-    if (path == opt.config || (opt.config.empty() && expansion.size() == 1))
+    if (path == opt.config || (opt.config.empty() && expansion.size() == 1)) {
+      if (chosen) {
+        // generate refuses such a family; explaining one of the two would explain a config
+        // that is never written.
+        throw Error(ErrorKind::Values,
+                    "variant '" + expansion.describe(variant) + "': writes \"" + path +
+                        "\", the same output path as variant '" + expansion.describe(*chosen) +
+                        "': make the output pattern tell them apart",
+                    family.file, "/output");
+      }
       chosen = std::move(variant);
+    }
     paths.push_back(std::move(path));
   }
   if (!chosen) {
@@ -192,6 +205,7 @@ int explain_family(const ExplainOptions& opt) {
                               : "explain: no config '" + opt.config + "' in family '" +
                                     family.name + "'; its configs:";
     std::sort(paths.begin(), paths.end());
+    paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
     for (std::size_t i = 0; i < paths.size() && i < 20; ++i) message += "\n  " + paths[i];
     if (paths.size() > 20) message += "\n  ... (" + std::to_string(paths.size() - 20) + " more)";
     throw Error(ErrorKind::Usage, message);

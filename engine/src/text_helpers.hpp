@@ -108,4 +108,30 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+/// The candidate a mistyped `key` most likely meant, or "". One rule for the values contract
+/// and the validator, so both suggest the same: a candidate that `key` cuts short
+/// (`reduce_bucket` for `reduce_bucket_size`; five characters at least) wins, else the
+/// nearest within 1 edit, 2 from 10 characters, 3 from 15 and 4 from 20
+/// (`stage3_max_live_params` for `stage3_max_live_parameters`).
+template <typename Range>
+std::string nearest_name(std::string_view key, const Range& candidates) {
+  if (key.size() >= 5) {
+    for (const auto& candidate : candidates) {
+      if (std::string_view(candidate).starts_with(key) && std::string_view(candidate) != key)
+        return std::string(candidate);
+    }
+  }
+  const std::size_t limit = std::max<std::size_t>(1, std::min<std::size_t>(4, key.size() / 5));
+  std::string best;
+  std::size_t best_distance = limit + 1;
+  for (const auto& candidate : candidates) {
+    const std::size_t d = edit_distance(key, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = std::string(candidate);
+    }
+  }
+  return best;
+}
+
 }  // namespace zf::detail

@@ -477,15 +477,33 @@ TEST_F(GenerateCliTest, ExplainNamesTheLayerOfEachValue) {
   auto typo = run_cli({"render", "deepspeed/config.json.j2", "--set", "frobnicate=1", "--set",
                        "auto_fit.model=gpt2", "--set", "stage=3"});
   EXPECT_EQ(typo.exit_code, 0) << typo.err;
-  EXPECT_EQ(typo.err,
-            "--set frobnicate=1: warning: frobnicate is set but deepspeed/config.json.j2 never "
-            "reads it (a typo? `zeroforge explain deepspeed/config.json.j2` lists what it reads)\n");
+  EXPECT_EQ(
+      typo.err,
+      "--set frobnicate=1: warning: frobnicate is set but deepspeed/config.json.j2 never "
+      "reads it (a typo? `zeroforge explain deepspeed/config.json.j2` lists what it reads)\n");
 
   auto set =
       run_cli({"explain", "deepspeed/config.json.j2", "--tier", "small", "--set", "stage=3"});
   ASSERT_EQ(set.exit_code, 0) << set.err;
   EXPECT_NE(set.out.find("stage = 3"), std::string::npos);
-  EXPECT_NE(set.out.find("--set: --set stage=3"), std::string::npos);
+  EXPECT_NE(set.out.find("stage = 3"), std::string::npos);
+  EXPECT_NE(set.out.find("  --set stage=3\n"), std::string::npos);
+  EXPECT_EQ(set.out.find("--set: --set"), std::string::npos) << "the layer is named once";
+  // A family whose members share a path is refused, as generate refuses it.
+  const std::string dup =
+      family("dup.json", R"({"name": "dup", "template": "deepspeed/config.json.j2",
+    "axes": {"stage": [2, 3]}, "tiers": ["medium"], "output": "{{ tier }}/same.json"})");
+  auto shared = run_cli({"explain", dup, "--config", "medium/same.json"});
+  EXPECT_EQ(shared.exit_code, 2);
+  EXPECT_EQ(shared.err, dup +
+                            ": /output: error: variant 'medium stage=3': writes "
+                            "\"medium/same.json\", the same output path as variant 'medium "
+                            "stage=2': make the output pattern tell them apart\n");
+  auto listed = run_cli({"explain", dup, "--config", "nope.json"});
+  EXPECT_EQ(listed.err,
+            "zeroforge: error: explain: no config 'nope.json' in family 'dup'; its "
+            "configs:\n  medium/same.json\n");
+
   auto choose = run_cli({"explain", "llama-7b"});
   EXPECT_EQ(choose.exit_code, 2);
   EXPECT_NE(choose.err.find("choose one with --config PATH"), std::string::npos);

@@ -146,18 +146,7 @@ std::size_t known_index(std::string_view key) {
 
 template <std::size_t N>
 std::string closest(std::string_view name, const std::array<std::string_view, N>& names) {
-  std::string best;
-  std::size_t best_distance = name.size() < 6 ? 1 : 2;
-  for (auto candidate : names) {
-    // A name cut short (`reduce_bucket` for `reduce_bucket_size`) is a near miss too.
-    if (name.size() >= 5 && candidate.starts_with(name)) return std::string(candidate);
-    std::size_t d = detail::edit_distance(name, candidate);
-    if (d <= best_distance) {
-      best_distance = d;
-      best = candidate;
-    }
-  }
-  return best;
+  return detail::nearest_name(name, names);
 }
 
 // JSON's kinds, as the values arrive from it: Value counts a bool as a number, JSON does not.

@@ -183,19 +183,7 @@ std::optional<long long> as_integer(const json& value) {
 std::string show(const json& value) { return value.dump(); }
 
 std::string closest(std::string_view key, const std::vector<std::string>& candidates) {
-  // Near misses only: a couple of typos, scaled with the length so `tpye` finds `type` but
-  // unrelated short keys do not match.
-  std::size_t limit = std::max<std::size_t>(1, std::min<std::size_t>(3, key.size() / 4));
-  std::string best;
-  std::size_t best_distance = limit + 1;
-  for (const auto& candidate : candidates) {
-    std::size_t d = detail::edit_distance(key, candidate);
-    if (d < best_distance) {
-      best_distance = d;
-      best = candidate;
-    }
-  }
-  return best;
+  return detail::nearest_name(key, candidates);
 }
 
 std::string stages_text(const json& stages) {

@@ -27,6 +27,23 @@ TEST(ValidateRulesTest, UnknownZeroKeySuggestsTheNearMiss) {
           "did you mean \"overlap_comm\"?"});
 }
 
+TEST(ValidateRulesTest, ShortenedAndAbbreviatedKeysFindTheirName) {
+  // The same rule as the values contract: a name cut short, or a few edits on a long one.
+  json config = {{"train_micro_batch_size_per_gpu", 1},
+                 {"zero_optimization",
+                  {{"stage", 3}, {"stage3_prefetch_bucket", 5}, {"stage3_max_live_params", 3}}}};
+  const std::string strict =
+      ", which DeepSpeed validates strictly: it refuses the config; did you mean ";
+  EXPECT_EQ(lines(config),
+            (std::vector<std::string>{
+                "ds.json: /zero_optimization/stage3_prefetch_bucket: error [unknown-key]: "
+                "\"stage3_prefetch_bucket\" is not a key of /zero_optimization" +
+                    strict + "\"stage3_prefetch_bucket_size\"?",
+                "ds.json: /zero_optimization/stage3_max_live_params: error [unknown-key]: "
+                "\"stage3_max_live_params\" is not a key of /zero_optimization" +
+                    strict + "\"stage3_max_live_parameters\"?"}));
+}
+
 TEST(ValidateRulesTest, MisplacedTopLevelKeySaysWhereItBelongs) {
   json config = {{"train_micro_batch_size_per_gpu", 1}, {"memory_efficient_linear", false}};
   EXPECT_EQ(
