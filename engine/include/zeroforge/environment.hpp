@@ -31,6 +31,12 @@ struct EnvironmentOptions {
   /// Deepest nesting of includes, macro calls and inheritance before rendering stops
   /// with an error (a runaway recursion is an error, never a crash).
   int max_depth = 64;
+  /// Deepest nesting of expressions (parentheses, lists, dicts, operators, conditionals) and
+  /// of statements (`if`, `for`, `block`, ...) the parser accepts: the parser, the analysis
+  /// and the renderer recurse over the tree, so this bound is what keeps a hostile template
+  /// from overflowing the stack (an error naming the place, never a crash). Jinja2 itself
+  /// stops near 100 levels (Python's recursion limit).
+  int max_nesting = 256;
 };
 
 /// Which namespace a function lives in: `x | name`, `x is name` or `name(...)`.

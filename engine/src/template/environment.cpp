@@ -116,7 +116,8 @@ std::shared_ptr<const Template> Environment::try_load(std::string_view name) con
   if (!path) return nullptr;
   std::string source = read_file(*path);
   detail::LexerOptions lexer{options_.trim_blocks, options_.lstrip_blocks};
-  auto tree = detail::parse_template(normalized, display_path(*path), source, lexer, functions_);
+  auto tree = detail::parse_template(normalized, display_path(*path), source, lexer, functions_,
+                                     options_.max_nesting);
   auto tpl = std::make_shared<const Template>(*this, std::move(tree));
   std::lock_guard lock(cache_mutex_);
   return cache_.emplace(normalized, std::move(tpl)).first->second;
@@ -126,7 +127,8 @@ std::shared_ptr<const Template> Environment::from_string(const std::string& sour
                                                          std::string name) const {
   detail::LexerOptions lexer{options_.trim_blocks, options_.lstrip_blocks};
   std::string origin = name;
-  auto tree = detail::parse_template(std::move(name), std::move(origin), source, lexer, functions_);
+  auto tree = detail::parse_template(std::move(name), std::move(origin), source, lexer, functions_,
+                                     options_.max_nesting);
   return std::make_shared<const Template>(*this, std::move(tree));
 }
 

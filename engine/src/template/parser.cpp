@@ -23,8 +23,9 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 class Parser {
  public:
-  Parser(TemplateTree& tree, std::vector<Token> tokens, const FunctionRegistry& functions)
-      : tree_(tree), tokens_(std::move(tokens)), functions_(functions) {}
+  Parser(TemplateTree& tree, std::vector<Token> tokens, const FunctionRegistry& functions,
+         int max_nesting)
+      : tree_(tree), tokens_(std::move(tokens)), functions_(functions), max_nesting_(max_nesting) {}
 
   void run() {
     tree_.body = parse_body({});
@@ -102,11 +103,34 @@ class Parser {
     advance();
   }
 
+  // One level of nesting for as long as it lives. The parser, the scope resolution, the
+  // analysis and the renderer all recurse over the tree, so bounding the nesting here keeps
+  // every one of them off the end of the stack.
+  class Nested {
+   public:
+    // `what` is "statements" or "expressions": each kind has its own count and bound.
+    Nested(Parser& parser, std::size_t offset, const char* what)
+        : depth_(what[0] == 's' ? parser.statement_depth_ : parser.expression_depth_) {
+      if (++depth_ > parser.max_nesting_) {
+        parser.fail_at(offset, std::string(what) + " nest deeper than " +
+                                   std::to_string(parser.max_nesting_) +
+                                   " levels (EnvironmentOptions::max_nesting)");
+      }
+    }
+    ~Nested() { --depth_; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+
+   private:
+    int& depth_;
+  };
+
   // ----- statements -----
 
   // Parses statements until a block tag whose name is in `ends` (left current, unconsumed,
   // at that name) or the end of input.
   Body parse_body(std::initializer_list<std::string_view> ends) {
+    Nested nested(*this, current().offset, "statements");
     Body body;
     while (true) {
       const Token& t = current();
@@ -530,6 +554,7 @@ class Parser {
   }
 
   ExprPtr parse_expression() {
+    Nested nested(*this, current().offset, "expressions");
     auto expr = parse_or();
     while (at_name("if")) {
       std::size_t offset = advance().offset;
@@ -561,6 +586,7 @@ class Parser {
 
   ExprPtr parse_not() {
     if (at_name("not")) {
+      Nested nested(*this, current().offset, "expressions");
       std::size_t offset = advance().offset;
       return make(offset, Unary{UnaryOp::Not, parse_not()});
     }
@@ -666,8 +692,10 @@ class Parser {
     std::size_t offset = current().offset;
     ExprPtr node;
     if (skip(TokenKind::Minus)) {
+      Nested nested(*this, offset, "expressions");
       node = make(offset, Unary{UnaryOp::Negate, parse_unary(false)});
     } else if (skip(TokenKind::Plus)) {
+      Nested nested(*this, offset, "expressions");
       node = make(offset, Unary{UnaryOp::Plus, parse_unary(false)});
     } else {
       node = parse_primary();
@@ -1019,6 +1047,9 @@ class Parser {
   std::size_t pos_ = 0;
   std::vector<OpenBlock> open_;
   std::size_t loop_refs_ = 0;
+  int max_nesting_;
+  int statement_depth_ = 0;  // the Nested levels open now, per kind
+  int expression_depth_ = 0;
 };
 
 }  // namespace
@@ -1026,14 +1057,15 @@ class Parser {
 std::shared_ptr<const TemplateTree> parse_template(std::string name, std::string origin,
                                                    std::string_view source,
                                                    const LexerOptions& options,
-                                                   const FunctionRegistry& functions) {
+                                                   const FunctionRegistry& functions,
+                                                   int max_nesting) {
   auto tree = std::make_shared<TemplateTree>();
   tree->name = std::move(name);
   tree->origin = std::move(origin);
   tree->source = normalize_source(source);
   tree->is_json = ends_with(tree->name, ".json") || ends_with(tree->name, ".json.j2");
   auto tokens = tokenize(tree->source, tree->origin, options);
-  Parser(*tree, std::move(tokens), functions).run();
+  Parser(*tree, std::move(tokens), functions, max_nesting).run();
   resolve_scopes(*tree);
   return tree;
 }

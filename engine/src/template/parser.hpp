@@ -14,10 +14,11 @@ namespace zf::detail {
 
 /// Parses `source` (raw text; it is normalised here) into a tree. `name` is the template name
 /// on the search path, `origin` the file shown in errors. Throws zf::Error (Syntax) with the
-/// location of the first problem.
+/// location of the first problem, including nesting deeper than `max_nesting` levels.
 std::shared_ptr<const TemplateTree> parse_template(std::string name, std::string origin,
                                                    std::string_view source,
                                                    const LexerOptions& options,
-                                                   const FunctionRegistry& functions);
+                                                   const FunctionRegistry& functions,
+                                                   int max_nesting);
 
 }  // namespace zf::detail

@@ -10,6 +10,52 @@ namespace {
 using test::render;
 using test::render_error;
 
+std::string repeat(std::string_view text, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) out += text;
+  return out;
+}
+
+// A hostile template nests without end: each case once crashed the process with a stack
+// overflow (issue 14); now the parser stops at EnvironmentOptions::max_nesting (256) and
+// names the place, and the deepest accepted template still renders.
+TEST(ParserTest, NestingIsBoundedNeverAStackOverflow) {
+  struct Case {
+    std::string name, source, expected;
+  };
+  const Case cases[] = {
+      {"100,000 parentheses", "{{ " + repeat("(", 100000) + "1" + repeat(")", 100000) + " }}",
+       "t.j2:1:260: error: expressions nest deeper than 256 levels "
+       "(EnvironmentOptions::max_nesting)"},
+      {"a list 100,000 deep", "{{ " + repeat("[", 100000) + repeat("]", 100000) + " }}",
+       "t.j2:1:260: error: expressions nest deeper than 256 levels "
+       "(EnvironmentOptions::max_nesting)"},
+      {"10,000 ifs", repeat("{% if true %}", 10000) + "x" + repeat("{% endif %}", 10000),
+       "t.j2:1:3329: error: statements nest deeper than 256 levels "
+       "(EnvironmentOptions::max_nesting)"},
+      {"not chains", "{{ " + repeat("not ", 100000) + "1 }}",
+       "t.j2:1:1024: error: expressions nest deeper than 256 levels "
+       "(EnvironmentOptions::max_nesting)"},
+      {"unary minus chains", "{{ " + repeat("-", 100000) + "1 }}",
+       "t.j2:1:259: error: expressions nest deeper than 256 levels "
+       "(EnvironmentOptions::max_nesting)"},
+      {"conditional chains", "{{ " + repeat("1 if x else ", 100000) + "2 }}",
+       "t.j2:1:3076: error: expressions nest deeper than 256 levels "
+       "(EnvironmentOptions::max_nesting)"},
+      {"filter arguments", "{{ " + repeat("x|default(", 100000) + "1" + repeat(")", 100000) + " }}",
+       "t.j2:1:2564: error: expressions nest deeper than 256 levels "
+       "(EnvironmentOptions::max_nesting)"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(render_error(c.source), c.expected);
+  }
+  // 255 loops around 254 parentheses: the deepest of both that parses, analyses and renders.
+  const std::string deepest = repeat("{% for x in [1] %}", 255) + "{{ " + repeat("(", 254) + "x" +
+                              repeat(")", 254) + " }}" + repeat("{% endfor %}", 255);
+  EXPECT_EQ(render(deepest), "1");
+}
+
 TEST(ParserTest, ReportsMalformedTemplates) {
   struct Case {
     std::string name, source, expected;
