@@ -268,6 +268,12 @@ class Reader {
       std::int64_t i = 0;
       auto r = std::from_chars(lexeme.data(), lexeme.data() + lexeme.size(), i);
       if (r.ec == std::errc()) return i;
+      // Python (and Jinja2) would keep it exact; a double would silently round it
+      // (2**64 printed as 1.8446744073709552e+19). Refuse instead of changing it.
+      fail_at(start, "integer " + std::string(lexeme) +
+                         " is out of range: integers are 64-bit (-9223372036854775808 to "
+                         "9223372036854775807); write " +
+                         std::string(lexeme) + ".0 if a float is meant");
     }
     double d = 0;
     auto r = std::from_chars(lexeme.data(), lexeme.data() + lexeme.size(), d);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // LayeredValues: deep merge of value layers with per-leaf provenance.
+#include <algorithm>
 #include <utility>
 
 #include "zeroforge/error.hpp"
@@ -42,11 +43,49 @@ std::string escape_pointer_segment(std::string_view key) {
   return out;
 }
 
+namespace {
+
+// The first place where `patch` writes an object over a value that is set and is not one
+// (`--set stage.x=1` over stage=2): "" when there is none.
+std::string object_over_value(const nlohmann::ordered_json& target,
+                              const nlohmann::ordered_json& patch, const std::string& pointer) {
+  for (const auto& [key, value] : patch.items()) {
+    if (!value.is_object() || value.empty()) continue;
+    auto it = target.find(key);
+    if (it == target.end() || it->is_null()) continue;
+    const std::string child = pointer + "/" + escape_pointer_segment(key);
+    if (!it->is_object()) return child;
+    if (std::string below = object_over_value(*it, value, child); !below.empty()) return below;
+  }
+  return "";
+}
+
+}  // namespace
+
 void LayeredValues::apply(LayerSource source, const nlohmann::ordered_json& object) {
   if (!object.is_object()) {
     throw Error(ErrorKind::Values,
                 "values must be a JSON object, got " + std::string(object.type_name()),
                 source.label, "");
+  }
+  // A dotted --set key says "inside this object"; over a scalar it would silently replace the
+  // scalar with an object. Other layers replace values wholesale on purpose.
+  if (source.kind == LayerKind::Set) {
+    if (std::string at = object_over_value(merged_, object, ""); !at.empty()) {
+      const auto& old = merged_.at(nlohmann::ordered_json::json_pointer(at));
+      std::string name = at.substr(1);
+      std::replace(name.begin(), name.end(), '/', '.');
+      std::string set_by;
+      if (const LayerSource* from = origin(at)) {
+        const std::string kind = layer_kind_name(from->kind);
+        set_by =
+            " (" + (from->label.starts_with(kind) ? from->label : kind + " " + from->label) + ")";
+      }
+      throw Error(ErrorKind::Values,
+                  "this would replace " + name + "=" + old.dump() + set_by +
+                      " with an object; a dotted key sets a value inside an object",
+                  source.label, at);
+    }
   }
   layers_.push_back(std::move(source));
   merge(merged_, object, "", layers_.size() - 1);

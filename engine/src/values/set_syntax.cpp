@@ -36,6 +36,14 @@ nlohmann::ordered_json parse_set(std::string_view assignment) {
   try {
     value = parse_json_text(text, "--set");
   } catch (const Error&) {
+    // An integer too large for 64 bits is a number to the user: taking it as a string
+    // would change its type silently.
+    const std::string_view digits = text.starts_with('-') ? text.substr(1) : text;
+    if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos) {
+      throw Error(ErrorKind::Usage, "'" + shown + "': integer " + std::string(text) +
+                                        " is out of range: integers are 64-bit "
+                                        "(-9223372036854775808 to 9223372036854775807)");
+    }
     value = std::string(text);
   }
   for (auto it = path.rbegin(); it != path.rend(); ++it) {

@@ -32,6 +32,15 @@ TEST(JsonReaderTest, ReportsErrorsWithLineAndColumn) {
       {"{} x", "f.json:1:4: error: unexpected 'x' after the JSON value"},
       {"", "f.json:1:1: error: expected a JSON value, found end of input"},
       {"1e999", "f.json:1:1: error: number out of range"},
+      // 2**64 once became 1.8446744073709552e+19 without a word.
+      {"{\"a\": 18446744073709551616}",
+       "f.json:1:7: error: integer 18446744073709551616 is out of range: integers are 64-bit "
+       "(-9223372036854775808 to 9223372036854775807); write 18446744073709551616.0 if a float "
+       "is meant"},
+      {"[-9223372036854775809]",
+       "f.json:1:2: error: integer -9223372036854775809 is out of range: integers are 64-bit "
+       "(-9223372036854775808 to 9223372036854775807); write -9223372036854775809.0 if a float "
+       "is meant"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);

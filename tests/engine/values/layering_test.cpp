@@ -52,9 +52,45 @@ TEST(LayeringTest, ScalarReplacingAnObjectForgetsItsLeaves) {
 TEST(LayeringTest, ObjectReplacingAScalarIsMergedAsNew) {
   LayeredValues values;
   values.apply({LayerKind::Tier, "t"}, ordered_json::parse(R"({"a": 5})"));
-  values.apply({LayerKind::Set, "s"}, ordered_json::parse(R"({"a": {"b": 1}})"));
+  values.apply({LayerKind::ValuesFile, "v.json"}, ordered_json::parse(R"({"a": {"b": 1}})"));
   EXPECT_EQ(values.merged()["a"]["b"], 1);
-  EXPECT_EQ(values.origin("/a/b")->label, "s");
+  EXPECT_EQ(values.origin("/a/b")->label, "v.json");
+}
+
+TEST(LayeringTest, ADottedSetNeverTurnsAValueIntoAnObject) {
+  struct Case {
+    std::vector<std::string> sets;
+    std::string expected;
+  };
+  const Case cases[] = {
+      {{"stage.x=1"},
+       "--set stage.x=1: /stage: error: this would replace stage=2 (tier small) with an "
+       "object; a dotted key sets a value inside an object"},
+      {{"a=1", "a.b=2"},
+       "--set a.b=2: /a: error: this would replace a=1 (--set a=1) with an object; a dotted key "
+       "sets a value inside an object"},
+      {{"zero.bucket.x=1"},
+       "--set zero.bucket.x=1: /zero/bucket: error: this would replace zero.bucket=5 (tier "
+       "small) with an object; a dotted key sets a value inside an object"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.expected);
+    LayeredValues values;
+    values.apply({LayerKind::Tier, "tier small"},
+                 ordered_json::parse(R"({"stage": 2, "zero": {"bucket": 5}, "n": null})"));
+    try {
+      for (const auto& set : c.sets) values.apply({LayerKind::Set, "--set " + set}, parse_set(set));
+      ADD_FAILURE();
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), c.expected);
+    }
+  }
+  // Into null or an object it is a plain merge.
+  LayeredValues values;
+  values.apply({LayerKind::Tier, "t"}, ordered_json::parse(R"({"n": null, "o": {"k": 1}})"));
+  values.apply({LayerKind::Set, "--set n.a=1"}, parse_set("n.a=1"));
+  values.apply({LayerKind::Set, "--set o.j=2"}, parse_set("o.j=2"));
+  EXPECT_EQ(values.merged(), ordered_json::parse(R"({"n": {"a": 1}, "o": {"k": 1, "j": 2}})"));
 }
 
 TEST(LayeringTest, LeavesListEveryValueWithItsLayerInOrder) {
@@ -109,6 +145,9 @@ TEST(SetSyntaxTest, RejectsMalformedAssignments) {
       {"=3", "error: '--set =3': the key is empty"},
       {"a..b=1", "error: '--set a..b=1': empty segment in key 'a..b'"},
       {".a=1", "error: '--set .a=1': empty segment in key '.a'"},
+      {"a=18446744073709551616",
+       "error: '--set a=18446744073709551616': integer 18446744073709551616 is out of range: "
+       "integers are 64-bit (-9223372036854775808 to 9223372036854775807)"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.input);
