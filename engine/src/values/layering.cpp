@@ -45,17 +45,25 @@ std::string escape_pointer_segment(std::string_view key) {
 
 namespace {
 
-// The first place where `patch` writes an object over a value that is set and is not one
-// (`--set stage.x=1` over stage=2): "" when there is none.
-std::string object_over_value(const nlohmann::ordered_json& target,
-                              const nlohmann::ordered_json& patch, const std::string& pointer) {
-  for (const auto& [key, value] : patch.items()) {
-    if (!value.is_object() || value.empty()) continue;
-    auto it = target.find(key);
-    if (it == target.end() || it->is_null()) continue;
-    const std::string child = pointer + "/" + escape_pointer_segment(key);
-    if (!it->is_object()) return child;
-    if (std::string below = object_over_value(*it, value, child); !below.empty()) return below;
+// For a --set layer (labelled "--set KEY=VALUE", as parse_set reads it): the first segment
+// of KEY, before its last, that names a value which is set and is not an object
+// (`--set stage.x=1` over stage=2), as a pointer; "" when there is none. The VALUE may be an
+// object replacing anything: that is what the user wrote.
+std::string scalar_on_key_path(const nlohmann::ordered_json& merged, std::string_view label) {
+  constexpr std::string_view kPrefix = "--set ";
+  if (!label.starts_with(kPrefix)) return "";
+  std::string_view key = label.substr(kPrefix.size());
+  key = key.substr(0, key.find('='));
+  const nlohmann::ordered_json* node = &merged;
+  std::string pointer;
+  for (std::size_t dot = key.find('.'); dot != std::string_view::npos; dot = key.find('.')) {
+    const std::string segment(key.substr(0, dot));
+    key.remove_prefix(dot + 1);
+    auto it = node->find(segment);
+    if (it == node->end() || it->is_null()) return "";
+    pointer += "/" + escape_pointer_segment(segment);
+    if (!it->is_object()) return pointer;
+    node = &*it;
   }
   return "";
 }
@@ -71,7 +79,7 @@ void LayeredValues::apply(LayerSource source, const nlohmann::ordered_json& obje
   // A dotted --set key says "inside this object"; over a scalar it would silently replace the
   // scalar with an object. Other layers replace values wholesale on purpose.
   if (source.kind == LayerKind::Set) {
-    if (std::string at = object_over_value(merged_, object, ""); !at.empty()) {
+    if (std::string at = scalar_on_key_path(merged_, source.label); !at.empty()) {
       const auto& old = merged_.at(nlohmann::ordered_json::json_pointer(at));
       std::string name = at.substr(1);
       std::replace(name.begin(), name.end(), '/', '.');
