@@ -105,20 +105,41 @@ int report_drift(const DriftCheck& drift, ManifestSpool& manifest,
     });
   }
   std::size_t extra = 0;
-  drift.extras(
-      [&](const std::function<void(std::string_view)>& expect) {
-        each_path(manifest, manifest_status,
-                  [&](std::string_view path, DriftStatus) { expect(path); });
-      },
-      [&](const std::string& path) {
-        std::cout << dir << '/' << path << ": extra\n";
-        ++extra;
-      });
+  // Staging of runs that were killed: the next generate removes it; say so here.
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(dir, ec).lexically_normal();
+  const fs::path target = absolute.has_filename() ? absolute : absolute.parent_path();
+  const std::string prefix = fs::path(staging_prefix(target)).filename().string();
+  for (fs::directory_iterator it(target.parent_path(), ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (it->path().filename().string().starts_with(prefix)) {
+      std::cerr << "zeroforge: note: " << it->path().string()
+                << " is the staging of a killed run; the next generate removes it\n";
+    }
+  }
+  if (!fs::exists(fs::path(dir) / "manifest.json")) {
+    // Not an output directory of zeroforge (or not yet): its other files are not looked
+    // for, so that `--check -o /` does not walk the file system.
+    std::cerr << "zeroforge: note: " << dir
+              << " has no manifest.json; files the family does not write are not listed\n";
+  } else
+    drift.extras(
+        [&](const std::function<void(std::string_view)>& expect) {
+          each_path(manifest, manifest_status,
+                    [&](std::string_view path, DriftStatus) { expect(path); });
+        },
+        [&](const std::string& path) {
+          std::cout << dir << '/' << path << ": extra\n";
+          ++extra;
+        });
   std::size_t missing = counts[1], changed = counts[2];
   if (missing + changed + extra > 0) {
     std::cerr << "zeroforge: " << dir << " differs from family '" << family.name << "' (" << missing
               << " missing, " << changed << " changed, " << extra
-              << " extra); run zeroforge generate without --check to update it\n";
+              << " extra); run zeroforge generate without --check to update it"
+              << (extra > 0 ? " (it keeps files no manifest listed: delete the extra ones yourself)"
+                            : "")
+              << "\n";
     return kFindings;
   }
   std::cout << "zeroforge: " << dir << " is up to date (" << manifest.size()

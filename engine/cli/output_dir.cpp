@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Staged writing and drift checking for `generate` (see output_dir.hpp). Files are written with
-// plain POSIX calls: generate writes thousands of small files and this is its hot path.
+// Staged writing for `generate` (see output_dir.hpp): the new DIR is built beside the old one
+// and exchanged with it in one rename. Files are written with plain POSIX calls: generate
+// writes thousands of small files and this is its hot path.
 #include "output_dir.hpp"
 
 #include <fcntl.h>
+#include <stdio.h>  // renameat2, RENAME_EXCHANGE (glibc 2.28+)
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,7 +14,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
+#include <unordered_set>
 
 #include "zeroforge/error.hpp"
 #include "zeroforge/family.hpp"
@@ -118,6 +123,48 @@ bool present(const fs::path& path) {
   return ::lstat(path.c_str(), &info) == 0;
 }
 
+// DIR/`relative` reached through real directories only: no component is a symbolic link (a
+// delete through one would land outside DIR).
+bool inside_without_links(const fs::path& dir, const fs::path& relative) {
+  fs::path at = dir;
+  for (const auto& part : relative.parent_path()) {
+    at /= part;
+    struct stat info {};
+    if (::lstat(at.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) return false;
+  }
+  return true;
+}
+
+bool same_content(const fs::path& a, const fs::path& b) {
+  std::string x, y;
+  return read_if_file(a, x) && read_if_file(b, y) && x == y;
+}
+
+// The paths the old DIR/manifest.json lists that this run does not write: what a commit
+// deletes. Only those are kept (memory grows with the configs a family dropped, not with the
+// family). An unreadable or broken old manifest deletes nothing.
+std::unordered_set<std::string> dropped_paths(const fs::path& dir, const fs::path& tree) {
+  std::unordered_set<std::string> out;
+  std::ifstream check(dir / "manifest.json", std::ios::binary);
+  if (!check || !nlohmann::ordered_json::accept(check)) return out;
+  std::ifstream old(dir / "manifest.json", std::ios::binary);
+  ManifestPaths paths([&](const std::string& path) {
+    if (path == "manifest.json" || path.empty() || path[0] == '/' ||
+        path.find("..") != std::string::npos)
+      return;
+    if (!present(tree / path)) out.insert(path);
+  });
+  nlohmann::ordered_json::sax_parse(old, &paths, nlohmann::ordered_json::input_format_t::json,
+                                    false);
+  return out;
+}
+
+// Refuses, before anything changes, what DIR holds where the family writes.
+[[noreturn]] void refuse_entry(const fs::path& target, const std::string& why) {
+  throw Error(ErrorKind::Usage,
+              "cannot write '" + target.string() + "': " + why + "; nothing was written");
+}
+
 }  // namespace
 
 bool read_if_file(const fs::path& path, std::string& out) {
@@ -141,105 +188,187 @@ bool read_if_file(const fs::path& path, std::string& out) {
   return true;
 }
 
-StagedOutput::StagedOutput(fs::path dir) : dir_(std::move(dir)) {
+std::string staging_prefix(const fs::path& dir) {
+  return (dir.parent_path() / ("." + dir.filename().string() + ".zeroforge-staging-")).string();
+}
+
+StagedOutput::StagedOutput(fs::path dir) {
   std::error_code ec;
-  if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec)) {
-    throw Error(ErrorKind::Usage, "output '" + dir_.string() + "' exists and is not a directory");
+  dir_ = fs::absolute(dir, ec).lexically_normal();
+  if (!dir_.has_filename()) dir_ = dir_.parent_path();  // "out/" is "out"
+  if (dir_ == dir_.root_path() || !dir_.has_filename()) {
+    throw Error(ErrorKind::Usage,
+                "output '" + dir.string() + "' is the file system root; give a directory below it");
   }
-  if (!fs::exists(dir_, ec)) {
-    fs::create_directories(dir_, ec);
-    if (ec) throw Error(ErrorKind::Io, "cannot create '" + dir_.string() + "': " + ec.message());
-    created_dir_ = true;
+  if (fs::exists(fs::symlink_status(dir_, ec)) && !fs::is_directory(dir_, ec)) {
+    throw Error(ErrorKind::Usage, "output '" + dir.string() + "' exists and is not a directory");
   }
-  staging_ = dir_ / (std::string(kStagingPrefix) + std::to_string(::getpid()));
-  fs::remove_all(staging_, ec);
-  fs::create_directory(staging_, ec);
+  const fs::path parent = dir_.parent_path();
+  if (!fs::exists(parent, ec)) {
+    for (fs::path p = parent; !p.empty() && !fs::exists(p, ec); p = p.parent_path())
+      created_parent_ = p;
+    fs::create_directories(parent, ec);
+    if (ec) throw Error(ErrorKind::Io, "cannot create '" + parent.string() + "': " + ec.message());
+  }
+  // One run at a time per parent directory: the lock is on the parent itself (its inode
+  // outlives every exchange of DIR), and the kernel releases it when a run dies.
+  lock_fd_ = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (lock_fd_ < 0) fail_io("cannot open", parent);
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    std::cerr << "zeroforge: waiting for another zeroforge generate into " << parent.string()
+              << " to finish\n";
+    while (::flock(lock_fd_, LOCK_EX) != 0) {
+      if (errno != EINTR) fail_io("cannot lock", parent);
+    }
+  }
+  // Holding the lock, any staging of DIR is a killed run's: remove it.
+  const std::string prefix = fs::path(staging_prefix(dir_)).filename().string();
+  std::size_t stale = 0;
+  for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename().string().starts_with(prefix)) {
+      std::error_code remove_ec;
+      fs::remove_all(it->path(), remove_ec);
+      ++stale;
+    }
+  }
+  if (stale > 0) {
+    std::cerr << "zeroforge: note: removed " << stale << " staging director"
+              << (stale == 1 ? "y" : "ies") << " of " << dir.string() << " left by killed runs\n";
+  }
+  staging_ = staging_prefix(dir_) + std::to_string(::getpid());
+  tree_ = staging_ / "tree";
+  scratch_ = staging_ / "scratch";
+  fs::create_directories(tree_, ec);
+  if (!ec) fs::create_directory(scratch_, ec);
   if (ec) throw Error(ErrorKind::Io, "cannot create '" + staging_.string() + "': " + ec.message());
-  staging_fd_ = ::open(staging_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (staging_fd_ < 0) {  // the destructor does not run: leave nothing behind here
+  tree_fd_ = ::open(tree_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (tree_fd_ < 0) {  // the destructor does not run: leave nothing behind here
     int saved = errno;
     fs::remove_all(staging_, ec);
-    if (created_dir_) fs::remove_all(dir_, ec);
     errno = saved;
-    fail_io("cannot open", staging_);
+    fail_io("cannot open", tree_);
   }
 }
 
 StagedOutput::~StagedOutput() {
-  if (staging_fd_ >= 0) ::close(staging_fd_);
+  if (tree_fd_ >= 0) ::close(tree_fd_);
   std::error_code ec;
-  fs::remove_all(staging_, ec);
-  if (!committed_ && created_dir_) fs::remove_all(dir_, ec);
+  fs::remove_all(staging_, ec);  // the old DIR after an exchange, else the unused new one
+  if (!committed_ && !created_parent_.empty()) fs::remove_all(created_parent_, ec);
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the lock
 }
 
 void StagedOutput::write(const std::string& relative, std::string_view content) {
-  write_whole(staging_fd_, staging_, relative, content);
+  write_whole(tree_fd_, tree_, relative, content);
 }
 
-void StagedOutput::prune_old_files() const {
-  // Files the previous run wrote (its manifest lists them) that this one did not: the family
-  // changed; remove them and directories that become empty, so `--check` agrees afterwards.
-  // Never anything else. An unreadable old manifest only means nothing is pruned.
-  // Checked whole first (a streaming check, no tree), so that a manifest broken halfway prunes
-  // nothing rather than the files listed before the break.
-  std::ifstream check(dir_ / "manifest.json", std::ios::binary);
-  if (!check || !nlohmann::ordered_json::accept(check)) return;
-  std::ifstream old(dir_ / "manifest.json", std::ios::binary);
-  if (!old) return;
-  ManifestPaths paths([&](const std::string& path) {
-    if (path == "manifest.json" || path.find("..") != std::string::npos || path.empty() ||
-        path[0] == '/')
-      return;
-    if (present(staging_ / path)) return;  // written again by this run
-    std::error_code ec;
-    fs::path target = dir_ / path;
-    if (!fs::is_regular_file(fs::symlink_status(target, ec))) return;
-    fs::remove(target, ec);
-    for (fs::path parent = target.parent_path(); parent != dir_ && fs::is_empty(parent, ec) && !ec;
-         parent = parent.parent_path()) {
-      fs::remove(parent, ec);
+std::size_t StagedOutput::carry_over(const fs::path& relative) const {
+  // What DIR holds and no manifest listed is the user's: it goes into the new DIR as a hard
+  // link (the same file, no copy, mtime kept), a link as a link, a directory as a directory.
+  // A config written again with the same text is linked too, so unchanged files keep their
+  // modification time. A link or special file where this run writes a config is refused:
+  // zeroforge never writes through a link (one pointing out of DIR would put configs there).
+  std::error_code ec;
+  std::size_t kept = 0;  // entries the new DIR has at this level, written or carried
+  for (fs::directory_iterator it(dir_ / relative, ec), end; !ec && it != end; it.increment(ec)) {
+    ++kept;
+    const fs::path rel = relative / it->path().filename();
+    const std::string name = it->path().filename().string();
+    if (relative.empty() && (name == "manifest.json" || name.starts_with(kStagingPrefix))) continue;
+    const fs::path old = dir_ / rel, staged = tree_ / rel;
+    struct stat was {
+    }, now{};
+    if (::lstat(old.c_str(), &was) != 0) continue;  // gone meanwhile
+    const bool written = ::lstat(staged.c_str(), &now) == 0;
+    if (S_ISLNK(was.st_mode)) {
+      if (written)
+        refuse_entry(old,
+                     "it is a symbolic link, and zeroforge does not write through "
+                     "links; remove it or choose another -o DIR");
+      fs::copy_symlink(old, staged, ec);
+      if (ec) fail_io("cannot keep", old);
+    } else if (S_ISDIR(was.st_mode)) {
+      if (written && !S_ISDIR(now.st_mode))
+        refuse_entry(old, "it is a directory where the family writes a file");
+      if (!written && ::mkdir(staged.c_str(), was.st_mode & 07777) != 0)
+        fail_io("cannot keep", old);
+      // A directory that held only configs the family dropped goes with them.
+      if (carry_over(rel) == 0 && !written && !fs::is_empty(old, ec)) {
+        ::rmdir(staged.c_str());
+        --kept;
+      }
+    } else if (S_ISREG(was.st_mode)) {
+      if (written) {
+        if (S_ISREG(now.st_mode) && same_content(old, staged)) {
+          fs::path tmp = staged;
+          tmp += ".same";
+          if (::link(old.c_str(), tmp.c_str()) == 0) ::rename(tmp.c_str(), staged.c_str());
+        } else if (!S_ISREG(now.st_mode) && !dropped_.contains(rel.generic_string())) {
+          refuse_entry(old, "it is a file where the family writes a directory");
+        }
+        continue;
+      }
+      if (dropped_.contains(rel.generic_string())) {  // the family no longer writes it
+        --kept;
+        continue;
+      }
+      if (::link(old.c_str(), staged.c_str()) != 0) {
+        fs::copy_file(old, staged, ec);  // another file system, or too many links
+        if (ec) fail_io("cannot keep", old);
+      }
+    } else {
+      refuse_entry(old,
+                   "it is a special file (a FIFO, socket or device), which cannot be kept "
+                   "when DIR is replaced; move it out of DIR");
     }
-  });
-  nlohmann::ordered_json::sax_parse(old, &paths, nlohmann::ordered_json::input_format_t::json,
-                                    false);
+  }
+  if (ec)
+    throw Error(ErrorKind::Io, "cannot read '" + (dir_ / relative).string() + "': " + ec.message());
+  return kept;
 }
 
 void StagedOutput::move_into_place(const fs::path& relative_dir) const {
-  // A staged directory DIR does not have moves in one rename (a family written into a new
-  // DIR costs a rename per directory, not per file); where DIR has it, its entries move one
-  // by one, next to what is there.
+  // The fallback: entries move one by one next to what DIR has.
   std::error_code ec;
-  for (fs::directory_iterator it(staging_ / relative_dir, ec), end; !ec && it != end;
+  for (fs::directory_iterator it(tree_ / relative_dir, ec), end; !ec && it != end;
        it.increment(ec)) {
     fs::path relative = relative_dir / it->path().filename();
-    if (relative == "manifest.json") continue;  // renamed last, by commit
-    fs::path source = staging_ / relative;
+    if (relative == "manifest.json") continue;  // renamed last
+    fs::path source = tree_ / relative;
     fs::path target = dir_ / relative;
     struct stat info {};
-    bool staged_dir = it->is_directory(ec);
-    if (::stat(target.c_str(), &info) == 0) {  // a symlink to a directory is a directory here
-      if (staged_dir) {
-        if (!S_ISDIR(info.st_mode)) {
-          throw Error(ErrorKind::Io, "cannot write '" + target.string() + "/...': '" +
-                                         target.string() + "' exists and is not a directory");
-        }
-        move_into_place(relative);
-        continue;
-      }
-    } else if (errno != ENOENT) {
-      fail_io("cannot write", target);
+    bool staged_dir = it->is_directory(ec) && !it->is_symlink(ec);
+    if (::lstat(target.c_str(), &info) == 0 && staged_dir && S_ISDIR(info.st_mode)) {
+      move_into_place(relative);
+      continue;
     }
     if (::rename(source.c_str(), target.c_str()) != 0) fail_io("cannot write", target);
   }
   if (ec)
     throw Error(ErrorKind::Io,
-                "cannot read '" + (staging_ / relative_dir).string() + "': " + ec.message());
+                "cannot read '" + (tree_ / relative_dir).string() + "': " + ec.message());
+}
+
+void StagedOutput::commit_in_place() const {
+  std::error_code ec;
+  for (const auto& path : dropped_) {
+    fs::path target = dir_ / path;
+    if (!inside_without_links(dir_, path)) continue;
+    if (!fs::is_regular_file(fs::symlink_status(target, ec))) continue;
+    fs::remove(target, ec);
+    for (fs::path parent = target.parent_path(); parent != dir_ && fs::is_empty(parent, ec) && !ec;
+         parent = parent.parent_path()) {
+      fs::remove(parent, ec);
+    }
+  }
+  move_into_place(fs::path());
+  fs::path target = dir_ / "manifest.json";
+  if (::rename((tree_ / "manifest.json").c_str(), target.c_str()) != 0)
+    fail_io("cannot write", target);
 }
 
 void StagedOutput::commit(const std::function<void(const Sink&)>& write_manifest) {
-  // The new manifest is assembled in the staging directory (whose own manifest.json no
-  // output path can be) and renamed into place last.
-  fs::path staged_manifest = staging_ / "manifest.json";
+  fs::path staged_manifest = tree_ / "manifest.json";
   int fd = ::open(staged_manifest.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail_io("cannot create", staged_manifest);
   std::string buffer;
@@ -267,10 +396,27 @@ void StagedOutput::commit(const std::function<void(const Sink&)>& write_manifest
   flush();
   if (::close(fd) != 0) fail_io("cannot write", staged_manifest);
 
-  prune_old_files();
-  move_into_place(fs::path());
-  fs::path target = dir_ / "manifest.json";
-  if (::rename(staged_manifest.c_str(), target.c_str()) != 0) fail_io("cannot write", target);
+  struct stat old_dir {};
+  if (::lstat(dir_.c_str(), &old_dir) != 0) {
+    // A new DIR: one rename makes it appear whole.
+    if (::rename(tree_.c_str(), dir_.c_str()) != 0) fail_io("cannot write", dir_);
+    committed_ = true;
+    return;
+  }
+  dropped_ = dropped_paths(dir_, tree_);
+  carry_over(fs::path());
+  ::chmod(tree_.c_str(), old_dir.st_mode & 07777);
+  if (::renameat2(AT_FDCWD, tree_.c_str(), AT_FDCWD, dir_.c_str(), RENAME_EXCHANGE) == 0) {
+    committed_ = true;  // the old DIR is at tree_ now, removed with the staging
+    return;
+  }
+  if (errno != EINVAL && errno != EBUSY && errno != EXDEV && errno != ENOSYS && errno != EPERM)
+    fail_io("cannot replace", dir_);
+  std::cerr << "zeroforge: warning: " << dir_.string() << " cannot be replaced at once ("
+            << std::strerror(errno)
+            << ": a mount point, or a file system without RENAME_EXCHANGE); its files are "
+               "replaced one by one, and a run killed meanwhile leaves a mix\n";
+  commit_in_place();
   committed_ = true;
 }
 

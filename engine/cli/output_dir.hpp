@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Where `generate` puts its files: staged inside DIR and moved into place only when every config
-// rendered (so an error leaves DIR as it was), or compared with DIR for `--check`.
+// Where `generate` puts its files: a complete new DIR is built beside DIR and swapped in with
+// one atomic rename, so readers (and a kill at any moment) see the old set or the new one,
+// never a mix (docs/families.md, "How DIR changes").
 #pragma once
 
 #include <cstdint>
@@ -8,12 +9,18 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 namespace zf::cli {
 
-/// Files written into `DIR/.zeroforge-staging-PID/` first; `commit` moves them into DIR, and
-/// destruction without `commit` removes them (and DIR, if this object created it). Nothing is
-/// kept per file: memory does not grow with the number of configs.
+/// One run of `generate` into DIR. The constructor takes DIR's lock (a second run into the
+/// same DIR waits for the first) and removes staging left by killed runs; `write` stages
+/// configs in `PARENT/.NAME.zeroforge-staging-PID/tree/`; `commit` writes the manifest there,
+/// carries over what DIR holds that no manifest listed (hard links: user files are never
+/// lost), and exchanges the staged tree with DIR in one renameat2(RENAME_EXCHANGE). Where the
+/// file system cannot exchange (DIR is a mount point, or the file system lacks it), files are
+/// moved in one by one instead, with a warning. Destruction without `commit` removes the
+/// staging and leaves DIR as it was. Memory does not grow with the number of configs.
 class StagedOutput {
  public:
   /// Receives the manifest's text in pieces.
@@ -27,29 +34,37 @@ class StagedOutput {
   /// Stages `content` as `relative` (a checked, `/`-separated path other than
   /// `manifest.json`). Safe to call from several threads at once.
   void write(const std::string& relative, std::string_view content);
-  /// The staging directory (removed with this object), for scratch files.
-  const std::filesystem::path& staging() const noexcept { return staging_; }
-  /// Writes the new manifest (`write_manifest` is given a sink for its text) into the staging
-  /// area; deletes the files the old `DIR/manifest.json` lists that this run did not write
-  /// (and directories that become empty); moves the staged files into place; and renames the
-  /// new manifest into place last, so readers see the old manifest or the new one.
+  /// A scratch directory removed with this object (not part of the new DIR).
+  const std::filesystem::path& staging() const noexcept { return scratch_; }
+  /// Writes the manifest (`write_manifest` is given a sink for its text), then makes the
+  /// staged set DIR's, all at once. Throws zf::Error, leaving DIR as it was, when DIR holds a
+  /// symbolic link or a special file where a config goes.
   void commit(const std::function<void(const Sink&)>& write_manifest);
 
  private:
-  void prune_old_files() const;
+  // Returns how many entries the new DIR has in `relative` (written or carried).
+  std::size_t carry_over(const std::filesystem::path& relative) const;
+  void commit_in_place() const;
   void move_into_place(const std::filesystem::path& relative_dir) const;
 
-  std::filesystem::path dir_;
-  std::filesystem::path staging_;
-  int staging_fd_ = -1;  // staging_, open: files are created relative to it
-  bool created_dir_ = false;
+  std::filesystem::path dir_;      // absolute
+  std::filesystem::path staging_;  // PARENT/.NAME.zeroforge-staging-PID
+  std::filesystem::path tree_;     // staging_/tree: the new DIR
+  std::filesystem::path scratch_;  // staging_/scratch
+  int tree_fd_ = -1;
+  int lock_fd_ = -1;
+  std::filesystem::path created_parent_;     // the first parent directory this run created
+  std::unordered_set<std::string> dropped_;  // old manifest paths this run does not write
   bool committed_ = false;
 };
 
-/// The name prefix of StagedOutput's staging directories (skipped by `--check`).
+/// `PARENT/.NAME.zeroforge-staging-`: the name prefix of StagedOutput's staging directories
+/// for DIR = PARENT/NAME.
+std::string staging_prefix(const std::filesystem::path& dir);
+/// Staging directories of earlier zeroforge versions, inside DIR (removed, never carried).
 inline constexpr std::string_view kStagingPrefix = ".zeroforge-staging-";
 
-/// The contents of `path`, or nullopt-like false when it cannot be read as a regular file.
+/// The contents of `path`, or false when it cannot be read as a regular file.
 bool read_if_file(const std::filesystem::path& path, std::string& out);
 
 }  // namespace zf::cli
