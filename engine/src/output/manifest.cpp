@@ -2,6 +2,7 @@
 // The manifest of a generated config set (DIR/manifest.json), whole or piece by piece, and the
 // checks on output paths.
 #include <algorithm>
+#include <cstdio>
 
 #include "output/json_text.hpp"
 #include "zeroforge/family.hpp"
@@ -132,8 +133,10 @@ std::string_view manifest_tail(std::size_t entries) {
 
 std::string check_output_path(std::string_view rendered, const Family& family) {
   auto fail = [&](const std::string& why) {
-    throw Error(ErrorKind::Values, "output path \"" + std::string(rendered) + "\" " + why,
-                family.file, "/output");
+    // JSON-quoted, so a newline or an escape in the path is shown, not obeyed.
+    const std::string shown =
+        Json(std::string(rendered)).dump(-1, ' ', false, Json::error_handler_t::replace);
+    throw Error(ErrorKind::Values, "output path " + shown + " " + why, family.file, "/output");
   };
   std::string_view text = rendered;
   while (!text.empty() && (text.front() == ' ' || text.front() == '\n')) text.remove_prefix(1);
@@ -153,12 +156,27 @@ std::string check_output_path(std::string_view rendered, const Family& family) {
         segment.find('\0') != std::string_view::npos) {
       fail("contains a backslash or NUL");
     }
+    // A control character (a newline, a tab, ESC) in a file name breaks every line-based
+    // tool downstream and can forge output lines; refuse it, as git refuses such names.
+    for (unsigned char c : segment) {
+      if (c < 0x20 || c == 0x7f) {
+        char code[8];
+        std::snprintf(code, sizeof code, "0x%02x", c);
+        fail(std::string("contains a control character (") + code + ")");
+      }
+    }
+    if (segment.size() > 255) {
+      fail("has a name of " + std::to_string(segment.size()) +
+           " bytes; file systems allow 255 (NAME_MAX)");
+    }
     if (!out.empty()) out += '/';
     out += segment;
     if (slash == std::string_view::npos) break;
     start = slash + 1;
   }
   if (out == "manifest.json") fail("is the manifest's own path");
+  // PATH_MAX (4096) with room for DIR itself and the staging prefix in front.
+  if (out.size() > 3072) fail("is " + std::to_string(out.size()) + " bytes long; at most 3072");
   return out;
 }
 

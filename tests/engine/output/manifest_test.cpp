@@ -67,4 +67,47 @@ TEST(ManifestTest, PiecesConcatenateToTheWholeManifest) {
 }
 
 }  // namespace
+TEST(ManifestTest, OutputPathsAreCheckedNamedAndShownQuoted) {
+  Family family;
+  family.file = "f.json";
+  struct Case {
+    std::string rendered, expected;
+  };
+  const Case cases[] = {
+      {"x\n2.json",
+       "f.json: /output: error: output path \"x\\n2.json\" contains a control character "
+       "(0x0a)"},
+      {"a/\x1b[31m.json",
+       "f.json: /output: error: output path \"a/\\u001b[31m.json\" contains a control "
+       "character (0x1b)"},
+      {std::string(256, 'a'), "f.json: /output: error: output path \"" + std::string(256, 'a') +
+                                  "\" has a name of 256 bytes; file systems allow 255 (NAME_MAX)"},
+      {"/etc/x.json",
+       "f.json: /output: error: output path \"/etc/x.json\" is absolute; it must be relative "
+       "to the output directory"},
+      {"a/../b.json",
+       "f.json: /output: error: output path \"a/../b.json\" has an empty, '.' or "
+       "'..' segment"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.rendered);
+    try {
+      check_output_path(c.rendered, family);
+      ADD_FAILURE();
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), c.expected);
+    }
+  }
+  std::string deep;
+  for (int i = 0; i < 400; ++i) deep += "abcdefgh/";
+  deep += "x.json";
+  try {
+    check_output_path(deep, family);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is 3606 bytes long; at most 3072"), std::string::npos);
+  }
+  EXPECT_EQ(check_output_path(std::string(255, 'b'), family), std::string(255, 'b'));
+}
+
 }  // namespace zf
