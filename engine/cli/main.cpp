@@ -2,6 +2,9 @@
 // zeroforge's entry point: global flags, command dispatch, and the mapping of failures to
 // exit codes (the library never prints and never exits; this file does both).
 #include <boost/program_options/errors.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -51,7 +54,15 @@ int main(int argc, char** argv) {
   for (const auto& command : zf::cli::commands()) {
     if (first != command.name) continue;
     try {
-      return command.run(std::vector<std::string>(args.begin() + 1, args.end()));
+      const int code = command.run(std::vector<std::string>(args.begin() + 1, args.end()));
+      // What went to stdout must have arrived: `render > /dev/full` is an error, not exit 0.
+      std::cout.flush();
+      if (!std::cout || std::fflush(stdout) != 0) {
+        std::cerr << "zeroforge: error: cannot write to standard output: "
+                  << std::strerror(errno != 0 ? errno : EIO) << '\n';
+        return zf::cli::kError;
+      }
+      return code;
     } catch (const zf::Error& error) {
       zf::cli::print_error(std::cerr, error);
     } catch (const boost::program_options::error& error) {

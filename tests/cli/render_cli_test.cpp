@@ -2,7 +2,12 @@
 // `zeroforge render`, --version and --help through the real executable: output, exit codes
 // and error format.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -52,6 +57,39 @@ TEST(CliTest, HelpCommandShowsTheCommandsHelp) {
   auto extra = run_cli({"list", "tiers", "--all"});
   EXPECT_EQ(extra.exit_code, 2);
   EXPECT_EQ(extra.err, "zeroforge: error: list tiers takes no options but --help\n");
+}
+
+TEST(CliTest, DevicesAreWrittenInPlaceAndWriteErrorsAreErrors) {
+  // -o /dev/full once replaced the device node with a file (as root) and exited 0.
+  if (access("/dev/full", W_OK) == 0) {
+    auto full = run_cli({"render", "deepspeed/config.json.j2", "-o", "/dev/full"});
+    EXPECT_EQ(full.exit_code, 2);
+    EXPECT_EQ(
+        full.err,
+        "zeroforge: error: cannot write '/dev/full': write failed: No space left on device\n");
+    struct stat info {};
+    ASSERT_EQ(stat("/dev/full", &info), 0);
+    EXPECT_TRUE(S_ISCHR(info.st_mode));
+    // So was a full standard output.
+    const std::string command =
+        std::string(ZF_CLI_PATH) + " render deepspeed/config.json.j2 > /dev/full 2>/dev/null";
+    int status = std::system(command.c_str());
+    EXPECT_EQ(WEXITSTATUS(status), 2);
+  }
+  auto null = run_cli({"render", "deepspeed/config.json.j2", "-o", "/dev/null"});
+  EXPECT_EQ(null.exit_code, 0) << null.err;
+  struct stat info {};
+  ASSERT_EQ(stat("/dev/null", &info), 0);
+  EXPECT_TRUE(S_ISCHR(info.st_mode));
+  // A link is followed: the file it names gets the config, the link stays a link.
+  TempDir dir;
+  write_file_atomically(dir.path() / "real.json", "old\n");
+  std::filesystem::create_symlink("real.json", dir.path() / "link.json");
+  auto linked =
+      run_cli({"render", "deepspeed/config.json.j2", "-o", (dir.path() / "link.json").string()});
+  EXPECT_EQ(linked.exit_code, 0) << linked.err;
+  EXPECT_TRUE(std::filesystem::is_symlink(dir.path() / "link.json"));
+  EXPECT_NE(read_file(dir.path() / "real.json"), "old\n");
 }
 
 TEST(CliTest, UnknownCommandAndOptionsAreUsageErrors) {

@@ -30,13 +30,55 @@ std::string read_file(const fs::path& path) {
   return std::move(buffer).str();
 }
 
-void write_file_atomically(const fs::path& path, std::string_view content) {
+namespace {
+
+// Writes all of `content` to `fd`; false (errno set) on failure.
+bool write_all(int fd, std::string_view content) {
+  const char* data = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+void write_file_atomically(const fs::path& requested, std::string_view content) {
   static std::atomic<unsigned> counter{0};
   auto fail = [&](const std::string& what, int err) {
-    throw Error(ErrorKind::Io, "cannot write '" + path.string() + "': " + what +
+    throw Error(ErrorKind::Io, "cannot write '" + requested.string() + "': " + what +
                                    (err ? std::string(": ") + std::strerror(err) : ""));
   };
   std::error_code ec;
+  // A link is followed: the file it names is replaced, the link stays.
+  fs::path path = requested;
+  if (fs::is_symlink(fs::symlink_status(requested, ec))) {
+    path = fs::weakly_canonical(requested, ec);
+    if (ec) fail("cannot resolve the link", ec.value());
+  }
+  // Only a regular file is replaced by a rename: a device (/dev/null, /dev/full), a FIFO or a
+  // terminal is written in place (renaming over one would put a file where it was), and a
+  // write error there is an error.
+  const fs::file_status status = fs::status(path, ec);
+  if (fs::is_directory(status)) fail("it is a directory", 0);
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) fail("cannot open it", errno);
+    if (!write_all(fd, content)) {
+      int err = errno;
+      ::close(fd);
+      fail("write failed", err);
+    }
+    if (::close(fd) != 0) fail("close failed", errno);
+    return;
+  }
   fs::path parent = path.parent_path();
   if (!parent.empty()) {
     fs::create_directories(parent, ec);
@@ -46,19 +88,11 @@ void write_file_atomically(const fs::path& path, std::string_view content) {
   temp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail("cannot create a temporary file", errno);
-  const char* data = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, data, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      fs::remove(temp, ec);
-      fail("write failed", err);
-    }
-    data += n;
-    left -= static_cast<std::size_t>(n);
+  if (!write_all(fd, content)) {
+    int err = errno;
+    ::close(fd);
+    fs::remove(temp, ec);
+    fail("write failed", err);
   }
   if (::close(fd) != 0) {
     int err = errno;
