@@ -3,6 +3,7 @@
 // language, and the registry of filters, tests and global functions templates may call.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -37,6 +38,15 @@ struct EnvironmentOptions {
   /// from overflowing the stack (an error naming the place, never a crash). Jinja2 itself
   /// stops near 100 levels (Python's recursion limit).
   int max_nesting = 256;
+  /// Largest string (bytes) or list (items) one operator or filter may build: `'x' * n`, `+`,
+  /// `~`, `join`, `center`, `indent`, `replace`, `%`-format widths... Checked before anything
+  /// is allocated, so `{{ 'x' * 10**10 }}` is an error at once, not minutes of growing memory.
+  std::uint64_t max_value_size = std::uint64_t{256} << 20;
+  /// Largest output of one render (and of any block or macro captured inside it), in bytes.
+  std::uint64_t max_output_size = std::uint64_t{256} << 20;
+  /// Most steps one render may take, counting loop iterations and macro calls (minijinja's
+  /// "fuel"): no template loops for minutes. The shipped templates take fewer than 100.
+  std::uint64_t max_steps = 10'000'000;
 };
 
 /// Which namespace a function lives in: `x | name`, `x is name` or `name(...)`.

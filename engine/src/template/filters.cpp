@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "template/builtin_filters.hpp"
+#include "template/limits.hpp"
 #include "template/methods.hpp"
 #include "template/percent_format.hpp"
 #include "template/python_json.hpp"
@@ -265,6 +266,8 @@ Value do_indent(const Value& v, Arguments& args, const CallContext&) {
     if (!width.is_int() && !width.is_bool()) {
       fail(std::string("can't multiply sequence by non-int of type '") + width.type_name() + "'");
     }
+    detail::check_value_size(static_cast<std::uint64_t>(std::max<std::int64_t>(width.as_int(), 0)),
+                     "indent");
     indention.assign(static_cast<std::size_t>(std::max<std::int64_t>(width.as_int(), 0)), ' ');
   }
   v.require_defined();
@@ -274,6 +277,7 @@ Value do_indent(const Value& v, Arguments& args, const CallContext&) {
   // Jinja2 appends a newline first so that a trailing newline survives splitlines().
   std::string text = v.as_string() + "\n";
   auto lines = detail::split_lines(text);
+  detail::check_value_size(indention.size(), lines.size() + 1, "indent");
   std::string out;
   if (args.bound[2].truthy()) {
     for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -384,6 +388,8 @@ Value do_tojson(const Value& v, Arguments& args, const CallContext&) {
     if (!indent.is_int() && !indent.is_bool()) {
       fail(std::string("can't multiply sequence by non-int of type '") + indent.type_name() + "'");
     }
+    detail::check_value_size(static_cast<std::uint64_t>(std::max<std::int64_t>(indent.as_int(), 0)),
+                     "tojson's indent");
     prefix = std::string(static_cast<std::size_t>(std::max<std::int64_t>(indent.as_int(), 0)), ' ');
   }
   std::string out;
@@ -449,6 +455,7 @@ Value do_join(const Value& v, Arguments& args, const CallContext&) {
   std::string separator = args.bound[0].str();
   auto parts = detail::attribute_parts(args.bound[1]);
   std::string out;
+  detail::check_value_size(separator.size(), items.size(), "join");
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += separator;
     if (parts.empty()) {
@@ -456,6 +463,7 @@ Value do_join(const Value& v, Arguments& args, const CallContext&) {
     } else {
       detail::lookup_path(items[i], parts, Value(nullptr)).append_str(out);
     }
+    detail::check_value_size(out.size(), "join");
   }
   return Value(std::move(out));
 }
@@ -673,6 +681,8 @@ Value do_batch(const Value& v, Arguments& args, const CallContext&) {
       if (!count.is_int() && !count.is_bool()) {
         fail(std::string("can't multiply sequence by non-int of type '") + count.type_name() + "'");
       }
+      detail::check_value_size(static_cast<std::uint64_t>(std::max<std::int64_t>(count.as_int(), 0)),
+                       "batch");
       row.resize(static_cast<std::size_t>(count.as_int()), fill);
     }
     out.emplace_back(std::move(row));

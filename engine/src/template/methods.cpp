@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Bound methods of dict, str and list values with Python's semantics (str methods count code
 // points and share their Unicode rules with the filters, python_text.cpp).
+#include "template/limits.hpp"
 #include "template/methods.hpp"
 
 #include <algorithm>
@@ -182,16 +183,19 @@ Value call_str(const std::string& s, const std::string& m, const std::vector<Val
   if (m == "replace") {
     expect_args(m, args, 2, 3);
     std::int64_t count = args.size() > 2 ? args[2].as_int() : -1;
-    return Value(replace(s, args[0].as_string(), args[1].as_string(), count));
+    Value replaced(replace(s, args[0].as_string(), args[1].as_string(), count));
+    return replaced;
   }
   if (m == "join") {
     expect_args(m, args, 1, 1);
     std::string out;
     bool first = true;
+    check_value_size(s.size(), a0->as_list().size(), "str.join");
     for (const auto& item : a0->as_list()) {
       if (!first) out += s;
       first = false;
       out += item.as_string();
+      check_value_size(out.size(), "str.join");
     }
     return Value(std::move(out));
   }

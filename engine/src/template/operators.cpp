@@ -3,6 +3,8 @@
 // wrap-around), `/` is true division, `//` and `%` floor toward negative infinity.
 #include "template/operators.hpp"
 
+#include "template/limits.hpp"
+
 #include <cmath>
 #include <limits>
 
@@ -50,6 +52,9 @@ const char* symbol(BinaryOp op) {
 bool is_int_like(const Value& v) { return v.is_int() || v.is_bool(); }
 
 Value repeat(const Value& sequence, std::int64_t count) {
+  if (count <= 0) return sequence.is_string() ? Value(std::string()) : sequence.is_tuple() ? Value::tuple({}) : Value(ValueList{});
+  check_value_size(sequence.is_string() ? sequence.as_string().size() : sequence.as_list().size(),
+                   static_cast<std::uint64_t>(count), sequence.is_string() ? "str * int" : "list * int");
   if (sequence.is_string()) {
     std::string out;
     for (std::int64_t i = 0; i < count; ++i) out += sequence.as_string();
@@ -70,6 +75,7 @@ Value concatenate(const Value& a, const Value& b) {
     throw Error(ErrorKind::Render, std::string("can only concatenate ") + left + " (not \"" +
                                        right + "\") to " + left);
   }
+  check_value_size(a.as_list().size() + b.as_list().size(), "list + list");
   ValueList out = a.as_list();
   out.insert(out.end(), b.as_list().begin(), b.as_list().end());
   return a.is_tuple() ? Value::tuple(std::move(out)) : Value(std::move(out));
@@ -116,6 +122,7 @@ Value apply_binary(BinaryOp op, const Value& a, const Value& b) {
   if (op == BinaryOp::Concat) {  // str() of each side; a lenient undefined is ""
     std::string out = a.str();
     b.append_str(out);
+    check_value_size(out.size(), "~");
     return Value(std::move(out));
   }
   a.require_defined();
@@ -181,7 +188,10 @@ Value apply_binary(BinaryOp op, const Value& a, const Value& b) {
     unsupported(op, a, b);
   }
   if (op == BinaryOp::Add) {
-    if (a.is_string() && b.is_string()) return Value(a.as_string() + b.as_string());
+    if (a.is_string() && b.is_string()) {
+      check_value_size(a.as_string().size() + b.as_string().size(), "str + str");
+      return Value(a.as_string() + b.as_string());
+    }
     if (a.is_list() && b.is_list()) return concatenate(a, b);
   }
   if (op == BinaryOp::Multiply) {

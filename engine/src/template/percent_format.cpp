@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Python's printf-style string formatting (`"%s-%05.2f" % args`), following CPython's
 // PyUnicode_Format for argument consumption, padding rules and error messages.
+#include "template/limits.hpp"
 #include "template/percent_format.hpp"
 
 #include <algorithm>
@@ -96,6 +97,7 @@ std::string pad(const Spec& spec, std::string_view sign_and_prefix, std::string_
       static_cast<std::int64_t>(code_point_count(sign_and_prefix) + code_point_count(body));
   std::string out;
   std::size_t fill = spec.width > length ? static_cast<std::size_t>(spec.width - length) : 0;
+  check_value_size(fill, "a %-format width");
   if (spec.left) {
     out.append(sign_and_prefix).append(body).append(fill, ' ');
   } else if (spec.zero && numeric) {

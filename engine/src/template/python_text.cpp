@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Python str methods on UTF-8 text and Python's int()/float() parsing of strings.
+#include "template/limits.hpp"
 #include "template/python_text.hpp"
 
 #include <charconv>
@@ -337,6 +338,7 @@ std::string replace(std::string_view text, std::string_view old_text, std::strin
         ++done;
       }
       out.append(cp);
+      check_value_size(out.size(), "replace");
     }
     if (more()) out.append(new_text);
     return out;
@@ -347,6 +349,7 @@ std::string replace(std::string_view text, std::string_view old_text, std::strin
     if (hit == std::string_view::npos) break;
     out.append(text.substr(pos, hit - pos));
     out.append(new_text);
+    check_value_size(out.size(), "replace");
     pos = hit + old_text.size();
     ++done;
   }
@@ -357,6 +360,7 @@ std::string replace(std::string_view text, std::string_view old_text, std::strin
 std::string center(std::string_view text, std::int64_t width) {
   auto length = static_cast<std::int64_t>(code_point_count(text));
   if (width <= length) return std::string(text);
+  check_value_size(static_cast<std::uint64_t>(width), "center");
   std::int64_t margin = width - length;
   // CPython's rule for which side gets the extra space when the margin is odd.
   std::int64_t left = margin / 2 + (margin & width & 1);

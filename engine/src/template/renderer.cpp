@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Tree-walking renderer. One Renderer per render call holds the per-call state (output,
 // frames, block stacks, imported modules, recursion depth); the tree is never modified.
+#include "template/limits.hpp"
 #include "template/renderer.hpp"
 
 #include <array>
@@ -252,6 +253,37 @@ class Renderer : public CallContext {
     } catch (const Error& error) {
       if (error.has_location()) throw;
       throw locate(error, stmt.offset);
+    } catch (const std::bad_alloc&) {
+      // Values and output are bounded (limits.hpp), so this is a machine short of memory.
+      throw locate(Error(ErrorKind::Render, "out of memory while rendering this statement"),
+                   stmt.offset);
+    } catch (const std::length_error&) {
+      throw locate(Error(ErrorKind::Render, "a value too large to build"), stmt.offset);
+    }
+  }
+
+  // One step of the render's budget (EnvironmentOptions::max_steps): a loop iteration or a
+  // macro call, at `offset` (the loop or the macro).
+  void step(std::size_t offset) {
+    if (++steps_ > env_.options().max_steps) throw locate(too_many_steps(), offset);
+  }
+  // A macro call's step: its caller adds the call's location.
+  void step() {
+    if (++steps_ > env_.options().max_steps) throw too_many_steps();
+  }
+  Error too_many_steps() const {
+    return Error(ErrorKind::Render, "this render took more than " +
+                                        std::to_string(env_.options().max_steps) +
+                                        " steps (loop iterations and macro calls; "
+                                        "EnvironmentOptions::max_steps)");
+  }
+
+  // After output grew: one render's output is bounded (EnvironmentOptions::max_output_size).
+  void check_output() const {
+    if (out_->size() > env_.options().max_output_size) {
+      throw Error(ErrorKind::Render, "the output grew past " +
+                                         std::to_string(env_.options().max_output_size) +
+                                         " bytes (EnvironmentOptions::max_output_size)");
     }
   }
 
@@ -264,6 +296,7 @@ class Renderer : public CallContext {
   void emit(std::string_view text, std::size_t offset) {
     if (marks_ && out_ == root_out()) marks_->push_back({out_->size(), tree_, offset});
     out_->append(text);
+    check_output();
   }
   const std::string* root_out() const { return root_out_; }
 
@@ -321,6 +354,7 @@ class Renderer : public CallContext {
     if (marks_ && out_ == root_out()) marks_->push_back({out_->size(), tree_, stmt.offset});
     try {
       value.append_str(*out_);
+      check_output();
     } catch (const Error& error) {
       throw error.has_location() ? error : locate(error, node.expr->offset);
     }
@@ -442,6 +476,7 @@ class Renderer : public CallContext {
     if (node.condition) {
       ValueList kept;
       for (const auto& item : *list) {
+        step(stmt.offset);
         loop_frame.clear();
         assign_targets(loop_frame, node.targets, item, stmt.offset);
         if (truthy(*node.condition, loop_frame)) kept.push_back(item);
@@ -457,6 +492,7 @@ class Renderer : public CallContext {
     }
     const auto length = static_cast<std::int64_t>(items.size());
     for (std::int64_t i = 0; i < length; ++i) {
+      step(stmt.offset);
       loop_frame.clear();
       if (node.uses_loop) {
         ValueDict loop;
@@ -1282,6 +1318,7 @@ class Renderer : public CallContext {
   // them are evaluated.
   void call_macro(const Macro& macro, const CallArguments& call, const Frame& caller,
                   std::string* target) {
+    step();
     const MacroStmt& stmt = macro.stmt();
     const auto& params = stmt.params;
     if (params.size() > 64)
@@ -1385,6 +1422,7 @@ class Renderer : public CallContext {
   std::array<Arguments, 2> arguments_inline_;
   std::vector<std::unique_ptr<Arguments>> arguments_more_;  // for calls nested deeper
   std::size_t arguments_in_use_ = 0;
+  std::uint64_t steps_ = 0;  // loop iterations and macro calls so far (max_steps)
   // Per-render objects released together (macros): a few inside the Renderer, more on the heap.
   alignas(std::max_align_t) std::byte arena_buffer_[512];
   std::pmr::monotonic_buffer_resource arena_{arena_buffer_, sizeof arena_buffer_};
@@ -1394,6 +1432,7 @@ class Renderer : public CallContext {
 
 void render_tree(const Environment& environment, const TemplateTree& tree, const Value& context,
                  const Value* globals, std::string& out, std::vector<OutputMark>* marks) {
+  ValueSizeScope limit(environment.options().max_value_size);
   Renderer renderer(environment, out, marks);
   renderer.render_root(tree, context, globals);
 }
