@@ -14,13 +14,10 @@ namespace po = boost::program_options;
 
 namespace {
 
-// zf::parse_json_text reports syntax errors and duplicate keys with line and column; the
-// document is then read again with nlohmann's parser, which keeps `1e3` a float as Python's
-// json module does, because DeepSpeed treats such a number as a float.
+// Read once, with located errors and duplicate keys refused, keeping `1e3` a float as
+// Python's json module does, because DeepSpeed treats such a number as a float.
 nlohmann::ordered_json load_config(const std::string& path) {
-  std::string text = read_file(path);
-  (void)parse_json_text(text, path);
-  return nlohmann::ordered_json::parse(text);
+  return parse_json_text(read_file(path), path, JsonNumbers::AsWritten);
 }
 
 std::string plural(std::size_t n, const char* word) {

@@ -92,6 +92,41 @@ inline void append_utf8(std::string& out, char32_t code_point) {
   }
 }
 
+/// The offset of the first byte of `text` that is not well-formed UTF-8 (a stray continuation
+/// byte, a truncated sequence, an overlong form, a surrogate D800-DFFF, or above U+10FFFF),
+/// or npos when all of it is. Output must be valid JSON text, so input that is not is
+/// refused where it is read, at its line and column.
+inline std::size_t invalid_utf8_at(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t length = 0;
+    std::uint32_t cp = 0, minimum = 0;
+    if ((c & 0xE0) == 0xC0) {
+      length = 2, cp = c & 0x1F, minimum = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      length = 3, cp = c & 0x0F, minimum = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      length = 4, cp = c & 0x07, minimum = 0x10000;
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) return i;
+    for (std::size_t k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if ((next & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (next & 0x3F);
+    }
+    if (cp < minimum || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
 /// Levenshtein distance (insertions, deletions, substitutions), one row of memory.
 inline std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);

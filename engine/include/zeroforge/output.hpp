@@ -2,6 +2,7 @@
 // Output: zeroforge's stable JSON text form and atomic file writing.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -16,15 +17,29 @@ std::string to_json_text(const nlohmann::ordered_json& json);
 /// The same text appended to `out` (a caller writing many configs reuses one buffer).
 void append_json_text(std::string& out, const nlohmann::ordered_json& json);
 
-/// Parses JSON text the way .json templates are normalised: keys keep their order, a
-/// duplicate key is an error, and an integral number written with an exponent (`5e8`,
-/// `1e9`) or of magnitude 1e6 and above (`500000000.0`, as Jinja2 prints 5e8) becomes an
-/// integer; `1.0` stays a float. Throws zf::Error (Json) with `name`, line and
-/// column of the first problem.
-nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& name);
+/// How parse_json_text reads a number written with a fraction or an exponent.
+enum class JsonNumbers {
+  /// An integral one written with an exponent (`5e8`) or of magnitude 1e6 and above
+  /// (`500000000.0`, as Jinja2 prints 5e8) becomes an integer; `1.0` stays a float.
+  Counts,
+  /// Every such number stays a float, as Python's json module (and so DeepSpeed) reads it.
+  AsWritten,
+};
 
-/// Reads a whole file; throws zf::Error (Io) naming it when it cannot be read.
+/// Parses JSON text the way .json templates are normalised: keys keep their order, a
+/// duplicate key is an error, the text must be UTF-8, and numbers are read as `numbers`
+/// says. Throws zf::Error (Json) with `name`, line and column of the first problem.
+nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& name,
+                                       JsonNumbers numbers = JsonNumbers::Counts);
+
+/// Reads a whole file; throws zf::Error (Io) naming it when it cannot be read or is larger than
+/// max_input_bytes(). A FIFO no one writes to reads as empty instead of blocking.
 std::string read_file(const std::filesystem::path& path);
+
+/// The largest input file read_file accepts: 64 MiB, or ZEROFORGE_MAX_INPUT_MIB MiB when that
+/// environment variable is set (`/dev/zero` as a values file is an error, not an exhausted
+/// machine).
+std::uint64_t max_input_bytes();
 
 /// Writes `content` to `path` through a temporary file in the same directory and a rename,
 /// so readers see the old file or the new one, never a partial one. Creates missing parent

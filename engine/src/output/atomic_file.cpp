@@ -2,10 +2,13 @@
 // Reading whole files, and writing them atomically (temporary file in the same directory +
 // rename, so a reader or a crash never sees a half-written file).
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -16,18 +19,54 @@
 namespace zf {
 namespace fs = std::filesystem;
 
+std::uint64_t max_input_bytes() {
+  // ZEROFORGE_MAX_INPUT_MIB raises (or lowers) the limit for one run.
+  if (const char* mib = std::getenv("ZEROFORGE_MAX_INPUT_MIB")) {
+    char* end = nullptr;
+    unsigned long long value = std::strtoull(mib, &end, 10);
+    if (end != mib && *end == '\0' && value > 0 && value < (1ull << 40)) return value << 20;
+  }
+  return std::uint64_t{64} << 20;
+}
+
 std::string read_file(const fs::path& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    throw Error(ErrorKind::Io, "cannot read '" + path.string() + "': is a directory");
+  auto fail = [&](const std::string& why) {
+    throw Error(ErrorKind::Io, "cannot read '" + path.string() + "': " + why);
+  };
+  // O_NONBLOCK: a FIFO nobody writes to opens at once (and reads as empty) instead of
+  // blocking forever; a process substitution (`--values <(...)`) still reads what it writes.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) fail(std::strerror(errno));
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
+    ::close(fd);
+    fail(S_ISDIR(info.st_mode) ? "is a directory" : std::strerror(errno));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw Error(ErrorKind::Io, "cannot read '" + path.string() + "': " + std::strerror(errno));
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  const std::uint64_t limit = max_input_bytes();
+  auto too_large = [&] {
+    ::close(fd);
+    fail("larger than " + std::to_string(limit >> 20) +
+         " MiB, the limit on an input file (ZEROFORGE_MAX_INPUT_MIB raises it)");
+  };
+  if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) > limit) too_large();
+  // Read to the end, whatever stat said (/dev/zero says 0 and never ends: the limit ends it).
+  std::string out;
+  char buffer[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      fail(std::strerror(err));
+    }
+    if (n == 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+    if (out.size() > limit) too_large();
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return std::move(buffer).str();
+  ::close(fd);
+  return out;
 }
 
 namespace {

@@ -3,10 +3,12 @@
 // integral exponent numbers (`5e8`) into integers and reports line and column.
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <limits>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -22,9 +24,15 @@ using json = nlohmann::ordered_json;
 
 class Reader {
  public:
-  Reader(std::string_view text, const std::string& name) : text_(text), name_(name) {}
+  Reader(std::string_view text, const std::string& name, JsonNumbers numbers)
+      : text_(text), name_(name), numbers_(numbers) {}
 
   json document() {
+    if (std::size_t bad = detail::invalid_utf8_at(text_); bad != std::string_view::npos) {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(text_[bad]));
+      fail_at(bad, std::string("invalid UTF-8 (byte ") + byte + "); JSON text is UTF-8");
+    }
     skip_space();
     json value = parse_value(0);
     skip_space();
@@ -116,8 +124,8 @@ class Reader {
       }
       std::size_t key_offset = pos_;
       std::string key = parse_string_raw();
-      for (const auto& member : members) {
-        if (member.first == key) fail_at(key_offset, "duplicate key \"" + key + "\"");
+      if (is_duplicate(depth, members, key)) {
+        fail_at(key_offset, "duplicate key \"" + key + "\"");
       }
       skip_space();
       if (!consume(':')) fail("expected ':' after key \"" + key + "\", found " + describe_here());
@@ -134,7 +142,30 @@ class Reader {
     target.reserve(members.size());
     for (auto& [key, value] : members) target.emplace_back(std::move(key), std::move(value));
     members.clear();
+    if (key_sets_.size() > static_cast<std::size_t>(depth))
+      key_sets_[static_cast<std::size_t>(depth)].clear();
     return object;
+  }
+
+  // Whether `key` is already a member. A linear scan while the object is small; from
+  // kHashedFrom members on, a hash set of the keys (one per depth, like the member buffers),
+  // so an object of 100,000 keys is read in linear time, not quadratic.
+  bool is_duplicate(int depth, const std::vector<std::pair<std::string, json>>& members,
+                    const std::string& key) {
+    constexpr std::size_t kHashedFrom = 32;
+    if (members.size() < kHashedFrom) {
+      for (const auto& member : members) {
+        if (member.first == key) return true;
+      }
+      return false;
+    }
+    if (key_sets_.size() <= static_cast<std::size_t>(depth))
+      key_sets_.resize(static_cast<std::size_t>(depth) + 1);
+    auto& keys = key_sets_[static_cast<std::size_t>(depth)];
+    if (keys.empty()) {
+      for (const auto& member : members) keys.insert(member.first);
+    }
+    return !keys.insert(key).second;
   }
 
   json parse_array(int depth) {
@@ -225,6 +256,10 @@ class Reader {
             } else {
               fail("invalid surrogate pair");
             }
+          } else if (cp >= 0xD800 && cp <= 0xDFFF) {
+            // A lone surrogate is no character: written out it would be invalid UTF-8.
+            fail_at(pos_ - 6, "a lone surrogate escape (\\u" +
+                                  std::string(text_.substr(pos_ - 4, 4)) + ") is not a character");
           }
           detail::append_utf8(out, cp);
           break;
@@ -281,7 +316,8 @@ class Reader {
     // `5e8` is how people write bucket sizes, and Jinja2 prints it as `500000000.0`: an
     // integral value written with an exponent, or of magnitude 1e6 and above, is a count or
     // a size and becomes an integer. Small ones such as `1.0` (gradient_clipping) stay floats.
-    if (d == std::floor(d) && std::fabs(d) < 9.2e18 && (exponent || std::fabs(d) >= 1e6)) {
+    if (numbers_ == JsonNumbers::Counts && d == std::floor(d) && std::fabs(d) < 9.2e18 &&
+        (exponent || std::fabs(d) >= 1e6)) {
       return static_cast<std::int64_t>(d);
     }
     return d;
@@ -289,16 +325,19 @@ class Reader {
 
   std::string_view text_;
   const std::string& name_;
+  JsonNumbers numbers_;
   std::size_t pos_ = 0;
   // Object members being read, one buffer per depth; a deque so that opening a deeper
   // object never moves the buffers of the objects around it.
   std::deque<std::vector<std::pair<std::string, json>>> members_;
+  std::deque<std::unordered_set<std::string>> key_sets_;
 };
 
 }  // namespace
 
-nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& name) {
-  return Reader(text, name).document();
+nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& name,
+                                       JsonNumbers numbers) {
+  return Reader(text, name, numbers).document();
 }
 
 }  // namespace zf

@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <initializer_list>
 
 #include "source_position.hpp"
@@ -755,11 +756,19 @@ class Parser {
           append_utf8(out, hex(2));
           break;
         case 'u':
-          append_utf8(out, hex(4));
+        case 'U': {
+          const std::uint32_t value = hex(e == 'u' ? 4 : 8);
+          // Python accepts a lone surrogate in a str, but no UTF-8 output can hold one; past
+          // U+10FFFF Python refuses the literal too.
+          if (value > 0x10FFFF) fail_at(token.offset, "escape past U+10FFFF in string");
+          if (value >= 0xD800 && value <= 0xDFFF) {
+            fail_at(token.offset,
+                    "a lone surrogate escape in a string is not a character "
+                    "(UTF-8 output cannot hold it)");
+          }
+          append_utf8(out, value);
           break;
-        case 'U':
-          append_utf8(out, hex(8));
-          break;
+        }
         default:
           if (e >= '0' && e <= '7') {
             std::uint32_t value = static_cast<std::uint32_t>(e - '0');
@@ -1063,6 +1072,13 @@ std::shared_ptr<const TemplateTree> parse_template(std::string name, std::string
   tree->name = std::move(name);
   tree->origin = std::move(origin);
   tree->source = normalize_source(source);
+  if (std::size_t bad = invalid_utf8_at(tree->source); bad != std::string_view::npos) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(tree->source[bad]));
+    throw error_at(ErrorKind::Syntax,
+                   std::string("invalid UTF-8 (byte ") + byte + "); templates are UTF-8 text",
+                   tree->origin, tree->source, bad);
+  }
   tree->is_json = ends_with(tree->name, ".json") || ends_with(tree->name, ".json.j2");
   auto tokens = tokenize(tree->source, tree->origin, options);
   Parser(*tree, std::move(tokens), functions, max_nesting).run();

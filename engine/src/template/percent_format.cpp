@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Python's printf-style string formatting (`"%s-%05.2f" % args`), following CPython's
 // PyUnicode_Format for argument consumption, padding rules and error messages.
-#include "template/limits.hpp"
 #include "template/percent_format.hpp"
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "template/limits.hpp"
 #include "template/python_ops.hpp"
 #include "template/python_text.hpp"
 
@@ -176,6 +176,9 @@ std::string format_char(const Spec& spec, const Value& value) {
   if (value.is_int() || value.is_bool()) {
     std::int64_t code = value.as_int();
     if (code < 0 || code > 0x10FFFF) fail("%c arg not in range(0x110000)");
+    if (code >= 0xD800 && code <= 0xDFFF) {
+      fail("%c arg is a lone surrogate, which UTF-8 output cannot hold");
+    }
     append_utf8(text, static_cast<char32_t>(code));
   } else if (value.is_string() && code_point_count(value.as_string()) == 1) {
     text = value.as_string();

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `--set KEY=VALUE` parsing and values-file loading.
+#include <cstdio>
+
+#include "text_helpers.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/values.hpp"
@@ -11,6 +14,14 @@ nlohmann::ordered_json parse_set(std::string_view assignment) {
   std::string shown = "--set " + std::string(assignment);
   if (eq == std::string_view::npos) {
     throw Error(ErrorKind::Usage, "'" + shown + "': expected KEY=VALUE");
+  }
+  // A value is written into .json output, which must be UTF-8 (a shell passes bytes as given).
+  if (std::size_t bad = detail::invalid_utf8_at(assignment); bad != std::string_view::npos) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(assignment[bad]));
+    throw Error(ErrorKind::Usage, "'--set': invalid UTF-8 (byte " + std::string(byte) +
+                                      " at offset " + std::to_string(bad) + " of '" +
+                                      std::string(assignment.substr(0, bad)) + "...')");
   }
   std::string_view key = assignment.substr(0, eq);
   std::string_view text = assignment.substr(eq + 1);

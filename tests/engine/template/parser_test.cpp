@@ -112,6 +112,16 @@ TEST(ParserTest, ReportsMalformedTemplates) {
        "t.j2:1:39: error: cannot assign to the special loop variable 'loop' inside a 'for'"},
       {"integer too large", "{{ 99999999999999999999 }}",
        "t.j2:1:4: error: integer literal '99999999999999999999' is out of range (64-bit)"},
+      // It was copied into .json output that zeroforge validate and Python's json refused.
+      {"invalid UTF-8 in text", "{\"a\": 1,\n \"b\xe9\": 2}",
+       "t.j2:2:4: error: invalid UTF-8 (byte 0xe9); templates are UTF-8 text"},
+      {"invalid UTF-8 in a string literal", "{{ 'caf\xc3' }}",
+       "t.j2:1:8: error: invalid UTF-8 (byte 0xc3); templates are UTF-8 text"},
+      {"a lone surrogate escape", "{{ 'a\\ud800' }}",
+       "t.j2:1:4: error: a lone surrogate escape in a string is not a character (UTF-8 output "
+       "cannot hold it)"},
+      {"an escape past U+10FFFF", "{{ '\\U00110000' }}",
+       "t.j2:1:4: error: escape past U+10FFFF in string"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

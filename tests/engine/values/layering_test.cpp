@@ -148,6 +148,10 @@ TEST(SetSyntaxTest, RejectsMalformedAssignments) {
       {"a=18446744073709551616",
        "error: '--set a=18446744073709551616': integer 18446744073709551616 is out of range: "
        "integers are 64-bit (-9223372036854775808 to 9223372036854775807)"},
+      // Taken as a string, it was written into .json output as invalid UTF-8.
+      {"nvme_path=/mnt/\xff",
+       "error: '--set': invalid UTF-8 (byte 0xff at offset 15 of "
+       "'nvme_path=/mnt/...')"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.input);
