@@ -255,9 +255,7 @@ TEST_F(DeepSpeedTemplatesTest, HfModeHasTheShapeOfTheTransformersReferenceConfig
        {"/zero_optimization/stage3_gather_16bit_weights_on_model_save",
         "/zero_optimization/reduce_scatter", "/bf16", "/bf16/enabled"}},
   };
-  fs::path peer_dir = kSource / ".." / "shared" / "peer-configs";
-  if (!fs::is_directory(peer_dir))
-    GTEST_SKIP() << "no ../shared/peer-configs next to the source tree";
+  const fs::path peer_dir = kSource / "tests" / "data" / "peer-configs";
   for (const auto& c : cases) {
     SCOPED_TRACE(c.reference);
     Json reference = Json::parse(read_file(peer_dir / "transformers" / c.reference));

@@ -77,8 +77,9 @@ TEST(SchemaJsonTest, PythonJsonschemaAgreesWithTheVerdicts) {
       dir.write("deepspeed.schema.json", zf::to_json_text(zf::deepspeed_json_schema()));
   // The schema accepts "auto" where the Trainer fills it, so its verdict is the --hf verdict.
   std::map<std::string, bool> expected;
-  fs::path peers = source("../shared/peer-configs");
-  if (fs::is_directory(peers)) {
+  const fs::path peers = source("tests/data/peer-configs");
+  ASSERT_TRUE(fs::is_directory(peers)) << peers;
+  {
     for (const auto& entry : fs::recursive_directory_iterator(peers)) {
       if (entry.path().extension() != ".json") continue;
       std::string name = entry.path().filename().string();

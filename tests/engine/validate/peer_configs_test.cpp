@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Every real config in ../shared/peer-configs/ (see its README) validated as the HF Trainer
+// Every real config in tests/data/peer-configs/ (see its README) validated as the HF Trainer
 // would load it (--hf where it uses "auto"), world size 1, with the exact findings judged
 // correct against DeepSpeed 0.19.6's source and the reason for each.
 #include <gtest/gtest.h>
@@ -14,7 +14,8 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 
-fs::path peer_dir() { return fs::path(ZF_SOURCE_DIR) / ".." / "shared" / "peer-configs"; }
+// Copied from the projects named in its README, with their sources and licences.
+fs::path peer_dir() { return fs::path(ZF_SOURCE_DIR) / "tests" / "data" / "peer-configs"; }
 
 struct Expected {
   const char* severity;
@@ -148,8 +149,7 @@ std::vector<zf::Finding> validate(const fs::path& path, const zf::ValidateOption
 }
 
 TEST(ValidatePeerConfigsTest, FindingsMatchTheReviewedVerdicts) {
-  if (!fs::is_directory(peer_dir()))
-    GTEST_SKIP() << "no ../shared/peer-configs next to the source tree";
+  ASSERT_TRUE(fs::is_directory(peer_dir())) << peer_dir();
   for (const auto& c : cases()) {
     SCOPED_TRACE(c.file);
     zf::ValidateOptions options;
@@ -165,8 +165,7 @@ TEST(ValidatePeerConfigsTest, FindingsMatchTheReviewedVerdicts) {
 }
 
 TEST(ValidatePeerConfigsTest, EveryPeerConfigIsCovered) {
-  if (!fs::is_directory(peer_dir()))
-    GTEST_SKIP() << "no ../shared/peer-configs next to the source tree";
+  ASSERT_TRUE(fs::is_directory(peer_dir())) << peer_dir();
   std::size_t files = 0;
   for (const auto& entry : fs::recursive_directory_iterator(peer_dir())) {
     if (entry.path().extension() != ".json") continue;
@@ -180,8 +179,7 @@ TEST(ValidatePeerConfigsTest, EveryPeerConfigIsCovered) {
 }
 
 TEST(ValidatePeerConfigsTest, WithoutHfEveryAutoConfigIsRejected) {
-  if (!fs::is_directory(peer_dir()))
-    GTEST_SKIP() << "no ../shared/peer-configs next to the source tree";
+  ASSERT_TRUE(fs::is_directory(peer_dir())) << peer_dir();
   for (const auto& c : cases()) {
     if (!c.hf) continue;
     SCOPED_TRACE(c.file);
@@ -194,8 +192,7 @@ TEST(ValidatePeerConfigsTest, WithoutHfEveryAutoConfigIsRejected) {
 }
 
 TEST(ValidatePeerConfigsTest, StrictTurnsEveryWarningIntoAnError) {
-  if (!fs::is_directory(peer_dir()))
-    GTEST_SKIP() << "no ../shared/peer-configs next to the source tree";
+  ASSERT_TRUE(fs::is_directory(peer_dir())) << peer_dir();
   zf::ValidateOptions options;
   options.hf = true;
   options.strict = true;
