@@ -32,6 +32,7 @@ ZF_PLUGIN_EXPORT const zf_plugin* zf_plugin_entry(uint32_t /*host_abi_version*/)
       zf::sdk::Descriptor("example", "1.0.0", "bucket_size() and a default steps_per_print")
           .function<bucket_size>(ZF_FUNCTION_GLOBAL, "bucket_size", 1, 1,
                                  "bucket_size(hidden_size): hidden_size squared")
+          .options({"steps_per_print"})
           .output_hook<default_steps_per_print>();
   return plugin.get();
 }

@@ -28,6 +28,7 @@ ZF_PLUGIN_EXPORT const zf_plugin* zf_plugin_entry(uint32_t /*host_abi_version*/)
       zf::sdk::Descriptor("memory", "0.1.0",
                           "GPU/CPU memory estimates for DeepSpeed ZeRO (zeroforge estimate) and "
                           "tier auto-fit of families (auto_fit values)")
+          .options({"data_dir"})
           .values_hook<auto_fit>()
           .command<estimate>("estimate",
                              "estimate per-GPU and per-node memory of a model under ZeRO");

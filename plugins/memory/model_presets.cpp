@@ -128,6 +128,13 @@ ModelPreset load_model_preset(const std::string& name_or_path, const std::string
         throw std::invalid_argument(where + ": " + (key.empty() ? "" : "/" + key + ": ") + message);
       },
       {"name", "description", "source"});
+  // "name" and "description" are text; nlohmann's own message would not name the file.
+  for (const char* key : {"name", "description", "source"}) {
+    if (json.contains(key) && !json[key].is_string()) {
+      throw std::invalid_argument(where + ": /" + key + ": expected a string, got " +
+                                  std::string(json[key].type_name()));
+    }
+  }
   preset.name = json.value("name", fs::path(file).stem().string());
   preset.description = json.value("description", "");
   return preset;

@@ -28,6 +28,7 @@ static const zf_plugin descriptor = {ZF_PLUGIN_ABI_VERSION,
                                      NULL,
                                      output_hook,
                                      NULL,
+                                     NULL,
                                      NULL};
 
 ZF_PLUGIN_EXPORT const zf_plugin* zf_plugin_entry(uint32_t host_abi_version) {

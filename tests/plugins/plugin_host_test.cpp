@@ -101,6 +101,29 @@ TEST(PluginHostTest, DiscoversEveryPluginFileOnce) {
   EXPECT_EQ(std::count(found.begin(), found.end(), fs::path(file("not_a_library"))), 1);
 }
 
+// dlopen maps a truncated library's segments and dies with SIGBUS touching them; the host
+// reads the ELF headers first and refuses the file by name, loading it or listing it.
+TEST(PluginHostTest, RefusesATruncatedLibraryInsteadOfCrashing) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "zf_truncated_plugin";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::uintmax_t size = fs::file_size(file("functions"));
+  for (std::uintmax_t keep : {std::uintmax_t{40}, std::uintmax_t{200}, size / 2, size - 1}) {
+    SCOPED_TRACE(keep);
+    const fs::path copy = dir / "functions.so";
+    fs::copy_file(file("functions"), copy, fs::copy_options::overwrite_existing);
+    fs::resize_file(copy, keep);
+    const std::string error = load_error({{copy.string(), Json::object()}});
+    EXPECT_TRUE(error.starts_with(copy.string() + ": error: truncated")) << error;
+    try {
+      PluginHost::inspect(copy);
+      ADD_FAILURE() << "expected an error";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), error);
+    }
+  }
+}
+
 TEST(PluginHostTest, InspectReadsTheDescriptorWithoutInit) {
   PluginInfo info = PluginHost::inspect(file("functions"));
   EXPECT_EQ(info.name, "functions");
@@ -355,11 +378,53 @@ TEST(PluginHostTest, ReportsMalformedAndIllShapedHookResults) {
       {"patch not an object", Json::object(), true,
        prefix + "output hook returned \"patch\" of type number, expected an object (RFC 7396 merge "
                 "patch)"},
+      // It used to become the config: `render` printed `5` and exited 0.
+      {"replace not an object",
+       {{"replace_scalar", true}},
+       true,
+       prefix + "output hook returned \"replace\" of type number, expected an object (the whole "
+                "config)"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(hook_error({{"malformed_json", c.options}}, c.output), c.expected);
   }
+}
+
+TEST(PluginHostTest, RefusesOptionsAPluginDoesNotRead) {
+  // Each was accepted and silently changed nothing.
+  struct Case {
+    const char* name;
+    std::vector<PluginRequest> requests;
+    std::vector<PluginOption> options;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {"a declared plugin, near a name it takes",
+       {{"functions", Json::object()}},
+       {parse_plugin_option("functions.sufix=!")},
+       file("functions") +
+           ": error: plugin 'functions': unknown option 'sufix'; did you mean 'suffix'? (it "
+           "takes: suffix)"},
+      {"a declared plugin, from the request",
+       {{"malformed_json", {{"mode", "x"}}}},
+       {},
+       file("malformed_json") +
+           ": error: plugin 'malformed_json': unknown option 'mode' (it takes: unknown_key "
+           "bad_findings not_object replace_scalar)"},
+      {"a plugin with neither option names nor init",
+       {{"order_a", {{"x", 1}}}},
+       {},
+       file("order_a") + ": error: plugin 'order_a': unknown option 'x' (the plugin takes no "
+                         "options)"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(load_error(c.requests, c.options), c.expected);
+  }
+  // Declared names pass; a plugin with an init (c_plugin) checks its own.
+  PluginHost host(fixture_options());
+  EXPECT_NO_THROW(host.load({{"functions", {{"suffix", "!"}}}, {"c_plugin", {{"anything", 1}}}}));
 }
 
 TEST(PluginHostTest, RunsACommandAPluginServes) {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,6 +76,8 @@ struct PluginInfo {
   std::vector<std::pair<std::string, std::string>> commands;
   /// The plugin's effective options (after `PluginOption`s were merged).
   nlohmann::ordered_json options = nlohmann::ordered_json::object();
+  /// The option names the plugin declares (zf_plugin::option_names), when it declares them.
+  std::optional<std::vector<std::string>> option_names;
 };
 
 /// A values hook's refusal of one config's values (e.g. the memory plugin's "does not fit"):

@@ -3,9 +3,11 @@
 // calls with the ownership rules of plugin.h: out-strings always go back through free_string.
 #include "plugins/loaded_plugin.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
 
+#include "text_helpers.hpp"
 #include "zeroforge/output.hpp"
 
 namespace zf::detail {
@@ -140,6 +142,14 @@ LoadedPlugin::LoadedPlugin(const std::filesystem::path& path) : library_(path) {
       info.commands.emplace_back(c.name, or_empty(c.summary));
     }
   }
+  if (ZF_HAS_FIELD(zf_plugin, size, option_names) && descriptor->option_names) {
+    info.option_names.emplace();
+    for (const char* const* it = descriptor->option_names; *it; ++it) {
+      if (!**it)
+        throw error("option name #" + std::to_string(info.option_names->size() + 1) + " is empty");
+      info.option_names->emplace_back(*it);
+    }
+  }
   bool has_hooks = values_hook || output_hook || init_ || !functions.empty() || !commands.empty();
   if (has_hooks && !free_string_) {
     throw error("descriptor has hooks but no free_string to release their results");
@@ -154,9 +164,32 @@ LoadedPlugin::~LoadedPlugin() {
   // library_ is closed after this body, once the plugin can no longer be called.
 }
 
+void LoadedPlugin::check_option_names(const nlohmann::ordered_json& options) const {
+  // An option nothing reads is a typo that would otherwise change nothing, silently.
+  if (options.empty()) return;
+  if (!info.option_names && init_) return;  // the plugin's init checks them itself
+  const std::vector<std::string> none;
+  const auto& names = info.option_names ? *info.option_names : none;
+  for (const auto& [key, value] : options.items()) {
+    if (std::find(names.begin(), names.end(), key) != names.end()) continue;
+    std::string message = "unknown option '" + key + "'";
+    if (names.empty()) {
+      message += " (the plugin takes no options)";
+    } else {
+      std::string guess = nearest_name(key, names);
+      if (!guess.empty()) message += "; did you mean '" + guess + "'?";
+      message += " (it takes:";
+      for (const auto& name : names) message += " " + name;
+      message += ")";
+    }
+    throw error(message);
+  }
+}
+
 void LoadedPlugin::start(const nlohmann::ordered_json& options,
                          const std::filesystem::path& data_dir,
                          std::function<void(PluginLogLevel, std::string)> log) {
+  check_option_names(options);
   info.options = options;
   path_text_ = info.path.string();
   data_dir_text_ = data_dir.string();

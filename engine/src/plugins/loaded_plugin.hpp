@@ -28,7 +28,11 @@ struct LoadedPlugin {
   LoadedPlugin(const LoadedPlugin&) = delete;
   LoadedPlugin& operator=(const LoadedPlugin&) = delete;
 
-  /// Calls `init` with `options` (a JSON object); throws when it fails.
+  /// Refuses an option the plugin does not declare (or any, for a plugin that neither
+  /// declares options nor has an init to check them).
+  void check_option_names(const nlohmann::ordered_json& options) const;
+  /// Checks the option names, then calls `init` with `options` (a JSON object); throws when
+  /// either fails.
   void start(const nlohmann::ordered_json& options, const std::filesystem::path& data_dir,
              std::function<void(PluginLogLevel, std::string)> log);
 

@@ -379,7 +379,13 @@ OutputHookResult PluginHost::run_output_hooks(Json config, const Json& values,
       config.merge_patch(patch);
       collect_patch_fields(patch, "", plugin->info.name, result.fields);
     } else if (has_replace) {
-      config = output["replace"];
+      // A config is a JSON object; anything else would be written as the "config" unnoticed.
+      const Json& replacement = output["replace"];
+      if (!replacement.is_object()) {
+        throw plugin->error(std::string("output hook returned \"replace\" of type ") +
+                            replacement.type_name() + ", expected an object (the whole config)");
+      }
+      config = replacement;
       result.fields.push_back({"", plugin->info.name, false});
     }
     if (auto it = output.find("manifest"); it != output.end()) {

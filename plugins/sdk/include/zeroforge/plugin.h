@@ -53,7 +53,10 @@
  * Versioning. Structs only grow at the end; each starts with `struct_size` (the size the
  * plugin or host was compiled with) so the other side knows which fields exist. Removing,
  * reordering, retyping or changing the meaning of a field bumps ZF_PLUGIN_ABI_VERSION, and a
- * host loads only plugins built for its own ABI version.
+ * host loads only plugins built for its own ABI version. A plugin built against an older
+ * header keeps working (the fields it lacks read as NULL); initialise descriptors with
+ * designated initializers (`.name = ...`), as above, so that rebuilding it against a newer
+ * header needs no change either (positional ones warn under -Wextra about a new field).
  */
 
 /** The ABI version this header describes. */
@@ -184,6 +187,12 @@ typedef struct zf_plugin {
   const zf_function* const* functions;
   /** NULL-terminated table of CLI commands, or NULL. */
   const zf_command* const* commands;
+
+  /** NULL-terminated list of the option names (top-level keys of `options_json`) the plugin
+   *  reads, or NULL. When given, the host refuses any other option by name before `init`
+   *  runs. When NULL, a plugin with an `init` checks its options there, and a plugin without
+   *  one takes no options: the host refuses any it is given, since nothing would read them. */
+  const char* const* option_names;
 } zf_plugin;
 
 /** The entry function's type. `host_abi_version` is the host's ZF_PLUGIN_ABI_VERSION; a

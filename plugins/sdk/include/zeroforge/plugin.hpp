@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <initializer_list>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -202,6 +203,13 @@ class Descriptor {
                                      detail::function_hook<Fn>});
     return std::move(*this);
   }
+  /// The option names (top-level keys) the plugin reads; the host refuses any other. Without
+  /// this (and without a `state` to check them) the plugin takes no options at all.
+  Descriptor&& options(std::initializer_list<const char*> names) && {
+    option_names_.assign(names.begin(), names.end());
+    declares_options_ = true;
+    return std::move(*this);
+  }
   /// A CLI command, `zeroforge NAME ARGS...`; `Fn` writes to `out` and returns the exit code.
   template <CommandFn Fn>
   Descriptor&& command(const char* name, const char* summary) && {
@@ -219,6 +227,11 @@ class Descriptor {
     command_table_.push_back(nullptr);
     plugin_.functions = function_table_.data();
     plugin_.commands = command_table_.data();
+    if (declares_options_) {
+      option_table_ = option_names_;
+      option_table_.push_back(nullptr);
+      plugin_.option_names = option_table_.data();
+    }
     return &plugin_;
   }
 
@@ -228,6 +241,9 @@ class Descriptor {
   std::vector<zf_command> commands_;
   std::vector<const zf_function*> function_table_;
   std::vector<const zf_command*> command_table_;
+  std::vector<const char*> option_names_;
+  std::vector<const char*> option_table_;
+  bool declares_options_ = false;
 };
 
 }  // namespace zf::sdk
