@@ -94,6 +94,11 @@ int run_plugin_command(const std::string& plugin, const std::string& command,
                 "plugin '" + plugin + "' does not provide command '" + command + "'");
   }
   CommandResult result = host->run_command(command, rest);
+  if (!result.message.empty()) {
+    // The command's own verdict on its arguments, phrased as the built-in commands do.
+    std::cerr << "zeroforge " << command << ": error: " << result.message << "\nRun 'zeroforge "
+              << command << " --help' for usage.\n";
+  }
   std::cout << result.output;
   if (!result.output.empty() && result.output.back() != '\n') std::cout << '\n';
   std::cout.flush();

@@ -13,8 +13,14 @@ std::string data_dir(const zf::sdk::Context& ctx) {
   return ctx.option<std::string>("data_dir", ctx.data_dir());
 }
 
+// Its std::invalid_argument errors are all about what the user gave (options, numbers, a
+// model file): usage errors, not failures of the plugin.
 int estimate(const zf::sdk::Context& ctx, const std::vector<std::string>& args, std::string& out) {
-  return zf::memory::run_estimate(args, data_dir(ctx), out);
+  try {
+    return zf::memory::run_estimate(args, data_dir(ctx), out);
+  } catch (const std::invalid_argument& e) {
+    throw zf::sdk::UsageError(e.what());
+  }
 }
 
 zf::sdk::Json auto_fit(const zf::sdk::Context& ctx, const zf::sdk::Json& input) {

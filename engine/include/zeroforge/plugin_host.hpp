@@ -117,6 +117,8 @@ struct OutputHookResult {
 struct CommandResult {
   std::string output;
   int exit_code = 0;
+  /// The command's own error message for the user (e.g. a usage error), or "".
+  std::string message;
 };
 
 namespace detail {

@@ -272,6 +272,7 @@ CommandResult LoadedPlugin::run(const zf_command& command, const std::string& ar
                 "' failed: " + (text.empty() ? std::string("no message") : text));
   }
   result.exit_code = exit_code;
+  result.message = std::move(text);
   return result;
 }
 

@@ -56,5 +56,28 @@ TEST(EstimateCliTest, BadInputExitsTwo) {
   EXPECT_NE(r.err.find("unknown model preset 'nope'"), std::string::npos) << r.err;
 }
 
+// A missing or wrong argument is the user's to fix: the message reads as the built-in
+// commands' do, without the plugin's file path or "command 'estimate' failed".
+TEST(EstimateCliTest, ArgumentErrorsReadAsUsageErrors) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"estimate"},
+       "no model: give --model NAME, --params N, or --layers/--hidden/--heads/--vocab/--seq-len"},
+      {{"estimate", "--params", "1e9", "--bogus"}, "unknown option '--bogus'"},
+      {{"estimate", "--params", "1e9", "--stage", "5"}, "--stage: expected 0, 1, 2 or 3, got '5'"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.message);
+    auto r = run_cli(c.args);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "zeroforge estimate: error: " + c.message +
+                         "\nRun 'zeroforge estimate --help' for usage.\n");
+    EXPECT_EQ(r.out, "");
+  }
+}
+
 }  // namespace
 }  // namespace zf

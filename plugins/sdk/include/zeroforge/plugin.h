@@ -137,8 +137,10 @@ typedef struct zf_function {
 /** A CLI command the plugin serves: `zeroforge NAME ARGS...` (e.g. `estimate`).
  *  `run` input: the arguments after NAME as a JSON array of strings. On ZF_OK, `*output`
  *  (plain text or JSON, may be NULL) goes to stdout and `*exit_code` (initialised to 0) is
- *  the process's exit code (0 success, 1 findings); on ZF_ERROR the host prints `*error`
- *  and exits 2. */
+ *  the process's exit code (0 success, 1 findings, 2 bad arguments); a `*error` set on
+ *  ZF_OK is the command's own message to the user (a usage error, say), printed as
+ *  `zeroforge NAME: error: MESSAGE` with a pointer to `--help`. On ZF_ERROR (the plugin
+ *  itself failed) the host prints `*error` naming the plugin file and exits 2. */
 typedef struct zf_command {
   uint32_t struct_size; /**< sizeof(zf_command) in the plugin */
   const char* name;     /**< the command name, e.g. "estimate" */

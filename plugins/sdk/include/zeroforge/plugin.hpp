@@ -72,6 +72,13 @@ struct Call {
   Json kwargs;   ///< keyword arguments, an object
 };
 
+/// Thrown by a command for arguments it cannot take: the user sees `zeroforge NAME: error:
+/// MESSAGE` and a pointer to `--help`, and the process exits 2 (any other exception is a
+/// failure of the plugin, reported with its file).
+struct UsageError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
 /// Hook signatures a plugin author writes.
 using JsonHookFn = Json (*)(const Context&, const Json& input);
 using FunctionFn = Json (*)(const Context&, const Call& call);
@@ -135,7 +142,12 @@ int command_hook(const zf_context* ctx, const char* args_json, char** output, in
   return guarded(error, [&] {
     std::vector<std::string> args = Json::parse(args_json).get<std::vector<std::string>>();
     std::string out;
-    *exit_code = Fn(Context(ctx), args, out);
+    try {
+      *exit_code = Fn(Context(ctx), args, out);
+    } catch (const UsageError& e) {
+      *exit_code = 2;
+      *error = duplicate(e.what());
+    }
     if (!out.empty()) *output = duplicate(out);
   });
 }
