@@ -14,6 +14,16 @@
 namespace zf {
 namespace {
 
+// The what() of the error parsing `text` (as f.json) raises, or "" when it parses.
+std::string parse_error(const std::string& text) {
+  try {
+    parse_json_text(text, "f.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 TEST(JsonReaderTest, KeepsKeyOrderAndTypes) {
   auto json = parse_json_text(R"({"b": 1, "a": [true, null, "x\u00e9\n", -0.5, 1E3]})", "f.json");
   EXPECT_EQ(json.dump(), R"({"b":1,"a":[true,null,"xé\n",-0.5,1000]})");
@@ -47,12 +57,7 @@ TEST(JsonReaderTest, ReportsErrorsWithLineAndColumn) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);
-    try {
-      parse_json_text(c.text, "f.json");
-      ADD_FAILURE();
-    } catch (const Error& e) {
-      EXPECT_EQ(std::string(e.what()), c.expected);
-    }
+    EXPECT_EQ(parse_error(c.text), c.expected);
   }
 }
 
@@ -65,13 +70,8 @@ TEST(JsonReaderTest, FindsADuplicateKeyAmongManyAtItsPlace) {
     for (int i = 0; i < keys; ++i)
       object += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ",";
     std::string text = "{\"outer\": " + object + "\"k1\": 0}, \"next\": " + object + "\"z\": 0}}";
-    try {
-      parse_json_text(text, "f.json");
-      ADD_FAILURE();
-    } catch (const Error& e) {
-      EXPECT_EQ(e.where().column, object.size() + 11) << e.what();
-      EXPECT_NE(std::string(e.what()).find("duplicate key \"k1\""), std::string::npos);
-    }
+    EXPECT_EQ(parse_error(text),
+              "f.json:1:" + std::to_string(object.size() + 11) + ": error: duplicate key \"k1\"");
     // The second object reuses the depth's buffers: its keys repeat the first's, legally.
     std::string fine = "{\"a\": " + object + "\"z\": 0}, \"b\": " + object + "\"z\": 0}}";
     EXPECT_EQ(parse_json_text(fine, "f.json")["b"].size(), static_cast<std::size_t>(keys) + 1);
@@ -98,12 +98,7 @@ TEST(JsonReaderTest, RefusesTextThatIsNotUtf8AtItsPlace) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);
-    try {
-      parse_json_text(c.text, "f.json");
-      ADD_FAILURE();
-    } catch (const Error& e) {
-      EXPECT_EQ(std::string(e.what()), c.expected);
-    }
+    EXPECT_EQ(parse_error(c.text), c.expected);
   }
   // Well-formed text of every length passes, and a surrogate pair is one character.
   EXPECT_EQ(parse_json_text("[\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"]", "f.json")[0],
