@@ -85,7 +85,9 @@ int run_probe(const std::vector<std::string>& args) {
       "name")("dir", po::value(&dir), "the directory --save writes to (default: the current one)")(
       "format", po::value(&format), "text (default: a summary on stderr) or json (no summary)");
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(options).run(), vm);
+  // No positional arguments: a stray word is an error, not ignored.
+  const po::positional_options_description none;
+  po::store(po::command_line_parser(args).options(options).positional(none).run(), vm);
   if (vm.count("help")) {
     std::cout
         << "Reads this machine's GPUs (nvidia-smi on PATH) and host memory (/proc/meminfo)\n"

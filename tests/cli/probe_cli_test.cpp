@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 using test::run_cli;
 using test::TempDir;
 
-// 2,113,497,208 kB: a 2 TiB host as the kernel reports it (2015.59 GiB rounded down).
+// 2,113,497,208 kB: a 2 TiB host as the kernel reports it (2015.588 GiB, rounded down).
 constexpr const char* kMeminfo =
     "MemTotal:       2113497208 kB\nMemFree:        2000000000 kB\nMemAvailable:   2010000000 "
     "kB\n";
@@ -67,7 +67,7 @@ class ProbeCliTest : public ::testing::Test {
 };
 
 std::string tier_json(int gpus, int nodes, const std::string& gpu_gib,
-                      const std::string& cpu_gib = "2015.59") {
+                      const std::string& cpu_gib = "2015.58") {
   return "{\n  \"gpus_per_node\": " + std::to_string(gpus) +
          ",\n  \"nodes\": " + std::to_string(nodes) + ",\n  \"gpu_memory_gib\": " + gpu_gib +
          ",\n  \"cpu_memory_gib\": " + cpu_gib + "\n}\n";
@@ -80,7 +80,7 @@ TEST_F(ProbeCliTest, OneGpuIsATierOnStdoutAndASummaryOnStderr) {
   EXPECT_EQ(r.out, tier_json(1, 1, "23.98"));
   EXPECT_EQ(err_of(r),
             "GPUs: 1 x NVIDIA GeForce RTX 4090 (24564 MiB = 23.98 GiB)\n"
-            "host memory: 2015.59 GiB (MemTotal of TMP/meminfo)\n"
+            "host memory: 2015.58 GiB (MemTotal of TMP/meminfo)\n"
             "nodes: 1\n");
   // The same machine gives the same bytes.
   EXPECT_EQ(probe().out, r.out);
@@ -234,7 +234,7 @@ TEST_F(ProbeCliTest, SaveWritesATierThatRenderAccepts) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(err_of(r),
             "GPUs: 8 x NVIDIA H100 80GB HBM3 (81559 MiB = 79.64 GiB)\n"
-            "host memory: 2015.59 GiB (MemTotal of TMP/meminfo)\n"
+            "host memory: 2015.58 GiB (MemTotal of TMP/meminfo)\n"
             "nodes: 2 (each taken to be like this one)\n"
             "saved tiers/h100x8.json: use it with --tier tiers/h100x8.json\n");
   const fs::path saved = dir.path() / "tiers" / "h100x8.json";
@@ -294,6 +294,9 @@ TEST_F(ProbeCliTest, BadOptionsAreUsageErrors) {
             "zeroforge: error: probe: --dir is where --save writes; give --save NAME too\n");
   auto stray = probe({"extra"});
   EXPECT_EQ(stray.exit_code, 2);
+  EXPECT_EQ(stray.err,
+            "zeroforge probe: error: too many positional options have been specified on the "
+            "command line\nRun 'zeroforge probe --help' for usage.\n");
   EXPECT_EQ(probe({"--nodes", "two"}).exit_code, 2);
 }
 
