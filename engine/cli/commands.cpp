@@ -11,6 +11,7 @@ int run_generate(const std::vector<std::string>& args);
 int run_explain(const std::vector<std::string>& args);
 int run_list(const std::vector<std::string>& args);
 int run_estimate(const std::vector<std::string>& args);
+int run_probe(const std::vector<std::string>& args);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
@@ -22,6 +23,7 @@ const std::vector<Command>& commands() {
       {"explain", "show each value a template reads and the layer it came from", run_explain},
       {"estimate", "per-GPU and per-node memory of a model under ZeRO (the memory plugin)",
        run_estimate},
+      {"probe", "this machine's GPUs and host memory as a tier (nvidia-smi)", run_probe},
       {"list", "list templates, presets (families), tiers or plugins", run_list},
   };
   return table;

@@ -10,13 +10,38 @@
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
+#include <string_view>
+
+extern char** environ;
 
 namespace zf::test {
 namespace fs = std::filesystem;
 
 fs::path source_dir() { return ZF_SOURCE_DIR; }
 
-CliResult run_cli(const std::vector<std::string>& args, const fs::path& cwd) {
+CliResult run_cli(const std::vector<std::string>& args, const fs::path& cwd,
+                  const std::vector<std::string>& env) {
+  // The child's environment is built here: after fork only async-signal-safe calls are made.
+  std::vector<std::string> env_storage;
+  for (char** entry = environ; *entry; ++entry) {
+    const std::string_view text(*entry);
+    const std::string_view name = text.substr(0, text.find('='));
+    bool replaced = false;
+    for (const auto& override_entry : env) {
+      replaced = replaced || override_entry.substr(0, override_entry.find('=')) == name;
+    }
+    if (!replaced) env_storage.emplace_back(text);
+  }
+  env_storage.insert(env_storage.end(), env.begin(), env.end());
+  std::vector<char*> envp;
+  for (auto& entry : env_storage) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_storage{ZF_CLI_PATH};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string dir = cwd.empty() ? source_dir().string() : cwd.string();
   int out_pipe[2], err_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) throw std::runtime_error("pipe failed");
   pid_t pid = fork();
@@ -28,14 +53,8 @@ CliResult run_cli(const std::vector<std::string>& args, const fs::path& cwd) {
     dup2(err_pipe[1], 2);
     close(out_pipe[0]);
     close(err_pipe[0]);
-    std::string dir = cwd.empty() ? source_dir().string() : cwd.string();
     if (chdir(dir.c_str()) != 0) _exit(127);
-    std::vector<std::string> argv_storage{ZF_CLI_PATH};
-    argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_storage) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
+    execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
   close(out_pipe[1]);

@@ -15,8 +15,10 @@ struct CliResult {
 };
 
 /// Runs `zeroforge ARGS...` (the binary this build produced) in `cwd` (default: the source
-/// directory) with stdin closed, and collects its output.
-CliResult run_cli(const std::vector<std::string>& args, const std::filesystem::path& cwd = {});
+/// directory) with stdin closed, and collects its output. `env` entries (`NAME=VALUE`) replace
+/// or add to the test's own environment for that run.
+CliResult run_cli(const std::vector<std::string>& args, const std::filesystem::path& cwd = {},
+                  const std::vector<std::string>& env = {});
 
 /// A fresh, empty directory under the system temp dir, removed when the object dies.
 class TempDir {

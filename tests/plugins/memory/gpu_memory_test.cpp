@@ -4,6 +4,8 @@
 // that fits a 24, 40 or 80 GiB GPU never larger than measured and equal in >= 85% of cells.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -149,6 +151,61 @@ TEST_F(GpuMemoryTest, LargestFittingMicroBatchIsNeverTooLargeAndUsuallyExact) {
   EXPECT_EQ(cells, 48);
   EXPECT_GE(exact * 100, 85 * cells) << exact << " of " << cells << " cells exact";
   RecordProperty("exact_cells", exact);
+}
+
+// Every recording in the folder (a new one from bench/measure_memory.py included, its shapes
+// added to shapes.json): PyTorch's parameter counts, activations within 15% and no micro batch
+// the estimate accepts that ran out of memory, at 24, 40 and 80 GiB and the recording's own GPU.
+TEST_F(GpuMemoryTest, EveryRecordingIsWithinTheModel) {
+  int recordings = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kDir)) {
+    if (entry.path().extension() != ".jsonl") continue;
+    const std::string file = entry.path().filename().string();
+    SCOPED_TRACE(file);
+    ++recordings;
+    const Recording other = read_recording(file);
+    ASSERT_TRUE(other.device.contains("context_bytes")) << "the first line must be the device";
+    const std::int64_t context = other.device["context_bytes"].get<std::int64_t>();
+    std::map<std::string, std::int64_t> measured, estimated;
+    std::map<std::string, bool> stopped;
+    for (const Json& step : other.cases) {
+      SCOPED_TRACE(label(step));
+      ASSERT_TRUE(shapes.contains(step["model"].get<std::string>()))
+          << "add the shape to shapes.json (measure_memory.py --shapes-out writes it)";
+      const ModelPreset& model = shapes.at(step["model"].get<std::string>());
+      if (step.contains("params")) {
+        EXPECT_EQ(params_from_shape(model.shape), step["params"].get<std::int64_t>());
+      }
+      const std::string shape = step["model"].get<std::string>() + " " +
+                                step["attn"].get<std::string>() + " " +
+                                step["ckpt"].get<std::string>() + " " + step["seq"].dump();
+      if (step["oom"].get<bool>()) {
+        stopped[shape] = true;
+        continue;
+      }
+      if (stopped[shape]) continue;
+      const std::int64_t micro = step["micro"].get<std::int64_t>();
+      Inputs in = inputs_for(model, step, micro);
+      const double ratio = static_cast<double>(estimate(in).activations_gpu) /
+                           static_cast<double>(step["activations_bytes"].get<std::int64_t>());
+      EXPECT_GE(ratio, 0.85);
+      EXPECT_LE(ratio, 1.15);
+      const double own =
+          static_cast<double>(other.device["total_bytes"].get<std::int64_t>()) / kGiB;
+      for (double capacity : {24.0, 40.0, 80.0, own}) {
+        const std::string cell = shape + " at " + std::to_string(capacity);
+        if (step["step_peak_reserved"].get<std::int64_t>() + context <= capacity * kGiB) {
+          measured[cell] = std::max(measured[cell], micro);
+        }
+        in.gpu_memory_gib = capacity;
+        if (*estimate(in).gpu_fits) estimated[cell] = std::max(estimated[cell], micro);
+      }
+    }
+    for (const auto& [cell, micro] : estimated) {
+      EXPECT_LE(micro, measured[cell]) << cell << ": the estimate's pick would run out of memory";
+    }
+  }
+  EXPECT_GE(recordings, 1);
 }
 
 }  // namespace

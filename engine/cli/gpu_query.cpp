@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+// nvidia-smi, found on PATH and run with fork/exec and two pipes; its CSV parsed line by line.
+#include "gpu_query.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "zeroforge/error.hpp"
+
+namespace zf::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kQuery = "--query-gpu=name,memory.total";
+constexpr const char* kFormat = "--format=csv,noheader,nounits";
+constexpr const char* kHandWritten =
+    "on a machine without NVIDIA GPUs, copy a tier from presets/tiers/ and edit it";
+// nvidia-smi answers in well under a second; a wedged driver can make it hang for good.
+constexpr auto kTimeout = std::chrono::seconds(60);
+
+std::string trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(" \t\r");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+// The line as JSON text, so a control character or stray byte shows instead of acting.
+std::string json_quoted(std::string_view line) {
+  std::string text(line.substr(0, 200));
+  if (line.size() > 200) text += "...";
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string first_line(std::string_view text) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string line = trim(text.substr(at, end - at));
+    if (!line.empty()) return line;
+    at = end + 1;
+  }
+  return {};
+}
+
+fs::path find_on_path(const std::string& program) {
+  const char* env = std::getenv("PATH");
+  const std::string path = env ? env : "/usr/bin:/bin";
+  std::size_t at = 0;
+  while (true) {
+    std::size_t end = path.find(':', at);
+    std::string dir = path.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    fs::path candidate = fs::path(dir.empty() ? "." : dir) / program;
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec) && access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+    if (end == std::string::npos) return {};
+    at = end + 1;
+  }
+}
+
+struct Finished {
+  int status = 0;
+  std::string out;
+  std::string err;
+};
+
+// Runs `program ARGS` with stdin from /dev/null and collects stdout and stderr, reading both
+// pipes as they fill so neither can block the child.
+Finished run_captured(const fs::path& program, const std::vector<std::string>& args) {
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+    throw Error(ErrorKind::Io, std::string("cannot run nvidia-smi: pipe: ") + std::strerror(errno));
+  }
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    const int saved = errno;
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    throw Error(ErrorKind::Io, std::string("cannot run nvidia-smi: pipe: ") + std::strerror(saved));
+  }
+  std::vector<std::string> storage{program.string()};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& arg : storage) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  const int fork_errno = errno;
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  if (pid < 0) {
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    throw Error(ErrorKind::Io,
+                std::string("cannot run nvidia-smi: fork: ") + std::strerror(fork_errno));
+  }
+  Finished result;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  int open_count = 2;
+  const auto deadline = std::chrono::steady_clock::now() + kTimeout;
+  bool timed_out = false;
+  char buffer[4096];
+  while (open_count > 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    const int ready = poll(fds, 2, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) break;
+    for (auto& fd : fds) {
+      if (fd.fd < 0 || !(fd.revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t n = read(fd.fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        close(fd.fd);
+        fd.fd = -1;
+        --open_count;
+      } else {
+        (&fd == &fds[0] ? result.out : result.err).append(buffer, static_cast<std::size_t>(n));
+      }
+    }
+  }
+  for (auto& fd : fds) {
+    if (fd.fd >= 0) close(fd.fd);
+  }
+  if (timed_out) kill(pid, SIGKILL);
+  while (waitpid(pid, &result.status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) {
+    throw Error(ErrorKind::Usage, program.string() +
+                                      " did not answer within 60 seconds: check the driver "
+                                      "(run nvidia-smi yourself), or " +
+                                      kHandWritten);
+  }
+  return result;
+}
+
+}  // namespace
+
+std::vector<Gpu> parse_gpu_list(std::string_view csv) {
+  const std::string expected =
+      "expected 'NAME, MEMORY' (memory.total in MiB, a positive integer, as "
+      "`nvidia-smi --query-gpu=name,memory.total --format=csv,noheader,nounits` prints)";
+  std::vector<Gpu> gpus;
+  std::size_t at = 0;
+  for (int number = 1; at < csv.size(); ++number) {
+    std::size_t end = csv.find('\n', at);
+    if (end == std::string_view::npos) end = csv.size();
+    const std::string_view line = csv.substr(at, end - at);
+    at = end + 1;
+    if (trim(line).empty()) continue;
+    // A GPU's name has no comma in practice; splitting at the last one is safe either way.
+    const std::size_t comma = line.rfind(',');
+    const std::string name = comma == std::string_view::npos ? "" : trim(line.substr(0, comma));
+    const std::string memory = comma == std::string_view::npos ? "" : trim(line.substr(comma + 1));
+    std::int64_t mib = 0;
+    const auto [end_ptr, ec] = std::from_chars(memory.data(), memory.data() + memory.size(), mib);
+    if (name.empty() || memory.empty() || ec != std::errc() ||
+        end_ptr != memory.data() + memory.size() || mib <= 0) {
+      throw Error(ErrorKind::Usage, "nvidia-smi output line " + std::to_string(number) + ": " +
+                                        expected + ", got " + json_quoted(line));
+    }
+    gpus.push_back({name, mib});
+  }
+  if (gpus.empty()) {
+    throw Error(ErrorKind::Usage,
+                "nvidia-smi lists no GPU: check that the driver sees them (`nvidia-smi -L`), "
+                "or " +
+                    std::string(kHandWritten));
+  }
+  return gpus;
+}
+
+std::vector<Gpu> query_gpus() {
+  const fs::path program = find_on_path("nvidia-smi");
+  if (program.empty()) {
+    throw Error(ErrorKind::Usage,
+                "nvidia-smi not found on PATH: install the NVIDIA driver (it ships nvidia-smi) "
+                "or add the directory that holds nvidia-smi to PATH; " +
+                    std::string(kHandWritten));
+  }
+  const Finished run = run_captured(program, {kQuery, kFormat});
+  if (!WIFEXITED(run.status) || WEXITSTATUS(run.status) != 0) {
+    const std::string how = WIFEXITED(run.status)
+                                ? (WEXITSTATUS(run.status) == 127 && run.err.empty()
+                                       ? std::string("could not be started")
+                                       : "exited with " + std::to_string(WEXITSTATUS(run.status)))
+                                : "was killed by signal " + std::to_string(WTERMSIG(run.status));
+    // nvidia-smi writes some failures ("No devices were found") to stdout.
+    std::string said = first_line(run.err);
+    if (said.empty()) said = first_line(run.out);
+    throw Error(ErrorKind::Usage, program.string() + " " + how +
+                                      (said.empty() ? std::string() : ": " + json_quoted(said)) +
+                                      "; fix the driver until `nvidia-smi` runs, or " +
+                                      kHandWritten);
+  }
+  return parse_gpu_list(run.out);
+}
+
+}  // namespace zf::cli

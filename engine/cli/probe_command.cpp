@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+// `zeroforge probe`: this machine's GPUs (nvidia-smi) and host memory (/proc/meminfo) as a tier
+// in the format of presets/tiers/*.json, printed or saved for --tier.
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "command.hpp"
+#include "gpu_query.hpp"
+#include "zeroforge/error.hpp"
+#include "zeroforge/output.hpp"
+
+namespace zf::cli {
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Hundredths of a GiB, rounded down: a tier never claims more memory than the machine has.
+std::int64_t centi_gib(std::int64_t amount, std::int64_t units_per_gib) {
+  return amount * 100 / units_per_gib;
+}
+
+std::string centi_text(std::int64_t centi) {
+  std::string fraction = std::to_string(centi % 100);
+  if (fraction.size() < 2) fraction.insert(0, 1, '0');
+  return std::to_string(centi / 100) + "." + fraction;
+}
+
+// The host's memory in KiB: MemTotal of /proc/meminfo, or of the file ZEROFORGE_MEMINFO names
+// (for tests).
+std::int64_t mem_total_kib(std::string& source) {
+  const char* env = std::getenv("ZEROFORGE_MEMINFO");
+  source = env && *env ? env : "/proc/meminfo";
+  const std::string text = read_file(source);
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("MemTotal:")) continue;
+    std::istringstream fields(line.substr(9));
+    std::string number, unit;
+    fields >> number >> unit;
+    std::int64_t kib = 0;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), kib);
+    if (ec == std::errc() && end == number.data() + number.size() && kib > 0 && unit == "kB" &&
+        kib < (std::int64_t{1} << 50)) {
+      return kib;
+    }
+    break;
+  }
+  throw Error(ErrorKind::Io, source + ": expected a line 'MemTotal: N kB'");
+}
+
+// Letters, digits, '.', '_' and '-', not starting with '.' or '-': a file name in DIR and
+// nothing else (no '/', no '..', nothing a shell or a terminal would act on).
+bool is_plain_name(const std::string& name) {
+  if (name.empty() || name.size() > 200 || name.front() == '.' || name.front() == '-') {
+    return false;
+  }
+  for (unsigned char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int run_probe(const std::vector<std::string>& args) {
+  std::int64_t nodes = 1;
+  std::string save;
+  std::string dir = ".";
+  std::string format = "text";
+  po::options_description options("zeroforge probe [options]");
+  options.add_options()("help,h", "show this help")("nodes", po::value(&nodes),
+                                                    "nodes like this one in the tier (default 1)")(
+      "save", po::value(&save),
+      "write the tier to DIR/NAME.json (atomically) instead of stdout; NAME is a plain file "
+      "name")("dir", po::value(&dir), "the directory --save writes to (default: the current one)")(
+      "format", po::value(&format), "text (default: a summary on stderr) or json (no summary)");
+  po::variables_map vm;
+  // No positional arguments: a stray word is an error, not ignored.
+  const po::positional_options_description none;
+  po::store(po::command_line_parser(args).options(options).positional(none).run(), vm);
+  if (vm.count("help")) {
+    std::cout
+        << "Reads this machine's GPUs (nvidia-smi on PATH) and host memory (/proc/meminfo)\n"
+           "and prints them as a tier in the format of presets/tiers/*.json. Mixed GPUs:\n"
+           "the smallest memory, with a warning. Use a saved tier with --tier DIR/NAME.json.\n"
+           "Exit 0: the tier; 2: no nvidia-smi, no GPU, or output it cannot read.\n\n"
+        << options << '\n';
+    return kSuccess;
+  }
+  po::notify(vm);
+  if (format != "text" && format != "json") {
+    throw Error(ErrorKind::Usage, "probe: --format must be text or json, not '" + format + "'");
+  }
+  if (nodes < 1 || nodes > 1000000) {
+    throw Error(ErrorKind::Usage, "probe: --nodes must be an integer from 1 to 1000000, not " +
+                                      std::to_string(nodes));
+  }
+  std::string file_name;
+  if (vm.count("save")) {
+    file_name = save.ends_with(".json") ? save : save + ".json";
+    if (!is_plain_name(file_name)) {
+      throw Error(
+          ErrorKind::Usage,
+          "probe: --save " +
+              nlohmann::json(save).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+              " is not a plain file name (letters, digits, '.', '_', "
+              "'-'; not starting with '.' or '-'): give the directory "
+              "with --dir");
+    }
+  } else if (vm.count("dir")) {
+    throw Error(ErrorKind::Usage, "probe: --dir is where --save writes; give --save NAME too");
+  }
+
+  const std::vector<Gpu> gpus = query_gpus();
+  std::string meminfo;
+  const std::int64_t host_kib = mem_total_kib(meminfo);
+
+  // Every rank must fit: a mixed machine is described by its smallest GPU.
+  std::int64_t smallest_mib = gpus.front().memory_mib;
+  std::map<std::pair<std::string, std::int64_t>, int> kinds;
+  for (const Gpu& gpu : gpus) {
+    smallest_mib = std::min(smallest_mib, gpu.memory_mib);
+    ++kinds[{gpu.name, gpu.memory_mib}];
+  }
+  const std::int64_t gpu_centi = centi_gib(smallest_mib, 1024);
+  const std::int64_t cpu_centi = centi_gib(host_kib, 1024 * 1024);
+  auto describe = [](const std::pair<std::string, std::int64_t>& kind, int count) {
+    return std::to_string(count) + " x " + kind.first + " (" + std::to_string(kind.second) +
+           " MiB = " + centi_text(centi_gib(kind.second, 1024)) + " GiB)";
+  };
+  if (kinds.size() > 1) {
+    std::string list;
+    // In nvidia-smi's order of first appearance, so the message follows the card indices.
+    std::vector<std::pair<std::string, std::int64_t>> order;
+    for (const Gpu& gpu : gpus) {
+      std::pair<std::string, std::int64_t> kind{gpu.name, gpu.memory_mib};
+      if (std::find(order.begin(), order.end(), kind) == order.end()) order.push_back(kind);
+    }
+    for (const auto& kind : order) list += (list.empty() ? "" : ", ") + describe(kind, kinds[kind]);
+    std::cerr << "zeroforge: warning: this machine mixes GPUs: " << list
+              << "; the tier takes the smallest, " << centi_text(gpu_centi)
+              << " GiB, for every GPU so that a config fits every rank (set gpus_per_node to the "
+                 "GPUs the job uses if it leaves some out)\n";
+  }
+
+  nlohmann::ordered_json tier;
+  tier["gpus_per_node"] = static_cast<std::int64_t>(gpus.size());
+  tier["nodes"] = nodes;
+  tier["gpu_memory_gib"] = static_cast<double>(gpu_centi) / 100.0;
+  tier["cpu_memory_gib"] = static_cast<double>(cpu_centi) / 100.0;
+  const std::string text = to_json_text(tier);
+
+  fs::path saved;
+  if (!file_name.empty()) {
+    saved = fs::path(dir) / file_name;
+    write_file_atomically(saved, text);
+  } else {
+    std::cout << text;
+    std::cout.flush();
+  }
+  if (format == "text") {
+    std::cerr << "GPUs: ";
+    if (kinds.size() == 1) {
+      std::cerr << describe(kinds.begin()->first, kinds.begin()->second) << '\n';
+    } else {
+      std::cerr << gpus.size() << ", counted as " << centi_text(gpu_centi) << " GiB each\n";
+    }
+    std::cerr << "host memory: " << centi_text(cpu_centi) << " GiB (MemTotal of " << meminfo
+              << ")\n"
+              << "nodes: " << nodes << (nodes == 1 ? "" : " (each taken to be like this one)")
+              << '\n';
+    if (!saved.empty()) {
+      std::cerr << "saved " << saved.string() << ": use it with --tier " << saved.string() << '\n';
+    }
+  }
+  return kSuccess;
+}
+
+}  // namespace zf::cli
