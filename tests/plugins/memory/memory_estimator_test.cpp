@@ -25,13 +25,16 @@ Json estimate_json(std::vector<std::string> args) {
   return Json::parse(result.output);
 }
 
+// The message of an estimate the arguments make impossible: the command's own (a usage
+// error, exit code 2), or a failure of the plugin.
 std::string estimate_error(const std::vector<std::string>& args) {
   try {
-    host().run_command("estimate", args);
+    CommandResult result = host().run_command("estimate", args);
+    EXPECT_EQ(result.exit_code, result.message.empty() ? result.exit_code : 2);
+    return result.message;
   } catch (const Error& error) {
     return error.what();
   }
-  return "";
 }
 
 // tests/plugins/memory/deepspeed_grid.json, written by deepspeed_oracle.py with Python's
