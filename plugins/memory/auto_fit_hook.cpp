@@ -25,6 +25,7 @@ constexpr const char* kKeys[] = {"model",
                                  "min_micro_batch_size",
                                  "max_micro_batch_size",
                                  "headroom",
+                                 "cuda_context_gib",
                                  "attention",
                                  "loss"};
 
@@ -263,6 +264,11 @@ Json auto_fit_values(const Json& input, const std::string& data_dir) {
   }
   if (auto h = auto_fit.find("headroom"); h != auto_fit.end()) {
     in.headroom = r.number("/auto_fit/headroom", *h, 0, true);
+  }
+  // A context calibrated on the cluster (docs/estimator.md) reaches auto-fit as it reaches
+  // `estimate --cuda-context-gib`.
+  if (auto c = auto_fit.find("cuda_context_gib"); c != auto_fit.end()) {
+    in.cuda_context_gib = r.number("/auto_fit/cuda_context_gib", *c, 0, true);
   }
   if (auto a = auto_fit.find("attention"); a != auto_fit.end()) {
     auto attention = a->is_string() ? attention_from_string(a->get<std::string>()) : std::nullopt;

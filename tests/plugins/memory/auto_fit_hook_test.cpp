@@ -120,6 +120,37 @@ TEST(AutoFitHookTest, ANotFittingModelIsAFindingThatChangesNoValues) {
   EXPECT_TRUE(result.manifest.empty());
 }
 
+// A context calibrated on the cluster reaches auto-fit: the manifest records the one used,
+// and one that leaves a 24 GiB GPU no room makes every rung fail.
+TEST(AutoFitHookTest, ACalibratedCudaContextIsUsedAndRecorded) {
+  auto run = [](const Json& cuda_context) {
+    LayeredValues values = small_tier_member(Json::object());
+    Json auto_fit = {{"model", "llama-2-7b"}, {"activation_checkpointing", "full"}};
+    if (!cuda_context.is_null()) auto_fit["cuda_context_gib"] = cuda_context;
+    values.apply({LayerKind::Set, "--set auto_fit"}, {{"auto_fit", auto_fit}});
+    return host().run_values_hooks(values, context);
+  };
+  ValuesHookResult by_default = run(nullptr);
+  ASSERT_TRUE(by_default.findings.empty());
+  EXPECT_EQ(by_default.manifest.at("memory").at("auto_fit")["cuda_context_gib"], 0.8);
+  ValuesHookResult calibrated = run(1.5);
+  ASSERT_TRUE(calibrated.findings.empty());
+  EXPECT_EQ(calibrated.manifest.at("memory").at("auto_fit")["cuda_context_gib"], 1.5);
+  ValuesHookResult no_room = run(23.9);
+  ASSERT_EQ(no_room.findings.size(), 1u);
+  EXPECT_NE(no_room.findings[0].message.find("does not fit"), std::string::npos)
+      << no_room.findings[0].message;
+  try {
+    run(-1);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("/auto_fit/cuda_context_gib: expected a number >= 0.0, got -1"),
+        std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(AutoFitHookTest, MissingTierFactsAreBadInput) {
   LayeredValues values = small_tier_member(Json::object());
   values.apply({LayerKind::Set, "--set gpu_memory_gib=null"}, {{"gpu_memory_gib", nullptr}});
