@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds zeroforge and runs every test suite: the normal build, then the ASan+UBSan build.
-# Usage: ./check.sh            both builds
+# Builds zeroforge and runs every test suite: the normal build, then the ASan+UBSan build, then
+# (when clang++ is installed) each libFuzzer target over its seed corpus for a few seconds.
+# Usage: ./check.sh            all builds
 #        ./check.sh --fast     the normal build only
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -14,3 +15,13 @@ for preset in "${presets[@]}"; do
   cmake --build --preset "$preset" -j "$jobs"
   ctest --preset "$preset" -j "$jobs"
 done
+[ "${1:-}" = "--fast" ] && exit 0
+# The fuzz build is a clang build of the engine library and the fuzz targets only.
+if command -v clang++ >/dev/null 2>&1; then
+  echo "== fuzz build" >&2
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz -j "$jobs"
+  ctest --preset fuzz  # one fuzzer at a time: each uses a whole core
+else
+  echo "== fuzz build skipped: clang++ not found (tests/fuzz/README.md)" >&2
+fi

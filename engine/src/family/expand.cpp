@@ -331,7 +331,7 @@ Expansion expand_family(Family family, std::vector<Tier> tiers,
       std::size_t axis = kTier;
       if (key != "tier") {
         auto it = std::find_if(family.axes.begin(), family.axes.end(),
-                               [&](const Axis& a) { return a.key == key; });
+                               [&name = key](const Axis& a) { return a.key == name; });
         if (it == family.axes.end())
           fail("/exclude/" + std::to_string(e), "'" + key + "' is not an axis");
         axis = static_cast<std::size_t>(it - family.axes.begin());
