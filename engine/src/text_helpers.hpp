@@ -92,6 +92,38 @@ inline void append_utf8(std::string& out, char32_t code_point) {
   }
 }
 
+/// The length of the well-formed UTF-8 sequence at `pos` (1-4), or 0 when the bytes there are
+/// not one (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF, cut short).
+inline std::size_t utf8_sequence_length(std::string_view text, std::size_t pos) {
+  auto byte = [&](std::size_t i) {
+    return pos + i < text.size() ? static_cast<unsigned char>(text[pos + i]) : 0u;
+  };
+  const unsigned lead = byte(0);
+  if (lead < 0x80) return 1;
+  auto continuation = [&](std::size_t i) { return (byte(i) & 0xC0) == 0x80; };
+  // The second byte's range depends on the lead (Unicode Table 3-7).
+  unsigned low = 0x80, high = 0xBF;
+  std::size_t length;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    return 0;
+  }
+  if (byte(1) < low || byte(1) > high) return 0;
+  for (std::size_t i = 2; i < length; ++i) {
+    if (!continuation(i)) return 0;
+  }
+  return length;
+}
+
 /// Levenshtein distance (insertions, deletions, substitutions), one row of memory.
 inline std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);

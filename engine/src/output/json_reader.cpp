@@ -200,6 +200,13 @@ class Reader {
           if (r == '"' || r == '\\' || static_cast<unsigned char>(r) < 0x20) break;
           ++run;
         }
+        // JSON text is UTF-8 (RFC 8259 section 8.1); a string that is not could not be
+        // written back out (nlohmann's dump throws on it) or shown in a message.
+        for (std::size_t i = pos_; i < run;) {
+          const std::size_t length = detail::utf8_sequence_length(text_, i);
+          if (length == 0 || i + length > run) fail_at(i, "invalid UTF-8 in string");
+          i += length;
+        }
         out.append(text_, pos_, run - pos_);
         pos_ = run;
         continue;
@@ -225,6 +232,11 @@ class Reader {
             } else {
               fail("invalid surrogate pair");
             }
+          } else if (cp >= 0xD800 && cp <= 0xDFFF) {
+            // A lone surrogate has no UTF-8 form.
+            fail_at(pos_ - 6,
+                    "lone surrogate \\u" + std::string(text_.substr(pos_ - 4, 4)) +
+                        " (a \\uD800-\\uDBFF escape must be followed by a \\uDC00-\\uDFFF one)");
           }
           detail::append_utf8(out, cp);
           break;

@@ -53,6 +53,43 @@ TEST(JsonReaderTest, ReportsErrorsWithLineAndColumn) {
   }
 }
 
+// Found by fuzzing (json_fuzz, validate_fuzz, family_fuzz): a string of bytes that are not UTF-8
+// was read, and the first message or config that showed it died in nlohmann's dump
+// (type_error 316) instead of reporting a located error.
+TEST(JsonReaderTest, RejectsStringsThatAreNotUtf8) {
+  struct Case {
+    std::string text, expected;
+  };
+  const Case cases[] = {
+      {"{\"offload\": \"cp\xa7\xa7\"}", "f.json:1:16: error: invalid UTF-8 in string"},
+      {"[\"\xc3\"]", "f.json:1:3: error: invalid UTF-8 in string"},              // cut short
+      {"[\"\xc0\xaf\"]", "f.json:1:3: error: invalid UTF-8 in string"},          // overlong '/'
+      {"[\"\xed\xa0\x80\"]", "f.json:1:3: error: invalid UTF-8 in string"},      // a surrogate
+      {"[\"\xf4\x90\x80\x80\"]", "f.json:1:3: error: invalid UTF-8 in string"},  // > U+10FFFF
+      {"{\"k\xff\": 1}", "f.json:1:4: error: invalid UTF-8 in string"},          // in a key
+      {"[\"ab\\ud800\"]",
+       "f.json:1:5: error: lone surrogate \\ud800 (a \\uD800-\\uDBFF escape must be followed by a "
+       "\\uDC00-\\uDFFF one)"},
+      {"[\"\\udc00x\"]",
+       "f.json:1:3: error: lone surrogate \\udc00 (a \\uD800-\\uDBFF escape must be followed by a "
+       "\\uDC00-\\uDFFF one)"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    try {
+      parse_json_text(c.text, "f.json");
+      ADD_FAILURE();
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), c.expected);
+    }
+  }
+  // Well-formed UTF-8 of every length and surrogate pairs still read, and write back.
+  auto json = parse_json_text(
+      "[\"\x7f\xc2\x80\xe0\xa0\x80\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\\ud83d\\ude00\"]", "f.json");
+  EXPECT_EQ(json.dump(),
+            "[\"\x7f\xc2\x80\xe0\xa0\x80\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\xf0\x9f\x98\x80\"]");
+}
+
 TEST(JsonWriterTest, EscapesStrings) {
   nlohmann::ordered_json json = {{"s", "a\"b\\c\n\x01é"}};
   EXPECT_EQ(to_json_text(json), "{\n  \"s\": \"a\\\"b\\\\c\\n\\u0001é\"\n}\n");
