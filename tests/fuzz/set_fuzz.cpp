@@ -17,6 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                  {{"stage", 2}, {"zero", {{"stage", 2}, {"buckets", {1, 2}}}}, {"name", "x"}});
     values.apply({zf::LayerKind::Set, "--set"}, zf::parse_set(text));
     values.leaves();
+    values.merged().dump();  // as a plugin's input or `explain --json` shows them
     values.origin("/zero/stage");
   } catch (const zf::Error&) {
     // A malformed assignment is a zf::Error; anything else escapes.

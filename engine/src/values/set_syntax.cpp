@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `--set KEY=VALUE` parsing and values-file loading.
+#include "text_helpers.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/values.hpp"
@@ -7,6 +8,16 @@
 namespace zf {
 
 nlohmann::ordered_json parse_set(std::string_view assignment) {
+  // Values are JSON, whose strings are UTF-8: a key or text VALUE that is not would be kept,
+  // then fail where the values are written out (a plugin's input, `explain`, tojson).
+  for (std::size_t i = 0; i < assignment.size();) {
+    const std::size_t length = detail::utf8_sequence_length(assignment, i);
+    if (length == 0) {
+      throw Error(ErrorKind::Usage,
+                  "--set: byte " + std::to_string(i + 1) + " of the assignment is not UTF-8 text");
+    }
+    i += length;
+  }
   auto eq = assignment.find('=');
   std::string shown = "--set " + std::string(assignment);
   if (eq == std::string_view::npos) {

@@ -148,6 +148,10 @@ TEST(SetSyntaxTest, RejectsMalformedAssignments) {
       {"a=18446744073709551616",
        "error: '--set a=18446744073709551616': integer 18446744073709551616 is out of range: "
        "integers are 64-bit (-9223372036854775808 to 9223372036854775807)"},
+      // The JSON reader's fuzzing bug (strings not UTF-8), by the other door: such bytes were
+      // kept as a string value, and writing the values out threw nlohmann's type_error 316.
+      {"name=ab\xff", "error: --set: byte 8 of the assignment is not UTF-8 text"},
+      {"n\xc3.a=1", "error: --set: byte 2 of the assignment is not UTF-8 text"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.input);
