@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds zeroforge and runs every test suite: the normal build, the Release build of the
-# product (warnings-clean at -O3, and it generates the example family), then the ASan+UBSan
-# build.
+# product (warnings-clean at -O3, and it generates the example family), the ASan+UBSan build,
+# then (when clang++ is installed) each libFuzzer target over its seed corpus for a few seconds.
 # Usage: ./check.sh            all of them
 #        ./check.sh --fast     the normal build only
 set -euo pipefail
@@ -25,3 +25,13 @@ for preset in "${presets[@]}"; do
   fi
   ctest --preset "$preset" -j "$jobs"
 done
+[ "${1:-}" = "--fast" ] && exit 0
+# The fuzz build is a clang build of the engine library and the fuzz targets only.
+if command -v clang++ >/dev/null 2>&1; then
+  echo "== fuzz build" >&2
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz -j "$jobs"
+  ctest --preset fuzz  # one fuzzer at a time: each uses a whole core
+else
+  echo "== fuzz build skipped: clang++ not found (tests/fuzz/README.md)" >&2
+fi

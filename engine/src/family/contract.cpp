@@ -388,11 +388,11 @@ class Checker {
       return false;
     }
     for (const auto& [field_name, value] : section->as_dict()) {
-      auto pointer = [&] {
-        return "/" + std::string(key) + "/" + escape_pointer_segment(field_name);
+      auto pointer = [&, &name = field_name] {
+        return "/" + std::string(key) + "/" + escape_pointer_segment(name);
       };
       auto field = std::find_if(fields.begin(), fields.end(),
-                                [&](const Field& f) { return f.key == field_name; });
+                                [&name = field_name](const Field& f) { return f.key == name; });
       if (field == fields.end()) {
         std::string hint;
         if (known_index(field_name) < kKnownNames.size()) {

@@ -314,6 +314,19 @@ Expansion expand_family(Family family, std::vector<Tier> tiers,
       fail("/tiers/" + std::to_string(i), "internal: tier mismatch");
   }
 
+  // The product is walked position by position (excludes are matched on each), so its size
+  // is bounded before the walk: 40 axes of 2 values would spin for hours (and 64 overflow).
+  constexpr std::size_t kMaxProduct = 10'000'000;
+  std::size_t product_size = 1;
+  for (const Axis& axis : family.axes) {
+    if (axis.values.size() > kMaxProduct / product_size) {
+      fail("/axes", "the axes make more than " + std::to_string(kMaxProduct) +
+                        " combinations; a family is for the configs one runs (split it, or "
+                        "narrow the axes)");
+    }
+    product_size *= axis.values.size();
+  }
+
   Expansion expansion;
   std::vector<std::size_t> tier_indices;
   if (family.tiers.empty()) {
@@ -331,7 +344,7 @@ Expansion expand_family(Family family, std::vector<Tier> tiers,
       std::size_t axis = kTier;
       if (key != "tier") {
         auto it = std::find_if(family.axes.begin(), family.axes.end(),
-                               [&](const Axis& a) { return a.key == key; });
+                               [&name = key](const Axis& a) { return a.key == name; });
         if (it == family.axes.end())
           fail("/exclude/" + std::to_string(e), "'" + key + "' is not an axis");
         axis = static_cast<std::size_t>(it - family.axes.begin());

@@ -226,7 +226,7 @@ class FamilyReader {
           continue;
         }
         auto axis = std::find_if(family.axes.begin(), family.axes.end(),
-                                 [&](const Axis& a) { return a.key == key; });
+                                 [&name = key](const Axis& a) { return a.key == name; });
         if (axis == family.axes.end()) {
           fail(child, "'" + key + "' is not an axis (exclude matches axis values and 'tier')");
         }

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define ZF_SHA_NI 1
 #endif
@@ -138,9 +139,19 @@ std::string digest_hex(std::string_view data, Compress compress_blocks) {
   return out;
 }
 
+#ifdef ZF_SHA_NI
+// CPUID rather than __builtin_cpu_supports("sha"), which clang before 16 does not know.
+bool cpu_has_sha_ni() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || (ecx & bit_SSE4_1) == 0) return false;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+  return (ebx & (1u << 29)) != 0;  // CPUID.(EAX=7,ECX=0):EBX.SHA[bit 29]
+}
+#endif
+
 Compress best_compress() {
 #ifdef ZF_SHA_NI
-  if (__builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1")) return compress_sha_ni;
+  if (cpu_has_sha_ni()) return compress_sha_ni;
 #endif
   return compress_portable;
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Tree-walking renderer. One Renderer per render call holds the per-call state (output,
 // frames, block stacks, imported modules, recursion depth); the tree is never modified.
-#include "template/limits.hpp"
 #include "template/renderer.hpp"
 
 #include <array>
@@ -16,6 +15,7 @@
 #include "source_position.hpp"
 #include "template/builtin_filters.hpp"
 #include "template/frame.hpp"
+#include "template/limits.hpp"
 #include "template/methods.hpp"
 #include "template/operators.hpp"
 #include "template/python_ops.hpp"
@@ -47,8 +47,9 @@ class Macro final : public Callable {
 // The macro `callable` is, or nullptr. Macro is final and has internal linkage, so comparing
 // type_info is a pointer compare, cheaper than dynamic_cast.
 const Macro* as_macro(const std::shared_ptr<const Callable>& callable) {
-  return callable && typeid(*callable) == typeid(Macro) ? static_cast<const Macro*>(callable.get())
-                                                        : nullptr;
+  if (!callable) return nullptr;
+  const Callable& object = *callable;  // typeid of a plain reference: clang warns on `*callable`
+  return typeid(object) == typeid(Macro) ? static_cast<const Macro*>(&object) : nullptr;
 }
 
 struct BlockLevel {

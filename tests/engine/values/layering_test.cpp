@@ -148,10 +148,11 @@ TEST(SetSyntaxTest, RejectsMalformedAssignments) {
       {"a=18446744073709551616",
        "error: '--set a=18446744073709551616': integer 18446744073709551616 is out of range: "
        "integers are 64-bit (-9223372036854775808 to 9223372036854775807)"},
-      // Taken as a string, it was written into .json output as invalid UTF-8.
+      // Taken as a string, it was written into .json output as invalid UTF-8 (and writing
+      // the values out for a plugin or explain threw nlohmann's type_error 316).
       {"nvme_path=/mnt/\xff",
-       "error: '--set': invalid UTF-8 (byte 0xff at offset 15 of "
-       "'nvme_path=/mnt/...')"},
+       "error: '--set': invalid UTF-8 (byte 0xff at offset 15 of 'nvme_path=/mnt/...')"},
+      {"n\xc3.a=1", "error: '--set': invalid UTF-8 (byte 0xc3 at offset 1 of 'n...')"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.input);
