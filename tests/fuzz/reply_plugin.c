@@ -41,18 +41,14 @@ static const zf_function reply_global = {
     sizeof(zf_function), ZF_FUNCTION_GLOBAL, "reply", NULL, 0, -1, answer};
 static const zf_function* const functions[] = {&reply_filter, &reply_test, &reply_global, NULL};
 
-static const zf_plugin descriptor = {ZF_PLUGIN_ABI_VERSION,
-                                     sizeof(zf_plugin),
-                                     "fuzz_reply",
-                                     "1.0.0",
-                                     NULL,
-                                     release,
-                                     NULL,
-                                     NULL,
-                                     answer,
-                                     answer,
-                                     functions,
-                                     NULL};
+static const zf_plugin descriptor = {.abi_version = ZF_PLUGIN_ABI_VERSION,
+                                     .struct_size = sizeof(zf_plugin),
+                                     .name = "fuzz_reply",
+                                     .version = "1.0.0",
+                                     .free_string = release,
+                                     .values_hook = answer,
+                                     .output_hook = answer,
+                                     .functions = functions};
 
 ZF_PLUGIN_EXPORT const zf_plugin* zf_plugin_entry(uint32_t host_abi_version) {
   (void)host_abi_version;
