@@ -28,11 +28,6 @@ class Reader {
       : text_(text), name_(name), numbers_(numbers) {}
 
   json document() {
-    if (std::size_t bad = detail::invalid_utf8_at(text_); bad != std::string_view::npos) {
-      char byte[8];
-      std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(text_[bad]));
-      fail_at(bad, std::string("invalid UTF-8 (byte ") + byte + "); JSON text is UTF-8");
-    }
     skip_space();
     json value = parse_value(0);
     skip_space();
@@ -206,6 +201,16 @@ class Reader {
     return cp;
   }
 
+  // Fails at the first byte of text_[begin, end) that is not well-formed UTF-8: the output
+  // is JSON text, which must be UTF-8.
+  void check_utf8(std::size_t begin, std::size_t end) const {
+    const std::size_t bad = detail::invalid_utf8_at(text_.substr(begin, end - begin));
+    if (bad == std::string_view::npos) return;
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(text_[begin + bad]));
+    fail_at(begin + bad, std::string("invalid UTF-8 (byte ") + byte + "); JSON text is UTF-8");
+  }
+
   std::string parse_string_raw() {
     std::size_t start = pos_++;
     std::string out;
@@ -218,19 +223,26 @@ class Reader {
       }
       if (static_cast<unsigned char>(c) < 0x20) fail("control character in string (escape it)");
       if (c != '\\') {
-        // A run of plain characters is appended at once; it is found 8 bytes at a time.
+        // A run of plain characters is appended at once; it is found 8 bytes at a time, and
+        // checked for UTF-8 only when one of its bytes is not ASCII (rendered configs, read
+        // back on generate's hot path, rarely have one). Outside strings such a byte is a
+        // syntax error anyway, and a run never splits a sequence: it ends at an ASCII byte.
         std::size_t run = pos_ + 1;
+        std::uint64_t high_bits = static_cast<unsigned char>(c);
         while (run + 8 <= text_.size()) {
           std::uint64_t word;
           std::memcpy(&word, text_.data() + run, 8);
           if (detail::json_word_needs_escape(word)) break;
+          high_bits |= word;
           run += 8;
         }
         while (run < text_.size()) {
           char r = text_[run];
           if (r == '"' || r == '\\' || static_cast<unsigned char>(r) < 0x20) break;
+          high_bits |= static_cast<unsigned char>(r);
           ++run;
         }
+        if (high_bits & 0x8080808080808080ull) check_utf8(pos_, run);
         out.append(text_, pos_, run - pos_);
         pos_ = run;
         continue;
