@@ -55,6 +55,40 @@ fs::path resolve_tier(const std::string& tier) {
   return path;
 }
 
+void add_validation_options(po::options_description& options, ValidationInputs& inputs,
+                            const char* what_no_validate) {
+  options.add_options()(
+      "validate", po::value(&inputs.mode),
+      "which JSON output the DeepSpeed validator checks: contract (default: templates under "
+      "the DeepSpeed values contract), deepspeed (any JSON template) or none")(
+      "no-validate", po::bool_switch(&inputs.off), what_no_validate);
+}
+
+Validation validation_of(const ValidationInputs& inputs) {
+  if (inputs.off || inputs.mode == "none") return Validation::Off;
+  if (inputs.mode == "contract") return Validation::ByContract;
+  if (inputs.mode == "deepspeed") return Validation::DeepSpeed;
+  throw Error(ErrorKind::Usage,
+              "--validate must be contract, deepspeed or none, got '" + inputs.mode + "'");
+}
+
+GenerateRequest family_request(const std::string& family, const CommonInputs& inputs,
+                               const PluginInputs& plugin_inputs) {
+  GenerateRequest request;
+  request.family = family;
+  for (const auto& dir : inputs.template_dirs) request.template_dirs.emplace_back(dir);
+  for (const auto& file : inputs.values_files) request.values_files.emplace_back(file);
+  request.sets = inputs.sets;
+  request.trim_blocks = inputs.trim_blocks;
+  request.lstrip_blocks = inputs.lstrip_blocks;
+  request.plugins = plugin_inputs.plugins;
+  for (const auto& dir : plugin_inputs.plugin_dirs) request.plugin_dirs.emplace_back(dir);
+  request.plugin_options = plugin_inputs.plugin_opts;
+  request.data_dir = data_dir();
+  request.builtin_plugin_dir = builtin_plugins_dir();
+  return request;
+}
+
 void apply_value_layers(const CommonInputs& inputs, LayeredValues& values) {
   if (!inputs.tier.empty()) {
     fs::path tier = resolve_tier(inputs.tier);

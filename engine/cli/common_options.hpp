@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "plugin_options.hpp"
 #include "zeroforge/environment.hpp"
+#include "zeroforge/generate.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf::cli {
@@ -34,6 +36,25 @@ std::unique_ptr<Environment> make_environment(const CommonInputs& inputs);
 
 /// Resolves a tier name (`small`) or path (`my/tier.json`) to a file; throws if missing.
 std::filesystem::path resolve_tier(const std::string& tier);
+
+/// What --validate and --no-validate collected.
+struct ValidationInputs {
+  std::string mode = "contract";
+  bool off = false;  ///< --no-validate
+};
+
+/// Adds --validate contract|deepspeed|none and --no-validate (`what_no_validate` says what
+/// --no-validate writes).
+void add_validation_options(boost::program_options::options_description& options,
+                            ValidationInputs& inputs, const char* what_no_validate);
+
+/// The Validation the options ask for; throws zf::Error (Usage) for an unknown mode.
+Validation validation_of(const ValidationInputs& inputs);
+
+/// A request for FAMILY with the shared options (templates, values, plugins) and the CLI's
+/// data directories; generate and explain fill in the rest.
+GenerateRequest family_request(const std::string& family, const CommonInputs& inputs,
+                               const PluginInputs& plugin_inputs);
 
 /// Applies the tier, then --values files in order, then --set in order.
 void apply_value_layers(const CommonInputs& inputs, LayeredValues& values);

@@ -1,30 +1,14 @@
 // SPDX-License-Identifier: MIT
-// Locating the data zeroforge ships (templates, presets, plugins) relative to the executable,
-// which works the same in the build tree and after install.
-#include <unistd.h>
-
-#include <cstdlib>
-
+// The CLI's data directories: the library's defaults (zeroforge/generate.hpp).
 #include "command.hpp"
+#include "zeroforge/generate.hpp"
 
 namespace zf::cli {
 namespace fs = std::filesystem;
 
-fs::path data_dir() {
-  if (const char* env = std::getenv("ZEROFORGE_DATA_DIR"); env && *env) return env;
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return fs::path("share") / "zeroforge";
-  return exe.parent_path().parent_path() / "share" / "zeroforge";
-}
-
+fs::path data_dir() { return default_data_dir(); }
 fs::path builtin_templates_dir() { return data_dir() / "templates"; }
 fs::path builtin_presets_dir() { return data_dir() / "presets"; }
-
-fs::path builtin_plugins_dir() {
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return exe.parent_path().parent_path() / "lib" / "zeroforge" / "plugins";
-}
+fs::path builtin_plugins_dir() { return default_plugin_dir(); }
 
 }  // namespace zf::cli

@@ -10,7 +10,7 @@
 #include "command.hpp"
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
-#include "family_inputs.hpp"
+#include "generate/family_inputs.hpp"
 #include "plugin_options.hpp"
 #include "template_values.hpp"
 #include "zeroforge/error.hpp"
@@ -169,7 +169,9 @@ int explain_template(const ExplainOptions& opt) {
 }
 
 int explain_family(const ExplainOptions& opt) {
-  FamilySetup setup = load_family_setup(opt.subject, opt.inputs, opt.plugin_inputs);
+  pipeline::FamilySetup setup =
+      pipeline::load_family_setup(family_request(opt.subject, opt.inputs, opt.plugin_inputs),
+                                  [](std::string_view line) { std::cerr << line << '\n'; });
   const Expansion& expansion = *setup.expansion;
   const Family& family = expansion.family();
   auto output_path = setup.environment->from_string(family.output, family.file + " /output");

@@ -1,32 +1,18 @@
 // SPDX-License-Identifier: MIT
-// `zeroforge generate FAMILY -o DIR`: every config of a family plus DIR/manifest.json, streamed
-// (render, write, forget) into a staging area that becomes DIR's files only when all succeeded;
-// `--check` compares instead of writing and names each missing, changed and extra file.
+// `zeroforge generate FAMILY -o DIR`: the CLI over zf::generate (zeroforge/generate.hpp). It
+// parses the options, prints what the library reports (text for people, or --format json for
+// pipelines) and writes the --depfile.
 #include <algorithm>
 #include <boost/program_options.hpp>
-#include <exception>
-#include <functional>
 #include <iostream>
-#include <memory>
-#include <optional>
 #include <thread>
 
-#include "batch_runner.hpp"
 #include "command.hpp"
 #include "common_options.hpp"
-#include "config_pipeline.hpp"
 #include "diagnostic_printer.hpp"
-#include "drift_check.hpp"
-#include "family_inputs.hpp"
-#include "manifest_spool.hpp"
-#include "output_dir.hpp"
-#include "plugin_options.hpp"
-#include "problem_log.hpp"
 #include "zeroforge/error.hpp"
-#include "zeroforge/family.hpp"
+#include "zeroforge/generate.hpp"
 #include "zeroforge/output.hpp"
-#include "zeroforge/template.hpp"
-#include "zeroforge/validator.hpp"
 
 namespace zf::cli {
 namespace po = boost::program_options;
@@ -35,117 +21,20 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-// Configs are made in batches of kBatch; more threads than that would have nothing to do.
-constexpr std::size_t kBatch = 256;
-constexpr unsigned kMaxJobs = kBatch;
+constexpr unsigned kMaxJobs = 256;
 
 struct GenerateOptions {
   CommonInputs inputs;
   PluginInputs plugin_inputs;
   std::string family;
   std::string output;
+  std::string depfile;
+  std::string format = "text";
   bool check = false;
-  bool no_validate = false;
-  unsigned jobs = 0;  // threads; 0 = one per core
+  ValidationInputs validation;
+  bool quiet = false;
+  unsigned jobs = 0;
 };
-
-// Two variants that write the same path: adjacent once the entries are in path order.
-void report_shared_paths(ManifestSpool& manifest, const Expansion& expansion,
-                         ProblemLog& problems) {
-  std::string last_path;
-  std::uint64_t last_variant = 0;
-  bool first = true;
-  manifest.merge([&](const SpoolEntry& entry) {
-    std::string_view path = entry.path;
-    std::uint64_t variant = entry.variant;
-    if (!first && path == last_path) {
-      problems.add(Error(ErrorKind::Values,
-                         "writes \"" + std::string(path) + "\", the same output path as variant '" +
-                             expansion.describe(expansion.variant(last_variant)) +
-                             "': make the output pattern tell them apart",
-                         expansion.family().file, "/output"),
-                   expansion.describe(expansion.variant(variant)));
-      return;
-    }
-    first = false;
-    last_path.assign(path);
-    last_variant = variant;
-  });
-}
-
-// `--check`'s report: every missing file, then every changed one, then every extra one, each
-// in path order (manifest.json among them), one merge of the entries per list.
-// Every path generate would write, in path order, with its drift status: the spool's entries
-// and manifest.json at its place among them.
-void each_path(ManifestSpool& manifest, DriftStatus manifest_status,
-               const std::function<void(std::string_view, DriftStatus)>& visit) {
-  constexpr std::string_view kManifest = "manifest.json";
-  bool manifest_done = false;
-  manifest.merge([&](const SpoolEntry& entry) {
-    if (!manifest_done && kManifest < entry.path) {
-      visit(kManifest, manifest_status);
-      manifest_done = true;
-    }
-    visit(entry.path, static_cast<DriftStatus>(entry.tag));
-  });
-  if (!manifest_done) visit(kManifest, manifest_status);
-}
-
-int report_drift(const DriftCheck& drift, ManifestSpool& manifest,
-                 const std::function<void(const DriftCheck::Sink&)>& write_manifest,
-                 const std::string& dir, const Family& family) {
-  const DriftStatus manifest_status = drift.compare_manifest(write_manifest);
-  std::size_t counts[3] = {0, 0, 0};
-  for (DriftStatus kind : {DriftStatus::Missing, DriftStatus::Changed}) {
-    const char* word = kind == DriftStatus::Missing ? "missing" : "changed";
-    each_path(manifest, manifest_status, [&](std::string_view path, DriftStatus status) {
-      if (status != kind) return;
-      std::cout << dir << '/' << path << ": " << word << '\n';
-      ++counts[static_cast<int>(kind)];
-    });
-  }
-  std::size_t extra = 0;
-  // Staging of runs that were killed: the next generate removes it; say so here.
-  std::error_code ec;
-  const fs::path absolute = fs::absolute(dir, ec).lexically_normal();
-  const fs::path target = absolute.has_filename() ? absolute : absolute.parent_path();
-  const std::string prefix = fs::path(staging_prefix(target)).filename().string();
-  for (fs::directory_iterator it(target.parent_path(), ec), end; !ec && it != end;
-       it.increment(ec)) {
-    if (it->path().filename().string().starts_with(prefix)) {
-      std::cerr << "zeroforge: note: " << it->path().string()
-                << " is the staging of a killed run; the next generate removes it\n";
-    }
-  }
-  if (!fs::exists(fs::path(dir) / "manifest.json")) {
-    // Not an output directory of zeroforge (or not yet): its other files are not looked
-    // for, so that `--check -o /` does not walk the file system.
-    std::cerr << "zeroforge: note: " << dir
-              << " has no manifest.json; files the family does not write are not listed\n";
-  } else
-    drift.extras(
-        [&](const std::function<void(std::string_view)>& expect) {
-          each_path(manifest, manifest_status,
-                    [&](std::string_view path, DriftStatus) { expect(path); });
-        },
-        [&](const std::string& path) {
-          std::cout << dir << '/' << path << ": extra\n";
-          ++extra;
-        });
-  std::size_t missing = counts[1], changed = counts[2];
-  if (missing + changed + extra > 0) {
-    std::cerr << "zeroforge: " << dir << " differs from family '" << family.name << "' (" << missing
-              << " missing, " << changed << " changed, " << extra
-              << " extra); run zeroforge generate without --check to update it"
-              << (extra > 0 ? " (it keeps files no manifest listed: delete the extra ones yourself)"
-                            : "")
-              << "\n";
-    return kFindings;
-  }
-  std::cout << "zeroforge: " << dir << " is up to date (" << manifest.size()
-            << " configs of family '" << family.name << "')\n";
-  return kSuccess;
-}
 
 int print_help(const po::options_description& options) {
   std::cout
@@ -157,6 +46,140 @@ int print_help(const po::options_description& options) {
   return kSuccess;
 }
 
+// A values problem, located where its value was written, prefixed with the variant(s).
+void print_problem(const VariantProblem& problem) {
+  std::string where = "variant '" + problem.variant + "'";
+  if (problem.others > 0) where += " (and " + std::to_string(problem.others) + " more)";
+  const Error& e = problem.error;
+  if (e.where().line != 0) {
+    print_error(std::cerr, e);
+    return;
+  }
+  print_error(std::cerr, Error(e.kind(), where + ": " + e.message(),
+                               e.has_location() ? e.where().file : "", e.json_pointer()));
+}
+
+// What people read: the same messages generate has always printed.
+void print_text(const GenerateOptions& opt, const GenerateResult& result) {
+  const std::string& dir = opt.output;
+  if (result.failure) {
+    print_error(std::cerr, result.failure->error);
+    std::cerr << "zeroforge: note: while " << result.failure->doing << " variant '"
+              << result.failure->variant << "' of " << result.family_file
+              << "; nothing was written\n";
+    return;
+  }
+  print_plugin_findings(std::cerr, result.family_file, result.refusals);
+  if (!result.problems.empty()) {
+    for (const auto& problem : result.problems) print_problem(problem);
+    std::cerr << "zeroforge: error: family '" << result.family_name
+              << "' not generated; nothing was written\n";
+    return;
+  }
+  if (!result.refusals.empty()) {
+    std::cerr << "zeroforge: error: family '" << result.family_name
+              << "' not generated: " << result.refusals.size()
+              << " config(s) cannot be made as asked; nothing was written\n";
+    return;
+  }
+  if (!opt.quiet || result.exit_code != 0) {
+    for (const auto& finding : result.findings) std::cerr << format_finding(finding) << '\n';
+  }
+  if (has_errors(result.findings)) {
+    std::cerr << "zeroforge: error: the validator found errors in generated configs; nothing was "
+                 "written (--no-validate writes them anyway)\n";
+    return;
+  }
+  if (opt.check) {
+    if (opt.format == "text") {
+      for (const auto& file : result.files)
+        std::cout << dir << '/' << file.path << ": " << to_string(file.change) << '\n';
+    }
+    if (result.exit_code != 0) {
+      std::cerr << "zeroforge: " << dir << " differs from family '" << result.family_name << "' ("
+                << result.missing << " missing, " << result.changed << " changed, " << result.extra
+                << " extra); run zeroforge generate without --check to update it"
+                << (result.extra > 0
+                        ? " (it keeps files no manifest listed: delete the extra ones yourself)"
+                        : "")
+                << "\n";
+    } else if (!opt.quiet && opt.format == "text") {
+      std::cout << "zeroforge: " << dir << " is up to date (" << result.configs
+                << " configs of family '" << result.family_name << "')\n";
+    }
+    return;
+  }
+  if (!opt.quiet && opt.format == "text") {
+    std::cout << "zeroforge: wrote " << result.configs << " configs of family '"
+              << result.family_name << "' to " << dir << " (index: " << result.manifest.string()
+              << ")\n";
+  }
+}
+
+Json finding_json(const Finding& finding) {
+  return {{"file", finding.file},
+          {"pointer", finding.pointer},
+          {"severity", severity_name(finding.severity)},
+          {"rule", finding.rule},
+          {"message", finding.message}};
+}
+
+Json error_json(const Error& error) {
+  Json out = {{"message", error.message()}};
+  if (error.has_location()) {
+    out["file"] = error.where().file;
+    if (error.where().line != 0) {
+      out["line"] = error.where().line;
+      out["column"] = error.where().column;
+    }
+  }
+  if (!error.json_pointer().empty()) out["pointer"] = error.json_pointer();
+  return out;
+}
+
+// What pipelines read (docs/cli.md, "generate --format json").
+Json summary_json(const GenerateOptions& opt, const GenerateResult& result) {
+  Json out = {{"family", result.family_name},         {"output_dir", opt.output},
+              {"manifest", result.manifest.string()}, {"check", opt.check},
+              {"exit_code", result.exit_code},        {"configs", result.configs}};
+  auto list = [&](FileChange change) {
+    Json paths = Json::array();
+    for (const auto& file : result.files)
+      if (file.change == change) paths.push_back(file.path);
+    return paths;
+  };
+  if (opt.check) {
+    for (FileChange change : {FileChange::Missing, FileChange::Changed, FileChange::Extra})
+      out[std::string(to_string(change))] = list(change);
+  } else {
+    for (FileChange change : {FileChange::Written, FileChange::Unchanged, FileChange::Removed})
+      out[std::string(to_string(change))] = list(change);
+  }
+  Json findings = Json::array();
+  for (const auto& finding : result.findings) findings.push_back(finding_json(finding));
+  out["findings"] = std::move(findings);
+  Json refusals = Json::array();
+  for (const auto& refusal : result.refusals) {
+    refusals.push_back(
+        {{"plugin", refusal.plugin}, {"pointer", refusal.pointer}, {"message", refusal.message}});
+  }
+  out["refusals"] = std::move(refusals);
+  Json errors = Json::array();
+  for (const auto& problem : result.problems) {
+    Json error = error_json(problem.error);
+    error["variant"] = problem.variant;
+    error["other_variants"] = problem.others;
+    errors.push_back(std::move(error));
+  }
+  if (result.failure) {
+    Json error = error_json(result.failure->error);
+    error["variant"] = result.failure->variant;
+    errors.push_back(std::move(error));
+  }
+  out["errors"] = std::move(errors);
+  return out;
+}
+
 }  // namespace
 
 int run_generate(const std::vector<std::string>& args) {
@@ -166,15 +189,22 @@ int run_generate(const std::vector<std::string>& args) {
       "output,o", po::value(&opt.output), "directory to write the configs and manifest.json to")(
       "check", po::bool_switch(&opt.check),
       "write nothing; exit 1 if DIR differs from what would be written")(
-      "no-validate", po::bool_switch(&opt.no_validate),
-      "write configs even when the validator finds errors in them")(
       "jobs,j", po::value(&opt.jobs),
       "threads (1-256) that render, validate and write configs (default: one per core; "
       "families with plugins use one)")(
       "values", po::value(&opt.inputs.values_files)->composing(),
       "JSON values file applied to every config, in order (repeatable)")(
       "set", po::value(&opt.inputs.sets)->composing(),
-      "KEY=VALUE applied to every config (repeatable; see zeroforge render --help)");
+      "KEY=VALUE applied to every config (repeatable; see zeroforge render --help)")(
+      "depfile", po::value(&opt.depfile),
+      "also write FILE: a Makefile rule making DIR/manifest.json depend on every file the run "
+      "read (for Ninja and Make; see docs/pipelines.md)")(
+      "format", po::value(&opt.format),
+      "text (default), or json: a summary on stdout (configs, written, unchanged, removed, "
+      "findings, manifest)")("quiet,q", po::bool_switch(&opt.quiet),
+                             "print nothing when the run succeeds (errors are still printed)");
+  add_validation_options(options, opt.validation,
+                         "write configs even when the validator finds errors in them");
   add_template_options(options, opt.inputs);
   add_plugin_options(options, opt.plugin_inputs);
   po::options_description hidden;
@@ -194,138 +224,42 @@ int run_generate(const std::vector<std::string>& args) {
     throw Error(ErrorKind::Usage, "generate: --jobs must be 1-" + std::to_string(kMaxJobs) +
                                       ", got " + std::to_string(opt.jobs));
   }
+  if (opt.format != "text" && opt.format != "json")
+    throw Error(ErrorKind::Usage,
+                "generate: --format must be text or json, got '" + opt.format + "'");
+  if (!opt.depfile.empty() && opt.check)
+    throw Error(ErrorKind::Usage, "generate: --depfile goes with a generate, not with --check");
 
-  // Everything that can be checked without rendering happens before DIR is touched.
-  FamilySetup setup = load_family_setup(opt.family, opt.inputs, opt.plugin_inputs);
-  const Expansion& expansion = *setup.expansion;
-  const Family& family = expansion.family();
-  std::unique_ptr<StagedOutput> staged;
-  std::unique_ptr<DriftCheck> drift;
-  if (opt.check) {
-    drift = std::make_unique<DriftCheck>(opt.output);
-  } else {
-    staged = std::make_unique<StagedOutput>(opt.output);
-  }
-
-  ProblemLog problems;
-  std::vector<PluginFinding> refusals;
-  std::vector<Finding> findings;
-  // Manifest entries are serialised as soon as they are known and spilled to a file in sorted
-  // runs, so memory stays flat in the number of configs. Two variants writing the same path
-  // are found when the runs are merged, before anything is written.
-  ManifestSpool manifest(staged ? staged->staging() : fs::temp_directory_path());
-  // `DIR/` as fs::path(DIR) / path would begin: how findings name a config.
-  const std::string finding_prefix = (fs::path(opt.output) / "").string();
-
-  // Configs are made in batches, each config wholly by one thread (values, checks, file
-  // name, rendering, validation, writing), while this thread takes the previous batch's
-  // results. Results are taken in variant order, so output and messages do not depend on the
-  // number of threads. Plugins' hooks are not promised to be thread-safe: with plugins
-  // everything runs on this thread.
-  const ConfigMaker maker(
-      setup, ConfigTarget{!opt.no_validate, finding_prefix, staged.get(), drift.get()});
-  std::vector<ConfigJob> batch, done;
-  auto produce = [&](ConfigJob& job) {
-    try {
-      maker.make(job);
-    } catch (...) {
-      job.failure = std::current_exception();
+  GenerateRequest request = family_request(opt.family, opt.inputs, opt.plugin_inputs);
+  request.output_dir = opt.output;
+  request.check = opt.check;
+  request.validation = validation_of(opt.validation);
+  request.jobs = opt.jobs;
+  request.list_files = opt.format == "json";
+  // Notes and warnings as they happen; with --quiet only once the run has failed.
+  std::vector<std::string> held;
+  request.on_message = [&](std::string_view line) {
+    if (opt.quiet) {
+      held.emplace_back(line);
+    } else {
+      std::cerr << line << '\n';
     }
   };
-  std::size_t next = 0;  // the next variant to hand out
-  auto fill = [&](std::vector<ConfigJob>& jobs) {
-    jobs.clear();
-    for (; next < expansion.size() && jobs.size() < kBatch; ++next)
-      jobs.emplace_back().index = next;
-  };
-  auto report = [&](const RenderFailure& failure) {
-    print_error(std::cerr, failure.error);
-    std::cerr << "zeroforge: note: while " << failure.doing << " variant '"
-              << expansion.describe(expansion.variant(failure.variant)) << "' of " << family.file
-              << "; nothing was written\n";
-    return kError;
-  };
-  // As if made one by one in variant order, stopping at the first template error: once a
-  // variant's values are refused, later ones are still checked (so every problem is reported)
-  // but what is made of them is dropped, and so is a template error while rendering them
-  // (never a bad output pattern, which every variant shares).
-  auto take = [&](ConfigJob& job) -> std::optional<RenderFailure> {
-    const bool refused_before = !problems.empty() || !refusals.empty();
-    if (job.failure) {
-      try {
-        std::rethrow_exception(job.failure);
-      } catch (const RenderFailure& failure) {
-        if (!refused_before || failure.doing != std::string_view("rendering")) return failure;
-      }
-      return std::nullopt;
-    }
-    if (!job.problems.empty()) {
-      const std::string variant = expansion.describe(expansion.variant(job.index));
-      for (const auto& problem : job.problems) problems.add(problem, variant);
-    }
-    for (auto& refusal : job.refusals) refusals.push_back(std::move(refusal));
-    if (!job.made || refused_before) return std::nullopt;
-    for (auto& finding : job.findings) findings.push_back(std::move(finding));
-    // Configs the validator refused are listed too (with no text), so that a path two
-    // variants share is reported even then; with refusals nothing is written anyway.
-    manifest.add({job.path, job.index, static_cast<std::uint32_t>(job.drift), job.entry_text});
-    return std::nullopt;
-  };
 
-  // Declared after everything its tasks use: if this thread throws while a batch runs, the
-  // runner is destroyed (and waits for the running tasks) first.
-  BatchRunner runner(setup.plugins->empty() ? opt.jobs : 1);
-  fill(batch);
-  while (!batch.empty()) {
-    runner.start(batch.size(), [&](std::size_t i) { produce(batch[i]); });
-    for (auto& job : done) {
-      if (auto failure = take(job)) return report(*failure);
-    }
-    runner.finish();
-    std::swap(batch, done);
-    fill(batch);
+  GenerateResult result = generate(request);
+  if (opt.quiet && result.exit_code != 0) {
+    for (const auto& line : held) std::cerr << line << '\n';
   }
-  for (auto& job : done) {
-    if (auto failure = take(job)) return report(*failure);
+  print_text(opt, result);
+  if (opt.format == "json") std::cout << to_json_text(summary_json(opt, result));
+  if (!opt.depfile.empty() && result.exit_code == 0) {
+    // The target as the build file names it (-o as given); the inputs absolute, since Make and
+    // Ninja read them from their own working directory.
+    GenerateResult absolute = result;
+    for (auto& input : absolute.inputs) input = fs::absolute(input).lexically_normal();
+    write_file_atomically(opt.depfile, depfile_text(result.manifest.string(), absolute));
   }
-
-  report_shared_paths(manifest, expansion, problems);
-  print_plugin_findings(std::cerr, family.file, refusals);
-  if (!problems.empty()) {
-    problems.print(std::cerr);
-    std::cerr << "zeroforge: error: family '" << family.name
-              << "' not generated; nothing was written\n";
-    return kError;
-  }
-  if (!refusals.empty()) {
-    std::cerr << "zeroforge: error: family '" << family.name
-              << "' not generated: " << refusals.size()
-              << " config(s) cannot be made as asked; nothing was written\n";
-    return kFindings;
-  }
-  for (const auto& finding : findings) std::cerr << format_finding(finding) << '\n';
-  if (has_errors(findings)) {
-    std::cerr << "zeroforge: error: the validator found errors in generated configs; nothing was "
-                 "written (--no-validate writes them anyway)\n";
-    return kFindings;
-  }
-
-  std::size_t count = manifest.size();
-  auto write_manifest = [&](const StagedOutput::Sink& sink) {
-    sink(manifest_head(ZEROFORGE_VERSION, family));
-    std::size_t i = 0;
-    manifest.merge([&](const SpoolEntry& entry) {
-      sink(manifest_separator(i++));
-      sink(entry.text);
-    });
-    sink(manifest_tail(count));
-  };
-  if (drift) return report_drift(*drift, manifest, write_manifest, opt.output, family);
-  staged->commit(write_manifest);
-  std::cout << "zeroforge: wrote " << count << " configs of family '" << family.name << "' to "
-            << opt.output << " (index: " << (fs::path(opt.output) / "manifest.json").string()
-            << ")\n";
-  return kSuccess;
+  return result.exit_code;
 }
 
 }  // namespace zf::cli

@@ -24,10 +24,12 @@ int run_render(const std::vector<std::string>& args) {
   PluginInputs plugin_inputs;
   std::string template_name;
   std::string output;
+  ValidationInputs validation_inputs;
   po::options_description options("zeroforge render TEMPLATE [options]");
   options.add_options()("help,h", "show this help")("output,o", po::value(&output),
-                                                    "write to FILE (atomically) instead of stdout")(
-      "no-validate", "write a rendered DeepSpeed config even when the validator finds errors");
+                                                    "write to FILE (atomically) instead of stdout");
+  add_validation_options(options, validation_inputs,
+                         "write a rendered DeepSpeed config even when the validator finds errors");
   add_value_options(options, inputs);
   add_template_options(options, inputs);
   add_plugin_options(options, plugin_inputs);
@@ -48,6 +50,7 @@ int run_render(const std::vector<std::string>& args) {
   }
   po::notify(vm);
   if (template_name.empty()) throw Error(ErrorKind::Usage, "render: missing TEMPLATE");
+  const Validation validation = validation_of(validation_inputs);
 
   auto environment = make_environment(inputs);
   auto plugins = make_plugin_host(plugin_inputs);
@@ -72,7 +75,10 @@ int run_render(const std::vector<std::string>& args) {
   if (tpl->is_json()) {
     auto config =
         plugins->run_output_hooks(tpl->render_json(context), values.merged(), hook_context).config;
-    if (!vm.count("no-validate") &&
+    const bool validate =
+        validation == Validation::DeepSpeed ||
+        (validation == Validation::ByContract && defaults.contract == "deepspeed");
+    if (validate &&
         !check_rendered_config(config, values.merged(),
                                output.empty() || output == "-" ? template_name : output)) {
       return kFindings;

@@ -141,7 +141,8 @@ struct Model {
   Inputs inputs;  // params, largest layer, shape
 };
 
-Model read_model(const Reader& r, const Json& auto_fit, const std::string& data_dir) {
+Model read_model(const Reader& r, const Json& auto_fit, const std::string& data_dir,
+                 const std::function<void(const std::string&)>& note_input) {
   const Json* model = auto_fit.contains("model") ? &auto_fit.at("model") : nullptr;
   if (model == nullptr)
     r.fail("/auto_fit/model", "auto-fit needs the model: a preset name (llama-2-7b) or its shape");
@@ -153,6 +154,7 @@ Model read_model(const Reader& r, const Json& auto_fit, const std::string& data_
     } catch (const std::invalid_argument& e) {
       r.fail("/auto_fit/model", e.what());
     }
+    if (note_input) note_input(preset.file);
     out.name = preset.name;
     out.inputs.params = preset.params;
     out.inputs.largest_layer_params = preset.largest_layer_params;
@@ -224,7 +226,8 @@ Json estimate_json(const Estimate& e) {
 
 }  // namespace
 
-Json auto_fit_values(const Json& input, const std::string& data_dir) {
+Json auto_fit_values(const Json& input, const std::string& data_dir,
+                     const std::function<void(const std::string&)>& note_input) {
   const Json& values = input.at("values");
   auto it = values.find("auto_fit");
   if (it == values.end() || it->is_null()) return nullptr;
@@ -246,7 +249,7 @@ Json auto_fit_values(const Json& input, const std::string& data_dir) {
   }
 
   // The model and what the training run does with it.
-  Model model = read_model(r, auto_fit, data_dir);
+  Model model = read_model(r, auto_fit, data_dir, note_input);
   FitRequest request;
   Inputs& in = request.base;
   in.params = model.inputs.params;

@@ -3,6 +3,7 @@
 // values, runs auto_fit.hpp's search and answers with values, a manifest note or a finding.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -14,7 +15,8 @@ namespace zf::memory {
 /// fits, {"findings": [...]}. Throws std::invalid_argument naming the JSON pointer of bad
 /// input (unknown keys, bad sizes, unknown model preset, a global batch that no micro batch
 /// and accumulation keep).
-nlohmann::ordered_json auto_fit_values(const nlohmann::ordered_json& input,
-                                       const std::string& data_dir);
+nlohmann::ordered_json auto_fit_values(
+    const nlohmann::ordered_json& input, const std::string& data_dir,
+    const std::function<void(const std::string& file)>& note_input = {});
 
 }  // namespace zf::memory

@@ -24,7 +24,8 @@ int estimate(const zf::sdk::Context& ctx, const std::vector<std::string>& args, 
 }
 
 zf::sdk::Json auto_fit(const zf::sdk::Context& ctx, const zf::sdk::Json& input) {
-  return zf::memory::auto_fit_values(input, data_dir(ctx));
+  return zf::memory::auto_fit_values(input, data_dir(ctx),
+                                     [&](const std::string& file) { ctx.note_input(file); });
 }
 
 }  // namespace

@@ -137,6 +137,7 @@ ModelPreset load_model_preset(const std::string& name_or_path, const std::string
   }
   preset.name = json.value("name", fs::path(file).stem().string());
   preset.description = json.value("description", "");
+  preset.file = where;
   return preset;
 }
 

@@ -19,6 +19,7 @@ struct ModelPreset {
   ModelShape shape;
   std::int64_t params = 0;                ///< the preset's, else derived from the shape
   std::int64_t largest_layer_params = 0;  ///< the preset's, else derived from the shape
+  std::string file;                       ///< the file it was read from
 };
 
 /// Reports a bad field: (key, message). Must throw.

@@ -32,6 +32,7 @@ struct SiteFields {
     std::string path = it->get<std::string>();
     std::ifstream in(path, std::ios::binary);
     if (!in) throw zf::sdk::Error("cannot read site profile '" + path + "'");
+    ctx.note_input(path);
     std::stringstream text;
     text << in.rdbuf();
     Json profile;

@@ -191,9 +191,17 @@ class GenerateJobsTest : public GenerateCliTest {
   }
   test::CliResult generate(const fs::path& to, unsigned jobs,
                            const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {
-        "generate",  family_file, "--template-dir",    (dir.path() / "t").string(), "-o",
-        to.string(), "-j",        std::to_string(jobs)};
+    // The template has no DeepSpeed contract: validation is asked for.
+    std::vector<std::string> args = {"generate",
+                                     family_file,
+                                     "--template-dir",
+                                     (dir.path() / "t").string(),
+                                     "-o",
+                                     to.string(),
+                                     "-j",
+                                     std::to_string(jobs),
+                                     "--validate",
+                                     "deepspeed"};
     args.insert(args.end(), extra.begin(), extra.end());
     return run_cli(args);
   }

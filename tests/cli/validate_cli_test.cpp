@@ -116,8 +116,9 @@ TEST_F(ValidateCliTest, RenderRefusesToWriteAConfigWithErrors) {
       R"({"train_batch_size": 3, "train_micro_batch_size_per_gpu": 2, "fp16": {"enabled": true}})");
   dir.write("t/other.json.j2", R"({"name": "not a DeepSpeed config"})");
   auto out = dir.path() / "out.json";
-  auto refused = run_cli(
-      {"render", "bad.json.j2", "--template-dir", (dir.path() / "t").string(), "-o", out.string()});
+  // Templates without the DeepSpeed contract are validated when asked to.
+  auto refused = run_cli({"render", "bad.json.j2", "--template-dir", (dir.path() / "t").string(),
+                          "--validate", "deepspeed", "-o", out.string()});
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_FALSE(std::filesystem::exists(out));
   EXPECT_NE(refused.err.find(out.string() + ": /train_batch_size: error [batch-mismatch]: "),
@@ -127,7 +128,7 @@ TEST_F(ValidateCliTest, RenderRefusesToWriteAConfigWithErrors) {
             std::string::npos);
 
   auto forced = run_cli({"render", "bad.json.j2", "--template-dir", (dir.path() / "t").string(),
-                         "--no-validate", "-o", out.string()});
+                         "--validate", "deepspeed", "--no-validate", "-o", out.string()});
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_TRUE(std::filesystem::exists(out));
 
@@ -140,11 +141,12 @@ TEST_F(ValidateCliTest, RenderValidatesWithTheWorldSizeOfTheValues) {
   dir.write(
       "t/ds.json.j2",
       R"({"train_batch_size": {{ 2 * gpus_per_node }}, "train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 1})");
-  auto ok = run_cli({"render", "ds.json.j2", "--template-dir", (dir.path() / "t").string(), "--set",
-                     "gpus_per_node=4"});
+  auto ok = run_cli({"render", "ds.json.j2", "--template-dir", (dir.path() / "t").string(),
+                     "--validate", "deepspeed", "--set", "gpus_per_node=4"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  auto wrong = run_cli({"render", "ds.json.j2", "--template-dir", (dir.path() / "t").string(),
-                        "--set", "gpus_per_node=4", "--set", "world_size=2"});
+  auto wrong =
+      run_cli({"render", "ds.json.j2", "--template-dir", (dir.path() / "t").string(), "--validate",
+               "deepspeed", "--set", "gpus_per_node=4", "--set", "world_size=2"});
   EXPECT_EQ(wrong.exit_code, 1);
   EXPECT_NE(wrong.err.find("ds.json.j2: /train_batch_size: error [batch-mismatch]: "),
             std::string::npos)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # The package test: installs the zeroforge build at BUILD_DIR to a temporary prefix, then
 # configures, builds and runs tests/package and the bundled example plugin out of tree
-# (against the install, then against the build tree). About 30 s; ctest runs it as
+# (against the install, then against the build tree), and build-time generation with
+# zeroforge_generate() under Ninja and Make. About 45 s; ctest runs it as
 # package.find_package.
 #   cmake -DBUILD_DIR=build -DSOURCE_DIR=. -P tests/package/run_package_test.cmake
 foreach(var BUILD_DIR SOURCE_DIR)
@@ -34,6 +35,70 @@ run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/package -B ${work}/consumer -G Ninja
 run(${CMAKE_COMMAND} --build ${work}/consumer)
 run(${work}/consumer/consumer)
 message(STATUS "consumer: ${last_output}")
+
+# Build-time generation (docs/pipelines.md): zeroforge_generate() regenerates exactly when a
+# file the run read changes, under Ninja and under Make, and the library API generates too.
+function(mtime file out)  # seconds since the epoch, or "absent"
+  if(EXISTS ${file})
+    file(TIMESTAMP ${file} stamp "%s")
+  else()
+    set(stamp absent)
+  endif()
+  set(${out} ${stamp} PARENT_SCOPE)
+endfunction()
+function(fail what)
+  message(FATAL_ERROR "zeroforge_generate (${generator}): ${what}")
+endfunction()
+foreach(generator Ninja "Unix Makefiles")
+  string(MAKE_C_IDENTIFIER "${generator}" tag)
+  set(src ${work}/generate-${tag})
+  set(bin ${src}/build)
+  file(COPY ${SOURCE_DIR}/tests/package/generate/ DESTINATION ${src})
+  run(${CMAKE_COMMAND} -S ${src} -B ${bin} -G ${generator} -DCMAKE_PREFIX_PATH=${work}/prefix
+      -DCMAKE_BUILD_TYPE=Release ${flags})
+  run(${CMAKE_COMMAND} --build ${bin})
+  set(manifest ${bin}/configs/manifest.json)
+  set(config ${bin}/configs/medium/zero3-bf16.json)
+  mtime(${manifest} first)
+  mtime(${config} config_first)
+  if(first STREQUAL absent)
+    fail("the first build did not generate")
+  endif()
+  file(READ ${bin}/team_configs.zeroforge.d depfile)
+  string(FIND "${depfile}" "team-templates/deepspeed/partials/monitoring.j2" at)
+  if(at EQUAL -1)
+    fail("the depfile does not list the team's partial:\n${depfile}")
+  endif()
+  # File times have one-second steps here: let a second pass before each build.
+  run(${CMAKE_COMMAND} -E sleep 1.1)
+  run(${CMAKE_COMMAND} --build ${bin})
+  mtime(${manifest} second)
+  if(NOT second STREQUAL first)
+    fail("a second build regenerated, with nothing changed")
+  endif()
+  run(${CMAKE_COMMAND} -E sleep 1.1)
+  file(TOUCH ${src}/team-templates/deepspeed/partials/monitoring.j2)
+  run(${CMAKE_COMMAND} --build ${bin})
+  mtime(${manifest} touched)
+  mtime(${config} config_touched)
+  if(NOT touched GREATER second)
+    fail("touching an included partial did not regenerate")
+  endif()
+  if(NOT config_touched STREQUAL config_first)
+    fail("a config whose text did not change got a new modification time")
+  endif()
+  run(${CMAKE_COMMAND} -E sleep 1.1)
+  file(WRITE ${src}/values.json "{\"global_batch_size\": 1024}\n")
+  run(${CMAKE_COMMAND} --build ${bin})
+  mtime(${manifest} edited)
+  file(READ ${config} text)
+  string(FIND "${text}" "\"train_batch_size\": 1024," at)
+  if(NOT edited GREATER touched OR at EQUAL -1)
+    fail("editing the values file did not regenerate (manifest ${touched} -> ${edited}):\n${text}")
+  endif()
+endforeach()
+run(${work}/generate-Ninja/build/generate_api ${work}/generate-api-out)
+message(STATUS "generate_api: ${last_output}")
 
 # docs/plugins.md's tutorial: the example plugin, unchanged, out of tree.
 file(COPY ${SOURCE_DIR}/plugins/example DESTINATION ${work})

@@ -153,6 +153,9 @@ class Environment {
   std::optional<std::filesystem::path> resolve(std::string_view name) const;
   /// Every template name reachable on the search path, sorted, first directory winning.
   std::vector<std::string> list_templates() const;
+  /// Every file `resolve` (and so `load`, `include`, `import`, `extends`) found so far, in the
+  /// order first found: what a build system must watch to know when output is stale.
+  std::vector<std::filesystem::path> files_found() const;
 
  private:
   EnvironmentOptions options_;
@@ -167,6 +170,8 @@ class Environment {
   mutable std::unordered_map<std::string, std::shared_ptr<const Template>, NameHash,
                              std::equal_to<>>
       cache_;
+  mutable std::mutex found_mutex_;
+  mutable std::vector<std::filesystem::path> found_;
 };
 
 }  // namespace zf

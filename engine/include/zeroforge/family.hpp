@@ -114,8 +114,10 @@ std::vector<Error> check_pinned_values(const TemplatePins& pins, const ValueDict
 
 /// Reads `<dir of template_name>/defaults.json` from the environment's search path (first
 /// directory that has it). Without one, but with `contract` given (a family's `contract`),
-/// reads `<contract>/defaults.json`. Returns no layers when there is neither. Throws zf::Error
-/// (Values) naming the file and pointer when the file is malformed.
+/// reads `<contract>/defaults.json`. Without either, a template that extends another by name
+/// (`{% extends "deepspeed/config.json.j2" %}`) takes its parent's defaults: contract, values
+/// and pins, as if the parent were rendered. Returns no layers when there is none of these.
+/// Throws zf::Error (Values) naming the file and pointer when the file is malformed.
 ///
 ///     auto defaults = zf::load_template_defaults(env, "deepspeed/zero3.json.j2");
 ///     // defaults.contract == "deepspeed"; defaults.layers[1].values == {"stage": 3}

@@ -189,6 +189,10 @@ class PluginHost {
   /// Runs command `name` with `args` (the arguments after the command name).
   CommandResult run_command(std::string_view name, const std::vector<std::string>& args) const;
 
+  /// The files plugins said they read (zf_host::note_input: model presets, site profiles), in
+  /// load order: with the plugin libraries themselves, what generate's depfile lists.
+  std::vector<std::filesystem::path> files_read() const;
+
   /// Messages plugins logged so far, in order.
   std::vector<PluginMessage> messages() const;
   /// Called for every message as it is logged (the CLI prints warnings to stderr).

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ class Template {
   /// without defining them, sorted: what the values must supply (Jinja2's
   /// `meta.find_undeclared_variables`, followed through static includes and extends).
   std::vector<std::string> undeclared_variables() const;
+
+  /// The template this one extends when a top-level `{% extends "NAME" %}` names it with a
+  /// string literal (a computed parent is known only when rendering), else nullopt.
+  std::optional<std::string> static_parent() const;
 
   const detail::TemplateTree& tree() const noexcept { return *tree_; }
   const Environment& environment() const noexcept { return environment_; }

@@ -88,7 +88,7 @@ std::vector<Finding> validate_config(const nlohmann::ordered_json& config,
 ValidateOptions validate_options_from_values(const nlohmann::ordered_json& values);
 
 /// True when a rendered JSON document looks like a DeepSpeed config: an object with at least
-/// one top-level key DeepSpeed reads. `render` validates only such documents.
+/// one top-level key DeepSpeed reads.
 bool is_deepspeed_config(const nlohmann::ordered_json& document);
 
 /// True when any finding is an error.

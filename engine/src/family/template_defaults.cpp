@@ -6,6 +6,7 @@
 #include "zeroforge/environment.hpp"
 #include "zeroforge/family.hpp"
 #include "zeroforge/output.hpp"
+#include "zeroforge/template.hpp"
 
 namespace zf {
 namespace {
@@ -65,8 +66,34 @@ TemplatePins read_pins(const Json& pinned, const Json& templates, std::string_vi
 
 }  // namespace
 
-TemplateDefaults load_template_defaults(const Environment& environment,
-                                        std::string_view template_name, std::string_view contract) {
+namespace {
+
+// A template without a defaults.json of its own that extends another (`{% extends
+// "deepspeed/config.json.j2" %}` in a team's directory) takes its parent's defaults: the
+// contract, the values and the parent's per-template entry. Inheritance deeper than the
+// renderer's own limit is left to the renderer to refuse.
+std::optional<std::string> parent_with_defaults(const Environment& environment,
+                                                std::string_view template_name) {
+  if (!environment.resolve(template_name)) return std::nullopt;
+  std::optional<std::string> parent = environment.load(template_name)->static_parent();
+  if (!parent || *parent == template_name || !environment.resolve(*parent)) return std::nullopt;
+  return parent;
+}
+
+}  // namespace
+
+TemplateDefaults load_template_defaults(const Environment& environment, std::string_view requested,
+                                        std::string_view contract) {
+  // The template whose defaults apply: this one, or the nearest parent with a defaults.json
+  // (a cycle of extends, which the renderer refuses, ends the walk at max_depth).
+  std::string template_name(requested);
+  for (int depth = 0; contract.empty() && depth < environment.options().max_depth; ++depth) {
+    std::string dir = directory_of(template_name);
+    if (environment.resolve(dir.empty() ? "defaults.json" : dir + "/defaults.json")) break;
+    std::optional<std::string> parent = parent_with_defaults(environment, template_name);
+    if (!parent) break;
+    template_name = std::move(*parent);
+  }
   std::string dir = directory_of(template_name);
   std::string name = dir.empty() ? "defaults.json" : dir + "/defaults.json";
   std::optional<fs::path> path = environment.resolve(name);

@@ -202,6 +202,7 @@ void LoadedPlugin::start(const nlohmann::ordered_json& options,
   host_.data_dir = data_dir_text_.c_str();
   host_.host_data = this;
   host_.log = &LoadedPlugin::host_log;
+  host_.note_input = &LoadedPlugin::host_note_input;
   context_.struct_size = sizeof(zf_context);
   context_.host = &host_;
   context_.options_json = options_text_.c_str();
@@ -307,6 +308,24 @@ void LoadedPlugin::host_log(void* host_data, int level, const char* message) noe
   } catch (...) {
     // A log sink must never unwind into plugin code.
   }
+}
+
+void LoadedPlugin::host_note_input(void* host_data, const char* path) noexcept {
+  auto* self = static_cast<LoadedPlugin*>(host_data);
+  if (!self || !path || !*path) return;
+  try {
+    std::lock_guard lock(self->inputs_mutex_);
+    std::filesystem::path file(path);
+    if (std::find(self->inputs_.begin(), self->inputs_.end(), file) == self->inputs_.end())
+      self->inputs_.push_back(std::move(file));
+  } catch (...) {
+    // Never unwind into plugin code.
+  }
+}
+
+std::vector<std::filesystem::path> LoadedPlugin::files_read() const {
+  std::lock_guard lock(inputs_mutex_);
+  return inputs_;
 }
 
 }  // namespace zf::detail

@@ -74,6 +74,15 @@ struct LoadedPlugin {
   mutable std::mutex mutex_;
 
   static void host_log(void* host_data, int level, const char* message) noexcept;
+  static void host_note_input(void* host_data, const char* path) noexcept;
+
+ public:
+  /// The files the plugin said it read (zf_host::note_input), each once, in order.
+  std::vector<std::filesystem::path> files_read() const;
+
+ private:
+  mutable std::mutex inputs_mutex_;
+  std::vector<std::filesystem::path> inputs_;
 };
 
 /// The namespace word of a ZF_FUNCTION_* kind: "function", "filter", "test".

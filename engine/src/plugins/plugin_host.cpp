@@ -248,6 +248,14 @@ void PluginHost::load(const std::vector<PluginRequest>& requests,
   plugins_.insert(plugins_.end(), batch.begin(), batch.end());
 }
 
+std::vector<std::filesystem::path> PluginHost::files_read() const {
+  std::vector<std::filesystem::path> out;
+  for (const auto& plugin : plugins_) {
+    for (auto& path : plugin->files_read()) out.push_back(std::move(path));
+  }
+  return out;
+}
+
 std::vector<PluginInfo> PluginHost::plugins() const {
   std::vector<PluginInfo> out;
   for (const auto& p : plugins_) out.push_back(p->info);

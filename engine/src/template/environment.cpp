@@ -82,9 +82,19 @@ std::optional<fs::path> Environment::resolve(std::string_view name) const {
   for (const auto& dir : options_.search_path) {
     fs::path candidate = dir / normalized;
     std::error_code ec;
-    if (fs::is_regular_file(candidate, ec)) return candidate;
+    if (fs::is_regular_file(candidate, ec)) {
+      std::lock_guard lock(found_mutex_);
+      if (std::find(found_.begin(), found_.end(), candidate) == found_.end())
+        found_.push_back(candidate);
+      return candidate;
+    }
   }
   return std::nullopt;
+}
+
+std::vector<fs::path> Environment::files_found() const {
+  std::lock_guard lock(found_mutex_);
+  return found_;
 }
 
 std::shared_ptr<const Template> Environment::load(std::string_view name) const {

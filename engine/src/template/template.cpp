@@ -123,6 +123,17 @@ nlohmann::ordered_json Template::render_json(const Value& context, const Value* 
   return json;
 }
 
+std::optional<std::string> Template::static_parent() const {
+  for (const auto& stmt : tree_->body) {
+    const auto* extends = std::get_if<detail::ExtendsStmt>(&stmt->node);
+    if (!extends) continue;
+    const auto* literal = std::get_if<detail::Literal>(&extends->name->node);
+    if (literal && literal->value.is_string()) return literal->value.as_string();
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 std::vector<std::string> Template::undeclared_variables() const {
   auto names = detail::find_required_names(*tree_, environment_);
   return {names.begin(), names.end()};

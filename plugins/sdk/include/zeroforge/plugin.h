@@ -101,6 +101,10 @@ typedef struct zf_host {
   void* host_data;          /**< opaque; pass it back to the services below */
   /** Records a message (one line, UTF-8) attributed to this plugin. */
   void (*log)(void* host_data, int level, const char* message);
+  /** Tells the host that the plugin read the file at `path` (a model preset, a site profile),
+   *  so that build systems regenerate when it changes (`zeroforge generate --depfile`). Added
+   *  after the first release: present when `struct_size` covers it. */
+  void (*note_input)(void* host_data, const char* path);
 } zf_host;
 
 /** Handed to every hook: the host, the plugin's options and the state `init` made. */

@@ -3,6 +3,7 @@
 // over nlohmann::ordered_json; every exception is caught at the boundary and returned as an error.
 #pragma once
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -54,6 +55,14 @@ class Context {
     if (raw_->host->log) raw_->host->log(raw_->host->host_data, level, message.c_str());
   }
   void warn(const std::string& message) const { log(ZF_LOG_WARNING, message); }
+  /// Tells the host this plugin read `path`, so `generate --depfile` lists it (a no-op with
+  /// hosts older than zf_host::note_input).
+  void note_input(const std::string& path) const {
+    const zf_host* host = raw_->host;
+    if (host->struct_size >= offsetof(zf_host, note_input) + sizeof(host->note_input) &&
+        host->note_input)
+      host->note_input(host->host_data, path.c_str());
+  }
   /// zeroforge's data directory (templates/, presets/), or empty when unknown.
   std::string data_dir() const { return raw_->host->data_dir ? raw_->host->data_dir : ""; }
   /// The file this plugin was loaded from.

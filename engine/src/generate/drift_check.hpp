@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace zf::cli {
+namespace zf::pipeline {
 
 /// One file compared with the text it should have.
 enum class DriftStatus : std::uint32_t { Same = 0, Missing = 1, Changed = 2 };
@@ -36,4 +36,4 @@ class DriftCheck {
   std::filesystem::path dir_;
 };
 
-}  // namespace zf::cli
+}  // namespace zf::pipeline

@@ -15,11 +15,12 @@
 #include "output_dir.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/family.hpp"
+#include "zeroforge/generate.hpp"
 #include "zeroforge/plugin_host.hpp"
 #include "zeroforge/template.hpp"
 #include "zeroforge/validator.hpp"
 
-namespace zf::cli {
+namespace zf::pipeline {
 
 /// One config on its way out: the variant, and what became of it.
 struct ConfigJob {
@@ -47,9 +48,9 @@ struct RenderFailure {
 
 /// What a config is made from and where it goes; one is shared by every thread.
 struct ConfigTarget {
-  bool validate = true;            ///< validate DeepSpeed configs (generate --no-validate: false)
-  std::string finding_prefix;      ///< `DIR/`: how findings name a config
-  StagedOutput* staged = nullptr;  ///< one of these two receives the text
+  Validation validation = Validation::ByContract;  ///< which configs the validator checks
+  std::string finding_prefix;                      ///< `DIR/`: how findings name a config
+  StagedOutput* staged = nullptr;                  ///< one of these two receives the text
   DriftCheck* drift = nullptr;
 };
 
@@ -90,4 +91,4 @@ class ConfigMaker {
   bool deepspeed_;  // the template has the DeepSpeed values contract
 };
 
-}  // namespace zf::cli
+}  // namespace zf::pipeline

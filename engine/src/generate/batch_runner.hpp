@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-namespace zf::cli {
+namespace zf::pipeline {
 
 class BatchRunner {
  public:
@@ -47,4 +47,4 @@ class BatchRunner {
   std::vector<std::thread> workers_;
 };
 
-}  // namespace zf::cli
+}  // namespace zf::pipeline

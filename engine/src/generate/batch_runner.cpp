@@ -4,7 +4,7 @@
 // measurable and keeps the hand-off obviously race-free.
 #include "batch_runner.hpp"
 
-namespace zf::cli {
+namespace zf::pipeline {
 
 BatchRunner::BatchRunner(unsigned threads) {
   for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
@@ -70,4 +70,4 @@ void BatchRunner::worker_loop() {
   }
 }
 
-}  // namespace zf::cli
+}  // namespace zf::pipeline

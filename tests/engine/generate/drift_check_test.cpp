@@ -2,7 +2,7 @@
 // DriftCheck: file and manifest verdicts, and extra files found by walking DIR in path order
 // beside the expected paths (names chosen so that per-directory order and whole-path order
 // would differ if the walk got it wrong).
-#include "drift_check.hpp"
+#include "generate/drift_check.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 
 #include "support/cli_runner.hpp"
 
-namespace zf::cli {
+namespace zf::pipeline {
 namespace {
 
 namespace fs = std::filesystem;
@@ -70,4 +70,4 @@ TEST(DriftCheckTest, ListsExtraFilesInPathOrder) {
 }
 
 }  // namespace
-}  // namespace zf::cli
+}  // namespace zf::pipeline

@@ -2,7 +2,7 @@
 // ManifestSpool: whatever the run size (all in memory, one run per entry, runs in between),
 // merge() visits every entry once, in path order, equal paths in the order they were added,
 // with its variant, tag and text intact.
-#include "manifest_spool.hpp"
+#include "generate/manifest_spool.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 
 #include "support/cli_runner.hpp"
 
-namespace zf::cli {
+namespace zf::pipeline {
 namespace {
 
 using Entry = std::tuple<std::string, std::uint64_t, std::uint32_t, std::string>;
@@ -80,4 +80,4 @@ TEST(ManifestSpoolTest, LeavesNoFileBehind) {
 }
 
 }  // namespace
-}  // namespace zf::cli
+}  // namespace zf::pipeline

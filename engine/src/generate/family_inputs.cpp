@@ -2,21 +2,25 @@
 // Loading a family and everything it names, for generate and explain.
 #include "family_inputs.hpp"
 
-#include "command.hpp"
 #include "zeroforge/error.hpp"
+#include "zeroforge/values.hpp"
 
-namespace zf::cli {
+namespace zf::pipeline {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-fs::path resolve_family(const std::string& family) {
+fs::path data_dir_of(const GenerateRequest& request) {
+  return request.data_dir.empty() ? default_data_dir() : request.data_dir;
+}
+
+fs::path resolve_family(const std::string& family, const fs::path& data_dir) {
   std::error_code ec;
   if (family.find('/') != std::string::npos || family.ends_with(".json")) {
     if (!fs::is_regular_file(family, ec))
       throw Error(ErrorKind::Usage, "family file '" + family + "' not found");
     return family;
   }
-  fs::path path = builtin_presets_dir() / "families" / (family + ".json");
+  fs::path path = data_dir / "presets" / "families" / (family + ".json");
   if (!fs::is_regular_file(path, ec)) {
     throw Error(ErrorKind::Usage, "unknown family '" + family + "' (no " + path.string() +
                                       "; 'zeroforge list presets' shows the shipped ones)");
@@ -38,7 +42,8 @@ fs::path display_path(const fs::path& path) {
   return shown;
 }
 
-Tier load_tier(const Family& family, std::size_t index) {
+Tier load_tier(const Family& family, std::size_t index, const fs::path& data_dir,
+               std::vector<fs::path>& inputs) {
   const std::string& name = family.tiers[index].name;
   std::string pointer = "/tiers/" + std::to_string(index);
   std::error_code ec;
@@ -46,28 +51,78 @@ Tier load_tier(const Family& family, std::size_t index) {
   if (name.find('/') != std::string::npos || name.ends_with(".json")) {
     path = fs::path(family.file).parent_path() / name;
   } else {
-    path = builtin_presets_dir() / "tiers" / (name + ".json");
+    path = data_dir / "presets" / "tiers" / (name + ".json");
   }
   if (!fs::is_regular_file(path, ec)) {
     throw Error(ErrorKind::Values, "tier '" + name + "' not found (no " + path.string() + ")",
                 family.file, pointer);
   }
+  inputs.push_back(path);
   return Tier{name, display_path(path).string(), load_values_file(path)};
+}
+
+std::unique_ptr<Environment> make_environment(const GenerateRequest& request,
+                                              const fs::path& data_dir) {
+  EnvironmentOptions options;
+  options.trim_blocks = request.trim_blocks;
+  options.lstrip_blocks = request.lstrip_blocks;
+  for (const auto& dir : request.template_dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+      throw Error(ErrorKind::Usage, "--template-dir '" + dir.string() + "' is not a directory");
+    }
+    options.search_path.push_back(dir);
+  }
+  options.search_path.push_back(data_dir / "templates");
+  return std::make_unique<Environment>(std::move(options));
+}
+
+std::unique_ptr<PluginHost> make_plugin_host(const GenerateRequest& request,
+                                             const fs::path& data_dir,
+                                             std::vector<PluginRequest> requests,
+                                             const MessageSink& messages) {
+  PluginHostOptions options;
+  for (const auto& dir : request.plugin_dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+      throw Error(ErrorKind::Usage, "--plugin-dir '" + dir.string() + "' is not a directory");
+    }
+    options.plugin_dirs.push_back(dir);
+  }
+  options.builtin_dirs.push_back(request.builtin_plugin_dir.empty() ? default_plugin_dir()
+                                                                    : request.builtin_plugin_dir);
+  options.data_dir = data_dir;
+  auto host = std::make_unique<PluginHost>(options);
+  host->on_message([messages](const PluginMessage& message) {
+    if (message.level < PluginLogLevel::Warning || !messages) return;
+    messages("zeroforge: " +
+             std::string(message.level == PluginLogLevel::Warning ? "warning" : "error") +
+             ": plugin '" + message.plugin + "': " + message.text);
+  });
+  for (const auto& plugin : request.plugins)
+    requests.push_back({plugin, nlohmann::ordered_json::object()});
+  std::vector<PluginOption> plugin_options;
+  for (const auto& opt : request.plugin_options) plugin_options.push_back(parse_plugin_option(opt));
+  host->load(requests, plugin_options);
+  return host;
 }
 
 }  // namespace
 
-FamilySetup load_family_setup(const std::string& family_arg, const CommonInputs& inputs,
-                              const PluginInputs& plugin_inputs) {
+FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink& messages) {
   FamilySetup setup;
-  fs::path file = resolve_family(family_arg);
+  const fs::path data_dir = data_dir_of(request);
+  const std::string& family_arg = request.family;
+  fs::path file = resolve_family(family_arg, data_dir);
+  setup.inputs.push_back(file);
   // A path the user typed is shown as typed; a shipped family by its place in the sources.
   Family family = load_family(family_arg == file.string() ? file : display_path(file));
-  setup.environment = make_environment(inputs);
+  setup.environment = make_environment(request, data_dir);
 
   std::vector<PluginRequest> requests;
   for (const auto& plugin : family.plugins) requests.push_back({plugin.name, plugin.options});
-  setup.plugins = make_plugin_host(plugin_inputs, requests);
+  setup.plugins = make_plugin_host(request, data_dir, std::move(requests), messages);
+  for (const auto& plugin : setup.plugins->plugins()) setup.inputs.push_back(plugin.path);
   setup.plugins->register_functions(*setup.environment);
 
   if (!setup.environment->resolve(family.template_name)) {
@@ -83,13 +138,16 @@ FamilySetup load_family_setup(const std::string& family_arg, const CommonInputs&
   setup.pins = std::move(defaults.pins);
 
   std::vector<Tier> tiers;
-  for (std::size_t i = 0; i < family.tiers.size(); ++i) tiers.push_back(load_tier(family, i));
+  for (std::size_t i = 0; i < family.tiers.size(); ++i)
+    tiers.push_back(load_tier(family, i, data_dir, setup.inputs));
 
   std::vector<Layer> overrides;
-  for (const auto& file : inputs.values_files) {
+  for (const auto& path : request.values_files) {
+    const std::string file = path.string();
+    setup.inputs.push_back(path);
     overrides.push_back(Layer{{LayerKind::ValuesFile, file}, load_values_file(file), file, "", ""});
   }
-  for (const auto& set : inputs.sets) {
+  for (const auto& set : request.sets) {
     std::string label = "--set " + set;
     overrides.push_back(Layer{{LayerKind::Set, label}, parse_set(set), label, "", ""});
   }
@@ -110,4 +168,4 @@ Json world_size_of(const Json& values) {
   return nullptr;
 }
 
-}  // namespace zf::cli
+}  // namespace zf::pipeline

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace zf::cli {
+namespace zf::pipeline {
 
 /// One manifest entry as the spool keeps it.
 struct SpoolEntry {
@@ -72,4 +72,4 @@ class ManifestSpool {
   std::vector<Run> runs_;        // spilled runs, each sorted
 };
 
-}  // namespace zf::cli
+}  // namespace zf::pipeline

@@ -10,8 +10,9 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <vector>
 
-namespace zf::cli {
+namespace zf::pipeline {
 
 /// One run of `generate` into DIR. The constructor takes DIR's lock (a second run into the
 /// same DIR waits for the first) and removes staging left by killed runs; `write` stages
@@ -26,7 +27,12 @@ class StagedOutput {
   /// Receives the manifest's text in pieces.
   using Sink = std::function<void(std::string_view)>;
 
-  explicit StagedOutput(std::filesystem::path dir);
+  /// Receives notes and warnings (one line each): waiting for another run's lock, staging of
+  /// killed runs removed, DIR replaced file by file.
+  using Messages = std::function<void(std::string_view)>;
+
+  /// With `list_unchanged`, unchanged_paths() lists the configs whose text did not change.
+  StagedOutput(std::filesystem::path dir, Messages messages, bool list_unchanged = false);
   ~StagedOutput();
   StagedOutput(const StagedOutput&) = delete;
   StagedOutput& operator=(const StagedOutput&) = delete;
@@ -41,9 +47,17 @@ class StagedOutput {
   /// symbolic link or a special file where a config goes.
   void commit(const std::function<void(const Sink&)>& write_manifest);
 
+  /// After commit: configs written with the same text as DIR had (kept, with their
+  /// modification time), how many, and (with `list_unchanged`) which, in path order.
+  std::size_t unchanged_count() const noexcept { return unchanged_count_; }
+  std::vector<std::string> unchanged_paths() const;
+  /// After commit: the files the old manifest listed that this run does not write (removed),
+  /// in path order.
+  std::vector<std::string> removed_paths() const;
+
  private:
   // Returns how many entries the new DIR has in `relative` (written or carried).
-  std::size_t carry_over(const std::filesystem::path& relative) const;
+  std::size_t carry_over(const std::filesystem::path& relative);
   void commit_in_place() const;
   void move_into_place(const std::filesystem::path& relative_dir) const;
 
@@ -56,6 +70,10 @@ class StagedOutput {
   std::filesystem::path created_parent_;     // the first parent directory this run created
   std::unordered_set<std::string> dropped_;  // old manifest paths this run does not write
   bool committed_ = false;
+  Messages messages_;
+  bool list_unchanged_ = false;
+  std::size_t unchanged_count_ = 0;
+  std::vector<std::string> unchanged_;
 };
 
 /// `PARENT/.NAME.zeroforge-staging-`: the name prefix of StagedOutput's staging directories
@@ -67,4 +85,4 @@ inline constexpr std::string_view kStagingPrefix = ".zeroforge-staging-";
 /// The contents of `path`, or false when it cannot be read as a regular file.
 bool read_if_file(const std::filesystem::path& path, std::string& out);
 
-}  // namespace zf::cli
+}  // namespace zf::pipeline

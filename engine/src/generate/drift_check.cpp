@@ -8,7 +8,7 @@
 
 #include "output_dir.hpp"
 
-namespace zf::cli {
+namespace zf::pipeline {
 namespace fs = std::filesystem;
 
 namespace {
@@ -121,4 +121,4 @@ void DriftCheck::extras(
   }
 }
 
-}  // namespace zf::cli
+}  // namespace zf::pipeline

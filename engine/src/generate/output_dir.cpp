@@ -14,7 +14,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <iostream>
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
@@ -22,7 +21,7 @@
 #include "zeroforge/family.hpp"
 #include "zeroforge/output.hpp"
 
-namespace zf::cli {
+namespace zf::pipeline {
 namespace fs = std::filesystem;
 
 namespace {
@@ -192,7 +191,8 @@ std::string staging_prefix(const fs::path& dir) {
   return (dir.parent_path() / ("." + dir.filename().string() + ".zeroforge-staging-")).string();
 }
 
-StagedOutput::StagedOutput(fs::path dir) {
+StagedOutput::StagedOutput(fs::path dir, Messages messages, bool list_unchanged)
+    : messages_(std::move(messages)), list_unchanged_(list_unchanged) {
   std::error_code ec;
   dir_ = fs::absolute(dir, ec).lexically_normal();
   if (!dir_.has_filename()) dir_ = dir_.parent_path();  // "out/" is "out"
@@ -215,8 +215,9 @@ StagedOutput::StagedOutput(fs::path dir) {
   lock_fd_ = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (lock_fd_ < 0) fail_io("cannot open", parent);
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    std::cerr << "zeroforge: waiting for another zeroforge generate into " << parent.string()
-              << " to finish\n";
+    if (messages_)
+      messages_("zeroforge: waiting for another zeroforge generate into " + parent.string() +
+                " to finish");
     while (::flock(lock_fd_, LOCK_EX) != 0) {
       if (errno != EINTR) fail_io("cannot lock", parent);
     }
@@ -232,8 +233,9 @@ StagedOutput::StagedOutput(fs::path dir) {
     }
   }
   if (stale > 0) {
-    std::cerr << "zeroforge: note: removed " << stale << " staging director"
-              << (stale == 1 ? "y" : "ies") << " of " << dir.string() << " left by killed runs\n";
+    if (messages_)
+      messages_("zeroforge: note: removed " + std::to_string(stale) + " staging director" +
+                (stale == 1 ? "y" : "ies") + " of " + dir.string() + " left by killed runs");
   }
   staging_ = staging_prefix(dir_) + std::to_string(::getpid());
   tree_ = staging_ / "tree";
@@ -262,7 +264,7 @@ void StagedOutput::write(const std::string& relative, std::string_view content) 
   write_whole(tree_fd_, tree_, relative, content);
 }
 
-std::size_t StagedOutput::carry_over(const fs::path& relative) const {
+std::size_t StagedOutput::carry_over(const fs::path& relative) {
   // What DIR holds and no manifest listed is the user's: it goes into the new DIR as a hard
   // link (the same file, no copy, mtime kept), a link as a link, a directory as a directory.
   // A config written again with the same text is linked too, so unchanged files keep their
@@ -302,7 +304,10 @@ std::size_t StagedOutput::carry_over(const fs::path& relative) const {
         if (S_ISREG(now.st_mode) && same_content(old, staged)) {
           fs::path tmp = staged;
           tmp += ".same";
-          if (::link(old.c_str(), tmp.c_str()) == 0) ::rename(tmp.c_str(), staged.c_str());
+          if (::link(old.c_str(), tmp.c_str()) == 0 && ::rename(tmp.c_str(), staged.c_str()) == 0) {
+            ++unchanged_count_;
+            if (list_unchanged_) unchanged_.push_back(rel.generic_string());
+          }
         } else if (!S_ISREG(now.st_mode) && !dropped_.contains(rel.generic_string())) {
           refuse_entry(old, "it is a file where the family writes a directory");
         }
@@ -325,6 +330,18 @@ std::size_t StagedOutput::carry_over(const fs::path& relative) const {
   if (ec)
     throw Error(ErrorKind::Io, "cannot read '" + (dir_ / relative).string() + "': " + ec.message());
   return kept;
+}
+
+std::vector<std::string> StagedOutput::unchanged_paths() const {
+  std::vector<std::string> out = unchanged_;
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> StagedOutput::removed_paths() const {
+  std::vector<std::string> out(dropped_.begin(), dropped_.end());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 void StagedOutput::move_into_place(const fs::path& relative_dir) const {
@@ -412,12 +429,13 @@ void StagedOutput::commit(const std::function<void(const Sink&)>& write_manifest
   }
   if (errno != EINVAL && errno != EBUSY && errno != EXDEV && errno != ENOSYS && errno != EPERM)
     fail_io("cannot replace", dir_);
-  std::cerr << "zeroforge: warning: " << dir_.string() << " cannot be replaced at once ("
-            << std::strerror(errno)
-            << ": a mount point, or a file system without RENAME_EXCHANGE); its files are "
-               "replaced one by one, and a run killed meanwhile leaves a mix\n";
+  if (messages_)
+    messages_("zeroforge: warning: " + dir_.string() + " cannot be replaced at once (" +
+              std::strerror(errno) +
+              ": a mount point, or a file system without RENAME_EXCHANGE); its files are "
+              "replaced one by one, and a run killed meanwhile leaves a mix");
   commit_in_place();
   committed_ = true;
 }
 
-}  // namespace zf::cli
+}  // namespace zf::pipeline

@@ -14,7 +14,7 @@
 
 #include "zeroforge/error.hpp"
 
-namespace zf::cli {
+namespace zf::pipeline {
 namespace fs = std::filesystem;
 
 namespace {
@@ -225,4 +225,4 @@ void ManifestSpool::merge(const Visit& visit) {
   merge_runs(visit);
 }
 
-}  // namespace zf::cli
+}  // namespace zf::pipeline

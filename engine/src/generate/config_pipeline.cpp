@@ -4,7 +4,7 @@
 
 #include "zeroforge/output.hpp"
 
-namespace zf::cli {
+namespace zf::pipeline {
 
 using Json = nlohmann::ordered_json;
 
@@ -139,7 +139,9 @@ void ConfigMaker::make(ConfigJob& job) const {
     for (auto& [key, value] : out.manifest.items()) entry.plugins[key] = value;
   }
   job.made = true;
-  if (target_.validate && (deepspeed_ || is_deepspeed_config(config))) {
+  const bool checked = target_.validation == Validation::DeepSpeed ||
+                       (target_.validation == Validation::ByContract && deepspeed_);
+  if (checked) {
     job.findings = validate_config(config, validate, target_.finding_prefix + entry.path);
     if (has_errors(job.findings)) return;
   }
@@ -156,4 +158,4 @@ void ConfigMaker::make(ConfigJob& job) const {
   job.entry_text = manifest_entry_text(entry);
 }
 
-}  // namespace zf::cli
+}  // namespace zf::pipeline

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // BatchRunner: every task of every batch runs exactly once, whatever the thread count and
 // batch size, and finish() returns only when the whole batch is done.
-#include "batch_runner.hpp"
+#include "generate/batch_runner.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-namespace zf::cli {
+namespace zf::pipeline {
 namespace {
 
 TEST(BatchRunnerTest, RunsEveryTaskOfEveryBatchExactlyOnce) {
@@ -89,4 +89,4 @@ TEST(BatchRunnerTest, WithOneThreadTheCallerRunsTheTasksInFinish) {
 }
 
 }  // namespace
-}  // namespace zf::cli
+}  // namespace zf::pipeline

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+// zf::generate: a whole family into a directory, as `zeroforge generate` does it (the CLI is a
+// thin adapter over this). Expansion, layering, plugins, rendering, validation, the all-at-once
+// write and the manifest, or with `check` a comparison that writes nothing.
+//
+//     zf::GenerateRequest request;
+//     request.family = "llama-finetune";              // or a path to a family file
+//     request.output_dir = "configs";
+//     request.data_dir = "/usr/share/zeroforge";      // the shipped templates and presets
+//     zf::GenerateResult result = zf::generate(request);
+//     if (result.exit_code != 0) { /* result.findings, result.problems, ... */ }
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "zeroforge/error.hpp"
+#include "zeroforge/plugin_host.hpp"
+#include "zeroforge/validator.hpp"
+
+namespace zf {
+
+/// Which configs the DeepSpeed validator checks (`--validate`).
+enum class Validation {
+  ByContract,  ///< those of templates under the DeepSpeed values contract (the default)
+  DeepSpeed,   ///< every JSON config, whatever its template's contract
+  Off,         ///< none (`--no-validate`)
+};
+
+/// What to generate, and where. Paths are used as given (relative ones against the working
+/// directory) and appear in messages as given.
+struct GenerateRequest {
+  /// A family file (a path: contains '/' or ends in `.json`) or the name of a shipped family
+  /// (`DATA_DIR/presets/families/NAME.json`).
+  std::string family;
+  /// Where the configs and `manifest.json` go (created when missing).
+  std::filesystem::path output_dir;
+  /// Searched for templates, in order, before the shipped ones (`--template-dir`).
+  std::vector<std::filesystem::path> template_dirs;
+  /// JSON values files applied to every config, in order, over the tiers (`--values`).
+  std::vector<std::filesystem::path> values_files;
+  /// `KEY=VALUE` pairs applied last, in order (`--set`; VALUE is JSON if it parses).
+  std::vector<std::string> sets;
+  /// Plugins loaded after the family's own: names (found on the plugin search path) or paths.
+  std::vector<std::string> plugins;
+  /// Searched for plugins before ZEROFORGE_PLUGIN_PATH and the shipped ones (`--plugin-dir`).
+  std::vector<std::filesystem::path> plugin_dirs;
+  /// `NAME.KEY=VALUE` plugin options, merged over the family's (`--plugin-opt`).
+  std::vector<std::string> plugin_options;
+  bool trim_blocks = false;    ///< Jinja2's trim_blocks
+  bool lstrip_blocks = false;  ///< Jinja2's lstrip_blocks
+  /// Write nothing; compare what would be written with what `output_dir` holds.
+  bool check = false;
+  /// Which configs are validated; nothing is written when the validator finds an error.
+  Validation validation = Validation::ByContract;
+  /// Threads that make configs (1-256); 0 is one per core. Families with plugins use one.
+  unsigned jobs = 0;
+  /// Where the shipped templates and presets are (`templates/`, `presets/`). Empty: the
+  /// ZEROFORGE_DATA_DIR environment variable, else `<executable>/../share/zeroforge`. A
+  /// program linking the library passes its install's (CMake: `${zeroforge_DATA_DIR}`).
+  std::filesystem::path data_dir;
+  /// Where the shipped plugins are. Empty: `<executable>/../lib/zeroforge/plugins` (CMake:
+  /// `${zeroforge_PLUGIN_DIR}`).
+  std::filesystem::path builtin_plugin_dir;
+  /// Also list every path in GenerateResult::files (written, unchanged and removed ones, which
+  /// memory then holds for every config). Missing, changed and extra paths of a `check` are
+  /// always listed.
+  bool list_files = false;
+  /// Receives notes and warnings as they happen (`zeroforge: note: ...`, one line, no newline):
+  /// waiting for another run into the same directory, staging of killed runs removed, plugin
+  /// warnings. Unset: they are kept in GenerateResult::messages.
+  std::function<void(std::string_view line)> on_message;
+};
+
+/// What became of one file under the output directory.
+enum class FileChange {
+  Written,    ///< new, or its content changed
+  Unchanged,  ///< the same content: the file (and its modification time) was kept
+  Removed,    ///< listed by the old manifest, no longer generated
+  Missing,    ///< check: would be written, is absent
+  Changed,    ///< check: would be written with other content
+  Extra,      ///< check: present, but not generated and listed by no manifest
+};
+
+/// "written", "unchanged", "removed", "missing", "changed" or "extra".
+std::string_view to_string(FileChange change) noexcept;
+
+/// A file and what became of it; `path` is relative to the output directory, `/`-separated.
+struct FileReport {
+  std::string path;
+  FileChange change;
+};
+
+/// An error about a family's values: it is reported once, with the first variant that hit it
+/// and how many other variants did.
+struct VariantProblem {
+  Error error;
+  std::string variant;  ///< as `zeroforge explain` names it: `medium/zero3-bf16`
+  std::size_t others = 0;
+};
+
+/// A template error while rendering one variant's config (or its file name).
+struct VariantFailure {
+  Error error;
+  std::string variant;
+  std::string doing;  ///< "rendering" or "naming the file of"
+};
+
+/// What a generate did, or why it did nothing.
+struct GenerateResult {
+  /// 0: written (or, with check, up to date); 1: the validator or a plugin refused configs,
+  /// or (check) the directory differs; 2: the values or a template are wrong. Nothing was
+  /// written unless it is 0 (and check writes nothing).
+  int exit_code = 0;
+  std::string family_name;
+  std::string family_file;  ///< as messages name it
+  /// `output_dir/manifest.json`.
+  std::filesystem::path manifest;
+  /// Configs the family has (0 unless every config was made).
+  std::size_t configs = 0;
+  /// Files by change; manifest.json counts among written/unchanged and missing/changed.
+  std::size_t written = 0, unchanged = 0, removed = 0;
+  std::size_t missing = 0, changed = 0, extra = 0;
+  /// With `list_files`: every file, in path order per change (written, unchanged, removed);
+  /// with `check`: the missing, then the changed, then the extra ones, in path order.
+  std::vector<FileReport> files;
+  /// What the validator found (warnings only, when exit_code is 0).
+  std::vector<Finding> findings;
+  /// Values the family refused (exit 2).
+  std::vector<VariantProblem> problems;
+  /// A template error (exit 2).
+  std::optional<VariantFailure> failure;
+  /// Configs plugins refused to make as asked (exit 1), e.g. a model that fits no GPU.
+  std::vector<PluginFinding> refusals;
+  /// Every file the run read (the family, tiers, templates and everything they include, import
+  /// or extend, defaults.json files, values files, plugin libraries and what plugins reported
+  /// reading), sorted, each once: a build system's dependencies.
+  std::vector<std::filesystem::path> inputs;
+  /// Notes and warnings, when the request has no on_message.
+  std::vector<std::string> messages;
+};
+
+/// Generates (or checks) `request.family` into `request.output_dir`. Reports problems with
+/// the family, its values, templates and configs in the result; throws zf::Error for a request
+/// that cannot start (an unknown family, a missing file, bad JSON in an input, an unusable
+/// output directory) and for I/O failures, leaving the directory as it was.
+GenerateResult generate(const GenerateRequest& request);
+
+/// The shipped templates and presets when a request names none: ZEROFORGE_DATA_DIR, else
+/// `<executable>/../share/zeroforge` (the build tree and an install are laid out alike).
+std::filesystem::path default_data_dir();
+/// The shipped plugins when a request names none: `<executable>/../lib/zeroforge/plugins`.
+std::filesystem::path default_plugin_dir();
+
+/// Writes `result.inputs` as a Makefile rule for `target` (what Ninja and Make read as a
+/// depfile): `target: input input ...`, spaces and `#` escaped, `$` doubled.
+std::string depfile_text(const std::string& target, const GenerateResult& result);
+
+}  // namespace zf

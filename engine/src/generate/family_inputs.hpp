@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// Turning a GenerateRequest into what generate and explain work from: the family, its tiers,
+// the template, plugins, template defaults and the expansion.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "zeroforge/environment.hpp"
+#include "zeroforge/family.hpp"
+#include "zeroforge/generate.hpp"
+#include "zeroforge/plugin_host.hpp"
+#include "zeroforge/template.hpp"
+
+namespace zf::pipeline {
+
+/// Receives one line of a note or warning (`zeroforge: warning: ...`).
+using MessageSink = std::function<void(std::string_view)>;
+
+/// A family ready to render.
+struct FamilySetup {
+  std::unique_ptr<Environment> environment;
+  std::unique_ptr<PluginHost> plugins;
+  std::shared_ptr<const Template> template_;
+  /// The values contract ("deepspeed") or "".
+  std::string contract;
+  /// The values the family's template pins (its defaults.json's `pinned`).
+  TemplatePins pins;
+  std::unique_ptr<Expansion> expansion;
+  /// Files read so far besides templates (the environment knows those): the family, its tiers,
+  /// values files, defaults.json files, plugin libraries.
+  std::vector<std::filesystem::path> inputs;
+};
+
+/// The data directory `request` names, or the default one.
+std::filesystem::path data_dir_of(const GenerateRequest& request);
+
+/// The family file FAMILY names: a path (contains '/' or ends in .json) or the name of a
+/// shipped family (DATA_DIR/presets/families/NAME.json). Throws zf::Error (Usage) when missing.
+std::filesystem::path resolve_family(const std::string& family,
+                                     const std::filesystem::path& data_dir);
+
+/// Loads the family, its tiers (names from presets/tiers/, paths relative to the family file),
+/// the plugins (the family's, then the request's), the template, its defaults, and expands it
+/// with the request's values files and sets as overrides. Errors name the family file and
+/// pointer. Plugin warnings go to `messages` as they are logged.
+FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink& messages);
+
+/// `world_size`, else `gpus_per_node * nodes` when both are integers, else null: the
+/// manifest's world size for templates without the DeepSpeed contract.
+nlohmann::ordered_json world_size_of(const nlohmann::ordered_json& values);
+
+}  // namespace zf::pipeline

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: MIT
+// zf::generate (zeroforge/generate.hpp): every config of a family plus DIR/manifest.json,
+// streamed (render, write, forget) into a staging area that becomes DIR's files only when all
+// succeeded; `check` compares instead of writing and names each missing, changed and extra file.
+#include "zeroforge/generate.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "batch_runner.hpp"
+#include "config_pipeline.hpp"
+#include "drift_check.hpp"
+#include "family_inputs.hpp"
+#include "manifest_spool.hpp"
+#include "output_dir.hpp"
+#include "problem_log.hpp"
+#include "zeroforge/family.hpp"
+#include "zeroforge/output.hpp"
+#include "zeroforge/template.hpp"
+
+namespace zf {
+namespace fs = std::filesystem;
+using namespace pipeline;
+
+namespace {
+
+// Configs are made in batches of kBatch; more threads than that would have nothing to do.
+constexpr std::size_t kBatch = 256;
+constexpr unsigned kMaxJobs = kBatch;
+
+// Two variants that write the same path: adjacent once the entries are in path order.
+void report_shared_paths(ManifestSpool& manifest, const Expansion& expansion,
+                         ProblemLog& problems) {
+  std::string last_path;
+  std::uint64_t last_variant = 0;
+  bool first = true;
+  manifest.merge([&](const SpoolEntry& entry) {
+    std::string_view path = entry.path;
+    std::uint64_t variant = entry.variant;
+    if (!first && path == last_path) {
+      problems.add(Error(ErrorKind::Values,
+                         "writes \"" + std::string(path) + "\", the same output path as variant '" +
+                             expansion.describe(expansion.variant(last_variant)) +
+                             "': make the output pattern tell them apart",
+                         expansion.family().file, "/output"),
+                   expansion.describe(expansion.variant(variant)));
+      return;
+    }
+    first = false;
+    last_path.assign(path);
+    last_variant = variant;
+  });
+}
+
+// Every path generate would write, in path order, with its drift status: the spool's entries
+// and manifest.json at its place among them.
+void each_path(ManifestSpool& manifest, DriftStatus manifest_status,
+               const std::function<void(std::string_view, DriftStatus)>& visit) {
+  constexpr std::string_view kManifest = "manifest.json";
+  bool manifest_done = false;
+  manifest.merge([&](const SpoolEntry& entry) {
+    if (!manifest_done && kManifest < entry.path) {
+      visit(kManifest, manifest_status);
+      manifest_done = true;
+    }
+    visit(entry.path, static_cast<DriftStatus>(entry.tag));
+  });
+  if (!manifest_done) visit(kManifest, manifest_status);
+}
+
+// `check`'s report: every missing file, then every changed one, then every extra one, each in
+// path order (manifest.json among them), one merge of the entries per list.
+void compare_with_dir(const DriftCheck& drift, ManifestSpool& manifest,
+                      const std::function<void(const DriftCheck::Sink&)>& write_manifest,
+                      const GenerateRequest& request, const MessageSink& messages,
+                      GenerateResult& result) {
+  const std::string dir = request.output_dir.string();
+  const DriftStatus manifest_status = drift.compare_manifest(write_manifest);
+  for (DriftStatus kind : {DriftStatus::Missing, DriftStatus::Changed}) {
+    const FileChange change =
+        kind == DriftStatus::Missing ? FileChange::Missing : FileChange::Changed;
+    std::size_t& count = kind == DriftStatus::Missing ? result.missing : result.changed;
+    each_path(manifest, manifest_status, [&](std::string_view path, DriftStatus status) {
+      if (status != kind) return;
+      result.files.push_back({std::string(path), change});
+      ++count;
+    });
+  }
+  // Staging of runs that were killed: the next generate removes it; say so here.
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(request.output_dir, ec).lexically_normal();
+  const fs::path target = absolute.has_filename() ? absolute : absolute.parent_path();
+  const std::string prefix = fs::path(staging_prefix(target)).filename().string();
+  for (fs::directory_iterator it(target.parent_path(), ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (it->path().filename().string().starts_with(prefix)) {
+      messages("zeroforge: note: " + it->path().string() +
+               " is the staging of a killed run; the next generate removes it");
+    }
+  }
+  if (!fs::exists(request.output_dir / "manifest.json")) {
+    // Not an output directory of zeroforge (or not yet): its other files are not looked
+    // for, so that `--check -o /` does not walk the file system.
+    messages("zeroforge: note: " + dir +
+             " has no manifest.json; files the family does not write are not listed");
+  } else {
+    drift.extras(
+        [&](const std::function<void(std::string_view)>& expect) {
+          each_path(manifest, manifest_status,
+                    [&](std::string_view path, DriftStatus) { expect(path); });
+        },
+        [&](const std::string& path) {
+          result.files.push_back({path, FileChange::Extra});
+          ++result.extra;
+        });
+  }
+  result.exit_code = result.missing + result.changed + result.extra > 0 ? 1 : 0;
+}
+
+// Every file the run read, each once, sorted.
+std::vector<fs::path> inputs_of(const FamilySetup& setup) {
+  std::set<fs::path> all;
+  for (const auto& path : setup.inputs) all.insert(path.lexically_normal());
+  for (const auto& path : setup.environment->files_found()) all.insert(path.lexically_normal());
+  for (const auto& path : setup.plugins->files_read()) all.insert(path.lexically_normal());
+  return {all.begin(), all.end()};
+}
+
+}  // namespace
+
+std::string_view to_string(FileChange change) noexcept {
+  switch (change) {
+    case FileChange::Written:
+      return "written";
+    case FileChange::Unchanged:
+      return "unchanged";
+    case FileChange::Removed:
+      return "removed";
+    case FileChange::Missing:
+      return "missing";
+    case FileChange::Changed:
+      return "changed";
+    case FileChange::Extra:
+      return "extra";
+  }
+  return "";
+}
+
+GenerateResult generate(const GenerateRequest& request) {
+  GenerateResult result;
+  if (request.family.empty()) throw Error(ErrorKind::Usage, "generate: missing FAMILY");
+  if (request.output_dir.empty()) throw Error(ErrorKind::Usage, "generate: missing -o DIR");
+  unsigned jobs = request.jobs;
+  if (jobs == 0) jobs = std::clamp(std::thread::hardware_concurrency(), 1u, kMaxJobs);
+  if (jobs > kMaxJobs) {
+    throw Error(ErrorKind::Usage, "generate: --jobs must be 1-" + std::to_string(kMaxJobs) +
+                                      ", got " + std::to_string(jobs));
+  }
+  const MessageSink messages = [&](std::string_view line) {
+    if (request.on_message) {
+      request.on_message(line);
+    } else {
+      result.messages.emplace_back(line);
+    }
+  };
+
+  // Everything that can be checked without rendering happens before DIR is touched.
+  FamilySetup setup = load_family_setup(request, messages);
+  const Expansion& expansion = *setup.expansion;
+  const Family& family = expansion.family();
+  result.family_name = family.name;
+  result.family_file = family.file;
+  result.manifest = request.output_dir / "manifest.json";
+  std::unique_ptr<StagedOutput> staged;
+  std::unique_ptr<DriftCheck> drift;
+  if (request.check) {
+    drift = std::make_unique<DriftCheck>(request.output_dir);
+  } else {
+    staged = std::make_unique<StagedOutput>(request.output_dir, messages, request.list_files);
+  }
+
+  ProblemLog problems;
+  std::vector<PluginFinding> refusals;
+  std::vector<Finding> findings;
+  // Manifest entries are serialised as soon as they are known and spilled to a file in sorted
+  // runs, so memory stays flat in the number of configs. Two variants writing the same path
+  // are found when the runs are merged, before anything is written.
+  ManifestSpool manifest(staged ? staged->staging() : fs::temp_directory_path());
+  // `DIR/` as fs::path(DIR) / path would begin: how findings name a config.
+  const std::string finding_prefix = (request.output_dir / "").string();
+
+  // Configs are made in batches, each config wholly by one thread (values, checks, file
+  // name, rendering, validation, writing), while this thread takes the previous batch's
+  // results. Results are taken in variant order, so output and messages do not depend on the
+  // number of threads. Plugins' hooks are not promised to be thread-safe: with plugins
+  // everything runs on this thread.
+  const ConfigMaker maker(
+      setup, ConfigTarget{request.validation, finding_prefix, staged.get(), drift.get()});
+  std::vector<ConfigJob> batch, done;
+  auto produce = [&](ConfigJob& job) {
+    try {
+      maker.make(job);
+    } catch (...) {
+      job.failure = std::current_exception();
+    }
+  };
+  std::size_t next = 0;  // the next variant to hand out
+  auto fill = [&](std::vector<ConfigJob>& jobs_out) {
+    jobs_out.clear();
+    for (; next < expansion.size() && jobs_out.size() < kBatch; ++next)
+      jobs_out.emplace_back().index = next;
+  };
+  auto fail = [&](const RenderFailure& failure) {
+    result.failure = VariantFailure{
+        failure.error, expansion.describe(expansion.variant(failure.variant)), failure.doing};
+    result.exit_code = 2;
+    result.inputs = inputs_of(setup);
+    return result;
+  };
+  // As if made one by one in variant order, stopping at the first template error: once a
+  // variant's values are refused, later ones are still checked (so every problem is reported)
+  // but what is made of them is dropped, and so is a template error while rendering them
+  // (never a bad output pattern, which every variant shares).
+  auto take = [&](ConfigJob& job) -> std::optional<RenderFailure> {
+    const bool refused_before = !problems.empty() || !refusals.empty();
+    if (job.failure) {
+      try {
+        std::rethrow_exception(job.failure);
+      } catch (const RenderFailure& failure) {
+        if (!refused_before || failure.doing != std::string_view("rendering")) return failure;
+      }
+      return std::nullopt;
+    }
+    if (!job.problems.empty()) {
+      const std::string variant = expansion.describe(expansion.variant(job.index));
+      for (const auto& problem : job.problems) problems.add(problem, variant);
+    }
+    for (auto& refusal : job.refusals) refusals.push_back(std::move(refusal));
+    if (!job.made || refused_before) return std::nullopt;
+    for (auto& finding : job.findings) findings.push_back(std::move(finding));
+    // Configs the validator refused are listed too (with no text), so that a path two
+    // variants share is reported even then; with refusals nothing is written anyway.
+    manifest.add({job.path, job.index, static_cast<std::uint32_t>(job.drift), job.entry_text});
+    return std::nullopt;
+  };
+
+  {
+    // Declared after everything its tasks use: if this thread throws while a batch runs, the
+    // runner is destroyed (and waits for the running tasks) first.
+    BatchRunner runner(setup.plugins->empty() ? jobs : 1);
+    fill(batch);
+    while (!batch.empty()) {
+      runner.start(batch.size(), [&](std::size_t i) { produce(batch[i]); });
+      for (auto& job : done) {
+        if (auto failure = take(job)) return fail(*failure);
+      }
+      runner.finish();
+      std::swap(batch, done);
+      fill(batch);
+    }
+    for (auto& job : done) {
+      if (auto failure = take(job)) return fail(*failure);
+    }
+  }
+  result.inputs = inputs_of(setup);
+
+  report_shared_paths(manifest, expansion, problems);
+  result.refusals = std::move(refusals);
+  result.findings = std::move(findings);
+  if (!problems.empty()) {
+    result.problems = problems.take();
+    result.exit_code = 2;
+    return result;
+  }
+  if (!result.refusals.empty() || has_errors(result.findings)) {
+    result.exit_code = 1;
+    return result;
+  }
+
+  result.configs = manifest.size();
+  auto write_manifest = [&](const StagedOutput::Sink& sink) {
+    sink(manifest_head(ZEROFORGE_VERSION, family));
+    std::size_t i = 0;
+    manifest.merge([&](const SpoolEntry& entry) {
+      sink(manifest_separator(i++));
+      sink(entry.text);
+    });
+    sink(manifest_tail(result.configs));
+  };
+  if (drift) {
+    compare_with_dir(*drift, manifest, write_manifest, request, messages, result);
+    return result;
+  }
+  staged->commit(write_manifest);
+  result.unchanged = staged->unchanged_count();
+  result.written = result.configs - result.unchanged;
+  std::vector<std::string> removed = staged->removed_paths();
+  result.removed = removed.size();
+  if (request.list_files) {
+    std::vector<std::string> unchanged = staged->unchanged_paths();
+    std::size_t u = 0;
+    manifest.merge([&](const SpoolEntry& entry) {
+      if (u < unchanged.size() && unchanged[u] == entry.path) {
+        ++u;
+        return;
+      }
+      result.files.push_back({std::string(entry.path), FileChange::Written});
+    });
+    for (auto& path : unchanged) result.files.push_back({std::move(path), FileChange::Unchanged});
+    for (auto& path : removed) result.files.push_back({std::move(path), FileChange::Removed});
+  }
+  return result;
+}
+
+std::string depfile_text(const std::string& target, const GenerateResult& result) {
+  // Make's rules, which Ninja reads too (as GCC writes them for -MD): a space and '#' are
+  // escaped with '\', '$' is doubled. A name with a newline cannot be written as a rule.
+  auto escape = [](const std::string& path) {
+    std::string out;
+    for (char c : path) {
+      if (c == ' ' || c == '#') out += '\\';
+      if (c == '$') out += '$';
+      out += c;
+    }
+    return out;
+  };
+  std::string text = escape(target) + ":";
+  for (const auto& input : result.inputs) text += " \\\n  " + escape(input.string());
+  text += '\n';
+  return text;
+}
+
+}  // namespace zf

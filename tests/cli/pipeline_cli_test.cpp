@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+// What build pipelines use, through the real executable: `generate --depfile`, `--format json`,
+// `--quiet`, `--validate`, and team templates that extend a contract template from their own
+// directory (they inherit its contract and defaults).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "support/cli_runner.hpp"
+#include "zeroforge/output.hpp"
+
+namespace zf {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+using test::run_cli;
+using test::TempDir;
+
+constexpr const char* kFamily = R"({
+  "name": "pipe",
+  "template": "deepspeed/zero3.json.j2",
+  "values": {"offload_optimizer": "none", "offload_param": "none"},
+  "axes": {"precision": ["bf16", "fp16"]},
+  "tiers": ["medium"],
+  "output": "{{ tier }}/zero3-{{ precision }}.json"
+})";
+
+class PipelineCliTest : public ::testing::Test {
+ protected:
+  std::string family() const { return dir.write("family.json", kFamily).string(); }
+  std::string out() const { return (dir.path() / "out").string(); }
+  TempDir dir;
+};
+
+TEST_F(PipelineCliTest, DepfileMakesTheManifestDependOnEveryInput) {
+  const std::string depfile = (dir.path() / "gen.d").string();
+  auto result = run_cli({"generate", family(), "-o", out(), "--depfile", depfile});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string text = read_file(depfile);
+  const std::string target = (fs::path(out()) / "manifest.json").string() + ":";
+  EXPECT_EQ(text.substr(0, target.size()), target) << text;
+  for (const char* input :
+       {"family.json", "presets/tiers/medium.json", "deepspeed/zero3.json.j2",
+        "deepspeed/config.json.j2", "deepspeed/partials/batch.j2", "deepspeed/defaults.json"}) {
+    EXPECT_NE(text.find(input), std::string::npos) << input << " in\n" << text;
+  }
+  // Every dependency is an absolute path (Ninja and Make run from other directories).
+  std::size_t at = text.find("\\\n  ");
+  while (at != std::string::npos) {
+    EXPECT_EQ(text[at + 4], '/') << text;
+    at = text.find("\\\n  ", at + 1);
+  }
+}
+
+TEST_F(PipelineCliTest, DepfileGoesWithGenerateNotWithCheck) {
+  auto result = run_cli({"generate", family(), "-o", out(), "--check", "--depfile", "x.d"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--depfile"), std::string::npos) << result.err;
+}
+
+TEST_F(PipelineCliTest, JsonSummaryOfAGenerateAndOfACheck) {
+  auto first = run_cli({"generate", family(), "-o", out(), "--format", "json"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  Json summary = Json::parse(first.out);
+  EXPECT_EQ(summary.at("family"), "pipe");
+  EXPECT_EQ(summary.at("configs"), 2);
+  EXPECT_EQ(summary.at("written"), Json({"medium/zero3-bf16.json", "medium/zero3-fp16.json"}));
+  EXPECT_EQ(summary.at("unchanged"), Json::array());
+  EXPECT_EQ(summary.at("removed"), Json::array());
+  EXPECT_EQ(summary.at("findings"), Json::array());
+  EXPECT_EQ(summary.at("manifest"), (fs::path(out()) / "manifest.json").string());
+  EXPECT_TRUE(first.err.empty()) << first.err;
+
+  auto again = run_cli({"generate", family(), "-o", out(), "--format", "json"});
+  EXPECT_EQ(Json::parse(again.out).at("unchanged").size(), 2u);
+
+  fs::remove(fs::path(out()) / "medium" / "zero3-fp16.json");
+  auto check = run_cli({"generate", family(), "-o", out(), "--check", "--format", "json"});
+  EXPECT_EQ(check.exit_code, 1);
+  Json drift = Json::parse(check.out);
+  EXPECT_EQ(drift.at("missing"), Json({"medium/zero3-fp16.json"}));
+  EXPECT_EQ(drift.at("changed"), Json::array());
+  EXPECT_EQ(drift.at("exit_code"), 1);
+}
+
+TEST_F(PipelineCliTest, JsonSummaryCarriesFindingsAndErrors) {
+  auto refused =
+      run_cli({"generate", family(), "-o", out(), "--format", "json", "--set", "precision=fp64"});
+  EXPECT_EQ(refused.exit_code, 2);
+  Json summary = Json::parse(refused.out);
+  ASSERT_FALSE(summary.at("errors").empty());
+  EXPECT_NE(summary.at("errors")[0].at("message").get<std::string>().find("fp64"),
+            std::string::npos);
+  EXPECT_FALSE(refused.err.empty()) << "people still read the errors on stderr";
+}
+
+TEST_F(PipelineCliTest, QuietPrintsNothingOnSuccessAndEverythingOnFailure) {
+  auto quiet = run_cli({"generate", family(), "-o", out(), "--quiet"});
+  EXPECT_EQ(quiet.exit_code, 0);
+  EXPECT_EQ(quiet.out, "");
+  EXPECT_EQ(quiet.err, "");
+  auto check = run_cli({"generate", family(), "-o", out(), "--check", "-q"});
+  EXPECT_EQ(check.exit_code, 0);
+  EXPECT_EQ(check.out + check.err, "");
+  auto failing = run_cli({"generate", family(), "-o", out(), "-q", "--set", "precision=fp64"});
+  EXPECT_EQ(failing.exit_code, 2);
+  EXPECT_NE(failing.err.find("fp64"), std::string::npos) << failing.err;
+}
+
+TEST_F(PipelineCliTest, ValidateModeMustBeKnown) {
+  auto result = run_cli({"generate", family(), "-o", out(), "--validate", "strict"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--validate must be contract, deepspeed or none"), std::string::npos)
+      << result.err;
+}
+
+// A team's directory with a template extending the shipped entry template, and no defaults.json.
+class TeamTemplateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir.write("team/site/config.json.j2", R"({%- extends "deepspeed/config.json.j2" -%}
+{%- block monitoring %}
+  "comms_logger": {"enabled": true, "verbose": false},
+{{ super() }}
+{%- endblock %})");
+    dir.write("team/site/zero3.json.j2", R"({%- extends "deepspeed/zero3.json.j2" -%})");
+    dir.write(
+        "team/cluster/nodes.json.j2",
+        R"({"cluster": "{{ name }}", "train_batch_size": {{ batch }}, "zero_optimization": 7})");
+  }
+  std::string team() const { return (dir.path() / "team").string(); }
+  TempDir dir;
+};
+
+TEST_F(TeamTemplateTest, InheritsTheContractAndDefaultsOfItsParent) {
+  auto result = run_cli({"render", "site/config.json.j2", "--template-dir", team(), "--tier",
+                         "medium", "--set", "global_batch_size=256"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  Json config = Json::parse(result.out);
+  EXPECT_EQ(config.at("comms_logger").at("enabled"), true);
+  EXPECT_EQ(config.at("train_batch_size"), 256);
+  EXPECT_EQ(config.at("zero_optimization").at("stage"), 2) << "deepspeed/defaults.json's stage";
+}
+
+TEST_F(TeamTemplateTest, InheritsItsParentsPinsAndChecks) {
+  auto pinned =
+      run_cli({"render", "site/zero3.json.j2", "--template-dir", team(), "--set", "stage=2"});
+  EXPECT_EQ(pinned.exit_code, 2);
+  EXPECT_NE(pinned.err.find("pins stage=3"), std::string::npos) << pinned.err;
+  auto contract = run_cli(
+      {"render", "site/config.json.j2", "--template-dir", team(), "--set", "precision=fp64"});
+  EXPECT_EQ(contract.exit_code, 2);
+  EXPECT_NE(contract.err.find("fp64"), std::string::npos) << contract.err;
+}
+
+TEST_F(TeamTemplateTest, ItsOwnDefaultsJsonWins) {
+  dir.write("team/site/defaults.json", R"({"values": {"greeting": "hi"}})");
+  auto result = run_cli({"render", "site/config.json.j2", "--template-dir", team()});
+  EXPECT_EQ(result.exit_code, 2) << "no contract: the DeepSpeed values are not there";
+  EXPECT_NE(result.err.find("undefined"), std::string::npos) << result.err;
+}
+
+TEST_F(TeamTemplateTest, AJsonTemplateWithoutTheContractRendersAsJinja2Would) {
+  auto result = run_cli({"render", "cluster/nodes.json.j2", "--template-dir", team(), "--set",
+                         "name=a", "--set", "batch=3"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(Json::parse(result.out).at("cluster"), "a");
+  EXPECT_EQ(result.err, "");
+  auto asked = run_cli({"render", "cluster/nodes.json.j2", "--template-dir", team(), "--set",
+                        "name=a", "--set", "batch=3", "--validate", "deepspeed"});
+  EXPECT_EQ(asked.exit_code, 1);
+  EXPECT_NE(asked.err.find("DeepSpeed does not read \"cluster\""), std::string::npos) << asked.err;
+}
+
+TEST_F(TeamTemplateTest, GenerateValidatesByTheTemplatesContract) {
+  const std::string family = dir.write("f.json", R"({
+    "name": "nodes", "template": "cluster/nodes.json.j2",
+    "values": {"batch": 3}, "axes": {"name": ["a", "b"]},
+    "tiers": ["medium"], "output": "{{ name }}.json"
+  })")
+                                 .string();
+  const std::string out = (dir.path() / "out").string();
+  auto plain = run_cli({"generate", family, "-o", out, "--template-dir", team()});
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  auto asked =
+      run_cli({"generate", family, "-o", out, "--template-dir", team(), "--validate", "deepspeed"});
+  EXPECT_EQ(asked.exit_code, 1);
+}
+
+// docs/pipelines.md shows the package test's consumer (tests/package/generate) as it is built
+// and run there: the C++ program whole, and the CMake calls.
+TEST(PipelinesDocTest, ShowsThePackageTestsConsumerVerbatim) {
+  const fs::path source = test::source_dir();
+  const std::string doc = read_file(source / "docs" / "pipelines.md");
+  std::string program = read_file(source / "tests" / "package" / "generate" / "generate_api.cpp");
+  program.erase(0, program.find('\n') + 1);  // the SPDX line
+  EXPECT_NE(doc.find("```cpp\n" + program + "```"), std::string::npos)
+      << "docs/pipelines.md's C++ example differs from tests/package/generate/generate_api.cpp";
+  const std::string cmake = read_file(source / "tests" / "package" / "generate" / "CMakeLists.txt");
+  const std::size_t gen = cmake.find("zeroforge_generate(team_configs");
+  ASSERT_NE(gen, std::string::npos);
+  const std::string generate_call = cmake.substr(gen, cmake.find(")\n", gen) + 1 - gen);
+  EXPECT_NE(doc.find(generate_call), std::string::npos) << generate_call;
+  const std::size_t exe = cmake.find("add_executable(generate_api");
+  ASSERT_NE(exe, std::string::npos);
+  EXPECT_NE(doc.find(cmake.substr(exe)), std::string::npos) << cmake.substr(exe);
+}
+
+}  // namespace
+}  // namespace zf

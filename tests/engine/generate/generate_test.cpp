@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+// zf::generate, the library behind `zeroforge generate` (zeroforge/generate.hpp): what the
+// result says was written, kept, removed or differs, the files the run read, messages, and the
+// depfile text.
+#include "zeroforge/generate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "support/cli_runner.hpp"
+#include "zeroforge/output.hpp"
+
+namespace zf {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempDir;
+
+constexpr const char* kFamily = R"({
+  "name": "small",
+  "template": "deepspeed/zero3.json.j2",
+  "values": {"offload_optimizer": "none", "offload_param": "none"},
+  "axes": {"precision": ["bf16", "fp16"]},
+  "tiers": ["medium"],
+  "output": "{{ tier }}/zero3-{{ precision }}.json"
+})";
+
+class GenerateTest : public ::testing::Test {
+ protected:
+  GenerateRequest request(const std::string& family_text = kFamily) const {
+    GenerateRequest r;
+    r.family = dir.write("family.json", family_text).string();
+    r.output_dir = dir.path() / "out";
+    r.data_dir = test::source_dir();  // templates/ and presets/ as shipped
+    r.builtin_plugin_dir = fs::path(ZF_BINARY_DIR) / "lib" / "zeroforge" / "plugins";
+    r.jobs = 1;
+    return r;
+  }
+  static std::vector<std::string> paths(const GenerateResult& result, FileChange change) {
+    std::vector<std::string> out;
+    for (const auto& file : result.files)
+      if (file.change == change) out.push_back(file.path);
+    return out;
+  }
+  static bool lists(const GenerateResult& result, const std::string& ending) {
+    return std::any_of(result.inputs.begin(), result.inputs.end(),
+                       [&](const fs::path& p) { return p.generic_string().ends_with(ending); });
+  }
+  TempDir dir;
+};
+
+TEST_F(GenerateTest, WritesEveryConfigAndSaysSo) {
+  GenerateRequest r = request();
+  r.list_files = true;
+  GenerateResult result = generate(r);
+  ASSERT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.family_name, "small");
+  EXPECT_EQ(result.configs, 2u);
+  EXPECT_EQ(result.written, 2u);
+  EXPECT_EQ(result.unchanged, 0u);
+  EXPECT_EQ(paths(result, FileChange::Written),
+            (std::vector<std::string>{"medium/zero3-bf16.json", "medium/zero3-fp16.json"}));
+  EXPECT_EQ(result.manifest, r.output_dir / "manifest.json");
+  EXPECT_TRUE(fs::is_regular_file(result.manifest));
+  EXPECT_TRUE(result.findings.empty());
+}
+
+TEST_F(GenerateTest, ASecondRunKeepsUnchangedFilesAndTheirTimes) {
+  GenerateRequest r = request();
+  r.list_files = true;
+  ASSERT_EQ(generate(r).exit_code, 0);
+  const fs::path config = r.output_dir / "medium" / "zero3-bf16.json";
+  const auto before = fs::last_write_time(config);
+  GenerateResult again = generate(r);
+  ASSERT_EQ(again.exit_code, 0);
+  EXPECT_EQ(again.written, 0u);
+  EXPECT_EQ(again.unchanged, 2u);
+  EXPECT_EQ(paths(again, FileChange::Unchanged).size(), 2u);
+  EXPECT_EQ(fs::last_write_time(config), before);
+
+  // One variant changes (a --set that only fp16 reads is not possible; change both), one goes.
+  r.sets = {"global_batch_size=1024"};
+  GenerateResult changed = generate(r);
+  ASSERT_EQ(changed.exit_code, 0);
+  EXPECT_EQ(changed.written, 2u);
+  EXPECT_EQ(changed.unchanged, 0u);
+}
+
+TEST_F(GenerateTest, ReportsRemovedFiles) {
+  GenerateRequest r = request();
+  ASSERT_EQ(generate(r).exit_code, 0);
+  std::string narrower = kFamily;
+  narrower.replace(narrower.find(R"(["bf16", "fp16"])"), 16, R"(["bf16"])");
+  GenerateRequest fewer = request(narrower);
+  fewer.list_files = true;
+  GenerateResult result = generate(fewer);
+  ASSERT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.removed, 1u);
+  EXPECT_EQ(paths(result, FileChange::Removed), std::vector<std::string>{"medium/zero3-fp16.json"});
+  EXPECT_FALSE(fs::exists(r.output_dir / "medium" / "zero3-fp16.json"));
+}
+
+TEST_F(GenerateTest, CheckListsMissingChangedAndExtraAndWritesNothing) {
+  GenerateRequest r = request();
+  ASSERT_EQ(generate(r).exit_code, 0);
+  write_file_atomically(r.output_dir / "medium" / "zero3-fp16.json", "{}\n");
+  fs::remove(r.output_dir / "medium" / "zero3-bf16.json");
+  write_file_atomically(r.output_dir / "notes.txt", "mine\n");
+  r.check = true;
+  GenerateResult result = generate(r);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.missing, 1u);
+  EXPECT_EQ(result.changed, 1u);
+  EXPECT_EQ(result.extra, 1u);
+  EXPECT_EQ(paths(result, FileChange::Missing), std::vector<std::string>{"medium/zero3-bf16.json"});
+  EXPECT_EQ(paths(result, FileChange::Changed), std::vector<std::string>{"medium/zero3-fp16.json"});
+  EXPECT_EQ(paths(result, FileChange::Extra), std::vector<std::string>{"notes.txt"});
+  EXPECT_FALSE(fs::exists(r.output_dir / "medium" / "zero3-bf16.json"));
+}
+
+TEST_F(GenerateTest, ListsEveryFileTheRunRead) {
+  GenerateRequest r = request();
+  r.values_files = {dir.write("team.json", R"({"global_batch_size": 512})")};
+  GenerateResult result = generate(r);
+  ASSERT_EQ(result.exit_code, 0);
+  EXPECT_TRUE(lists(result, "family.json"));
+  EXPECT_TRUE(lists(result, "team.json"));
+  EXPECT_TRUE(lists(result, "presets/tiers/medium.json"));
+  EXPECT_TRUE(lists(result, "templates/deepspeed/zero3.json.j2"));
+  EXPECT_TRUE(lists(result, "templates/deepspeed/config.json.j2")) << "the parent it extends";
+  EXPECT_TRUE(lists(result, "templates/deepspeed/partials/zero.j2")) << "an include";
+  EXPECT_TRUE(lists(result, "templates/deepspeed/defaults.json"));
+  EXPECT_TRUE(std::is_sorted(result.inputs.begin(), result.inputs.end()));
+  EXPECT_EQ(std::adjacent_find(result.inputs.begin(), result.inputs.end()), result.inputs.end());
+}
+
+TEST_F(GenerateTest, ListsWhatPluginsRead) {
+  const std::string family = R"({
+    "name": "fit",
+    "template": "deepspeed/config.json.j2",
+    "plugins": ["memory"],
+    "values": {"auto_fit": {"model": "llama-2-7b"}, "global_batch_size": 64},
+    "tiers": ["medium"],
+    "output": "{{ tier }}.json"
+  })";
+  GenerateResult result = generate(request(family));
+  ASSERT_EQ(result.exit_code, 0);
+  EXPECT_TRUE(lists(result, "presets/models/llama-2-7b.json")) << "the model preset";
+  EXPECT_TRUE(lists(result, "memory.so")) << "the plugin library";
+}
+
+TEST_F(GenerateTest, KeepsMessagesWithoutASinkAndPassesThemToOne) {
+  GenerateRequest r = request();
+  ASSERT_EQ(generate(r).exit_code, 0);
+  // A killed run's staging beside DIR: the next run removes it and says so.
+  fs::create_directories(dir.path() / ".out.zeroforge-staging-999999" / "tree");
+  GenerateResult kept = generate(r);
+  ASSERT_EQ(kept.messages.size(), 1u);
+  EXPECT_NE(kept.messages[0].find("removed 1 staging directory"), std::string::npos);
+
+  fs::create_directories(dir.path() / ".out.zeroforge-staging-999999" / "tree");
+  std::vector<std::string> seen;
+  r.on_message = [&](std::string_view line) { seen.emplace_back(line); };
+  GenerateResult passed = generate(r);
+  EXPECT_TRUE(passed.messages.empty());
+  EXPECT_EQ(seen.size(), 1u);
+}
+
+TEST_F(GenerateTest, RefusedValuesAreReportedPerVariantAndNothingIsWritten) {
+  GenerateRequest r = request();
+  r.sets = {"precision=fp64"};
+  GenerateResult result = generate(r);
+  EXPECT_EQ(result.exit_code, 2);
+  ASSERT_FALSE(result.problems.empty());
+  EXPECT_NE(std::string(result.problems[0].error.what()).find("fp64"), std::string::npos);
+  EXPECT_FALSE(fs::exists(r.output_dir));
+}
+
+TEST_F(GenerateTest, ATemplateErrorNamesTheVariant) {
+  dir.write("tpl/broken.json.j2", "{ \"x\": {{ 1 / 0 }} }");
+  GenerateRequest r = request(R"({"name": "b", "template": "broken.json.j2",
+    "tiers": ["medium"], "output": "{{ tier }}.json"})");
+  r.template_dirs = {dir.path() / "tpl"};
+  GenerateResult result = generate(r);
+  EXPECT_EQ(result.exit_code, 2);
+  ASSERT_TRUE(result.failure.has_value());
+  EXPECT_EQ(result.failure->variant, "medium");
+  EXPECT_EQ(result.failure->doing, "rendering");
+}
+
+TEST_F(GenerateTest, AnUnknownFamilyThrows) {
+  GenerateRequest r = request();
+  r.family = "no-such-family";
+  EXPECT_THROW(generate(r), Error);
+}
+
+TEST(DepfileText, EscapesWhatMakeAndNinjaWouldMisread) {
+  GenerateResult result;
+  result.inputs = {"/a b/t.j2", "/c#d/v.json", "/e$f/x.json"};
+  EXPECT_EQ(depfile_text("/out dir/manifest.json", result),
+            "/out\\ dir/manifest.json: \\\n  /a\\ b/t.j2 \\\n  /c\\#d/v.json \\\n  /e$$f/x.json\n");
+}
+
+}  // namespace
+}  // namespace zf
