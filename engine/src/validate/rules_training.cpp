@@ -64,11 +64,6 @@ std::string type_suggestion(const std::string& type, const std::vector<std::stri
   return std::string();
 }
 
-// True when `section` (an object) has `key` set to a true boolean.
-bool flag(const json* section, std::string_view key) {
-  return section != nullptr && is_true(*section, key);
-}
-
 // DeepSpeed's engine.zero_use_cpu_optimizer: offload_optimizer.device cpu or nvme, at any
 // stage (the deprecated cpu_offload: true maps to device cpu).
 bool optimizer_offloaded(const json& config) {
