@@ -213,6 +213,7 @@ class Checker {
   std::string describe(const std::string& pointer) const {
     if (sources_ != nullptr) return sources_->describe(pointer);
     std::string name = pointer.substr(1);
+    std::replace(name.begin(), name.end(), '/', '.');  // as SourcedValues::describe
     const Value* v = find(pointer);
     if (v == nullptr) return name;
     return name + '=' + (v->is_string() ? v->as_string() : shown(*v));
@@ -586,7 +587,8 @@ class Checker {
       const std::string pointer = size_given ? "/zero/hpz_partition_size" : "/zero/hpz";
       const std::string shown_size =
           size_given ? describe("/zero/hpz_partition_size")
-                     : "the hpZ partition " + std::to_string(size) + " (" + describe("/gpus_per_node") + ")";
+                     : "the hpZ partition " + std::to_string(size) + " (" +
+                           describe("/gpus_per_node") + ")";
       if (size < 2) {
         fail(pointer, shown_size +
                           ": an hpZ partition of 1 GPU is no hpZ (DeepSpeed reads 1 as off); "
