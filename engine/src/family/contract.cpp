@@ -585,10 +585,9 @@ class Checker {
     if (on("hpz")) {
       const std::int64_t size = size_given ? as_int(*size_value) : gpus;
       const std::string pointer = size_given ? "/zero/hpz_partition_size" : "/zero/hpz";
-      const std::string shown_size =
-          size_given ? describe("/zero/hpz_partition_size")
-                     : "the hpZ partition " + std::to_string(size) + " (" +
-                           describe("/gpus_per_node") + ")";
+      const std::string shown_size = size_given ? describe("/zero/hpz_partition_size")
+                                                : "the hpZ partition " + std::to_string(size) +
+                                                      " (" + describe("/gpus_per_node") + ")";
       if (size < 2) {
         fail(pointer, shown_size +
                           ": an hpZ partition of 1 GPU is no hpZ (DeepSpeed reads 1 as off); "

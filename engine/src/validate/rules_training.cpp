@@ -301,11 +301,11 @@ void check_scheduler(const Context& ctx) {
   if (params_found != nullptr && !params_found->is_null()) {
     for (const auto& required : names_of(*member(*signature, "required"))) {
       if (member(params, required) != nullptr) continue;
-      ctx.report("/scheduler/params", Severity::Error, "required-key",
-                 name + " needs " + required +
-                     (required == "total_num_steps"
-                          ? "; add it (\"auto\" lets the HF Trainer fill it)"
-                          : "; add it (the constructor has no default for it)"));
+      ctx.report(
+          "/scheduler/params", Severity::Error, "required-key",
+          name + " needs " + required +
+              (required == "total_num_steps" ? "; add it (\"auto\" lets the HF Trainer fill it)"
+                                             : "; add it (the constructor has no default for it)"));
     }
   }
   if (listed(*member(known, "warmup"), name)) {

@@ -116,7 +116,8 @@ void check_offload_block(const Context& ctx, const json& zero, const char* name)
 void check_zeropp(const Context& ctx, const json& zero) {
   const json* hpz = member(zero, "zero_hpz_partition_size");
   std::optional<long long> size = hpz != nullptr ? as_integer(*hpz) : std::nullopt;
-  if (ctx.stage == 3 && size && *size > 1 && ctx.options.world_size && *ctx.options.world_size > 0) {
+  if (ctx.stage == 3 && size && *size > 1 && ctx.options.world_size &&
+      *ctx.options.world_size > 0) {
     // groups._create_zero_param_parallel_group: the group is min(size, world) contiguous ranks.
     long long world = *ctx.options.world_size;
     long long group = std::min(*size, world);

@@ -125,7 +125,8 @@ const std::vector<RuleInfo>& validation_rules() {
       {"nvme-path-missing", S::Error, "NVMe offload without nvme_path"},
       {"pin-memory-no-offload", S::Warning, "pin_memory without an offload device"},
       {"allreduce-sum", S::Error, "gradient_allreduce_op sum with stage 3, ZenFlow or DeepCompile"},
-      {"hpz-partition-size", S::Error, "a ZeRO++ hpZ partition size that does not divide the world"},
+      {"hpz-partition-size", S::Error,
+       "a ZeRO++ hpZ partition size that does not divide the world"},
       {"autocast-quantized-weights", S::Error, "ZeRO++ quantized weights with torch_autocast"},
       // precision
       {"fp16-bf16-both", S::Error, "fp16 and bf16 both enabled"},
