@@ -68,6 +68,22 @@ TEST_F(ValidateCliTest, ErrorsExitOneInTextAndJson) {
   EXPECT_EQ(hf.exit_code, 0) << hf.out;
 }
 
+TEST_F(ValidateCliTest, OptimizerParametersAreCheckedAgainstTheClassDeepSpeedBuilds) {
+  // The issue's example: Adam with SGD's momentum passed validation and failed in DeepSpeed.
+  auto path = dir.write("adam.json", R"({"train_micro_batch_size_per_gpu": 2,
+      "optimizer": {"type": "Adam", "params": {"lr": 1e-4, "momentum": 0.9}}})");
+  auto result = run_cli({"validate", path.string()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.out,
+            path.string() +
+                ": /optimizer/params/momentum: error [optimizer-params]: \"Adam\" makes "
+                "DeepSpeed build FusedAdam (without optimizer offload), which does not take "
+                "\"momentum\": it fails at initialize (TypeError: unexpected keyword argument); "
+                "it takes lr, bias_correction, betas, eps, weight_decay, amsgrad, set_grad_none, "
+                "torch_adam, adam_w_mode\n"
+                "1 config: 1 error, 0 warnings, 0 notes\n");
+}
+
 TEST_F(ValidateCliTest, AgainstArgsReportsDisagreements) {
   auto path =
       dir.write("ds.json", R"({"train_micro_batch_size_per_gpu": 4, "fp16": {"enabled": true}})");

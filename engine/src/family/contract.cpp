@@ -43,6 +43,10 @@ constexpr std::array kZeroFields = {
     Field{"stage3_max_live_parameters", Type::NonNegativeInt},
     Field{"stage3_max_reuse_distance", Type::NonNegativeInt},
     Field{"stage3_gather_16bit_weights_on_model_save", Type::Bool},
+    Field{"quantized_weights", Type::Bool},
+    Field{"quantized_gradients", Type::Bool},
+    Field{"hpz", Type::Bool},
+    Field{"hpz_partition_size", Type::PositiveInt, true},
 };
 constexpr std::array kFp16Fields = {
     Field{"initial_scale_power", Type::NonNegativeInt},
@@ -209,6 +213,7 @@ class Checker {
   std::string describe(const std::string& pointer) const {
     if (sources_ != nullptr) return sources_->describe(pointer);
     std::string name = pointer.substr(1);
+    std::replace(name.begin(), name.end(), '/', '.');  // as SourcedValues::describe
     const Value* v = find(pointer);
     if (v == nullptr) return name;
     return name + '=' + (v->is_string() ? v->as_string() : shown(*v));
@@ -542,6 +547,73 @@ class Checker {
       fail("/zero/round_robin_gradients",
            "zero.round_robin_gradients takes effect only at ZeRO stages 1-2, but " + stage() +
                "; DeepSpeed would silently ignore it");
+    }
+    if (zero != nullptr && zero->is_dict()) check_zeropp(zero->as_dict());
+  }
+
+  // ZeRO++ (docs/zero-explained.md): DeepSpeed reads its keys only in the stage-3 optimizer
+  // (stage3.py, partition_parameters.py), builds hpZ groups from consecutive ranks and asserts
+  // they tile the world (utils/groups.py _create_zero_param_parallel_group), and builds qgZ's
+  // all-to-all groups per node (_get_local_all_to_all_group).
+  void check_zeropp(const ValueDict& zero) {
+    const DeepSpeedFacts& f = result_.facts;
+    auto on = [&](const char* key) {
+      const Value* v = zero.find(key);
+      return v != nullptr && v->is_bool() && v->as_bool();
+    };
+    if (f.stage != 3) {
+      for (const char* key : {"quantized_weights", "hpz", "quantized_gradients"}) {
+        if (on(key)) {
+          fail(std::string("/zero/") + key,
+               std::string("zero.") + key + " (ZeRO++) takes effect only at ZeRO stage 3, but " +
+                   describe("/stage") + "; DeepSpeed would silently ignore it");
+        }
+      }
+      return;
+    }
+    const std::int64_t gpus = as_int(*get(known("gpus_per_node")));
+    const Value& world_value = *get(known("world_size"));
+    const std::int64_t world =
+        world_value.is_none() ? gpus * as_int(*get(known("nodes"))) : as_int(world_value);
+    const Value* size_value = zero.find("hpz_partition_size");
+    const bool size_given = size_value != nullptr && !size_value->is_none();
+    if (size_given && !on("hpz")) {
+      fail("/zero/hpz_partition_size",
+           "zero.hpz_partition_size is set but zero.hpz is false, so nothing uses it; set "
+           "zero.hpz=true (hpZ) or remove zero.hpz_partition_size");
+    }
+    if (on("hpz")) {
+      const std::int64_t size = size_given ? as_int(*size_value) : gpus;
+      const std::string pointer = size_given ? "/zero/hpz_partition_size" : "/zero/hpz";
+      const std::string shown_size = size_given ? describe("/zero/hpz_partition_size")
+                                                : "the hpZ partition " + std::to_string(size) +
+                                                      " (" + describe("/gpus_per_node") + ")";
+      if (size < 2) {
+        fail(pointer, shown_size +
+                          ": an hpZ partition of 1 GPU is no hpZ (DeepSpeed reads 1 as off); "
+                          "use zero.hpz=false, or a partition of the GPUs per node");
+      } else if (size >= world) {
+        fail(pointer, shown_size + " spans the whole world_size " + std::to_string(world) +
+                          ": the secondary copy would be the same partition as ZeRO-3's own, so "
+                          "hpZ saves no communication and costs 2 bytes per parameter / " +
+                          std::to_string(world) +
+                          " of GPU memory; use zero.hpz=false (hpZ helps on several nodes)");
+      } else if (world % size != 0) {
+        fail(pointer, shown_size + " does not divide world_size " + std::to_string(world) +
+                          ": DeepSpeed asserts it does when it builds the hpZ groups");
+      } else if (size > gpus || gpus % size != 0) {
+        fail(pointer, shown_size + " does not divide gpus_per_node " + std::to_string(gpus) +
+                          ": DeepSpeed groups consecutive ranks, so the secondary partition "
+                          "would span nodes and its all-gather cross the inter-node network, "
+                          "which hpZ exists to avoid; use the GPUs per node or a divisor of them");
+      }
+    }
+    if (on("quantized_gradients") && world > gpus && world % gpus != 0) {
+      fail("/zero/quantized_gradients",
+           "zero.quantized_gradients needs world_size " + std::to_string(world) +
+               " to be a multiple of gpus_per_node " + std::to_string(gpus) +
+               " on several nodes: DeepSpeed builds qgZ's all-to-all groups node by node and "
+               "asserts whole nodes");
     }
   }
 

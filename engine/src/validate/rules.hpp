@@ -35,12 +35,15 @@ void check_auto(const Context& ctx);  // auto-without-hf, auto-not-filled, hf-wa
 void check_batch(
     const Context& ctx);  // batch-missing, batch-mismatch, batch-world-size, elasticity-batch
 void check_zero(const Context& ctx);  // zero-disabled-keys, zero-key-stage, no-effect, offload-*,
-                                      // nvme-path-missing, pin-memory-no-offload, allreduce-sum
+                                      // nvme-path-missing, pin-memory-no-offload, allreduce-sum,
+                                      // hpz-partition-size, autocast-quantized-weights
 void check_precision(
     const Context& ctx);  // fp16-bf16-both, bf16-legacy-ignored, loss-scale-with-bf16,
                           // master-weights, amp-conflict, bounds (dynamic loss scale)
-void check_training(const Context& ctx);  // required-key, optimizer-zero, optimizer-params,
-                                          // scheduler-params, warmup-steps, vocabulary-size
+void check_training(const Context& ctx);  // required-key, optimizer-type, optimizer-zero,
+                                          // optimizer-params, optimizer-param-ignored,
+                                          // scheduler-type, scheduler-params, warmup-steps,
+                                          // vocabulary-size
 void check_against_args(const Context& ctx, const TrainingCommand& command);  // args-*
 
 // Helpers over the schema data and JSON values (schema.cpp).

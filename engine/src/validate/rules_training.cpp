@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Rule family "training": optimizer and scheduler sections (their names, their constructor
-// parameters, ZeRO compatibility), sections that need `enabled`, and DeepSpeed's own warnings.
+// Rule family "training": optimizer and scheduler sections (their names, the class DeepSpeed
+// builds and its constructor's keywords, ZeRO compatibility), sections that need `enabled`, and
+// DeepSpeed's own warnings. The signatures are schema data (`optimizers`, `schedulers`).
 #include <algorithm>
 
 #include "rules.hpp"
@@ -31,34 +32,218 @@ void check_required(const Context& ctx) {
   }
 }
 
+std::vector<std::string> names_of(const json& list) {
+  std::vector<std::string> out;
+  if (list.is_array()) {
+    for (const auto& n : list) out.push_back(n.get<std::string>());
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// `key`'s closest name among `candidates` as "; did you mean \"x\"?", or "".
+std::string did_you_mean(std::string_view key, const std::vector<std::string>& candidates) {
+  std::string near = closest(key, candidates);
+  return near.empty() ? std::string() : "; did you mean \"" + near + "\"?";
+}
+
+// A type name DeepSpeed would not find, compared up to case ("sgd" finds torch.optim's "SGD":
+// torch names are looked up as written), as "; did you mean \"x\"?" or "".
+std::string type_suggestion(const std::string& type, const std::vector<std::string>& candidates) {
+  std::vector<std::string> lowered;
+  for (const auto& c : candidates) lowered.push_back(lower(c));
+  const std::string near = closest(lower(type), lowered);
+  for (std::size_t i = 0; i < lowered.size(); ++i) {
+    if (!near.empty() && lowered[i] == near) return "; did you mean \"" + candidates[i] + "\"?";
+  }
+  return std::string();
+}
+
+// DeepSpeed's engine.zero_use_cpu_optimizer: offload_optimizer.device cpu or nvme, at any
+// stage (the deprecated cpu_offload: true maps to device cpu).
+bool optimizer_offloaded(const json& config) {
+  const json* zero = member(config, "zero_optimization");
+  if (zero == nullptr || !zero->is_object()) return false;
+  if (const json* block = member(*zero, "offload_optimizer"); block && block->is_object()) {
+    const json* device = member(*block, "device");
+    if (device != nullptr && device->is_string()) {
+      const auto& d = device->get_ref<const std::string&>();
+      if (d == "cpu" || d == "nvme") return true;
+    }
+  }
+  return is_true(*zero, "cpu_offload");
+}
+
+bool zenflow_on(const json& config) {
+  const json* zero = member(config, "zero_optimization");
+  const json* zenflow = zero != nullptr ? member(*zero, "zenflow") : nullptr;
+  return zenflow != nullptr && zenflow->is_object();
+}
+
+// The class DeepSpeed builds for one of its own optimizer names (schema `optimizers.types`),
+// and the one it builds in the other offload mode (for the message), or "" when none differs.
+struct Built {
+  std::string name;
+  std::string why;    // "without optimizer offload", ...
+  std::string other;  // the class of the other offload mode, or ""
+  std::string other_why;
+};
+
+Built built_class(const json& config, const json& entry, const std::string& type,
+                  const json& params) {
+  auto text = [&](const char* key) { return entry.value(key, std::string()); };
+  const json* torch_adam = member(params, "torch_adam");
+  if (!text("with_torch_adam").empty() && torch_adam != nullptr && torch_adam->is_boolean() &&
+      torch_adam->get<bool>()) {
+    const json* mode = member(params, "adam_w_mode");
+    bool adam_w = type == "adamw" || mode == nullptr || !mode->is_boolean() || mode->get<bool>();
+    return {text(adam_w ? "with_torch_adamw" : "with_torch_adam"),
+            adam_w ? "with torch_adam" : "with torch_adam and adam_w_mode false", "", ""};
+  }
+  std::string offload = text("with_offload");
+  if (offload.empty()) return {text("builds"), "", "", ""};
+  if (optimizer_offloaded(config)) {
+    std::string zenflow = text("with_offload_zenflow");
+    if (!zenflow.empty() && zenflow_on(config))
+      return {zenflow, "with optimizer offload and ZenFlow", text("builds"),
+              "without optimizer offload"};
+    return {offload, "with optimizer offload", text("builds"), "without optimizer offload"};
+  }
+  return {text("builds"), "without optimizer offload", offload, "with optimizer offload"};
+}
+
+bool takes(const json& cls, const std::string& key) {
+  const json* params = member(cls, "params");
+  return params != nullptr && listed(*params, key);
+}
+
+// optimizer.params against the constructor of the class DeepSpeed builds.
+void check_optimizer_params(const Context& ctx, const json& optimizers, const std::string& type,
+                            const json& params) {
+  const json* entry = member(*member(optimizers, "types"), lower(type));
+  // A torch.optim class: its keywords depend on the torch release.
+  if (entry == nullptr || !entry->is_object()) return;
+  const std::string name = lower(type);
+  Built built = built_class(ctx.config, *entry, name, params);
+  const json& classes = *member(optimizers, "classes");
+  const json* cls = member(classes, built.name);
+  if (cls == nullptr) return;
+  const json* other = built.other.empty() ? nullptr : member(classes, built.other);
+  const std::vector<std::string> popped = names_of(entry->value("popped", json::array()));
+  const std::string what = "\"" + type + "\" makes DeepSpeed build " + built.name +
+                           (built.why.empty() ? "" : " (" + built.why + ")");
+  if (const json* reads = member(*cls, "reads")) {
+    for (const auto& [key, value] : params.get_ref<const json::object_t&>()) {
+      if (key == "max_grad_norm" || listed(*reads, key)) continue;
+      ctx.report(pointer_join("/optimizer/params", key), Severity::Warning,
+                 "optimizer-param-ignored",
+                 what + ", which reads only " + joined(names_of(*reads)) + " from params: \"" +
+                     key + "\" is silently ignored" + did_you_mean(key, names_of(*reads)));
+    }
+    return;
+  }
+  const json* accepted = member(*cls, "params");
+  if (accepted == nullptr) return;  // not DeepSpeed's class (mup): not checked
+  const std::vector<std::string> set_by = names_of(cls->value("set_by_deepspeed", json::array()));
+  // What a user may write: the keywords (less max_grad_norm, which DeepSpeed refuses before the
+  // call although FusedLamb and the 1-bit optimizers take it) and DeepSpeed's own options.
+  std::vector<std::string> candidates;
+  for (auto& each : names_of(*accepted)) {
+    if (each != "max_grad_norm") candidates.push_back(std::move(each));
+  }
+  candidates.insert(candidates.end(), popped.begin(), popped.end());
+  for (const auto& [key, value] : params.get_ref<const json::object_t&>()) {
+    if (key == "max_grad_norm") continue;  // refused before the call (check_optimizer)
+    const std::string pointer = pointer_join("/optimizer/params", key);
+    if (std::find(popped.begin(), popped.end(), key) != popped.end()) continue;
+    if (std::find(set_by.begin(), set_by.end(), key) != set_by.end()) {
+      ctx.report(pointer, Severity::Error, "optimizer-params",
+                 what + ", and passes it \"" + key +
+                     "\" itself: given again it fails at initialize (TypeError: multiple "
+                     "values for argument \"" +
+                     key + "\"); remove it");
+      continue;
+    }
+    if (!listed(*accepted, key)) {
+      std::string hint;
+      if (other != nullptr && takes(*other, key)) {
+        hint = "; " + built.other + " (built " + built.other_why + ") takes it";
+      } else {
+        hint = did_you_mean(key, candidates);
+        if (hint.empty()) hint = "; it takes " + joined(candidates);
+      }
+      ctx.report(pointer, Severity::Error, "optimizer-params",
+                 what + ", which does not take \"" + key +
+                     "\": it fails at initialize (TypeError: unexpected keyword argument)" + hint);
+      continue;
+    }
+    const json* refuses = member(*cls, "refuses_true");
+    const json* why = refuses != nullptr ? member(*refuses, key) : nullptr;
+    if (why != nullptr && value.is_boolean() && value.get<bool>()) {
+      ctx.report(pointer, Severity::Error, "optimizer-params",
+                 what + ": " + why->get<std::string>() + " at initialize; remove \"" + key +
+                     "\" or set it false");
+    }
+  }
+}
+
+// The type DeepSpeed cannot build (optimizer-type), else ZeRO's refusals (optimizer-zero).
+// Returns true when DeepSpeed finds the type.
+bool check_optimizer_type(const Context& ctx, const json& lists, const std::string& written) {
+  std::string name = lower(written);
+  const json& types = *member(lists, "types");
+  const json* entry = member(types, name);
+  const std::vector<std::string> torch_names =
+      names_of(*member(*member(lists, "torch_optim"), "names"));
+  if ((entry == nullptr || !entry->is_object()) &&
+      std::find(torch_names.begin(), torch_names.end(), written) == torch_names.end()) {
+    std::vector<std::string> candidates = torch_names;
+    for (const auto& [key, each] : types.items()) {
+      if (each.is_object()) candidates.push_back(key);
+    }
+    ctx.report("/optimizer/type", Severity::Error, "optimizer-type",
+               "\"" + written +
+                   "\" is not one of DeepSpeed's optimizers, so DeepSpeed looks it up in "
+                   "torch.optim as written and fails at initialize (AttributeError)" +
+                   type_suggestion(written, candidates));
+    return false;
+  }
+  if (ctx.stage == 0) return true;
+  if (listed(*member(lists, "zero_incompatible"), name)) {
+    ctx.report("/optimizer/type", Severity::Error, "optimizer-zero",
+               "\"" + written + "\" cannot be used with ZeRO (stage " + std::to_string(ctx.stage) +
+                   "); use stage 0 or another optimizer");
+  } else if (!listed(*member(lists, "zero_supported"), name) &&
+             !is_true(ctx.config, "zero_allow_untested_optimizer")) {
+    ctx.report("/optimizer/type", Severity::Error, "optimizer-zero",
+               "ZeRO (stage " + std::to_string(ctx.stage) + ") refuses the untested optimizer \"" +
+                   written +
+                   "\" at initialize; set \"zero_allow_untested_optimizer\": true "
+                   "or use Adam, AdamW or Adagrad");
+  }
+  return true;
+}
+
 void check_optimizer(const Context& ctx) {
   const json* found = member(ctx.config, "optimizer");
   if (found == nullptr || !found->is_object()) return;
-  const json& optimizer = *found;
-  const json* type = member(optimizer, "type");
-  if (type != nullptr && type->is_string() && ctx.stage > 0) {
-    const json& lists = *member(ctx.schema, "optimizers");
-    std::string name = lower(type->get<std::string>());
-    if (listed(*member(lists, "zero_incompatible"), name)) {
-      ctx.report("/optimizer/type", Severity::Error, "optimizer-zero",
-                 "\"" + type->get<std::string>() + "\" cannot be used with ZeRO (stage " +
-                     std::to_string(ctx.stage) + "); use stage 0 or another optimizer");
-    } else if (!listed(*member(lists, "zero_supported"), name) &&
-               !is_true(ctx.config, "zero_allow_untested_optimizer")) {
-      ctx.report("/optimizer/type", Severity::Error, "optimizer-zero",
-                 "ZeRO (stage " + std::to_string(ctx.stage) +
-                     ") refuses the untested optimizer \"" + type->get<std::string>() +
-                     "\" at initialize; set \"zero_allow_untested_optimizer\": true "
-                     "or use Adam, AdamW or Adagrad");
-    }
+  const json& lists = *member(ctx.schema, "optimizers");
+  const json* type = member(*found, "type");
+  const json* params = member(*found, "params");
+  bool built = type != nullptr && type->is_string() &&
+               check_optimizer_type(ctx, lists, type->get_ref<const std::string&>());
+  if (params == nullptr || !params->is_object()) return;
+  if (member(*params, "max_grad_norm") != nullptr) {
+    ctx.report("/optimizer/params/max_grad_norm", Severity::Error, "optimizer-params",
+               "DeepSpeed's optimizers do not take max_grad_norm; use the top-level "
+               "\"gradient_clipping\"");
   }
-  if (const json* params = member(optimizer, "params")) {
-    if (member(*params, "max_grad_norm") != nullptr) {
-      ctx.report("/optimizer/params/max_grad_norm", Severity::Error, "optimizer-params",
-                 "DeepSpeed's optimizers do not take max_grad_norm; use the top-level "
-                 "\"gradient_clipping\"");
-    }
-  }
+  if (built) check_optimizer_params(ctx, lists, type->get_ref<const std::string&>(), *params);
 }
 
 void check_scheduler(const Context& ctx) {
@@ -69,26 +254,61 @@ void check_scheduler(const Context& ctx) {
   if (type == nullptr || !type->is_string()) return;
   const std::string& name = type->get_ref<const std::string&>();
   const json& known = *member(ctx.schema, "schedulers");
-  const json& groups = *member(ctx.schema, "scheduler_groups");
-  const json* accepted = member(known, name);
-  if (accepted == nullptr || !accepted->is_array()) return;  // a torch scheduler or a custom one
-  static const json empty = json::object();
+  const json& ours = *member(known, "deepspeed");
+  const json* signature = member(ours, name);
+  const std::vector<std::string> torch_names =
+      names_of(*member(*member(known, "torch_lr_scheduler"), "names"));
+  if (signature == nullptr &&
+      std::find(torch_names.begin(), torch_names.end(), name) == torch_names.end()) {
+    std::vector<std::string> candidates = torch_names;
+    for (const auto& [key, entry] : ours.items()) candidates.push_back(key);
+    ctx.report("/scheduler/type", Severity::Error, "scheduler-type",
+               "\"" + name +
+                   "\" is neither a DeepSpeed scheduler (LRRangeTest, OneCycle, WarmupLR, "
+                   "WarmupDecayLR, WarmupCosineLR) nor one of torch.optim.lr_scheduler: "
+                   "DeepSpeed fails at initialize (\"DeepSpeed does not recognize LR "
+                   "scheduler\")" +
+                   type_suggestion(name, candidates));
+    return;
+  }
   const json* params_found = member(scheduler, "params");
+  if (params_found == nullptr || params_found->is_null()) {
+    ctx.report("/scheduler", Severity::Error, "required-key",
+               "DeepSpeed builds " + name +
+                   " with **scheduler.params, so a scheduler without params fails at "
+                   "initialize (TypeError: argument after ** must be a mapping); add \"params\"");
+  }
+  if (signature == nullptr) return;  // a torch scheduler: its keywords depend on the torch release
+  static const json empty = json::object();
   const json& params = params_found != nullptr && params_found->is_object() ? *params_found : empty;
+  const json& accepted = *member(*signature, "params");
+  const std::vector<std::string> set_by = names_of(*member(known, "set_by_deepspeed"));
   for (const auto& [key, value] : params.get_ref<const json::object_t&>()) {
-    if (listed(*accepted, key)) continue;
-    std::string near = closest(key, accepted->get<std::vector<std::string>>());
-    ctx.report(pointer_join("/scheduler/params", key), Severity::Error, "scheduler-params",
+    if (listed(accepted, key)) continue;
+    std::string pointer = pointer_join("/scheduler/params", key);
+    if (std::find(set_by.begin(), set_by.end(), key) != set_by.end()) {
+      ctx.report(pointer, Severity::Error, "scheduler-params",
+                 "DeepSpeed passes \"" + key + "\" to " + name +
+                     " itself: given again it fails at initialize (TypeError: multiple values); "
+                     "remove it");
+      continue;
+    }
+    std::string near = closest(key, names_of(accepted));
+    ctx.report(pointer, Severity::Error, "scheduler-params",
                name + " does not take \"" + key + "\" (the constructor fails at initialize)" +
                    (near.empty() ? "; remove it" : "; did you mean \"" + near + "\"?"));
   }
-  if (listed(*member(groups, "need_total_num_steps"), name) &&
-      member(params, "total_num_steps") == nullptr) {
-    ctx.report(params_found != nullptr ? "/scheduler/params" : "/scheduler", Severity::Error,
-               "required-key",
-               name + " needs total_num_steps; add it (\"auto\" lets the HF Trainer fill it)");
+  if (params_found != nullptr && !params_found->is_null()) {
+    for (const auto& required : names_of(*member(*signature, "required"))) {
+      if (member(params, required) != nullptr) continue;
+      ctx.report(
+          "/scheduler/params", Severity::Error, "required-key",
+          name + " needs " + required +
+              (required == "total_num_steps" ? "; add it (\"auto\" lets the HF Trainer fill it)"
+                                             : "; add it (the constructor has no default for it)"));
+    }
   }
-  if (listed(*member(groups, "warmup"), name)) {
+  if (listed(*member(known, "warmup"), name)) {
     const json* steps = member(params, "warmup_num_steps");
     if (steps != nullptr && !is_auto(*steps) &&
         !(steps->is_number_integer() && steps->get<long long>() > 0)) {

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Rule family "zero": keys that act only at some ZeRO stages (DeepSpeed accepts them
 // everywhere and silently ignores them elsewhere), offload blocks, NVMe paths and the
-// stage-dependent errors of DeepSpeedZeroConfig and DeepSpeedConfig._do_error_check.
+// stage-dependent errors of DeepSpeedZeroConfig and DeepSpeedConfig._do_error_check, and
+// what DeepSpeed refuses of ZeRO++.
+#include <algorithm>
+
 #include "rules.hpp"
 
 namespace zf::validate {
@@ -108,6 +111,35 @@ void check_offload_block(const Context& ctx, const json& zero, const char* name)
   }
 }
 
+// ZeRO++ (zero/config.py; stage3.py, utils/groups.py, torch_autocast.py): what DeepSpeed
+// refuses. Keys at other stages are zero-key-stage's (their `stages` in the schema data).
+void check_zeropp(const Context& ctx, const json& zero) {
+  const json* hpz = member(zero, "zero_hpz_partition_size");
+  std::optional<long long> size = hpz != nullptr ? as_integer(*hpz) : std::nullopt;
+  if (ctx.stage == 3 && size && *size > 1 && ctx.options.world_size &&
+      *ctx.options.world_size > 0) {
+    // groups._create_zero_param_parallel_group: the group is min(size, world) contiguous ranks.
+    long long world = *ctx.options.world_size;
+    long long group = std::min(*size, world);
+    if (world % group != 0) {
+      ctx.report("/zero_optimization/zero_hpz_partition_size", Severity::Error,
+                 "hpz-partition-size",
+                 "zero_hpz_partition_size " + std::to_string(*size) +
+                     " does not divide the world size " + std::to_string(world) +
+                     ": DeepSpeed asserts it does when it builds the hpZ groups; use the GPUs "
+                     "per node (or a divisor of them)");
+    }
+  }
+  const json* autocast = member(ctx.config, "torch_autocast");
+  if (is_true(zero, "zero_quantized_weights") && enabled_true(autocast)) {
+    ctx.report("/zero_optimization/zero_quantized_weights", Severity::Error,
+               "autocast-quantized-weights",
+               "zero_quantized_weights together with torch_autocast.enabled: DeepSpeed asserts "
+               "\"Cannot enable both torch autocast and zero quantized weights\" at initialize; "
+               "turn one off");
+  }
+}
+
 }  // namespace
 
 void check_zero(const Context& ctx) {
@@ -118,6 +150,7 @@ void check_zero(const Context& ctx) {
     check_stage_keys(ctx, zero, *root_facts().key("zero_optimization"));
     check_offload_block(ctx, zero, "offload_optimizer");
     check_offload_block(ctx, zero, "offload_param");
+    check_zeropp(ctx, zero);
     if (member(zero, "cpu_offload_use_pin_memory") != nullptr &&
         member(zero, "cpu_offload") == nullptr && member(zero, "cpu_offload_param") == nullptr &&
         device_of(member(zero, "offload_optimizer")) == "none" &&

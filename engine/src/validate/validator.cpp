@@ -125,6 +125,9 @@ const std::vector<RuleInfo>& validation_rules() {
       {"nvme-path-missing", S::Error, "NVMe offload without nvme_path"},
       {"pin-memory-no-offload", S::Warning, "pin_memory without an offload device"},
       {"allreduce-sum", S::Error, "gradient_allreduce_op sum with stage 3, ZenFlow or DeepCompile"},
+      {"hpz-partition-size", S::Error,
+       "a ZeRO++ hpZ partition size that does not divide the world"},
+      {"autocast-quantized-weights", S::Error, "ZeRO++ quantized weights with torch_autocast"},
       // precision
       {"fp16-bf16-both", S::Error, "fp16 and bf16 both enabled"},
       {"loss-scale-with-bf16", S::Warning, "fp16 loss-scaling settings while bf16 is the mode"},
@@ -133,8 +136,12 @@ const std::vector<RuleInfo>& validation_rules() {
       {"amp-conflict", S::Error, "apex AMP with ZeRO, fp16 or bf16"},
       // optimizer, scheduler, other sections
       {"required-key", S::Error, "a key a section cannot do without"},
+      {"optimizer-type", S::Error, "an optimizer type neither DeepSpeed nor torch.optim has"},
       {"optimizer-zero", S::Error, "an optimizer ZeRO refuses"},
-      {"optimizer-params", S::Error, "an optimizer parameter DeepSpeed refuses"},
+      {"optimizer-params", S::Error,
+       "an optimizer parameter the class DeepSpeed builds does not take, or refuses"},
+      {"optimizer-param-ignored", S::Warning, "an optimizer parameter DeepSpeed drops (Muon)"},
+      {"scheduler-type", S::Error, "a scheduler type neither DeepSpeed nor torch has"},
       {"scheduler-params", S::Error, "a parameter a DeepSpeed scheduler does not take"},
       {"warmup-steps", S::Error, "warmup_num_steps that is not a positive integer"},
       {"vocabulary-size", S::Warning, "a vocabulary size that is not a multiple of 8"},

@@ -133,6 +133,72 @@ TEST(ContractTest, RefusesEachBadValueByName) {
   }
 }
 
+TEST(ContractTest, RefusesZeroPlusPlusWhereDeepSpeedIgnoresOrRejectsIt) {
+  struct Case {
+    const char* patch;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {R"({"stage": 2, "zero": {"quantized_weights": true}})",
+       "/zero/quantized_weights: error: zero.quantized_weights (ZeRO++) takes effect only at ZeRO "
+       "stage 3, but stage=2; DeepSpeed would silently ignore it"},
+      {R"({"stage": 1, "gpus_per_node": 8, "nodes": 2, "zero": {"hpz": true}})",
+       "/zero/hpz: error: zero.hpz (ZeRO++) takes effect only at ZeRO stage 3, but stage=1; "
+       "DeepSpeed would silently ignore it"},
+      {R"({"stage": 2, "zero": {"quantized_gradients": true}})",
+       "/zero/quantized_gradients: error: zero.quantized_gradients (ZeRO++) takes effect only at "
+       "ZeRO stage 3, but stage=2; DeepSpeed would silently ignore it"},
+      {R"({"stage": 3, "gpus_per_node": 8, "nodes": 2, "zero": {"hpz_partition_size": 8}})",
+       "/zero/hpz_partition_size: error: zero.hpz_partition_size is set but zero.hpz is false, so "
+       "nothing uses it; set zero.hpz=true (hpZ) or remove zero.hpz_partition_size"},
+      {R"({"stage": 3, "gpus_per_node": 8, "zero": {"hpz": true}})",
+       "/zero/hpz: error: the hpZ partition 8 (gpus_per_node=8) spans the whole world_size 8: the "
+       "secondary copy would be the same partition as ZeRO-3's own, so hpZ saves no "
+       "communication and costs 2 bytes per parameter / 8 of GPU memory; use zero.hpz=false "
+       "(hpZ helps on several nodes)"},
+      {R"({"stage": 3, "gpus_per_node": 8, "nodes": 4,
+           "zero": {"hpz": true, "hpz_partition_size": 1}})",
+       "/zero/hpz_partition_size: error: zero.hpz_partition_size=1: an hpZ partition of 1 GPU is "
+       "no hpZ (DeepSpeed reads 1 as off); use zero.hpz=false, or a partition of the GPUs per "
+       "node"},
+      {R"({"stage": 3, "gpus_per_node": 8, "nodes": 4,
+           "zero": {"hpz": true, "hpz_partition_size": 3}})",
+       "/zero/hpz_partition_size: error: zero.hpz_partition_size=3 does not divide world_size 32: "
+       "DeepSpeed asserts it does when it builds the hpZ groups"},
+      {R"({"stage": 3, "gpus_per_node": 8, "nodes": 4,
+           "zero": {"hpz": true, "hpz_partition_size": 16}})",
+       "/zero/hpz_partition_size: error: zero.hpz_partition_size=16 does not divide gpus_per_node "
+       "8: DeepSpeed groups consecutive ranks, so the secondary partition would span nodes and "
+       "its all-gather cross the inter-node network, which hpZ exists to avoid; use the GPUs per "
+       "node or a divisor of them"},
+      {R"({"stage": 3, "gpus_per_node": 8, "nodes": 3, "world_size": 12,
+           "zero": {"quantized_gradients": true}})",
+       "/zero/quantized_gradients: error: zero.quantized_gradients needs world_size 12 to be a "
+       "multiple of gpus_per_node 8 on several nodes: DeepSpeed builds qgZ's all-to-all groups "
+       "node by node and asserts whole nodes"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.patch);
+    ContractCheck check = check_deepspeed_values(with(c.patch));
+    ASSERT_EQ(check.problems.size(), 1u) << (check.ok() ? "no problem" : check.problems[1].what());
+    EXPECT_EQ(std::string(check.problems[0].what()), c.expected);
+  }
+}
+
+TEST(ContractTest, AcceptsZeroPlusPlusOnSeveralNodes) {
+  for (const char* patch : {
+           R"({"stage": 3, "gpus_per_node": 8, "nodes": 4,
+               "zero": {"quantized_weights": true, "quantized_gradients": true, "hpz": true}})",
+           R"({"stage": 3, "gpus_per_node": 8, "nodes": 2, "offload_optimizer": "cpu",
+               "zero": {"hpz": true, "hpz_partition_size": 4}})",
+           R"({"stage": 3, "gpus_per_node": 8, "zero": {"quantized_weights": true}})",
+       }) {
+    SCOPED_TRACE(patch);
+    ContractCheck check = check_deepspeed_values(with(patch));
+    EXPECT_TRUE(check.ok()) << check.problems.front().what();
+  }
+}
+
 TEST(ContractTest, LayeredValuesDeriveTheSameFacts) {
   Json patch = Json::parse(R"({"stage": 3, "micro_batch_size": 2, "gpus_per_node": 8})");
   ValueDict top;

@@ -209,6 +209,17 @@ TEST_F(DeepSpeedTemplatesTest, TheTemplateItselfRefusesSilentlyIgnoredCombinatio
        "zero.round_robin_gradients takes effect only at stage 1-2 (stage=3)"},
       {R"({"global_batch_size": 30, "micro_batch_size": 4})",
        "global_batch_size=30 is not a multiple of micro_batch_size x world_size = 4 x 1"},
+      {R"({"stage": 2, "zero": {"quantized_gradients": true}})",
+       "zero.quantized_gradients (ZeRO++) takes effect only at stage 3 (stage=2)"},
+      {R"({"stage": 3, "zero": {"hpz_partition_size": 4}})",
+       "zero.hpz_partition_size is set but zero.hpz is false"},
+      {R"({"stage": 3, "gpus_per_node": 8, "zero": {"hpz": true}})",
+       "the hpZ partition 8 must be 2 or more, below world_size 8 and divide both it and "
+       "gpus_per_node 8"},
+      {R"({"stage": 3, "gpus_per_node": 8, "nodes": 3, "world_size": 12,
+           "zero": {"quantized_gradients": true}})",
+       "zero.quantized_gradients needs whole nodes: world_size 12 is not a multiple of "
+       "gpus_per_node 8"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.values);
