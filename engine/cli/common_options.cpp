@@ -3,6 +3,7 @@
 #include "common_options.hpp"
 
 #include "command.hpp"
+#include "generate/family_inputs.hpp"
 #include "zeroforge/error.hpp"
 
 namespace zf::cli {
@@ -27,18 +28,7 @@ void add_value_options(po::options_description& options, CommonInputs& inputs) {
 }
 
 std::unique_ptr<Environment> make_environment(const CommonInputs& inputs) {
-  EnvironmentOptions options;
-  options.trim_blocks = inputs.trim_blocks;
-  options.lstrip_blocks = inputs.lstrip_blocks;
-  for (const auto& dir : inputs.template_dirs) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) {
-      throw Error(ErrorKind::Usage, "--template-dir '" + dir + "' is not a directory");
-    }
-    options.search_path.emplace_back(dir);
-  }
-  options.search_path.push_back(builtin_templates_dir());
-  return std::make_unique<Environment>(std::move(options));
+  return pipeline::make_environment(family_request("", inputs, PluginInputs{}));
 }
 
 fs::path resolve_tier(const std::string& tier) {

@@ -255,9 +255,10 @@ int run_generate(const std::vector<std::string>& args) {
   if (!opt.depfile.empty() && result.exit_code == 0) {
     // The target as the build file names it (-o as given); the inputs absolute, since Make and
     // Ninja read them from their own working directory.
-    GenerateResult absolute = result;
-    for (auto& input : absolute.inputs) input = fs::absolute(input).lexically_normal();
-    write_file_atomically(opt.depfile, depfile_text(result.manifest.string(), absolute));
+    GenerateResult dependencies;
+    for (const auto& input : result.inputs)
+      dependencies.inputs.push_back(fs::absolute(input).lexically_normal());
+    write_file_atomically(opt.depfile, depfile_text(result.manifest.string(), dependencies));
   }
   return result.exit_code;
 }

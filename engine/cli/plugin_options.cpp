@@ -6,6 +6,8 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "common_options.hpp"
+#include "generate/family_inputs.hpp"
 #include "zeroforge/error.hpp"
 
 namespace zf::cli {
@@ -25,34 +27,13 @@ void add_plugin_options(po::options_description& options, PluginInputs& inputs) 
 }
 
 PluginHostOptions plugin_host_options(const PluginInputs& inputs) {
-  PluginHostOptions options;
-  for (const auto& dir : inputs.plugin_dirs) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(dir, ec)) {
-      throw Error(ErrorKind::Usage, "--plugin-dir '" + dir + "' is not a directory");
-    }
-    options.plugin_dirs.emplace_back(dir);
-  }
-  options.builtin_dirs.push_back(builtin_plugins_dir());
-  options.data_dir = data_dir();
-  return options;
+  return pipeline::plugin_host_options(family_request("", CommonInputs{}, inputs));
 }
 
 std::unique_ptr<PluginHost> make_plugin_host(const PluginInputs& inputs,
                                              const std::vector<PluginRequest>& requests) {
-  auto host = std::make_unique<PluginHost>(plugin_host_options(inputs));
-  host->on_message([](const PluginMessage& message) {
-    if (message.level < PluginLogLevel::Warning) return;
-    std::cerr << "zeroforge: " << (message.level == PluginLogLevel::Warning ? "warning" : "error")
-              << ": plugin '" << message.plugin << "': " << message.text << '\n';
-  });
-  std::vector<PluginRequest> all = requests;
-  for (const auto& plugin : inputs.plugins)
-    all.push_back({plugin, nlohmann::ordered_json::object()});
-  std::vector<PluginOption> options;
-  for (const auto& opt : inputs.plugin_opts) options.push_back(parse_plugin_option(opt));
-  host->load(all, options);
-  return host;
+  return pipeline::make_plugin_host(family_request("", CommonInputs{}, inputs), requests,
+                                    [](std::string_view line) { std::cerr << line << '\n'; });
 }
 
 bool print_plugin_findings(std::ostream& out, const std::string& subject,

@@ -108,6 +108,14 @@ TEST_F(PipelineCliTest, QuietPrintsNothingOnSuccessAndEverythingOnFailure) {
   EXPECT_NE(failing.err.find("fp64"), std::string::npos) << failing.err;
 }
 
+TEST_F(PipelineCliTest, FormatMustBeTextOrJson) {
+  auto result = run_cli({"generate", family(), "-o", out(), "--format", "yaml"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--format must be text or json, got 'yaml'"), std::string::npos)
+      << result.err;
+  EXPECT_FALSE(fs::exists(out()));
+}
+
 TEST_F(PipelineCliTest, ValidateModeMustBeKnown) {
   auto result = run_cli({"generate", family(), "-o", out(), "--validate", "strict"});
   EXPECT_EQ(result.exit_code, 2);

@@ -61,8 +61,9 @@ Tier load_tier(const Family& family, std::size_t index, const fs::path& data_dir
   return Tier{name, display_path(path).string(), load_values_file(path)};
 }
 
-std::unique_ptr<Environment> make_environment(const GenerateRequest& request,
-                                              const fs::path& data_dir) {
+}  // namespace
+
+std::unique_ptr<Environment> make_environment(const GenerateRequest& request) {
   EnvironmentOptions options;
   options.trim_blocks = request.trim_blocks;
   options.lstrip_blocks = request.lstrip_blocks;
@@ -73,14 +74,11 @@ std::unique_ptr<Environment> make_environment(const GenerateRequest& request,
     }
     options.search_path.push_back(dir);
   }
-  options.search_path.push_back(data_dir / "templates");
+  options.search_path.push_back(data_dir_of(request) / "templates");
   return std::make_unique<Environment>(std::move(options));
 }
 
-std::unique_ptr<PluginHost> make_plugin_host(const GenerateRequest& request,
-                                             const fs::path& data_dir,
-                                             std::vector<PluginRequest> requests,
-                                             const MessageSink& messages) {
+PluginHostOptions plugin_host_options(const GenerateRequest& request) {
   PluginHostOptions options;
   for (const auto& dir : request.plugin_dirs) {
     std::error_code ec;
@@ -91,8 +89,14 @@ std::unique_ptr<PluginHost> make_plugin_host(const GenerateRequest& request,
   }
   options.builtin_dirs.push_back(request.builtin_plugin_dir.empty() ? default_plugin_dir()
                                                                     : request.builtin_plugin_dir);
-  options.data_dir = data_dir;
-  auto host = std::make_unique<PluginHost>(options);
+  options.data_dir = data_dir_of(request);
+  return options;
+}
+
+std::unique_ptr<PluginHost> make_plugin_host(const GenerateRequest& request,
+                                             std::vector<PluginRequest> requests,
+                                             const MessageSink& messages) {
+  auto host = std::make_unique<PluginHost>(plugin_host_options(request));
   host->on_message([messages](const PluginMessage& message) {
     if (message.level < PluginLogLevel::Warning || !messages) return;
     messages("zeroforge: " +
@@ -107,8 +111,6 @@ std::unique_ptr<PluginHost> make_plugin_host(const GenerateRequest& request,
   return host;
 }
 
-}  // namespace
-
 FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink& messages) {
   FamilySetup setup;
   const fs::path data_dir = data_dir_of(request);
@@ -117,11 +119,11 @@ FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink&
   setup.inputs.push_back(file);
   // A path the user typed is shown as typed; a shipped family by its place in the sources.
   Family family = load_family(family_arg == file.string() ? file : display_path(file));
-  setup.environment = make_environment(request, data_dir);
+  setup.environment = make_environment(request);
 
   std::vector<PluginRequest> requests;
   for (const auto& plugin : family.plugins) requests.push_back({plugin.name, plugin.options});
-  setup.plugins = make_plugin_host(request, data_dir, std::move(requests), messages);
+  setup.plugins = make_plugin_host(request, std::move(requests), messages);
   for (const auto& plugin : setup.plugins->plugins()) setup.inputs.push_back(plugin.path);
   setup.plugins->register_functions(*setup.environment);
 

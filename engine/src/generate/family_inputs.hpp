@@ -44,6 +44,21 @@ std::filesystem::path data_dir_of(const GenerateRequest& request);
 std::filesystem::path resolve_family(const std::string& family,
                                      const std::filesystem::path& data_dir);
 
+/// The template search path: the request's template dirs in order (each must be a directory),
+/// then DATA_DIR/templates; trim_blocks and lstrip_blocks as requested.
+std::unique_ptr<Environment> make_environment(const GenerateRequest& request);
+
+/// Where plugins are searched (the request's plugin dirs, ZEROFORGE_PLUGIN_PATH, the shipped
+/// ones) and the data dir handed to them.
+PluginHostOptions plugin_host_options(const GenerateRequest& request);
+
+/// A PluginHost with `requests` loaded first, then the request's plugins, with its plugin
+/// options merged over theirs. Plugin warnings and errors go to `messages` as
+/// `zeroforge: warning: plugin 'NAME': ...`.
+std::unique_ptr<PluginHost> make_plugin_host(const GenerateRequest& request,
+                                             std::vector<PluginRequest> requests,
+                                             const MessageSink& messages);
+
 /// Loads the family, its tiers (names from presets/tiers/, paths relative to the family file),
 /// the plugins (the family's, then the request's), the template, its defaults, and expands it
 /// with the request's values files and sets as overrides. Errors name the family file and
