@@ -21,6 +21,11 @@ fs::path source_dir() { return ZF_SOURCE_DIR; }
 
 CliResult run_cli(const std::vector<std::string>& args, const fs::path& cwd,
                   const std::vector<std::string>& env) {
+  return run_program(ZF_CLI_PATH, args, cwd, env);
+}
+
+CliResult run_program(const fs::path& program, const std::vector<std::string>& args,
+                      const fs::path& cwd, const std::vector<std::string>& env) {
   // The child's environment is built here: after fork only async-signal-safe calls are made.
   std::vector<std::string> env_storage;
   for (char** entry = environ; *entry; ++entry) {
@@ -36,7 +41,7 @@ CliResult run_cli(const std::vector<std::string>& args, const fs::path& cwd,
   std::vector<char*> envp;
   for (auto& entry : env_storage) envp.push_back(entry.data());
   envp.push_back(nullptr);
-  std::vector<std::string> argv_storage{ZF_CLI_PATH};
+  std::vector<std::string> argv_storage{program.string()};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_storage) argv.push_back(a.data());

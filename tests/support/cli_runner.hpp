@@ -20,6 +20,11 @@ struct CliResult {
 CliResult run_cli(const std::vector<std::string>& args, const std::filesystem::path& cwd = {},
                   const std::vector<std::string>& env = {});
 
+/// Runs another program of this build the same way (`program` is its path).
+CliResult run_program(const std::filesystem::path& program, const std::vector<std::string>& args,
+                      const std::filesystem::path& cwd = {},
+                      const std::vector<std::string>& env = {});
+
 /// A fresh, empty directory under the system temp dir, removed when the object dies.
 class TempDir {
  public:

@@ -9,6 +9,22 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+// A `$ref` node as the section it names, with the referring node's own fields over it.
+json resolved(const json& data, const json& node) {
+  if (!node.is_object() || !node.contains("$ref")) return node;
+  json out = data.at("sections").at(node.at("$ref").get<std::string>());
+  for (const auto& [key, value] : node.items()) {
+    if (key != "$ref") out[key] = value;
+  }
+  return out;
+}
+
+unsigned stage_mask(const json& stages) {
+  unsigned mask = 0;
+  for (const auto& stage : stages) mask |= 1U << stage.get<int>();  // 0-3 (compile_schema)
+  return mask;
+}
+
 bool hf_filled(const json& data, const std::string& pointer) {
   for (const auto& fill : data.at("hf_trainer").at("fills")) {
     if (fill.at("pointer").get_ref<const std::string&>() == pointer) return true;
@@ -27,7 +43,7 @@ std::string describe(const json& node) {
   };
   if (auto d = node.find("default"); d != node.end()) add("Default " + d->dump() + ".");
   if (auto s = node.find("stages"); s != node.end() && s->size() < 4) {
-    add("Has an effect at ZeRO stage " + validate::stages_text(*s) + " only.");
+    add("Has an effect at ZeRO stage " + validate::stages_text(stage_mask(*s)) + " only.");
   }
   if (auto no = node.find("no_effect"); no != node.end())
     add("No effect: " + no->get<std::string>() + ".");
@@ -68,7 +84,7 @@ json convert_section(const json& data, const json& section, const std::string& p
 }
 
 json convert(const json& data, const json& raw, const json& parent, const std::string& pointer) {
-  const json& node = validate::resolve(raw);
+  const json node = resolved(data, raw);
   if (auto alias = node.find("alias_of"); alias != node.end()) {
     std::string canonical = alias->get<std::string>();
     json target = convert(data, parent.at("keys").at(canonical), parent, pointer);
@@ -127,7 +143,7 @@ nlohmann::ordered_json deepspeed_json_schema() {
       "them (zeroforge validate warns); \"auto\" is allowed where the HF Trainer fills it.";
   schema["x-deepspeed-version"] = ds.at("version");
   schema["x-deepspeed-commit"] = ds.at("commit");
-  json root = convert_section(data, validate::root_node(data), "");
+  json root = convert_section(data, data.at("root"), "");
   root.erase("description");
   for (auto& [key, value] : root.items()) schema[key] = value;
   // DeepSpeed needs one of the two batch keys unless elasticity computes the batch.

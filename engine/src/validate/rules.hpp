@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// What every rule family shares: the config under check, the options, the schema data, and
+// What every rule family shares: the config under check, the options, the schema facts, and
 // one way to report a finding. Each family lives in its own rules_*.cpp.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "validate/key_table.hpp"
+#include "validate/schema_facts.hpp"
 #include "zeroforge/validator.hpp"
 
 namespace zf::validate {
@@ -20,7 +20,6 @@ struct Context {
   const json& config;
   const ValidateOptions& options;
   const std::string& file;
-  const json& schema;  ///< deepspeed_schema_data()
   std::vector<Finding>& findings;
   int stage = 0;  ///< the ZeRO stage DeepSpeed will run (0 when absent or not a valid value)
 
@@ -48,45 +47,8 @@ void check_against_args(const Context& ctx, const TrainingCommand& command);  //
 
 // Helpers over the schema data and JSON values (schema.cpp).
 
-/// The node of the config's top level.
-const json& root_node(const json& schema);
-/// Resolves a `$ref` node of the embedded schema data to its section (merging the referring
-/// node's extra fields, such as `stages`); other nodes are returned as they are.
-const json& resolve(const json& node);
-/// A JSON type a schema key accepts (`type` in the schema data).
-enum class ValueType { Any, Integer, Number, Boolean, String, Array, Object, Unknown };
-/// What the walks need to know about one schema node, worked out once per node of the embedded
-/// schema data (schema.cpp): a section reaches its keys' facts by name, so a walk over a config
-/// never searches the node's JSON object field by field, nor looks a node up by its address.
-struct NodeFacts {
-  enum class Kind { Dict, Pydantic, Open };
-  const json* resolved = nullptr;  ///< the node with `$ref` resolved (see resolve)
-  bool section = false;            ///< has `keys` or `kind`: walked as an object
-  Kind kind = Kind::Dict;
-  bool legacy_bool = false;
-  bool nullable = false;
-  bool strict_int = false;
-  bool alias = false;                    ///< has `alias_of`
-  const NodeFacts* canonical = nullptr;  ///< for an alias: the facts of the sibling it names
-  bool deprecated = false;               ///< has `deprecated`
-  std::vector<ValueType> types;          ///< `type` (one or a list), in the schema's order
-  unsigned type_mask = 0;                ///< bit t set when `types` lists ValueType t
-  bool any_type = true;                  ///< no `type`, or "any" among them: anything goes
-  std::optional<double> min, max;
-  const json* enum_values = nullptr;
-  const json* stages = nullptr;     ///< the ZeRO stages a key acts at
-  unsigned stage_mask = 0;          ///< bit s set when `stages` lists stage s
-  const json* no_effect = nullptr;  ///< why a key does nothing
-  /// The section's `keys`, by name, each with its own facts.
-  KeyTable<const NodeFacts*> keys;
-
-  /// The facts of the section's key `name`, or nullptr for a key it does not have.
-  const NodeFacts* key(std::string_view name) const { return keys.find(name); }
-  /// True when the key acts at ZeRO stage `stage`.
-  bool acts_at(int stage) const { return (stage_mask >> stage & 1U) != 0; }
-};
-/// The facts of the embedded schema's root: the config's top level.
-const NodeFacts& root_facts();
+/// A part of the schema data as JSON, parsed on its first use (thread-safe).
+const json& schema_part(SchemaPart part);
 /// The member `key` of `object`, or nullptr (also when `object` is not an object). Compares
 /// lengths first: nlohmann's own find measures a C string key again for every member.
 inline const json* member(const json& object, std::string_view key) {
@@ -120,8 +82,8 @@ std::optional<long long> as_integer(const json& value);
 std::string show(const json& value);
 /// The closest name in `candidates` within a small edit distance, or "".
 std::string closest(std::string_view key, const std::vector<std::string>& candidates);
-/// "1-2", "3", "1-3": a sorted list of stages as text.
-std::string stages_text(const json& stages);
+/// "1-2", "3", "1-3": the stages of a NodeFacts::stage_mask as text.
+std::string stages_text(unsigned stage_mask);
 /// The effective ZeRO stage of a config (see Context::stage).
 int zero_stage(const json& config);
 /// The active bf16 section: `bf16`, else legacy `bfloat16`, else nullptr.

@@ -8,16 +8,16 @@
 namespace zf::validate {
 namespace {
 
-bool native_auto(const Context& ctx, const std::string& pointer) {
-  for (const auto& prefix : ctx.schema.at("native_auto").at("prefixes")) {
+bool native_auto(const std::string& pointer) {
+  for (const auto& prefix : schema_part(SchemaPart::NativeAuto).at("prefixes")) {
     const auto& p = prefix.get_ref<const std::string&>();
     if (pointer.compare(0, p.size(), p) == 0) return true;
   }
   return false;
 }
 
-const json* hf_fill(const Context& ctx, const std::string& pointer) {
-  for (const auto& fill : ctx.schema.at("hf_trainer").at("fills")) {
+const json* hf_fill(const std::string& pointer) {
+  for (const auto& fill : schema_part(SchemaPart::HfTrainer).at("fills")) {
     if (fill.at("pointer").get_ref<const std::string&>() == pointer) return &fill;
   }
   return nullptr;
@@ -52,10 +52,8 @@ std::string raw_consequence(const std::string& pointer) {
   if (section != nullptr && section->kind == NodeFacts::Kind::Pydantic) {
     std::string key = json::json_pointer(pointer).back();
     std::string what = "its default";
-    if (const NodeFacts* node = section->key(key)) {
-      const json& resolved = *node->resolved;
-      if (resolved.contains("default")) what = "the default " + show(resolved.at("default"));
-    }
+    if (const NodeFacts* node = section->key(key); node != nullptr && node->default_text)
+      what = "the default " + std::string(*node->default_text);
     return "raw DeepSpeed drops \"auto\" in this section and silently uses " + what;
   }
   return "raw DeepSpeed passes the string \"auto\" on as the value";
@@ -93,8 +91,8 @@ void visit(const Context& ctx, const json& value, const PointerPath& path) {
   }
   if (!is_auto(value)) return;
   const std::string pointer = path.str();
-  if (native_auto(ctx, pointer)) return;
-  const json* fill = hf_fill(ctx, pointer);
+  if (native_auto(pointer)) return;
+  const json* fill = hf_fill(pointer);
   if (!ctx.options.hf) {
     ctx.report(
         pointer, Severity::Error, "auto-without-hf",

@@ -12,16 +12,13 @@ namespace {
 
 // Every place a key name is known, as a pointer (`/zero_optimization/memory_efficient_linear`),
 // so a misplaced key can be told where it belongs.
-void collect_places(const json& node, const std::string& pointer, std::string_view key,
-                    std::vector<std::pair<std::string, json>>& out, int depth) {
+void collect_places(const NodeFacts& section, const std::string& pointer, std::string_view key,
+                    std::vector<std::pair<std::string, const NodeFacts*>>& out, int depth) {
   if (depth > 4) return;
-  const json& section = resolve(node);
-  auto keys = section.find("keys");
-  if (keys == section.end()) return;
-  for (const auto& [name, child] : keys->items()) {
-    std::string here = pointer_join(pointer, name);
-    if (name == key) out.emplace_back(here, resolve(child));
-    collect_places(child, here, key, out, depth + 1);
+  for (const KeySlot& child : section.keys.ordered) {
+    std::string here = pointer_join(pointer, child.name);
+    if (child.name == key) out.emplace_back(here, child.facts);
+    collect_places(*child.facts, here, key, out, depth + 1);
   }
 }
 
@@ -29,27 +26,25 @@ std::string where_in(const std::string& pointer) {
   return pointer.empty() ? "at the top level" : "in " + pointer;
 }
 
-std::string unknown_key_hint(const Context& ctx, const json& section, const std::string& key) {
+std::string unknown_key_hint(const NodeFacts& section, const std::string& key) {
   std::string hint;
-  if (auto removed = section.find("removed"); removed != section.end() && removed->contains(key)) {
-    hint += " (" + removed->at(key).get<std::string>() + ")";
+  for (const RemovedKey& removed : section.removed) {
+    if (removed.name == key) hint += " (" + std::string(removed.why) + ")";
   }
   std::vector<std::string> names;
-  if (auto keys = section.find("keys"); keys != section.end()) {
-    for (const auto& [name, child] : keys->items()) names.push_back(name);
-  }
+  for (const KeySlot& child : section.keys.ordered) names.emplace_back(child.name);
   std::string near = closest(key, names);
   if (!near.empty()) hint += "; did you mean \"" + near + "\"?";
-  std::vector<std::pair<std::string, json>> places;
-  collect_places(root_node(ctx.schema), "", key, places, 0);
+  std::vector<std::pair<std::string, const NodeFacts*>> places;
+  collect_places(root_facts(), "", key, places, 0);
   if (places.size() == 1) {  // a name known in many sections (`enabled`) says nothing
     const auto& [place, node] = places.front();
     hint += "; it belongs at " + place;
     std::string detail;
-    if (auto stages = node.find("stages"); stages != node.end())
-      detail = "ZeRO stage " + stages_text(*stages);
-    if (auto def = node.find("default"); def != node.end()) {
-      detail += (detail.empty() ? "" : ", ") + std::string("default ") + show(*def);
+    if (node->has_stages) detail = "ZeRO stage " + stages_text(node->stage_mask);
+    if (node->default_text) {
+      detail +=
+          (detail.empty() ? "" : ", ") + std::string("default ") + std::string(*node->default_text);
     }
     if (!detail.empty()) hint += " (" + detail + ")";
   }
@@ -92,7 +87,6 @@ const char* type_phrase(ValueType type) {
     case ValueType::Object:
       return "an object";
     case ValueType::Any:
-    case ValueType::Unknown:
       break;
   }
   return "a value";
@@ -122,8 +116,6 @@ bool matches(const json& value, ValueType type, bool lax) {
       return value.is_array();
     case ValueType::Object:
       return value.is_object();
-    case ValueType::Unknown:
-      break;
   }
   return false;
 }
@@ -152,10 +144,24 @@ unsigned plain_types(const json& value) {
   }
 }
 
+// True when `value` is the enum choice `a` (numbers compare as numbers, as JSON equality does).
+bool same_choice(const EnumChoice& a, const json& value) {
+  switch (a.kind) {
+    case EnumChoice::Kind::Number:
+      return value.is_number() && value.get<double>() == a.number;
+    case EnumChoice::Kind::String:
+      return value.is_string() && value.get_ref<const std::string&>() == a.string;
+    case EnumChoice::Kind::Boolean:
+      return value.is_boolean() && value.get<bool>() == a.boolean;
+    case EnumChoice::Kind::Null:
+      return value.is_null();
+  }
+  return false;
+}
+
 void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
                 const PointerPath& path, bool lax) {
   if (facts.any_type) return;
-  const json& node = *facts.resolved;
   const auto& types = facts.types;
   if (value.is_null()) {
     if (!facts.nullable) {
@@ -194,15 +200,15 @@ void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
     double d = value.get<double>();
     if (facts.min && d < *facts.min) {
       ctx.report(path.str(), Severity::Error, "bounds",
-                 show(value) + " is below the minimum " + show(node.at("min")) +
+                 show(value) + " is below the minimum " + std::string(facts.min_text) +
                      " DeepSpeed accepts here");
     } else if (facts.max && d > *facts.max) {
       ctx.report(path.str(), Severity::Error, "bounds",
-                 show(value) + " is above the maximum " + show(node.at("max")) +
+                 show(value) + " is above the maximum " + std::string(facts.max_text) +
                      " DeepSpeed accepts here");
     }
   }
-  if (const json* allowed = facts.enum_values) {
+  if (facts.has_enum) {
     // pydantic's lax mode compares "3" with 3 as a number.
     json converted;
     const json* compared = &value;
@@ -210,17 +216,14 @@ void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
       converted = std::strtod(value.get_ref<const std::string&>().c_str(), nullptr);
       compared = &converted;
     }
-    const auto& choices = allowed->get_ref<const json::array_t&>();
-    bool found = std::any_of(choices.begin(), choices.end(), [&](const json& a) {
-      if (a.is_number() && compared->is_number()) return a.get<double>() == compared->get<double>();
-      return a == *compared;
-    });
+    bool found = std::any_of(facts.enum_values.begin(), facts.enum_values.end(),
+                             [&](const EnumChoice& a) { return same_choice(a, *compared); });
     if (!found) {
       std::string list;
-      for (const auto& a : *allowed) list += (list.empty() ? "" : ", ") + show(a);
+      for (const EnumChoice& a : facts.enum_values)
+        list += (list.empty() ? "" : ", ") + std::string(a.text);
       std::string message = show(value) + " is not one of " + list;
-      if (auto doc = node.find("doc"); doc != node.end())
-        message += " (" + doc->get<std::string>() + ")";
+      if (!facts.doc.empty()) message += " (" + std::string(facts.doc) + ")";
       ctx.report(path.str(), Severity::Error, "enum", message);
     }
   }
@@ -254,7 +257,7 @@ void walk_section(const Context& ctx, const json& value, const NodeFacts& facts,
       if (facts.kind == NodeFacts::Kind::Open) continue;
       const std::string pointer = path.str();
       const std::string here = child_path.str();
-      std::string hint = unknown_key_hint(ctx, *facts.resolved, key);
+      std::string hint = unknown_key_hint(facts, key);
       if (pydantic) {
         ctx.report(here, Severity::Error, "unknown-key",
                    "\"" + key + "\" is not a key of " + pointer +
@@ -267,40 +270,34 @@ void walk_section(const Context& ctx, const json& value, const NodeFacts& facts,
       }
       continue;
     }
-    const json* node = child_facts->resolved;
     if (child_facts->alias) {
-      auto alias = node->find("alias_of");
       const std::string here = child_path.str();
-      std::string canonical = alias->get<std::string>();
+      const std::string canonical(child_facts->alias_of);
+      const bool legacy = child_facts->legacy;
       if (value.contains(canonical)) {
         ctx.report(here, Severity::Warning, "alias-conflict",
                    "\"" + key + "\" and \"" + canonical +
                        "\" name the same setting and DeepSpeed reads only one of them" +
-                       (node->value("legacy", false)
-                            ? " (\"" + canonical + "\"; \"" + key + "\" is ignored)"
-                            : "") +
+                       (legacy ? " (\"" + canonical + "\"; \"" + key + "\" is ignored)" : "") +
                        "; keep \"" + canonical + "\"");
-        if (node->value("legacy", false)) continue;
+        if (legacy) continue;
       } else {
         ctx.report(here, Severity::Note, "alias",
-                   "accepted spelling of \"" + canonical + "\"" +
-                       (node->value("legacy", false) ? " (legacy)" : "") +
+                   "accepted spelling of \"" + canonical + "\"" + (legacy ? " (legacy)" : "") +
                        "; the canonical name is \"" + canonical + "\"");
       }
       child_facts = child_facts->canonical;
-      node = child_facts->resolved;
     }
     if (child_facts->deprecated) {
-      auto deprecated = node->find("deprecated");
       const std::string here = child_path.str();
-      std::string replaced_by = node->value("replaced_by", "");
+      const std::string replaced_by(child_facts->replaced_by);
       if (!replaced_by.empty() && value.contains(replaced_by)) {
         ctx.report(here, Severity::Error, "deprecated-conflict",
                    "deprecated \"" + key + "\" together with its replacement \"" + replaced_by +
                        "\": DeepSpeed refuses both at once; remove \"" + key + "\"");
       } else {
         ctx.report(here, Severity::Warning, "deprecated",
-                   "\"" + key + "\" is deprecated: " + deprecated->get<std::string>());
+                   "\"" + key + "\" is deprecated: " + std::string(child_facts->deprecated_why));
       }
     }
     if (is_auto(child)) continue;  // the "auto" family reports these

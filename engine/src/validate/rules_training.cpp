@@ -232,7 +232,7 @@ bool check_optimizer_type(const Context& ctx, const json& lists, const std::stri
 void check_optimizer(const Context& ctx) {
   const json* found = member(ctx.config, "optimizer");
   if (found == nullptr || !found->is_object()) return;
-  const json& lists = *member(ctx.schema, "optimizers");
+  const json& lists = schema_part(SchemaPart::Optimizers);
   const json* type = member(*found, "type");
   const json* params = member(*found, "params");
   bool built = type != nullptr && type->is_string() &&
@@ -253,7 +253,7 @@ void check_scheduler(const Context& ctx) {
   const json* type = member(scheduler, "type");
   if (type == nullptr || !type->is_string()) return;
   const std::string& name = type->get_ref<const std::string&>();
-  const json& known = *member(ctx.schema, "schedulers");
+  const json& known = schema_part(SchemaPart::Schedulers);
   const json& ours = *member(known, "deepspeed");
   const json* signature = member(ours, name);
   const std::vector<std::string> torch_names =

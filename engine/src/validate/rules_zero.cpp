@@ -35,21 +35,20 @@ void check_stage_keys(const Context& ctx, const json& zero, const NodeFacts& zer
     const NodeFacts* known = zero_section.key(key);
     if (known == nullptr) continue;
     const NodeFacts& facts = known->alias ? *known->canonical : *known;
-    if (facts.stages == nullptr) continue;
+    if (!facts.has_stages) continue;
     if (ctx.stage == 0) {
       idle.push_back(key);
       continue;
     }
-    if (facts.no_effect != nullptr) {
-      ctx.report(
-          pointer_join("/zero_optimization", key), Severity::Warning, "no-effect",
-          "\"" + key + "\" has no effect: " + facts.no_effect->get<std::string>() + "; remove it");
+    if (facts.no_effect) {
+      ctx.report(pointer_join("/zero_optimization", key), Severity::Warning, "no-effect",
+                 "\"" + key + "\" has no effect: " + std::string(*facts.no_effect) + "; remove it");
       continue;
     }
     if (!facts.acts_at(ctx.stage)) {
       ctx.report(pointer_join("/zero_optimization", key), Severity::Warning, "zero-key-stage",
                  "\"" + key + "\" has no effect at ZeRO stage " + std::to_string(ctx.stage) +
-                     ": DeepSpeed reads it only at stage " + stages_text(*facts.stages) +
+                     ": DeepSpeed reads it only at stage " + stages_text(facts.stage_mask) +
                      "; remove it or change the stage");
     }
   }

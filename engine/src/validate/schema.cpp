@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
-// The compiled-in schema data (parsed once) and the small helpers every rule family uses to
-// walk it and the config.
+// The schema data as JSON (the whole of it for deepspeed_schema_data(), parsed once; a part
+// for the rules that read JSON, parsed on first use) and the small helpers every rule family
+// uses to walk the config. The facts of the schema's nodes are generated tables
+// (schema_facts.hpp).
 #include <algorithm>
+#include <array>
 #include <cmath>
-#include <deque>
-#include <unordered_map>
+#include <mutex>
 
 #include "rules.hpp"
 #include "text_helpers.hpp"
 #include "validate/schema_text.hpp"
+#include "zeroforge/output.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf {
@@ -23,131 +26,18 @@ const nlohmann::ordered_json& deepspeed_schema_data() {
 
 namespace zf::validate {
 
-namespace {
-
-json resolved_copy(const json& schema, const json& node) {
-  json resolved = schema.at("sections").at(node.at("$ref").get<std::string>());
-  for (const auto& [key, value] : node.items()) {
-    if (key != "$ref") resolved[key] = value;
-  }
-  return resolved;
+const json& schema_part(SchemaPart part) {
+  // Our reader, keeping numbers as written as nlohmann's does: a part is parsed by the first
+  // config that needs it (most name an optimizer), so its cost is part of a render's start-up.
+  static std::array<std::once_flag, 4> once;
+  static std::array<json, 4> parts;
+  const auto index = static_cast<std::size_t>(part);
+  std::call_once(once[index], [&] {
+    parts[index] =
+        parse_json_text(schema_part_text(part), "deepspeed_schema.json", JsonNumbers::AsWritten);
+  });
+  return parts[index];
 }
-
-ValueType value_type(std::string_view name) {
-  if (name == "any") return ValueType::Any;
-  if (name == "integer") return ValueType::Integer;
-  if (name == "number") return ValueType::Number;
-  if (name == "boolean") return ValueType::Boolean;
-  if (name == "string") return ValueType::String;
-  if (name == "array") return ValueType::Array;
-  if (name == "object") return ValueType::Object;
-  return ValueType::Unknown;
-}
-
-// Everything but `keys` and `canonical`, which CompiledSchema links.
-NodeFacts make_facts(const json& resolved) {
-  NodeFacts facts;
-  facts.resolved = &resolved;
-  if (!resolved.is_object()) return facts;
-  facts.section = resolved.contains("keys") || resolved.contains("kind");
-  std::string kind = resolved.value("kind", "dict");
-  facts.kind = kind == "pydantic" ? NodeFacts::Kind::Pydantic
-               : kind == "open"   ? NodeFacts::Kind::Open
-                                  : NodeFacts::Kind::Dict;
-  facts.legacy_bool = resolved.value("legacy_bool", false);
-  facts.nullable = resolved.value("nullable", false);
-  facts.strict_int = resolved.value("strict_int", false);
-  facts.alias = resolved.contains("alias_of");
-  facts.deprecated = resolved.contains("deprecated");
-  if (auto t = resolved.find("type"); t != resolved.end()) {
-    if (t->is_array()) {
-      for (const auto& each : *t)
-        facts.types.push_back(value_type(each.get_ref<const std::string&>()));
-    } else if (t->is_string()) {
-      facts.types.push_back(value_type(t->get_ref<const std::string&>()));
-    }
-  }
-  for (ValueType type : facts.types) facts.type_mask |= 1U << static_cast<unsigned>(type);
-  facts.any_type = facts.types.empty() || std::find(facts.types.begin(), facts.types.end(),
-                                                    ValueType::Any) != facts.types.end();
-  if (auto min = resolved.find("min"); min != resolved.end() && min->is_number())
-    facts.min = min->get<double>();
-  if (auto max = resolved.find("max"); max != resolved.end() && max->is_number())
-    facts.max = max->get<double>();
-  if (auto allowed = resolved.find("enum"); allowed != resolved.end())
-    facts.enum_values = &*allowed;
-  if (auto stages = resolved.find("stages"); stages != resolved.end()) {
-    facts.stages = &*stages;
-    for (const auto& each : *stages) {
-      int stage = each.get<int>();
-      if (stage >= 0 && stage <= 3) facts.stage_mask |= 1U << stage;  // a config's stage is 0-3
-    }
-  }
-  if (auto why = resolved.find("no_effect"); why != resolved.end()) facts.no_effect = &*why;
-  return facts;
-}
-
-// The facts of every node reachable from the embedded schema's root and sections, linked
-// parent to child, made once (on first use, thread-safely) and read without locks afterwards.
-class CompiledSchema {
- public:
-  explicit CompiledSchema(const json& schema) : schema_(schema), root_(visit(root_node(schema))) {
-    for (const auto& [name, section] : schema.at("sections").items()) visit(section);
-  }
-  const NodeFacts& root() const { return root_; }
-  const NodeFacts* find(const json& node) const {
-    auto it = by_node_.find(&node);
-    return it == by_node_.end() ? nullptr : it->second;
-  }
-
- private:
-  NodeFacts& visit(const json& node) {
-    if (auto it = by_node_.find(&node); it != by_node_.end()) return *it->second;
-    const json* resolved = &node;
-    if (node.is_object() && node.contains("$ref"))
-      resolved = &copies_.emplace_back(resolved_copy(schema_, node));
-    NodeFacts& facts = facts_.emplace_back(make_facts(*resolved));
-    by_node_.emplace(&node, &facts);
-    by_node_.emplace(resolved, &facts);
-    auto keys = resolved->find("keys");
-    if (keys == resolved->end() || !keys->is_object()) return facts;
-    std::vector<NodeFacts*> aliases;
-    for (const auto& [name, child] : keys->items()) {
-      NodeFacts& child_facts = visit(child);
-      facts.keys.insert(name, &child_facts);
-      if (child_facts.alias) aliases.push_back(&child_facts);
-    }
-    for (NodeFacts* alias : aliases) {
-      // Every alias names a sibling (SchemaDataTest.EveryAliasNamesASibling).
-      alias->canonical =
-          facts.keys.find(alias->resolved->at("alias_of").get_ref<const std::string&>());
-    }
-    return facts;
-  }
-
-  const json& schema_;
-  std::deque<json> copies_;      // resolved `$ref` nodes; a deque keeps their addresses
-  std::deque<NodeFacts> facts_;  // likewise for the facts the sections link to
-  std::unordered_map<const json*, NodeFacts*> by_node_;
-  const NodeFacts& root_;
-};
-
-const CompiledSchema& compiled_schema() {
-  static const CompiledSchema compiled(deepspeed_schema_data());
-  return compiled;
-}
-
-}  // namespace
-
-const NodeFacts& root_facts() { return compiled_schema().root(); }
-
-const json& resolve(const json& node) {
-  // Every node of the root and the sections was compiled; only `$ref` nodes resolve elsewhere.
-  const NodeFacts* facts = compiled_schema().find(node);
-  return facts != nullptr ? *facts->resolved : node;
-}
-
-const json& root_node(const json& schema) { return schema.at("root"); }
 
 std::string PointerPath::str() const {
   if (parent == nullptr) return std::string();
@@ -186,10 +76,11 @@ std::string closest(std::string_view key, const std::vector<std::string>& candid
   return detail::nearest_name(key, candidates);
 }
 
-std::string stages_text(const json& stages) {
+std::string stages_text(unsigned stage_mask) {
   std::vector<int> list;
-  for (const auto& s : stages) list.push_back(s.get<int>());
-  std::sort(list.begin(), list.end());
+  for (int stage = 0; stage <= 3; ++stage) {
+    if (stage_mask >> stage & 1U) list.push_back(stage);
+  }
   if (list.empty()) return "";
   if (list.size() == 1) return std::to_string(list.front());
   bool contiguous = list.back() - list.front() + 1 == static_cast<int>(list.size());

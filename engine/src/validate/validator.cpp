@@ -20,7 +20,7 @@ const char* severity_name(Severity severity) noexcept {
 std::vector<Finding> validate_config(const nlohmann::ordered_json& config,
                                      const ValidateOptions& options, const std::string& file) {
   std::vector<Finding> findings;
-  validate::Context ctx{config, options, file, deepspeed_schema_data(), findings, 0};
+  validate::Context ctx{config, options, file, findings, 0};
   ctx.stage = config.is_object() ? validate::zero_stage(config) : 0;
   validate::check_keys(ctx);
   if (!config.is_object()) return findings;
@@ -57,9 +57,9 @@ ValidateOptions validate_options_from_values(const nlohmann::ordered_json& value
 
 bool is_deepspeed_config(const nlohmann::ordered_json& document) {
   if (!document.is_object()) return false;
-  const auto& known = validate::root_node(deepspeed_schema_data()).at("keys");
+  const validate::NodeFacts& root = validate::root_facts();
   for (const auto& [key, value] : document.items()) {
-    if (known.contains(key)) return true;
+    if (root.key(key) != nullptr) return true;
   }
   return false;
 }
