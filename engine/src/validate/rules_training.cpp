@@ -87,16 +87,22 @@ bool zenflow_on(const json& config) {
 
 // The class DeepSpeed builds for one of its own optimizer names (schema `optimizers.types`),
 // and the one it builds in the other offload mode (for the message), or "" when none differs.
+// Views into the schema data (and literals): made for every config with an optimizer.
 struct Built {
-  std::string name;
-  std::string why;    // "without optimizer offload", ...
-  std::string other;  // the class of the other offload mode, or ""
-  std::string other_why;
+  std::string_view name;
+  std::string_view why;    // "without optimizer offload", ...
+  std::string_view other;  // the class of the other offload mode, or ""
+  std::string_view other_why;
 };
 
 Built built_class(const json& config, const json& entry, const std::string& type,
                   const json& params) {
-  auto text = [&](const char* key) { return entry.value(key, std::string()); };
+  auto text = [&](std::string_view key) -> std::string_view {
+    const json* value = member(entry, key);
+    return value != nullptr && value->is_string()
+               ? std::string_view(value->get_ref<const std::string&>())
+               : std::string_view();
+  };
   const json* torch_adam = member(params, "torch_adam");
   if (!text("with_torch_adam").empty() && torch_adam != nullptr && torch_adam->is_boolean() &&
       torch_adam->get<bool>()) {
@@ -105,10 +111,10 @@ Built built_class(const json& config, const json& entry, const std::string& type
     return {text(adam_w ? "with_torch_adamw" : "with_torch_adam"),
             adam_w ? "with torch_adam" : "with torch_adam and adam_w_mode false", "", ""};
   }
-  std::string offload = text("with_offload");
+  std::string_view offload = text("with_offload");
   if (offload.empty()) return {text("builds"), "", "", ""};
   if (optimizer_offloaded(config)) {
-    std::string zenflow = text("with_offload_zenflow");
+    std::string_view zenflow = text("with_offload_zenflow");
     if (!zenflow.empty() && zenflow_on(config))
       return {zenflow, "with optimizer offload and ZenFlow", text("builds"),
               "without optimizer offload"};
@@ -134,36 +140,46 @@ void check_optimizer_params(const Context& ctx, const json& optimizers, const st
   const json* cls = member(classes, built.name);
   if (cls == nullptr) return;
   const json* other = built.other.empty() ? nullptr : member(classes, built.other);
-  const std::vector<std::string> popped = names_of(entry->value("popped", json::array()));
-  const std::string what = "\"" + type + "\" makes DeepSpeed build " + built.name +
-                           (built.why.empty() ? "" : " (" + built.why + ")");
+  static const json kNone = json::array();
+  const json* popped = member(*entry, "popped");
+  if (popped == nullptr) popped = &kNone;
+  // The start of every finding's message; made only for a finding (most configs have none).
+  auto what = [&] {
+    return "\"" + type + "\" makes DeepSpeed build " + std::string(built.name) +
+           (built.why.empty() ? "" : " (" + std::string(built.why) + ")");
+  };
   if (const json* reads = member(*cls, "reads")) {
     for (const auto& [key, value] : params.get_ref<const json::object_t&>()) {
       if (key == "max_grad_norm" || listed(*reads, key)) continue;
       ctx.report(pointer_join("/optimizer/params", key), Severity::Warning,
                  "optimizer-param-ignored",
-                 what + ", which reads only " + joined(names_of(*reads)) + " from params: \"" +
+                 what() + ", which reads only " + joined(names_of(*reads)) + " from params: \"" +
                      key + "\" is silently ignored" + did_you_mean(key, names_of(*reads)));
     }
     return;
   }
   const json* accepted = member(*cls, "params");
   if (accepted == nullptr) return;  // not DeepSpeed's class (mup): not checked
-  const std::vector<std::string> set_by = names_of(cls->value("set_by_deepspeed", json::array()));
-  // What a user may write: the keywords (less max_grad_norm, which DeepSpeed refuses before the
-  // call although FusedLamb and the 1-bit optimizers take it) and DeepSpeed's own options.
-  std::vector<std::string> candidates;
-  for (auto& each : names_of(*accepted)) {
-    if (each != "max_grad_norm") candidates.push_back(std::move(each));
-  }
-  candidates.insert(candidates.end(), popped.begin(), popped.end());
+  const json* set_by = member(*cls, "set_by_deepspeed");
+  if (set_by == nullptr) set_by = &kNone;
+  // What a user may write, for a hint: the keywords (less max_grad_norm, which DeepSpeed
+  // refuses before the call although FusedLamb and the 1-bit optimizers take it) and
+  // DeepSpeed's own options. Built only for a finding: most configs have none.
+  auto candidates = [&] {
+    std::vector<std::string> out;
+    for (auto& each : names_of(*accepted)) {
+      if (each != "max_grad_norm") out.push_back(std::move(each));
+    }
+    for (auto& each : names_of(*popped)) out.push_back(std::move(each));
+    return out;
+  };
   for (const auto& [key, value] : params.get_ref<const json::object_t&>()) {
     if (key == "max_grad_norm") continue;  // refused before the call (check_optimizer)
-    const std::string pointer = pointer_join("/optimizer/params", key);
-    if (std::find(popped.begin(), popped.end(), key) != popped.end()) continue;
-    if (std::find(set_by.begin(), set_by.end(), key) != set_by.end()) {
-      ctx.report(pointer, Severity::Error, "optimizer-params",
-                 what + ", and passes it \"" + key +
+    if (listed(*popped, key)) continue;
+    auto pointer = [&] { return pointer_join("/optimizer/params", key); };
+    if (listed(*set_by, key)) {
+      ctx.report(pointer(), Severity::Error, "optimizer-params",
+                 what() + ", and passes it \"" + key +
                      "\" itself: given again it fails at initialize (TypeError: multiple "
                      "values for argument \"" +
                      key + "\"); remove it");
@@ -172,21 +188,23 @@ void check_optimizer_params(const Context& ctx, const json& optimizers, const st
     if (!listed(*accepted, key)) {
       std::string hint;
       if (other != nullptr && takes(*other, key)) {
-        hint = "; " + built.other + " (built " + built.other_why + ") takes it";
+        hint = "; " + std::string(built.other) + " (built " + std::string(built.other_why) +
+               ") takes it";
       } else {
-        hint = did_you_mean(key, candidates);
-        if (hint.empty()) hint = "; it takes " + joined(candidates);
+        const std::vector<std::string> names = candidates();
+        hint = did_you_mean(key, names);
+        if (hint.empty()) hint = "; it takes " + joined(names);
       }
-      ctx.report(pointer, Severity::Error, "optimizer-params",
-                 what + ", which does not take \"" + key +
+      ctx.report(pointer(), Severity::Error, "optimizer-params",
+                 what() + ", which does not take \"" + key +
                      "\": it fails at initialize (TypeError: unexpected keyword argument)" + hint);
       continue;
     }
     const json* refuses = member(*cls, "refuses_true");
     const json* why = refuses != nullptr ? member(*refuses, key) : nullptr;
     if (why != nullptr && value.is_boolean() && value.get<bool>()) {
-      ctx.report(pointer, Severity::Error, "optimizer-params",
-                 what + ": " + why->get<std::string>() + " at initialize; remove \"" + key +
+      ctx.report(pointer(), Severity::Error, "optimizer-params",
+                 what() + ": " + why->get<std::string>() + " at initialize; remove \"" + key +
                      "\" or set it false");
     }
   }
@@ -198,11 +216,9 @@ bool check_optimizer_type(const Context& ctx, const json& lists, const std::stri
   std::string name = lower(written);
   const json& types = *member(lists, "types");
   const json* entry = member(types, name);
-  const std::vector<std::string> torch_names =
-      names_of(*member(*member(lists, "torch_optim"), "names"));
-  if ((entry == nullptr || !entry->is_object()) &&
-      std::find(torch_names.begin(), torch_names.end(), written) == torch_names.end()) {
-    std::vector<std::string> candidates = torch_names;
+  const json& torch_names = *member(*member(lists, "torch_optim"), "names");
+  if ((entry == nullptr || !entry->is_object()) && !listed(torch_names, written)) {
+    std::vector<std::string> candidates = names_of(torch_names);
     for (const auto& [key, each] : types.items()) {
       if (each.is_object()) candidates.push_back(key);
     }
@@ -256,11 +272,9 @@ void check_scheduler(const Context& ctx) {
   const json& known = schema_part(SchemaPart::Schedulers);
   const json& ours = *member(known, "deepspeed");
   const json* signature = member(ours, name);
-  const std::vector<std::string> torch_names =
-      names_of(*member(*member(known, "torch_lr_scheduler"), "names"));
-  if (signature == nullptr &&
-      std::find(torch_names.begin(), torch_names.end(), name) == torch_names.end()) {
-    std::vector<std::string> candidates = torch_names;
+  const json& torch_names = *member(*member(known, "torch_lr_scheduler"), "names");
+  if (signature == nullptr && !listed(torch_names, name)) {
+    std::vector<std::string> candidates = names_of(torch_names);
     for (const auto& [key, entry] : ours.items()) candidates.push_back(key);
     ctx.report("/scheduler/type", Severity::Error, "scheduler-type",
                "\"" + name +
@@ -282,11 +296,11 @@ void check_scheduler(const Context& ctx) {
   static const json empty = json::object();
   const json& params = params_found != nullptr && params_found->is_object() ? *params_found : empty;
   const json& accepted = *member(*signature, "params");
-  const std::vector<std::string> set_by = names_of(*member(known, "set_by_deepspeed"));
+  const json& set_by = *member(known, "set_by_deepspeed");
   for (const auto& [key, value] : params.get_ref<const json::object_t&>()) {
     if (listed(accepted, key)) continue;
     std::string pointer = pointer_join("/scheduler/params", key);
-    if (std::find(set_by.begin(), set_by.end(), key) != set_by.end()) {
+    if (listed(set_by, key)) {
       ctx.report(pointer, Severity::Error, "scheduler-params",
                  "DeepSpeed passes \"" + key + "\" to " + name +
                      " itself: given again it fails at initialize (TypeError: multiple values); "
@@ -299,7 +313,8 @@ void check_scheduler(const Context& ctx) {
                    (near.empty() ? "; remove it" : "; did you mean \"" + near + "\"?"));
   }
   if (params_found != nullptr && !params_found->is_null()) {
-    for (const auto& required : names_of(*member(*signature, "required"))) {
+    for (const auto& each : *member(*signature, "required")) {
+      const std::string& required = each.get_ref<const std::string&>();
       if (member(params, required) != nullptr) continue;
       ctx.report(
           "/scheduler/params", Severity::Error, "required-key",
