@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The generate benchmark (issue 3): the same N DeepSpeed configs written by `zeroforge generate`,
-# by a Python Jinja2 script (render, json.loads, json.dumps indent 2, write), and by the floor
+# The generate benchmark (issues 3 and 15): the same N DeepSpeed configs written by `zeroforge
+# generate` from a family of axes and from a family of N explicit `include` entries, by a
+# Python Jinja2 script (render, json.loads, json.dumps indent 2, write), and by the floor
 # (nlohmann parse + dump + write of the same texts, bench/generate_floor.cpp); wall time
 # (median of RUNS), the ratios, and peak memory at N/10 and N to show it is flat in N.
 #
@@ -26,6 +27,7 @@ work="$(mktemp -d -p "${BENCH_TMP:-/dev/shm}" 2>/dev/null || mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 python3 "$root/bench/generate_family.py" "$n" "$work/family.json"
 python3 "$root/bench/generate_family.py" "$((n / 10))" "$work/family-small.json"
+python3 "$root/bench/generate_family.py" --include "$n" "$work/family-include.json"
 
 seconds() {  # seconds COMMAND...: wall time of one run
   local start=$EPOCHREALTIME
@@ -50,11 +52,13 @@ PY
 zf_cmd() { "$zeroforge" generate "$1" -o "$2" "${@:3}"; }
 py_cmd() { python3 "$root/bench/generate_jinja2.py" "$1" "$root/templates" "$root/presets" "$2"; }
 
-zf=() zf1=() zfn=() py=() fl=()
+zf=() zf1=() zfn=() zi=() zi1=() py=() fl=()
 for ((i = 0; i < runs; i++)); do
-  rm -rf "$work"/zf "$work"/zf1 "$work"/zfn "$work"/py "$work"/floor
+  rm -rf "$work"/zf "$work"/zf1 "$work"/zfn "$work"/zi "$work"/zi1 "$work"/py "$work"/floor
   zf+=("$(seconds zf_cmd "$work/family.json" "$work/zf")")
   zf1+=("$(seconds zf_cmd "$work/family.json" "$work/zf1" -j 1)")
+  zi+=("$(seconds zf_cmd "$work/family-include.json" "$work/zi")")
+  zi1+=("$(seconds zf_cmd "$work/family-include.json" "$work/zi1" -j 1)")
   zfn+=("$(seconds zf_cmd "$work/family.json" "$work/zfn" --no-validate)")
   py+=("$(seconds py_cmd "$work/family.json" "$work/py")")
   fl+=("$("$floor" "$work/zf" "$work/floor" | awk '{ print $3 }')")
@@ -62,6 +66,8 @@ done
 zf_s="$(printf '%s\n' "${zf[@]}" | median)"
 zf1_s="$(printf '%s\n' "${zf1[@]}" | median)"
 zfn_s="$(printf '%s\n' "${zfn[@]}" | median)"
+zi_s="$(printf '%s\n' "${zi[@]}" | median)"
+zi1_s="$(printf '%s\n' "${zi1[@]}" | median)"
 py_s="$(printf '%s\n' "${py[@]}" | median)"
 fl_s="$(printf '%s\n' "${fl[@]}" | median)"
 
@@ -74,19 +80,23 @@ bad = [f for f in files if json.load(open(os.path.join(a, f))) != json.load(open
 print(f"{len(files)} configs, {len(bad)} differ" + (f" (e.g. {bad[0]})" if bad else ""))
 PY
 )"
+# The include family makes the same files (its manifest names another family).
+same_include="$(diff -r -x manifest.json "$work/zf" "$work/zi" >/dev/null && echo "identical to the axes family's" || echo "DIFFER from the axes family's")"
 
 mem_small="$(rm -rf "$work/m"; peak_kib "$zeroforge" generate "$work/family-small.json" -o "$work/m")"
 mem_large="$(rm -rf "$work/m"; peak_kib "$zeroforge" generate "$work/family.json" -o "$work/m")"
 
 echo "== generate: $n DeepSpeed configs, median of $runs runs (wall seconds; zeroforge on $(nproc) threads unless -j 1)"
-awk -v zf="$zf_s" -v zf1="$zf1_s" -v zfn="$zfn_s" -v py="$py_s" -v fl="$fl_s" -v n="$n" 'BEGIN {
+awk -v zf="$zf_s" -v zf1="$zf1_s" -v zfn="$zfn_s" -v zi="$zi_s" -v zi1="$zi1_s" -v py="$py_s" -v fl="$fl_s" -v n="$n" 'BEGIN {
   printf "%-44s %9s %11s %13s\n", "", "seconds", "us/config", "vs jinja2"
   printf "%-44s %9.3f %11.1f %12.3fx\n", "zeroforge generate (validated)", zf, zf / n * 1e6, zf / py
   printf "%-44s %9.3f %11.1f %12.3fx\n", "zeroforge generate -j 1 (one thread)", zf1, zf1 / n * 1e6, zf1 / py
   printf "%-44s %9.3f %11.1f %12.3fx\n", "zeroforge generate --no-validate", zfn, zfn / n * 1e6, zfn / py
+  printf "%-44s %9.3f %11.1f %12.3fx\n", "zeroforge generate, include entries", zi, zi / n * 1e6, zi / py
+  printf "%-44s %9.3f %11.1f %12.3fx\n", "zeroforge generate -j 1, include entries", zi1, zi1 / n * 1e6, zi1 / py
   printf "%-44s %9.3f %11.1f %12.3fx\n", "python jinja2 (render, loads, dumps, write)", py, py / n * 1e6, 1
   printf "%-44s %9.3f %11.1f %12.3fx\n", "floor (nlohmann parse + dump + write)", fl, fl / n * 1e6, fl / py
-  printf "goal: zeroforge <= 0.15 x jinja2 (%.3f s) and <= floor (%.3f s)\n", 0.15 * py, fl
+  printf "goal: zeroforge <= 0.15 x jinja2 (%.3f s) and <= floor (%.3f s), one thread too; include entries no slower than axes\n", 0.15 * py, fl
 }'
-echo "outputs: $same"
+echo "outputs: $same; the include family's files are $same_include"
 echo "peak memory of zeroforge generate: $((n / 10)) configs ${mem_small} KiB, $n configs ${mem_large} KiB"

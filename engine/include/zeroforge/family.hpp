@@ -311,8 +311,10 @@ class Expansion {
   std::size_t size_ = 0;
   // The merged values below the variant layer, one per tier (or one without tiers).
   std::vector<nlohmann::ordered_json> base_by_tier_;
-  // Each axis value's part of a variant slug (`stage-3`), made once.
+  // Each axis value's part of a variant slug (`stage-3`), and each include entry's slug,
+  // made once.
   std::vector<std::vector<std::string>> axis_slugs_;
+  std::vector<std::string> include_slugs_;
 };
 
 /// The merged values of a family's variants, in two layers: the tier's values below the

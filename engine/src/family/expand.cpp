@@ -55,7 +55,12 @@ void merge_into(Json& target, const Json& patch) {
 }
 
 std::string slug_word(const Json& value) {
-  std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+  // Integers, the usual non-string choice, without nlohmann's serializer (which costs more
+  // than the rest of a slug; families list thousands of include entries).
+  std::string text = value.is_string()            ? value.get<std::string>()
+                     : value.is_number_integer()  ? std::to_string(value.get<long long>())
+                     : value.is_number_unsigned() ? std::to_string(value.get<unsigned long long>())
+                                                  : value.dump();
   for (char& c : text) {
     bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
     if (!keep) c = '-';
@@ -175,6 +180,27 @@ Value merged(const Value& below, const Value& patch) {
   return Value(std::move(out));
 }
 
+// An include entry, less its `tier`, as a patch: Value::from_json(expand_dotted_keys(entry))
+// without the detour through JSON objects (pipelines list thousands of entries).
+Value include_patch(const Json& entry) {
+  ValueDict patch;
+  patch.reserve(entry.size());
+  auto put = [&](std::string key, Value value) {
+    const Value* existing = patch.find(key);
+    patch.set(std::move(key), existing != nullptr ? merged(*existing, value) : std::move(value));
+  };
+  for (const auto& [key, value] : entry.items()) {
+    if (key == "tier") continue;
+    if (key.find('.') == std::string::npos) {
+      put(key, Value::from_json(value));
+    } else {
+      const Value nested = Value::from_json(nest(key, value));
+      for (const auto& [top, inner] : nested.as_dict()) put(top, inner);
+    }
+  }
+  return Value(std::move(patch));
+}
+
 }  // namespace
 
 VariantValues::VariantValues(const Expansion& expansion) {
@@ -186,13 +212,9 @@ VariantValues::VariantValues(const Expansion& expansion) {
     for (const auto& value : axis.values)
       patches.push_back(Value::from_json(nest(axis.key, value)));
   }
-  for (const auto& entry : expansion.family_.include) {
-    Json choice = Json::object();
-    for (const auto& [key, value] : entry.items()) {
-      if (key != "tier") choice[key] = value;
-    }
-    include_patches_.push_back(Value::from_json(expand_dotted_keys(choice)));
-  }
+  include_patches_.reserve(expansion.family_.include.size());
+  for (const auto& entry : expansion.family_.include)
+    include_patches_.push_back(include_patch(entry));
   for (const auto& layer : expansion.overrides_) {
     override_patches_.push_back(Value::from_json(layer.values));
   }
@@ -261,8 +283,12 @@ Variant Expansion::variant(std::size_t index) const {
   variant.tier = member.tier;
   variant.include = member.include;
   if (member.include != Variant::npos) {
-    for (const auto& [key, value] : family_.include[member.include].items()) {
-      if (key != "tier") variant.choice[key] = value;
+    // Keys of a JSON object are distinct: appended without a search.
+    const Json& entry = family_.include[member.include];
+    auto& choice = variant.choice.get_ref<Json::object_t&>();
+    choice.reserve(entry.size());
+    for (const auto& [key, value] : entry.get_ref<const Json::object_t&>()) {
+      if (key != "tier") choice.emplace_back(key, value);
     }
   } else {
     variant.axis_index.resize(family_.axes.size());
@@ -281,10 +307,7 @@ Variant Expansion::variant(std::size_t index) const {
   }
   std::string slug;
   if (member.include != Variant::npos) {
-    for (const auto& [key, value] : variant.choice.items()) {
-      if (!slug.empty()) slug += '_';
-      slug += slug_part(key, value);
-    }
+    slug = include_slugs_[member.include];
   } else {
     for (std::size_t a = 0; a < family_.axes.size(); ++a) {
       if (!slug.empty()) slug += '_';
@@ -397,6 +420,16 @@ Expansion expand_family(Family family, std::vector<Tier> tiers,
   for (const Axis& axis : expansion.family_.axes) {
     auto& slugs = expansion.axis_slugs_.emplace_back();
     for (const auto& value : axis.values) slugs.push_back(slug_part(axis.key, value));
+  }
+  expansion.include_slugs_.reserve(expansion.family_.include.size());
+  for (const Json& entry : expansion.family_.include) {
+    std::string slug;
+    for (const auto& [key, value] : entry.items()) {
+      if (key == "tier") continue;
+      if (!slug.empty()) slug += '_';
+      slug += slug_part(key, value);
+    }
+    expansion.include_slugs_.push_back(std::move(slug));
   }
   for (std::size_t tier : tier_indices) {
     Json base = Json::object();

@@ -104,11 +104,13 @@ class FamilyReader {
     return plugin;
   }
 
+  static bool is_value_name(const std::string& key) {
+    return !key.empty() && key.front() != '.' && key.back() != '.' &&
+           key.find("..") == std::string::npos;
+  }
   void check_key(const std::string& pointer, const std::string& key) const {
-    if (key.empty() || key.front() == '.' || key.back() == '.' ||
-        key.find("..") != std::string::npos) {
+    if (!is_value_name(key))
       fail(pointer, "'" + key + "' is not a value name (a dotted path such as zero.stage)");
-    }
   }
 
   void read_axes(const Json& json, Family& family) const {
@@ -189,20 +191,24 @@ class FamilyReader {
     if (!known) fail(pointer, "tier '" + name + "' is not one of the family's tiers");
   }
 
+  // Pipelines list thousands of entries: the pointers are made only for an error.
   void read_include(const Json& json, Family& family) const {
     auto it = json.find("include");
     if (it == json.end()) return;
     if (!it->is_array()) fail("/include", "include must be a list of values objects");
+    family.include.reserve(it->size());
     for (std::size_t i = 0; i < it->size(); ++i) {
       const Json& entry = (*it)[i];
-      std::string pointer = "/include/" + std::to_string(i);
+      auto pointer = [i] { return "/include/" + std::to_string(i); };
       if (!entry.is_object() || entry.empty()) {
-        fail(pointer, "an include entry must be a non-empty values object, got " + entry.dump());
+        fail(pointer(), "an include entry must be a non-empty values object, got " + entry.dump());
       }
       for (const auto& [key, value] : entry.items()) {
-        std::string child = pointer + "/" + escape_pointer_segment(key);
-        check_key(child, key);
-        if (key == "tier") check_tier_name(family, value, child);
+        if (key == "tier") {
+          check_tier_name(family, value, pointer() + "/tier");
+        } else if (!is_value_name(key)) {
+          check_key(pointer() + "/" + escape_pointer_segment(key), key);
+        }
       }
       family.include.push_back(entry);
     }
