@@ -68,11 +68,11 @@ void print_failure(const GenerateResult& result) {
   }
   for (const auto& finding : result.findings) std::cerr << format_finding(finding) << '\n';
   std::cerr << "zeroforge: error: family '" << result.family_name << "' not reported: "
-            << (!result.problems.empty()   ? "its values are wrong"
-                : !result.refusals.empty() ? std::to_string(result.refusals.size()) +
-                                                 " config(s) cannot be made as asked"
-                                           : "the validator found errors in its configs "
-                                             "(--no-validate reports them anyway)")
+            << (!result.problems.empty() ? "its values are wrong"
+                : !result.refusals.empty()
+                    ? std::to_string(result.refusals.size()) + " config(s) cannot be made as asked"
+                    : "the validator found errors in its configs "
+                      "(--no-validate reports them anyway)")
             << "; no report was written\n";
 }
 

@@ -26,8 +26,8 @@ using Json = nlohmann::ordered_json;
 Json option_object(const Json& option) {
   if (option.is_string()) return {{"model", option}};
   if (!option.is_object()) {
-    option_error("", "expected a model preset name or an object with \"model\", got " +
-                         option.dump());
+    option_error("",
+                 "expected a model preset name or an object with \"model\", got " + option.dump());
   }
   for (const auto& item : option.items()) {
     const std::string& key = item.key();

@@ -12,8 +12,8 @@ namespace zf::memory {
 
 /// The keys the `estimate` option takes: the model keys of `auto_fit`.
 inline constexpr const char* kEstimateKeys[] = {
-    "model", "seq_len", "activation_checkpointing", "attention", "loss", "headroom",
-    "cuda_context_gib"};
+    "model", "seq_len",  "activation_checkpointing", "attention",
+    "loss",  "headroom", "cuda_context_gib"};
 
 /// Estimates one config's values (`input` is the values hook's input) with the model that
 /// `option` (the plugin's `estimate` option) names, at the config's own `stage`, offloads,

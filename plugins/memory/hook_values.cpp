@@ -174,7 +174,8 @@ void read_cluster(const HookReader& r, Inputs& in, const std::string& who,
   const Json& precision = r.tier_fact("precision", who, "the precision");
   auto named_precision =
       precision.is_string() ? precision_from_string(precision.get<std::string>()) : std::nullopt;
-  if (!named_precision) r.fail("/precision", "expected bf16, fp16 or fp32, got " + precision.dump());
+  if (!named_precision)
+    r.fail("/precision", "expected bf16, fp16 or fp32, got " + precision.dump());
   in.precision = *named_precision;
   in.gpus_per_node =
       r.positive_int("/gpus_per_node", r.tier_fact("gpus_per_node", who, "gpus_per_node"));

@@ -49,8 +49,9 @@ class ReportBrowserTest : public ::testing::Test {
     const std::string command =
         "timeout 120 '" + browser->string() +
         "' --headless --disable-gpu --no-sandbox --no-first-run --disable-dev-shm-usage "
-        "--hide-scrollbars --user-data-dir='" + (dir.path() / "profile").string() + "' " + mode +
-        " 'file://" + (dir.path() / "report.html").string() + "' " + redirect + " 2>'" +
+        "--hide-scrollbars --user-data-dir='" +
+        (dir.path() / "profile").string() + "' " + mode + " 'file://" +
+        (dir.path() / "report.html").string() + "' " + redirect + " 2>'" +
         (dir.path() / "chromium.err").string() + "'";
     return std::system(command.c_str());
   }
@@ -70,8 +71,7 @@ class ReportBrowserTest : public ::testing::Test {
 };
 
 TEST_F(ReportBrowserTest, TheLoadedPageHasOneChartPerTierWithItsTable) {
-  ASSERT_EQ(chromium("--dump-dom", ">'" + (dir.path() / "dom.html").string() + "'"), 0)
-      << errors();
+  ASSERT_EQ(chromium("--dump-dom", ">'" + (dir.path() / "dom.html").string() + "'"), 0) << errors();
   const std::string dom = read_file(dir.path() / "dom.html");
   // The browser's own serialisation of what it parsed, not the file.
   ASSERT_NE(dom.find("<html lang=\"en\"><head>"), std::string::npos) << dom.substr(0, 400);
@@ -97,7 +97,7 @@ TEST_F(ReportBrowserTest, ItDrawsAScreenshot) {
   const std::string png = read_file(shot);
   ASSERT_GE(png.size(), 8u);
   EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
-  // A blank 1280 x 2200 page is about 10 KB as PNG; text and three charts are far more.
+  // A blank 1280 x 2200 page is about 13 KB as PNG; text and three charts are far more.
   EXPECT_GT(png.size(), 60000u) << "the screenshot looks empty";
 }
 

@@ -56,19 +56,34 @@ std::string device(const Json& config, const char* key) {
 Json estimate_for(const Json& config, const Json& tier, const std::string& model,
                   const std::vector<std::string>& extra = {}) {
   const Json& zero = config.at("zero_optimization");
-  const std::string precision = config.contains("bf16") && config["bf16"].value("enabled", false)
-                                    ? "bf16"
-                                : config.contains("fp16") && config["fp16"].value("enabled", false)
-                                    ? "fp16"
-                                    : "fp32";
+  const std::string precision =
+      config.contains("bf16") && config["bf16"].value("enabled", false)   ? "bf16"
+      : config.contains("fp16") && config["fp16"].value("enabled", false) ? "fp16"
+                                                                          : "fp32";
   std::vector<std::string> args = {
-      "estimate", "--model", model, "--stage", std::to_string(zero.at("stage").get<int>()),
-      "--offload-optimizer", device(config, "offload_optimizer"), "--offload-param",
-      device(config, "offload_param"), "--micro-batch-size",
-      std::to_string(config.at("train_micro_batch_size_per_gpu").get<int>()), "--precision",
-      precision, "--gpus-per-node", tier.at("gpus_per_node").dump(), "--nodes",
-      tier.at("nodes").dump(), "--gpu-memory-gib", tier.at("gpu_memory_gib").dump(),
-      "--cpu-memory-gib", tier.at("cpu_memory_gib").dump(), "--format", "json"};
+      "estimate",
+      "--model",
+      model,
+      "--stage",
+      std::to_string(zero.at("stage").get<int>()),
+      "--offload-optimizer",
+      device(config, "offload_optimizer"),
+      "--offload-param",
+      device(config, "offload_param"),
+      "--micro-batch-size",
+      std::to_string(config.at("train_micro_batch_size_per_gpu").get<int>()),
+      "--precision",
+      precision,
+      "--gpus-per-node",
+      tier.at("gpus_per_node").dump(),
+      "--nodes",
+      tier.at("nodes").dump(),
+      "--gpu-memory-gib",
+      tier.at("gpu_memory_gib").dump(),
+      "--cpu-memory-gib",
+      tier.at("cpu_memory_gib").dump(),
+      "--format",
+      "json"};
   for (const char* bucket : {"reduce_bucket_size", "allgather_bucket_size",
                              "stage3_prefetch_bucket_size", "stage3_max_live_parameters"}) {
     if (!zero.contains(bucket)) continue;
@@ -91,8 +106,9 @@ void expect_same_figures(const std::map<std::string, std::int64_t>& rows, const 
       {"buffers", e["comm_buffers"]["gpu_bytes"]},
       {"cuda-context", e["cuda_context"]["gpu_bytes"]},
       {"total gpu-total", e["total"]["gpu_bytes"]},
-      {"capacity", e["capacity"]["gpu_bytes"]},
-      {"cpu-total", e["total"]["cpu_bytes"]}};
+      {"gpu-capacity", e["capacity"]["gpu_bytes"]},
+      {"cpu-total", e["total"]["cpu_bytes"]},
+      {"cpu-capacity", e["capacity"]["cpu_bytes"]}};
   if (step) {
     expected["optimizer-step"] = e["optimizer_step"]["gpu_bytes"];
     expected["kept-activations"] = e["optimizer_step"]["unreused_activation_bytes"];
@@ -156,7 +172,9 @@ TEST_F(ReportCliTest, EveryConfigOfTheExampleAppearsWithItsFactsAndWhyThereIsNoC
     const auto row = html.find("<code>" + p + "</code></a></td>");
     ASSERT_NE(row, std::string::npos);
     EXPECT_NE(html.substr(row, html.find("</tr>", row) - row).find(batch), std::string::npos);
-    EXPECT_NE(details_of(html, p + "</code> <span class=\"mark unchanged\">unchanged</span>"), "");
+    EXPECT_EQ(count(html, "<summary><code>" + p +
+                              "</code> <span class=\"mark unchanged\">unchanged</span>"),
+              1u);
   }
   // Tiers in the family's order, none charted: the example names no model.
   const auto small = html.find("<h2 id=\"tier-0-heading\">Tier small</h2>");
@@ -205,14 +223,16 @@ TEST_F(ReportCliTest, AutoFitsTrailSaysWhichRungsDidNotFitAndByHowMuch) {
   const std::string model = family["values"]["auto_fit"]["model"];
   const std::string checkpointing = family["values"]["auto_fit"]["activation_checkpointing"];
   std::size_t rungs = 0;
-  for (const auto& entry : Json::parse(read("out/manifest.json"))["configs"]) {
+  const Json manifest = Json::parse(read("out/manifest.json"));
+  for (const auto& entry : manifest["configs"]) {
     const std::string p = entry["path"];
     SCOPED_TRACE(p);
     const Json config = Json::parse(read("out/" + p));
     const Json t = tier(entry["tier"]);
     const std::string details = details_of(html, p);
-    expect_same_figures(rows_of(details),
-                        estimate_for(config, t, model, {"--activation-checkpointing", checkpointing}));
+    expect_same_figures(
+        rows_of(details),
+        estimate_for(config, t, model, {"--activation-checkpointing", checkpointing}));
     // Each rung tried before: its need equals estimate's at that rung and micro batch.
     static const std::regex rung(
         R"re(<tr><td>ZeRO-(\d), optimizer on (GPU|CPU|NVMe), parameters on (GPU|CPU|NVMe)</td><td class="num">(\d+)</td><td class="num" data-bytes="(\d+)">[^<]*</td><td class="num" data-bytes="(\d+)">[^<]*</td><td class="num" data-bytes="(\d+)">[^<]*</td><td class="num" data-bytes="(\d+)">)re");
@@ -224,8 +244,10 @@ TEST_F(ReportCliTest, AutoFitsTrailSaysWhichRungsDidNotFitAndByHowMuch) {
       tried["zero_optimization"]["stage"] = std::stoi((*it)[1]);
       tried["zero_optimization"].erase("offload_optimizer");
       tried["zero_optimization"].erase("offload_param");
-      if ((*it)[2] != "GPU") tried["zero_optimization"]["offload_optimizer"]["device"] = where((*it)[2]);
-      if ((*it)[3] != "GPU") tried["zero_optimization"]["offload_param"]["device"] = where((*it)[3]);
+      if ((*it)[2] != "GPU")
+        tried["zero_optimization"]["offload_optimizer"]["device"] = where((*it)[2]);
+      if ((*it)[3] != "GPU")
+        tried["zero_optimization"]["offload_param"]["device"] = where((*it)[3]);
       tried["train_micro_batch_size_per_gpu"] = std::stoi((*it)[4]);
       const Json e = estimate_for(tried, t, model, {"--activation-checkpointing", checkpointing});
       const std::int64_t need = e["total"]["gpu_bytes"], capacity = e["capacity"]["gpu_bytes"];
@@ -272,7 +294,8 @@ TEST_F(ReportCliTest, MarksWhatChangedAgainstTheManifestInTheOutputDirectory) {
     const auto row = html.find("<code>" + p + "</code></a></td><td>");
     EXPECT_NE(row, std::string::npos) << p;
     const std::string rest = html.substr(row);
-    return rest.substr(rest.find("class=\"mark ") + 12, rest.find("\">") - rest.find("class=\"mark ") - 12);
+    return rest.substr(rest.find("class=\"mark ") + 12,
+                       rest.find("\">") - rest.find("class=\"mark ") - 12);
   };
   EXPECT_EQ(mark_of("medium/zero2-bf16.json"), "unchanged");
   EXPECT_EQ(mark_of("medium/zero2-fp16.json"), "changed");
@@ -287,8 +310,7 @@ TEST_F(ReportCliTest, MarksWhatChangedAgainstTheManifestInTheOutputDirectory) {
 
 TEST_F(ReportCliTest, GenerateWritesTheReportBesideTheConfigsWithWorkingLinks) {
   const std::string fam = family({1, 2});
-  auto first =
-      run_cli({"generate", fam, "-o", path("out"), "--report", path("reports/r.html")});
+  auto first = run_cli({"generate", fam, "-o", path("out"), "--report", path("reports/r.html")});
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_EQ(first.out, "zeroforge: wrote 4 configs of family 'ab' to " + path("out") +
                            " (index: " + path("out/manifest.json") +
@@ -315,6 +337,27 @@ TEST_F(ReportCliTest, GenerateWritesTheReportBesideTheConfigsWithWorkingLinks) {
   EXPECT_NE(html.find("0 new, 2 changed, 2 unchanged, 0 removed."), std::string::npos);
 }
 
+TEST_F(ReportCliTest, AReportInsideTheOutputDirectoryIsNotedBecauseCheckCountsItAsExtra) {
+  const std::string fam = family({1});
+  const std::string note = "zeroforge: note: the report " + path("out/r.html") + " is inside " +
+                           path("out") +
+                           ", where generate --check counts it as an extra file; write it beside "
+                           "the directory to avoid that\n";
+  auto generated = run_cli({"generate", fam, "-o", path("out"), "--report", path("out/r.html")});
+  ASSERT_EQ(generated.exit_code, 0) << generated.err;
+  EXPECT_EQ(generated.err, note);
+  auto check = run_cli({"generate", fam, "-o", path("out"), "--check"});
+  EXPECT_EQ(check.exit_code, 1);
+  EXPECT_EQ(check.out, path("out") + "/r.html: extra\n");
+  auto reported = run_cli({"report", fam, "-o", path("out/r.html")});  // --dir: FILE's directory
+  ASSERT_EQ(reported.exit_code, 0) << reported.err;
+  EXPECT_EQ(reported.err, note);
+  EXPECT_NE(read("out/r.html").find("<a href=\"medium/zero1-bf16.json\">"), std::string::npos);
+  auto beside = run_cli({"report", fam, "--dir", path("out"), "-o", path("r.html")});
+  ASSERT_EQ(beside.exit_code, 0) << beside.err;
+  EXPECT_EQ(beside.err, "");
+}
+
 TEST_F(ReportCliTest, EscapesWhatFamiliesSay) {
   const std::string evil = "<script>alert('x')</script>";
   const std::string fam = family({1}, {{"description", evil}, {"axes", {{"note", {evil}}}}});
@@ -322,8 +365,8 @@ TEST_F(ReportCliTest, EscapesWhatFamiliesSay) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string html = read("r.html");
   EXPECT_EQ(html.find("<script"), std::string::npos);
-  EXPECT_EQ(count(html, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"), 3u)
-      << "the description, and the variant in the table and in the title";
+  EXPECT_EQ(count(html, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"), 2u)
+      << "the description, and the variant in the configs table";
 }
 
 TEST_F(ReportCliTest, ValidatorWarningsAppearWithTheirConfig) {
@@ -337,16 +380,24 @@ TEST_F(ReportCliTest, ValidatorWarningsAppearWithTheirConfig) {
                     path("out"), "-o", path("r.html")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string html = read("r.html");
-  EXPECT_NE(html.find("<a href=\"#config-0-0\">1 finding</a>"), std::string::npos);
-  EXPECT_NE(html.find("<li><strong>warning</strong> [misplaced-key] <code>/memory_efficient_linear</code>"),
-            std::string::npos)
-      << r.err;
+  // A warning and a note, both on stderr as generate prints them and in the page.
+  EXPECT_NE(r.err.find(path("out/ds.json") + ": /memory_efficient_linear: warning [ignored-key]: "),
+            std::string::npos);
+  EXPECT_NE(html.find("<a href=\"#config-0-0\">2 findings</a>"), std::string::npos);
+  EXPECT_NE(html.find("<li><strong>warning</strong> [ignored-key] "
+                      "<code>/memory_efficient_linear</code>: DeepSpeed does not read "
+                      "&quot;memory_efficient_linear&quot; at the top level"),
+            std::string::npos);
+  EXPECT_NE(
+      html.find("<li><strong>note</strong> [batch-world-size] <code>/train_batch_size</code>"),
+      std::string::npos);
 }
 
 TEST_F(ReportCliTest, Errors) {
   dir.write("file", "");
-  dir.write("t/bad.json.j2",
-            R"({"train_batch_size": 3, "train_micro_batch_size_per_gpu": 2, "fp16": {"enabled": true}})");
+  dir.write(
+      "t/bad.json.j2",
+      R"({"train_batch_size": 3, "train_micro_batch_size_per_gpu": 2, "fp16": {"enabled": true}})");
   const std::string bad =
       dir.write("bad.json", R"({"name": "bad", "template": "bad.json.j2", "output": "bad.json"})")
           .string();
@@ -369,11 +420,11 @@ TEST_F(ReportCliTest, Errors) {
       {"unknown model",
        {"report", "example", "--dir", path("out"), "-o", path("r.html"), "--model", "llama-9b"},
        2,
-       "values hook failed: family example, tier small, variant stage=1 precision=bf16: "
-       "option estimate.model: unknown model preset 'llama-9b'"},
+       "error: plugin 'memory': values hook failed: option estimate.model: unknown model preset "
+       "'llama-9b' (known: gpt2, "},
       {"validator errors",
-       {"report", bad, "--template-dir", path("t"), "--validate", "deepspeed", "--dir",
-        path("out"), "-o", path("r.html")},
+       {"report", bad, "--template-dir", path("t"), "--validate", "deepspeed", "--dir", path("out"),
+        "-o", path("r.html")},
        1,
        "zeroforge: error: family 'bad' not reported: the validator found errors in its configs "
        "(--no-validate reports them anyway); no report was written\n"},
@@ -392,8 +443,10 @@ TEST_F(ReportCliTest, ABrokenOldManifestIsAWarningAndNothingIsMarked) {
   dir.write("out/manifest.json", "{\"configs\": [");
   auto r = run_cli({"report", family({1}), "--dir", path("out"), "-o", path("r.html")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err, "zeroforge: warning: " + path("out/manifest.json") +
-                       ":1:14: error: unexpected end of input (no changes are marked)\n");
+  EXPECT_EQ(
+      r.err,
+      "zeroforge: warning: " + path("out/manifest.json") +
+          ":1:14: error: expected a JSON value, found end of input (no changes are marked)\n");
   EXPECT_NE(read("r.html").find("could not be read"), std::string::npos);
   EXPECT_EQ(read("r.html").find("class=\"mark "), std::string::npos);
 }

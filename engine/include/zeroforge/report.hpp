@@ -54,13 +54,15 @@ struct ReportRequest {
 /// `zeroforge report`: makes every config of the family in memory (validated as generate
 /// does) and, when that succeeds (exit_code 0), writes the report to `request.file`.
 /// Returns what generate would have returned; throws zf::Error like generate, and for a
-/// report that cannot be written.
+/// report that cannot be written. Warns (on_message, else the result's messages) when the
+/// old manifest cannot be read, and notes a report written inside an output directory that
+/// holds a manifest (`generate --check` counts it as an extra file there).
 GenerateResult report_family(const ReportRequest& request);
 
 /// `zeroforge generate --report FILE`: the report of a generate that succeeded and was made
 /// with `keep_manifest` (`result.manifest_text`), its changes marked against `baseline` (read
 /// before the generate). Written atomically to `file`. Throws zf::Error (Io) when it cannot
-/// be written.
+/// be written. Notes (request.on_message) a report inside the output directory.
 void write_report(const std::filesystem::path& file, const GenerateRequest& request,
                   const GenerateResult& result, const ManifestBaseline& baseline);
 

@@ -14,10 +14,10 @@ namespace {
 
 // The geometry of a chart, in SVG user units (the SVG scales down on narrow screens).
 constexpr double kWidth = 700;
-constexpr double kBarX = 140;            // where bars start: 0 %; config names left of it
-constexpr double kBarWidth = 360;        // the axis: 0 % to the chart's top percentage
+constexpr double kBarX = 140;      // where bars start: 0 %; config names left of it
+constexpr double kBarWidth = 360;  // the axis: 0 % to the chart's top percentage
 constexpr double kTextX = kBarX + kBarWidth + 10;
-constexpr double kAxisHeight = 30;       // percent labels above the rows
+constexpr double kAxisHeight = 30;  // percent labels above the rows
 constexpr double kRowHeight = 50;
 constexpr double kGpuBarHeight = 20;
 constexpr double kHostBarHeight = 8;
@@ -34,29 +34,27 @@ struct Pattern {
 // checks.
 constexpr Pattern kPatterns[] = {
     {"model-states", "model states",
-     "weights, gradients and optimizer states this GPU holds (the ZeRO paper's 2+2+K bytes per "
-     "parameter, partitioned by the stage)",
+     "weights, gradients and optimizer states on this GPU (2+2+K bytes per parameter, "
+     "partitioned by the stage)",
      R"(<rect width="8" height="8" fill="#1f4e79"/>)"},
-    {"working-set", "stage-3 working set",
-     "ZeRO-3's gathered parameters: live parameters and the prefetch bucket",
+    {"working-set", "stage-3 working set", "ZeRO-3's gathered parameters and prefetch bucket",
      R"(<rect width="8" height="8" fill="#dbe7f3"/><path d="M-2,2 l4,-4 M0,8 l8,-8 M6,10 l4,-4" stroke="#1f4e79" stroke-width="1.6"/>)"},
-    {"buffers", "communication buffers", "the reduce and all-gather buckets the config sets",
+    {"buffers", "communication buffers", "the config's reduce and all-gather buckets",
      R"(<rect width="8" height="8" fill="#d5efe8"/><path d="M0,2 H8 M0,6 H8" stroke="#17695a" stroke-width="1.4"/>)"},
-    {"activations", "activations", "the forward/backward peak of the activations",
+    {"activations", "activations", "the peak of forward and backward",
      R"(<rect width="8" height="8" fill="#f6b26b"/><circle cx="4" cy="4" r="1.7" fill="#6b3500"/>)"},
     {"headroom", "fragmentation headroom",
-     "what PyTorch's caching allocator keeps reserved beyond the activations",
+     "what the caching allocator keeps beyond the activations",
      R"(<rect width="8" height="8" fill="#fdebd7"/><path d="M0,0 l8,8 M8,0 l-8,8" stroke="#b45f06" stroke-width="0.9"/>)"},
     {"optimizer-step", "optimizer step",
-     "the fp32 gradients and temporaries of the optimizer step, when it is the peak",
+     "fp32 gradients and temporaries, when the step is the peak",
      R"(<rect width="8" height="8" fill="#e6def2"/><path d="M2,0 V8 M6,0 V8" stroke="#5b3d8f" stroke-width="1.4"/>)"},
     {"kept-activations", "activation blocks kept",
-     "activation memory the optimizer step cannot reuse, when the step is the peak",
+     "activations the step cannot reuse, when it is the peak",
      R"(<rect width="8" height="8" fill="#fdebd7"/><circle cx="4" cy="4" r="1.2" fill="#b45f06"/><circle cx="0" cy="0" r="1.2" fill="#b45f06"/><circle cx="8" cy="8" r="1.2" fill="#b45f06"/><circle cx="0" cy="8" r="1.2" fill="#b45f06"/><circle cx="8" cy="0" r="1.2" fill="#b45f06"/>)"},
-    {"cuda-context", "CUDA context", "memory outside PyTorch's allocator (CUDA context, kernels)",
+    {"cuda-context", "CUDA context", "memory outside PyTorch's allocator",
      R"(<rect width="8" height="8" fill="#4d4d4d"/><path d="M0,8 l8,-8" stroke="#ffffff" stroke-width="1"/>)"},
-    {"host", "host (offload)",
-     "model states offloaded to the CPU, per node, against the tier's host memory",
+    {"host", "host (offload)", "offloaded model states per node, of the host's memory",
      R"(<rect width="8" height="8" fill="#d9ead3"/><rect width="4" height="4" fill="#38761d"/><rect x="4" y="4" width="4" height="4" fill="#38761d"/>)"},
 };
 
@@ -88,7 +86,8 @@ double top_percent(const Tier& tier) {
 std::string bar(const std::vector<Segment>& parts, std::int64_t scale_bytes, double top, double y,
                 double height) {
   std::string out;
-  const double per_byte = scale_bytes > 0 ? kBarWidth * 100.0 / top / static_cast<double>(scale_bytes) : 0;
+  const double per_byte =
+      scale_bytes > 0 ? kBarWidth * 100.0 / top / static_cast<double>(scale_bytes) : 0;
   double x = kBarX;
   const double end = kBarX + kBarWidth;
   for (const Segment& s : parts) {
@@ -117,13 +116,14 @@ std::string row(const Config& c, const Tier& tier, double y, double top, std::in
   const double gpu_y = y + 2, host_y = y + 2 + kGpuBarHeight + 5;
   // The capacity as an empty frame, then the parts over it.
   const double frame = kBarWidth * 100.0 / top;
-  for (auto [bar_y, height] : {std::pair{gpu_y, kGpuBarHeight}, std::pair{host_y, kHostBarHeight}}) {
+  for (auto [bar_y, height] :
+       {std::pair{gpu_y, kGpuBarHeight}, std::pair{host_y, kHostBarHeight}}) {
     out += R"(<rect class="frame" x=")" + svg_number(kBarX) + R"(" y=")" + svg_number(bar_y) +
            R"(" width=")" + svg_number(frame) + R"(" height=")" + svg_number(height) + R"("/>)";
   }
   out += bar(m.gpu, m.gpu_capacity > 0 ? m.gpu_capacity : tier_max, top, gpu_y, kGpuBarHeight);
-  out += bar({{"host", "host (offload)", m.cpu_total}}, m.cpu_capacity > 0 ? m.cpu_capacity : tier_max,
-             top, host_y, kHostBarHeight);
+  out += bar({{"host", "host (offload)", m.cpu_total}},
+             m.cpu_capacity > 0 ? m.cpu_capacity : tier_max, top, host_y, kHostBarHeight);
   auto figure = [](const char* what, std::int64_t need, std::int64_t capacity) {
     std::string text = std::string(what) + gib(need);
     if (capacity <= 0) return text + " GiB (no capacity stated)";
@@ -133,8 +133,8 @@ std::string row(const Config& c, const Tier& tier, double y, double top, std::in
   };
   const bool gpu_cut = m.gpu_capacity > 0 && 100 * ratio(m.gpu_total, m.gpu_capacity) > top;
   out += R"(<text class="figure" x=")" + svg_number(kTextX) + R"(" y=")" + svg_number(gpu_y + 14) +
-         R"(">)" + escape(figure("GPU ", m.gpu_total, m.gpu_capacity)) + (gpu_cut ? " \xC2\xBB" : "") +
-         "</text>";
+         R"(">)" + escape(figure("GPU ", m.gpu_total, m.gpu_capacity)) +
+         (gpu_cut ? " \xC2\xBB" : "") + "</text>";
   out += R"(<text class="figure host" x=")" + svg_number(kTextX) + R"(" y=")" +
          svg_number(host_y + 8) + R"(">)" + escape(figure("host ", m.cpu_total, m.cpu_capacity)) +
          "</text></g>";
@@ -156,9 +156,10 @@ std::string pattern_defs() {
 std::string legend() {
   std::string out = "<dl class=\"legend\">\n";
   for (const Pattern& p : kPatterns) {
-    out += R"(<div><dt><svg width="28" height="14" aria-hidden="true" focusable="false"><rect width="28" height="14" fill="url(#p-)" +
-           std::string(p.key) + R"x()" stroke="#000" stroke-width="0.5"/></svg> )x" + p.label +
-           "</dt><dd>" + escape(p.meaning) + "</dd></div>\n";
+    out +=
+        R"(<div><dt><svg width="28" height="14" aria-hidden="true" focusable="false"><rect width="28" height="14" fill="url(#p-)" +
+        std::string(p.key) + R"x()" stroke="#000" stroke-width="0.5"/></svg> )x" + p.label +
+        "</dt><dd>" + escape(p.meaning) + "</dd></div>\n";
   }
   return out + "</dl>\n";
 }
@@ -173,9 +174,9 @@ std::string tier_chart(const Tier& tier, std::size_t index) {
   const std::string id = "chart-" + std::to_string(index);
   const std::string tier_name = tier.name.empty() ? "the family" : "tier " + tier.name;
   std::string out = R"(<svg class="tier-chart" role="img" aria-labelledby=")" + id + "-title " +
-                    id + R"(-desc" viewBox="0 0 )" +
-                    svg_number(kWidth) + " " + svg_number(height) + R"(" width=")" +
-                    svg_number(kWidth) + R"(" height=")" + svg_number(height) + R"(">)";
+                    id + R"(-desc" viewBox="0 0 )" + svg_number(kWidth) + " " + svg_number(height) +
+                    R"(" width=")" + svg_number(kWidth) + R"(" height=")" + svg_number(height) +
+                    R"(">)";
   out += R"(<title id=")" + id + R"(-title">Memory of each config of )" + escape(tier_name) +
          "</title>";
   out += R"(<desc id=")" + id +

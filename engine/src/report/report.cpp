@@ -30,6 +30,29 @@ bool is_memory_plugin(const std::string& name_or_path) {
   return name_or_path == "memory" || stem == "memory" || stem == "libmemory";
 }
 
+// A report in DIR (or below it) is a file no manifest lists: `generate --check` calls it extra.
+bool inside(const fs::path& file, const fs::path& dir) {
+  const std::string up = report::relative_dir(file, dir);  // from the report's directory to DIR
+  for (std::size_t at = 0; at < up.size(); at += 3) {
+    if (up.compare(at, 2, "..") != 0) return false;
+  }
+  return true;
+}
+
+void note_inside(const fs::path& file, const GenerateRequest& request,
+                 std::vector<std::string>* messages) {
+  if (!inside(file, request.output_dir)) return;
+  const std::string line = "zeroforge: note: the report " + file.string() + " is inside " +
+                           request.output_dir.string() +
+                           ", where generate --check counts it as an extra file; write it beside "
+                           "the directory to avoid that";
+  if (request.on_message) {
+    request.on_message(line);
+  } else if (messages) {
+    messages->push_back(line);
+  }
+}
+
 }  // namespace
 
 ManifestBaseline read_manifest_baseline(const fs::path& dir) {
@@ -88,6 +111,7 @@ std::string report_html(const fs::path& file, const GenerateRequest& request,
 void write_report(const fs::path& file, const GenerateRequest& request,
                   const GenerateResult& result, const ManifestBaseline& baseline) {
   write_file_atomically(file, report_html(file, request, result, baseline, true));
+  note_inside(file, request, nullptr);
 }
 
 GenerateResult report_family(const ReportRequest& request) {
@@ -102,14 +126,14 @@ GenerateResult report_family(const ReportRequest& request) {
   dry.keep_manifest = true;
   if (!request.model.empty()) {
     const Family family = family_of(dry);
-    const bool loaded =
-        std::any_of(family.plugins.begin(), family.plugins.end(),
-                    [](const PluginRef& p) { return is_memory_plugin(p.name); }) ||
-        std::any_of(dry.plugins.begin(), dry.plugins.end(), is_memory_plugin);
+    const bool loaded = std::any_of(family.plugins.begin(), family.plugins.end(),
+                                    [](const PluginRef& p) { return is_memory_plugin(p.name); }) ||
+                        std::any_of(dry.plugins.begin(), dry.plugins.end(), is_memory_plugin);
     if (!loaded) dry.plugins.push_back("memory");
     dry.plugin_options.push_back("memory.estimate.model=" + Json(request.model).dump());
   }
   GenerateResult result = generate(dry);
+  if (result.exit_code == 0 && baseline.present) note_inside(request.file, dry, &result.messages);
   if (!baseline.problem.empty()) {
     const std::string line = "zeroforge: warning: " + baseline.problem + " (no changes are marked)";
     if (request.generate.on_message) {

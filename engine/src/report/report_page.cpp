@@ -26,7 +26,7 @@ a { color: #0b4f8a; }
 .muted { color: #444; }
 nav ul { list-style: none; padding: 0; margin: 0.3rem 0; display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; }
 .summary { margin: 0.2rem 0; }
-.legend { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: 0.2rem 1.2rem; margin: 0.4rem 0; }
+.legend { display: grid; grid-template-columns: repeat(auto-fill, minmax(380px, 1fr)); gap: 0.15rem 1.2rem; margin: 0.4rem 0; }
 .legend div { display: flex; gap: 0.5rem; align-items: baseline; }
 .legend dt { white-space: nowrap; font-weight: 600; }
 .legend dt svg { vertical-align: middle; }
@@ -46,7 +46,7 @@ caption { text-align: left; font-weight: 600; padding: 0.2rem 0; }
 th, td { border: 1px solid #bbb; padding: 0.2rem 0.45rem; text-align: left; vertical-align: top; }
 th { background: #eee; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-td code { white-space: nowrap; }
+td code, td.variant { white-space: nowrap; }
 tr.total td { font-weight: 700; }
 .mark { display: inline-block; border: 1px solid #333; border-radius: 3px; padding: 0 0.3rem;
         font-size: 0.78rem; font-weight: 700; text-transform: uppercase; letter-spacing: 0.03em; }
@@ -95,13 +95,14 @@ std::string batch_text(const Json& facts) {
   auto number = [&](const char* key) -> std::string {
     auto it = facts.find(key);
     return it != facts.end() && it->is_number_integer() ? std::to_string(it->get<std::int64_t>())
-                                                         : std::string();
+                                                        : std::string();
   };
   const std::string micro = number("micro_batch_size"), acc = number("gradient_accumulation"),
                     world = number("world_size"), total = number("train_batch_size");
   if (micro.empty() || acc.empty() || world.empty() || total.empty()) return "\xE2\x80\x94";
   std::string out = micro + " \xC3\x97 " + acc + " \xC3\x97 " + world + " = " + total;
-  if (facts.value("hf_auto", false)) out += " (the config says \"auto\": the HF Trainer fills them)";
+  if (facts.value("hf_auto", false))
+    out += " (the config says \"auto\": the HF Trainer fills them)";
   return out;
 }
 
@@ -134,8 +135,9 @@ std::string header(const View& view) {
     out += "The manifest already in the output directory could not be read (" + escape(b.problem) +
            "), so changes are not marked.";
   } else if (!b.present) {
-    out += "The output directory held no manifest, so there is nothing to compare with: changes "
-           "are not marked.";
+    out +=
+        "The output directory held no manifest, so there is nothing to compare with: changes "
+        "are not marked.";
   } else {
     std::size_t counts[4] = {0, 0, 0, 0};
     for (const Tier& tier : view.tiers) {
@@ -149,9 +151,12 @@ std::string header(const View& view) {
   }
   out += "</p>\n";
   if (!view.removed.empty()) {
-    out += "<p>Removed (listed by the old manifest, no longer generated):</p>\n<ul class=\"removed\">\n";
+    out +=
+        "<p>Removed (listed by the old manifest, no longer generated):</p>\n<ul "
+        "class=\"removed\">\n";
     for (const auto& path : view.removed)
-      out += R"(<li><span class="mark removed">removed</span> <code>)" + escape(path) + "</code></li>\n";
+      out += R"(<li><span class="mark removed">removed</span> <code>)" + escape(path) +
+             "</code></li>\n";
     out += "</ul>\n";
   }
   out += "<nav aria-label=\"Tiers\"><ul>\n";
@@ -218,20 +223,21 @@ std::string configs_table(const View& view, const Tier& tier, std::size_t tier_i
   std::string out =
       R"(<table class="configs"><caption>Configs)" +
       (tier.name.empty() ? std::string() : " of tier " + escape(tier.name)) +
-      R"(</caption><thead><tr><th>config</th><th>change</th><th>variant</th><th>ZeRO stage</th>)"
-      R"(<th>optimizer states on</th><th>parameters on</th><th>precision</th>)"
-      R"(<th>micro batch × accumulation × world = global batch</th><th>validator</th></tr></thead><tbody>)"
+      R"(</caption><thead><tr><th>config</th><th>change</th><th>variant</th><th>stage</th>)"
+      R"(<th>optimizer on</th><th>parameters on</th><th>precision</th>)"
+      R"(<th>micro × accumulation × world = global batch</th><th>validator</th></tr></thead><tbody>)"
       "\n";
   for (std::size_t i = 0; i < tier.configs.size(); ++i) {
     const Config& c = tier.configs[i];
     const std::string anchor = "config-" + std::to_string(tier_index) + "-" + std::to_string(i);
     out += R"(<tr><td><a href=")" + href(view, c.path) + R"("><code>)" + escape(c.path) +
-           "</code></a></td><td>" + mark(c.change) + "</td><td>" + escape(c.variant) + "</td><td>" +
-           text_or_dash(c.facts, "stage") + "</td><td>" + where_text(c.facts, "offload_optimizer") +
-           "</td><td>" + where_text(c.facts, "offload_param") + "</td><td>" +
-           text_or_dash(c.facts, "precision") + "</td><td>" + batch_text(c.facts) + "</td><td>";
+           "</code></a></td><td>" + mark(c.change) + R"(</td><td class="variant">)" +
+           escape(c.variant) + "</td><td>" + text_or_dash(c.facts, "stage") + "</td><td>" +
+           where_text(c.facts, "offload_optimizer") + "</td><td>" +
+           where_text(c.facts, "offload_param") + "</td><td>" + text_or_dash(c.facts, "precision") +
+           "</td><td>" + batch_text(c.facts) + "</td><td>";
     if (c.findings.empty()) {
-      out += "no findings";
+      out += "none";
     } else {
       out += R"(<a href="#)" + anchor + R"(">)" + std::to_string(c.findings.size()) +
              (c.findings.size() == 1 ? " finding" : " findings") + "</a>";
@@ -260,25 +266,29 @@ std::string memory_section(const Config& c) {
   }
   out += R"(<tr class="total gpu-total"><td>total</td>)" + gib_cell(m.gpu_total) + "</tr>\n";
   if (m.gpu_capacity > 0) {
-    out += R"(<tr class="capacity"><td>GPU memory</td>)" + gib_cell(m.gpu_capacity) + "</tr>\n";
+    out += R"(<tr class="gpu-capacity"><td>GPU memory</td>)" + gib_cell(m.gpu_capacity) + "</tr>\n";
     if (m.gpu_total <= m.gpu_capacity) {
-      out += R"(<tr class="free"><td>free ()" + percent(m.gpu_capacity - m.gpu_total, m.gpu_capacity) +
-             "%)</td>" + gib_cell(m.gpu_capacity - m.gpu_total) + "</tr>\n";
+      out += R"(<tr class="free"><td>free ()" +
+             percent(m.gpu_capacity - m.gpu_total, m.gpu_capacity) + "%)</td>" +
+             gib_cell(m.gpu_capacity - m.gpu_total) + "</tr>\n";
     } else {
       out += R"(<tr class="short"><td><span class="mark over">over</span> short by</td>)" +
              gib_cell(m.gpu_total - m.gpu_capacity) + "</tr>\n";
     }
   }
   out += "</tbody></table>\n";
-  out += R"(<table class="host"><caption>Per node (host)</caption><thead><tr><th>part</th><th class="num">GiB</th></tr></thead><tbody>)"
-         "\n";
+  out +=
+      R"(<table class="host"><caption>Per node (host)</caption><thead><tr><th>part</th><th class="num">GiB</th></tr></thead><tbody>)"
+      "\n";
   out += R"(<tr class="cpu-total"><td>offloaded model states in CPU memory</td>)" +
          gib_cell(m.cpu_total) + "</tr>\n";
   if (m.cpu_capacity > 0)
-    out += R"(<tr class="capacity"><td>host memory</td>)" + gib_cell(m.cpu_capacity) + "</tr>\n";
+    out +=
+        R"(<tr class="cpu-capacity"><td>host memory</td>)" + gib_cell(m.cpu_capacity) + "</tr>\n";
   if (m.nvme > 0) {
-    out += R"(<tr class="nvme"><td>offloaded model states on NVMe (the tier states no NVMe capacity)</td>)" +
-           gib_cell(m.nvme) + "</tr>\n";
+    out +=
+        R"(<tr class="nvme"><td>offloaded model states on NVMe (the tier states no NVMe capacity)</td>)" +
+        gib_cell(m.nvme) + "</tr>\n";
   }
   return out + "</tbody></table>\n";
 }
@@ -297,11 +307,12 @@ std::string auto_fit_section(const Config& c) {
   }
   out += "</p>\n";
   if (a.escalated.empty()) return out + "<p>The first rung tried fit.</p>\n";
-  out += R"(<table class="trail"><caption>Rungs tried before, in order (GiB)</caption><thead><tr>)"
-         R"(<th>rung</th><th class="num">micro batch</th><th class="num">GPU need</th>)"
-         R"(<th class="num">GPU</th><th class="num">GPU short by</th><th class="num">host need</th>)"
-         R"(<th class="num">host</th><th>why not</th></tr></thead><tbody>)"
-         "\n";
+  out +=
+      R"(<table class="trail"><caption>Rungs tried before, in order (GiB)</caption><thead><tr>)"
+      R"(<th>rung</th><th class="num">micro batch</th><th class="num">GPU need</th>)"
+      R"(<th class="num">GPU</th><th class="num">GPU short by</th><th class="num">host need</th>)"
+      R"(<th class="num">host</th><th>why not</th></tr></thead><tbody>)"
+      "\n";
   for (const RejectedRung& r : a.escalated) {
     const std::int64_t short_by = r.gpu_bytes > r.gpu_capacity ? r.gpu_bytes - r.gpu_capacity : 0;
     out += "<tr><td>" + escape(r.rung) + R"(</td><td class="num">)" +
@@ -329,7 +340,8 @@ std::string config_details(const View& view, const Config& c, const std::string&
   if (c.memory) {
     const Memory& m = *c.memory;
     summary += " \xE2\x80\x94 GPU " + gib(m.gpu_total) + " GiB";
-    if (m.gpu_capacity > 0) summary += " of " + gib(m.gpu_capacity) + " (" + percent(m.gpu_total, m.gpu_capacity) + "%)";
+    if (m.gpu_capacity > 0)
+      summary += " of " + gib(m.gpu_capacity) + " (" + percent(m.gpu_total, m.gpu_capacity) + "%)";
     if (m.gpu_capacity > 0 && m.gpu_total > m.gpu_capacity)
       summary += R"( <span class="mark over">does not fit</span>)";
   }
@@ -337,8 +349,8 @@ std::string config_details(const View& view, const Config& c, const std::string&
     summary += " \xE2\x80\x94 " + std::to_string(c.findings.size()) +
                (c.findings.size() == 1 ? " finding" : " findings");
   }
-  std::string out = R"(<details class="config" id=")" + anchor + R"("><summary>)" + summary +
-                    "</summary>\n";
+  std::string out =
+      R"(<details class="config" id=")" + anchor + R"("><summary>)" + summary + "</summary>\n";
   out += R"(<p><a href=")" + href(view, c.path) + R"(">Open the config</a> (sha256 <code>)" +
          escape(c.sha256.substr(0, 12)) + "</code>)</p>\n";
   out += memory_section(c) + auto_fit_section(c) + findings_section(c);
@@ -374,23 +386,25 @@ std::string tier_section(const View& view, const Tier& tier, std::size_t index) 
 }  // namespace
 
 std::string render_page(const View& view) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                    "<title>zeroforge report: " +
-                    escape(view.family) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<title>zeroforge report: " +
+      escape(view.family) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   out += pattern_defs();
   out += header(view);
   out += "<main>\n";
   bool charted = false;
   for (const Tier& tier : view.tiers) charted = charted || tier.charted();
   if (charted) {
-    out += "<section class=\"reading\" aria-labelledby=\"reading-heading\">\n"
-           "<h2 id=\"reading-heading\">Reading the charts</h2>\n"
-           "<p>Each row is one config. The upper bar is one GPU's estimated peak, part by part, "
-           "as a percentage of the GPU's memory; the dashed line is the capacity (100%). The "
-           "lower bar is the host memory the offloaded model states take per node. Every "
-           "part has its own pattern, and the table beside each chart has the same figures.</p>\n" +
-           legend() + "</section>\n";
+    out +=
+        "<section class=\"reading\" aria-labelledby=\"reading-heading\">\n"
+        "<h2 id=\"reading-heading\">Reading the charts</h2>\n"
+        "<p>Each row is one config. The upper bar is one GPU's estimated peak, part by part, "
+        "as a percentage of the GPU's memory; the dashed line is the capacity (100%). The "
+        "lower bar is the host memory the offloaded model states take per node. Every "
+        "part has its own pattern, and the table beside each chart has the same figures.</p>\n" +
+        legend() + "</section>\n";
   }
   for (std::size_t i = 0; i < view.tiers.size(); ++i) out += tier_section(view, view.tiers[i], i);
   out += "</main>\n<footer>\n<p>Made by zeroforge " + escape(view.zeroforge_version) +

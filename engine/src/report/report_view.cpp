@@ -99,8 +99,8 @@ Memory read_memory(const Reader& r) {
   std::int64_t sum = 0;
   for (const Segment& s : m.gpu) sum += s.bytes;
   if (sum != m.gpu_total) {
-    r.fail("/total/gpu_bytes", "the parts add up to " + std::to_string(sum) + ", not " +
-                                   std::to_string(m.gpu_total));
+    r.fail("/total/gpu_bytes",
+           "the parts add up to " + std::to_string(sum) + ", not " + std::to_string(m.gpu_total));
   }
   m.gpu_capacity = r.integer_or_zero("/capacity/gpu_bytes");
   m.cpu_total = r.integer("/total/cpu_bytes");
@@ -111,8 +111,7 @@ Memory read_memory(const Reader& r) {
   const Json& model = r.at("/model");
   const Json& inputs = r.at("/inputs");
   char headroom[32];
-  std::snprintf(headroom, sizeof headroom, "%.0f%%",
-                inputs.value("headroom", 0.0) * 100.0);
+  std::snprintf(headroom, sizeof headroom, "%.0f%%", inputs.value("headroom", 0.0) * 100.0);
   if (model.contains("seq_len")) m.assumptions = "sequence " + scalar_text(model["seq_len"]) + ", ";
   m.assumptions += "activation checkpointing " + inputs.value("activation_checkpointing", "?") +
                    ", " + inputs.value("attention", "?") + " attention, " +
@@ -165,8 +164,8 @@ Config read_config(const Json& entry, std::size_t index) {
   if (memory && memory->contains("estimate")) {
     const Json& record = memory->at("estimate");
     if (record.contains("skipped")) {
-      c.no_memory = "the memory plugin could not estimate this config: " +
-                    scalar_text(record["skipped"]);
+      c.no_memory =
+          "the memory plugin could not estimate this config: " + scalar_text(record["skipped"]);
     } else {
       c.memory = read_memory(Reader(record, base + "/plugins/memory/estimate", ErrorKind::Plugin));
     }
@@ -174,9 +173,8 @@ Config read_config(const Json& entry, std::size_t index) {
     c.no_memory = kNoModel;
   }
   if (memory && memory->contains("auto_fit")) {
-    c.auto_fit =
-        read_auto_fit(Reader(memory->at("auto_fit"), base + "/plugins/memory/auto_fit",
-                             ErrorKind::Plugin));
+    c.auto_fit = read_auto_fit(
+        Reader(memory->at("auto_fit"), base + "/plugins/memory/auto_fit", ErrorKind::Plugin));
   }
   return c;
 }
@@ -199,7 +197,8 @@ const char* to_string(Change change) {
 
 std::string name_in_tier(const Config& config, const Tier& tier) {
   const std::string prefix = tier.name + "/";
-  if (!tier.name.empty() && config.path.starts_with(prefix)) return config.path.substr(prefix.size());
+  if (!tier.name.empty() && config.path.starts_with(prefix))
+    return config.path.substr(prefix.size());
   return config.path;
 }
 

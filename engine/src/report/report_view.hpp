@@ -73,8 +73,8 @@ struct AutoFit {
 
 /// One generated config.
 struct Config {
-  std::string path;          ///< relative to the output directory
-  std::string variant;       ///< "stage=1 precision=bf16" ("" for none)
+  std::string path;              ///< relative to the output directory
+  std::string variant;           ///< "stage=1 precision=bf16" ("" for none)
   nlohmann::ordered_json facts;  ///< the manifest entry's facts (stage, batch, ...)
   std::string sha256;
   Change change = Change::NotCompared;
@@ -99,7 +99,7 @@ std::string name_in_tier(const Config& config, const Tier& tier);
 /// The manifest already in the output directory (see zf::ManifestBaseline).
 struct Baseline {
   bool present = false;
-  std::string problem;  ///< why it could not be read, when it could not
+  std::string problem;                        ///< why it could not be read, when it could not
   std::map<std::string, std::string> sha256;  ///< path -> sha256
 };
 

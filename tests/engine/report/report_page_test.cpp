@@ -20,8 +20,8 @@ std::size_t count(const std::string& text, const std::string& what) {
 Memory memory(std::int64_t gpu_capacity) {
   Memory m;
   m.model = "llama-2-7b";
-  m.gpu = {{"model-states", "model states", 10},   {"working-set", "stage-3 working set", 0},
-           {"buffers", "communication buffers", 3}, {"activations", "activations", 4},
+  m.gpu = {{"model-states", "model states", 10},      {"working-set", "stage-3 working set", 0},
+           {"buffers", "communication buffers", 3},   {"activations", "activations", 4},
            {"headroom", "fragmentation headroom", 1}, {"cuda-context", "CUDA context", 2}};
   m.gpu_total = 20;
   m.gpu_capacity = gpu_capacity;
@@ -37,9 +37,14 @@ Config config(const std::string& path, std::optional<Memory> m = std::nullopt) {
   Config c;
   c.path = path;
   c.variant = "stage=1";
-  c.facts = {{"world_size", 8},       {"stage", 1},           {"precision", "bf16"},
-             {"offload_optimizer", "cpu"}, {"offload_param", "none"}, {"micro_batch_size", 2},
-             {"gradient_accumulation", 4}, {"train_batch_size", 64}};
+  c.facts = {{"world_size", 8},
+             {"stage", 1},
+             {"precision", "bf16"},
+             {"offload_optimizer", "cpu"},
+             {"offload_param", "none"},
+             {"micro_batch_size", 2},
+             {"gradient_accumulation", 4},
+             {"train_batch_size", 64}};
   c.sha256 = "0123456789abcdef";
   c.memory = std::move(m);
   if (!c.memory) c.no_memory = "nothing names a model";

@@ -15,37 +15,33 @@ using Json = nlohmann::ordered_json;
 
 // A record as the memory plugin writes it (the JSON of `zeroforge estimate --format json`).
 Json estimate_record(bool step_is_peak) {
-  return {{"model", {{"params", 7000}, {"seq_len", 4096}, {"name", "llama-2-7b"}}},
-          {"inputs",
-           {{"stage", 3},
-            {"gpus_per_node", 8},
-            {"nodes", 2},
-            {"activation_checkpointing", "full"},
-            {"attention", "sdpa"},
-            {"loss", "hf"},
-            {"headroom", 0.45}}},
-          {"model_states", {{"gpu_bytes", 100}, {"cpu_bytes", 40}, {"nvme_bytes", 7}}},
-          {"activations", {{"gpu_bytes", 30}}},
-          {"optimizer_step",
-           {{"gpu_bytes", 25}, {"unreused_activation_bytes", 20}, {"is_peak", step_is_peak}}},
-          {"stage3_working_set", {{"gpu_bytes", 11}}},
-          {"comm_buffers", {{"gpu_bytes", 12}}},
-          {"headroom", {{"gpu_bytes", 5}}},
-          {"cuda_context", {{"gpu_bytes", 2}}},
-          {"total",
-           {{"gpu_bytes", 100 + 11 + 12 + (step_is_peak ? 25 + 20 : 30 + 5) + 2},
-            {"cpu_bytes", 40}}},
-          {"capacity", {{"gpu_bytes", 200}, {"cpu_bytes", nullptr}}}};
+  return {
+      {"model", {{"params", 7000}, {"seq_len", 4096}, {"name", "llama-2-7b"}}},
+      {"inputs",
+       {{"stage", 3},
+        {"gpus_per_node", 8},
+        {"nodes", 2},
+        {"activation_checkpointing", "full"},
+        {"attention", "sdpa"},
+        {"loss", "hf"},
+        {"headroom", 0.45}}},
+      {"model_states", {{"gpu_bytes", 100}, {"cpu_bytes", 40}, {"nvme_bytes", 7}}},
+      {"activations", {{"gpu_bytes", 30}}},
+      {"optimizer_step",
+       {{"gpu_bytes", 25}, {"unreused_activation_bytes", 20}, {"is_peak", step_is_peak}}},
+      {"stage3_working_set", {{"gpu_bytes", 11}}},
+      {"comm_buffers", {{"gpu_bytes", 12}}},
+      {"headroom", {{"gpu_bytes", 5}}},
+      {"cuda_context", {{"gpu_bytes", 2}}},
+      {"total",
+       {{"gpu_bytes", 100 + 11 + 12 + (step_is_peak ? 25 + 20 : 30 + 5) + 2}, {"cpu_bytes", 40}}},
+      {"capacity", {{"gpu_bytes", 200}, {"cpu_bytes", nullptr}}}};
 }
 
 Json entry(const std::string& path, const std::string& tier, const std::string& sha,
            const Json& plugins = Json::object()) {
-  Json e = {{"path", path},
-            {"tier", tier},
-            {"variant", {{"stage", 3}, {"precision", "bf16"}}},
-            {"world_size", 16},
-            {"stage", 3},
-            {"sha256", sha}};
+  Json e = {{"path", path},     {"tier", tier}, {"variant", {{"stage", 3}, {"precision", "bf16"}}},
+            {"world_size", 16}, {"stage", 3},   {"sha256", sha}};
   if (!plugins.empty()) e["plugins"] = plugins;
   return e;
 }
@@ -85,11 +81,12 @@ TEST(ReportViewTest, AFamilyTierThatMadeNothingIsLeftOutAndAnUnknownOneComesLast
 }
 
 TEST(ReportViewTest, MarksEachConfigAgainstTheOldManifestAndListsTheRemovedOnes) {
-  ViewInputs in = inputs({entry("small/new.json", "small", "n"),
-                          entry("small/same.json", "small", "s"),
-                          entry("small/edited.json", "small", "e2")});
+  ViewInputs in =
+      inputs({entry("small/new.json", "small", "n"), entry("small/same.json", "small", "s"),
+              entry("small/edited.json", "small", "e2")});
   in.baseline.present = true;
-  in.baseline.sha256 = {{"small/same.json", "s"}, {"small/edited.json", "e1"}, {"small/gone.json", "g"}};
+  in.baseline.sha256 = {
+      {"small/same.json", "s"}, {"small/edited.json", "e1"}, {"small/gone.json", "g"}};
   View view = make_view(in);
   const auto& configs = view.tiers[0].configs;  // in path order
   ASSERT_EQ(configs.size(), 3u);
@@ -113,7 +110,8 @@ TEST(ReportViewTest, NoManifestOrAnUnreadableOneMarksNothing) {
 }
 
 TEST(ReportViewTest, FindingsGoToTheirConfigNamedRelativeToTheOutputDirectory) {
-  ViewInputs in = inputs({entry("small/a.json", "small", "1"), entry("small/b.json", "small", "2")});
+  ViewInputs in =
+      inputs({entry("small/a.json", "small", "1"), entry("small/b.json", "small", "2")});
   in.findings = {{"out/small/b.json", "/zero_optimization", Severity::Warning, "rule-x", "msg"}};
   View view = make_view(in);
   EXPECT_TRUE(view.tiers[0].configs[0].findings.empty());
@@ -126,7 +124,8 @@ TEST(ReportViewTest, TheEstimateBecomesTheBarsPartsInTheirOrder) {
   for (bool step : {false, true}) {
     SCOPED_TRACE(step);
     const Json record = estimate_record(step);
-    View view = make_view(inputs({entry("small/a.json", "small", "1", {{"memory", {{"estimate", record}}}})}));
+    View view = make_view(
+        inputs({entry("small/a.json", "small", "1", {{"memory", {{"estimate", record}}}})}));
     const Config& c = view.tiers[0].configs[0];
     ASSERT_TRUE(c.memory);
     EXPECT_TRUE(view.tiers[0].charted());
@@ -137,10 +136,10 @@ TEST(ReportViewTest, TheEstimateBecomesTheBarsPartsInTheirOrder) {
       sum += s.bytes;
     }
     const std::vector<std::string> expected =
-        step ? std::vector<std::string>{"model-states", "working-set", "buffers", "optimizer-step",
-                                        "kept-activations", "cuda-context"}
-             : std::vector<std::string>{"model-states", "working-set", "buffers", "activations",
-                                        "headroom", "cuda-context"};
+        step ? std::vector<std::string>{"model-states",   "working-set",      "buffers",
+                                        "optimizer-step", "kept-activations", "cuda-context"}
+             : std::vector<std::string>{"model-states", "working-set", "buffers",
+                                        "activations",  "headroom",    "cuda-context"};
     EXPECT_EQ(keys, expected);
     EXPECT_EQ(sum, record["total"]["gpu_bytes"].get<std::int64_t>());
     EXPECT_EQ(c.memory->gpu_capacity, 200);
@@ -156,8 +155,8 @@ TEST(ReportViewTest, TheEstimateBecomesTheBarsPartsInTheirOrder) {
 
 TEST(ReportViewTest, SaysWhyAConfigHasNoChart) {
   const Json skipped = {{"memory", {{"estimate", {{"skipped", "/stage: expected a stage 0-3"}}}}}};
-  View view = make_view(inputs({entry("small/a.json", "small", "1"),
-                                entry("small/b.json", "small", "2", skipped)}));
+  View view = make_view(
+      inputs({entry("small/a.json", "small", "1"), entry("small/b.json", "small", "2", skipped)}));
   const auto& configs = view.tiers[0].configs;
   EXPECT_FALSE(view.tiers[0].charted());
   EXPECT_EQ(configs[0].no_memory,
@@ -168,25 +167,25 @@ TEST(ReportViewTest, SaysWhyAConfigHasNoChart) {
 }
 
 TEST(ReportViewTest, ReadsAutoFitsTrail) {
-  const Json auto_fit = {
-      {"stage", 3},
-      {"offload_optimizer", "cpu"},
-      {"offload_param", "none"},
-      {"micro_batch_size", 2},
-      {"largest_fitting_micro_batch_size", 2},
-      {"micro_batch_limited_by", "memory"},
-      {"pinned", {"stage"}},
-      {"escalated",
-       {{{"stage", 3},
-         {"offload_optimizer", "none"},
-         {"offload_param", "none"},
-         {"micro_batch_size", 1},
-         {"gpu_bytes", 300},
-         {"gpu_capacity_bytes", 200},
-         {"cpu_bytes", 0},
-         {"cpu_capacity_bytes", 500},
-         {"reason", "GPU needs more"}}}}};
-  View view = make_view(inputs({entry("small/a.json", "small", "1", {{"memory", {{"auto_fit", auto_fit}}}})}));
+  const Json auto_fit = {{"stage", 3},
+                         {"offload_optimizer", "cpu"},
+                         {"offload_param", "none"},
+                         {"micro_batch_size", 2},
+                         {"largest_fitting_micro_batch_size", 2},
+                         {"micro_batch_limited_by", "memory"},
+                         {"pinned", {"stage"}},
+                         {"escalated",
+                          {{{"stage", 3},
+                            {"offload_optimizer", "none"},
+                            {"offload_param", "none"},
+                            {"micro_batch_size", 1},
+                            {"gpu_bytes", 300},
+                            {"gpu_capacity_bytes", 200},
+                            {"cpu_bytes", 0},
+                            {"cpu_capacity_bytes", 500},
+                            {"reason", "GPU needs more"}}}}};
+  View view = make_view(
+      inputs({entry("small/a.json", "small", "1", {{"memory", {{"auto_fit", auto_fit}}}})}));
   const Config& c = view.tiers[0].configs[0];
   ASSERT_TRUE(c.auto_fit);
   EXPECT_EQ(c.auto_fit->chosen, "ZeRO-3, optimizer on CPU, parameters on GPU");

@@ -17,7 +17,8 @@ using Json = nlohmann::ordered_json;
 // A PluginHost with the memory plugin loaded with `estimate` as its option.
 std::unique_ptr<PluginHost> host_with(const Json& estimate) {
   auto host = std::make_unique<PluginHost>(PluginHostOptions{.use_environment = false});
-  host->load({PluginRequest{ZF_MEMORY_PLUGIN, {{"data_dir", ZF_SOURCE_DIR}, {"estimate", estimate}}}});
+  host->load(
+      {PluginRequest{ZF_MEMORY_PLUGIN, {{"data_dir", ZF_SOURCE_DIR}, {"estimate", estimate}}}});
   return host;
 }
 
@@ -33,15 +34,16 @@ LayeredValues member(const Json& values) {
              {"world_size", nullptr},
              {"zero", {{"reduce_bucket_size", 5e8}, {"allgather_bucket_size", 5e8}}}});
   out.apply({LayerKind::Tier, "presets/tiers/medium.json"}, {{"gpus_per_node", 8},
-                                                            {"nodes", 1},
-                                                            {"gpu_memory_gib", 79.64},
-                                                            {"cpu_memory_gib", 1024},
-                                                            {"micro_batch_size", 4}});
+                                                             {"nodes", 1},
+                                                             {"gpu_memory_gib", 79.64},
+                                                             {"cpu_memory_gib", 1024},
+                                                             {"micro_batch_size", 4}});
   out.apply({LayerKind::Variant, "fam.json /axes/stage/0"}, values);
   return out;
 }
 
-const Json context = {{"template", "deepspeed/config.json.j2"}, {"family", "fam"}, {"tier", "medium"}};
+const Json context = {
+    {"template", "deepspeed/config.json.j2"}, {"family", "fam"}, {"tier", "medium"}};
 
 Json estimate_cli(const std::vector<std::string>& args) {
   std::vector<std::string> all = {"estimate", "--format", "json"};
@@ -76,9 +78,20 @@ TEST(EstimateHookTest, RecordsWhatEstimatePrintsForTheConfigAsItStandsAndChanges
     EXPECT_TRUE(result.findings.empty());
     EXPECT_EQ(values.merged(), before);
     EXPECT_EQ(values.layers().size(), layers) << "no plugin layer";
-    std::vector<std::string> args = {"--model", "llama-2-7b", "--activation-checkpointing", "full",
-                                     "--gpus-per-node", "8", "--nodes", "1", "--gpu-memory-gib",
-                                     "79.64", "--cpu-memory-gib", "1024", "--micro-batch-size", "4"};
+    std::vector<std::string> args = {"--model",
+                                     "llama-2-7b",
+                                     "--activation-checkpointing",
+                                     "full",
+                                     "--gpus-per-node",
+                                     "8",
+                                     "--nodes",
+                                     "1",
+                                     "--gpu-memory-gib",
+                                     "79.64",
+                                     "--cpu-memory-gib",
+                                     "1024",
+                                     "--micro-batch-size",
+                                     "4"};
     args.insert(args.end(), c.args.begin(), c.args.end());  // a later flag wins
     EXPECT_EQ(result.manifest.at("memory").at("estimate"), estimate_cli(args));
   }
@@ -101,9 +114,9 @@ TEST(EstimateHookTest, ValuesItCannotEstimateAreRecordedAsSkippedForTheContractT
     std::string skipped;
   };
   const std::vector<Case> cases = {
-      {{{"stage", "two"}}, "/stage: expected a stage 0-3, got \"two\" (set by variant fam.json /axes/stage/0)"},
-      {{{"stage", 2}, {"offload_param", "cpu"}},
-       "offload_param takes effect only at stage 3"},
+      {{{"stage", "two"}},
+       "/stage: expected a stage 0-3, got \"two\" (set by variant fam.json /axes/stage/0)"},
+      {{{"stage", 2}, {"offload_param", "cpu"}}, "offload_param takes effect only at stage 3"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.values.dump());
@@ -120,8 +133,9 @@ TEST(EstimateHookTest, ABadOptionIsAnErrorNamingIt) {
   };
   const std::vector<Case> cases = {
       {{{"model", "llama-9b"}}, "option estimate.model: unknown model preset 'llama-9b'"},
-      {{{"seq_len", 4}}, "option estimate.model: the estimate needs the model: a preset name "
-                         "(llama-2-7b) or its shape"},
+      {{{"seq_len", 4}},
+       "option estimate.model: the estimate needs the model: a preset name "
+       "(llama-2-7b) or its shape"},
       {{{"model", "gpt2"}, {"stages", {1}}},
        "option estimate.stages: unknown key 'stages' (expected model, seq_len, "
        "activation_checkpointing, attention, loss, headroom, cuda_context_gib)"},
@@ -156,10 +170,9 @@ TEST(EstimateHookTest, AutoFitRecordsItsChoiceAsEstimatePrintsItAndEachRejectedR
                 {"global_batch_size", nullptr},
                 {"gradient_accumulation", nullptr},
                 {"world_size", nullptr}});
-  values.apply({LayerKind::Tier, "presets/tiers/small.json"}, {{"gpus_per_node", 1},
-                                                               {"nodes", 1},
-                                                               {"gpu_memory_gib", 23.98},
-                                                               {"cpu_memory_gib", 128}});
+  values.apply(
+      {LayerKind::Tier, "presets/tiers/small.json"},
+      {{"gpus_per_node", 1}, {"nodes", 1}, {"gpu_memory_gib", 23.98}, {"cpu_memory_gib", 128}});
   values.apply({LayerKind::Family, "fam.json"},
                {{"global_batch_size", 512},
                 {"auto_fit", {{"model", "llama-2-7b"}, {"activation_checkpointing", "full"}}}});
