@@ -59,6 +59,7 @@ details.config { border: 1px solid #ccc; border-radius: 4px; margin: 0.35rem 0; 
 details.config > summary { cursor: pointer; }
 details.config[open] > summary { margin-bottom: 0.3rem; }
 ul.findings { margin: 0.2rem 0; padding-left: 1.2rem; }
+div.tables { display: flex; flex-wrap: wrap; gap: 0 1.5rem; align-items: flex-start; }
 footer { margin-top: 2.5rem; border-top: 1px solid #bbb; padding-top: 0.5rem; font-size: 0.85rem; color: #333; }
 @media print { details.config { break-inside: avoid; } }
 )";
@@ -256,7 +257,7 @@ std::string memory_section(const Config& c) {
                     escape(m.model) + "</code> (" + escape(m.assumptions) +
                     "): the figures <code>zeroforge estimate</code> prints for this model, "
                     "stage, offload, micro batch and tier.</p>\n";
-  out += R"(<table class="breakdown"><caption>Per GPU, at the peak of )" +
+  out += R"(<div class="tables"><table class="breakdown"><caption>Per GPU, at the peak of )" +
          std::string(m.step_is_peak ? "the optimizer step" : "forward and backward") +
          R"(</caption><thead><tr><th>part</th><th class="num">GiB</th></tr></thead><tbody>)"
          "\n";
@@ -290,7 +291,7 @@ std::string memory_section(const Config& c) {
         R"(<tr class="nvme"><td>offloaded model states on NVMe (the tier states no NVMe capacity)</td>)" +
         gib_cell(m.nvme) + "</tr>\n";
   }
-  return out + "</tbody></table>\n";
+  return out + "</tbody></table></div>\n";
 }
 
 std::string auto_fit_section(const Config& c) {
