@@ -93,6 +93,10 @@ ManifestBaseline read_manifest_baseline(const fs::path& dir) {
 std::string report_html(const fs::path& file, const GenerateRequest& request,
                         const GenerateResult& result, const ManifestBaseline& baseline,
                         bool written) {
+  if (result.manifest_text.empty()) {
+    throw Error(ErrorKind::Usage,
+                "report: the generate was made without keep_manifest, or did not succeed");
+  }
   const Family family = family_of(request);
   report::ViewInputs in;
   in.description = family.description;
