@@ -12,6 +12,7 @@ int run_explain(const std::vector<std::string>& args);
 int run_list(const std::vector<std::string>& args);
 int run_estimate(const std::vector<std::string>& args);
 int run_probe(const std::vector<std::string>& args);
+int run_report(const std::vector<std::string>& args);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
@@ -20,6 +21,8 @@ const std::vector<Command>& commands() {
       {"schema", "print a JSON Schema of the DeepSpeed config for editors", run_schema},
       {"generate", "write every config of a family and its manifest (--check: report drift)",
        run_generate},
+      {"report", "write a family as one HTML page (memory per tier, auto-fit, changes)",
+       run_report},
       {"explain", "show each value a template reads and the layer it came from", run_explain},
       {"estimate", "per-GPU and per-node memory of a model under ZeRO (the memory plugin)",
        run_estimate},

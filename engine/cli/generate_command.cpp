@@ -13,6 +13,7 @@
 #include "zeroforge/error.hpp"
 #include "zeroforge/generate.hpp"
 #include "zeroforge/output.hpp"
+#include "zeroforge/report.hpp"
 
 namespace zf::cli {
 namespace po = boost::program_options;
@@ -29,6 +30,7 @@ struct GenerateOptions {
   std::string family;
   std::string output;
   std::string depfile;
+  std::string report;
   std::string format = "text";
   bool check = false;
   ValidationInputs validation;
@@ -199,6 +201,9 @@ int run_generate(const std::vector<std::string>& args) {
       "depfile", po::value(&opt.depfile),
       "also write FILE: a Makefile rule making DIR/manifest.json depend on every file the run "
       "read (for Ninja and Make; see docs/pipelines.md)")(
+      "report", po::value(&opt.report),
+      "also write FILE: the family as one HTML page, changes marked against the manifest DIR "
+      "held (see zeroforge report --help)")(
       "format", po::value(&opt.format),
       "text (default), or json: a summary on stdout (configs, written, unchanged, removed, "
       "findings, manifest)")("quiet,q", po::bool_switch(&opt.quiet),
@@ -229,6 +234,8 @@ int run_generate(const std::vector<std::string>& args) {
                 "generate: --format must be text or json, got '" + opt.format + "'");
   if (!opt.depfile.empty() && opt.check)
     throw Error(ErrorKind::Usage, "generate: --depfile goes with a generate, not with --check");
+  if (!opt.report.empty() && opt.check)
+    throw Error(ErrorKind::Usage, "generate: --report goes with a generate, not with --check");
 
   GenerateRequest request = family_request(opt.family, opt.inputs, opt.plugin_inputs);
   request.output_dir = opt.output;
@@ -246,6 +253,12 @@ int run_generate(const std::vector<std::string>& args) {
     }
   };
 
+  // The report marks changes against the manifest DIR holds before this run replaces it.
+  ManifestBaseline baseline;
+  if (!opt.report.empty()) {
+    baseline = read_manifest_baseline(opt.output);
+    request.keep_manifest = true;
+  }
   GenerateResult result = generate(request);
   if (opt.quiet && result.exit_code != 0) {
     for (const auto& line : held) std::cerr << line << '\n';
@@ -259,6 +272,13 @@ int run_generate(const std::vector<std::string>& args) {
     for (const auto& input : result.inputs)
       dependencies.inputs.push_back(fs::absolute(input).lexically_normal());
     write_file_atomically(opt.depfile, depfile_text(result.manifest.string(), dependencies));
+  }
+  if (!opt.report.empty() && result.exit_code == 0) {
+    if (!baseline.problem.empty() && !opt.quiet)
+      std::cerr << "zeroforge: warning: " << baseline.problem << " (no changes are marked)\n";
+    write_report(opt.report, request, result, baseline);
+    if (!opt.quiet && opt.format == "text")
+      std::cout << "zeroforge: wrote the report to " << opt.report << '\n';
   }
   return result.exit_code;
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The bundled `memory` plugin: serves `zeroforge estimate` (see estimate_command.cpp) and
-// tier auto-fit as a values hook (auto_fit_hook.cpp); docs/estimator.md explains both.
+// The bundled `memory` plugin: serves `zeroforge estimate` (see estimate_command.cpp), tier
+// auto-fit as a values hook (auto_fit_hook.cpp) and, with the `estimate` option, an estimate
+// of every other config for the manifest (estimate_hook.cpp); docs/estimator.md explains them.
 #include <zeroforge/plugin.hpp>
 
 #include "auto_fit_hook.hpp"
 #include "estimate_command.hpp"
+#include "estimate_hook.hpp"
 
 namespace {
 
@@ -23,9 +25,15 @@ int estimate(const zf::sdk::Context& ctx, const std::vector<std::string>& args, 
   }
 }
 
-zf::sdk::Json auto_fit(const zf::sdk::Context& ctx, const zf::sdk::Json& input) {
-  return zf::memory::auto_fit_values(input, data_dir(ctx),
-                                     [&](const std::string& file) { ctx.note_input(file); });
+// A config with `auto_fit` is fitted (and its estimate recorded); with the `estimate` option
+// any other config is estimated as it stands.
+zf::sdk::Json values_hook(const zf::sdk::Context& ctx, const zf::sdk::Json& input) {
+  auto note_input = [&](const std::string& file) { ctx.note_input(file); };
+  zf::sdk::Json out = zf::memory::auto_fit_values(input, data_dir(ctx), note_input);
+  if (!out.is_null()) return out;
+  auto option = ctx.options().find("estimate");
+  if (option == ctx.options().end() || option->is_null()) return nullptr;
+  return zf::memory::estimate_values(input, *option, data_dir(ctx), note_input);
 }
 
 }  // namespace
@@ -35,8 +43,8 @@ ZF_PLUGIN_EXPORT const zf_plugin* zf_plugin_entry(uint32_t /*host_abi_version*/)
       zf::sdk::Descriptor("memory", "0.1.0",
                           "GPU/CPU memory estimates for DeepSpeed ZeRO (zeroforge estimate) and "
                           "tier auto-fit of families (auto_fit values)")
-          .options({"data_dir"})
-          .values_hook<auto_fit>()
+          .options({"data_dir", "estimate"})
+          .values_hook<values_hook>()
           .command<estimate>("estimate",
                              "estimate per-GPU and per-node memory of a model under ZeRO");
   return plugin.get();

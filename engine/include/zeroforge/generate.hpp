@@ -56,6 +56,12 @@ struct GenerateRequest {
   bool lstrip_blocks = false;  ///< Jinja2's lstrip_blocks
   /// Write nothing; compare what would be written with what `output_dir` holds.
   bool check = false;
+  /// Write nothing and compare nothing: make and validate every config in memory (what
+  /// `zeroforge report` does). `check` wins over it.
+  bool dry_run = false;
+  /// Also return the manifest's text in GenerateResult::manifest_text (the family report
+  /// reads it), whether or not it is written.
+  bool keep_manifest = false;
   /// Which configs are validated; nothing is written when the validator finds an error.
   Validation validation = Validation::ByContract;
   /// Threads that make configs (1-256); 0 is one per core. Families with plugins use one.
@@ -143,6 +149,9 @@ struct GenerateResult {
   std::vector<std::filesystem::path> inputs;
   /// Notes and warnings, when the request has no on_message.
   std::vector<std::string> messages;
+  /// With `keep_manifest`, once every config was made: the text of `manifest`, as this run
+  /// wrote it (or would have).
+  std::string manifest_text;
 };
 
 /// Generates (or checks) `request.family` into `request.output_dir`. Reports problems with

@@ -152,7 +152,7 @@ void ConfigMaker::make(ConfigJob& job) const {
   entry.sha256 = sha256_hex(text);
   if (target_.drift) {
     job.drift = target_.drift->compare(entry.path, text);
-  } else {
+  } else if (target_.staged) {  // neither: a dry run
     target_.staged->write(entry.path, text);
   }
   job.entry_text = manifest_entry_text(entry);

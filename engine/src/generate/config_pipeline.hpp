@@ -50,7 +50,8 @@ struct RenderFailure {
 struct ConfigTarget {
   Validation validation = Validation::ByContract;  ///< which configs the validator checks
   std::string finding_prefix;                      ///< `DIR/`: how findings name a config
-  StagedOutput* staged = nullptr;                  ///< one of these two receives the text
+  StagedOutput* staged = nullptr;                  ///< one of these two receives the text,
+                                                   ///< or neither in a dry run
   DriftCheck* drift = nullptr;
 };
 

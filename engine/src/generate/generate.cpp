@@ -180,7 +180,7 @@ GenerateResult generate(const GenerateRequest& request) {
   std::unique_ptr<DriftCheck> drift;
   if (request.check) {
     drift = std::make_unique<DriftCheck>(request.output_dir);
-  } else {
+  } else if (!request.dry_run) {
     staged = std::make_unique<StagedOutput>(request.output_dir, messages, request.list_files);
   }
 
@@ -292,10 +292,13 @@ GenerateResult generate(const GenerateRequest& request) {
     });
     sink(manifest_tail(result.configs));
   };
+  if (request.keep_manifest)
+    write_manifest([&](std::string_view text) { result.manifest_text += text; });
   if (drift) {
     compare_with_dir(*drift, manifest, write_manifest, request, messages, result);
     return result;
   }
+  if (!staged) return result;  // a dry run
   staged->commit(write_manifest);
   result.unchanged = staged->unchanged_count();
   result.written = result.configs - result.unchanged;

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+// `zeroforge report FAMILY [-o FILE]`: the CLI over zf::report_family (zeroforge/report.hpp).
+// It takes generate's options for what the family makes, plus where the page goes, where the
+// configs are and a model to estimate with; it prints what went wrong as generate does.
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <iostream>
+#include <thread>
+
+#include "command.hpp"
+#include "common_options.hpp"
+#include "diagnostic_printer.hpp"
+#include "zeroforge/error.hpp"
+#include "zeroforge/report.hpp"
+
+namespace zf::cli {
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr unsigned kMaxJobs = 256;
+
+struct ReportOptions {
+  CommonInputs inputs;
+  PluginInputs plugin_inputs;
+  std::string family;
+  std::string output = "report.html";
+  std::string dir;
+  std::string model;
+  ValidationInputs validation;
+  bool quiet = false;
+  unsigned jobs = 0;
+};
+
+int print_help(const po::options_description& options) {
+  std::cout
+      << "Writes FILE: the family (a family file, or the name of one in presets/families/) as\n"
+         "one self-contained HTML page. Per tier, a chart of each config's GPU and host\n"
+         "memory against the tier's capacity (the memory plugin's estimates), the stage,\n"
+         "offload and batch arithmetic, auto-fit's trail, validator findings, links to the\n"
+         "configs in DIR, and what changed against DIR/manifest.json. Makes the configs as\n"
+         "generate does, in memory: nothing else is written.\n\n"
+      << options << '\n';
+  return kSuccess;
+}
+
+// What generate would have said, ending with "no report was written".
+void print_failure(const GenerateResult& result) {
+  if (result.failure) {
+    print_error(std::cerr, result.failure->error);
+    std::cerr << "zeroforge: note: while " << result.failure->doing << " variant '"
+              << result.failure->variant << "' of " << result.family_file
+              << "; no report was written\n";
+    return;
+  }
+  print_plugin_findings(std::cerr, result.family_file, result.refusals);
+  for (const auto& problem : result.problems) {
+    std::string where = "variant '" + problem.variant + "'";
+    if (problem.others > 0) where += " (and " + std::to_string(problem.others) + " more)";
+    const Error& e = problem.error;
+    if (e.where().line != 0) {
+      print_error(std::cerr, e);
+    } else {
+      print_error(std::cerr, Error(e.kind(), where + ": " + e.message(),
+                                   e.has_location() ? e.where().file : "", e.json_pointer()));
+    }
+  }
+  for (const auto& finding : result.findings) std::cerr << format_finding(finding) << '\n';
+  std::cerr << "zeroforge: error: family '" << result.family_name << "' not reported: "
+            << (!result.problems.empty() ? "its values are wrong"
+                : !result.refusals.empty()
+                    ? std::to_string(result.refusals.size()) + " config(s) cannot be made as asked"
+                    : "the validator found errors in its configs "
+                      "(--no-validate reports them anyway)")
+            << "; no report was written\n";
+}
+
+}  // namespace
+
+int run_report(const std::vector<std::string>& args) {
+  ReportOptions opt;
+  po::options_description options("zeroforge report FAMILY [-o FILE] [options]");
+  options.add_options()("help,h", "show this help")(
+      "output,o", po::value(&opt.output), "the HTML file to write (default: report.html)")(
+      "dir", po::value(&opt.dir),
+      "where the configs are, or zeroforge generate -o DIR writes them: the page links to "
+      "them there and marks what changed against DIR/manifest.json (default: FILE's "
+      "directory)")("model", po::value(&opt.model),
+                    "estimate the memory of configs that name no model (no auto_fit) with this "
+                    "model preset or file, as estimate --model; the configs do not change")(
+      "jobs,j", po::value(&opt.jobs),
+      "threads (1-256) that make the configs (default: one per core; families with plugins "
+      "use one)")("values", po::value(&opt.inputs.values_files)->composing(),
+                  "JSON values file applied to every config, in order (repeatable)")(
+      "set", po::value(&opt.inputs.sets)->composing(),
+      "KEY=VALUE applied to every config (repeatable; see zeroforge render --help)")(
+      "quiet,q", po::bool_switch(&opt.quiet),
+      "print nothing when the run succeeds (errors are still printed)");
+  add_validation_options(options, opt.validation,
+                         "report configs even when the validator finds errors in them");
+  add_template_options(options, opt.inputs);
+  add_plugin_options(options, opt.plugin_inputs);
+  po::options_description hidden;
+  hidden.add_options()("family", po::value(&opt.family));
+  po::options_description all;
+  all.add(options).add(hidden);
+  po::positional_options_description positional;
+  positional.add("family", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+  if (vm.count("help")) return print_help(options);
+  po::notify(vm);
+  if (opt.family.empty()) throw Error(ErrorKind::Usage, "report: missing FAMILY");
+  if (opt.output.empty()) throw Error(ErrorKind::Usage, "report: -o needs a file name");
+  if (!vm.count("jobs")) opt.jobs = std::clamp(std::thread::hardware_concurrency(), 1u, kMaxJobs);
+  if (opt.jobs == 0 || opt.jobs > kMaxJobs) {
+    throw Error(ErrorKind::Usage, "report: --jobs must be 1-" + std::to_string(kMaxJobs) +
+                                      ", got " + std::to_string(opt.jobs));
+  }
+
+  ReportRequest request;
+  request.generate = family_request(opt.family, opt.inputs, opt.plugin_inputs);
+  // The configs' directory defaults to the report's: `-o out/report.html` links into out/.
+  const fs::path dir = opt.dir.empty() ? fs::path(opt.output).parent_path() : fs::path(opt.dir);
+  request.generate.output_dir = dir.empty() ? fs::path(".") : dir;
+  request.generate.validation = validation_of(opt.validation);
+  request.generate.jobs = opt.jobs;
+  request.file = opt.output;
+  request.model = opt.model;
+  std::vector<std::string> held;
+  request.generate.on_message = [&](std::string_view line) {
+    if (opt.quiet) {
+      held.emplace_back(line);
+    } else {
+      std::cerr << line << '\n';
+    }
+  };
+
+  GenerateResult result = report_family(request);
+  if (result.exit_code != 0) {
+    for (const auto& line : held) std::cerr << line << '\n';
+    print_failure(result);
+    return result.exit_code;
+  }
+  if (!opt.quiet) {
+    for (const auto& finding : result.findings) std::cerr << format_finding(finding) << '\n';
+    std::cout << "zeroforge: wrote the report of family '" << result.family_name << "' ("
+              << result.configs << " configs) to " << opt.output << '\n';
+  }
+  return kSuccess;
+}
+
+}  // namespace zf::cli

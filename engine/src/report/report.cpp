@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+// zeroforge/report.hpp: the old manifest read as a baseline, a dry-run generate (with the
+// memory plugin's estimate option when a model is named), the view and the page written
+// atomically.
+#include "zeroforge/report.hpp"
+
+#include <algorithm>
+
+#include "generate/family_inputs.hpp"
+#include "report/html_text.hpp"
+#include "report/report_page.hpp"
+#include "report/report_view.hpp"
+#include "zeroforge/error.hpp"
+#include "zeroforge/family.hpp"
+#include "zeroforge/output.hpp"
+
+namespace zf {
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+Family family_of(const GenerateRequest& request) {
+  return load_family(pipeline::resolve_family(request.family, pipeline::data_dir_of(request)));
+}
+
+// A plugin named `memory` (or loaded from memory.so / libmemory.so).
+bool is_memory_plugin(const std::string& name_or_path) {
+  const std::string stem = fs::path(name_or_path).stem().string();
+  return name_or_path == "memory" || stem == "memory" || stem == "libmemory";
+}
+
+// A report in DIR (or below it) is a file no manifest lists: `generate --check` calls it extra.
+bool inside(const fs::path& file, const fs::path& dir) {
+  const std::string up = report::relative_dir(file, dir);  // from the report's directory to DIR
+  for (std::size_t at = 0; at < up.size(); at += 3) {
+    if (up.compare(at, 2, "..") != 0) return false;
+  }
+  return true;
+}
+
+void note_inside(const fs::path& file, const GenerateRequest& request,
+                 std::vector<std::string>* messages) {
+  if (!inside(file, request.output_dir)) return;
+  const std::string line = "zeroforge: note: the report " + file.string() + " is inside " +
+                           request.output_dir.string() +
+                           ", where generate --check counts it as an extra file; write it beside "
+                           "the directory to avoid that";
+  if (request.on_message) {
+    request.on_message(line);
+  } else if (messages) {
+    messages->push_back(line);
+  }
+}
+
+}  // namespace
+
+ManifestBaseline read_manifest_baseline(const fs::path& dir) {
+  ManifestBaseline baseline;
+  const fs::path file = dir / "manifest.json";
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return baseline;
+  baseline.present = true;
+  const std::string name = file.string();
+  try {
+    const Json manifest = parse_json_text(read_file(file), name);
+    auto problem = [&](const std::string& pointer, const std::string& message) {
+      baseline.problem = Error(ErrorKind::Json, message, name, pointer).what();
+      baseline.sha256.clear();
+    };
+    if (!manifest.is_object() || !manifest.contains("configs") || !manifest["configs"].is_array()) {
+      problem("/configs", "expected a list of configs");
+      return baseline;
+    }
+    const Json& configs = manifest["configs"];
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      const Json& entry = configs[i];
+      const std::string at = "/configs/" + std::to_string(i);
+      if (!entry.is_object() || !entry.contains("path") || !entry["path"].is_string() ||
+          !entry.contains("sha256") || !entry["sha256"].is_string()) {
+        problem(at, "expected an object with \"path\" and \"sha256\" strings");
+        return baseline;
+      }
+      baseline.sha256[entry["path"].get<std::string>()] = entry["sha256"].get<std::string>();
+    }
+  } catch (const Error& e) {
+    baseline.problem = e.what();
+    baseline.sha256.clear();
+  }
+  return baseline;
+}
+
+std::string report_html(const fs::path& file, const GenerateRequest& request,
+                        const GenerateResult& result, const ManifestBaseline& baseline,
+                        bool written) {
+  if (result.manifest_text.empty()) {
+    throw Error(ErrorKind::Usage,
+                "report: the generate was made without keep_manifest, or did not succeed");
+  }
+  const Family family = family_of(request);
+  report::ViewInputs in;
+  in.description = family.description;
+  for (const auto& tier : family.tiers) in.tier_order.push_back(tier.name);
+  in.manifest = parse_json_text(result.manifest_text, "manifest.json");
+  in.findings = result.findings;
+  in.finding_prefix = (request.output_dir / "").string();
+  in.baseline.present = baseline.present;
+  in.baseline.problem = baseline.problem;
+  in.baseline.sha256 = baseline.sha256;
+  in.link_dir = report::relative_dir(file, request.output_dir);
+  in.manifest_written = written;
+  return report::render_page(report::make_view(in));
+}
+
+void write_report(const fs::path& file, const GenerateRequest& request,
+                  const GenerateResult& result, const ManifestBaseline& baseline) {
+  write_file_atomically(file, report_html(file, request, result, baseline, true));
+  note_inside(file, request, nullptr);
+}
+
+GenerateResult report_family(const ReportRequest& request) {
+  if (request.generate.family.empty()) throw Error(ErrorKind::Usage, "report: missing FAMILY");
+  if (request.file.empty()) throw Error(ErrorKind::Usage, "report: missing -o FILE");
+  if (request.generate.output_dir.empty())
+    throw Error(ErrorKind::Usage, "report: missing the output directory (--dir DIR)");
+  const ManifestBaseline baseline = read_manifest_baseline(request.generate.output_dir);
+  GenerateRequest dry = request.generate;
+  dry.check = false;
+  dry.dry_run = true;
+  dry.keep_manifest = true;
+  if (!request.model.empty()) {
+    const Family family = family_of(dry);
+    const bool loaded = std::any_of(family.plugins.begin(), family.plugins.end(),
+                                    [](const PluginRef& p) { return is_memory_plugin(p.name); }) ||
+                        std::any_of(dry.plugins.begin(), dry.plugins.end(), is_memory_plugin);
+    if (!loaded) dry.plugins.push_back("memory");
+    dry.plugin_options.push_back("memory.estimate.model=" + Json(request.model).dump());
+  }
+  GenerateResult result = generate(dry);
+  if (result.exit_code == 0 && baseline.present) note_inside(request.file, dry, &result.messages);
+  if (!baseline.problem.empty()) {
+    const std::string line = "zeroforge: warning: " + baseline.problem + " (no changes are marked)";
+    if (request.generate.on_message) {
+      request.generate.on_message(line);
+    } else {
+      result.messages.push_back(line);
+    }
+  }
+  if (result.exit_code == 0)
+    write_file_atomically(request.file, report_html(request.file, dry, result, baseline, false));
+  return result;
+}
+
+}  // namespace zf

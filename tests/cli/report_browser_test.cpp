@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// The family report in a real browser: headless Chromium loads the example family's report
+// (estimated with a model) from file://, its DOM holds one chart per tier with the table
+// beside it, and it draws a screenshot. Skips when no `chromium` (or `chromium-browser`) is on
+// PATH: nothing here installs one (Debian: apt-get install chromium).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+
+#include "support/cli_runner.hpp"
+#include "zeroforge/output.hpp"
+
+namespace zf {
+namespace {
+
+namespace fs = std::filesystem;
+using test::run_cli;
+using test::TempDir;
+
+std::optional<fs::path> find_chromium() {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    for (const char* name : {"chromium", "chromium-browser"}) {
+      const fs::path candidate = fs::path(dir.empty() ? "." : dir) / name;
+      std::error_code ec;
+      if (fs::is_regular_file(candidate, ec) &&
+          (fs::status(candidate, ec).permissions() & fs::perms::owner_exec) != fs::perms::none)
+        return candidate;
+    }
+  }
+  return std::nullopt;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+class ReportBrowserTest : public ::testing::Test {
+ protected:
+  // Runs headless Chromium on the report with `mode` (--dump-dom > dom.html, or
+  // --screenshot=...); its own profile in the temp dir, at most two minutes.
+  int chromium(const std::string& mode, const std::string& redirect) const {
+    const std::string command =
+        "timeout 120 '" + browser->string() +
+        "' --headless --disable-gpu --no-sandbox --no-first-run --disable-dev-shm-usage "
+        "--hide-scrollbars --user-data-dir='" +
+        (dir.path() / "profile").string() + "' " + mode + " 'file://" +
+        (dir.path() / "report.html").string() + "' " + redirect + " 2>'" +
+        (dir.path() / "chromium.err").string() + "'";
+    return std::system(command.c_str());
+  }
+  std::string errors() const { return read_file(dir.path() / "chromium.err"); }
+
+  void SetUp() override {
+    browser = find_chromium();
+    if (!browser) GTEST_SKIP() << "chromium is not on PATH (Debian: apt-get install chromium)";
+    auto r = run_cli({"report", "example", "--model", "llama-2-7b", "--plugin-opt",
+                      "memory.estimate.activation_checkpointing=full", "--dir",
+                      (dir.path() / "out").string(), "-o", (dir.path() / "report.html").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+
+  std::optional<fs::path> browser;
+  TempDir dir;
+};
+
+TEST_F(ReportBrowserTest, TheLoadedPageHasOneChartPerTierWithItsTable) {
+  ASSERT_EQ(chromium("--dump-dom", ">'" + (dir.path() / "dom.html").string() + "'"), 0) << errors();
+  const std::string dom = read_file(dir.path() / "dom.html");
+  // The browser's own serialisation of what it parsed, not the file.
+  ASSERT_NE(dom.find("<html lang=\"en\"><head>"), std::string::npos) << dom.substr(0, 400);
+  EXPECT_EQ(count(dom, "<svg class=\"tier-chart\" role=\"img\""), 3u);
+  EXPECT_EQ(count(dom, "<table class=\"chart-table\""), 3u);
+  EXPECT_EQ(count(dom, "<section class=\"tier\""), 3u);
+  for (const char* tier : {"small", "medium", "large"}) {
+    SCOPED_TRACE(tier);
+    const auto section = dom.find(std::string(">Tier ") + tier + "</h2>");
+    ASSERT_NE(section, std::string::npos);
+    const auto next = dom.find("</section>", section);
+    EXPECT_EQ(count(dom.substr(section, next - section), "class=\"tier-chart\""), 1u);
+    // Six configs per tier: a GPU and a host bar frame each.
+    EXPECT_EQ(count(dom.substr(section, next - section), "<rect class=\"frame\""), 12u);
+  }
+  EXPECT_EQ(count(dom, "<pattern id=\"p-"), 9u);
+}
+
+TEST_F(ReportBrowserTest, ItDrawsAScreenshot) {
+  const fs::path shot = dir.path() / "report.png";
+  ASSERT_EQ(chromium("--screenshot='" + shot.string() + "' --window-size=1280,2200", ""), 0)
+      << errors();
+  const std::string png = read_file(shot);
+  ASSERT_GE(png.size(), 8u);
+  EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  // A blank 1280 x 2200 page is about 13 KB as PNG; text and three charts are far more.
+  EXPECT_GT(png.size(), 60000u) << "the screenshot looks empty";
+}
+
+}  // namespace
+}  // namespace zf

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+// The family report's HTML (engine/src/report/report_page.cpp, memory_chart.cpp): one chart per
+// tier that has estimates, a table of the same figures, links relative to the report, change
+// marks, and every string from user files escaped.
+#include "report/report_page.hpp"
+
+#include <gtest/gtest.h>
+
+#include "report/memory_chart.hpp"
+
+namespace zf::report {
+namespace {
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+Memory memory(std::int64_t gpu_capacity) {
+  Memory m;
+  m.model = "llama-2-7b";
+  m.gpu = {{"model-states", "model states", 10},      {"working-set", "stage-3 working set", 0},
+           {"buffers", "communication buffers", 3},   {"activations", "activations", 4},
+           {"headroom", "fragmentation headroom", 1}, {"cuda-context", "CUDA context", 2}};
+  m.gpu_total = 20;
+  m.gpu_capacity = gpu_capacity;
+  m.cpu_total = 6;
+  m.cpu_capacity = 60;
+  m.gpus_per_node = 8;
+  m.nodes = 1;
+  m.assumptions = "sequence 4096";
+  return m;
+}
+
+Config config(const std::string& path, std::optional<Memory> m = std::nullopt) {
+  Config c;
+  c.path = path;
+  c.variant = "stage=1";
+  c.facts = {{"world_size", 8},
+             {"stage", 1},
+             {"precision", "bf16"},
+             {"offload_optimizer", "cpu"},
+             {"offload_param", "none"},
+             {"micro_batch_size", 2},
+             {"gradient_accumulation", 4},
+             {"train_batch_size", 64}};
+  c.sha256 = "0123456789abcdef";
+  c.memory = std::move(m);
+  if (!c.memory) c.no_memory = "nothing names a model";
+  return c;
+}
+
+View view() {
+  View v;
+  v.family = "fam";
+  v.zeroforge_version = "0.1.0";
+  v.template_name = "deepspeed/config.json.j2";
+  v.tiers = {Tier{"small", {config("small/a.json", memory(40)), config("small/b.json")}},
+             Tier{"large", {config("large/a.json")}}};
+  v.configs = 3;
+  return v;
+}
+
+TEST(ReportPageTest, OneChartPerTierThatHasEstimatesAndWhyTheOthersHaveNone) {
+  const std::string page = render_page(view());
+  EXPECT_EQ(count(page, "<svg class=\"tier-chart\" role=\"img\""), 1u);
+  EXPECT_EQ(count(page, "<table class=\"chart-table\""), 1u);
+  EXPECT_EQ(count(page, "No memory chart for this tier: nothing names a model."), 1u);
+  EXPECT_NE(page.find("<title id=\"chart-0-title\">Memory of each config of tier small</title>"),
+            std::string::npos);
+  EXPECT_EQ(count(page, "no memory estimate (see the config's notes below)"), 1u)
+      << "small/b.json's row in the chart";
+}
+
+TEST(ReportPageTest, TheTableBesideTheChartHasTheSameFiguresInBytesAndGiB) {
+  const std::string page = render_page(view());
+  // small/a.json: 20 of 40 bytes GPU, 6 of 60 host.
+  EXPECT_NE(page.find("<tr><td><code>a.json</code></td><td class=\"num\" data-bytes=\"20\">"
+                      "0.00</td><td class=\"num\" data-bytes=\"40\">0.00</td><td "
+                      "class=\"num\">50.0%</td><td class=\"num\" data-bytes=\"6\">0.00</td><td "
+                      "class=\"num\" data-bytes=\"60\">0.00</td><td class=\"num\">10.0%</td></tr>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<tr class=\"model-states\"><td>model states</td><td class=\"num\" "
+                      "data-bytes=\"10\">"),
+            std::string::npos);
+}
+
+TEST(ReportPageTest, ABarLongerThanItsCapacityIsMarkedInWordsNotOnlyInColour) {
+  View v = view();
+  v.tiers[0].configs[0].memory = memory(10);  // needs 20 of 10
+  const std::string page = render_page(v);
+  EXPECT_NE(page.find("GPU 0.00 / 0.00 GiB, 200.0%, does not fit"), std::string::npos);
+  EXPECT_NE(page.find("<span class=\"mark over\">over</span> short by"), std::string::npos);
+}
+
+TEST(ReportPageTest, LinksAreRelativeToTheReportAndUrlEncoded) {
+  View v = view();
+  v.link_dir = "../out";
+  v.tiers[1].configs[0].path = "large/a b#1.json";
+  const std::string page = render_page(v);
+  EXPECT_NE(page.find("<a href=\"../out/small/a.json\">"), std::string::npos);
+  EXPECT_NE(page.find("<a href=\"../out/large/a%20b%231.json\">"), std::string::npos);
+}
+
+TEST(ReportPageTest, EscapesEveryStringFromUserFiles) {
+  View v = view();
+  const std::string evil = "<script>alert(\"x\")</script>";
+  v.description = evil;
+  v.tiers[0].name = evil;
+  v.tiers[0].configs[0].variant = evil;
+  v.tiers[0].configs[0].path = "small/" + evil + ".json";
+  v.tiers[0].configs[0].findings = {{"small/x", "/a<b>", Severity::Warning, "r<1>", evil}};
+  v.removed = {evil};
+  v.baseline.present = true;
+  const std::string page = render_page(v);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(page.find("<b>"), std::string::npos);
+  EXPECT_NE(page.find("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(page.find("href=\"small/%3Cscript%3Ealert%28%22x%22%29%3C/script%3E.json\""),
+            std::string::npos);
+}
+
+TEST(ReportPageTest, TheHeaderCountsTheChanges) {
+  View v = view();
+  v.baseline.present = true;
+  v.tiers[0].configs[0].change = Change::New;
+  v.tiers[0].configs[1].change = Change::Changed;
+  v.tiers[1].configs[0].change = Change::Unchanged;
+  v.removed = {"medium/x.json"};
+  const std::string page = render_page(v);
+  EXPECT_NE(page.find("Against the manifest that was in the output directory: 1 new, 1 changed, "
+                      "1 unchanged, 1 removed."),
+            std::string::npos);
+  EXPECT_EQ(count(page, "<span class=\"mark new\">new</span>"), 2u) << "table and details";
+  EXPECT_NE(page.find("<span class=\"mark removed\">removed</span> <code>medium/x.json</code>"),
+            std::string::npos);
+  v.baseline = Baseline{};
+  EXPECT_NE(render_page(v).find("The output directory held no manifest"), std::string::npos);
+}
+
+TEST(ReportPageTest, ThePageIsSelfContained) {
+  const std::string page = render_page(view());
+  EXPECT_TRUE(page.starts_with("<!DOCTYPE html>\n<html lang=\"en\">"));
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(page.find("<link"), std::string::npos);
+  EXPECT_EQ(page.find("http://"), std::string::npos);
+  EXPECT_EQ(page.find("https://"), std::string::npos);
+  EXPECT_EQ(page.find("url(http"), std::string::npos);
+  EXPECT_EQ(page.find("@import"), std::string::npos);
+  EXPECT_EQ(page.find("src="), std::string::npos);
+}
+
+TEST(ReportPageTest, EveryPatternABarUsesIsDefinedAndInTheLegend) {
+  const std::string defs = pattern_defs(), key = legend();
+  for (const char* part : {"model-states", "working-set", "buffers", "activations", "headroom",
+                           "optimizer-step", "kept-activations", "cuda-context", "host"}) {
+    SCOPED_TRACE(part);
+    EXPECT_NE(defs.find("<pattern id=\"p-" + std::string(part) + "\""), std::string::npos);
+    EXPECT_NE(key.find("fill=\"url(#p-" + std::string(part) + ")\""), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace zf::report
