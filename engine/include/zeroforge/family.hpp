@@ -344,17 +344,18 @@ class VariantValues {
     Value merged() const;
   };
 
-  /// `expansion` is read now only.
+  /// Reads `expansion` now, and its include entries when asked for their values: it must
+  /// outlive this object.
   explicit VariantValues(const Expansion& expansion);
   /// The values of `variant`, one of the expansion's.
   Layers values(const Variant& variant) const;
 
  private:
   std::vector<Value> bases_;  // by tier (one without tiers)
-  // Each axis value, include entry and override as a patch (dotted keys nested), made once.
+  // Each axis value and override as a patch (dotted keys nested), made once.
   std::vector<std::vector<Value>> axis_patches_;
-  std::vector<Value> include_patches_;
   std::vector<Value> override_patches_;
+  const std::vector<nlohmann::ordered_json>* includes_ = nullptr;  // Family::include
 };
 
 /// Expands a family: a pure function of the family, its tiers (in Family::tiers order),

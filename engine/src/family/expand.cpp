@@ -180,27 +180,6 @@ Value merged(const Value& below, const Value& patch) {
   return Value(std::move(out));
 }
 
-// An include entry, less its `tier`, as a patch: Value::from_json(expand_dotted_keys(entry))
-// without the detour through JSON objects (pipelines list thousands of entries).
-Value include_patch(const Json& entry) {
-  ValueDict patch;
-  patch.reserve(entry.size());
-  auto put = [&](std::string key, Value value) {
-    const Value* existing = patch.find(key);
-    patch.set(std::move(key), existing != nullptr ? merged(*existing, value) : std::move(value));
-  };
-  for (const auto& [key, value] : entry.items()) {
-    if (key == "tier") continue;
-    if (key.find('.') == std::string::npos) {
-      put(key, Value::from_json(value));
-    } else {
-      const Value nested = Value::from_json(nest(key, value));
-      for (const auto& [top, inner] : nested.as_dict()) put(top, inner);
-    }
-  }
-  return Value(std::move(patch));
-}
-
 }  // namespace
 
 VariantValues::VariantValues(const Expansion& expansion) {
@@ -212,9 +191,7 @@ VariantValues::VariantValues(const Expansion& expansion) {
     for (const auto& value : axis.values)
       patches.push_back(Value::from_json(nest(axis.key, value)));
   }
-  include_patches_.reserve(expansion.family_.include.size());
-  for (const auto& entry : expansion.family_.include)
-    include_patches_.push_back(include_patch(entry));
+  includes_ = &expansion.family_.include;
   for (const auto& layer : expansion.overrides_) {
     override_patches_.push_back(Value::from_json(layer.values));
   }
@@ -226,16 +203,26 @@ VariantValues::Layers VariantValues::values(const Variant& variant) const {
   // Room for the keys the layers usually write, and a few a caller adds (generate's names):
   // the top grows once, not key by key.
   layers.top.reserve(axis_patches_.size() + override_patches_.size() + 4);
+  auto apply_key = [&](const std::string& key, const Value& value) {
+    const Value* below = layers.top.find(key);
+    if (below == nullptr) below = layers.base->as_dict().find(key);
+    layers.top.set(key, below != nullptr ? merged(*below, value) : value);
+  };
   auto apply = [&](const Value& patch) {
-    for (const auto& [key, value] : patch.as_dict()) {
-      const Value* below = layers.top.find(key);
-      if (below == nullptr) below = layers.base->as_dict().find(key);
-      layers.top.set(key, below != nullptr ? merged(*below, value) : value);
-    }
+    for (const auto& [key, value] : patch.as_dict()) apply_key(key, value);
   };
   // The same layers, in the same order, as Expansion::merged.
   if (variant.include != Variant::npos) {
-    apply(include_patches_[variant.include]);
+    // The entry's keys straight from its JSON (dotted ones nested first): pipelines list
+    // thousands of entries, and a patch made per entry ahead of time costs more than this.
+    for (const auto& [key, value] : (*includes_)[variant.include].items()) {
+      if (key == "tier") continue;
+      if (key.find('.') == std::string::npos) {
+        apply_key(key, Value::from_json(value));
+      } else {
+        apply(Value::from_json(nest(key, value)));
+      }
+    }
   } else {
     for (std::size_t a = 0; a < axis_patches_.size(); ++a)
       apply(axis_patches_[a][variant.axis_index[a]]);

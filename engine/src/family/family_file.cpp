@@ -18,7 +18,10 @@ constexpr std::string_view kFields[] = {"name",    "description", "template", "c
 
 class FamilyReader {
  public:
-  explicit FamilyReader(std::string file) : file_(std::move(file)) {}
+  /// `owned`, when given, is the document `read` is called with, and its include entries
+  /// are moved rather than copied (load_family's own parse).
+  explicit FamilyReader(std::string file, Json* owned = nullptr)
+      : file_(std::move(file)), owned_(owned) {}
 
   [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
     throw Error(ErrorKind::Values, message, file_, pointer);
@@ -210,7 +213,11 @@ class FamilyReader {
           check_key(pointer() + "/" + escape_pointer_segment(key), key);
         }
       }
-      family.include.push_back(entry);
+      if (owned_ != nullptr) {
+        family.include.push_back(std::move((*owned_)["include"][i]));
+      } else {
+        family.include.push_back(entry);
+      }
     }
   }
 
@@ -245,6 +252,7 @@ class FamilyReader {
   }
 
   std::string file_;
+  Json* owned_;
 };
 
 }  // namespace
@@ -255,7 +263,8 @@ Family parse_family(const nlohmann::ordered_json& json, const std::string& file)
 
 Family load_family(const std::filesystem::path& path) {
   std::string file = path.string();
-  return parse_family(parse_json_text(read_file(path), file), file);
+  Json json = parse_json_text(read_file(path), file);
+  return FamilyReader(file, &json).read(json);
 }
 
 }  // namespace zf
