@@ -124,8 +124,11 @@ void print_text(const GenerateOptions& opt, const GenerateResult& result) {
                         : "")
                 << "\n";
     } else if (!opt.quiet && opt.format == "text") {
-      std::cout << "zeroforge: " << dir << " is up to date (" << result.configs
-                << " configs of family '" << result.family_name << "')\n";
+      std::cout << "zeroforge: " << dir << " is up to date (" << result.configs << " configs"
+                << (result.companions > 0
+                        ? " and " + std::to_string(result.companions) + " companion files"
+                        : "")
+                << " of family '" << result.family_name << "')\n";
     }
     return;
   }

@@ -77,7 +77,10 @@ int run_validate(const std::vector<std::string>& args) {
   }
   validate_options.hf = vm.count("hf") > 0;
   validate_options.strict = vm.count("strict") > 0;
-  if (vm.count("against-args")) validate_options.against = parse_training_command(against);
+  if (vm.count("against-args")) {
+    validate_options.against = parse_training_command(against);
+    load_accelerate_config(*validate_options.against);  // accelerate launch --config_file F
+  }
 
   std::vector<nlohmann::ordered_json> configs;
   configs.reserve(files.size());
