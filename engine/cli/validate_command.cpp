@@ -79,7 +79,7 @@ int run_validate(const std::vector<std::string>& args) {
   validate_options.strict = vm.count("strict") > 0;
   if (vm.count("against-args")) {
     validate_options.against = parse_training_command(against);
-    load_accelerate_config(*validate_options.against);  // accelerate launch --config_file F
+    load_launcher_files(*validate_options.against);  // --hostfile, --config_file
   }
 
   std::vector<nlohmann::ordered_json> configs;

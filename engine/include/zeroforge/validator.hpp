@@ -67,7 +67,11 @@ struct TrainingCommand {
   std::optional<double> weight_decay;
   std::optional<long long> max_steps;
   std::optional<std::string> deepspeed;  ///< the --deepspeed config path
-  /// `accelerate launch --config_file F`: the file, until load_accelerate_config reads it.
+  /// `deepspeed --num_gpus N --num_nodes M` as given (for a hostfile's world size).
+  std::optional<long long> deepspeed_num_gpus, deepspeed_num_nodes;
+  /// `deepspeed --hostfile F`: the file, until load_launcher_files reads it.
+  std::optional<std::string> hostfile;
+  /// `accelerate launch --config_file F`: the file, until load_launcher_files reads it.
   std::optional<std::string> accelerate_config_file;
   /// What that file says, once read.
   std::optional<AccelerateConfig> accelerate_config;
@@ -88,11 +92,13 @@ TrainingCommand parse_training_command(std::string_view command_line);
 AccelerateConfig read_accelerate_config(const std::filesystem::path& path,
                                         const std::string& shown);
 
-/// When `command` names an accelerate config file (`accelerate launch --config_file F`), reads
-/// it (F relative to `base` when relative and `base` is given) and fills what the command line
-/// leaves unset: the world size from `num_processes`, as accelerate launch does. Throws as
-/// read_accelerate_config.
-void load_accelerate_config(TrainingCommand& command, const std::filesystem::path& base = {});
+/// Reads the files the command's launcher reads (relative to `base` when relative and `base`
+/// is given) and fills what they decide: `deepspeed --hostfile F` (`host slots=N` lines; the
+/// world is the first --num_nodes hosts, or all, times --num_gpus, or each host's slots, as
+/// deepspeed/launcher/runner.py counts it) and `accelerate launch --config_file F` (the world
+/// size from `num_processes` unless the command line gives it; accelerate_config). Throws
+/// zf::Error: Io for a file that cannot be read, Values at file:line for a malformed one.
+void load_launcher_files(TrainingCommand& command, const std::filesystem::path& base = {});
 
 /// What the validator assumes about how the config is used.
 struct ValidateOptions {

@@ -133,10 +133,12 @@ TrainingCommand parse_training_command(std::string_view command_line) {
       continue;
     }
     if (!in_script) {
-      if (word == "--num_gpus" || word == "--num-gpus")
+      if (word == "--num_gpus" || word == "--num-gpus" || word == "--num_accelerators")
         gpus = to_integer(word, value());
       else if (word == "--num_nodes" || word == "--num-nodes")
         nodes = to_integer(word, value());
+      else if (cmd.launcher == "deepspeed" && (word == "--hostfile" || word == "-H"))
+        cmd.hostfile = value();
       else if (word == "--nproc_per_node" || word == "--nproc-per-node")
         nproc = to_integer(word, value());
       else if (word == "--nnodes") {
@@ -182,7 +184,11 @@ TrainingCommand parse_training_command(std::string_view command_line) {
     else if (word == "--deepspeed")
       cmd.deepspeed = value();
   }
-  if (cmd.launcher == "deepspeed" && gpus) cmd.world_size = *gpus * nodes.value_or(1);
+  if (cmd.launcher == "deepspeed") {
+    cmd.deepspeed_num_gpus = gpus;
+    cmd.deepspeed_num_nodes = nodes;
+    if (gpus && !cmd.hostfile) cmd.world_size = *gpus * nodes.value_or(1);
+  }
   if (cmd.launcher == "torchrun" && nproc) cmd.world_size = *nproc * nnodes.value_or(1);
   if (cmd.launcher == "accelerate" && processes) cmd.world_size = *processes;
   return cmd;

@@ -70,7 +70,7 @@ class Reader {
     Json root = block(lines_[0].indent);
     if (pos_ < lines_.size()) {
       const Line& line = lines_[pos_];
-      fail(line.number, line.indent + 1, "unexpected indentation");
+      fail(line.number, line.indent + 1, "a line that does not continue the structure above it");
     }
     return root;
   }

@@ -26,8 +26,8 @@ std::vector<std::string> case_names() {
   return names;
 }
 
-// `against` may name an accelerate config file (`--config_file F`), relative to the case's
-// directory.
+// `against` may name files its launcher reads (`--hostfile F`, `--config_file F`), relative to
+// the case's directory.
 zf::ValidateOptions options_from(const json& o, const fs::path& dir) {
   zf::ValidateOptions options;
   if (o.contains("world_size")) options.world_size = o.at("world_size").get<long long>();
@@ -35,7 +35,7 @@ zf::ValidateOptions options_from(const json& o, const fs::path& dir) {
   options.strict = o.value("strict", false);
   if (o.contains("against")) {
     options.against = zf::parse_training_command(o.at("against").get<std::string>());
-    zf::load_accelerate_config(*options.against, dir);
+    zf::load_launcher_files(*options.against, dir);
   }
   return options;
 }
