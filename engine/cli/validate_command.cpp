@@ -47,7 +47,8 @@ int run_validate(const std::vector<std::string>& args) {
       "hf", "the Hugging Face Trainer loads the config (it fills \"auto\" on the keys it knows)")(
       "strict", "treat warnings (keys that have no effect) as errors")(
       "against-args", po::value(&against),
-      "the training command line; report every disagreement with it")("format", po::value(&format),
+      "the training command line (its launcher's --hostfile or --config_file file is read "
+      "too); report every disagreement with it")("format", po::value(&format),
                                                                       "text (default) or json");
   po::options_description hidden;
   hidden.add_options()("config", po::value(&files));

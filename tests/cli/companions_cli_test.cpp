@@ -219,7 +219,7 @@ TEST(CompanionsCliTest, EveryCompanionOfEveryShippedFamilyPassesValidateAgainstA
     }
   }
   EXPECT_GT(multi_node, 0u) << "the shipped families have multi-node tiers";
-  EXPECT_GT(checked, 200u);
+  EXPECT_EQ(checked, 4 * yaml_files.size() + multi_node) << "4 launches per config, 5 with a hostfile";
 
   // PyYAML reads every YAML as the C++ reader does (when Python has yaml).
   if (!shell("python3 -c 'import yaml' 2>/dev/null")) {
@@ -423,20 +423,20 @@ TEST_F(CompanionsGenerateTest, SiteProfileHostsAndEnvironmentReachTheLaunch) {
     "companions": ["deepspeed", "torchrun"]})");
   auto result = run_cli({"generate", "family.json", "-o", out().string()}, dir.path());
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(read_file(out() / "large/default.deepspeed_env"),
+  EXPECT_EQ(read_file(out() / "large/config.deepspeed_env"),
             "NCCL_SOCKET_IFNAME=ib0\nNCCL_DEBUG=WARN\n");
-  std::string hostfile = read_file(out() / "large/default.hostfile");
+  std::string hostfile = read_file(out() / "large/config.hostfile");
   EXPECT_NE(hostfile.find("\ngpu-a slots=8\ngpu-b slots=8\n"), std::string::npos) << hostfile;
   EXPECT_EQ(hostfile.find("placeholder"), std::string::npos);
-  std::string deepspeed = read_file(out() / "large/default.deepspeed.sh");
-  EXPECT_NE(deepspeed.find("\nexport DS_ENV_FILE=\"$here\"/default.deepspeed_env\n"),
+  std::string deepspeed = read_file(out() / "large/config.deepspeed.sh");
+  EXPECT_NE(deepspeed.find("\nexport DS_ENV_FILE=\"$here\"/config.deepspeed_env\n"),
             std::string::npos);
   EXPECT_NE(deepspeed.find("\nexport NCCL_SOCKET_IFNAME=ib0\n"), std::string::npos);
-  std::string torchrun = read_file(out() / "large/default.torchrun.sh");
+  std::string torchrun = read_file(out() / "large/config.torchrun.sh");
   EXPECT_NE(torchrun.find("master_addr=\"${MASTER_ADDR:-gpu-a}\""), std::string::npos) << torchrun;
   // torchrun without MASTER_ADDR: the first host.
   auto command =
-      shell("ZEROFORGE_DRY_RUN=1 bash " + quoted((out() / "large/default.torchrun.sh").string()));
+      shell("ZEROFORGE_DRY_RUN=1 bash " + quoted((out() / "large/config.torchrun.sh").string()));
   ASSERT_TRUE(command.has_value());
   EXPECT_NE(command->find("--rdzv-endpoint gpu-a:29500"), std::string::npos) << *command;
 }

@@ -191,9 +191,12 @@ TEST(CompanionPlanTest, RefusesLaunchValuesItCannotMakeAConsistentLaunchFrom) {
       {"not an object", R"("train.py")", "/launch",
        "launch must be an object (script, args, master_port, config_dir, hosts, environment) or "
        "null, got \"train.py\""},
-      {"unknown key", R"({"scrpit": "t.py"})", "/launch/scrpit",
-       "unknown key 'scrpit' in launch (expected script, args, master_port, config_dir, hosts, "
+      {"unknown key", R"({"scipt": "t.py"})", "/launch/scipt",
+       "unknown key 'scipt' in launch (expected script, args, master_port, config_dir, hosts, "
        "environment); did you mean 'script'?"},
+      {"unknown key, no near one", R"({"python": "python3"})", "/launch/python",
+       "unknown key 'python' in launch (expected script, args, master_port, config_dir, hosts, "
+       "environment)"},
       {"empty script", R"({"script": ""})", "/launch/script",
        "launch.script must be a non-empty string (the training script), got \"\""},
       {"args not a list", R"({"args": "--x 1"})", "/launch/args",

@@ -70,6 +70,7 @@ TEST(AgainstArgsTest, BatchCountedTwiceIsExplained) {
 
 TEST(AgainstArgsTest, OptimizerAndScheduleArgumentsAreComparedWithTheConfig) {
   nlohmann::ordered_json config = nlohmann::ordered_json::parse(R"({
+    "train_micro_batch_size_per_gpu": 1,
     "optimizer": {"type": "AdamW", "params": {"lr": 0.0003, "betas": [0.9, 0.95], "eps": 1e-08,
                                                "weight_decay": 0.1}},
     "scheduler": {"type": "WarmupDecayLR", "params": {"warmup_min_lr": 0, "warmup_max_lr": 0.0003,
