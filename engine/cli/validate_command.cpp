@@ -49,7 +49,7 @@ int run_validate(const std::vector<std::string>& args) {
       "against-args", po::value(&against),
       "the training command line (its launcher's --hostfile or --config_file file is read "
       "too); report every disagreement with it")("format", po::value(&format),
-                                                                      "text (default) or json");
+                                                 "text (default) or json");
   po::options_description hidden;
   hidden.add_options()("config", po::value(&files));
   po::options_description all;

@@ -219,7 +219,8 @@ TEST(CompanionsCliTest, EveryCompanionOfEveryShippedFamilyPassesValidateAgainstA
     }
   }
   EXPECT_GT(multi_node, 0u) << "the shipped families have multi-node tiers";
-  EXPECT_EQ(checked, 4 * yaml_files.size() + multi_node) << "4 launches per config, 5 with a hostfile";
+  EXPECT_EQ(checked, 4 * yaml_files.size() + multi_node)
+      << "4 launches per config, 5 with a hostfile";
 
   // PyYAML reads every YAML as the C++ reader does (when Python has yaml).
   if (!shell("python3 -c 'import yaml' 2>/dev/null")) {

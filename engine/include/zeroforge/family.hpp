@@ -394,8 +394,9 @@ struct ManifestEntry {
   /// sha256 of the file's bytes, lowercase hex.
   std::string sha256;
   /// The companion files written next to it: kind to path relative to DIR, in the order of
-  /// companion_kinds() (an object; omitted when empty).
-  nlohmann::ordered_json companions = nlohmann::ordered_json::object();
+  /// companion_kinds() (an object, or null for none: omitted when empty; null costs no
+  /// allocation per config when there are no companions).
+  nlohmann::ordered_json companions;
   /// Annotations plugins returned for this config (an object; omitted when empty).
   nlohmann::ordered_json plugins = nlohmann::ordered_json::object();
 };

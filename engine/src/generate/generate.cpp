@@ -209,6 +209,8 @@ GenerateResult generate(const GenerateRequest& request) {
   result.family_name = family.name;
   result.family_file = family.file;
   result.manifest = request.output_dir / "manifest.json";
+  // The companions' kinds and templates, checked (and loaded) before DIR is touched too.
+  std::unique_ptr<CompanionWriter> companions = make_companion_writer(request, setup);
   std::unique_ptr<StagedOutput> staged;
   std::unique_ptr<DriftCheck> drift;
   if (request.check) {
@@ -233,7 +235,6 @@ GenerateResult generate(const GenerateRequest& request) {
   // results. Results are taken in variant order, so output and messages do not depend on the
   // number of threads. Plugins' hooks are not promised to be thread-safe: with plugins
   // everything runs on this thread.
-  std::unique_ptr<CompanionWriter> companions = make_companion_writer(request, setup);
   const ConfigMaker maker(setup, ConfigTarget{request.validation, finding_prefix, staged.get(),
                                               drift.get(), companions.get()});
   std::vector<ConfigJob> batch, done;
