@@ -43,6 +43,17 @@ std::string without_underscores(std::string_view s) {
 class Reader {
  public:
   Reader(std::string_view text, const std::string& file) : file_(file) {
+    // Strings end up in JSON (and in messages): the text must be UTF-8, as YAML requires.
+    if (std::size_t bad = detail::invalid_utf8_at(text); bad < text.size()) {
+      std::size_t line = 1, start = 0;
+      for (std::size_t i = 0; i < bad; ++i) {
+        if (text[i] == '\n') {
+          ++line;
+          start = i + 1;
+        }
+      }
+      fail(line, bad - start + 1, "not UTF-8 (a YAML file is UTF-8 text)");
+    }
     std::size_t number = 0;
     while (!text.empty()) {
       ++number;

@@ -149,6 +149,7 @@ TEST(YamlSubsetTest, RefusesWhatItDoesNotReadWithItsPlace) {
        "supported"},
       {"a: \"\\q\"\n", "a.yaml:1:5: error: unknown escape '\\q' in a double-quoted scalar"},
       {"--- a\n", "a.yaml:1:1: error: more than one document, or a directive, is not supported"},
+      {"a: 1\nb: \xff\n", "a.yaml:2:4: error: not UTF-8 (a YAML file is UTF-8 text)"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);
