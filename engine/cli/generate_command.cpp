@@ -36,7 +36,27 @@ struct GenerateOptions {
   ValidationInputs validation;
   bool quiet = false;
   unsigned jobs = 0;
+  std::string companions;  // --companions, as given
 };
+
+// `--companions a,b` (or `none`): the kinds, in the order given; the library checks them.
+std::vector<std::string> companion_list(const std::string& text) {
+  std::vector<std::string> kinds;
+  if (text == "none") return kinds;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t comma = text.find(',', start);
+    std::string kind = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    if (kind.empty())
+      throw Error(ErrorKind::Usage,
+                  "generate: --companions takes a comma-separated list of companion kinds (or "
+                  "none), got '" +
+                      text + "'");
+    kinds.push_back(std::move(kind));
+    if (comma == std::string::npos) return kinds;
+    start = comma + 1;
+  }
+}
 
 int print_help(const po::options_description& options) {
   std::cout
@@ -106,15 +126,21 @@ void print_text(const GenerateOptions& opt, const GenerateResult& result) {
                         : "")
                 << "\n";
     } else if (!opt.quiet && opt.format == "text") {
-      std::cout << "zeroforge: " << dir << " is up to date (" << result.configs
-                << " configs of family '" << result.family_name << "')\n";
+      std::cout << "zeroforge: " << dir << " is up to date (" << result.configs << " configs"
+                << (result.companions > 0
+                        ? " and " + std::to_string(result.companions) + " companion files"
+                        : "")
+                << " of family '" << result.family_name << "')\n";
     }
     return;
   }
   if (!opt.quiet && opt.format == "text") {
-    std::cout << "zeroforge: wrote " << result.configs << " configs of family '"
-              << result.family_name << "' to " << dir << " (index: " << result.manifest.string()
-              << ")\n";
+    std::cout << "zeroforge: wrote " << result.configs << " configs"
+              << (result.companions > 0
+                      ? " and " + std::to_string(result.companions) + " companion files"
+                      : "")
+              << " of family '" << result.family_name << "' to " << dir
+              << " (index: " << result.manifest.string() << ")\n";
   }
 }
 
@@ -143,7 +169,8 @@ Json error_json(const Error& error) {
 Json summary_json(const GenerateOptions& opt, const GenerateResult& result) {
   Json out = {{"family", result.family_name},         {"output_dir", opt.output},
               {"manifest", result.manifest.string()}, {"check", opt.check},
-              {"exit_code", result.exit_code},        {"configs", result.configs}};
+              {"exit_code", result.exit_code},        {"configs", result.configs},
+              {"companions", result.companions}};
   auto list = [&](FileChange change) {
     Json paths = Json::array();
     for (const auto& file : result.files)
@@ -207,7 +234,11 @@ int run_generate(const std::vector<std::string>& args) {
       "format", po::value(&opt.format),
       "text (default), or json: a summary on stdout (configs, written, unchanged, removed, "
       "findings, manifest)")("quiet,q", po::bool_switch(&opt.quiet),
-                             "print nothing when the run succeeds (errors are still printed)");
+                             "print nothing when the run succeeds (errors are still printed)")(
+      "companions", po::value(&opt.companions),
+      "K,...: also write these companions beside each config, replacing the family's list: "
+      "deepspeed, torchrun, accelerate, hf-args, hostfile, deepspeed-env, or none (see "
+      "docs/companions.md)");
   add_validation_options(options, opt.validation,
                          "write configs even when the validator finds errors in them");
   add_template_options(options, opt.inputs);
@@ -243,6 +274,7 @@ int run_generate(const std::vector<std::string>& args) {
   request.validation = validation_of(opt.validation);
   request.jobs = opt.jobs;
   request.list_files = opt.format == "json";
+  if (vm.count("companions")) request.companions = companion_list(opt.companions);
   // Notes and warnings as they happen; with --quiet only once the run has failed.
   std::vector<std::string> held;
   request.on_message = [&](std::string_view line) {

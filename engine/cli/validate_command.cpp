@@ -47,8 +47,9 @@ int run_validate(const std::vector<std::string>& args) {
       "hf", "the Hugging Face Trainer loads the config (it fills \"auto\" on the keys it knows)")(
       "strict", "treat warnings (keys that have no effect) as errors")(
       "against-args", po::value(&against),
-      "the training command line; report every disagreement with it")("format", po::value(&format),
-                                                                      "text (default) or json");
+      "the training command line (its launcher's --hostfile or --config_file file is read "
+      "too); report every disagreement with it")("format", po::value(&format),
+                                                 "text (default) or json");
   po::options_description hidden;
   hidden.add_options()("config", po::value(&files));
   po::options_description all;
@@ -77,7 +78,10 @@ int run_validate(const std::vector<std::string>& args) {
   }
   validate_options.hf = vm.count("hf") > 0;
   validate_options.strict = vm.count("strict") > 0;
-  if (vm.count("against-args")) validate_options.against = parse_training_command(against);
+  if (vm.count("against-args")) {
+    validate_options.against = parse_training_command(against);
+    load_launcher_files(*validate_options.against);  // --hostfile, --config_file
+  }
 
   std::vector<nlohmann::ordered_json> configs;
   configs.reserve(files.size());

@@ -5,6 +5,7 @@
 #include "profile.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <utility>
 
@@ -191,6 +192,30 @@ class Checker {
   bool allow_unknown_;
 };
 
+// A host name as a hostfile line (`host slots=N`) and pdsh's `-w` list can hold it.
+bool is_host_name(const std::string& name) {
+  if (name.empty() || name.front() == '-' || name.front() == '.') return false;
+  return std::all_of(name.begin(), name.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '.' || c == '-' || c == '_';
+  });
+}
+
+bool is_variable_name(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front()))) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+// DeepSpeed's launcher strips each .deepspeed_env value and, when it holds anything outside
+// [\w@%+=:,./-], wraps it in double quotes for the other nodes' shell without escaping
+// (deepspeed/launcher/multinode_runner.py add_export): these would break it.
+bool is_exportable(const std::string& value) {
+  if (!value.empty() && (std::isspace(static_cast<unsigned char>(value.front())) ||
+                         std::isspace(static_cast<unsigned char>(value.back()))))
+    return false;
+  return value.find_first_of("\n\r\"$`\\") == std::string::npos;
+}
+
 // Deep merge that keeps nulls, so that a null in "fields" deletes the key from the config.
 void merge_keeping_nulls(Json& target, const Json& patch) {
   for (const auto& [key, value] : patch.items()) {
@@ -246,6 +271,38 @@ Profile::Profile(const Json& profile, std::string source) : source_(std::move(so
       }
       fields_checker.check(Json{{key, section}}, "", "");
       sections_[key] = std::move(section);
+    } else if (key == "hosts") {
+      if (!value.is_array() || value.empty())
+        checker.fail(pointer, "expected a non-empty list of host names");
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        if (!value[i].is_string() || !is_host_name(value[i].get<std::string>())) {
+          checker.fail(pointer + "/" + std::to_string(i),
+                       value[i].dump() +
+                           " is not a host name (letters, digits, '.', '-' and '_', as a "
+                           "hostfile line and pdsh take it)");
+        }
+      }
+      hosts_ = value;
+    } else if (key == "environment") {
+      if (!value.is_object())
+        checker.fail(pointer, "expected an object of variable name to string value");
+      for (const auto& [name, text] : value.items()) {
+        std::string where = pointer + "/" + name;
+        if (!is_variable_name(name)) {
+          checker.fail(where, "'" + name +
+                                  "' is not an environment variable name (letters, digits and "
+                                  "'_', not starting with a digit)");
+        }
+        if (!text.is_string()) checker.fail(where, "expected a string, got " + text.dump());
+        if (!is_exportable(text.get<std::string>())) {
+          checker.fail(where, text.dump() +
+                                  ": DeepSpeed's launcher strips the value and hands it to the "
+                                  "other nodes' shell in double quotes, so it cannot hold a "
+                                  "newline, '\"', '$', '`' or '\\', nor begin or end with a "
+                                  "space");
+        }
+      }
+      environment_ = value;
     } else if (key == "fields") {
       if (!value.is_object())
         checker.fail(pointer, "expected an object (merged into every config)");
@@ -254,9 +311,18 @@ Profile::Profile(const Json& profile, std::string source) : source_(std::move(so
     } else {
       checker.fail(pointer, "unknown profile key '" + key +
                                 "' (expected nvme_path, tensorboard, wandb, csv_monitor, comet, "
-                                "comms_logger, steps_per_print, fields, allow_unknown_keys)");
+                                "comms_logger, steps_per_print, fields, allow_unknown_keys, "
+                                "hosts, environment)");
     }
   }
+}
+
+Json Profile::launch_values() const {
+  if (hosts_.is_null() && environment_.empty()) return nullptr;
+  Json launch = Json::object();
+  if (!hosts_.is_null()) launch["hosts"] = hosts_;
+  if (!environment_.empty()) launch["environment"] = environment_;
+  return {{"launch", std::move(launch)}};
 }
 
 Json Profile::patch_for(const Json& config) const {

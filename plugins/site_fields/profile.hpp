@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The site profile: what a site sets on every config (NVMe path, monitors, comms logger,
-// steps_per_print, extra fields), read and checked once, then turned into a merge patch.
+// steps_per_print, extra fields), read and checked once, then turned into a merge patch; and
+// what its launches need (host names, environment), handed to companions as values.
 #pragma once
 
 #include <string>
@@ -20,6 +21,10 @@ class Profile {
 
   /// The merge patch for one rendered config (the NVMe path only where it offloads to NVMe).
   Json patch_for(const Json& config) const;
+  /// The values the profile gives every config, for companions (docs/companions.md):
+  /// `{"launch": {"hosts": [...], "environment": {...}}}` with what the profile sets, or null
+  /// when it sets neither.
+  Json launch_values() const;
   const std::string& source() const { return source_; }
 
  private:
@@ -27,6 +32,8 @@ class Profile {
   Json nvme_path_;                  // null when the profile sets none
   Json sections_ = Json::object();  // monitors, comms_logger, steps_per_print, in profile order
   Json fields_ = Json::object();
+  Json hosts_;                         // null when the profile lists none
+  Json environment_ = Json::object();  // NAME -> value, in profile order
 };
 
 /// True when DeepSpeed reads `key` at the top level of its config.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The site_fields plugin: reads a site profile once (option "profile": a JSON file path, or
-// the profile inline as an object) and patches every rendered config with it (output hook).
+// the profile inline as an object) and patches every rendered config with it (output hook);
+// its host names and environment become the values launch.hosts / launch.environment that
+// companions read (values hook).
 #include <fstream>
 #include <sstream>
 #include <zeroforge/plugin.hpp>
@@ -54,6 +56,12 @@ Json apply_profile(const zf::sdk::Context& ctx, const Json& input) {
   return {{"patch", std::move(patch)}, {"manifest", {{"profile", profile.source()}}}};
 }
 
+Json launch_values(const zf::sdk::Context& ctx, const Json&) {
+  Json values = ctx.state<SiteFields>().profile.launch_values();
+  if (values.is_null()) return nullptr;
+  return {{"values", std::move(values)}};
+}
+
 }  // namespace
 
 ZF_PLUGIN_EXPORT const zf_plugin* zf_plugin_entry(uint32_t /*host_abi_version*/) {
@@ -62,6 +70,7 @@ ZF_PLUGIN_EXPORT const zf_plugin* zf_plugin_entry(uint32_t /*host_abi_version*/)
           "site_fields", "1.0.0",
           "applies a site profile (NVMe path, monitors, comms logger, extra fields)")
           .state<SiteFields>()
+          .values_hook<launch_values>()
           .output_hook<apply_profile>();
   return plugin.get();
 }

@@ -369,6 +369,16 @@ TEST_F(ReportCliTest, EscapesWhatFamiliesSay) {
       << "the description, and the variant in the configs table";
 }
 
+// A report makes the configs in memory only: a family's companions are rendered (their
+// errors are the family's) and written nowhere.
+TEST_F(ReportCliTest, AFamilyWithCompanionsReportsAndWritesNothing) {
+  const std::string fam = family({3}, {{"companions", {"deepspeed", "accelerate"}}});
+  auto r = run_cli({"report", fam, "--dir", path("out"), "-o", path("r.html")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(read("r.html").find("medium/zero3-bf16.json"), std::string::npos);
+  EXPECT_FALSE(fs::exists(path("out")));
+}
+
 TEST_F(ReportCliTest, ValidatorWarningsAppearWithTheirConfig) {
   dir.write("t/ds.json.j2",
             R"({"train_batch_size": 8, "train_micro_batch_size_per_gpu": 8,)"

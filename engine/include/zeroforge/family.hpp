@@ -217,7 +217,14 @@ struct Family {
   std::vector<TierRef> tiers;
   /// Plugins to load, in hook order.
   std::vector<PluginRef> plugins;
+  /// Companion kinds written next to every config (see companion_kinds()), in file order.
+  std::vector<std::string> companions;
 };
+
+/// The companion files `generate` can write next to each config (docs/companions.md), in the
+/// order a manifest entry lists them: `deepspeed`, `torchrun`, `accelerate`, `hf-args`,
+/// `hostfile`, `deepspeed-env`.
+const std::vector<std::string>& companion_kinds();
 
 /// Parses a family from JSON. Throws zf::Error (Values) as `file: /pointer: error: ...` for
 /// a missing or mistyped field, an unknown field, an empty axis, a duplicate axis, an exclude
@@ -389,6 +396,10 @@ struct ManifestEntry {
   nlohmann::ordered_json facts = nlohmann::ordered_json::object();
   /// sha256 of the file's bytes, lowercase hex.
   std::string sha256;
+  /// The companion files written next to it: kind to path relative to DIR, in the order of
+  /// companion_kinds() (an object, or null for none: omitted when empty; null costs no
+  /// allocation per config when there are no companions).
+  nlohmann::ordered_json companions;
   /// Annotations plugins returned for this config (an object; omitted when empty).
   nlohmann::ordered_json plugins = nlohmann::ordered_json::object();
 };

@@ -66,6 +66,9 @@ struct GenerateRequest {
   Validation validation = Validation::ByContract;
   /// Threads that make configs (1-256); 0 is one per core. Families with plugins use one.
   unsigned jobs = 0;
+  /// Companion kinds to write next to each config (`--companions`; see zf::companion_kinds()),
+  /// replacing the family's `companions`; unset: the family's; empty: none.
+  std::optional<std::vector<std::string>> companions;
   /// Where the shipped templates and presets are (`templates/`, `presets/`). Empty: the
   /// ZEROFORGE_DATA_DIR environment variable, else `<executable>/../share/zeroforge`. A
   /// program linking the library passes its install's (CMake: `${zeroforge_DATA_DIR}`).
@@ -129,6 +132,8 @@ struct GenerateResult {
   std::filesystem::path manifest;
   /// Configs the family has (0 unless every config was made).
   std::size_t configs = 0;
+  /// Companion files written (or, with check, compared) beside them.
+  std::size_t companions = 0;
   /// Files by change; manifest.json counts among written/unchanged and missing/changed.
   std::size_t written = 0, unchanged = 0, removed = 0;
   std::size_t missing = 0, changed = 0, extra = 0;

@@ -3,6 +3,7 @@
 // arithmetic, ZeRO stages, "auto"), consistency with a training command, and a JSON Schema.
 #pragma once
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -29,10 +30,25 @@ struct Finding {
   std::string message;
 };
 
+/// What `accelerate launch` takes from its config file (`--config_file F`, the YAML `accelerate
+/// config` writes) that must agree with a DeepSpeed config. Read by read_accelerate_config.
+struct AccelerateConfig {
+  std::string file;  ///< as named on the command line
+  std::optional<std::string> distributed_type;
+  std::optional<long long> num_processes;  ///< all machines' processes together
+  std::optional<long long> num_machines;
+  /// `mixed_precision` when set (not null), as written; accelerate refuses it next to a
+  /// deepspeed_config_file.
+  std::optional<std::string> mixed_precision;
+  std::optional<std::string> deepspeed_config_file;
+  /// The keys of `deepspeed_config`, in file order.
+  std::vector<std::string> deepspeed_config_keys;
+};
+
 /// The parts of a training command that must agree with the config, parsed from the launcher
 /// (`deepspeed --num_gpus N --num_nodes M`, `torchrun --nproc_per_node N --nnodes M`,
-/// `accelerate launch --num_processes N`) and the HF TrainingArguments of the script. Only
-/// what the command line states is set.
+/// `accelerate launch --num_processes N`, or the `--config_file` of `accelerate launch`) and the
+/// HF TrainingArguments of the script. Only what the command line states is set.
 struct TrainingCommand {
   std::string launcher;                 ///< "deepspeed", "torchrun", "accelerate" or ""
   std::optional<long long> world_size;  ///< from the launcher
@@ -45,7 +61,20 @@ struct TrainingCommand {
   std::optional<double> learning_rate;
   std::optional<long long> warmup_steps;
   std::optional<double> warmup_ratio;
+  std::optional<double> adam_beta1;
+  std::optional<double> adam_beta2;
+  std::optional<double> adam_epsilon;
+  std::optional<double> weight_decay;
+  std::optional<long long> max_steps;
   std::optional<std::string> deepspeed;  ///< the --deepspeed config path
+  /// `deepspeed --num_gpus N --num_nodes M` as given (for a hostfile's world size).
+  std::optional<long long> deepspeed_num_gpus, deepspeed_num_nodes;
+  /// `deepspeed --hostfile F`: the file, until load_launcher_files reads it.
+  std::optional<std::string> hostfile;
+  /// `accelerate launch --config_file F`: the file, until load_launcher_files reads it.
+  std::optional<std::string> accelerate_config_file;
+  /// What that file says, once read.
+  std::optional<AccelerateConfig> accelerate_config;
 };
 
 /// Parses a training command line (shell quoting with '' and "" and backslash-newline).
@@ -55,6 +84,21 @@ struct TrainingCommand {
 ///         "deepspeed --num_gpus 8 train.py --per_device_train_batch_size 4 --bf16");
 ///     *cmd.world_size;  // 8
 TrainingCommand parse_training_command(std::string_view command_line);
+
+/// Reads an accelerate config file: YAML as `accelerate config` writes it (block mappings,
+/// plain and quoted scalars; see docs/validate.md) or JSON (a `.json` name). `shown` names it
+/// in errors. Throws zf::Error: Io when it cannot be read, Values at `file:line:column` when it
+/// is malformed, not a mapping, or a value read here has the wrong type.
+AccelerateConfig read_accelerate_config(const std::filesystem::path& path,
+                                        const std::string& shown);
+
+/// Reads the files the command's launcher reads (relative to `base` when relative and `base`
+/// is given) and fills what they decide: `deepspeed --hostfile F` (`host slots=N` lines; the
+/// world is the first --num_nodes hosts, or all, times --num_gpus, or each host's slots, as
+/// deepspeed/launcher/runner.py counts it) and `accelerate launch --config_file F` (the world
+/// size from `num_processes` unless the command line gives it; accelerate_config). Throws
+/// zf::Error: Io for a file that cannot be read, Values at file:line for a malformed one.
+void load_launcher_files(TrainingCommand& command, const std::filesystem::path& base = {});
 
 /// What the validator assumes about how the config is used.
 struct ValidateOptions {

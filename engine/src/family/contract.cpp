@@ -90,10 +90,11 @@ constexpr std::array kCheckpointingFields = {
     Field{"synchronize_checkpoint_boundary", Type::Bool},
     Field{"profile", Type::Bool},
 };
-// Every top-level value the contract knows, plus the tier facts plugins read and the memory
-// plugin's `auto_fit` (the template ignores it): an unknown name close to one of these is a
-// typo, reported; other names are left for custom templates.
-constexpr std::array<std::string_view, 29> kKnownNames = {"stage",
+// Every top-level value the contract knows, plus the tier facts plugins read, the memory
+// plugin's `auto_fit`, and what companions read (`launch`; the template ignores it):
+// an unknown name close to one of these is a typo, reported; other names are left for custom
+// templates.
+constexpr std::array<std::string_view, 30> kKnownNames = {"stage",
                                                           "precision",
                                                           "offload_optimizer",
                                                           "offload_param",
@@ -121,7 +122,8 @@ constexpr std::array<std::string_view, 29> kKnownNames = {"stage",
                                                           "gpu",
                                                           "tier",
                                                           "model",
-                                                          "auto_fit"};
+                                                          "auto_fit",
+                                                          "launch"};
 
 // A top-level value the contract knows: its index in kKnownNames.
 struct Name {

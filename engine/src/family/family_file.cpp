@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "text_helpers.hpp"
 #include "zeroforge/family.hpp"
 #include "zeroforge/output.hpp"
 
@@ -14,7 +15,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::string_view kFields[] = {"name",    "description", "template", "contract",
                                         "output",  "values",      "axes",     "include",
-                                        "exclude", "tiers",       "plugins"};
+                                        "exclude", "tiers",       "plugins",  "companions"};
 
 class FamilyReader {
  public:
@@ -48,7 +49,7 @@ class FamilyReader {
         fail("/" + escape_pointer_segment(key),
              "unknown field '" + key +
                  "' (expected name, description, template, contract, output, values, axes, "
-                 "include, exclude, tiers, plugins)");
+                 "include, exclude, tiers, plugins, companions)");
       }
     }
     Family family;
@@ -78,6 +79,7 @@ class FamilyReader {
       for (std::size_t i = 0; i < it->size(); ++i)
         family.plugins.push_back(read_plugin((*it)[i], i));
     }
+    read_companions(json, family);
     return family;
   }
 
@@ -105,6 +107,40 @@ class FamilyReader {
       plugin.options = *options;
     }
     return plugin;
+  }
+
+  void read_companions(const Json& json, Family& family) const {
+    auto it = json.find("companions");
+    if (it == json.end()) return;
+    if (!it->is_array()) {
+      fail("/companions", "companions must be a list of companion kinds (" + kinds_text() +
+                              "), got " + it->dump());
+    }
+    const auto& kinds = companion_kinds();
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const Json& entry = (*it)[i];
+      std::string pointer = "/companions/" + std::to_string(i);
+      if (!entry.is_string()) {
+        fail(pointer, "a companion must be one of " + kinds_text() + ", got " + entry.dump());
+      }
+      const std::string kind = entry.get<std::string>();
+      if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
+        std::string guess = detail::nearest_name(kind, kinds);
+        fail(pointer, "unknown companion '" + kind + "' (expected " + kinds_text() + ")" +
+                          (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+      }
+      if (std::find(family.companions.begin(), family.companions.end(), kind) !=
+          family.companions.end()) {
+        fail(pointer, "companion '" + kind + "' is listed twice");
+      }
+      family.companions.push_back(kind);
+    }
+  }
+
+  static std::string kinds_text() {
+    std::string text;
+    for (const auto& kind : companion_kinds()) text += (text.empty() ? "" : ", ") + kind;
+    return text;
   }
 
   static bool is_value_name(const std::string& key) {
@@ -256,6 +292,12 @@ class FamilyReader {
 };
 
 }  // namespace
+
+const std::vector<std::string>& companion_kinds() {
+  static const std::vector<std::string> kinds = {"deepspeed", "torchrun", "accelerate",
+                                                 "hf-args",   "hostfile", "deepspeed-env"};
+  return kinds;
+}
 
 Family parse_family(const nlohmann::ordered_json& json, const std::string& file) {
   return FamilyReader(file).read(json);

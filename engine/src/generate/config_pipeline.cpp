@@ -32,12 +32,13 @@ std::vector<Error> ConfigMaker::problems_with_sources(const Variant& variant,
 
 bool ConfigMaker::prepare(ConfigJob& job, const Variant& variant, ManifestEntry& entry,
                           ValidateOptions& validate, RenderValues& values, Json& merged,
-                          Json& context) const {
+                          Json& context, DeepSpeedFacts& facts) const {
   const Family& family = expansion_.family();
   const std::string& tier = expansion_.tier_name(variant);
   // The values are read by the contract now, and (with generate's own three names added, see
   // below) by the output pattern, the template, the output hooks and the validator.
   auto take_facts = [&](const ContractCheck& check) {
+    facts = check.facts;
     entry.facts = facts_to_json(check.facts);
     // What validate_options_from_values would read, already worked out by the contract.
     validate.world_size = check.facts.world_size;
@@ -122,7 +123,8 @@ void ConfigMaker::make(ConfigJob& job) const {
   ValidateOptions validate;
   RenderValues values;
   Json merged, context;  // with plugins: the values and the config's description for hooks
-  if (!prepare(job, variant, entry, validate, values, merged, context)) return;
+  DeepSpeedFacts facts;
+  if (!prepare(job, variant, entry, validate, values, merged, context, facts)) return;
   entry.variant = std::move(variant.choice);
   job.path = entry.path;
 
@@ -150,12 +152,62 @@ void ConfigMaker::make(ConfigJob& job) const {
   text.clear();
   append_json_text(text, config);
   entry.sha256 = sha256_hex(text);
+  if (target_.companions != nullptr &&
+      !make_companions(job, variant, entry, config, facts, values, context))
+    return;
   if (target_.drift) {
     job.drift = target_.drift->compare(entry.path, text);
   } else if (target_.staged) {  // neither: a dry run
     target_.staged->write(entry.path, text);
   }
   job.entry_text = manifest_entry_text(entry);
+}
+
+bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, ManifestEntry& entry,
+                                  const Json& config, const DeepSpeedFacts& facts,
+                                  const RenderValues& values, const Json& context) const {
+  // The few values companions read, from the variant's layers (or the merged values).
+  Json needed = Json::object();
+  for (const auto& name : companion_value_names()) {
+    const Value* value = values.values.as_dict().find(name);
+    if (value == nullptr && values.globals != nullptr) value = values.globals->as_dict().find(name);
+    if (value != nullptr) needed[name] = value->to_json();
+  }
+  CompanionPlan plan = plan_companions(target_.companions->kinds(),
+                                       CompanionSubject{entry.path, &config, &facts, &needed});
+  if (!plan.problems.empty()) {
+    // Placed where each value was written (the values are layered again, with provenance:
+    // only for a refused variant).
+    SourcedValues sources = expansion_.values(variant);
+    Json hook_context = context;
+    if (!setup_.plugins->empty())
+      setup_.plugins->run_values_hooks(sources.layered_for_hooks(), hook_context);
+    for (const auto& problem : plan.problems)
+      job.problems.push_back(sources.error_at(problem.pointer, problem.message));
+    job.made = false;
+    return false;
+  }
+  for (const auto& [kind, path] : plan.files) {
+    try {
+      check_output_path(path, expansion_.family());
+    } catch (const Error& error) {
+      job.problems.push_back(error);
+      job.made = false;
+      return false;
+    }
+  }
+  std::vector<DriftStatus> status;
+  try {
+    status = target_.companions->write(plan, values.values, values.globals, target_.staged,
+                                       target_.drift);
+  } catch (const Error& error) {
+    throw RenderFailure{error, job.index, "rendering the companions of"};
+  }
+  for (std::size_t i = 0; i < plan.files.size(); ++i) {
+    entry.companions[plan.files[i].first] = plan.files[i].second;
+    job.companions.emplace_back(plan.files[i].second, status[i]);
+  }
+  return true;
 }
 
 }  // namespace zf::pipeline

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "companions.hpp"
 #include "drift_check.hpp"
 #include "family_inputs.hpp"
 #include "output_dir.hpp"
@@ -35,7 +36,9 @@ struct ConfigJob {
   std::vector<Finding> findings;
   std::string entry_text;  ///< the manifest entry; empty when the validator refused the config
   DriftStatus drift = DriftStatus::Same;  ///< with --check: how DIR's file compares
-  std::exception_ptr failure;             ///< a RenderFailure, or whatever else went wrong
+  /// Its companion files (relative to DIR) and how each compares (Same when written).
+  std::vector<std::pair<std::string, DriftStatus>> companions;
+  std::exception_ptr failure;  ///< a RenderFailure, or whatever else went wrong
 };
 
 /// A template error while making one config (rendering it, or rendering its output path):
@@ -53,6 +56,7 @@ struct ConfigTarget {
   StagedOutput* staged = nullptr;                  ///< one of these two receives the text,
                                                    ///< or neither in a dry run
   DriftCheck* drift = nullptr;
+  const CompanionWriter* companions = nullptr;  ///< writes each config's companions, if any
 };
 
 /// What a config's template renders: `values`, over `globals` when the variant's values are
@@ -78,7 +82,12 @@ class ConfigMaker {
   // false with the job's problems or refusals filled.
   bool prepare(ConfigJob& job, const Variant& variant, ManifestEntry& entry,
                ValidateOptions& validate, RenderValues& values, nlohmann::ordered_json& merged,
-               nlohmann::ordered_json& context) const;
+               nlohmann::ordered_json& context, DeepSpeedFacts& facts) const;
+  // Plans, renders and writes (or compares) the companions of a made config; false with the
+  // job's problems filled when its values cannot make them.
+  bool make_companions(ConfigJob& job, const Variant& variant, ManifestEntry& entry,
+                       const nlohmann::ordered_json& config, const DeepSpeedFacts& facts,
+                       const RenderValues& values, const nlohmann::ordered_json& context) const;
   // Each pinned-value and contract problem of `variant`, placed at the file and pointer where its
   // value was written (the values are layered again, with provenance: only for a refused variant).
   std::vector<Error> problems_with_sources(const Variant& variant,

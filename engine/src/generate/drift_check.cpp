@@ -2,6 +2,8 @@
 // DriftCheck (see drift_check.hpp).
 #include "drift_check.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <fstream>
 #include <vector>
@@ -81,10 +83,17 @@ class SortedWalk {
 
 }  // namespace
 
-DriftStatus DriftCheck::compare(const std::string& relative, std::string_view content) const {
+DriftStatus DriftCheck::compare(const std::string& relative, std::string_view content,
+                                bool executable) const {
   std::string existing;
   if (!read_if_file(dir_ / relative, existing)) return DriftStatus::Missing;
-  return existing == content ? DriftStatus::Same : DriftStatus::Changed;
+  if (existing != content) return DriftStatus::Changed;
+  if (executable) {
+    struct stat info {};
+    if (::stat((dir_ / relative).c_str(), &info) != 0 || (info.st_mode & S_IXUSR) == 0)
+      return DriftStatus::Changed;
+  }
+  return DriftStatus::Same;
 }
 
 DriftStatus DriftCheck::compare_manifest(const std::function<void(const Sink&)>& write) const {

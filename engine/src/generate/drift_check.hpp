@@ -22,8 +22,10 @@ class DriftCheck {
 
   explicit DriftCheck(std::filesystem::path dir) : dir_(std::move(dir)) {}
 
-  /// `DIR/relative` against `content`. Safe to call from several threads.
-  DriftStatus compare(const std::string& relative, std::string_view content) const;
+  /// `DIR/relative` against `content` (and, when `executable`, its owner's execute bit).
+  /// Safe to call from several threads.
+  DriftStatus compare(const std::string& relative, std::string_view content,
+                      bool executable = false) const;
   /// `DIR/manifest.json` against the text `write` passes to its sink, in pieces.
   DriftStatus compare_manifest(const std::function<void(const Sink&)>& write) const;
   /// Calls `extra` with every file under DIR (not under a staging directory) whose path

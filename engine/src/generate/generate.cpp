@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "batch_runner.hpp"
+#include "companions.hpp"
 #include "config_pipeline.hpp"
 #include "drift_check.hpp"
 #include "family_inputs.hpp"
@@ -32,6 +33,11 @@ namespace {
 // Configs are made in batches of kBatch; more threads than that would have nothing to do.
 constexpr std::size_t kBatch = 256;
 constexpr unsigned kMaxJobs = kBatch;
+
+// The spool's tag: a file's drift status, plus this bit for a companion (listed in its
+// config's manifest entry, not as an entry of its own).
+constexpr std::uint32_t kCompanionTag = 1u << 8;
+DriftStatus drift_of(std::uint32_t tag) { return static_cast<DriftStatus>(tag & 0xff); }
 
 // Two variants that write the same path: adjacent once the entries are in path order.
 void report_shared_paths(ManifestSpool& manifest, const Expansion& expansion,
@@ -68,7 +74,7 @@ void each_path(ManifestSpool& manifest, DriftStatus manifest_status,
       visit(kManifest, manifest_status);
       manifest_done = true;
     }
-    visit(entry.path, static_cast<DriftStatus>(entry.tag));
+    visit(entry.path, drift_of(entry.tag));
   });
   if (!manifest_done) visit(kManifest, manifest_status);
 }
@@ -120,6 +126,33 @@ void compare_with_dir(const DriftCheck& drift, ManifestSpool& manifest,
         });
   }
   result.exit_code = result.missing + result.changed + result.extra > 0 ? 1 : 0;
+}
+
+// The writer of the companions the request (or else the family) asks for, or null for none.
+std::unique_ptr<CompanionWriter> make_companion_writer(const GenerateRequest& request,
+                                                       const FamilySetup& setup) {
+  const Family& family = setup.expansion->family();
+  const std::vector<std::string>& kinds =
+      request.companions ? *request.companions : family.companions;
+  if (kinds.empty()) return nullptr;
+  const auto& known = companion_kinds();
+  std::string expected;
+  for (const auto& kind : known) expected += (expected.empty() ? "" : ", ") + kind;
+  for (const auto& kind : kinds) {
+    if (std::find(known.begin(), known.end(), kind) == known.end()) {
+      throw Error(ErrorKind::Usage,
+                  "generate: unknown companion '" + kind + "' (expected " + expected + ")");
+    }
+  }
+  if (setup.contract != "deepspeed") {
+    const std::string why =
+        "companions need a template under the DeepSpeed values contract "
+        "(their batch, precision and world size come from it), and '" +
+        family.template_name + "' has none";
+    if (request.companions) throw Error(ErrorKind::Usage, "generate: --companions: " + why);
+    throw Error(ErrorKind::Values, why, family.file, "/companions");
+  }
+  return std::make_unique<CompanionWriter>(*setup.environment, kinds);
 }
 
 // Every file the run read, each once, sorted.
@@ -176,6 +209,8 @@ GenerateResult generate(const GenerateRequest& request) {
   result.family_name = family.name;
   result.family_file = family.file;
   result.manifest = request.output_dir / "manifest.json";
+  // The companions' kinds and templates, checked (and loaded) before DIR is touched too.
+  std::unique_ptr<CompanionWriter> companions = make_companion_writer(request, setup);
   std::unique_ptr<StagedOutput> staged;
   std::unique_ptr<DriftCheck> drift;
   if (request.check) {
@@ -185,6 +220,7 @@ GenerateResult generate(const GenerateRequest& request) {
   }
 
   ProblemLog problems;
+  std::size_t companion_files = 0;
   std::vector<PluginFinding> refusals;
   std::vector<Finding> findings;
   // Manifest entries are serialised as soon as they are known and spilled to a file in sorted
@@ -199,8 +235,8 @@ GenerateResult generate(const GenerateRequest& request) {
   // results. Results are taken in variant order, so output and messages do not depend on the
   // number of threads. Plugins' hooks are not promised to be thread-safe: with plugins
   // everything runs on this thread.
-  const ConfigMaker maker(
-      setup, ConfigTarget{request.validation, finding_prefix, staged.get(), drift.get()});
+  const ConfigMaker maker(setup, ConfigTarget{request.validation, finding_prefix, staged.get(),
+                                              drift.get(), companions.get()});
   std::vector<ConfigJob> batch, done;
   auto produce = [&](ConfigJob& job) {
     try {
@@ -232,7 +268,8 @@ GenerateResult generate(const GenerateRequest& request) {
       try {
         std::rethrow_exception(job.failure);
       } catch (const RenderFailure& failure) {
-        if (!refused_before || failure.doing != std::string_view("rendering")) return failure;
+        if (!refused_before || !std::string_view(failure.doing).starts_with("rendering"))
+          return failure;
       }
       return std::nullopt;
     }
@@ -246,6 +283,10 @@ GenerateResult generate(const GenerateRequest& request) {
     // Configs the validator refused are listed too (with no text), so that a path two
     // variants share is reported even then; with refusals nothing is written anyway.
     manifest.add({job.path, job.index, static_cast<std::uint32_t>(job.drift), job.entry_text});
+    for (const auto& [path, status] : job.companions) {
+      manifest.add({path, job.index, kCompanionTag | static_cast<std::uint32_t>(status), {}});
+      ++companion_files;
+    }
     return std::nullopt;
   };
 
@@ -282,11 +323,13 @@ GenerateResult generate(const GenerateRequest& request) {
     return result;
   }
 
-  result.configs = manifest.size();
+  result.companions = companion_files;
+  result.configs = manifest.size() - companion_files;
   auto write_manifest = [&](const StagedOutput::Sink& sink) {
     sink(manifest_head(ZEROFORGE_VERSION, family));
     std::size_t i = 0;
     manifest.merge([&](const SpoolEntry& entry) {
+      if (entry.tag & kCompanionTag) return;  // listed in its config's entry
       sink(manifest_separator(i++));
       sink(entry.text);
     });
@@ -301,7 +344,7 @@ GenerateResult generate(const GenerateRequest& request) {
   if (!staged) return result;  // a dry run
   staged->commit(write_manifest);
   result.unchanged = staged->unchanged_count();
-  result.written = result.configs - result.unchanged;
+  result.written = result.configs + result.companions - result.unchanged;
   std::vector<std::string> removed = staged->removed_paths();
   result.removed = removed.size();
   if (request.list_files) {

@@ -34,9 +34,9 @@ namespace {
 // Opened relative to the directory's descriptor, the kernel walks the relative path only, not
 // the whole staging path, for each of thousands of files.
 void write_whole(int dir_fd, const fs::path& dir, const std::string& relative,
-                 std::string_view content) {
+                 std::string_view content, mode_t mode) {
   constexpr int kFlags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
-  int fd = ::openat(dir_fd, relative.c_str(), kFlags, 0644);
+  int fd = ::openat(dir_fd, relative.c_str(), kFlags, mode);
   if (fd < 0 && errno == ENOENT) {
     // The first file of its directory: make the directories and try again (cheaper than
     // remembering which directories exist, and nothing to remember per file).
@@ -45,7 +45,7 @@ void write_whole(int dir_fd, const fs::path& dir, const std::string& relative,
     fs::create_directories(parent, ec);
     if (ec && fs::is_directory(parent)) ec.clear();  // another thread made it first
     if (ec) throw Error(ErrorKind::Io, "cannot create '" + parent.string() + "': " + ec.message());
-    fd = ::openat(dir_fd, relative.c_str(), kFlags, 0644);
+    fd = ::openat(dir_fd, relative.c_str(), kFlags, mode);
   }
   if (fd < 0) fail_io("cannot create", dir / relative);
   const char* data = content.data();
@@ -65,8 +65,9 @@ void write_whole(int dir_fd, const fs::path& dir, const std::string& relative,
   if (::close(fd) != 0) fail_io("cannot write", dir / relative);
 }
 
-// The `path` of every entry of a manifest (`configs[*].path`), read as a stream: an old
-// manifest with a million entries costs no more memory than one with ten.
+// The `path` of every entry of a manifest (`configs[*].path`) and of its companions
+// (`configs[*].companions.*`), read as a stream: an old manifest with a million entries costs
+// no more memory than one with ten.
 class ManifestPaths : public nlohmann::json_sax<nlohmann::ordered_json> {
  public:
   explicit ManifestPaths(std::function<void(const std::string&)> each) : each_(std::move(each)) {}
@@ -76,12 +77,18 @@ class ManifestPaths : public nlohmann::json_sax<nlohmann::ordered_json> {
   bool number_unsigned(number_unsigned_t) override { return true; }
   bool number_float(number_float_t, const string_t&) override { return true; }
   bool string(string_t& value) override {
-    if (depth_ == 3 && in_configs_ && is_path_) each_(value);
+    if (in_configs_ && ((depth_ == 3 && is_path_) || (depth_ == 4 && in_companions_))) each_(value);
     return true;
   }
   bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return enter(); }
-  bool end_object() override { return leave(); }
+  bool start_object(std::size_t) override {
+    if (depth_ == 3 && in_configs_ && is_companions_) in_companions_ = true;
+    return enter();
+  }
+  bool end_object() override {
+    if (depth_ == 4) in_companions_ = false;
+    return leave();
+  }
   bool start_array(std::size_t) override {
     if (depth_ == 1 && configs_key_) in_configs_ = true;
     return enter();
@@ -92,7 +99,10 @@ class ManifestPaths : public nlohmann::json_sax<nlohmann::ordered_json> {
   }
   bool key(string_t& name) override {
     if (depth_ == 1) configs_key_ = name == "configs";
-    if (depth_ == 3) is_path_ = name == "path";
+    if (depth_ == 3) {
+      is_path_ = name == "path";
+      is_companions_ = name == "companions";
+    }
     return true;
   }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
@@ -103,18 +113,22 @@ class ManifestPaths : public nlohmann::json_sax<nlohmann::ordered_json> {
   bool enter() {
     ++depth_;
     is_path_ = false;
+    is_companions_ = false;
     return true;
   }
   bool leave() {
     --depth_;
     is_path_ = false;
+    is_companions_ = false;
     return true;
   }
   std::function<void(const std::string&)> each_;
   int depth_ = 0;
-  bool configs_key_ = false;  // the last top-level key was "configs"
-  bool in_configs_ = false;   // inside the "configs" array
-  bool is_path_ = false;      // the last key of the current entry was "path"
+  bool configs_key_ = false;    // the last top-level key was "configs"
+  bool in_configs_ = false;     // inside the "configs" array
+  bool is_path_ = false;        // the last key of the current entry was "path"
+  bool is_companions_ = false;  // the last key of the current entry was "companions"
+  bool in_companions_ = false;  // inside an entry's "companions" object
 };
 
 bool present(const fs::path& path) {
@@ -134,7 +148,11 @@ bool inside_without_links(const fs::path& dir, const fs::path& relative) {
   return true;
 }
 
-bool same_content(const fs::path& a, const fs::path& b) {
+// The same bytes and the same execute bits (a launch script that lost its `x` is not the
+// file this run writes).
+bool same_content(const fs::path& a, const struct stat& a_info, const fs::path& b,
+                  const struct stat& b_info) {
+  if ((a_info.st_mode & 0111) != (b_info.st_mode & 0111)) return false;
   std::string x, y;
   return read_if_file(a, x) && read_if_file(b, y) && x == y;
 }
@@ -260,8 +278,8 @@ StagedOutput::~StagedOutput() {
   if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the lock
 }
 
-void StagedOutput::write(const std::string& relative, std::string_view content) {
-  write_whole(tree_fd_, tree_, relative, content);
+void StagedOutput::write(const std::string& relative, std::string_view content, bool executable) {
+  write_whole(tree_fd_, tree_, relative, content, executable ? 0755 : 0644);
 }
 
 std::size_t StagedOutput::carry_over(const fs::path& relative) {
@@ -301,7 +319,7 @@ std::size_t StagedOutput::carry_over(const fs::path& relative) {
       }
     } else if (S_ISREG(was.st_mode)) {
       if (written) {
-        if (S_ISREG(now.st_mode) && same_content(old, staged)) {
+        if (S_ISREG(now.st_mode) && same_content(old, was, staged, now)) {
           fs::path tmp = staged;
           tmp += ".same";
           if (::link(old.c_str(), tmp.c_str()) == 0 && ::rename(tmp.c_str(), staged.c_str()) == 0) {

@@ -38,8 +38,9 @@ class StagedOutput {
   StagedOutput& operator=(const StagedOutput&) = delete;
 
   /// Stages `content` as `relative` (a checked, `/`-separated path other than
-  /// `manifest.json`). Safe to call from several threads at once.
-  void write(const std::string& relative, std::string_view content);
+  /// `manifest.json`), mode 0644, or 0755 when `executable` (both less the umask). Safe to
+  /// call from several threads at once.
+  void write(const std::string& relative, std::string_view content, bool executable = false);
   /// A scratch directory removed with this object (not part of the new DIR).
   const std::filesystem::path& staging() const noexcept { return scratch_; }
   /// Writes the manifest (`write_manifest` is given a sink for its text), then makes the

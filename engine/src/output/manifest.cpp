@@ -13,7 +13,8 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-// An entry as the manifest lists it: facts after the variant, the hash last but plugins.
+// An entry as the manifest lists it: facts after the variant, then the hash, the companions
+// and the plugins' annotations.
 Json entry_json(ManifestEntry entry) {
   Json item = Json::object();
   item["path"] = std::move(entry.path);
@@ -21,6 +22,7 @@ Json entry_json(ManifestEntry entry) {
   item["variant"] = std::move(entry.variant);
   for (auto& [key, value] : entry.facts.items()) item[key] = value;
   item["sha256"] = std::move(entry.sha256);
+  if (!entry.companions.empty()) item["companions"] = std::move(entry.companions);
   if (!entry.plugins.empty()) item["plugins"] = std::move(entry.plugins);
   return item;
 }
@@ -48,6 +50,11 @@ void write_entry(detail::JsonAppender& json, const ManifestEntry& entry) {
   json.raw(field);
   json.raw("sha256\": ");
   json.string(entry.sha256);
+  if (!entry.companions.empty()) {
+    json.raw(field);
+    json.raw("companions\": ");
+    json.value(entry.companions, kEntryIndent + 2);
+  }
   if (!entry.plugins.empty()) {
     json.raw(field);
     json.raw("plugins\": ");
@@ -111,7 +118,7 @@ std::string manifest_entry_text(const ManifestEntry& entry) {
       std::none_of(entry.facts.items().begin(), entry.facts.items().end(), [](const auto& item) {
         const std::string& key = item.key();
         return key == "path" || key == "tier" || key == "variant" || key == "sha256" ||
-               key == "plugins";
+               key == "companions" || key == "plugins";
       });
   {  // the appender cuts `out` to its text when it goes
     detail::JsonAppender json(out);

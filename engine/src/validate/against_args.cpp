@@ -2,6 +2,7 @@
 // Consistency with the training command: parsing a launcher + HF TrainingArguments command
 // line, and the "args" rule family (what the HF Trainer would refuse as a mismatch, and the
 // world size the launcher starts).
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -132,10 +133,12 @@ TrainingCommand parse_training_command(std::string_view command_line) {
       continue;
     }
     if (!in_script) {
-      if (word == "--num_gpus" || word == "--num-gpus")
+      if (word == "--num_gpus" || word == "--num-gpus" || word == "--num_accelerators")
         gpus = to_integer(word, value());
       else if (word == "--num_nodes" || word == "--num-nodes")
         nodes = to_integer(word, value());
+      else if (cmd.launcher == "deepspeed" && (word == "--hostfile" || word == "-H"))
+        cmd.hostfile = value();
       else if (word == "--nproc_per_node" || word == "--nproc-per-node")
         nproc = to_integer(word, value());
       else if (word == "--nnodes") {
@@ -146,6 +149,8 @@ TrainingCommand parse_training_command(std::string_view command_line) {
         processes = to_integer(word, value());
       else if (word == "--deepspeed_config_file")
         cmd.deepspeed = value();
+      else if (cmd.launcher == "accelerate" && (word == "--config_file" || word == "--config-file"))
+        cmd.accelerate_config_file = value();
       if (!cmd.launcher.empty() || word.rfind("--", 0) != 0) continue;
     }
     if (word == "--per_device_train_batch_size")
@@ -166,10 +171,24 @@ TrainingCommand parse_training_command(std::string_view command_line) {
       cmd.warmup_steps = to_integer(word, value());
     else if (word == "--warmup_ratio")
       cmd.warmup_ratio = to_number(word, value());
+    else if (word == "--adam_beta1")
+      cmd.adam_beta1 = to_number(word, value());
+    else if (word == "--adam_beta2")
+      cmd.adam_beta2 = to_number(word, value());
+    else if (word == "--adam_epsilon")
+      cmd.adam_epsilon = to_number(word, value());
+    else if (word == "--weight_decay")
+      cmd.weight_decay = to_number(word, value());
+    else if (word == "--max_steps")
+      cmd.max_steps = to_integer(word, value());
     else if (word == "--deepspeed")
       cmd.deepspeed = value();
   }
-  if (cmd.launcher == "deepspeed" && gpus) cmd.world_size = *gpus * nodes.value_or(1);
+  if (cmd.launcher == "deepspeed") {
+    cmd.deepspeed_num_gpus = gpus;
+    cmd.deepspeed_num_nodes = nodes;
+    if (gpus && !cmd.hostfile) cmd.world_size = *gpus * nodes.value_or(1);
+  }
   if (cmd.launcher == "torchrun" && nproc) cmd.world_size = *nproc * nnodes.value_or(1);
   if (cmd.launcher == "accelerate" && processes) cmd.world_size = *processes;
   return cmd;
@@ -197,6 +216,61 @@ std::optional<bool> bool_at(const json& config, const std::string& pointer) {
   const json* v = at_pointer(config, pointer);
   if (v == nullptr || !v->is_boolean()) return std::nullopt;
   return v->get<bool>();
+}
+
+// What accelerate launch refuses, or does with a DeepSpeed config, given its config file
+// (accelerate 1.x: commands/launch.py launch_command, utils/dataclasses.py DeepSpeedPlugin).
+void check_accelerate_config(const Context& ctx, const AccelerateConfig& config,
+                             const std::string& validated) {
+  const std::string& file = config.file;
+  if (!config.distributed_type) {
+    ctx.report("", Severity::Error, "args-accelerate",
+               "the accelerate config " + file +
+                   " has no distributed_type (accelerate refuses it); write distributed_type: "
+                   "DEEPSPEED");
+  } else if (*config.distributed_type != "DEEPSPEED") {
+    ctx.report("", Severity::Error, "args-accelerate",
+               "the accelerate config " + file + " has distributed_type " +
+                   *config.distributed_type +
+                   ": accelerate launch does not start DeepSpeed, so no DeepSpeed config is "
+                   "used; write distributed_type: DEEPSPEED");
+  }
+  if (!config.deepspeed_config_file) {
+    if (config.distributed_type && *config.distributed_type == "DEEPSPEED") {
+      ctx.report("", Severity::Error, "args-accelerate",
+                 "the accelerate config " + file +
+                     " has no deepspeed_config.deepspeed_config_file: accelerate builds its own "
+                     "DeepSpeed config from its deepspeed_config keys, not this file");
+    }
+    return;
+  }
+  std::string named = std::filesystem::path(*config.deepspeed_config_file).filename().string();
+  if (named != validated) {
+    ctx.report("", Severity::Warning, "args-deepspeed-file",
+               "the accelerate config " + file + " names deepspeed_config_file " +
+                   *config.deepspeed_config_file + ", not this file");
+  }
+  // DeepSpeedPlugin._deepspeed_config_checks: with a config file, these raise ValueError.
+  static const char* const kRefused[] = {
+      "gradient_accumulation_steps", "gradient_clipping",     "zero_stage",
+      "offload_optimizer_device",    "offload_param_device",  "offload_param_nvme_path",
+      "offload_optimizer_nvme_path", "zero3_save_16bit_model"};
+  std::string refused;
+  for (const auto& key : config.deepspeed_config_keys) {
+    if (std::find(std::begin(kRefused), std::end(kRefused), key) != std::end(kRefused))
+      refused += (refused.empty() ? "" : ", ") + key;
+  }
+  if (config.mixed_precision) {
+    refused += std::string(refused.empty() ? "" : ", ") + "mixed_precision (" +
+               *config.mixed_precision + ")";
+  }
+  if (!refused.empty()) {
+    ctx.report("", Severity::Error, "args-accelerate",
+               "the accelerate config " + file + " sets " + refused +
+                   " next to deepspeed_config_file, which accelerate refuses (\"When using "
+                   "`deepspeed_config_file`, the following accelerate config variables will be "
+                   "ignored\"); remove them: the DeepSpeed config decides");
+  }
 }
 
 }  // namespace
@@ -279,17 +353,31 @@ void check_against_args(const Context& ctx, const TrainingCommand& cmd) {
     std::optional<double> arg;
     const char* flag;
   };
+  // The Trainer takes warmup_steps and max_steps only when > 0 (warmup_ratio and the epochs
+  // count otherwise), so only then are they compared.
+  auto positive = [](const std::optional<long long>& v) -> std::optional<double> {
+    if (v && *v > 0) return static_cast<double>(*v);
+    return std::nullopt;
+  };
   const Compared values[] = {
       {"/gradient_clipping", cmd.max_grad_norm, "--max_grad_norm"},
       {"/optimizer/params/lr", cmd.learning_rate, "--learning_rate"},
-      {"/scheduler/params/warmup_max_lr", cmd.learning_rate, "--learning_rate"}};
+      {"/scheduler/params/warmup_max_lr", cmd.learning_rate, "--learning_rate"},
+      {"/optimizer/params/betas/0", cmd.adam_beta1, "--adam_beta1"},
+      {"/optimizer/params/betas/1", cmd.adam_beta2, "--adam_beta2"},
+      {"/optimizer/params/eps", cmd.adam_epsilon, "--adam_epsilon"},
+      {"/optimizer/params/weight_decay", cmd.weight_decay, "--weight_decay"},
+      {"/scheduler/params/warmup_num_steps", positive(cmd.warmup_steps), "--warmup_steps"},
+      {"/scheduler/params/total_num_steps", positive(cmd.max_steps), "--max_steps"}};
   for (const auto& v : values) {
     auto in_config = number_at(c, v.pointer);
     if (v.arg && in_config &&
         std::fabs(*in_config - *v.arg) > 1e-12 * std::max(1.0, std::fabs(*v.arg))) {
+      std::string name = v.pointer + 1;
+      std::replace(name.begin(), name.end(), '/', '.');
       ctx.report(v.pointer, Severity::Error, "args-value",
-                 std::string(v.pointer + 1) + " " + number_text(*in_config) + " != " + v.flag +
-                     " " + number_text(*v.arg) +
+                 name + " " + number_text(*in_config) + " != " + v.flag + " " +
+                     number_text(*v.arg) +
                      "; the HF Trainer refuses the mismatch: make them agree or write \"auto\"");
     }
   }
@@ -306,14 +394,15 @@ void check_against_args(const Context& ctx, const TrainingCommand& cmd) {
                  "no activations are checkpointed; pass it, or remove the section");
     }
   }
+  const std::string validated = std::filesystem::path(ctx.file).filename().string();
   if (cmd.deepspeed) {
     std::string named = std::filesystem::path(*cmd.deepspeed).filename().string();
-    std::string validated = std::filesystem::path(ctx.file).filename().string();
     if (named != validated) {
       ctx.report("", Severity::Warning, "args-deepspeed-file",
                  "the command trains with --deepspeed " + *cmd.deepspeed + ", not with this file");
     }
   }
+  if (cmd.accelerate_config) check_accelerate_config(ctx, *cmd.accelerate_config, validated);
 }
 
 }  // namespace zf::validate

@@ -150,10 +150,13 @@ const std::vector<RuleInfo>& validation_rules() {
       {"args-batch", S::Error, "batch keys that disagree with the training arguments"},
       {"args-precision", S::Error, "fp16/bf16 that disagree with --fp16/--bf16"},
       {"args-value", S::Error,
-       "gradient_clipping or learning rate that disagree with the arguments"},
+       "gradient clipping, optimizer or scheduler values that disagree with the arguments"},
       {"args-activation-checkpointing", S::Warning,
        "activation checkpointing configured but not turned on"},
       {"args-deepspeed-file", S::Warning, "the command's --deepspeed names another file"},
+      {"args-accelerate", S::Error,
+       "an accelerate config that does not run this DeepSpeed config, or that accelerate "
+       "refuses next to it"},
   };
   return rules;
 }

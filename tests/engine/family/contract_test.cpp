@@ -70,6 +70,8 @@ TEST(ContractTest, RefusesEachBadValueByName) {
       {R"({"micro_batchsize": 2})",
        "/micro_batchsize: error: unknown value 'micro_batchsize'; did you mean "
        "'micro_batch_size'?"},
+      {R"({"lanch": {"script": "train.py"}})",
+       "/lanch: error: unknown value 'lanch'; did you mean 'launch'?"},
       {R"({"optimizer": {"type": "Lamb"}})",
        "/optimizer/type: error: optimizer.type must be Adam or AdamW (the optimizers DeepSpeed "
        "runs under ZeRO "

@@ -28,6 +28,7 @@ TEST(FamilyFileTest, ReadsEveryField) {
     "exclude": [{"stage": 2, "tier": "medium"}],
     "tiers": ["small", {"name": "medium", "values": {"micro_batch_size": 2}}],
     "plugins": ["memory", {"name": "site_fields", "options": {"profile": "x.json"}}],
+    "companions": ["torchrun", "hf-args"],
     "output": "{{ tier }}/{{ stage }}.json"})"),
                                "f.json");
   EXPECT_EQ(family.name, "demo");
@@ -39,6 +40,7 @@ TEST(FamilyFileTest, ReadsEveryField) {
   ASSERT_EQ(family.plugins.size(), 2u);
   EXPECT_EQ(family.plugins[1].options, Json({{"profile", "x.json"}}));
   EXPECT_EQ(family.output, "{{ tier }}/{{ stage }}.json");
+  EXPECT_EQ(family.companions, (std::vector<std::string>{"torchrun", "hf-args"}));
 }
 
 TEST(FamilyFileTest, DefaultsTheOutputPattern) {
@@ -60,7 +62,19 @@ TEST(FamilyFileTest, ReportsEachMistakeWithFileAndPointer) {
       {"unknown field", R"({"name": "a", "template": "t", "axis": {}})",
        "f.json: /axis: error: unknown field 'axis' (expected name, description, template, "
        "contract, "
-       "output, values, axes, include, exclude, tiers, plugins)"},
+       "output, values, axes, include, exclude, tiers, plugins, companions)"},
+      {"companions not a list", R"({"name": "a", "template": "t", "companions": "deepspeed"})",
+       "f.json: /companions: error: companions must be a list of companion kinds (deepspeed, "
+       "torchrun, accelerate, hf-args, hostfile, deepspeed-env), got \"deepspeed\""},
+      {"unknown companion", R"({"name": "a", "template": "t", "companions": ["torchrn"]})",
+       "f.json: /companions/0: error: unknown companion 'torchrn' (expected deepspeed, torchrun, "
+       "accelerate, hf-args, hostfile, deepspeed-env); did you mean 'torchrun'?"},
+      {"companion not a string", R"({"name": "a", "template": "t", "companions": [1]})",
+       "f.json: /companions/0: error: a companion must be one of deepspeed, torchrun, "
+       "accelerate, hf-args, hostfile, deepspeed-env, got 1"},
+      {"companion twice",
+       R"({"name": "a", "template": "t", "companions": ["hf-args", "deepspeed", "hf-args"]})",
+       "f.json: /companions/2: error: companion 'hf-args' is listed twice"},
       {"bad name", R"({"name": "a b", "template": "t"})",
        "f.json: /name: error: name must use letters, digits, '-', '_' and '.', got \"a b\""},
       {"empty axis", R"({"name": "a", "template": "t", "axes": {"stage": []}})",

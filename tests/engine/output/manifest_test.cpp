@@ -33,30 +33,35 @@ TEST(ManifestTest, PiecesConcatenateToTheWholeManifest) {
   facts.stage = 3;
   facts.world_size = 64;
   std::vector<ManifestEntry> entries;
-  entries.push_back({"large/zero3.json",
-                     "large",
-                     {{"stage", 3}, {"zero.b", {{"x", 1.5}}}},
-                     facts_to_json(facts),
-                     std::string(64, 'a'),
-                     Json::object()});
+  entries.push_back(
+      {"large/zero3.json",
+       "large",
+       {{"stage", 3}, {"zero.b", {{"x", 1.5}}}},
+       facts_to_json(facts),
+       std::string(64, 'a'),
+       {{"deepspeed", "large/zero3.deepspeed.sh"}, {"hostfile", "large/zero3.hostfile"}},
+       Json::object()});
   entries.push_back({"a/\u00e9\n.json",
                      "",
                      Json::object(),
                      {{"world_size", nullptr}},
                      std::string(64, 'b'),
+                     Json::object(),
                      {{"memory", {{"fits", true}, {"gib", {1, 2}}}}}});
   entries.push_back({"m.json",
                      "medium",
                      {{"precision", "bf16"}},
                      Json::object(),
                      std::string(64, 'c'),
-                     Json::object()});
+                     {{"hf-args", "m.hf-args.json"}},
+                     {{"site_fields", {{"profile", "site.json"}}}}});
   // A fact named like an entry field takes that field's place, as in the JSON object.
   entries.push_back({"z.json",
                      "small",
                      Json::object(),
-                     {{"sha256", "shadowed"}, {"tier", 1}},
+                     {{"sha256", "shadowed"}, {"tier", 1}, {"companions", 2}},
                      std::string(64, 'd'),
+                     {{"torchrun", "z.torchrun.sh"}},
                      Json::object()});
   for (std::size_t n = 0; n <= entries.size(); ++n) {
     SCOPED_TRACE(n);

@@ -2,6 +2,7 @@
 // Parsing training command lines (launchers and HF TrainingArguments) for --against-args.
 #include <gtest/gtest.h>
 
+#include "support/cli_runner.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/validator.hpp"
 
@@ -65,6 +66,117 @@ TEST(AgainstArgsTest, BatchCountedTwiceIsExplained) {
             "--per_device_train_batch_size 32; the HF Trainer refuses the mismatch; "
             "--per_device_train_batch_size "
             "already includes the accumulation, so the batch is counted twice (or write \"auto\")");
+}
+
+TEST(AgainstArgsTest, OptimizerAndScheduleArgumentsAreComparedWithTheConfig) {
+  nlohmann::ordered_json config = nlohmann::ordered_json::parse(R"({
+    "train_micro_batch_size_per_gpu": 1,
+    "optimizer": {"type": "AdamW", "params": {"lr": 0.0003, "betas": [0.9, 0.95], "eps": 1e-08,
+                                               "weight_decay": 0.1}},
+    "scheduler": {"type": "WarmupDecayLR", "params": {"warmup_min_lr": 0, "warmup_max_lr": 0.0003,
+                                                       "warmup_num_steps": 2000,
+                                                       "total_num_steps": 9000}}})");
+  zf::ValidateOptions options;
+  options.hf = true;
+  options.against = zf::parse_training_command(
+      "train.py --learning_rate 0.0003 --adam_beta1 0.9 --adam_beta2 0.999 --adam_epsilon 1e-08 "
+      "--weight_decay 0.0 --warmup_steps 2000 --max_steps 10000");
+  std::vector<std::string> lines;
+  for (const auto& f : zf::validate_config(config, options, "ds.json"))
+    lines.push_back(zf::format_finding(f));
+  const std::string tail =
+      "; the HF Trainer refuses the mismatch: make them agree or write \"auto\"";
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       "ds.json: /optimizer/params/betas/1: error [args-value]: "
+                       "optimizer.params.betas.1 0.95 != --adam_beta2 0.999" +
+                           tail,
+                       "ds.json: /optimizer/params/weight_decay: error [args-value]: "
+                       "optimizer.params.weight_decay 0.1 != --weight_decay 0" +
+                           tail,
+                       "ds.json: /scheduler/params/total_num_steps: error [args-value]: "
+                       "scheduler.params.total_num_steps 9000 != --max_steps 10000" +
+                           tail}));
+  // 0 steps means "not given" to the Trainer (warmup_ratio, the epochs decide): not compared.
+  options.against = zf::parse_training_command("train.py --warmup_steps 0 --max_steps -1");
+  EXPECT_TRUE(zf::validate_config(config, options, "ds.json").empty());
+}
+
+TEST(AgainstArgsTest, DeepSpeedHostfileGivesTheWorldAsTheRunnerCountsIt) {
+  zf::test::TempDir dir;
+  dir.write("hosts", "# comment\n\nworker-0 slots=8\n  worker-1\tslots=4  \nworker-2 slots=2\n");
+  auto world = [&](const std::string& line) {
+    zf::TrainingCommand cmd = zf::parse_training_command(line);
+    zf::load_launcher_files(cmd, dir.path());
+    return cmd.world_size.value_or(-1);
+  };
+  EXPECT_EQ(world("deepspeed --hostfile hosts train.py"), 14) << "every host, all its slots";
+  EXPECT_EQ(world("deepspeed -H hosts --num_nodes 2 train.py"), 12) << "the first two hosts";
+  EXPECT_EQ(world("deepspeed --hostfile=hosts --num_gpus 1 train.py"), 3);
+  EXPECT_EQ(world("deepspeed --hostfile hosts --num_nodes 2 --num_gpus 2 train.py"), 4);
+  EXPECT_EQ(world("deepspeed --num_nodes 2 --num_gpus 2 train.py"), 4) << "no hostfile named";
+
+  struct Case {
+    const char* text;
+    const char* expected;
+  };
+  const Case bad[] = {
+      {"worker-0 slots=8\nworker-1 8\n",
+       "hosts:2:1: error: not a hostfile line ('host slots=N'), which DeepSpeed refuses: worker-1 "
+       "8"},
+      {"a slots=1\na slots=2\n",
+       "hosts:2:1: error: host 'a' is listed twice, which DeepSpeed refuses"},
+      {"# nobody\n", "hosts: error: the hostfile lists no host, which DeepSpeed refuses"},
+  };
+  for (const auto& c : bad) {
+    SCOPED_TRACE(c.text);
+    dir.write("hosts", c.text);
+    zf::TrainingCommand cmd = zf::parse_training_command("deepspeed --hostfile hosts t.py");
+    try {
+      zf::load_launcher_files(cmd, dir.path());
+      ADD_FAILURE() << "expected an error";
+    } catch (const zf::Error& e) {
+      EXPECT_STREQ(e.what(), c.expected);
+    }
+  }
+}
+
+TEST(AgainstArgsTest, AccelerateConfigFileGivesTheWorldUnlessTheCommandDoes) {
+  zf::test::TempDir dir;
+  dir.write("acc.yaml",
+            "distributed_type: DEEPSPEED\nnum_processes: 16\nnum_machines: 2\n"
+            "mixed_precision: 'no'\ndeepspeed_config:\n  deepspeed_config_file: ds.json\n"
+            "  zero_stage: 3\n");
+  zf::TrainingCommand cmd =
+      zf::parse_training_command("accelerate launch --config_file acc.yaml train.py");
+  EXPECT_EQ(cmd.accelerate_config_file, "acc.yaml");
+  zf::load_launcher_files(cmd, dir.path());
+  EXPECT_EQ(cmd.world_size, 16);
+  ASSERT_TRUE(cmd.accelerate_config.has_value());
+  const zf::AccelerateConfig& acc = *cmd.accelerate_config;
+  EXPECT_EQ(acc.file, "acc.yaml");
+  EXPECT_EQ(acc.distributed_type, "DEEPSPEED");
+  EXPECT_EQ(acc.num_machines, 2);
+  EXPECT_EQ(acc.mixed_precision, "no");
+  EXPECT_EQ(acc.deepspeed_config_file, "ds.json");
+  EXPECT_EQ(acc.deepspeed_config_keys,
+            (std::vector<std::string>{"deepspeed_config_file", "zero_stage"}));
+  cmd = zf::parse_training_command(
+      "accelerate launch --num_processes 4 --config-file acc.yaml train.py");
+  zf::load_launcher_files(cmd, dir.path());
+  EXPECT_EQ(cmd.world_size, 4) << "the command line wins, as in accelerate launch";
+
+  dir.write("acc.yaml", "distributed_type: DEEPSPEED\nnum_processes: eight\n");
+  cmd = zf::parse_training_command("accelerate launch --config_file acc.yaml train.py");
+  try {
+    zf::load_launcher_files(cmd, dir.path());
+    ADD_FAILURE() << "expected an error";
+  } catch (const zf::Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "acc.yaml: /num_processes: error: num_processes must be an integer, "
+                 "got \"eight\"");
+  }
+  cmd = zf::parse_training_command("accelerate launch --config_file missing.yaml train.py");
+  EXPECT_THROW(zf::load_launcher_files(cmd, dir.path()), zf::Error);
 }
 
 }  // namespace

@@ -26,13 +26,17 @@ std::vector<std::string> case_names() {
   return names;
 }
 
-zf::ValidateOptions options_from(const json& o) {
+// `against` may name files its launcher reads (`--hostfile F`, `--config_file F`), relative to
+// the case's directory.
+zf::ValidateOptions options_from(const json& o, const fs::path& dir) {
   zf::ValidateOptions options;
   if (o.contains("world_size")) options.world_size = o.at("world_size").get<long long>();
   options.hf = o.value("hf", false);
   options.strict = o.value("strict", false);
-  if (o.contains("against"))
+  if (o.contains("against")) {
     options.against = zf::parse_training_command(o.at("against").get<std::string>());
+    zf::load_launcher_files(*options.against, dir);
+  }
   return options;
 }
 
@@ -53,7 +57,7 @@ TEST_P(ValidateCorpusTest, ReportsExactlyTheExpectedFindings) {
   json config = json::parse(zf::read_file(dir / "config.json"));
   json expected = json::parse(zf::read_file(dir / "expected.json"));
   auto findings = zf::validate_config(
-      config, options_from(expected.value("options", json::object())), "config.json");
+      config, options_from(expected.value("options", json::object()), dir), "config.json");
   std::string messages;
   for (const auto& f : findings) messages += zf::format_finding(f) + "\n";
   SCOPED_TRACE(messages);

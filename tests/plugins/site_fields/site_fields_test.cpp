@@ -6,6 +6,7 @@
 #include "support/cli_runner.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/plugin_host.hpp"
+#include "zeroforge/values.hpp"
 
 namespace zf {
 namespace {
@@ -121,6 +122,26 @@ TEST(SiteFieldsTest, AllowsUnknownKeysOnlyWhenTheProfileSaysSo) {
             Json({{"my_site_tag", "a"}}));
 }
 
+TEST(SiteFieldsTest, HostsAndEnvironmentBecomeLaunchValuesForCompanions) {
+  auto host = load({{"profile", Json::parse(R"({"hosts": ["gpu-1", "gpu-2"],
+                                               "environment": {"NCCL_DEBUG": "WARN", "A_B": "x y"},
+                                               "steps_per_print": 10})")}});
+  LayeredValues values;
+  values.apply({LayerKind::Family, "f.json"},
+               Json::parse(R"({"launch": {"script": "t.py", "hosts": ["old"]}})"));
+  host->run_values_hooks(values);
+  EXPECT_EQ(values.merged().at("launch"), Json::parse(R"({"script": "t.py",
+      "hosts": ["gpu-1", "gpu-2"], "environment": {"NCCL_DEBUG": "WARN", "A_B": "x y"}})"))
+      << "merged over the family's launch, the profile's own keys winning";
+  EXPECT_EQ(values.origin("/launch/hosts")->label, "plugin site_fields");
+  // A profile without them leaves the values alone.
+  auto plain = load({{"profile", {{"steps_per_print", 10}}}});
+  LayeredValues untouched;
+  untouched.apply({LayerKind::Family, "f.json"}, {{"stage", 3}});
+  plain->run_values_hooks(untouched);
+  EXPECT_EQ(untouched.merged(), Json({{"stage", 3}}));
+}
+
 TEST(SiteFieldsTest, RefusesBadProfilesWhenLoaded) {
   test::TempDir dir;
   auto broken = dir.write("broken.json", "{\"steps_per_print\": }");
@@ -156,7 +177,28 @@ TEST(SiteFieldsTest, RefusesBadProfilesWhenLoaded) {
       {"unknown profile key",
        {{"profile", {{"nvme", "/x"}}}},
        "site profile (inline): /nvme: unknown profile key 'nvme' (expected nvme_path, tensorboard, "
-       "wandb, csv_monitor, comet, comms_logger, steps_per_print, fields, allow_unknown_keys)"},
+       "wandb, csv_monitor, comet, comms_logger, steps_per_print, fields, allow_unknown_keys, "
+       "hosts, environment)"},
+      {"bad host",
+       {{"profile", {{"hosts", {"gpu-1", "gpu 2"}}}}},
+       "site profile (inline): /hosts/1: \"gpu 2\" is not a host name (letters, digits, '.', '-' "
+       "and '_', as a hostfile line and pdsh take it)"},
+      {"no hosts",
+       {{"profile", {{"hosts", Json::array()}}}},
+       "site profile (inline): /hosts: expected a non-empty list of host names"},
+      {"bad variable name",
+       {{"profile", {{"environment", {{"NCCL-DEBUG", "INFO"}}}}}},
+       "site profile (inline): /environment/NCCL-DEBUG: 'NCCL-DEBUG' is not an environment "
+       "variable name (letters, digits and '_', not starting with a digit)"},
+      {"value the other nodes' shell would expand",
+       {{"profile", {{"environment", {{"LD_LIBRARY_PATH", "/opt/x:$LD_LIBRARY_PATH"}}}}}},
+       "site profile (inline): /environment/LD_LIBRARY_PATH: \"/opt/x:$LD_LIBRARY_PATH\": "
+       "DeepSpeed's launcher strips the value and hands it to the other nodes' shell in double "
+       "quotes, so it cannot hold a newline, '\"', '$', '`' or '\\', nor begin or end with a "
+       "space"},
+      {"value not a string",
+       {{"profile", {{"environment", {{"OMP_NUM_THREADS", 4}}}}}},
+       "site profile (inline): /environment/OMP_NUM_THREADS: expected a string, got 4"},
       {"bad steps_per_print",
        {{"profile", {{"steps_per_print", 0}}}},
        "site profile (inline): /steps_per_print: expected a positive integer"},

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: MIT
+// plan_companions (companions.hpp): which companions a config gets and their paths, the `launch`
+// values checked, and `job`: the launch facts and the Hugging Face TrainingArguments that agree
+// with the config. Sources: DeepSpeed 0.19.6 deepspeed/launcher/runner.py and
+// multinode_runner.py (hostfile, .deepspeed_env), transformers integrations/deepspeed.py
+// (HfTrainerDeepSpeedConfig: the values the Trainer fills or compares).
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "companions.hpp"
+#include "text_helpers.hpp"
+
+namespace zf::pipeline {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+struct KindFile {
+  std::string_view kind;
+  std::string_view suffix;     // appended to the config's path without `.json`
+  std::string_view template_;  // under companions/
+};
+
+constexpr std::array<KindFile, 6> kKindFiles = {{
+    {"deepspeed", ".deepspeed.sh", "companions/deepspeed.sh.j2"},
+    {"torchrun", ".torchrun.sh", "companions/torchrun.sh.j2"},
+    {"accelerate", ".accelerate.yaml", "companions/accelerate.yaml.j2"},
+    {"hf-args", ".hf-args.json", "companions/hf-args.json.j2"},
+    {"hostfile", ".hostfile", "companions/hostfile.j2"},
+    {"deepspeed-env", ".deepspeed_env", "companions/deepspeed_env.j2"},
+}};
+
+const KindFile& kind_file(const std::string& kind) {
+  for (const auto& entry : kKindFiles) {
+    if (entry.kind == kind) return entry;
+  }
+  throw Error(ErrorKind::Usage, "unknown companion kind '" + kind + "'");
+}
+
+constexpr std::array<std::string_view, 6> kLaunchKeys = {"script",     "args",  "master_port",
+                                                         "config_dir", "hosts", "environment"};
+
+// What a placeholder host is called when no host names are given (docs/companions.md).
+std::string placeholder_host(std::size_t index) {
+  return "placeholder-node-" + std::to_string(index);
+}
+
+bool is_integral_number(const Json& v) {
+  if (v.is_number_integer()) return true;
+  if (!v.is_number_float()) return false;
+  double d = v.get<double>();
+  return std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15;
+}
+
+std::int64_t integer_of(const Json& v) {
+  return v.is_number_float() ? static_cast<std::int64_t>(v.get<double>()) : v.get<std::int64_t>();
+}
+
+const Json* member(const Json& object, std::string_view key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+const Json* at(const Json& json, std::initializer_list<std::string_view> path) {
+  const Json* node = &json;
+  for (auto key : path) {
+    node = member(*node, key);
+    if (node == nullptr) return nullptr;
+  }
+  return node;
+}
+
+bool is_auto(const Json* v) { return v != nullptr && v->is_string() && *v == "auto"; }
+
+// A host name as a hostfile line and pdsh's `-w` list can hold it.
+bool is_host_name(const std::string& name) {
+  if (name.empty() || name.front() == '-' || name.front() == '.') return false;
+  return std::all_of(name.begin(), name.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '.' || c == '-' || c == '_';
+  });
+}
+
+bool is_variable_name(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front()))) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+// DeepSpeed's launcher reads `.deepspeed_env` as NAME=VALUE lines, strips each value and, when
+// it holds anything outside [\w@%+=:,./-], wraps it in double quotes for the other nodes'
+// shell without escaping (multinode_runner.py add_export): these characters would break it.
+bool is_exportable_value(const std::string& value) {
+  if (!value.empty() && (std::isspace(static_cast<unsigned char>(value.front())) ||
+                         std::isspace(static_cast<unsigned char>(value.back()))))
+    return false;
+  return value.find_first_of("\n\r\"$`\\") == std::string::npos;
+}
+
+// The launch values, with their defaults (docs/companions.md).
+struct Launch {
+  std::string script = "train.py";
+  std::vector<std::string> args;
+  std::int64_t master_port = 29500;
+  std::string config_dir;  // empty: none
+  Json hosts;              // null: none given
+  Json environment = Json::object();
+};
+
+class Planner {
+ public:
+  Planner(const std::vector<std::string>& kinds, const CompanionSubject& subject)
+      : kinds_(kinds),
+        subject_(subject),
+        values_(*subject.values),
+        config_(*subject.config),
+        facts_(*subject.facts) {}
+
+  CompanionPlan run() {
+    read_launch();
+    const Json* gpus_value = member(values_, "gpus_per_node");
+    const Json* nodes_value = member(values_, "nodes");
+    const std::int64_t gpus = gpus_value ? integer_of(*gpus_value) : 1;
+    const std::int64_t nodes = nodes_value ? integer_of(*nodes_value) : 1;
+    if (facts_.world_size != gpus * nodes) {
+      fail("/world_size",
+           "companions launch one data-parallel process per GPU, gpus_per_node x nodes = " +
+               std::to_string(gpus * nodes) +
+               ", but world_size=" + std::to_string(facts_.world_size) +
+               "; the launchers cannot start that world (leave world_size out)");
+    }
+    if (!launch_.hosts.is_null() && nodes > 1 &&
+        launch_.hosts.size() < static_cast<std::size_t>(nodes)) {
+      fail("/launch/hosts", "launch.hosts lists " + std::to_string(launch_.hosts.size()) +
+                                " host(s), but nodes=" + std::to_string(nodes) +
+                                ": list at least " + std::to_string(nodes) +
+                                " (the first nodes are used)");
+    }
+
+    const bool multi_node = nodes > 1;
+    bool uses_hf_args = false;
+    for (const auto& kind : companion_kinds()) {
+      bool write = wants(kind);
+      if (kind == "hostfile") write = multi_node && (write || wants("deepspeed"));
+      if (kind == "deepspeed-env")
+        write = multi_node && !launch_.environment.empty() && (write || wants("deepspeed"));
+      if (!write) continue;
+      uses_hf_args = uses_hf_args || kind == "deepspeed" || kind == "torchrun" ||
+                     kind == "accelerate" || kind == "hf-args";
+      plan_.files.emplace_back(kind, companion_path(kind, subject_.config_path));
+    }
+
+    std::string config_ref = subject_.config_path;
+    if (!launch_.config_dir.empty()) {
+      std::string dir = launch_.config_dir;
+      while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+      config_ref = (dir == "/" ? "" : dir) + "/" + subject_.config_path;
+    }
+    Json& job = plan_.job;
+    job = Json::object();
+    job["config"] = file_name(subject_.config_path);
+    job["config_path"] = subject_.config_path;
+    job["config_ref"] = config_ref;
+    job["nodes"] = nodes;
+    job["gpus_per_node"] = gpus;
+    job["world_size"] = gpus * nodes;
+    job["stage"] = facts_.stage;
+    job["precision"] = facts_.precision;
+    job["hf_auto"] = facts_.hf_auto;
+    job["micro_batch_size"] = facts_.micro_batch_size;
+    job["gradient_accumulation"] = facts_.gradient_accumulation;
+    job["train_batch_size"] = facts_.train_batch_size;
+    job["script"] = launch_.script;
+    job["args"] = launch_.args;
+    job["master_port"] = launch_.master_port;
+    Json hosts = Json::array();
+    const bool placeholders = launch_.hosts.is_null();
+    for (std::int64_t i = 0; i < nodes; ++i) {
+      hosts.push_back(placeholders ? Json(placeholder_host(static_cast<std::size_t>(i)))
+                                   : launch_.hosts[static_cast<std::size_t>(i)]);
+    }
+    job["hosts"] = std::move(hosts);
+    job["placeholder_hosts"] = placeholders;
+    job["environment"] = launch_.environment;
+    job["hf_args"] = uses_hf_args ? hf_args(config_ref) : Json::object();
+    Json files = Json::object();
+    for (const auto& [kind, path] : plan_.files) files[kind] = file_name(path);
+    job["companions"] = std::move(files);
+    return std::move(plan_);
+  }
+
+ private:
+  void fail(std::string pointer, std::string message) {
+    plan_.problems.push_back({std::move(pointer), std::move(message)});
+  }
+  bool wants(std::string_view kind) const {
+    return std::find(kinds_.begin(), kinds_.end(), kind) != kinds_.end();
+  }
+  static std::string file_name(const std::string& path) {
+    auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+  }
+
+  void read_launch() {
+    const Json* launch = member(values_, "launch");
+    if (launch == nullptr || launch->is_null()) return;
+    if (!launch->is_object()) {
+      fail("/launch",
+           "launch must be an object (script, args, master_port, config_dir, hosts, "
+           "environment) or null, got " +
+               launch->dump());
+      return;
+    }
+    for (const auto& [key, value] : launch->items()) {
+      const std::string pointer = "/launch/" + escape_pointer_segment(key);
+      if (key == "script") {
+        if (!value.is_string() || value.get<std::string>().empty()) {
+          fail(pointer, "launch.script must be a non-empty string (the training script), got " +
+                            value.dump());
+        } else {
+          launch_.script = value.get<std::string>();
+        }
+      } else if (key == "args") {
+        read_args(value, pointer);
+      } else if (key == "master_port") {
+        if (!is_integral_number(value) || integer_of(value) < 1 || integer_of(value) > 65535) {
+          fail(pointer, "launch.master_port must be a port number 1-65535, got " + value.dump());
+        } else {
+          launch_.master_port = integer_of(value);
+        }
+      } else if (key == "config_dir") {
+        if (value.is_null()) continue;
+        if (!value.is_string() || value.get<std::string>().empty()) {
+          fail(pointer, "launch.config_dir must be a non-empty path or null, got " + value.dump());
+        } else {
+          launch_.config_dir = value.get<std::string>();
+        }
+      } else if (key == "hosts") {
+        read_hosts(value, pointer);
+      } else if (key == "environment") {
+        read_environment(value, pointer);
+      } else {
+        std::string guess = detail::nearest_name(key, kLaunchKeys);
+        fail(pointer, "unknown key '" + key +
+                          "' in launch (expected script, args, master_port, config_dir, hosts, "
+                          "environment)" +
+                          (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+      }
+    }
+  }
+
+  void read_args(const Json& value, const std::string& pointer) {
+    if (!value.is_array()) {
+      fail(pointer, "launch.args must be a list of strings, got " + value.dump());
+      return;
+    }
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      if (!value[i].is_string()) {
+        fail(pointer + "/" + std::to_string(i),
+             "launch.args must be a list of strings (write numbers as strings, \"3\"), got " +
+                 value[i].dump());
+        continue;
+      }
+      launch_.args.push_back(value[i].get<std::string>());
+    }
+    args_pointer_ = pointer;
+  }
+
+  void read_hosts(const Json& value, const std::string& pointer) {
+    if (value.is_null()) return;
+    if (!value.is_array() || value.empty()) {
+      fail(pointer,
+           "launch.hosts must be a non-empty list of host names or null, got " + value.dump());
+      return;
+    }
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      if (!value[i].is_string() || !is_host_name(value[i].get<std::string>())) {
+        fail(pointer + "/" + std::to_string(i),
+             "launch.hosts: " + value[i].dump() +
+                 " is not a host name (letters, digits, '.', '-' and '_', as a hostfile line "
+                 "and pdsh take it)");
+        return;
+      }
+    }
+    launch_.hosts = value;
+  }
+
+  void read_environment(const Json& value, const std::string& pointer) {
+    if (value.is_null()) return;
+    if (!value.is_object()) {
+      fail(pointer,
+           "launch.environment must be an object of variable name to string, got " + value.dump());
+      return;
+    }
+    for (const auto& [name, text] : value.items()) {
+      const std::string child = pointer + "/" + escape_pointer_segment(name);
+      if (!is_variable_name(name)) {
+        fail(child, "launch.environment: '" + name +
+                        "' is not an environment variable name (letters, digits and '_', not "
+                        "starting with a digit)");
+      } else if (!text.is_string()) {
+        fail(child, "launch.environment." + name + " must be a string, got " + text.dump());
+      } else if (!is_exportable_value(text.get<std::string>())) {
+        fail(child, "launch.environment." + name + " = " + text.dump() +
+                        ": DeepSpeed's launcher strips the value and hands it to the other "
+                        "nodes' shell in double quotes, so it cannot hold a newline, '\"', '$', "
+                        "'`' or '\\', nor begin or end with a space");
+      }
+    }
+    launch_.environment = value;
+  }
+
+  // The value a config key stands for: the config's own, or where the config says "auto" (the
+  // HF Trainer fills it) the value it was made from.
+  const Json* concrete(const Json* in_config, const Json* in_values) const {
+    if (in_config == nullptr) return nullptr;
+    if (is_auto(in_config)) return in_values;
+    return in_config;
+  }
+
+  // TrainingArguments that agree with the config: every value HfTrainerDeepSpeedConfig fills
+  // or compares (trainer_config_process / trainer_config_finalize), so the Trainer finds no
+  // mismatch and fills each "auto" with the value the config was made from.
+  Json hf_args(const std::string& config_ref) {
+    Json hf = Json::object();
+    hf["deepspeed"] = config_ref;
+    auto integer_or = [&](const char* key, std::int64_t fallback) -> Json {
+      const Json* v = member(config_, key);
+      if (v != nullptr && is_integral_number(*v)) return integer_of(*v);
+      return fallback;
+    };
+    hf["per_device_train_batch_size"] =
+        integer_or("train_micro_batch_size_per_gpu", facts_.micro_batch_size);
+    hf["gradient_accumulation_steps"] =
+        integer_or("gradient_accumulation_steps", facts_.gradient_accumulation);
+    const Json* fp16 = at(config_, {"fp16", "enabled"});
+    const Json* bf16 = at(config_, {"bf16", "enabled"});
+    if (is_auto(fp16) || is_auto(bf16)) {
+      hf["bf16"] = facts_.precision == "bf16";
+      hf["fp16"] = facts_.precision == "fp16";
+    } else {
+      hf["bf16"] = bf16 != nullptr && *bf16 == true;
+      hf["fp16"] = fp16 != nullptr && *fp16 == true;
+    }
+    bool checkpointing = false;
+    if (const Json* section = member(config_, "activation_checkpointing");
+        section != nullptr && section->is_object()) {
+      for (const auto& [key, value] : section->items())
+        checkpointing = checkpointing || (value.is_boolean() && value.get<bool>());
+    }
+    hf["gradient_checkpointing"] = checkpointing;
+    auto number = [](const Json* v) { return v != nullptr && v->is_number(); };
+    if (const Json* clip =
+            concrete(member(config_, "gradient_clipping"), member(values_, "gradient_clipping"));
+        number(clip)) {
+      hf["max_grad_norm"] = *clip;
+    }
+    const Json* optimizer = at(config_, {"optimizer", "params"});
+    const Json* scheduler = at(config_, {"scheduler", "params"});
+    const Json* optimizer_values = member(values_, "optimizer");
+    const Json* scheduler_values = member(values_, "scheduler");
+    auto from_values = [](const Json* section, std::string_view key) {
+      return section == nullptr ? nullptr : member(*section, key);
+    };
+    const Json* lr = nullptr;
+    const Json* betas = nullptr;
+    const Json* eps = nullptr;
+    const Json* weight_decay = nullptr;
+    if (optimizer != nullptr) {
+      lr = concrete(member(*optimizer, "lr"), from_values(optimizer_values, "lr"));
+      betas = concrete(member(*optimizer, "betas"), from_values(optimizer_values, "betas"));
+      eps = concrete(member(*optimizer, "eps"), from_values(optimizer_values, "eps"));
+      weight_decay = concrete(member(*optimizer, "weight_decay"),
+                              from_values(optimizer_values, "weight_decay"));
+    }
+    const Json* max_lr = nullptr;
+    const Json* warmup = nullptr;
+    const Json* total = nullptr;
+    if (scheduler != nullptr) {
+      const Json* max_lr_value = from_values(scheduler_values, "warmup_max_lr");
+      if (max_lr_value == nullptr) max_lr_value = from_values(optimizer_values, "lr");
+      max_lr = concrete(member(*scheduler, "warmup_max_lr"), max_lr_value);
+      warmup = concrete(member(*scheduler, "warmup_num_steps"),
+                        from_values(scheduler_values, "warmup_num_steps"));
+      total = concrete(member(*scheduler, "total_num_steps"),
+                       from_values(scheduler_values, "total_num_steps"));
+    }
+    if (number(lr) && number(max_lr) && lr->get<double>() != max_lr->get<double>()) {
+      fail("/scheduler/warmup_max_lr",
+           "the HF Trainer takes one learning rate (--learning_rate) for optimizer.lr " +
+               lr->dump() + " and scheduler.warmup_max_lr " + max_lr->dump() +
+               ", and refuses a config where they differ; leave scheduler.warmup_max_lr out "
+               "(it follows optimizer.lr) or make them equal");
+    }
+    if (number(lr)) {
+      hf["learning_rate"] = *lr;
+    } else if (number(max_lr)) {
+      hf["learning_rate"] = *max_lr;
+    }
+    if (betas != nullptr && betas->is_array() && betas->size() == 2 && number(&(*betas)[0]) &&
+        number(&(*betas)[1])) {
+      hf["adam_beta1"] = (*betas)[0];
+      hf["adam_beta2"] = (*betas)[1];
+    }
+    if (number(eps)) hf["adam_epsilon"] = *eps;
+    if (number(weight_decay)) hf["weight_decay"] = *weight_decay;
+    if (warmup != nullptr && is_integral_number(*warmup)) hf["warmup_steps"] = integer_of(*warmup);
+    if (total != nullptr && is_integral_number(*total)) hf["max_steps"] = integer_of(*total);
+
+    // The training script's own arguments must not set what is derived here: argparse takes
+    // the last occurrence, so one of them would silently lose.
+    for (std::size_t i = 0; i < launch_.args.size(); ++i) {
+      const std::string& arg = launch_.args[i];
+      if (!arg.starts_with("--")) continue;
+      std::string name =
+          arg.substr(2, arg.find('=') == std::string::npos ? std::string::npos : arg.find('=') - 2);
+      if (hf.contains(name)) {
+        fail(args_pointer_ + "/" + std::to_string(i),
+             "launch.args passes --" + name +
+                 ", which the companions derive from the config and pass themselves; remove it");
+      }
+    }
+    return hf;
+  }
+
+  const std::vector<std::string>& kinds_;
+  const CompanionSubject& subject_;
+  const Json& values_;
+  const Json& config_;
+  const DeepSpeedFacts& facts_;
+  Launch launch_;
+  std::string args_pointer_ = "/launch/args";
+  CompanionPlan plan_;
+};
+
+}  // namespace
+
+const std::vector<std::string>& companion_value_names() {
+  static const std::vector<std::string> names = {"launch",     "gpus_per_node",     "nodes",
+                                                 "world_size", "gradient_clipping", "optimizer",
+                                                 "scheduler"};
+  return names;
+}
+
+CompanionPlan plan_companions(const std::vector<std::string>& kinds,
+                              const CompanionSubject& subject) {
+  return Planner(kinds, subject).run();
+}
+
+std::string companion_path(const std::string& kind, const std::string& config_path) {
+  std::string base = config_path;
+  if (base.ends_with(".json") && base.size() > 5 && base[base.size() - 6] != '/')
+    base.resize(base.size() - 5);
+  return base + std::string(kind_file(kind).suffix);
+}
+
+std::string companion_template(const std::string& kind) {
+  return std::string(kind_file(kind).template_);
+}
+
+bool companion_is_executable(const std::string& kind) {
+  return kind == "deepspeed" || kind == "torchrun";
+}
+
+}  // namespace zf::pipeline

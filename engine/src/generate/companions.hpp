@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+// Companions (docs/companions.md): the files `generate --companions` writes next to each config
+// so that its launch agrees with it: launch scripts, an accelerate config, Hugging Face
+// TrainingArguments, a hostfile and a DeepSpeed environment file. Each is rendered from a
+// template under companions/ over the config's values plus `job`, the facts worked out here.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "drift_check.hpp"
+#include "output_dir.hpp"
+#include "zeroforge/environment.hpp"
+#include "zeroforge/family.hpp"
+#include "zeroforge/template.hpp"
+#include "zeroforge/value.hpp"
+
+namespace zf::pipeline {
+
+/// A value a companion cannot be made from: the value's pointer (`/launch/args/2`) and why.
+struct CompanionProblem {
+  std::string pointer;
+  std::string message;
+};
+
+/// What one config's companions are made from, besides its values.
+struct CompanionSubject {
+  std::string config_path;               ///< relative to DIR, `/`-separated
+  const nlohmann::ordered_json* config;  ///< the config as written
+  const DeepSpeedFacts* facts;           ///< the contract's facts of its values
+  const nlohmann::ordered_json* values;  ///< the values companions read (see needed_values)
+};
+
+/// The companion files of one config: kind and path relative to DIR, in companion_kinds()
+/// order, and `job` (docs/companions.md, "What templates see"), or the problems that stop them.
+struct CompanionPlan {
+  std::vector<std::pair<std::string, std::string>> files;
+  nlohmann::ordered_json job;
+  std::vector<CompanionProblem> problems;
+};
+
+/// The top-level values companions read: `launch`, `gpus_per_node`, `nodes`, `world_size`,
+/// `gradient_clipping`, `optimizer`, `scheduler` (where the config says "auto").
+const std::vector<std::string>& companion_value_names();
+
+/// Works out which companions `kinds` (the requested ones) gives this config and their `job`,
+/// checking the `launch` values. Pure: reads nothing, writes nothing.
+CompanionPlan plan_companions(const std::vector<std::string>& kinds,
+                              const CompanionSubject& subject);
+
+/// A companion kind's path for a config: the config's path without `.json`, plus the kind's
+/// suffix (`medium/zero3.json` -> `medium/zero3.deepspeed.sh`).
+std::string companion_path(const std::string& kind, const std::string& config_path);
+
+/// The template a kind renders (`companions/deepspeed.sh.j2`).
+std::string companion_template(const std::string& kind);
+
+/// True for the kinds written executable (the launch scripts).
+bool companion_is_executable(const std::string& kind);
+
+/// Renders and writes (or compares) the companions of every config of one generate. Immutable
+/// once made: `write` may run on several threads.
+class CompanionWriter {
+ public:
+  /// Loads the templates of every kind `kinds` may write from `environment` (a team's
+  /// --template-dir first). Throws zf::Error when one is missing or does not parse.
+  CompanionWriter(const Environment& environment, std::vector<std::string> kinds);
+
+  const std::vector<std::string>& kinds() const noexcept { return kinds_; }
+
+  /// Renders `plan.files` over `values` (the config's values; `globals` below them, as for the
+  /// config) plus `job`, and stages each (with `drift`, compares it; with neither, a dry run,
+  /// only renders it). Returns each file's drift status (Same when staged), in plan order.
+  /// Throws zf::Error for a template error.
+  std::vector<DriftStatus> write(const CompanionPlan& plan, const Value& values,
+                                 const Value* globals, StagedOutput* staged,
+                                 const DriftCheck* drift) const;
+
+ private:
+  std::vector<std::string> kinds_;
+  std::vector<std::pair<std::string, std::shared_ptr<const Template>>> templates_;
+};
+
+}  // namespace zf::pipeline

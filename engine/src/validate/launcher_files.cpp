@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+// The files a launcher reads, for `validate --against-args`: DeepSpeed's hostfile
+// (deepspeed/launcher/runner.py _parse_hostfile) and the accelerate config of `accelerate launch
+// --config_file F` (accelerate commands/config/config_args.py ClusterConfig, commands/launch.py).
+#include <algorithm>
+#include <cctype>
+#include <utility>
+#include <vector>
+
+#include "yaml_subset.hpp"
+#include "zeroforge/error.hpp"
+#include "zeroforge/output.hpp"
+#include "zeroforge/validator.hpp"
+
+namespace zf {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+[[noreturn]] void fail(const std::string& file, const std::string& pointer,
+                       const std::string& message) {
+  throw Error(ErrorKind::Values, message, file, pointer);
+}
+
+std::optional<long long> integer_at(const Json& config, const char* key, const std::string& file) {
+  auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number_integer())
+    fail(file, std::string("/") + key, std::string(key) + " must be an integer, got " + it->dump());
+  return it->get<long long>();
+}
+
+std::optional<std::string> string_at(const Json& config, const char* key, const std::string& file,
+                                     const std::string& pointer) {
+  auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return std::nullopt;
+  if (!it->is_string())
+    fail(file, pointer, std::string(key) + " must be a string, got " + it->dump());
+  return it->get<std::string>();
+}
+
+// `host slots=N` lines (blank lines and '#' comments skipped), as DeepSpeed's runner reads them:
+// each host once, in order, with its slots.
+std::vector<std::pair<std::string, long long>> read_hostfile(const std::filesystem::path& path,
+                                                             const std::string& shown) {
+  std::string text = read_file(path);
+  std::vector<std::pair<std::string, long long>> hosts;
+  std::size_t number = 0, start = 0;
+  while (start < text.size()) {
+    ++number;
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    auto not_space = [](unsigned char c) { return !std::isspace(c); };
+    line.erase(line.begin(), std::find_if(line.begin(), line.end(), not_space));
+    line.erase(std::find_if(line.rbegin(), line.rend(), not_space).base(), line.end());
+    if (line.empty() || line.front() == '#') continue;
+    // ^(\S+)\s+slots=(\d+)
+    std::size_t blank = line.find_first_of(" \t");
+    std::size_t slots = blank == std::string::npos ? blank : line.find_first_not_of(" \t", blank);
+    std::size_t digits = slots == std::string::npos ? 0 : slots + 6;
+    std::size_t digits_end = digits;
+    while (digits_end < line.size() && std::isdigit(static_cast<unsigned char>(line[digits_end])))
+      ++digits_end;
+    if (slots == std::string::npos || line.compare(slots, 6, "slots=") != 0 ||
+        digits_end == digits || digits_end - digits > 9) {
+      throw Error(ErrorKind::Values,
+                  "not a hostfile line ('host slots=N'), which DeepSpeed refuses: " + line,
+                  Location{shown, number, 1});
+    }
+    std::string host = line.substr(0, blank);
+    if (std::any_of(hosts.begin(), hosts.end(), [&](const auto& h) { return h.first == host; })) {
+      throw Error(ErrorKind::Values, "host '" + host + "' is listed twice, which DeepSpeed refuses",
+                  Location{shown, number, 1});
+    }
+    hosts.emplace_back(host, std::stoll(line.substr(digits, digits_end - digits)));
+  }
+  if (hosts.empty()) {
+    throw Error(ErrorKind::Values, "the hostfile lists no host, which DeepSpeed refuses",
+                Location{shown, 0, 0});
+  }
+  return hosts;
+}
+
+std::filesystem::path resolved(const std::string& file, const std::filesystem::path& base) {
+  std::filesystem::path path = file;
+  if (path.is_relative() && !base.empty()) path = base / path;
+  return path;
+}
+
+}  // namespace
+
+AccelerateConfig read_accelerate_config(const std::filesystem::path& path,
+                                        const std::string& shown) {
+  std::string text = read_file(path);
+  Json config = path.extension() == ".json" ? parse_json_text(text, shown)
+                                            : validate::parse_yaml_subset(text, shown);
+  if (!config.is_object())
+    fail(shown, "", "an accelerate config must be a mapping of keys to values");
+  AccelerateConfig out;
+  out.file = shown;
+  out.distributed_type = string_at(config, "distributed_type", shown, "/distributed_type");
+  out.num_processes = integer_at(config, "num_processes", shown);
+  out.num_machines = integer_at(config, "num_machines", shown);
+  if (auto it = config.find("mixed_precision"); it != config.end() && !it->is_null())
+    out.mixed_precision = it->is_string() ? it->get<std::string>() : it->dump();
+  if (auto it = config.find("deepspeed_config"); it != config.end() && !it->is_null()) {
+    if (!it->is_object())
+      fail(shown, "/deepspeed_config", "deepspeed_config must be a mapping, got " + it->dump());
+    for (const auto& [key, value] : it->items()) out.deepspeed_config_keys.push_back(key);
+    out.deepspeed_config_file =
+        string_at(*it, "deepspeed_config_file", shown, "/deepspeed_config/deepspeed_config_file");
+  }
+  return out;
+}
+
+void load_launcher_files(TrainingCommand& command, const std::filesystem::path& base) {
+  if (command.hostfile) {
+    // runner.py: the first --num_nodes hosts (all without it), each with --num_gpus GPUs (its
+    // slots without it).
+    auto hosts = read_hostfile(resolved(*command.hostfile, base), *command.hostfile);
+    std::size_t used = hosts.size();
+    if (command.deepspeed_num_nodes && *command.deepspeed_num_nodes > 0)
+      used = std::min(used, static_cast<std::size_t>(*command.deepspeed_num_nodes));
+    long long world = 0;
+    for (std::size_t i = 0; i < used; ++i) {
+      world += command.deepspeed_num_gpus && *command.deepspeed_num_gpus > 0
+                   ? *command.deepspeed_num_gpus
+                   : hosts[i].second;
+    }
+    command.world_size = world;
+  }
+  if (!command.accelerate_config_file) return;
+  AccelerateConfig config = read_accelerate_config(resolved(*command.accelerate_config_file, base),
+                                                   *command.accelerate_config_file);
+  // accelerate launch: a command-line option wins over the file (launch.py
+  // _validate_launch_command copies only what the command line left unset).
+  if (!command.world_size && config.num_processes) command.world_size = config.num_processes;
+  command.accelerate_config = std::move(config);
+}
+
+}  // namespace zf

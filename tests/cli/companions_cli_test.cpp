@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: MIT
+// `zeroforge generate --companions` through the real executable: every companion of every
+// shipped family passes `zeroforge validate --against-args` against its config, the accelerate
+// YAML reads (here and under PyYAML) with exactly the keys accelerate takes, hostfiles have the
+// right slots; golden files per kind (tests/golden/companions/); --check, the all-at-once
+// write, a team's templates, and the errors with their exact text.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "support/cli_runner.hpp"
+#include "validate/yaml_subset.hpp"
+#include "zeroforge/output.hpp"
+
+namespace zf {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+using test::run_cli;
+using test::TempDir;
+
+const fs::path kSource = ZF_SOURCE_DIR;
+const std::string kLaunchKinds = "deepspeed,torchrun,accelerate,hf-args";
+
+// Runs a shell command; its stdout, or nullopt when it fails.
+std::optional<std::string> shell(const std::string& command) {
+  std::string out;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return std::nullopt;
+  char buffer[4096];
+  std::size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+  if (::pclose(pipe) != 0) return std::nullopt;
+  return out;
+}
+
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The command line a launch script runs, as bash expands it (ZEROFORGE_DRY_RUN).
+std::string dry_run(const fs::path& script) {
+  auto out = shell("ZEROFORGE_DRY_RUN=1 MASTER_ADDR=10.0.0.1 bash " + quoted(script.string()));
+  EXPECT_TRUE(out.has_value()) << script;
+  return out.value_or("");
+}
+
+// TrainingArguments JSON as command-line flags, as HfArgumentParser reads both.
+std::string flags_of(const Json& args) {
+  std::string out;
+  for (const auto& [name, value] : args.items()) {
+    if (value.is_boolean()) {
+      if (value.get<bool>()) out += " --" + name;
+    } else {
+      out +=
+          " --" + name + " " + quoted(value.is_string() ? value.get<std::string>() : value.dump());
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> shipped_families() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(kSource / "presets" / "families"))
+    names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// accelerate's ClusterConfig fields (BaseConfig's and its own): what `accelerate launch`
+// accepts at the top level of its config file, any other key is a ValueError. Copied from
+// huggingface/accelerate src/accelerate/commands/config/config_args.py at 16cb6eb80dd9
+// (1.15.0.dev0).
+const std::set<std::string> kClusterConfigFields = {"compute_environment",
+                                                    "distributed_type",
+                                                    "mixed_precision",
+                                                    "use_cpu",
+                                                    "debug",
+                                                    "num_processes",
+                                                    "machine_rank",
+                                                    "num_machines",
+                                                    "gpu_ids",
+                                                    "main_process_ip",
+                                                    "main_process_port",
+                                                    "rdzv_backend",
+                                                    "same_network",
+                                                    "main_training_function",
+                                                    "enable_cpu_affinity",
+                                                    "fp8_config",
+                                                    "deepspeed_config",
+                                                    "fsdp_config",
+                                                    "parallelism_config",
+                                                    "megatron_lm_config",
+                                                    "mpirun_config",
+                                                    "downcast_bf16",
+                                                    "tpu_name",
+                                                    "tpu_zone",
+                                                    "tpu_use_cluster",
+                                                    "tpu_use_sudo",
+                                                    "command_file",
+                                                    "commands",
+                                                    "tpu_vm",
+                                                    "tpu_env",
+                                                    "dynamo_config"};
+// The keys of its `deepspeed_config` that accelerate takes next to a deepspeed_config_file
+// (the questions `accelerate config` asks then, commands/config/cluster.py; the others are
+// refused by DeepSpeedPlugin._deepspeed_config_checks).
+const std::set<std::string> kDeepSpeedConfigKeysWithAFile = {
+    "deepspeed_config_file",        "zero3_init_flag",    "deepspeed_moe_layer_cls_names",
+    "deepspeed_multinode_launcher", "deepspeed_hostfile", "deepspeed_exclusion_filter",
+    "deepspeed_inclusion_filter"};
+
+std::set<std::string> keys_of(const Json& object) {
+  std::set<std::string> keys;
+  for (const auto& [key, value] : object.items()) keys.insert(key);
+  return keys;
+}
+
+std::string validate(const fs::path& config, const std::string& command, bool hf) {
+  std::vector<std::string> args = {"validate", config.string(), "--against-args", command};
+  if (hf) args.push_back("--hf");
+  auto result = run_cli(args);
+  EXPECT_EQ(result.exit_code, 0) << command << "\n" << result.out << result.err;
+  return result.out;
+}
+
+TEST(CompanionsCliTest, EveryCompanionOfEveryShippedFamilyPassesValidateAgainstArgs) {
+  std::size_t checked = 0, multi_node = 0;
+  std::vector<fs::path> yaml_files;
+  TempDir dir;
+  for (const auto& family : shipped_families()) {
+    SCOPED_TRACE(family);
+    fs::path out = dir.path() / family;
+    auto result = run_cli({"generate", family, "-o", out.string(), "--companions", kLaunchKinds});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    Json manifest = Json::parse(read_file(out / "manifest.json"));
+    for (const auto& entry : manifest.at("configs")) {
+      const std::string path = entry.at("path");
+      SCOPED_TRACE(path);
+      const fs::path config = out / path;
+      const Json& companions = entry.at("companions");
+      const bool hf = entry.at("hf_auto");
+      // The facts the companions must carry, re-read from the generated config's manifest
+      // entry (world size, GPUs per node from the tier).
+      const long long world = entry.at("world_size");
+      const Json hf_args =
+          Json::parse(read_file(out / companions.at("hf-args").get<std::string>()));
+      const std::string flags = flags_of(hf_args);
+      EXPECT_EQ(hf_args.at("per_device_train_batch_size"), entry.at("micro_batch_size"));
+      EXPECT_EQ(hf_args.at("gradient_accumulation_steps"), entry.at("gradient_accumulation"));
+      EXPECT_EQ(hf_args.at("bf16"), entry.at("precision") == "bf16");
+      EXPECT_EQ(hf_args.at("fp16"), entry.at("precision") == "fp16");
+
+      for (const char* script : {"deepspeed", "torchrun"}) {
+        fs::path file = out / companions.at(script).get<std::string>();
+        struct stat info {};
+        ASSERT_EQ(::stat(file.c_str(), &info), 0);
+        EXPECT_NE(info.st_mode & S_IXUSR, 0u) << file << " is executable";
+        validate(config, dry_run(file), hf);
+        ++checked;
+      }
+      // The YAML as accelerate launch reads it, with the same arguments as flags.
+      const fs::path yaml = out / companions.at("accelerate").get<std::string>();
+      yaml_files.push_back(yaml);
+      validate(config,
+               "accelerate launch --config_file " + quoted(yaml.string()) + " train.py" + flags,
+               hf);
+      // The arguments file as flags, under a launcher of the config's world size.
+      validate(config, "torchrun --nproc-per-node " + std::to_string(world) + " train.py" + flags,
+               hf);
+      checked += 2;
+
+      Json accelerate = validate::parse_yaml_subset(read_file(yaml), yaml.string());
+      std::set<std::string> expected_keys = {
+          "compute_environment", "debug",         "deepspeed_config",
+          "distributed_type",    "machine_rank",  "main_process_port",
+          "num_machines",        "num_processes", "rdzv_backend",
+          "same_network",        "use_cpu"};
+      const long long nodes = accelerate.at("num_machines");
+      if (nodes > 1) expected_keys.insert("main_process_ip");
+      EXPECT_EQ(keys_of(accelerate), expected_keys);
+      for (const auto& key : keys_of(accelerate))
+        EXPECT_TRUE(kClusterConfigFields.count(key)) << key << " is no ClusterConfig field";
+      for (const auto& key : keys_of(accelerate.at("deepspeed_config")))
+        EXPECT_TRUE(kDeepSpeedConfigKeysWithAFile.count(key)) << key;
+      EXPECT_EQ(accelerate.at("distributed_type"), "DEEPSPEED");
+      EXPECT_EQ(accelerate.at("num_processes"), world);
+      EXPECT_EQ(world % nodes, 0);
+
+      // A hostfile for several nodes only: `host slots=GPUs per node`, one line per node, and a
+      // DeepSpeed launch from it alone (its slots give the world) agrees with the config.
+      EXPECT_EQ(companions.contains("hostfile"), nodes > 1);
+      if (nodes > 1) {
+        ++multi_node;
+        const fs::path hostfile = out / companions.at("hostfile").get<std::string>();
+        std::size_t hosts = 0;
+        std::istringstream lines(read_file(hostfile));
+        for (std::string line; std::getline(lines, line);) {
+          if (line.empty() || line[0] == '#') continue;
+          ++hosts;
+          EXPECT_EQ(line.substr(line.find(' ')), " slots=" + std::to_string(world / nodes)) << line;
+        }
+        EXPECT_EQ(static_cast<long long>(hosts), nodes);
+        validate(config, "deepspeed --hostfile " + quoted(hostfile.string()) + " train.py" + flags,
+                 hf);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(multi_node, 0u) << "the shipped families have multi-node tiers";
+  EXPECT_EQ(checked, 4 * yaml_files.size() + multi_node)
+      << "4 launches per config, 5 with a hostfile";
+
+  // PyYAML reads every YAML as the C++ reader does (when Python has yaml).
+  if (!shell("python3 -c 'import yaml' 2>/dev/null")) {
+    std::cerr << "[  SKIPPED ] PyYAML comparison: python3 with yaml is not available\n";
+    return;
+  }
+  std::string command =
+      "python3 -c 'import json, sys, yaml; print(json.dumps([yaml.safe_load(open(f)) for f in "
+      "sys.argv[1:]]))'";
+  for (const auto& file : yaml_files) command += " " + quoted(file.string());
+  auto python = shell(command);
+  ASSERT_TRUE(python.has_value());
+  Json loaded = Json::parse(*python);
+  ASSERT_EQ(loaded.size(), yaml_files.size());
+  for (std::size_t i = 0; i < yaml_files.size(); ++i) {
+    EXPECT_EQ(loaded[i], validate::parse_yaml_subset(read_file(yaml_files[i]), "y"))
+        << yaml_files[i];
+  }
+}
+
+// tests/golden/companions/CASE/family.json, generated, against CASE/expected/ (every file,
+// the manifest too). ZF_UPDATE_GOLDEN=1 rewrites expected/ (review the diff).
+TEST(CompanionsCliTest, MatchesTheGoldenFilesOfEachKind) {
+  const fs::path golden = kSource / "tests" / "golden" / "companions";
+  const bool update = std::getenv("ZF_UPDATE_GOLDEN") != nullptr;
+  std::size_t cases = 0;
+  std::set<std::string> kinds;
+  for (const auto& entry : fs::directory_iterator(golden)) {
+    const fs::path dir = entry.path();
+    SCOPED_TRACE(dir.filename().string());
+    ++cases;
+    TempDir tmp;
+    const fs::path out = tmp.path() / "out";
+    auto result = run_cli({"generate", "family.json", "-o", out.string()}, dir);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const fs::path expected = dir / "expected";
+    if (update) {
+      fs::remove_all(expected);
+      fs::copy(out, expected, fs::copy_options::recursive);
+    }
+    std::set<std::string> made, wanted;
+    for (const auto& f : fs::recursive_directory_iterator(out))
+      if (f.is_regular_file()) made.insert(f.path().lexically_relative(out).generic_string());
+    for (const auto& f : fs::recursive_directory_iterator(expected))
+      if (f.is_regular_file())
+        wanted.insert(f.path().lexically_relative(expected).generic_string());
+    EXPECT_EQ(made, wanted);
+    for (const auto& path : wanted) {
+      if (!made.count(path)) continue;
+      const std::string got = read_file(out / path), want = read_file(expected / path);
+      if (got == want) continue;
+      std::istringstream a(got), b(want);
+      std::string la, lb;
+      for (int line = 1;; ++line) {
+        bool more_a = static_cast<bool>(std::getline(a, la));
+        bool more_b = static_cast<bool>(std::getline(b, lb));
+        if (la != lb || more_a != more_b) {
+          ADD_FAILURE() << path << ":" << line << ": got\n  " << la << "\nexpected\n  " << lb;
+          break;
+        }
+      }
+    }
+    Json manifest = Json::parse(read_file(out / "manifest.json"));
+    for (const auto& config : manifest.at("configs"))
+      for (const auto& [kind, path] : config.at("companions").items()) kinds.insert(kind);
+  }
+  EXPECT_GE(cases, 2u);
+  EXPECT_EQ(kinds, (std::set<std::string>{"deepspeed", "torchrun", "accelerate", "hf-args",
+                                          "hostfile", "deepspeed-env"}))
+      << "every kind has a golden file";
+}
+
+class CompanionsGenerateTest : public ::testing::Test {
+ protected:
+  fs::path out() const { return dir.path() / "out"; }
+  std::string family(const std::string& text) const {
+    return dir.write("family.json", text).string();
+  }
+  TempDir dir;
+};
+
+constexpr const char* kFamily = R"({
+  "name": "c", "template": "deepspeed/config.json.j2",
+  "values": {"global_batch_size": 512, "launch": {"args": ["--output_dir", "run 1"]}},
+  "axes": {"stage": [2, 3]},
+  "tiers": ["medium", "large"],
+  "companions": ["deepspeed", "hf-args"]
+})";
+
+TEST_F(CompanionsGenerateTest, ListsCompanionsPerEntryAndWritesThemDeterministically) {
+  std::string f = family(kFamily);
+  auto result = run_cli({"generate", f, "-o", out().string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "zeroforge: wrote 4 configs and 10 companion files of family 'c' to " +
+                            out().string() + " (index: " + (out() / "manifest.json").string() +
+                            ")\n");
+  Json manifest = Json::parse(read_file(out() / "manifest.json"));
+  const Json& large = manifest.at("configs").at(0);
+  EXPECT_EQ(large.at("path"), "large/stage-2.json");
+  EXPECT_EQ(large.at("companions"), Json({{"deepspeed", "large/stage-2.deepspeed.sh"},
+                                          {"hf-args", "large/stage-2.hf-args.json"},
+                                          {"hostfile", "large/stage-2.hostfile"}}));
+  EXPECT_EQ(manifest.at("configs").at(2).at("companions"),
+            Json({{"deepspeed", "medium/stage-2.deepspeed.sh"},
+                  {"hf-args", "medium/stage-2.hf-args.json"}}));
+  auto again = run_cli({"generate", f, "-o", (dir.path() / "again").string()});
+  ASSERT_EQ(again.exit_code, 0);
+  std::size_t files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(out())) {
+    if (!entry.is_regular_file()) continue;
+    ++files;
+    auto relative = entry.path().lexically_relative(out());
+    EXPECT_EQ(read_file(entry.path()), read_file(dir.path() / "again" / relative)) << relative;
+    struct stat a {
+    }, b{};
+    ::stat(entry.path().c_str(), &a);
+    ::stat((dir.path() / "again" / relative).c_str(), &b);
+    EXPECT_EQ(a.st_mode, b.st_mode) << relative;
+    EXPECT_EQ((a.st_mode & 0111) != 0, relative.string().ends_with(".sh")) << relative;
+  }
+  EXPECT_EQ(files, 15u);
+  // --format json counts them.
+  auto json = run_cli({"generate", f, "-o", out().string(), "--format", "json"});
+  EXPECT_EQ(Json::parse(json.out).at("companions"), 10);
+}
+
+TEST_F(CompanionsGenerateTest, CheckReportsMissingChangedAndNonExecutableCompanions) {
+  std::string f = family(kFamily);
+  ASSERT_EQ(run_cli({"generate", f, "-o", out().string()}).exit_code, 0);
+  auto clean = run_cli({"generate", f, "-o", out().string(), "--check"});
+  EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  EXPECT_EQ(clean.out, "zeroforge: " + out().string() +
+                           " is up to date (4 configs and 10 companion files of family 'c')\n");
+  fs::remove(out() / "medium/stage-3.hf-args.json");
+  {
+    std::ofstream append(out() / "large/stage-2.hostfile", std::ios::app);
+    append << "extra-node slots=8\n";
+  }
+  fs::permissions(out() / "medium/stage-2.deepspeed.sh",
+                  fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                  fs::perm_options::remove);
+  auto drift = run_cli({"generate", f, "-o", out().string(), "--check"});
+  EXPECT_EQ(drift.exit_code, 1);
+  EXPECT_EQ(drift.out, out().string() + "/medium/stage-3.hf-args.json: missing\n" + out().string() +
+                           "/large/stage-2.hostfile: changed\n" + out().string() +
+                           "/medium/stage-2.deepspeed.sh: changed\n");
+  // Regenerating repairs all three, the execute bit included.
+  ASSERT_EQ(run_cli({"generate", f, "-o", out().string()}).exit_code, 0);
+  EXPECT_EQ(run_cli({"generate", f, "-o", out().string(), "--check"}).exit_code, 0);
+  // Without companions, those of the previous run are the old manifest's and go.
+  auto none = run_cli({"generate", f, "-o", out().string(), "--companions", "none"});
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  std::size_t files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(out()))
+    files += entry.is_regular_file();
+  EXPECT_EQ(files, 5u) << "4 configs and the manifest";
+  auto extra =
+      run_cli({"generate", f, "-o", out().string(), "--check", "--companions", "torchrun"});
+  EXPECT_EQ(extra.exit_code, 1);
+  EXPECT_NE(extra.out.find("/large/stage-2.torchrun.sh: missing"), std::string::npos);
+}
+
+TEST_F(CompanionsGenerateTest, ACompanionThatFailsLeavesTheDirectoryAsItWas) {
+  std::string f = family(kFamily);
+  ASSERT_EQ(run_cli({"generate", f, "-o", out().string()}).exit_code, 0);
+  const std::string before = read_file(out() / "manifest.json");
+  dir.write("team/companions/hostfile.j2", "{{ job.no_such_fact }}\n");
+  auto result = run_cli({"generate", f, "-o", out().string(), "--template-dir",
+                         (dir.path() / "team").string(), "--companions", "deepspeed,torchrun"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("'dict object' has no attribute 'no_such_fact'"), std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("while rendering the companions of variant 'large stage=2'"),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(read_file(out() / "manifest.json"), before);
+  EXPECT_FALSE(fs::exists(out() / "medium/stage-2.torchrun.sh")) << "no half-set";
+}
+
+TEST_F(CompanionsGenerateTest, ATeamOverridesAPartialFromItsTemplateDir) {
+  std::string f = family(kFamily);
+  // The team's script head: the built-in one, plus its module line.
+  std::string head = read_file(kSource / "templates/companions/partials/script_head.sh.j2");
+  dir.write("team/companions/partials/script_head.sh.j2", head + "\nmodule load cuda/12.4");
+  auto result = run_cli({"generate", f, "-o", out().string(), "--template-dir",
+                         (dir.path() / "team").string(), "--companions", "deepspeed,torchrun"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  for (const char* script : {"medium/stage-3.deepspeed.sh", "large/stage-3.torchrun.sh"}) {
+    std::string text = read_file(out() / script);
+    EXPECT_NE(text.find("\nmodule load cuda/12.4\n"), std::string::npos) << script;
+  }
+}
+
+TEST_F(CompanionsGenerateTest, SiteProfileHostsAndEnvironmentReachTheLaunch) {
+  dir.write("site.json", R"({"hosts": ["gpu-a", "gpu-b", "gpu-c", "gpu-d", "gpu-e", "gpu-f",
+                                        "gpu-g", "gpu-h"],
+                             "environment": {"NCCL_SOCKET_IFNAME": "ib0", "NCCL_DEBUG": "WARN"}})");
+  std::string f = family(R"({
+    "name": "s", "template": "deepspeed/config.json.j2", "values": {"global_batch_size": 512},
+    "tiers": ["large"], "plugins": [{"name": "site_fields", "options": {"profile": "site.json"}}],
+    "companions": ["deepspeed", "torchrun"]})");
+  auto result = run_cli({"generate", "family.json", "-o", out().string()}, dir.path());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(read_file(out() / "large/config.deepspeed_env"),
+            "NCCL_SOCKET_IFNAME=ib0\nNCCL_DEBUG=WARN\n");
+  std::string hostfile = read_file(out() / "large/config.hostfile");
+  EXPECT_NE(hostfile.find("\ngpu-a slots=8\ngpu-b slots=8\n"), std::string::npos) << hostfile;
+  EXPECT_EQ(hostfile.find("placeholder"), std::string::npos);
+  std::string deepspeed = read_file(out() / "large/config.deepspeed.sh");
+  EXPECT_NE(deepspeed.find("\nexport DS_ENV_FILE=\"$here\"/config.deepspeed_env\n"),
+            std::string::npos);
+  EXPECT_NE(deepspeed.find("\nexport NCCL_SOCKET_IFNAME=ib0\n"), std::string::npos);
+  std::string torchrun = read_file(out() / "large/config.torchrun.sh");
+  EXPECT_NE(torchrun.find("master_addr=\"${MASTER_ADDR:-gpu-a}\""), std::string::npos) << torchrun;
+  // torchrun without MASTER_ADDR: the first host.
+  auto command =
+      shell("ZEROFORGE_DRY_RUN=1 bash " + quoted((out() / "large/config.torchrun.sh").string()));
+  ASSERT_TRUE(command.has_value());
+  EXPECT_NE(command->find("--rdzv-endpoint gpu-a:29500"), std::string::npos) << *command;
+}
+
+TEST_F(CompanionsGenerateTest, ReportsBadRequestsAndValuesWithTheirPlace) {
+  std::string f = family(kFamily);
+  auto unknown =
+      run_cli({"generate", f, "-o", out().string(), "--companions", "deepspeed,acelerate"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err,
+            "zeroforge: error: generate: unknown companion 'acelerate' (expected deepspeed, "
+            "torchrun, accelerate, hf-args, hostfile, deepspeed-env)\n");
+  auto empty = run_cli({"generate", f, "-o", out().string(), "--companions", "deepspeed,"});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_EQ(empty.err,
+            "zeroforge: error: generate: --companions takes a comma-separated list of companion "
+            "kinds (or none), got 'deepspeed,'\n");
+
+  std::string bad = family(R"({
+    "name": "c", "template": "deepspeed/config.json.j2",
+    "values": {"global_batch_size": 512, "launch": {"args": ["--num_train_epochs", 3]}},
+    "tiers": ["medium"], "companions": ["torchrun"]})");
+  auto values = run_cli({"generate", bad, "-o", out().string()});
+  EXPECT_EQ(values.exit_code, 2);
+  EXPECT_EQ(values.err,
+            bad +
+                ": /values/launch/args/1: error: variant 'medium': launch.args must be a list "
+                "of strings (write numbers as strings, \"3\"), got 3\n"
+                "zeroforge: error: family 'c' not generated; nothing was written\n");
+  EXPECT_FALSE(fs::exists(out()));
+
+  std::string plain = family(R"({"name": "p", "template": "plain.txt.j2",
+                                 "companions": ["hf-args"]})");
+  dir.write("tpl/plain.txt.j2", "x");
+  auto no_contract = run_cli(
+      {"generate", plain, "-o", out().string(), "--template-dir", (dir.path() / "tpl").string()});
+  EXPECT_EQ(no_contract.exit_code, 2);
+  EXPECT_EQ(no_contract.err,
+            plain +
+                ": /companions: error: companions need a template under the DeepSpeed values "
+                "contract (their batch, precision and world size come from it), and "
+                "'plain.txt.j2' has none\n");
+}
+
+}  // namespace
+}  // namespace zf

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+// plan_companions (engine/src/generate/companion_plan.cpp): which companions a config gets,
+// their paths, `job` (the launch facts and the TrainingArguments that agree with the config)
+// and every refusal of the launch values, with its pointer and exact message.
+#include <gtest/gtest.h>
+
+#include "generate/companions.hpp"
+
+namespace zf::pipeline {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+const std::vector<std::string> kAll = {"deepspeed", "torchrun", "accelerate",
+                                       "hf-args",   "hostfile", "deepspeed-env"};
+
+// A ZeRO-3 bf16 config of 8 GPUs per node, as the built-in template writes one, and its facts.
+struct Subject {
+  Json config = Json::parse(R"({
+    "train_batch_size": 256, "train_micro_batch_size_per_gpu": 4,
+    "gradient_accumulation_steps": 8, "gradient_clipping": 0.5,
+    "bf16": {"enabled": true},
+    "optimizer": {"type": "AdamW", "params": {"lr": 0.0003, "betas": [0.9, 0.95], "eps": 1e-08,
+                                               "weight_decay": 0.1}},
+    "scheduler": {"type": "WarmupDecayLR", "params": {"warmup_min_lr": 0, "warmup_max_lr": 0.0003,
+                                                       "warmup_num_steps": 2000,
+                                                       "total_num_steps": 250000}},
+    "zero_optimization": {"stage": 3}})");
+  Json values = Json::parse(R"({"gpus_per_node": 8, "nodes": 1, "world_size": null})");
+  DeepSpeedFacts facts;
+  std::string path = "medium/zero3-bf16.json";
+
+  Subject() {
+    facts.stage = 3;
+    facts.precision = "bf16";
+    facts.world_size = 8;
+    facts.micro_batch_size = 4;
+    facts.gradient_accumulation = 8;
+    facts.train_batch_size = 256;
+  }
+  void nodes(int n) {
+    values["nodes"] = n;
+    facts.world_size = 8 * n;
+    facts.train_batch_size = 4 * 8 * facts.world_size;
+  }
+  CompanionPlan plan(const std::vector<std::string>& kinds) const {
+    return plan_companions(kinds, CompanionSubject{path, &config, &facts, &values});
+  }
+};
+
+std::vector<std::string> kinds_of(const CompanionPlan& plan) {
+  std::vector<std::string> out;
+  for (const auto& [kind, path] : plan.files) out.push_back(kind);
+  return out;
+}
+
+TEST(CompanionPlanTest, OneNodeGetsTheAskedKindsButNoHostfileOrEnvironmentFile) {
+  Subject s;
+  s.values["launch"] = {{"environment", {{"NCCL_DEBUG", "WARN"}}}};
+  CompanionPlan plan = s.plan(kAll);
+  ASSERT_TRUE(plan.problems.empty()) << plan.problems[0].message;
+  using Files = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(plan.files, (Files{{"deepspeed", "medium/zero3-bf16.deepspeed.sh"},
+                               {"torchrun", "medium/zero3-bf16.torchrun.sh"},
+                               {"accelerate", "medium/zero3-bf16.accelerate.yaml"},
+                               {"hf-args", "medium/zero3-bf16.hf-args.json"}}));
+  const Json& job = plan.job;
+  EXPECT_EQ(job.at("config"), "zero3-bf16.json");
+  EXPECT_EQ(job.at("config_path"), "medium/zero3-bf16.json");
+  EXPECT_EQ(job.at("config_ref"), "medium/zero3-bf16.json");
+  EXPECT_EQ(job.at("nodes"), 1);
+  EXPECT_EQ(job.at("gpus_per_node"), 8);
+  EXPECT_EQ(job.at("world_size"), 8);
+  EXPECT_EQ(job.at("script"), "train.py") << "the default";
+  EXPECT_EQ(job.at("args"), Json::array());
+  EXPECT_EQ(job.at("master_port"), 29500) << "torch's and DeepSpeed's default port";
+  EXPECT_EQ(job.at("hosts"), Json({"placeholder-node-0"}));
+  EXPECT_EQ(job.at("placeholder_hosts"), true);
+  EXPECT_EQ(job.at("companions"), Json({{"deepspeed", "zero3-bf16.deepspeed.sh"},
+                                        {"torchrun", "zero3-bf16.torchrun.sh"},
+                                        {"accelerate", "zero3-bf16.accelerate.yaml"},
+                                        {"hf-args", "zero3-bf16.hf-args.json"}}));
+}
+
+TEST(CompanionPlanTest, TrainingArgumentsAreWhatTheTrainerComparesWithTheConfig) {
+  // transformers HfTrainerDeepSpeedConfig.trainer_config_process / _finalize: each config key
+  // and the argument it is filled from or compared with.
+  Subject s;
+  CompanionPlan plan = s.plan({"hf-args"});
+  ASSERT_TRUE(plan.problems.empty());
+  const Json& c = s.config;
+  const Json& params = c["optimizer"]["params"];
+  const Json& sched = c["scheduler"]["params"];
+  Json expected = {{"deepspeed", s.path},
+                   {"per_device_train_batch_size", c["train_micro_batch_size_per_gpu"]},
+                   {"gradient_accumulation_steps", c["gradient_accumulation_steps"]},
+                   {"bf16", true},
+                   {"fp16", false},
+                   {"gradient_checkpointing", false},
+                   {"max_grad_norm", c["gradient_clipping"]},
+                   {"learning_rate", params["lr"]},
+                   {"adam_beta1", params["betas"][0]},
+                   {"adam_beta2", params["betas"][1]},
+                   {"adam_epsilon", params["eps"]},
+                   {"weight_decay", params["weight_decay"]},
+                   {"warmup_steps", sched["warmup_num_steps"]},
+                   {"max_steps", sched["total_num_steps"]}};
+  EXPECT_EQ(plan.job.at("hf_args"), expected) << plan.job.at("hf_args").dump(2);
+  // Without optimizer and scheduler sections the Trainer makes its own: nothing to agree with.
+  s.config.erase("optimizer");
+  s.config.erase("scheduler");
+  s.config["activation_checkpointing"] = {{"partition_activations", true}};
+  Json hf = s.plan({"hf-args"}).job.at("hf_args");
+  EXPECT_FALSE(hf.contains("learning_rate"));
+  EXPECT_FALSE(hf.contains("warmup_steps"));
+  EXPECT_EQ(hf.at("gradient_checkpointing"), true) << "activation checkpointing is on";
+}
+
+TEST(CompanionPlanTest, WhereTheConfigSaysAutoTheArgumentsCarryTheValuesItWasMadeFrom) {
+  // HF mode: the Trainer fills each "auto" from TrainingArguments, so the arguments must hold
+  // the family's values, or it would train with its own defaults (learning rate 5e-5, ...).
+  Subject s;
+  s.config = Json::parse(R"({
+    "train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto",
+    "gradient_accumulation_steps": "auto", "gradient_clipping": "auto",
+    "fp16": {"enabled": "auto"}, "bf16": {"enabled": "auto"},
+    "optimizer": {"type": "AdamW", "params": {"lr": "auto", "betas": "auto", "eps": "auto",
+                                               "weight_decay": "auto"}},
+    "scheduler": {"type": "WarmupLR", "params": {"warmup_min_lr": "auto",
+                                                  "warmup_max_lr": "auto",
+                                                  "warmup_num_steps": "auto"}}})");
+  s.values["gradient_clipping"] = 0.7;
+  s.values["optimizer"] = Json::parse(
+      R"({"type": "AdamW", "lr": 0.0002, "betas": [0.9, 0.98], "eps": 1e-06, "weight_decay": 0})");
+  s.values["scheduler"] =
+      Json::parse(R"({"type": "WarmupLR", "warmup_min_lr": 0, "warmup_num_steps": 500})");
+  s.facts.precision = "fp16";
+  s.facts.hf_auto = true;
+  CompanionPlan plan = s.plan({"hf-args"});
+  ASSERT_TRUE(plan.problems.empty()) << plan.problems[0].message;
+  Json expected = {{"deepspeed", s.path},
+                   {"per_device_train_batch_size", s.facts.micro_batch_size},
+                   {"gradient_accumulation_steps", s.facts.gradient_accumulation},
+                   {"bf16", false},
+                   {"fp16", true},
+                   {"gradient_checkpointing", false},
+                   {"max_grad_norm", 0.7},
+                   {"learning_rate", 0.0002},
+                   {"adam_beta1", 0.9},
+                   {"adam_beta2", 0.98},
+                   {"adam_epsilon", 1e-06},
+                   {"weight_decay", 0},
+                   {"warmup_steps", 500}};
+  EXPECT_EQ(plan.job.at("hf_args"), expected) << plan.job.at("hf_args").dump(2);
+}
+
+TEST(CompanionPlanTest, SeveralNodesGetAHostfileWithTheDeepSpeedLaunchAndTheEnvironmentFile) {
+  Subject s;
+  s.nodes(4);
+  EXPECT_EQ(kinds_of(s.plan({"deepspeed"})), (std::vector<std::string>{"deepspeed", "hostfile"}));
+  EXPECT_EQ(kinds_of(s.plan({"torchrun"})), std::vector<std::string>{"torchrun"});
+  EXPECT_EQ(kinds_of(s.plan({"hostfile"})), std::vector<std::string>{"hostfile"});
+  EXPECT_EQ(kinds_of(s.plan({"deepspeed-env"})), std::vector<std::string>{})
+      << "no environment, no file";
+  s.values["launch"] = Json::parse(R"({"hosts": ["n1", "n2", "n3", "n4", "n5"],
+                                       "environment": {"NCCL_DEBUG": "WARN"},
+                                       "config_dir": "/shared/configs/"})");
+  CompanionPlan plan = s.plan({"deepspeed"});
+  ASSERT_TRUE(plan.problems.empty()) << plan.problems[0].message;
+  EXPECT_EQ(kinds_of(plan), (std::vector<std::string>{"deepspeed", "hostfile", "deepspeed-env"}));
+  EXPECT_EQ(plan.files[2].second, "medium/zero3-bf16.deepspeed_env");
+  EXPECT_EQ(plan.job.at("hosts"), Json({"n1", "n2", "n3", "n4"})) << "the first `nodes` hosts";
+  EXPECT_EQ(plan.job.at("placeholder_hosts"), false);
+  EXPECT_EQ(plan.job.at("world_size"), 32);
+  EXPECT_EQ(plan.job.at("config_ref"), "/shared/configs/medium/zero3-bf16.json");
+  EXPECT_EQ(plan.job.at("hf_args").at("deepspeed"), "/shared/configs/medium/zero3-bf16.json");
+  s.values["launch"].erase("hosts");
+  EXPECT_EQ(s.plan({"hostfile"}).job.at("hosts"),
+            Json({"placeholder-node-0", "placeholder-node-1", "placeholder-node-2",
+                  "placeholder-node-3"}));
+}
+
+TEST(CompanionPlanTest, RefusesLaunchValuesItCannotMakeAConsistentLaunchFrom) {
+  struct Case {
+    const char* name;
+    const char* launch;  // the `launch` value, JSON
+    const char* pointer;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"not an object", R"("train.py")", "/launch",
+       "launch must be an object (script, args, master_port, config_dir, hosts, environment) or "
+       "null, got \"train.py\""},
+      {"unknown key", R"({"scipt": "t.py"})", "/launch/scipt",
+       "unknown key 'scipt' in launch (expected script, args, master_port, config_dir, hosts, "
+       "environment); did you mean 'script'?"},
+      {"unknown key, no near one", R"({"python": "python3"})", "/launch/python",
+       "unknown key 'python' in launch (expected script, args, master_port, config_dir, hosts, "
+       "environment)"},
+      {"empty script", R"({"script": ""})", "/launch/script",
+       "launch.script must be a non-empty string (the training script), got \"\""},
+      {"args not a list", R"({"args": "--x 1"})", "/launch/args",
+       "launch.args must be a list of strings, got \"--x 1\""},
+      {"a number in args", R"({"args": ["--epochs", 3]})", "/launch/args/1",
+       "launch.args must be a list of strings (write numbers as strings, \"3\"), got 3"},
+      {"a derived flag in args", R"({"args": ["--output_dir", "o", "--bf16"]})", "/launch/args/2",
+       "launch.args passes --bf16, which the companions derive from the config and pass "
+       "themselves; remove it"},
+      {"a derived flag with =", R"({"args": ["--learning_rate=1e-3"]})", "/launch/args/0",
+       "launch.args passes --learning_rate, which the companions derive from the config and "
+       "pass themselves; remove it"},
+      {"port out of range", R"({"master_port": 70000})", "/launch/master_port",
+       "launch.master_port must be a port number 1-65535, got 70000"},
+      {"empty config_dir", R"({"config_dir": ""})", "/launch/config_dir",
+       "launch.config_dir must be a non-empty path or null, got \"\""},
+      {"bad host", R"({"hosts": ["n1", "n 2"]})", "/launch/hosts/1",
+       "launch.hosts: \"n 2\" is not a host name (letters, digits, '.', '-' and '_', as a "
+       "hostfile line and pdsh take it)"},
+      {"empty host list", R"({"hosts": []})", "/launch/hosts",
+       "launch.hosts must be a non-empty list of host names or null, got []"},
+      {"bad variable name", R"({"environment": {"1X": "a"}})", "/launch/environment/1X",
+       "launch.environment: '1X' is not an environment variable name (letters, digits and '_', "
+       "not starting with a digit)"},
+      {"a value the remote shell would expand", R"({"environment": {"P": "$HOME/x"}})",
+       "/launch/environment/P",
+       "launch.environment.P = \"$HOME/x\": DeepSpeed's launcher strips the value and hands it to "
+       "the other nodes' shell in double quotes, so it cannot hold a newline, '\"', '$', '`' or "
+       "'\\', nor begin or end with a space"},
+      {"a number as value", R"({"environment": {"N": 1}})", "/launch/environment/N",
+       "launch.environment.N must be a string, got 1"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Subject s;
+    s.values["launch"] = Json::parse(c.launch);
+    CompanionPlan plan = s.plan(kAll);
+    ASSERT_EQ(plan.problems.size(), 1u);
+    EXPECT_EQ(plan.problems[0].pointer, c.pointer);
+    EXPECT_EQ(plan.problems[0].message, c.message);
+  }
+}
+
+TEST(CompanionPlanTest, RefusesWhatNoLauncherCanRunAsTheConfigSays) {
+  Subject s;
+  s.nodes(2);
+  s.values["launch"] = {{"hosts", {"only-one"}}};
+  CompanionPlan plan = s.plan({"hostfile"});
+  ASSERT_EQ(plan.problems.size(), 1u);
+  EXPECT_EQ(plan.problems[0].pointer, "/launch/hosts");
+  EXPECT_EQ(plan.problems[0].message,
+            "launch.hosts lists 1 host(s), but nodes=2: list at least 2 (the first nodes are "
+            "used)");
+
+  Subject dp;  // 8 GPUs, 4 data-parallel ranks
+  dp.values["world_size"] = 4;
+  dp.facts.world_size = 4;
+  plan = dp.plan({"deepspeed"});
+  ASSERT_EQ(plan.problems.size(), 1u);
+  EXPECT_EQ(plan.problems[0].pointer, "/world_size");
+  EXPECT_EQ(plan.problems[0].message,
+            "companions launch one data-parallel process per GPU, gpus_per_node x nodes = 8, but "
+            "world_size=4; the launchers cannot start that world (leave world_size out)");
+
+  Subject lr;  // the Trainer has one --learning_rate for both
+  lr.config["scheduler"]["params"]["warmup_max_lr"] = 0.001;
+  plan = lr.plan({"torchrun"});
+  ASSERT_EQ(plan.problems.size(), 1u);
+  EXPECT_EQ(plan.problems[0].pointer, "/scheduler/warmup_max_lr");
+  EXPECT_EQ(plan.problems[0].message,
+            "the HF Trainer takes one learning rate (--learning_rate) for optimizer.lr 0.0003 and "
+            "scheduler.warmup_max_lr 0.001, and refuses a config where they differ; leave "
+            "scheduler.warmup_max_lr out (it follows optimizer.lr) or make them equal");
+  EXPECT_TRUE(lr.plan({"hostfile"}).problems.empty()) << "a hostfile has no training arguments";
+}
+
+TEST(CompanionPlanTest, PathsSitBesideTheConfig) {
+  EXPECT_EQ(companion_path("deepspeed", "a/b.json"), "a/b.deepspeed.sh");
+  EXPECT_EQ(companion_path("torchrun", "b.json"), "b.torchrun.sh");
+  EXPECT_EQ(companion_path("accelerate", "a/b"), "a/b.accelerate.yaml");
+  EXPECT_EQ(companion_path("hf-args", "a/b.cfg.json"), "a/b.cfg.hf-args.json");
+  EXPECT_EQ(companion_path("hostfile", "x/.json"), "x/.json.hostfile");
+  EXPECT_EQ(companion_path("deepspeed-env", "b.json"), "b.deepspeed_env");
+  EXPECT_EQ(companion_template("accelerate"), "companions/accelerate.yaml.j2");
+  EXPECT_TRUE(companion_is_executable("torchrun"));
+  EXPECT_FALSE(companion_is_executable("hf-args"));
+}
+
+}  // namespace
+}  // namespace zf::pipeline

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# golden-multi-node-placeholders: large/zero3-hf.json launched with the DeepSpeed launcher, 8 nodes x 8 GPUs
+# (world size 64; train batch 512 = micro batch 4 x accumulation 2 x 64; bf16).
+# Written by zeroforge generate: regenerate rather than edit. Run it from the directory the
+# training script's paths are relative to; arguments are passed on to the training script.
+# ZEROFORGE_DRY_RUN=1 prints the command instead of running it.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cmd=(
+  deepspeed
+  --num_nodes 8
+  --num_gpus 8
+  --hostfile "$here"/zero3-hf.hostfile
+  --master_port 29500
+  train.py
+  --deepspeed "$here"/zero3-hf.json
+  --per_device_train_batch_size 4
+  --gradient_accumulation_steps 2
+  --bf16
+  --max_grad_norm 0.5
+  --learning_rate 0.0001
+  --adam_beta1 0.9
+  --adam_beta2 0.999
+  --adam_epsilon 1e-08
+  --weight_decay 0.01
+  --warmup_steps 1000
+)
+if [[ -n "${ZEROFORGE_DRY_RUN:-}" ]]; then
+  printf '%q ' "${cmd[@]}" "$@"
+  printf '\n'
+  exit 0
+fi
+exec "${cmd[@]}" "$@"

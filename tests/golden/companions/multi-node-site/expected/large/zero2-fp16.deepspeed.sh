@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# golden-multi-node-site: large/zero2-fp16.json launched with the DeepSpeed launcher, 8 nodes x 8 GPUs
+# (world size 64; train batch 1024 = micro batch 4 x accumulation 4 x 64; fp16).
+# Written by zeroforge generate: regenerate rather than edit. Run it from the directory the
+# training script's paths are relative to; arguments are passed on to the training script.
+# ZEROFORGE_DRY_RUN=1 prints the command instead of running it.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+export NCCL_IB_HCA=mlx5_0,mlx5_1
+export NCCL_SOCKET_IFNAME=ib0
+export HF_HOME=/shared/hf
+# DeepSpeed's launcher exports the variables of this file on every node.
+export DS_ENV_FILE="$here"/zero2-fp16.deepspeed_env
+cmd=(
+  deepspeed
+  --num_nodes 8
+  --num_gpus 8
+  --hostfile "$here"/zero2-fp16.hostfile
+  --master_port 29600
+  train.py
+  --deepspeed "$here"/zero2-fp16.json
+  --per_device_train_batch_size 4
+  --gradient_accumulation_steps 4
+  --fp16
+  --max_grad_norm 1.0
+  --learning_rate 0.0001
+  --adam_beta1 0.9
+  --adam_beta2 0.999
+  --adam_epsilon 1e-08
+  --weight_decay 0.01
+  --warmup_steps 1000
+)
+if [[ -n "${ZEROFORGE_DRY_RUN:-}" ]]; then
+  printf '%q ' "${cmd[@]}" "$@"
+  printf '\n'
+  exit 0
+fi
+exec "${cmd[@]}" "$@"

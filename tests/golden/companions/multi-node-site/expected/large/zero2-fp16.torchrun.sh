@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# golden-multi-node-site: large/zero2-fp16.json launched with torchrun, 8 nodes x 8 GPUs
+# (world size 64; train batch 1024 = micro batch 4 x accumulation 4 x 64; fp16).
+# Written by zeroforge generate: regenerate rather than edit. Run it from the directory the
+# training script's paths are relative to; arguments are passed on to the training script.
+# ZEROFORGE_DRY_RUN=1 prints the command instead of running it.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+export NCCL_IB_HCA=mlx5_0,mlx5_1
+export NCCL_SOCKET_IFNAME=ib0
+export HF_HOME=/shared/hf
+# Run this script on each of the 8 nodes.
+master_addr="${MASTER_ADDR:-gpu-001}"
+rdzv_id="${RDZV_ID:-}"
+[[ -n "$rdzv_id" ]] || rdzv_id=golden-multi-node-site-large-zero2-fp16
+cmd=(
+  torchrun
+  --nnodes 8
+  --nproc-per-node 8
+  --rdzv-backend c10d
+  --rdzv-endpoint "$master_addr:29600"
+  --rdzv-id "$rdzv_id"
+  train.py
+  --deepspeed "$here"/zero2-fp16.json
+  --per_device_train_batch_size 4
+  --gradient_accumulation_steps 4
+  --fp16
+  --max_grad_norm 1.0
+  --learning_rate 0.0001
+  --adam_beta1 0.9
+  --adam_beta2 0.999
+  --adam_epsilon 1e-08
+  --weight_decay 0.01
+  --warmup_steps 1000
+)
+if [[ -n "${ZEROFORGE_DRY_RUN:-}" ]]; then
+  printf '%q ' "${cmd[@]}" "$@"
+  printf '\n'
+  exit 0
+fi
+exec "${cmd[@]}" "$@"
