@@ -7,7 +7,7 @@ include_guard(GLOBAL)
 zeroforge_generate(<name> FAMILY <file|name> OUTPUT_DIR <dir>
                    [VALUES <file>...] [SET <key=value>...] [TEMPLATE_DIRS <dir>...]
                    [PLUGINS <name|path>...] [PLUGIN_DIRS <dir>...] [PLUGIN_OPTIONS <opt>...]
-                   [EXCLUDE_FROM_ALL] [NO_VALIDATE])
+                   [COMPANIONS <kind>...] [REPORT <file>] [EXCLUDE_FROM_ALL] [NO_VALIDATE])
 
 Adds a custom command that runs ``zeroforge generate`` with ``OUTPUT <dir>/manifest.json`` and
 a target ``<name>`` that depends on it (built by default unless ``EXCLUDE_FROM_ALL``).
@@ -16,7 +16,10 @@ a target ``<name>`` that depends on it (built by default unless ``EXCLUDE_FROM_A
 ``CMAKE_CURRENT_SOURCE_DIR``) or the name of a shipped family. ``OUTPUT_DIR`` is relative to
 ``CMAKE_CURRENT_BINARY_DIR``. ``VALUES``, ``TEMPLATE_DIRS``, ``PLUGIN_DIRS`` and plugin paths
 are relative to ``CMAKE_CURRENT_SOURCE_DIR``. ``SET`` and ``PLUGIN_OPTIONS`` are passed as
-``--set`` and ``--plugin-opt``.
+``--set`` and ``--plugin-opt``. ``COMPANIONS`` (``deepspeed``, ``torchrun``, ``accelerate``,
+``hf-args``, ``hostfile``, ``deepspeed-env``, or ``none``) is passed as ``--companions``,
+replacing the family's list. ``REPORT`` (relative to ``CMAKE_CURRENT_BINARY_DIR``) is passed as
+``--report`` and is an output of the command too.
 
 The command writes a depfile listing every file the run read: the family, its tiers, the
 templates and everything they include, import or extend, ``defaults.json`` files, values
@@ -29,8 +32,9 @@ The ``zeroforge`` executable is ``ZEROFORGE_EXECUTABLE`` when set, else the
 ``zeroforge::zeroforge`` target (found by ``find_package(zeroforge)``).
 #]=======================================================================]
 function(zeroforge_generate name)
-  cmake_parse_arguments(PARSE_ARGV 1 ZF_GEN "EXCLUDE_FROM_ALL;NO_VALIDATE" "FAMILY;OUTPUT_DIR"
-                        "VALUES;SET;TEMPLATE_DIRS;PLUGINS;PLUGIN_DIRS;PLUGIN_OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 ZF_GEN "EXCLUDE_FROM_ALL;NO_VALIDATE"
+                        "FAMILY;OUTPUT_DIR;REPORT"
+                        "VALUES;SET;TEMPLATE_DIRS;PLUGINS;PLUGIN_DIRS;PLUGIN_OPTIONS;COMPANIONS")
   foreach(required FAMILY OUTPUT_DIR)
     if(NOT ZF_GEN_${required})
       message(FATAL_ERROR "zeroforge_generate(${name}): ${required} is required")
@@ -99,13 +103,24 @@ function(zeroforge_generate name)
   foreach(option IN LISTS ZF_GEN_PLUGIN_OPTIONS)
     list(APPEND args --plugin-opt ${option})
   endforeach()
+  if(ZF_GEN_COMPANIONS)
+    list(JOIN ZF_GEN_COMPANIONS "," kinds)
+    list(APPEND args --companions ${kinds})
+  endif()
+  set(outputs ${out}/manifest.json)
+  if(ZF_GEN_REPORT)
+    set(report ${ZF_GEN_REPORT})
+    cmake_path(ABSOLUTE_PATH report BASE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR} NORMALIZE)
+    list(APPEND args --report ${report})
+    list(APPEND outputs ${report})
+  endif()
   if(ZF_GEN_NO_VALIDATE)
     list(APPEND args --no-validate)
   endif()
 
   set(depfile ${CMAKE_CURRENT_BINARY_DIR}/${name}.zeroforge.d)
   add_custom_command(
-    OUTPUT ${out}/manifest.json
+    OUTPUT ${outputs}
     COMMAND ${exe} ${args} --depfile ${depfile}
     DEPENDS ${exe_dep} ${deps}
     DEPFILE ${depfile}
@@ -116,7 +131,7 @@ function(zeroforge_generate name)
   if(ZF_GEN_EXCLUDE_FROM_ALL)
     set(all)
   endif()
-  add_custom_target(${name} ${all} DEPENDS ${out}/manifest.json)
+  add_custom_target(${name} ${all} DEPENDS ${outputs})
   set_target_properties(${name} PROPERTIES ZEROFORGE_OUTPUT_DIR ${out}
                                            ZEROFORGE_MANIFEST ${out}/manifest.json)
 endfunction()
