@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 
 #include "companions.hpp"
 #include "text_helpers.hpp"
@@ -97,6 +98,21 @@ bool is_exportable_value(const std::string& value) {
                          std::isspace(static_cast<unsigned char>(value.back()))))
     return false;
   return value.find_first_of("\n\r\"$`\\") == std::string::npos;
+}
+
+// A control character in `text` ("U+000A"), or "": a launch is written on one line in places
+// where a newline would end it early and start something else (the accelerate config's
+// comment, which YAML would then read as keys; a hostfile line; the scripts' headers).
+std::string control_character(const std::string& text) {
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      char code[8];
+      std::snprintf(code, sizeof code, "U+%04X", byte);
+      return code;
+    }
+  }
+  return "";
 }
 
 // The launch values, with their defaults (docs/companions.md).
@@ -219,6 +235,9 @@ class Planner {
         if (!value.is_string() || value.get<std::string>().empty()) {
           fail(pointer, "launch.script must be a non-empty string (the training script), got " +
                             value.dump());
+        } else if (std::string code = control_character(value.get<std::string>()); !code.empty()) {
+          fail(pointer, "launch.script " + value.dump() + " holds a control character (" + code +
+                            "); the companions write the launch on one line");
         } else {
           launch_.script = value.get<std::string>();
         }
@@ -234,6 +253,9 @@ class Planner {
         if (value.is_null()) continue;
         if (!value.is_string() || value.get<std::string>().empty()) {
           fail(pointer, "launch.config_dir must be a non-empty path or null, got " + value.dump());
+        } else if (std::string code = control_character(value.get<std::string>()); !code.empty()) {
+          fail(pointer, "launch.config_dir " + value.dump() + " holds a control character (" +
+                            code + "); the companions write the launch on one line");
         } else {
           launch_.config_dir = value.get<std::string>();
         }
@@ -261,6 +283,13 @@ class Planner {
         fail(pointer + "/" + std::to_string(i),
              "launch.args must be a list of strings (write numbers as strings, \"3\"), got " +
                  value[i].dump());
+        continue;
+      }
+      if (std::string code = control_character(value[i].get<std::string>()); !code.empty()) {
+        fail(pointer + "/" + std::to_string(i),
+             "launch.args: " + value[i].dump() + " holds a control character (" + code +
+                 "); the companions write the launch on one line (a YAML comment, a shell "
+                 "command): pass such a value in a file");
         continue;
       }
       launch_.args.push_back(value[i].get<std::string>());

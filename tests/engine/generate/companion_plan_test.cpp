@@ -201,6 +201,17 @@ TEST(CompanionPlanTest, RefusesLaunchValuesItCannotMakeAConsistentLaunchFrom) {
        "launch.script must be a non-empty string (the training script), got \"\""},
       {"args not a list", R"({"args": "--x 1"})", "/launch/args",
        "launch.args must be a list of strings, got \"--x 1\""},
+      {"a newline in args (it would end the accelerate config's comment line and start keys)",
+       R"({"args": ["--note", "a\nnum_machines: 1"]})", "/launch/args/1",
+       "launch.args: \"a\\nnum_machines: 1\" holds a control character (U+000A); the "
+       "companions write the launch on one line (a YAML comment, a shell command): pass such a "
+       "value in a file"},
+      {"a tab in the script", R"({"script": "train\t.py"})", "/launch/script",
+       "launch.script \"train\\t.py\" holds a control character (U+0009); the companions "
+       "write the launch on one line"},
+      {"a carriage return in config_dir", R"({"config_dir": "cfg\r"})", "/launch/config_dir",
+       "launch.config_dir \"cfg\\r\" holds a control character (U+000D); the companions "
+       "write the launch on one line"},
       {"a number in args", R"({"args": ["--epochs", 3]})", "/launch/args/1",
        "launch.args must be a list of strings (write numbers as strings, \"3\"), got 3"},
       {"a derived flag in args", R"({"args": ["--output_dir", "o", "--bf16"]})", "/launch/args/2",
