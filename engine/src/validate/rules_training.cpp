@@ -176,7 +176,8 @@ void check_optimizer_params(const Context& ctx, const json& optimizers, const st
   for (const auto& [key, value] : params.get_ref<const json::object_t&>()) {
     if (key == "max_grad_norm") continue;  // refused before the call (check_optimizer)
     if (listed(*popped, key)) continue;
-    auto pointer = [&] { return pointer_join("/optimizer/params", key); };
+    // (A named reference: clang 14 cannot capture a structured binding.)
+    auto pointer = [&, &name = key] { return pointer_join("/optimizer/params", name); };
     if (listed(*set_by, key)) {
       ctx.report(pointer(), Severity::Error, "optimizer-params",
                  what() + ", and passes it \"" + key +
