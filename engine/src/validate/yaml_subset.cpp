@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <vector>
 
@@ -278,8 +279,13 @@ class Reader {
           exponent.empty() ||
           (exponent.size() > 1 && (exponent[0] == '-' || exponent[0] == '+') &&
            exponent.substr(1).find_first_not_of("0123456789") == std::string_view::npos);
-      if (whole_ok && fraction_ok && exponent_ok)
-        return std::strtod(without_underscores(s).c_str(), nullptr);
+      if (whole_ok && fraction_ok && exponent_ok) {
+        const double value = std::strtod(without_underscores(s).c_str(), nullptr);
+        // PyYAML reads a float beyond a double's range as an infinity, which JSON cannot hold.
+        if (!std::isfinite(value))
+          fail(line.number, column, "number out of range: " + std::string(s));
+        return value;
+      }
     }
     if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "-.inf" || s == "+.inf" || s == ".nan" ||
         s == ".NaN" || s == ".NAN")
