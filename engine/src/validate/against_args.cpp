@@ -184,12 +184,27 @@ TrainingCommand parse_training_command(std::string_view command_line) {
     else if (word == "--deepspeed")
       cmd.deepspeed = value();
   }
+  // The processes a launcher starts: per node x nodes, refused when it overflows (a count no
+  // cluster has; the product was undefined behaviour, found by validate_fuzz).
+  auto processes_of = [](const char* per_node_flag, long long per_node, const char* nodes_flag,
+                         long long node_count) {
+    long long world = 0;
+    if (__builtin_mul_overflow(per_node, node_count, &world)) {
+      throw Error(ErrorKind::Usage, std::string("--against-args: ") + per_node_flag + " " +
+                                        std::to_string(per_node) + " x " + nodes_flag + " " +
+                                        std::to_string(node_count) +
+                                        " processes is more than a 64-bit count holds");
+    }
+    return world;
+  };
   if (cmd.launcher == "deepspeed") {
     cmd.deepspeed_num_gpus = gpus;
     cmd.deepspeed_num_nodes = nodes;
-    if (gpus && !cmd.hostfile) cmd.world_size = *gpus * nodes.value_or(1);
+    if (gpus && !cmd.hostfile)
+      cmd.world_size = processes_of("--num_gpus", *gpus, "--num_nodes", nodes.value_or(1));
   }
-  if (cmd.launcher == "torchrun" && nproc) cmd.world_size = *nproc * nnodes.value_or(1);
+  if (cmd.launcher == "torchrun" && nproc)
+    cmd.world_size = processes_of("--nproc-per-node", *nproc, "--nnodes", nnodes.value_or(1));
   if (cmd.launcher == "accelerate" && processes) cmd.world_size = *processes;
   return cmd;
 }
@@ -292,7 +307,7 @@ void check_against_args(const Context& ctx, const TrainingCommand& cmd) {
   if (cmd.per_device_train_batch_size && micro &&
       *micro != static_cast<double>(*cmd.per_device_train_batch_size)) {
     std::string hint;
-    if (gas && *cmd.per_device_train_batch_size == static_cast<long long>(*micro * *gas)) {
+    if (gas && static_cast<double>(*cmd.per_device_train_batch_size) == *micro * *gas) {
       hint =
           "; --per_device_train_batch_size already includes the accumulation, so the batch is "
           "counted twice";

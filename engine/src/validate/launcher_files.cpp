@@ -126,9 +126,14 @@ void load_launcher_files(TrainingCommand& command, const std::filesystem::path& 
       used = std::min(used, static_cast<std::size_t>(*command.deepspeed_num_nodes));
     long long world = 0;
     for (std::size_t i = 0; i < used; ++i) {
-      world += command.deepspeed_num_gpus && *command.deepspeed_num_gpus > 0
-                   ? *command.deepspeed_num_gpus
-                   : hosts[i].second;
+      const long long slots = command.deepspeed_num_gpus && *command.deepspeed_num_gpus > 0
+                                  ? *command.deepspeed_num_gpus
+                                  : hosts[i].second;
+      if (__builtin_add_overflow(world, slots, &world)) {
+        throw Error(ErrorKind::Usage, "--against-args: --num_gpus " + std::to_string(slots) +
+                                          " on " + std::to_string(used) +
+                                          " hosts is more processes than a 64-bit count holds");
+      }
     }
     command.world_size = world;
   }

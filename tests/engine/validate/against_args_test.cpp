@@ -51,6 +51,44 @@ TEST(AgainstArgsTest, BadValuesAreUsageErrors) {
   EXPECT_THROW(zf::parse_training_command("train.py --deepspeed 'x.json"), zf::Error);
 }
 
+// A process count beyond 64 bits was undefined behaviour (found by validate_fuzz).
+TEST(AgainstArgsTest, ProcessCountsBeyondSixtyFourBitsAreUsageErrors) {
+  struct Case {
+    const char* line;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {"torchrun --nproc_per_node=4 --nnodes 4099276460824344790 train.py",
+       "error: --against-args: --nproc-per-node 4 x --nnodes 4099276460824344790 processes is "
+       "more than a 64-bit count holds"},
+      {"deepspeed --num_gpus 3074457345618258603 --num_nodes 3 train.py",
+       "error: --against-args: --num_gpus 3074457345618258603 x --num_nodes 3 processes is more "
+       "than a 64-bit count holds"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.line);
+    try {
+      zf::parse_training_command(c.line);
+      ADD_FAILURE() << "expected an error";
+    } catch (const zf::Error& e) {
+      EXPECT_EQ(e.kind(), zf::ErrorKind::Usage);
+      EXPECT_STREQ(e.what(), c.expected);
+    }
+  }
+  zf::test::TempDir dir;
+  dir.write("hosts", "a slots=1\nb slots=1\n");
+  zf::TrainingCommand cmd =
+      zf::parse_training_command("deepspeed --hostfile hosts --num_gpus 9223372036854775807 t.py");
+  try {
+    zf::load_launcher_files(cmd, dir.path());
+    ADD_FAILURE() << "expected an error";
+  } catch (const zf::Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "error: --against-args: --num_gpus 9223372036854775807 on 2 hosts is more "
+                 "processes than a 64-bit count holds");
+  }
+}
+
 TEST(AgainstArgsTest, BatchCountedTwiceIsExplained) {
   nlohmann::ordered_json config = {{"train_micro_batch_size_per_gpu", 4},
                                    {"gradient_accumulation_steps", 8}};
