@@ -2,6 +2,9 @@
 // The shared options and the layering they describe.
 #include "common_options.hpp"
 
+#include <algorithm>
+#include <thread>
+
 #include "command.hpp"
 #include "generate/family_inputs.hpp"
 #include "zeroforge/error.hpp"
@@ -60,6 +63,16 @@ Validation validation_of(const ValidationInputs& inputs) {
   if (inputs.mode == "deepspeed") return Validation::DeepSpeed;
   throw Error(ErrorKind::Usage,
               "--validate must be contract, deepspeed or none, got '" + inputs.mode + "'");
+}
+
+unsigned checked_jobs(const char* command, bool given, unsigned jobs) {
+  constexpr unsigned kMaxJobs = 256;
+  if (!given) return std::clamp(std::thread::hardware_concurrency(), 1u, kMaxJobs);
+  if (jobs == 0 || jobs > kMaxJobs) {
+    throw Error(ErrorKind::Usage, std::string(command) + ": --jobs must be 1-" +
+                                      std::to_string(kMaxJobs) + ", got " + std::to_string(jobs));
+  }
+  return jobs;
 }
 
 GenerateRequest family_request(const std::string& family, const CommonInputs& inputs,

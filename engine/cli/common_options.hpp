@@ -51,6 +51,10 @@ void add_validation_options(boost::program_options::options_description& options
 /// The Validation the options ask for; throws zf::Error (Usage) for an unknown mode.
 Validation validation_of(const ValidationInputs& inputs);
 
+/// Threads for `generate` and `report` (--jobs): `jobs` as given (1-256; the command's name
+/// starts the error otherwise), or one per core when `given` is false.
+unsigned checked_jobs(const char* command, bool given, unsigned jobs);
+
 /// A request for FAMILY with the shared options (templates, values, plugins) and the CLI's
 /// data directories; generate and explain fill in the rest.
 GenerateRequest family_request(const std::string& family, const CommonInputs& inputs,

@@ -2,10 +2,8 @@
 // `zeroforge generate FAMILY -o DIR`: the CLI over zf::generate (zeroforge/generate.hpp). It
 // parses the options, prints what the library reports (text for people, or --format json for
 // pipelines) and writes the --depfile.
-#include <algorithm>
 #include <boost/program_options.hpp>
 #include <iostream>
-#include <thread>
 
 #include "command.hpp"
 #include "common_options.hpp"
@@ -21,8 +19,6 @@ namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
 namespace {
-
-constexpr unsigned kMaxJobs = 256;
 
 struct GenerateOptions {
   CommonInputs inputs;
@@ -255,11 +251,7 @@ int run_generate(const std::vector<std::string>& args) {
   po::notify(vm);
   if (opt.family.empty()) throw Error(ErrorKind::Usage, "generate: missing FAMILY");
   if (opt.output.empty()) throw Error(ErrorKind::Usage, "generate: missing -o DIR");
-  if (!vm.count("jobs")) opt.jobs = std::clamp(std::thread::hardware_concurrency(), 1u, kMaxJobs);
-  if (opt.jobs == 0 || opt.jobs > kMaxJobs) {
-    throw Error(ErrorKind::Usage, "generate: --jobs must be 1-" + std::to_string(kMaxJobs) +
-                                      ", got " + std::to_string(opt.jobs));
-  }
+  opt.jobs = checked_jobs("generate", vm.count("jobs") != 0, opt.jobs);
   if (opt.format != "text" && opt.format != "json")
     throw Error(ErrorKind::Usage,
                 "generate: --format must be text or json, got '" + opt.format + "'");

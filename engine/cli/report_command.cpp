@@ -2,10 +2,8 @@
 // `zeroforge report FAMILY [-o FILE]`: the CLI over zf::report_family (zeroforge/report.hpp).
 // It takes generate's options for what the family makes, plus where the page goes, where the
 // configs are and a model to estimate with; it prints what went wrong as generate does.
-#include <algorithm>
 #include <boost/program_options.hpp>
 #include <iostream>
-#include <thread>
 
 #include "command.hpp"
 #include "common_options.hpp"
@@ -18,8 +16,6 @@ namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr unsigned kMaxJobs = 256;
 
 struct ReportOptions {
   CommonInputs inputs;
@@ -113,11 +109,7 @@ int run_report(const std::vector<std::string>& args) {
   po::notify(vm);
   if (opt.family.empty()) throw Error(ErrorKind::Usage, "report: missing FAMILY");
   if (opt.output.empty()) throw Error(ErrorKind::Usage, "report: -o needs a file name");
-  if (!vm.count("jobs")) opt.jobs = std::clamp(std::thread::hardware_concurrency(), 1u, kMaxJobs);
-  if (opt.jobs == 0 || opt.jobs > kMaxJobs) {
-    throw Error(ErrorKind::Usage, "report: --jobs must be 1-" + std::to_string(kMaxJobs) +
-                                      ", got " + std::to_string(opt.jobs));
-  }
+  opt.jobs = checked_jobs("report", vm.count("jobs") != 0, opt.jobs);
 
   ReportRequest request;
   request.generate = family_request(opt.family, opt.inputs, opt.plugin_inputs);
