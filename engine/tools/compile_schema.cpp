@@ -312,7 +312,7 @@ class Writer {
       }
       ++position;
     }
-    const KeySlotLayoutView layout = lay_out(names);
+    const zf::validate::KeySlotLayout layout = zf::validate::key_slot_layout(names);
     std::vector<std::string> slots(layout.size, "{}");
     for (std::size_t i = 0; i < names.size(); ++i)
       slots[layout.slot_of[i]] = "{" + literal(names[i]) + ", " + node_ref(children[i]) + "}";
@@ -323,16 +323,6 @@ class Writer {
       ordered_.push_back("{" + literal(names[i]) + ", " + node_ref(children[i]) + "}");
     return ".keys = {" + span("kSlots", slot_begin, slots_) + ", " + std::to_string(layout.shift) +
            ", " + span("kOrdered", ordered_begin, ordered_) + "}";
-  }
-
-  struct KeySlotLayoutView {
-    std::size_t size;
-    int shift;
-    std::vector<std::size_t> slot_of;
-  };
-  static KeySlotLayoutView lay_out(const std::vector<std::string_view>& names) {
-    zf::validate::KeySlotLayout layout = zf::validate::key_slot_layout(names);
-    return {layout.size, layout.shift, std::move(layout.slot_of)};
   }
 
  private:
