@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// print_error: message, source line, caret.
+// print_error: message, source line, caret; print_variant_problem: the same for a family's
+// values problem.
 #include "diagnostic_printer.hpp"
 
 namespace zf::cli {
@@ -22,6 +23,18 @@ void print_error(std::ostream& out, const Error& error) {
     ++column;
   }
   out << "^\n";
+}
+
+void print_variant_problem(std::ostream& out, const VariantProblem& problem) {
+  const Error& e = problem.error;
+  if (e.where().line != 0) {
+    print_error(out, e);
+    return;
+  }
+  std::string where = "variant '" + problem.variant + "'";
+  if (problem.others > 0) where += " (and " + std::to_string(problem.others) + " more)";
+  print_error(out, Error(e.kind(), where + ": " + e.message(),
+                         e.has_location() ? e.where().file : "", e.json_pointer()));
 }
 
 }  // namespace zf::cli

@@ -64,19 +64,6 @@ int print_help(const po::options_description& options) {
   return kSuccess;
 }
 
-// A values problem, located where its value was written, prefixed with the variant(s).
-void print_problem(const VariantProblem& problem) {
-  std::string where = "variant '" + problem.variant + "'";
-  if (problem.others > 0) where += " (and " + std::to_string(problem.others) + " more)";
-  const Error& e = problem.error;
-  if (e.where().line != 0) {
-    print_error(std::cerr, e);
-    return;
-  }
-  print_error(std::cerr, Error(e.kind(), where + ": " + e.message(),
-                               e.has_location() ? e.where().file : "", e.json_pointer()));
-}
-
 // What people read: the same messages generate has always printed.
 void print_text(const GenerateOptions& opt, const GenerateResult& result) {
   const std::string& dir = opt.output;
@@ -89,7 +76,7 @@ void print_text(const GenerateOptions& opt, const GenerateResult& result) {
   }
   print_plugin_findings(std::cerr, result.family_file, result.refusals);
   if (!result.problems.empty()) {
-    for (const auto& problem : result.problems) print_problem(problem);
+    for (const auto& problem : result.problems) print_variant_problem(std::cerr, problem);
     std::cerr << "zeroforge: error: family '" << result.family_name
               << "' not generated; nothing was written\n";
     return;

@@ -51,17 +51,7 @@ void print_failure(const GenerateResult& result) {
     return;
   }
   print_plugin_findings(std::cerr, result.family_file, result.refusals);
-  for (const auto& problem : result.problems) {
-    std::string where = "variant '" + problem.variant + "'";
-    if (problem.others > 0) where += " (and " + std::to_string(problem.others) + " more)";
-    const Error& e = problem.error;
-    if (e.where().line != 0) {
-      print_error(std::cerr, e);
-    } else {
-      print_error(std::cerr, Error(e.kind(), where + ": " + e.message(),
-                                   e.has_location() ? e.where().file : "", e.json_pointer()));
-    }
-  }
+  for (const auto& problem : result.problems) print_variant_problem(std::cerr, problem);
   for (const auto& finding : result.findings) std::cerr << format_finding(finding) << '\n';
   std::cerr << "zeroforge: error: family '" << result.family_name << "' not reported: "
             << (!result.problems.empty() ? "its values are wrong"
