@@ -325,18 +325,22 @@ GenerateResult generate(const GenerateRequest& request) {
 
   result.companions = companion_files;
   result.configs = manifest.size() - companion_files;
-  auto write_manifest = [&](const StagedOutput::Sink& sink) {
-    sink(manifest_head(ZEROFORGE_VERSION, family));
-    std::size_t i = 0;
-    manifest.merge([&](const SpoolEntry& entry) {
-      if (entry.tag & kCompanionTag) return;  // listed in its config's entry
-      sink(manifest_separator(i++));
-      sink(entry.text);
-    });
-    sink(manifest_tail(result.configs));
-  };
-  if (request.keep_manifest)
+  std::function<void(const StagedOutput::Sink&)> write_manifest =
+      [&](const StagedOutput::Sink& sink) {
+        sink(manifest_head(ZEROFORGE_VERSION, family));
+        std::size_t i = 0;
+        manifest.merge([&](const SpoolEntry& entry) {
+          if (entry.tag & kCompanionTag) return;  // listed in its config's entry
+          sink(manifest_separator(i++));
+          sink(entry.text);
+        });
+        sink(manifest_tail(result.configs));
+      };
+  if (request.keep_manifest) {
+    // Merged from the spool once: what is written (or compared) is the kept text.
     write_manifest([&](std::string_view text) { result.manifest_text += text; });
+    write_manifest = [&](const StagedOutput::Sink& sink) { sink(result.manifest_text); };
+  }
   if (drift) {
     compare_with_dir(*drift, manifest, write_manifest, request, messages, result);
     return result;
