@@ -177,7 +177,7 @@ TEST(CompanionsCliTest, EveryCompanionOfEveryShippedFamilyPassesValidateAgainstA
                "accelerate launch --config_file " + quoted(yaml.string()) + " train.py" + flags,
                hf);
       // The arguments file as flags, under a launcher of the config's world size.
-      validate(config, "torchrun --nproc-per-node " + std::to_string(world) + " train.py" + flags,
+      validate(config, "torchrun --nproc_per_node " + std::to_string(world) + " train.py" + flags,
                hf);
       checked += 2;
 
@@ -439,7 +439,7 @@ TEST_F(CompanionsGenerateTest, SiteProfileHostsAndEnvironmentReachTheLaunch) {
   auto command =
       shell("ZEROFORGE_DRY_RUN=1 bash " + quoted((out() / "large/config.torchrun.sh").string()));
   ASSERT_TRUE(command.has_value());
-  EXPECT_NE(command->find("--rdzv-endpoint gpu-a:29500"), std::string::npos) << *command;
+  EXPECT_NE(command->find("--rdzv_endpoint gpu-a:29500"), std::string::npos) << *command;
 }
 
 TEST_F(CompanionsGenerateTest, ReportsBadRequestsAndValuesWithTheirPlace) {
