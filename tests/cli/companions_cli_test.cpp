@@ -171,16 +171,30 @@ TEST(CompanionsCliTest, EveryCompanionOfEveryShippedFamilyPassesValidateAgainstA
         validate(config, dry_run(file), hf);
         ++checked;
       }
-      // The YAML as accelerate launch reads it, with the same arguments as flags.
+      // The YAML with the launch line its header gives (run from DIR, as the paths in it
+      // are), and as accelerate launch reads it with the same arguments as flags.
       const fs::path yaml = out / companions.at("accelerate").get<std::string>();
       yaml_files.push_back(yaml);
+      const std::string header = read_file(yaml);
+      const auto line = header.find("\n# accelerate launch ");
+      ASSERT_NE(line, std::string::npos) << header;
+      const std::string launch = header.substr(line + 3, header.find('\n', line + 1) - line - 3);
+      const std::string precision = entry.at("precision") == "fp32" ? "no" : entry.at("precision");
+      EXPECT_NE(launch.find(" --mixed_precision " + precision + " "), std::string::npos) << launch;
+      {
+        std::vector<std::string> args = {"validate", path, "--against-args", launch};
+        if (hf) args.push_back("--hf");
+        auto result = run_cli(args, out);
+        EXPECT_EQ(result.exit_code, 0) << launch << "\n" << result.out << result.err;
+      }
       validate(config,
-               "accelerate launch --config_file " + quoted(yaml.string()) + " train.py" + flags,
+               "accelerate launch --config_file " + quoted(yaml.string()) + " --mixed_precision " +
+                   precision + " train.py" + flags,
                hf);
       // The arguments file as flags, under a launcher of the config's world size.
       validate(config, "torchrun --nproc_per_node " + std::to_string(world) + " train.py" + flags,
                hf);
-      checked += 2;
+      checked += 3;
 
       Json accelerate = validate::parse_yaml_subset(read_file(yaml), yaml.string());
       std::set<std::string> expected_keys = {
@@ -220,8 +234,8 @@ TEST(CompanionsCliTest, EveryCompanionOfEveryShippedFamilyPassesValidateAgainstA
     }
   }
   EXPECT_GT(multi_node, 0u) << "the shipped families have multi-node tiers";
-  EXPECT_EQ(checked, 4 * yaml_files.size() + multi_node)
-      << "4 launches per config, 5 with a hostfile";
+  EXPECT_EQ(checked, 5 * yaml_files.size() + multi_node)
+      << "5 launches per config, 6 with a hostfile";
 
   // PyYAML reads every YAML as the C++ reader does (when Python has yaml).
   if (!shell("python3 -c 'import yaml' 2>/dev/null")) {
