@@ -241,21 +241,28 @@ while args:
     elif a == "-f": args.pop(0)
     elif a.startswith("-") and not words: continue
     else: words = [a] + args; break
-def fmt(word, host, rank):
-    out, i = "", 0
-    while i < len(word):
-        if word[i] == "%" and i + 1 < len(word):
-            c = word[i + 1]
-            out += {{"h": host, "u": "zf", "n": str(rank), "%": "%"}}.get(c, "%" + c)
-            i += 2
-        else:
-            out += word[i]; i += 1
-    return out
+sys.path.insert(0, {here!r})
+from check_consumers import pdsh_word as fmt
 env = {{"PATH": os.environ["PATH"], "HOME": {home!r}, "LANG": "C.UTF-8"}}
 nodes = [subprocess.Popen(["bash", "-c", " ".join(fmt(w, host, rank) for w in words)], env=env,
                           cwd={home!r}) for rank, host in enumerate(hosts)]
 sys.exit(max(node.wait() for node in nodes))
 '''
+
+def pdsh_word(word, host, rank):
+    """A word as pdsh's ssh module passes it on: %h the host, %u the user, %n the node's rank,
+    %% a '%', any other % sequence kept."""
+    out, i = "", 0
+    while i < len(word):
+        if word[i] == "%" and i + 1 < len(word):
+            c = word[i + 1]
+            out += {"h": host, "u": "zf", "n": str(rank), "%": "%"}.get(c, "%" + c)
+            i += 2
+        else:
+            out += word[i]
+            i += 1
+    return out
+
 
 FAKE_SSH = '''\
 #!/bin/sh
@@ -303,7 +310,7 @@ def worker_deepspeed(source, cases):
     for name, text in (("pdsh", FAKE_PDSH), ("ssh", FAKE_SSH), ("deepspeed", FAKE_DEEPSPEED)):
         path = os.path.join(fakebin, name)
         with open(path, "w") as f:
-            f.write(text.format(python=sys.executable, home=home))
+            f.write(text.format(python=sys.executable, home=home, here=HERE))
         os.chmod(path, 0o755)
     import deepspeed.launcher.runner as runner
     from deepspeed.launcher.multinode_runner import PDSHRunner
@@ -331,11 +338,12 @@ def worker_deepspeed(source, cases):
             if pool is None or len(pool) != case["nodes"] or set(pool.values()) != {case["gpus"]}:
                 problems.append(f"fetch_hostfile reads {pool}, the tier has {case['nodes']} "
                                 f"nodes of {case['gpus']} GPUs")
-            # What pdsh gets: the script and PDSHRunner.parse_user_args' words, run by the remote
-            # shell as one line (here without pdsh's % replacement: the launch below has it).
+            # What pdsh gets: the script and PDSHRunner.parse_user_args' words, as pdsh passes
+            # them on and the remote shell runs them, one line (the launch below does it all).
             world_info = base64.urlsafe_b64encode(json.dumps({"h": [0]}).encode()).decode()
             user_words = PDSHRunner(args, world_info).parse_user_args()
-            line = "printf '%s\\0' " + " ".join([args.user_script] + user_words)
+            line = "printf '%s\\0' " + " ".join(pdsh_word(w, "node-1", 1)
+                                                for w in [args.user_script] + user_words)
             arrived = subprocess.run(["bash", "-c", line], capture_output=True, cwd=home, env={
                 "PATH": os.environ["PATH"], "HOME": home}).stdout.decode().split("\0")[:-1]
             if arrived[:1] != [case["script"]]:
