@@ -461,18 +461,22 @@ def add_distribution(site, name, version):
 def worker_transformers(source, accelerate_source, deepspeed_source, cases):
     import re
     import consumer_stubs
-    consumer_stubs.stub_modules("safetensors", "huggingface_hub", "httpx")
+    consumer_stubs.stub_modules("safetensors", "huggingface_hub", "httpx", "tokenizers")
     site = tempfile.mkdtemp(prefix="zf-transformers-")
     sys.path.insert(0, site)
     sys.path.insert(0, accelerate_source)
     sys.path.insert(0, source)
+    import torch
+    from packaging.version import Version
+    if Version(torch.__version__.split("+")[0]) < Version("2.1"):
+        consumer_stubs.torch_2_names_on_torch_1(site)
     import accelerate
     add_distribution(site, "accelerate", accelerate.__version__.split("+")[0])
     # transformers checks the versions of its hub and serialisation packages at import: the
     # stand-ins claim the lowest version it takes.
     table = {}
     exec(open(os.path.join(source, "transformers", "dependency_versions_table.py")).read(), table)
-    for name in ("huggingface-hub", "safetensors", "httpx"):
+    for name in ("huggingface-hub", "safetensors", "httpx", "tokenizers"):
         wanted = re.search(r">=([0-9.]+)", table["deps"].get(name, ""))
         add_distribution(site, name.replace("-", "_"), wanted.group(1) if wanted else "1.0")
     # transformers' DeepSpeed glue is there only when `deepspeed` is importable and has a version.
@@ -482,7 +486,6 @@ def worker_transformers(source, accelerate_source, deepspeed_source, cases):
     from transformers import HfArgumentParser, TrainingArguments
     import transformers
     import transformers.training_args
-    import torch
     if not torch.cuda.is_available():
         # The GPU's answer: TrainingArguments refuses --bf16 where the device cannot do it.
         transformers.training_args.is_torch_bf16_gpu_available = lambda: True
@@ -498,9 +501,12 @@ def worker_transformers(source, accelerate_source, deepspeed_source, cases):
             output_dir = os.path.join(tempfile.gettempdir(), "zf-out")
             # The arguments file as HfArgumentParser reads it; TrainingArguments itself then runs
             # HfTrainerDeepSpeedConfig.trainer_config_process and builds the DeepSpeedPlugin.
-            (from_json,) = parser.parse_dict(dict(case["hf_args"], output_dir=output_dir))
+            # (report_to none: 4.x defaults to every installed logging integration, and loads
+            # the modelling code to find them.)
+            (from_json,) = parser.parse_dict(dict(case["hf_args"], output_dir=output_dir,
+                                                  report_to="none"))
             from_flags = parser.parse_args_into_dataclasses(
-                ["--output_dir", output_dir] +
+                ["--output_dir", output_dir, "--report_to", "none"] +
                 [w for k, v in case["hf_args"].items()
                  for w in ((["--" + k] if v else []) if isinstance(v, bool) else ["--" + k, str(v)])])[0]
             for key in case["hf_args"]:
@@ -566,14 +572,13 @@ def available(python, kind, spec):
              "accelerate": ("accelerate/commands/launch.py",),
              "transformers": ("transformers/training_args.py",)}[kind]
     sources = spec if isinstance(spec, list) else [spec]
-    for source, path in zip(sources, paths * len(sources)):
+    # transformers is checked with accelerate's and DeepSpeed's sources beside it.
+    names = [kind, "accelerate", "deepspeed"][:len(sources)]
+    for source, name in zip(sources, names):
         if not source:
-            return f"no source given ({ENV[kind]} or --{kind})"
+            return f"no {name} source given ({ENV[name]} or --{name})"
     if not os.path.isfile(os.path.join(sources[0], paths[0])):
         return f"no {os.path.join(sources[0], paths[0])}"
-    if kind == "transformers" and not (sources[1] and sources[2]):
-        return ("transformers needs accelerate's and DeepSpeed's sources too (--accelerate, "
-                "--deepspeed)")
     missing = subprocess.run([python, "-c", "import torch, yaml, numpy, packaging, psutil"],
                              capture_output=True).returncode != 0
     return f"{python} lacks torch, yaml, numpy, packaging or psutil" if missing else None
@@ -635,6 +640,8 @@ def main():
             for f in os.listdir(d) if f.endswith(".json"))
         out_root = os.path.abspath(opts.keep or tempfile.mkdtemp(prefix="zf-consumers-"))
         cases = generate(os.path.abspath(opts.zeroforge), families, out_root)
+    for case in cases:  # the arguments file as it is now (a kept directory may have changed)
+        case["hf_args"] = load_json(case["companions"]["hf-args"])
     cases_file = os.path.join(out_root, "cases.json")
     with open(cases_file, "w") as f:
         json.dump({"root": out_root, "cases": cases}, f)

@@ -9,14 +9,23 @@ import sys
 import types
 
 
-class Placeholder(str):
-    """Whatever a stubbed module exports: callable, subclassable, iterable (as empty), a string
-    (a path or a URL constant: the stubbed module's qualified name), inert."""
+class Placeholder:
+    """Whatever a stubbed module exports: callable, subclassable, iterable (as empty), usable as
+    a path or a string (a hub constant: /nonexistent/ and its qualified name), inert."""
 
-    def __new__(cls, name):
-        self = super().__new__(cls, "/nonexistent/" + name)
+    def __init__(self, name):
         self._name = name
-        return self
+
+    def __fspath__(self):
+        return "/nonexistent/" + self._name
+
+    __str__ = __fspath__
+
+    def __add__(self, other):
+        return str(self) + other
+
+    def __radd__(self, other):
+        return other + str(self)
 
     def __call__(self, *args, **kwargs):
         return Placeholder(self._name + "()")
@@ -81,3 +90,38 @@ def package_from_source(name, directory):
     module.__file__ = None
     sys.modules[name] = module
     return module
+
+
+def torch_2_names_on_torch_1(site):
+    """Runs torch 2.x-only code paths on torch 1.13 (Debian's) for a consumer that only imports
+    them: the checked code (argument parsing, config filling) uses none. Package metadata says
+    2.4.0 (transformers disables torch below that), and the few torch 2.x names imported at
+    start-up are given: LRScheduler and torch.amp.GradScaler (the 1.13 classes under their 2.x
+    names), register_pytree_node (1.13's private one), and the torch 2.x modules (stubbed)."""
+    import importlib
+    import os
+    import torch
+    import torch.amp
+    import torch.cuda.amp
+    import torch.optim.lr_scheduler as lr_scheduler
+    import torch.utils._pytree as pytree
+    info = os.path.join(site, "torch-2.4.0.dist-info")
+    os.makedirs(info, exist_ok=True)
+    with open(os.path.join(info, "METADATA"), "w") as f:
+        f.write("Metadata-Version: 2.1\nName: torch\nVersion: 2.4.0\n")
+    if not hasattr(lr_scheduler, "LRScheduler"):
+        lr_scheduler.LRScheduler = lr_scheduler._LRScheduler
+    if not hasattr(torch.amp, "GradScaler"):
+        torch.amp.GradScaler = torch.cuda.amp.GradScaler
+    if not hasattr(pytree, "register_pytree_node"):
+        pytree.register_pytree_node = (
+            lambda cls, flatten, unflatten, **kwargs: pytree._register_pytree_node(
+                cls, flatten, unflatten))
+    missing = []
+    for name in ("torch.distributed.tensor", "torch.distributed.device_mesh",
+                 "torch.distributed.checkpoint", "torch._dynamo", "torch.compiler", "torch.export"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    stub_modules(*missing)
