@@ -17,7 +17,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import textwrap
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -589,7 +588,8 @@ ENV = {"torchrun": "ZF_CONSUMER_TORCH", "deepspeed": "ZF_CONSUMER_DEEPSPEED",
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__ or "real-consumer check")
+    parser = argparse.ArgumentParser(
+        description="The real-consumer check of the companions (tests/consumers/README.md).")
     parser.add_argument("--zeroforge", help="the zeroforge binary")
     parser.add_argument("--python", default=sys.executable,
                         help="the interpreter the consumers run in (default: this one)")
