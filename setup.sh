@@ -3,6 +3,11 @@
 # Idempotent; needs root (or sudo) only when something is missing.
 set -euo pipefail
 packages=(g++ cmake ninja-build make nlohmann-json3-dev libboost-program-options-dev libgtest-dev python3)
+# The real-consumer check (tests/consumers/README.md) runs torch's own torchrun parser: Debian's
+# python3-torch is 177 packages and 608 MiB installed, so only on request.
+if [ -n "${ZEROFORGE_SETUP_CONSUMERS:-}" ]; then
+  packages+=(python3-torch python3-packaging python3-regex python3-filelock python3-tqdm)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

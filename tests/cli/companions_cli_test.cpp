@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "support/cli_runner.hpp"
 #include "validate/yaml_subset.hpp"
@@ -170,16 +171,30 @@ TEST(CompanionsCliTest, EveryCompanionOfEveryShippedFamilyPassesValidateAgainstA
         validate(config, dry_run(file), hf);
         ++checked;
       }
-      // The YAML as accelerate launch reads it, with the same arguments as flags.
+      // The YAML with the launch line its header gives (run from DIR, as the paths in it
+      // are), and as accelerate launch reads it with the same arguments as flags.
       const fs::path yaml = out / companions.at("accelerate").get<std::string>();
       yaml_files.push_back(yaml);
+      const std::string header = read_file(yaml);
+      const auto line = header.find("\n# accelerate launch ");
+      ASSERT_NE(line, std::string::npos) << header;
+      const std::string launch = header.substr(line + 3, header.find('\n', line + 1) - line - 3);
+      const std::string precision = entry.at("precision") == "fp32" ? "no" : entry.at("precision");
+      EXPECT_NE(launch.find(" --mixed_precision " + precision + " "), std::string::npos) << launch;
+      {
+        std::vector<std::string> args = {"validate", path, "--against-args", launch};
+        if (hf) args.push_back("--hf");
+        auto result = run_cli(args, out);
+        EXPECT_EQ(result.exit_code, 0) << launch << "\n" << result.out << result.err;
+      }
       validate(config,
-               "accelerate launch --config_file " + quoted(yaml.string()) + " train.py" + flags,
+               "accelerate launch --config_file " + quoted(yaml.string()) + " --mixed_precision " +
+                   precision + " train.py" + flags,
                hf);
       // The arguments file as flags, under a launcher of the config's world size.
-      validate(config, "torchrun --nproc-per-node " + std::to_string(world) + " train.py" + flags,
+      validate(config, "torchrun --nproc_per_node " + std::to_string(world) + " train.py" + flags,
                hf);
-      checked += 2;
+      checked += 3;
 
       Json accelerate = validate::parse_yaml_subset(read_file(yaml), yaml.string());
       std::set<std::string> expected_keys = {
@@ -219,8 +234,8 @@ TEST(CompanionsCliTest, EveryCompanionOfEveryShippedFamilyPassesValidateAgainstA
     }
   }
   EXPECT_GT(multi_node, 0u) << "the shipped families have multi-node tiers";
-  EXPECT_EQ(checked, 4 * yaml_files.size() + multi_node)
-      << "4 launches per config, 5 with a hostfile";
+  EXPECT_EQ(checked, 5 * yaml_files.size() + multi_node)
+      << "5 launches per config, 6 with a hostfile";
 
   // PyYAML reads every YAML as the C++ reader does (when Python has yaml).
   if (!shell("python3 -c 'import yaml' 2>/dev/null")) {
@@ -439,7 +454,147 @@ TEST_F(CompanionsGenerateTest, SiteProfileHostsAndEnvironmentReachTheLaunch) {
   auto command =
       shell("ZEROFORGE_DRY_RUN=1 bash " + quoted((out() / "large/config.torchrun.sh").string()));
   ASSERT_TRUE(command.has_value());
-  EXPECT_NE(command->find("--rdzv-endpoint gpu-a:29500"), std::string::npos) << *command;
+  EXPECT_NE(command->find("--rdzv_endpoint gpu-a:29500"), std::string::npos) << *command;
+}
+
+// The words a launch script runs: its dry run (printf %q), read back by bash.
+std::vector<std::string> dry_run_words(const fs::path& script, const std::vector<std::string>& args,
+                                       const fs::path& cwd) {
+  std::string command = "cd " + quoted(cwd.string()) +
+                        " && MASTER_ADDR=10.0.0.1 bash -c 'out=$(ZEROFORGE_DRY_RUN=1 bash \"$0\" "
+                        "\"$@\") || exit $?; eval \"words=($out)\"; printf \"%s\\0\" "
+                        "\"${words[@]}\"' " +
+                        quoted(script.string());
+  for (const auto& arg : args) command += " " + quoted(arg);
+  auto out = shell(command);
+  EXPECT_TRUE(out.has_value()) << script;
+  std::vector<std::string> words;
+  std::string text = out.value_or("");
+  for (std::size_t start = 0, end; (end = text.find('\0', start)) != std::string::npos;
+       start = end + 1)
+    words.push_back(text.substr(start, end - start));
+  return words;
+}
+
+// What DeepSpeed 0.19.6 does to a training argument before pdsh (multinode_runner.py,
+// PDSHRunner.parse_user_args): one with a space is put in double quotes, '"' escaped.
+std::string deepspeed_user_arg(const std::string& arg) {
+  if (arg.find(' ') == std::string::npos) return arg;
+  std::string out = "\"";
+  for (char c : arg) out += c == '"' ? std::string("\\\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// What pdsh's ssh module does to each word (chaos/pdsh src/common/pipecmd.c,
+// pipecmd_format_arg): %h is the host, %u the user, %n the node's rank, %% a '%'.
+std::string pdsh_word(const std::string& word, const std::string& host, int rank) {
+  std::string out;
+  for (std::size_t i = 0; i < word.size(); ++i) {
+    if (word[i] != '%' || i + 1 == word.size()) {
+      out += word[i];
+      continue;
+    }
+    char c = word[++i];
+    out += c == 'h'   ? host
+           : c == 'u' ? "zf"
+           : c == 'n' ? std::to_string(rank)
+           : c == '%' ? "%"
+                      : std::string("%") + c;
+  }
+  return out;
+}
+
+TEST_F(CompanionsGenerateTest, ArgumentsReachTheTrainingScriptAsWrittenThroughEveryLauncher) {
+  // Text a shell, pdsh or DeepSpeed's quoting would change: the family's launch.args and the
+  // script's own arguments must both arrive as written, on one node and on several.
+  const std::vector<std::string> hostile = {
+      "it's",        "$HOME", "`id`", "$(id) x", "a \"b\" c", "back\\slash", "\\\" q",
+      "100%n %h %%", "%u",    "*",    "~",       "",          "a;b|c&d>e<f", " "};
+  Json launch_args = Json::array();
+  for (const auto& arg : hostile) launch_args.push_back(arg);
+  Json values = {
+      {"global_batch_size", 512},
+      {"launch",
+       {{"script", "scripts/my train.py"},
+        {"args", launch_args},
+        {"hosts", {"gpu-a", "gpu-b", "gpu-c", "gpu-d", "gpu-e", "gpu-f", "gpu-g", "gpu-h"}},
+        {"environment", {{"ZF_NOTE", "a b,c=d%n"}}}}}};
+  Json family_json = {{"name", "h"},
+                      {"template", "deepspeed/config.json.j2"},
+                      {"values", values},
+                      {"tiers", {"medium", "large"}},
+                      {"companions", {"deepspeed", "torchrun"}}};
+  std::string f = family(family_json.dump());
+  ASSERT_EQ(run_cli({"generate", f, "-o", out().string()}).exit_code, 0);
+  const fs::path cwd = dir.path() / "run";
+  fs::create_directories(cwd);
+  const std::vector<std::string> script_args = {"--run_name", "it's $HOME", "%n", "", "*"};
+
+  // torchrun and the one-node deepspeed script exec the launcher: no shell reads the words.
+  std::vector<std::string> wanted;
+  for (const char* script :
+       {"large/config.torchrun.sh", "medium/config.torchrun.sh", "medium/config.deepspeed.sh"}) {
+    SCOPED_TRACE(script);
+    std::vector<std::string> words = dry_run_words(out() / script, script_args, cwd);
+    auto at = std::find(words.begin(), words.end(), "scripts/my train.py");
+    ASSERT_NE(at, words.end());
+    std::vector<std::string> training(at, words.end());
+    ASSERT_GE(training.size(), 1 + hostile.size() + script_args.size());
+    EXPECT_EQ(std::vector<std::string>(training.begin() + 1, training.begin() + 1 + hostile.size()),
+              hostile);
+    EXPECT_EQ(std::vector<std::string>(training.end() - script_args.size(), training.end()),
+              script_args);
+    if (std::string(script).starts_with("large/")) wanted = training;
+  }
+
+  // Several nodes: deepspeed hands the words to pdsh, which runs them on each node's shell as one
+  // line. That step, done here as DeepSpeed and pdsh do it, with bash as the remote shell.
+  std::vector<std::string> words =
+      dry_run_words(out() / "large/config.deepspeed.sh", script_args, cwd);
+  ASSERT_GT(words.size(), 9u);
+  EXPECT_EQ(std::vector<std::string>(words.begin(), words.begin() + 9),
+            (std::vector<std::string>{"deepspeed", "--num_nodes", "8", "--num_gpus", "8",
+                                      "--hostfile", (out() / "large/config.hostfile").string(),
+                                      "--master_port", "29500"}));
+  std::string exports;
+  {
+    std::string env = read_file(out() / "large/config.deepspeed_env");
+    EXPECT_EQ(env, "ZF_NOTE=a b,c=d%%n\n");
+    // runner.py add_export: stripped, and double-quoted as it holds a space.
+    exports = "export ZF_NOTE=\"" + env.substr(8, env.size() - 9) + "\";";
+  }
+  for (int rank : {0, 5}) {
+    const std::string host = "gpu-" + std::string(1, static_cast<char>('a' + rank));
+    std::string line = pdsh_word(exports, host, rank) + " printf '%s\\0' \"$ZF_NOTE\"";
+    line += " " + pdsh_word(words[9], host, rank);  // the script: DeepSpeed passes it as it is
+    for (std::size_t i = 10; i < words.size(); ++i)
+      line += " " + pdsh_word(deepspeed_user_arg(words[i]), host, rank);
+    auto arrived =
+        shell("cd " + quoted(cwd.string()) +
+              " && env -i PATH=\"$PATH\" HOME=/nonexistent bash -c " + quoted(std::as_const(line)));
+    ASSERT_TRUE(arrived.has_value()) << line;
+    std::vector<std::string> got;
+    for (std::size_t start = 0, end; (end = arrived->find('\0', start)) != std::string::npos;
+         start = end + 1)
+      got.push_back(arrived->substr(start, end - start));
+    ASSERT_FALSE(got.empty());
+    EXPECT_EQ(got.front(), "a b,c=d%n") << "the environment, on node " << rank;
+    EXPECT_EQ(std::vector<std::string>(got.begin() + 1, got.end()), wanted)
+        << "on node " << rank << ", the line " << line;
+  }
+
+  // The one thing it cannot quote: DeepSpeed writes `cd $PWD` into that line as it is.
+  const fs::path odd = dir.path() / "a dir";
+  fs::create_directories(odd);
+  auto refused =
+      shell("cd " + quoted(odd.string()) + " && PATH=/nonexistent /bin/bash " +
+            quoted((out() / "large/config.deepspeed.sh").string()) + " 2>&1; echo \" exit $?\"");
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_NE(refused->find("DeepSpeed's launcher writes 'cd " + odd.string() +
+                          "' unquoted into the command each node's shell runs"),
+            std::string::npos)
+      << *refused;
+  EXPECT_TRUE(refused->ends_with(" exit 2\n")) << *refused;
 }
 
 TEST_F(CompanionsGenerateTest, ReportsBadRequestsAndValuesWithTheirPlace) {

@@ -47,7 +47,8 @@ struct AccelerateConfig {
 
 /// The parts of a training command that must agree with the config, parsed from the launcher
 /// (`deepspeed --num_gpus N --num_nodes M`, `torchrun --nproc_per_node N --nnodes M`,
-/// `accelerate launch --num_processes N`, or the `--config_file` of `accelerate launch`) and the
+/// `accelerate launch --num_processes N --mixed_precision P`, or the `--config_file` of
+/// `accelerate launch`) and the
 /// HF TrainingArguments of the script. Only what the command line states is set.
 struct TrainingCommand {
   std::string launcher;                 ///< "deepspeed", "torchrun", "accelerate" or ""
@@ -75,6 +76,8 @@ struct TrainingCommand {
   std::optional<std::string> accelerate_config_file;
   /// What that file says, once read.
   std::optional<AccelerateConfig> accelerate_config;
+  /// `accelerate launch --mixed_precision P` (no, fp16, bf16, fp8), as given.
+  std::optional<std::string> mixed_precision;
 };
 
 /// Parses a training command line (shell quoting with '' and "" and backslash-newline).

@@ -151,6 +151,8 @@ TrainingCommand parse_training_command(std::string_view command_line) {
         cmd.deepspeed = value();
       else if (cmd.launcher == "accelerate" && (word == "--config_file" || word == "--config-file"))
         cmd.accelerate_config_file = value();
+      else if (cmd.launcher == "accelerate" && word == "--mixed_precision")
+        cmd.mixed_precision = value();
       if (!cmd.launcher.empty() || word.rfind("--", 0) != 0) continue;
     }
     if (word == "--per_device_train_batch_size")
@@ -288,6 +290,64 @@ void check_accelerate_config(const Context& ctx, const AccelerateConfig& config,
   }
 }
 
+// What a process started by `accelerate launch` trains in with this DeepSpeed config
+// (accelerate 1.x DeepSpeedPlugin.set_mixed_precision; transformers TrainingArguments and
+// HfTrainerDeepSpeedConfig): accelerate refuses a mixed precision that contradicts the config;
+// where the config says "auto", the Trainer fills it from --bf16/--fp16 and a plain
+// Accelerator() from accelerate's mixed precision, which is "no" unless the launch names it.
+void check_accelerate_precision(const Context& ctx, const TrainingCommand& cmd) {
+  const json& c = ctx.config;
+  const bool named =
+      cmd.mixed_precision || (cmd.accelerate_config && cmd.accelerate_config->mixed_precision);
+  const std::string mixed = cmd.mixed_precision ? *cmd.mixed_precision
+                            : named             ? *cmd.accelerate_config->mixed_precision
+                                                : "no";
+  const json* fp16 = at_pointer(c, "/fp16/enabled");
+  const json* bf16 = at_pointer(c, "/bf16/enabled");
+  auto is_true = [](const json* v) { return v != nullptr && v->is_boolean() && v->get<bool>(); };
+  auto is_auto = [](const json* v) { return v != nullptr && v->is_string() && *v == "auto"; };
+  if (mixed != "no") {
+    const bool wants_fp16 = mixed == "fp16";
+    if (wants_fp16 ? is_true(bf16) : is_true(fp16)) {
+      ctx.report(wants_fp16 ? "/bf16/enabled" : "/fp16/enabled", Severity::Error, "args-precision",
+                 std::string(wants_fp16 ? "bf16" : "fp16") +
+                     ".enabled is true, and accelerate launch with mixed precision '" + mixed +
+                     "' refuses the config (\"`--mixed_precision` arg cannot be set to `" + mixed +
+                     "` when `" + (wants_fp16 ? "bf16" : "fp16") +
+                     "` is set in the DeepSpeed config file\"); launch with --mixed_precision " +
+                     (wants_fp16 ? "bf16" : "fp16"));
+      return;
+    }
+  }
+  if (!is_auto(fp16) && !is_auto(bf16)) return;
+  const std::string accelerator = mixed == "no" ? "fp32" : mixed == "fp8" ? "bf16" : mixed;
+  const std::string pointer = is_auto(bf16) ? "/bf16/enabled" : "/fp16/enabled";
+  const bool trainer_arguments =
+      cmd.deepspeed || cmd.bf16 || cmd.fp16 || cmd.per_device_train_batch_size;
+  if (trainer_arguments) {
+    const std::string trainer = cmd.bf16.value_or(false)   ? "bf16"
+                                : cmd.fp16.value_or(false) ? "fp16"
+                                                           : "fp32";
+    if (trainer != accelerator) {
+      ctx.report(
+          pointer, Severity::Error, "args-precision",
+          "the config's precision is \"auto\": the HF Trainer fills it from " +
+              std::string(trainer == "fp32" ? "the absence of --bf16 and --fp16" : "--" + trainer) +
+              " (" + trainer +
+              "), but a script with a plain Accelerator() fills it from accelerate's "
+              "mixed precision '" +
+              mixed + "' (" + accelerator + "); launch with --mixed_precision " +
+              (trainer == "fp32" ? std::string("no") : trainer) + " so that both train in " +
+              trainer);
+    }
+  } else if (!named) {
+    ctx.report(pointer, Severity::Warning, "args-precision",
+               "the config's precision is \"auto\" and accelerate launch names no mixed "
+               "precision: a plain Accelerator() fills it with 'no' and trains in fp32; name "
+               "the precision with --mixed_precision (bf16, fp16 or no)");
+  }
+}
+
 }  // namespace
 
 void check_against_args(const Context& ctx, const TrainingCommand& cmd) {
@@ -418,6 +478,7 @@ void check_against_args(const Context& ctx, const TrainingCommand& cmd) {
     }
   }
   if (cmd.accelerate_config) check_accelerate_config(ctx, *cmd.accelerate_config, validated);
+  if (cmd.launcher == "accelerate") check_accelerate_precision(ctx, cmd);
 }
 
 }  // namespace zf::validate

@@ -178,6 +178,70 @@ TEST(AgainstArgsTest, DeepSpeedHostfileGivesTheWorldAsTheRunnerCountsIt) {
   }
 }
 
+// What a process that `accelerate launch` starts trains in: accelerate refuses a mixed precision
+// that contradicts the config, and fills "auto" from it for a plain Accelerator() while the
+// Trainer fills it from --bf16/--fp16 (accelerate DeepSpeedPlugin.set_mixed_precision).
+TEST(AgainstArgsTest, AccelerateMixedPrecisionIsComparedWithTheConfig) {
+  const nlohmann::ordered_json hf_mode = {{"train_micro_batch_size_per_gpu", "auto"},
+                                          {"fp16", {{"enabled", "auto"}}},
+                                          {"bf16", {{"enabled", "auto"}}}};
+  const nlohmann::ordered_json fp16_on = {{"train_micro_batch_size_per_gpu", 1},
+                                          {"fp16", {{"enabled", true}}}};
+  const std::string launch = "accelerate launch --num_processes 1 ";
+  struct Case {
+    nlohmann::ordered_json config;
+    std::string command;
+    std::vector<std::string> findings;
+  };
+  const std::vector<Case> cases = {
+      {hf_mode, launch + "--mixed_precision bf16 train.py --bf16 --deepspeed ds.json", {}},
+      {hf_mode,
+       launch + "train.py --bf16 --deepspeed ds.json",
+       {"ds.json: /bf16/enabled: error [args-precision]: the config's precision is \"auto\": "
+        "the HF Trainer fills it from --bf16 (bf16), but a script with a plain Accelerator() "
+        "fills it from accelerate's mixed precision 'no' (fp32); launch with --mixed_precision "
+        "bf16 so that both train in bf16"}},
+      {hf_mode,
+       launch + "--mixed_precision fp16 train.py --deepspeed ds.json",
+       {"ds.json: /bf16/enabled: error [args-precision]: the config's precision is \"auto\": "
+        "the HF Trainer fills it from the absence of --bf16 and --fp16 (fp32), but a script "
+        "with a plain Accelerator() fills it from accelerate's mixed precision 'fp16' (fp16); "
+        "launch with --mixed_precision no so that both train in fp32"}},
+      {hf_mode, launch + "--mixed_precision no train.py", {}},
+      {hf_mode,
+       launch + "train.py",
+       {"ds.json: /bf16/enabled: warning [args-precision]: the config's precision is \"auto\" "
+        "and accelerate launch names no mixed precision: a plain Accelerator() fills it with "
+        "'no' and trains in fp32; name the precision with --mixed_precision (bf16, fp16 or "
+        "no)"}},
+      {fp16_on, launch + "--mixed_precision fp16 train.py --fp16", {}},
+      {fp16_on, launch + "train.py --fp16", {}},
+      {fp16_on,
+       launch + "--mixed_precision bf16 train.py --fp16",
+       {"ds.json: /fp16/enabled: error [args-precision]: fp16.enabled is true, and accelerate "
+        "launch with mixed precision 'bf16' refuses the config (\"`--mixed_precision` arg "
+        "cannot be set to `bf16` when `fp16` is set in the DeepSpeed config file\"); launch "
+        "with --mixed_precision fp16"}},
+      {fp16_on, "torchrun --nproc_per_node 1 train.py --fp16", {}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.command);
+    zf::ValidateOptions options;
+    options.hf = true;
+    options.against = zf::parse_training_command(c.command);
+    std::vector<std::string> lines;
+    for (const auto& f : zf::validate_config(c.config, options, "ds.json"))
+      lines.push_back(zf::format_finding(f));
+    EXPECT_EQ(lines, c.findings);
+  }
+  EXPECT_EQ(zf::parse_training_command("accelerate launch --mixed_precision bf16 t.py --bf16")
+                .mixed_precision,
+            "bf16");
+  EXPECT_FALSE(zf::parse_training_command("torchrun --mixed_precision bf16 t.py")
+                   .mixed_precision.has_value())
+      << "only accelerate launch takes it";
+}
+
 TEST(AgainstArgsTest, AccelerateConfigFileGivesTheWorldUnlessTheCommandDoes) {
   zf::test::TempDir dir;
   dir.write("acc.yaml",

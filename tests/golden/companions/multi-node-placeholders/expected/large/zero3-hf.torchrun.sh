@@ -13,10 +13,10 @@ rdzv_id="${RDZV_ID:-}"
 cmd=(
   torchrun
   --nnodes 8
-  --nproc-per-node 8
-  --rdzv-backend c10d
-  --rdzv-endpoint "$master_addr:29500"
-  --rdzv-id "$rdzv_id"
+  --nproc_per_node 8
+  --rdzv_backend c10d
+  --rdzv_endpoint "$master_addr:29500"
+  --rdzv_id "$rdzv_id"
   train.py
   --deepspeed "$here"/zero3-hf.json
   --per_device_train_batch_size 4

@@ -17,6 +17,8 @@ cmd=(
   --num_gpus 8
   --hostfile "$here"/zero2-fp16.hostfile
   --master_port 29600
+)
+training=(
   train.py
   --deepspeed "$here"/zero2-fp16.json
   --per_device_train_batch_size 4
@@ -30,6 +32,31 @@ cmd=(
   --weight_decay 0.01
   --warmup_steps 1000
 )
+# DeepSpeed's launcher starts the other nodes through pdsh and ssh, which hand the training
+# script and its arguments to each node's shell as one line: pdsh replaces %h, %u and %n in
+# every word, and DeepSpeed double-quotes only an argument that holds a space, escaping nothing
+# but '"' (multinode_runner.py, PDSHRunner). So each word, this script's own arguments too, is
+# quoted here for that line, and reaches the training script as written.
+# DeepSpeed passes the script itself as it is, so it is always single-quoted when need be.
+is_script=1
+for word in "${training[@]}" "$@"; do
+  quoted=${word//[%]/%%}
+  if ((!is_script)) && [[ $word == *" "* ]]; then
+    # An argument with a space: DeepSpeed adds double quotes, so escape what they leave special.
+    quoted=${quoted//\\/\\\\}
+    quoted=${quoted//\$/\\\$}
+    quoted=${quoted//\`/\\\`}
+  elif [[ -z $word || $word == *[!A-Za-z0-9_./:=@%+,-]* ]]; then
+    quoted="'${quoted//\'/\'\\\'\'}'"
+  fi
+  cmd+=("$quoted")
+  is_script=0
+done
+set --
+if [[ -z "${ZEROFORGE_DRY_RUN:-}" && $PWD == *[!A-Za-z0-9_./:=@+,-]* ]]; then
+  echo "$0: DeepSpeed's launcher writes 'cd $PWD' unquoted into the command each node's shell runs; run this from a directory whose path has only letters, digits and _./:=@+,-" >&2
+  exit 2
+fi
 if [[ -n "${ZEROFORGE_DRY_RUN:-}" ]]; then
   printf '%q ' "${cmd[@]}" "$@"
   printf '\n'

@@ -10,7 +10,7 @@ cmd=(
   torchrun
   --standalone
   --nnodes 1
-  --nproc-per-node 8
+  --nproc_per_node 8
   'scripts/train llm.py'
   --model_name_or_path
   meta-llama/Llama-2-7b-hf
