@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
+#include <optional>
 
 #include "companions.hpp"
 #include "text_helpers.hpp"
@@ -100,19 +100,15 @@ bool is_exportable_value(const std::string& value) {
   return value.find_first_of("\n\r\"$`\\") == std::string::npos;
 }
 
-// A control character in `text` ("U+000A"), or "": a launch is written on one line in places
-// where a newline would end it early and start something else (the accelerate config's
-// comment, which YAML would then read as keys; a hostfile line; the scripts' headers).
-std::string control_character(const std::string& text) {
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      char code[8];
-      std::snprintf(code, sizeof code, "U+%04X", byte);
-      return code;
-    }
-  }
-  return "";
+// What is wrong with `text` as a value written on one line, or "": a launch is written on one
+// line in places where a line break would end it early and start something else (the
+// accelerate config's comment, which YAML would then read as keys; a hostfile line; the
+// scripts' headers), and YAML 1.1 breaks lines at U+0085, U+2028 and U+2029 too.
+std::string line_control_problem(const std::string& text) {
+  std::optional<detail::LineControl> control = detail::find_line_control(text);
+  if (!control) return "";
+  return detail::quoted_for_message(text) + " holds a control character or line break (" +
+         detail::code_point_name(control->code_point) + ")";
 }
 
 // The launch values, with their defaults (docs/companions.md).
@@ -235,9 +231,10 @@ class Planner {
         if (!value.is_string() || value.get<std::string>().empty()) {
           fail(pointer, "launch.script must be a non-empty string (the training script), got " +
                             value.dump());
-        } else if (std::string code = control_character(value.get<std::string>()); !code.empty()) {
-          fail(pointer, "launch.script " + value.dump() + " holds a control character (" + code +
-                            "); the companions write the launch on one line");
+        } else if (std::string problem = line_control_problem(value.get<std::string>());
+                   !problem.empty()) {
+          fail(pointer,
+               "launch.script " + problem + "; the companions write the launch on one line");
         } else {
           launch_.script = value.get<std::string>();
         }
@@ -253,9 +250,10 @@ class Planner {
         if (value.is_null()) continue;
         if (!value.is_string() || value.get<std::string>().empty()) {
           fail(pointer, "launch.config_dir must be a non-empty path or null, got " + value.dump());
-        } else if (std::string code = control_character(value.get<std::string>()); !code.empty()) {
-          fail(pointer, "launch.config_dir " + value.dump() + " holds a control character (" +
-                            code + "); the companions write the launch on one line");
+        } else if (std::string problem = line_control_problem(value.get<std::string>());
+                   !problem.empty()) {
+          fail(pointer,
+               "launch.config_dir " + problem + "; the companions write the launch on one line");
         } else {
           launch_.config_dir = value.get<std::string>();
         }
@@ -285,10 +283,11 @@ class Planner {
                  value[i].dump());
         continue;
       }
-      if (std::string code = control_character(value[i].get<std::string>()); !code.empty()) {
+      if (std::string problem = line_control_problem(value[i].get<std::string>());
+          !problem.empty()) {
         fail(pointer + "/" + std::to_string(i),
-             "launch.args: " + value[i].dump() + " holds a control character (" + code +
-                 "); the companions write the launch on one line (a YAML comment, a shell "
+             "launch.args: " + problem +
+                 "; the companions write the launch on one line (a YAML comment, a shell "
                  "command): pass such a value in a file");
         continue;
       }

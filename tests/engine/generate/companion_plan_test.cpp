@@ -203,15 +203,36 @@ TEST(CompanionPlanTest, RefusesLaunchValuesItCannotMakeAConsistentLaunchFrom) {
        "launch.args must be a list of strings, got \"--x 1\""},
       {"a newline in args (it would end the accelerate config's comment line and start keys)",
        R"({"args": ["--note", "a\nnum_machines: 1"]})", "/launch/args/1",
-       "launch.args: \"a\\nnum_machines: 1\" holds a control character (U+000A); the "
+       "launch.args: \"a\\nnum_machines: 1\" holds a control character or line break "
+       "(U+000A); the companions write the launch on one line (a YAML comment, a shell "
+       "command): pass such a value in a file"},
+      {"a tab in the script", R"({"script": "train\t.py"})", "/launch/script",
+       "launch.script \"train\\t.py\" holds a control character or line break (U+0009); the "
+       "companions write the launch on one line"},
+      {"a carriage return in config_dir", R"({"config_dir": "cfg\r"})", "/launch/config_dir",
+       "launch.config_dir \"cfg\\r\" holds a control character or line break (U+000D); the "
+       "companions write the launch on one line"},
+      // YAML 1.1 (PyYAML, accelerate's reader) ends the config's comment line at NEL, LS and
+      // PS as at a newline, and reads what follows as keys.
+      {"NEL in args", R"({"args": ["--note", "a\u0085num_processes: 1"]})", "/launch/args/1",
+       "launch.args: \"a\\u0085num_processes: 1\" holds a control character or line break "
+       "(U+0085); the companions write the launch on one line (a YAML comment, a shell "
+       "command): pass such a value in a file"},
+      {"a line separator in the script", R"({"script": "train.py\u2028num_processes: 1"})",
+       "/launch/script",
+       "launch.script \"train.py\\u2028num_processes: 1\" holds a control character or line "
+       "break (U+2028); the companions write the launch on one line"},
+      {"a paragraph separator in config_dir",
+       R"({"config_dir": "/shared/\u00e9t\u00e9\u2029num_machines: 1"})", "/launch/config_dir",
+       "launch.config_dir \"/shared/\u00e9t\u00e9\\u2029num_machines: 1\" holds a control "
+       "character or line break (U+2029); the companions write the launch on one line"},
+      {"a C1 control (CSI) in args", R"({"args": ["\u009b31m"]})", "/launch/args/0",
+       "launch.args: \"\\u009b31m\" holds a control character or line break (U+009B); the "
        "companions write the launch on one line (a YAML comment, a shell command): pass such a "
        "value in a file"},
-      {"a tab in the script", R"({"script": "train\t.py"})", "/launch/script",
-       "launch.script \"train\\t.py\" holds a control character (U+0009); the companions "
-       "write the launch on one line"},
-      {"a carriage return in config_dir", R"({"config_dir": "cfg\r"})", "/launch/config_dir",
-       "launch.config_dir \"cfg\\r\" holds a control character (U+000D); the companions "
-       "write the launch on one line"},
+      {"DEL in the script", R"({"script": "t\u007f.py"})", "/launch/script",
+       "launch.script \"t\\u007f.py\" holds a control character or line break (U+007F); the "
+       "companions write the launch on one line"},
       {"a number in args", R"({"args": ["--epochs", 3]})", "/launch/args/1",
        "launch.args must be a list of strings (write numbers as strings, \"3\"), got 3"},
       {"a derived flag in args", R"({"args": ["--output_dir", "o", "--bf16"]})", "/launch/args/2",
