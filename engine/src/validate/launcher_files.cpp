@@ -4,6 +4,7 @@
 // --config_file F` (accelerate commands/config/config_args.py ClusterConfig, commands/launch.py).
 #include <algorithm>
 #include <cctype>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -41,11 +42,12 @@ std::optional<std::string> string_at(const Json& config, const char* key, const 
 }
 
 // `host slots=N` lines (blank lines and '#' comments skipped), as DeepSpeed's runner reads them:
-// each host once, in order, with its slots.
+// each host once, in order, with its slots. Linear in the file.
 std::vector<std::pair<std::string, long long>> read_hostfile(const std::filesystem::path& path,
                                                              const std::string& shown) {
   std::string text = read_file(path);
   std::vector<std::pair<std::string, long long>> hosts;
+  std::unordered_set<std::string> seen;  // a set, not a search of `hosts`: linear in the lines
   std::size_t number = 0, start = 0;
   while (start < text.size()) {
     ++number;
@@ -71,7 +73,7 @@ std::vector<std::pair<std::string, long long>> read_hostfile(const std::filesyst
                   Location{shown, number, 1});
     }
     std::string host = line.substr(0, blank);
-    if (std::any_of(hosts.begin(), hosts.end(), [&](const auto& h) { return h.first == host; })) {
+    if (!seen.insert(host).second) {
       throw Error(ErrorKind::Values, "host '" + host + "' is listed twice, which DeepSpeed refuses",
                   Location{shown, number, 1});
     }
