@@ -152,6 +152,13 @@ TEST(AgainstArgsTest, DeepSpeedHostfileGivesTheWorldAsTheRunnerCountsIt) {
   EXPECT_EQ(world("deepspeed --hostfile=hosts --num_gpus 1 train.py"), 3);
   EXPECT_EQ(world("deepspeed --hostfile hosts --num_nodes 2 --num_gpus 2 train.py"), 4);
   EXPECT_EQ(world("deepspeed --num_nodes 2 --num_gpus 2 train.py"), 4) << "no hostfile named";
+  // DeepSpeed reads the file with readlines in text mode (a line ends at \n, \r\n or \r) and
+  // strips and splits at Python's whitespace (\x1c-\x1f too): checked against its
+  // _parse_hostfile (runner.py, 0.19.6), which reads these as 3 hosts of 14 GPUs and 2 of 10.
+  dir.write("hosts", "worker-0 slots=8\rworker-1 slots=4\r\nworker-2 slots=2\n");
+  EXPECT_EQ(world("deepspeed --hostfile hosts train.py"), 14);
+  dir.write("hosts", "w0\x1cslots=8\n\x1fw1 slots=2\n");
+  EXPECT_EQ(world("deepspeed --hostfile hosts train.py"), 10);
 
   struct Case {
     const char* text;
@@ -164,6 +171,16 @@ TEST(AgainstArgsTest, DeepSpeedHostfileGivesTheWorldAsTheRunnerCountsIt) {
       {"a slots=1\na slots=2\n",
        "hosts:2:1: error: host 'a' is listed twice, which DeepSpeed refuses"},
       {"# nobody\n", "hosts: error: the hostfile lists no host, which DeepSpeed refuses"},
+      {"a slots=1\rb slots=1\ra slots=2\n",
+       "hosts:3:1: error: host 'a' is listed twice, which DeepSpeed refuses"},
+      {"w0 slots=8\nw1\u00a0slots=8\n",
+       "hosts:2:3: error: a Unicode space or line break (\"\u00a0\") in a hostfile line, which "
+       "DeepSpeed's reader takes as a separator; write an ASCII space"},
+      {"w0 slots=8 # \u2028\n",
+       "hosts:1:14: error: a Unicode space or line break (\"\\u2028\") in a hostfile line, which "
+       "DeepSpeed's reader takes as a separator; write an ASCII space"},
+      {"w0 slots=8\nw\xff slots=8\n",
+       "hosts: error: not UTF-8 at byte 13 (DeepSpeed reads the hostfile as text and refuses it)"},
   };
   for (const auto& c : bad) {
     SCOPED_TRACE(c.text);
