@@ -235,6 +235,18 @@ class Planner {
                    !problem.empty()) {
           fail(pointer,
                "launch.script " + problem + "; the companions write the launch on one line");
+        } else if (value.get<std::string>().front() == '-') {
+          // deepspeed, torchrun and accelerate launch take the first word that is not one of
+          // their options as the training script: `--nproc-per-node=1` or `-m` would be read
+          // as an option of the launcher (another world size, a module), and the first of
+          // launch.args as the script.
+          fail(pointer, "launch.script " + value.dump() +
+                            " starts with '-', so each launcher would read it as one of its own "
+                            "options rather than as the training script; name the script's file "
+                            "(./" +
+                            value.get<std::string>() +
+                            " for a file whose name starts with '-'); the companions do not "
+                            "launch a Python module (-m)");
         } else {
           launch_.script = value.get<std::string>();
         }

@@ -199,6 +199,22 @@ TEST(CompanionPlanTest, RefusesLaunchValuesItCannotMakeAConsistentLaunchFrom) {
        "environment)"},
       {"empty script", R"({"script": ""})", "/launch/script",
        "launch.script must be a non-empty string (the training script), got \"\""},
+      // The launchers take the first word after their options as the script: these would be
+      // read as their options (another world size, a module) and launch.args[0] as the script.
+      {"a launcher's option as the script", R"({"script": "--nproc-per-node=1"})", "/launch/script",
+       "launch.script \"--nproc-per-node=1\" starts with '-', so each launcher would read it as "
+       "one of its own options rather than as the training script; name the script's file "
+       "(./--nproc-per-node=1 for a file whose name starts with '-'); the companions do not "
+       "launch a Python module (-m)"},
+      {"DeepSpeed's --num_gpus as the script", R"({"script": "--num_gpus=1"})", "/launch/script",
+       "launch.script \"--num_gpus=1\" starts with '-', so each launcher would read it as one "
+       "of its own options rather than as the training script; name the script's file "
+       "(./--num_gpus=1 for a file whose name starts with '-'); the companions do not launch a "
+       "Python module (-m)"},
+      {"a module", R"({"script": "-m", "args": ["pkg.train"]})", "/launch/script",
+       "launch.script \"-m\" starts with '-', so each launcher would read it as one of its own "
+       "options rather than as the training script; name the script's file (./-m for a file "
+       "whose name starts with '-'); the companions do not launch a Python module (-m)"},
       {"args not a list", R"({"args": "--x 1"})", "/launch/args",
        "launch.args must be a list of strings, got \"--x 1\""},
       {"a newline in args (it would end the accelerate config's comment line and start keys)",
