@@ -442,6 +442,24 @@ TEST_F(CompanionsGenerateTest, SiteProfileHostsAndEnvironmentReachTheLaunch) {
   EXPECT_NE(command->find("--rdzv-endpoint gpu-a:29500"), std::string::npos) << *command;
 }
 
+TEST_F(CompanionsGenerateTest, SiteProfileHostsListedTwiceAreRefusedAtTheirEntry) {
+  // The profile's hosts become launch.hosts (a plugin layer): a host listed twice, here in
+  // another case, would be written twice to the hostfile, which DeepSpeed refuses.
+  dir.write("site.json", R"({"hosts": ["gpu-a", "gpu-b", "GPU-A", "gpu-d"]})");
+  family(R"({
+    "name": "s", "template": "deepspeed/config.json.j2", "values": {"global_batch_size": 512},
+    "tiers": ["large"], "plugins": [{"name": "site_fields", "options": {"profile": "site.json"}}],
+    "companions": ["deepspeed"]})");
+  auto result = run_cli({"generate", "family.json", "-o", out().string()}, dir.path());
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err,
+            "plugin site_fields: /launch/hosts/2: error: variant 'large': launch.hosts: \"GPU-A\" "
+            "is listed twice (also entry 0, \"gpu-a\"; host names do not differ by case): "
+            "DeepSpeed refuses a hostfile that lists a host twice, and each node runs one launch\n"
+            "zeroforge: error: family 's' not generated; nothing was written\n");
+  EXPECT_FALSE(fs::exists(out()));
+}
+
 TEST_F(CompanionsGenerateTest, ReportsBadRequestsAndValuesWithTheirPlace) {
   std::string f = family(kFamily);
   auto unknown =

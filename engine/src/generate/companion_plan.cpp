@@ -6,8 +6,10 @@
 // (HfTrainerDeepSpeedConfig: the values the Trainer fills or compares).
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <optional>
+#include <unordered_map>
 
 #include "companions.hpp"
 #include "text_helpers.hpp"
@@ -315,12 +317,32 @@ class Planner {
            "launch.hosts must be a non-empty list of host names or null, got " + value.dump());
       return;
     }
+    // Host names do not differ by case (DNS), so `GPU-1` and `gpu-1` are one machine: listed
+    // twice, DeepSpeed refuses the hostfile (runner.py _parse_hostfile), or starts two sets of
+    // processes on one node when only the case differs.
+    std::unordered_map<std::string, std::size_t> seen;
     for (std::size_t i = 0; i < value.size(); ++i) {
       if (!value[i].is_string() || !is_host_name(value[i].get<std::string>())) {
         fail(pointer + "/" + std::to_string(i),
              "launch.hosts: " + value[i].dump() +
                  " is not a host name (letters, digits, '.', '-' and '_', as a hostfile line "
                  "and pdsh take it)");
+        return;
+      }
+      const std::string& name = value[i].get_ref<const std::string&>();
+      std::string folded = name;
+      for (char& c : folded) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      auto [first, added] = seen.emplace(std::move(folded), i);
+      if (!added) {
+        const std::string& earlier = value[first->second].get_ref<const std::string&>();
+        fail(pointer + "/" + std::to_string(i),
+             "launch.hosts: " + value[i].dump() + " is listed twice (also entry " +
+                 std::to_string(first->second) +
+                 (earlier == name
+                      ? ""
+                      : ", " + value[first->second].dump() + "; host names do not differ by case") +
+                 "): DeepSpeed refuses a hostfile that lists a host twice, and each node runs "
+                 "one launch");
         return;
       }
     }

@@ -264,6 +264,15 @@ TEST(CompanionPlanTest, RefusesLaunchValuesItCannotMakeAConsistentLaunchFrom) {
       {"bad host", R"({"hosts": ["n1", "n 2"]})", "/launch/hosts/1",
        "launch.hosts: \"n 2\" is not a host name (letters, digits, '.', '-' and '_', as a "
        "hostfile line and pdsh take it)"},
+      // DeepSpeed refuses a hostfile that lists a host twice; host names do not differ by case.
+      {"a host twice", R"({"hosts": ["gpu-001", "gpu-002", "gpu-001"]})", "/launch/hosts/2",
+       "launch.hosts: \"gpu-001\" is listed twice (also entry 0): DeepSpeed refuses a hostfile "
+       "that lists a host twice, and each node runs one launch"},
+      {"a host twice in other cases", R"({"hosts": ["node-a.cluster", "n2", "Node-A.Cluster"]})",
+       "/launch/hosts/2",
+       "launch.hosts: \"Node-A.Cluster\" is listed twice (also entry 0, \"node-a.cluster\"; host "
+       "names do not differ by case): DeepSpeed refuses a hostfile that lists a host twice, and "
+       "each node runs one launch"},
       {"empty host list", R"({"hosts": []})", "/launch/hosts",
        "launch.hosts must be a non-empty list of host names or null, got []"},
       {"bad variable name", R"({"environment": {"1X": "a"}})", "/launch/environment/1X",
