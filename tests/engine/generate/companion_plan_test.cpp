@@ -4,6 +4,11 @@
 // and every refusal of the launch values, with its pointer and exact message.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "generate/companions.hpp"
 
 namespace zf::pipeline {
@@ -276,13 +281,69 @@ TEST(CompanionPlanTest, RefusesLaunchValuesItCannotMakeAConsistentLaunchFrom) {
       {"empty host list", R"({"hosts": []})", "/launch/hosts",
        "launch.hosts must be a non-empty list of host names or null, got []"},
       {"bad variable name", R"({"environment": {"1X": "a"}})", "/launch/environment/1X",
-       "launch.environment: '1X' is not an environment variable name (letters, digits and '_', "
-       "not starting with a digit)"},
+       "launch.environment: \"1X\" is not an environment variable name (letters, digits and "
+       "'_', not starting with a digit)"},
+      {"a name with a newline, shown escaped", R"({"environment": {"A\nB": "a"}})",
+       "/launch/environment/A\nB",
+       "launch.environment: \"A\\nB\" is not an environment variable name (letters, digits and "
+       "'_', not starting with a digit)"},
       {"a value the remote shell would expand", R"({"environment": {"P": "$HOME/x"}})",
        "/launch/environment/P",
        "launch.environment.P = \"$HOME/x\": DeepSpeed's launcher strips the value and hands it to "
-       "the other nodes' shell in double quotes, so it cannot hold a newline, '\"', '$', '`' or "
-       "'\\', nor begin or end with a space"},
+       "the other nodes' shell in double quotes, so it cannot hold '\"', '$', '`' or '\\', nor "
+       "begin or end with a space"},
+      // Each variable is one line of the scripts and of the environment file.
+      {"NUL in a value", R"({"environment": {"NCCL_DEBUG": "WARN\u0000INFO"}})",
+       "/launch/environment/NCCL_DEBUG",
+       "launch.environment.NCCL_DEBUG = \"WARN\\u0000INFO\" holds a control character or line "
+       "break (U+0000); each variable is written on one line (the scripts' export, the "
+       "environment file DeepSpeed's launcher reads line by line)"},
+      {"a tab in a value", R"({"environment": {"A": "x\ty"}})", "/launch/environment/A",
+       "launch.environment.A = \"x\\ty\" holds a control character or line break (U+0009); "
+       "each variable is written on one line (the scripts' export, the environment file "
+       "DeepSpeed's launcher reads line by line)"},
+      {"a carriage return in a value", R"({"environment": {"A": "x\r"}})", "/launch/environment/A",
+       "launch.environment.A = \"x\\r\" holds a control character or line break (U+000D); "
+       "each variable is written on one line (the scripts' export, the environment file "
+       "DeepSpeed's launcher reads line by line)"},
+      {"NEL in a value", R"({"environment": {"A": "x\u0085y"}})", "/launch/environment/A",
+       "launch.environment.A = \"x\\u0085y\" holds a control character or line break (U+0085); "
+       "each variable is written on one line (the scripts' export, the environment file "
+       "DeepSpeed's launcher reads line by line)"},
+      {"LS in a value", R"({"environment": {"A": "x\u2028"}})", "/launch/environment/A",
+       "launch.environment.A = \"x\\u2028\" holds a control character or line break (U+2028); "
+       "each variable is written on one line (the scripts' export, the environment file "
+       "DeepSpeed's launcher reads line by line)"},
+      // bash 5's read-only variables: `export UID=...` stops the script under set -e.
+      {"UID", R"({"environment": {"UID": "1000"}})", "/launch/environment/UID",
+       "launch.environment: UID is read-only in bash, so the launch scripts would stop at its "
+       "export before launching anything; leave it out"},
+      {"EUID", R"({"environment": {"EUID": "0"}})", "/launch/environment/EUID",
+       "launch.environment: EUID is read-only in bash, so the launch scripts would stop at its "
+       "export before launching anything; leave it out"},
+      {"PPID", R"({"environment": {"PPID": "1"}})", "/launch/environment/PPID",
+       "launch.environment: PPID is read-only in bash, so the launch scripts would stop at its "
+       "export before launching anything; leave it out"},
+      {"SHELLOPTS", R"({"environment": {"SHELLOPTS": "posix"}})", "/launch/environment/SHELLOPTS",
+       "launch.environment: SHELLOPTS is read-only in bash, so the launch scripts would stop at "
+       "its export before launching anything; leave it out"},
+      {"BASHOPTS", R"({"environment": {"BASHOPTS": "extglob"}})", "/launch/environment/BASHOPTS",
+       "launch.environment: BASHOPTS is read-only in bash, so the launch scripts would stop at "
+       "its export before launching anything; leave it out"},
+      {"BASH_VERSINFO", R"({"environment": {"BASH_VERSINFO": "5"}})",
+       "/launch/environment/BASH_VERSINFO",
+       "launch.environment: BASH_VERSINFO is read-only in bash, so the launch scripts would stop "
+       "at its export before launching anything; leave it out"},
+      {"RANDOM", R"({"environment": {"RANDOM": "seed"}})", "/launch/environment/RANDOM",
+       "launch.environment: RANDOM is a variable bash computes itself, so the launch scripts "
+       "cannot pass a value of it on; leave it out"},
+      {"SECONDS", R"({"environment": {"SECONDS": "10"}})", "/launch/environment/SECONDS",
+       "launch.environment: SECONDS is a variable bash computes itself, so the launch scripts "
+       "cannot pass a value of it on; leave it out"},
+      {"the scripts' own here", R"({"environment": {"here": "/tmp"}})", "/launch/environment/here",
+       "launch.environment: here is a variable of the launch scripts themselves (here, cmd, "
+       "master_addr, rdzv_id, ZEROFORGE_DRY_RUN): set from the environment it would change the "
+       "launch; choose another name"},
       {"a number as value", R"({"environment": {"N": 1}})", "/launch/environment/N",
        "launch.environment.N must be a string, got 1"},
   };
@@ -294,6 +355,39 @@ TEST(CompanionPlanTest, RefusesLaunchValuesItCannotMakeAConsistentLaunchFrom) {
     ASSERT_EQ(plan.problems.size(), 1u);
     EXPECT_EQ(plan.problems[0].pointer, c.pointer);
     EXPECT_EQ(plan.problems[0].message, c.message);
+  }
+}
+
+TEST(CompanionPlanTest, RefusesEveryVariableTheLaunchScriptsBashHoldsReadOnly) {
+  // What this machine's bash holds read-only in a new shell (`declare -r NAME=...`, also -ar,
+  // -ir): exporting any of them stops a launch script (set -e) before it launches.
+  FILE* pipe = ::popen("env -i bash -c 'readonly -p' 2>/dev/null", "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+  if (::pclose(pipe) != 0 || out.empty()) GTEST_SKIP() << "bash is not available";
+  std::vector<std::string> names;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string declare, flags, assignment;
+    words >> declare >> flags >> assignment;
+    if (declare != "declare" || flags.find('r') == std::string::npos) continue;
+    names.push_back(assignment.substr(0, assignment.find('=')));
+  }
+  EXPECT_GE(names.size(), 6u) << out;
+  for (const auto& name : names) {
+    SCOPED_TRACE(name);
+    Subject s;
+    s.values["launch"] = {{"environment", {{name, "1"}}}};
+    CompanionPlan plan = s.plan(kAll);
+    ASSERT_EQ(plan.problems.size(), 1u);
+    EXPECT_EQ(plan.problems[0].pointer, "/launch/environment/" + name);
+    EXPECT_EQ(plan.problems[0].message,
+              "launch.environment: " + name +
+                  " is read-only in bash, so the launch scripts would stop at its export before "
+                  "launching anything; leave it out");
   }
 }
 
