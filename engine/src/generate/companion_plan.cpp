@@ -43,6 +43,9 @@ const KindFile& kind_file(const std::string& kind) {
   throw Error(ErrorKind::Usage, "unknown companion kind '" + kind + "'");
 }
 
+// The most nodes companions launch: well beyond the largest clusters (tens of thousands).
+constexpr std::int64_t kMaxNodes = 65536;
+
 constexpr std::array<std::string_view, 6> kLaunchKeys = {"script",     "args",  "master_port",
                                                          "config_dir", "hosts", "environment"};
 
@@ -159,13 +162,29 @@ class Planner {
     read_launch();
     const Json* gpus_value = member(values_, "gpus_per_node");
     const Json* nodes_value = member(values_, "nodes");
-    const std::int64_t gpus = gpus_value ? integer_of(*gpus_value) : 1;
-    const std::int64_t nodes = nodes_value ? integer_of(*nodes_value) : 1;
-    if (facts_.world_size != gpus * nodes) {
+    const std::int64_t gpus = count_at(gpus_value, "/gpus_per_node");
+    const std::int64_t nodes = count_at(nodes_value, "/nodes");
+    if (gpus == 0 || nodes == 0) return std::move(plan_);
+    // One hostfile line, one placeholder host and one rendezvous member per node: beyond any
+    // cluster's node count, a value is a mistake, and the files would never end (found by
+    // companion_fuzz: nodes=3333333333333337 planned placeholders for minutes).
+    if (nodes > kMaxNodes) {
+      fail("/nodes", "companions launch at most " + std::to_string(kMaxNodes) +
+                         " nodes (one hostfile line and one launch each), got nodes=" +
+                         std::to_string(nodes));
+      return std::move(plan_);
+    }
+    std::int64_t world = 0;
+    if (__builtin_mul_overflow(gpus, nodes, &world)) {
+      fail("/gpus_per_node", "gpus_per_node " + std::to_string(gpus) + " x nodes " +
+                                 std::to_string(nodes) +
+                                 " is more processes than a launcher can count");
+      return std::move(plan_);
+    }
+    if (facts_.world_size != world) {
       fail("/world_size",
            "companions launch one data-parallel process per GPU, gpus_per_node x nodes = " +
-               std::to_string(gpus * nodes) +
-               ", but world_size=" + std::to_string(facts_.world_size) +
+               std::to_string(world) + ", but world_size=" + std::to_string(facts_.world_size) +
                "; the launchers cannot start that world (leave world_size out)");
     }
     if (!launch_.hosts.is_null() && nodes > 1 &&
@@ -202,7 +221,7 @@ class Planner {
     job["config_ref"] = config_ref;
     job["nodes"] = nodes;
     job["gpus_per_node"] = gpus;
-    job["world_size"] = gpus * nodes;
+    job["world_size"] = world;
     job["stage"] = facts_.stage;
     job["precision"] = facts_.precision;
     job["hf_auto"] = facts_.hf_auto;
@@ -231,6 +250,15 @@ class Planner {
  private:
   void fail(std::string pointer, std::string message) {
     plan_.problems.push_back({std::move(pointer), std::move(message)});
+  }
+
+  // A count of the launch's shape (`gpus_per_node`, `nodes`): 1 when not given, else a
+  // positive integer (the values contract checked it), or 0 after failing.
+  std::int64_t count_at(const Json* value, const char* pointer) {
+    if (value == nullptr) return 1;
+    if (is_integral_number(*value) && integer_of(*value) > 0) return integer_of(*value);
+    fail(pointer, std::string(pointer + 1) + " must be an integer > 0, got " + value->dump());
+    return 0;
   }
   bool wants(std::string_view kind) const {
     return std::find(kinds_.begin(), kinds_.end(), kind) != kinds_.end();

@@ -412,6 +412,34 @@ TEST(CompanionPlanTest, RefusesWhatNoLauncherCanRunAsTheConfigSays) {
             "companions launch one data-parallel process per GPU, gpus_per_node x nodes = 8, but "
             "world_size=4; the launchers cannot start that world (leave world_size out)");
 
+  // A node count beyond any cluster: one placeholder host per node would never end (found by
+  // companion_fuzz, tests/fuzz/corpus/companion/regress-nodes-beyond-any-cluster.json).
+  Subject many;
+  many.values["nodes"] = 3333333333333337;
+  many.facts.world_size = 8 * 3333333333333337;
+  plan = many.plan(kAll);
+  ASSERT_EQ(plan.problems.size(), 1u);
+  EXPECT_EQ(plan.problems[0].pointer, "/nodes");
+  EXPECT_EQ(plan.problems[0].message,
+            "companions launch at most 65536 nodes (one hostfile line and one launch each), got "
+            "nodes=3333333333333337");
+  many.values["nodes"] = 65536;  // the most: planned
+  many.facts.world_size = 8 * 65536;
+  plan = many.plan({"hostfile"});
+  ASSERT_TRUE(plan.problems.empty()) << plan.problems[0].message;
+  EXPECT_EQ(plan.job.at("hosts").size(), 65536u);
+  EXPECT_EQ(plan.job.at("hosts").back(), "placeholder-node-65535");
+  // A product no 64-bit count holds is refused, not wrapped.
+  Subject wide;
+  wide.values["gpus_per_node"] = 4611686018427387904;  // 2^62
+  wide.values["nodes"] = 4;
+  plan = wide.plan({"deepspeed"});
+  ASSERT_EQ(plan.problems.size(), 1u);
+  EXPECT_EQ(plan.problems[0].pointer, "/gpus_per_node");
+  EXPECT_EQ(plan.problems[0].message,
+            "gpus_per_node 4611686018427387904 x nodes 4 is more processes than a launcher can "
+            "count");
+
   Subject lr;  // the Trainer has one --learning_rate for both
   lr.config["scheduler"]["params"]["warmup_max_lr"] = 0.001;
   plan = lr.plan({"torchrun"});
