@@ -442,6 +442,37 @@ TEST_F(CompanionsGenerateTest, SiteProfileHostsAndEnvironmentReachTheLaunch) {
   EXPECT_NE(command->find("--rdzv-endpoint gpu-a:29500"), std::string::npos) << *command;
 }
 
+TEST_F(CompanionsGenerateTest, YamlLineBreaksInLaunchValuesOrThePathAreRefusedWithTheirPlace) {
+  // U+2028 (or NEL, PS) would end the accelerate config's header comment for PyYAML, which
+  // would then read `mixed_precision: fp16` as a key (issue 22).
+  std::string args = family(R"({
+    "name": "c", "template": "deepspeed/config.json.j2",
+    "values": {"global_batch_size": 512,
+               "launch": {"args": ["--note", "x\u2028mixed_precision: fp16\u2028#"]}},
+    "tiers": ["medium"], "companions": ["accelerate"]})");
+  auto refused = run_cli({"generate", args, "-o", out().string()});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.err,
+            args +
+                ": /values/launch/args/1: error: variant 'medium': launch.args: "
+                "\"x\\u2028mixed_precision: fp16\\u2028#\" holds a control character or line "
+                "break (U+2028); the companions write the launch on one line (a YAML comment, a "
+                "shell command): pass such a value in a file\n"
+                "zeroforge: error: family 'c' not generated; nothing was written\n");
+  std::string path = family(R"({
+    "name": "c", "template": "deepspeed/config.json.j2", "values": {"global_batch_size": 512},
+    "output": "{{ tier }}/z3\u0085num_processes: 1.json",
+    "tiers": ["medium"], "companions": ["accelerate"]})");
+  refused = run_cli({"generate", path, "-o", out().string()});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.err, path +
+                             ": /output: error: variant 'medium': output path "
+                             "\"medium/z3\\u0085num_processes: 1.json\" contains a control "
+                             "character or line break (U+0085)\n"
+                             "zeroforge: error: family 'c' not generated; nothing was written\n");
+  EXPECT_FALSE(fs::exists(out()));
+}
+
 TEST_F(CompanionsGenerateTest, SiteProfileHostsListedTwiceAreRefusedAtTheirEntry) {
   // The profile's hosts become launch.hosts (a plugin layer): a host listed twice, here in
   // another case, would be written twice to the hostfile, which DeepSpeed refuses.

@@ -2,6 +2,9 @@
 // Parsing training command lines (launchers and HF TrainingArguments) for --against-args.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "support/cli_runner.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/validator.hpp"
@@ -193,6 +196,40 @@ TEST(AgainstArgsTest, DeepSpeedHostfileGivesTheWorldAsTheRunnerCountsIt) {
       EXPECT_STREQ(e.what(), c.expected);
     }
   }
+}
+
+TEST(AgainstArgsTest, KeysInjectedPastTheAccelerateConfigsCommentAreReadAsAccelerateReadsThem) {
+  // An accelerate companion as zeroforge wrote it before launch.args could not hold a YAML 1.1
+  // line break: U+2028 in an argument ends the header comment for PyYAML (accelerate's reader),
+  // which then reads `mixed_precision: fp16`, a key accelerate refuses next to a
+  // deepspeed_config_file. The check reads it too and reports it.
+  zf::test::TempDir dir;
+  dir.write("medium/zero3.accelerate.yaml",
+            "# accelerate launch --config_file medium/zero3.accelerate.yaml train.py --note "
+            "'x\u2028mixed_precision: fp16\u2028#' --bf16\n"
+            "compute_environment: LOCAL_MACHINE\ndeepspeed_config:\n"
+            "  deepspeed_config_file: \"medium/zero3.json\"\n  zero3_init_flag: true\n"
+            "distributed_type: DEEPSPEED\nnum_machines: 1\nnum_processes: 8\n");
+  zf::ValidateOptions options;
+  options.against = zf::parse_training_command(
+      "accelerate launch --config_file medium/zero3.accelerate.yaml train.py --bf16");
+  zf::load_launcher_files(*options.against, dir.path());
+  ASSERT_TRUE(options.against->accelerate_config.has_value());
+  EXPECT_EQ(options.against->accelerate_config->mixed_precision, "fp16");
+  const auto config = nlohmann::ordered_json::parse(
+      R"({"train_batch_size": 8, "train_micro_batch_size_per_gpu": 1,
+          "gradient_accumulation_steps": 1, "bf16": {"enabled": true},
+          "zero_optimization": {"stage": 3}})");
+  std::vector<std::string> findings;
+  for (const auto& f : zf::validate_config(config, options, "zero3.json"))
+    findings.push_back(zf::format_finding(f));
+  EXPECT_EQ(findings,
+            std::vector<std::string>{
+                "zero3.json: /: error [args-accelerate]: the accelerate config "
+                "medium/zero3.accelerate.yaml sets mixed_precision (fp16) next to "
+                "deepspeed_config_file, which accelerate refuses (\"When using "
+                "`deepspeed_config_file`, the following accelerate config variables will be "
+                "ignored\"); remove them: the DeepSpeed config decides"});
 }
 
 TEST(AgainstArgsTest, AccelerateConfigFileGivesTheWorldUnlessTheCommandDoes) {
