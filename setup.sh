@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages zeroforge builds with, only those that are missing.
+# Installs the Debian packages zeroforge builds and tests with (python3-yaml: the YAML tests
+# compare the accelerate config reader with PyYAML), only those that are missing.
 # Idempotent; needs root (or sudo) only when something is missing.
 set -euo pipefail
-packages=(g++ cmake ninja-build make nlohmann-json3-dev libboost-program-options-dev libgtest-dev python3)
+packages=(g++ cmake ninja-build make nlohmann-json3-dev libboost-program-options-dev libgtest-dev python3 python3-yaml)
 # The real-consumer check (tests/consumers/README.md) runs torch's own torchrun parser: Debian's
 # python3-torch is 177 packages and 608 MiB installed, so only on request.
 if [ -n "${ZEROFORGE_SETUP_CONSUMERS:-}" ]; then

@@ -597,6 +597,55 @@ TEST_F(CompanionsGenerateTest, ArgumentsReachTheTrainingScriptAsWrittenThroughEv
   EXPECT_TRUE(refused->ends_with(" exit 2\n")) << *refused;
 }
 
+TEST_F(CompanionsGenerateTest, YamlLineBreaksInLaunchValuesOrThePathAreRefusedWithTheirPlace) {
+  // U+2028 (or NEL, PS) would end the accelerate config's header comment for PyYAML, which
+  // would then read `mixed_precision: fp16` as a key (issue 22).
+  std::string args = family(R"({
+    "name": "c", "template": "deepspeed/config.json.j2",
+    "values": {"global_batch_size": 512,
+               "launch": {"args": ["--note", "x\u2028mixed_precision: fp16\u2028#"]}},
+    "tiers": ["medium"], "companions": ["accelerate"]})");
+  auto refused = run_cli({"generate", args, "-o", out().string()});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.err,
+            args +
+                ": /values/launch/args/1: error: variant 'medium': launch.args: "
+                "\"x\\u2028mixed_precision: fp16\\u2028#\" holds a control character or line "
+                "break (U+2028); the companions write the launch on one line (a YAML comment, a "
+                "shell command): pass such a value in a file\n"
+                "zeroforge: error: family 'c' not generated; nothing was written\n");
+  std::string path = family(R"({
+    "name": "c", "template": "deepspeed/config.json.j2", "values": {"global_batch_size": 512},
+    "output": "{{ tier }}/z3\u0085num_processes: 1.json",
+    "tiers": ["medium"], "companions": ["accelerate"]})");
+  refused = run_cli({"generate", path, "-o", out().string()});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.err, path +
+                             ": /output: error: variant 'medium': output path "
+                             "\"medium/z3\\u0085num_processes: 1.json\" contains a control "
+                             "character or line break (U+0085)\n"
+                             "zeroforge: error: family 'c' not generated; nothing was written\n");
+  EXPECT_FALSE(fs::exists(out()));
+}
+
+TEST_F(CompanionsGenerateTest, SiteProfileHostsListedTwiceAreRefusedAtTheirEntry) {
+  // The profile's hosts become launch.hosts (a plugin layer): a host listed twice, here in
+  // another case, would be written twice to the hostfile, which DeepSpeed refuses.
+  dir.write("site.json", R"({"hosts": ["gpu-a", "gpu-b", "GPU-A", "gpu-d"]})");
+  family(R"({
+    "name": "s", "template": "deepspeed/config.json.j2", "values": {"global_batch_size": 512},
+    "tiers": ["large"], "plugins": [{"name": "site_fields", "options": {"profile": "site.json"}}],
+    "companions": ["deepspeed"]})");
+  auto result = run_cli({"generate", "family.json", "-o", out().string()}, dir.path());
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err,
+            "plugin site_fields: /launch/hosts/2: error: variant 'large': launch.hosts: \"GPU-A\" "
+            "is listed twice (also entry 0, \"gpu-a\"; host names do not differ by case): "
+            "DeepSpeed refuses a hostfile that lists a host twice, and each node runs one launch\n"
+            "zeroforge: error: family 's' not generated; nothing was written\n");
+  EXPECT_FALSE(fs::exists(out()));
+}
+
 TEST_F(CompanionsGenerateTest, ReportsBadRequestsAndValuesWithTheirPlace) {
   std::string f = family(kFamily);
   auto unknown =

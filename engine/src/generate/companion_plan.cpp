@@ -6,8 +6,11 @@
 // (HfTrainerDeepSpeedConfig: the values the Trainer fills or compares).
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
-#include <cstdio>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
 
 #include "companions.hpp"
 #include "text_helpers.hpp"
@@ -39,6 +42,9 @@ const KindFile& kind_file(const std::string& kind) {
   }
   throw Error(ErrorKind::Usage, "unknown companion kind '" + kind + "'");
 }
+
+// The most nodes companions launch: well beyond the largest clusters (tens of thousands).
+constexpr std::int64_t kMaxNodes = 65536;
 
 constexpr std::array<std::string_view, 6> kLaunchKeys = {"script",     "args",  "master_port",
                                                          "config_dir", "hosts", "environment"};
@@ -93,26 +99,44 @@ bool is_variable_name(const std::string& name) {
 // DeepSpeed's launcher reads `.deepspeed_env` as NAME=VALUE lines, strips each value and, when
 // it holds anything outside [\w@%+=:,./-], wraps it in double quotes for the other nodes'
 // shell without escaping (multinode_runner.py add_export): these characters would break it.
+// (Control characters and line breaks are refused before, with the launch values'.)
 bool is_exportable_value(const std::string& value) {
-  if (!value.empty() && (std::isspace(static_cast<unsigned char>(value.front())) ||
-                         std::isspace(static_cast<unsigned char>(value.back()))))
-    return false;
-  return value.find_first_of("\n\r\"$`\\") == std::string::npos;
+  if (!value.empty() && (value.front() == ' ' || value.back() == ' ')) return false;
+  return value.find_first_of("\"$`\\") == std::string::npos;
 }
 
-// A control character in `text` ("U+000A"), or "": a launch is written on one line in places
-// where a newline would end it early and start something else (the accelerate config's
-// comment, which YAML would then read as keys; a hostfile line; the scripts' headers).
-std::string control_character(const std::string& text) {
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      char code[8];
-      std::snprintf(code, sizeof code, "U+%04X", byte);
-      return code;
-    }
-  }
-  return "";
+// Variables the launch scripts (bash) cannot export as written. Read-only in bash 5 (`readonly
+// -p` in a new shell; variables.c): exporting one stops the script at its first line under
+// `set -e`.
+constexpr std::array<std::string_view, 6> kBashReadOnly = {"BASHOPTS", "BASH_VERSINFO", "EUID",
+                                                           "PPID",     "SHELLOPTS",     "UID"};
+// Computed by bash on each use (its dynamic and integer variables): an exported value is not
+// what reaches the processes, or (OPTIND, RANDOM, ... under `set -u`) a word that is not a
+// number stops the script.
+constexpr std::array<std::string_view, 20> kBashComputed = {
+    "BASHPID",      "BASH_ALIASES", "BASH_ARGC",   "BASH_ARGV", "BASH_CMDS",
+    "BASH_COMMAND", "BASH_LINENO",  "BASH_SOURCE", "DIRSTACK",  "EPOCHREALTIME",
+    "EPOCHSECONDS", "FUNCNAME",     "GROUPS",      "HISTCMD",   "LINENO",
+    "OPTIND",       "RANDOM",       "SECONDS",     "SRANDOM",   "_"};
+// The shipped launch scripts' own variables (companions/partials/script_head.sh.j2 and the
+// scripts): set from the environment, they would move the config (`here`) or change the launch.
+constexpr std::array<std::string_view, 5> kScriptVariables = {"here", "cmd", "master_addr",
+                                                              "rdzv_id", "ZEROFORGE_DRY_RUN"};
+
+template <std::size_t N>
+bool listed(const std::array<std::string_view, N>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// What is wrong with `text` as a value written on one line, or "": a launch is written on one
+// line in places where a line break would end it early and start something else (the
+// accelerate config's comment, which YAML would then read as keys; a hostfile line; the
+// scripts' headers), and YAML 1.1 breaks lines at U+0085, U+2028 and U+2029 too.
+std::string line_control_problem(const std::string& text) {
+  std::optional<detail::LineControl> control = detail::find_line_control(text);
+  if (!control) return "";
+  return detail::quoted_for_message(text) + " holds a control character or line break (" +
+         detail::code_point_name(control->code_point) + ")";
 }
 
 // The launch values, with their defaults (docs/companions.md).
@@ -138,13 +162,29 @@ class Planner {
     read_launch();
     const Json* gpus_value = member(values_, "gpus_per_node");
     const Json* nodes_value = member(values_, "nodes");
-    const std::int64_t gpus = gpus_value ? integer_of(*gpus_value) : 1;
-    const std::int64_t nodes = nodes_value ? integer_of(*nodes_value) : 1;
-    if (facts_.world_size != gpus * nodes) {
+    const std::int64_t gpus = count_at(gpus_value, "/gpus_per_node");
+    const std::int64_t nodes = count_at(nodes_value, "/nodes");
+    if (gpus == 0 || nodes == 0) return std::move(plan_);
+    // One hostfile line, one placeholder host and one rendezvous member per node: beyond any
+    // cluster's node count, a value is a mistake, and the files would never end (found by
+    // companion_fuzz: nodes=3333333333333337 planned placeholders for minutes).
+    if (nodes > kMaxNodes) {
+      fail("/nodes", "companions launch at most " + std::to_string(kMaxNodes) +
+                         " nodes (one hostfile line and one launch each), got nodes=" +
+                         std::to_string(nodes));
+      return std::move(plan_);
+    }
+    std::int64_t world = 0;
+    if (__builtin_mul_overflow(gpus, nodes, &world)) {
+      fail("/gpus_per_node", "gpus_per_node " + std::to_string(gpus) + " x nodes " +
+                                 std::to_string(nodes) +
+                                 " is more processes than a launcher can count");
+      return std::move(plan_);
+    }
+    if (facts_.world_size != world) {
       fail("/world_size",
            "companions launch one data-parallel process per GPU, gpus_per_node x nodes = " +
-               std::to_string(gpus * nodes) +
-               ", but world_size=" + std::to_string(facts_.world_size) +
+               std::to_string(world) + ", but world_size=" + std::to_string(facts_.world_size) +
                "; the launchers cannot start that world (leave world_size out)");
     }
     if (!launch_.hosts.is_null() && nodes > 1 &&
@@ -181,7 +221,7 @@ class Planner {
     job["config_ref"] = config_ref;
     job["nodes"] = nodes;
     job["gpus_per_node"] = gpus;
-    job["world_size"] = gpus * nodes;
+    job["world_size"] = world;
     job["stage"] = facts_.stage;
     job["precision"] = facts_.precision;
     job["hf_auto"] = facts_.hf_auto;
@@ -211,6 +251,15 @@ class Planner {
   void fail(std::string pointer, std::string message) {
     plan_.problems.push_back({std::move(pointer), std::move(message)});
   }
+
+  // A count of the launch's shape (`gpus_per_node`, `nodes`): 1 when not given, else a
+  // positive integer (the values contract checked it), or 0 after failing.
+  std::int64_t count_at(const Json* value, const char* pointer) {
+    if (value == nullptr) return 1;
+    if (is_integral_number(*value) && integer_of(*value) > 0) return integer_of(*value);
+    fail(pointer, std::string(pointer + 1) + " must be an integer > 0, got " + value->dump());
+    return 0;
+  }
   bool wants(std::string_view kind) const {
     return std::find(kinds_.begin(), kinds_.end(), kind) != kinds_.end();
   }
@@ -235,9 +284,22 @@ class Planner {
         if (!value.is_string() || value.get<std::string>().empty()) {
           fail(pointer, "launch.script must be a non-empty string (the training script), got " +
                             value.dump());
-        } else if (std::string code = control_character(value.get<std::string>()); !code.empty()) {
-          fail(pointer, "launch.script " + value.dump() + " holds a control character (" + code +
-                            "); the companions write the launch on one line");
+        } else if (std::string problem = line_control_problem(value.get<std::string>());
+                   !problem.empty()) {
+          fail(pointer,
+               "launch.script " + problem + "; the companions write the launch on one line");
+        } else if (value.get<std::string>().front() == '-') {
+          // deepspeed, torchrun and accelerate launch take the first word that is not one of
+          // their options as the training script: `--nproc-per-node=1` or `-m` would be read
+          // as an option of the launcher (another world size, a module), and the first of
+          // launch.args as the script.
+          fail(pointer, "launch.script " + value.dump() +
+                            " starts with '-', so each launcher would read it as one of its own "
+                            "options rather than as the training script; name the script's file "
+                            "(./" +
+                            value.get<std::string>() +
+                            " for a file whose name starts with '-'); the companions do not "
+                            "launch a Python module (-m)");
         } else {
           launch_.script = value.get<std::string>();
         }
@@ -253,9 +315,10 @@ class Planner {
         if (value.is_null()) continue;
         if (!value.is_string() || value.get<std::string>().empty()) {
           fail(pointer, "launch.config_dir must be a non-empty path or null, got " + value.dump());
-        } else if (std::string code = control_character(value.get<std::string>()); !code.empty()) {
-          fail(pointer, "launch.config_dir " + value.dump() + " holds a control character (" +
-                            code + "); the companions write the launch on one line");
+        } else if (std::string problem = line_control_problem(value.get<std::string>());
+                   !problem.empty()) {
+          fail(pointer,
+               "launch.config_dir " + problem + "; the companions write the launch on one line");
         } else {
           launch_.config_dir = value.get<std::string>();
         }
@@ -285,10 +348,11 @@ class Planner {
                  value[i].dump());
         continue;
       }
-      if (std::string code = control_character(value[i].get<std::string>()); !code.empty()) {
+      if (std::string problem = line_control_problem(value[i].get<std::string>());
+          !problem.empty()) {
         fail(pointer + "/" + std::to_string(i),
-             "launch.args: " + value[i].dump() + " holds a control character (" + code +
-                 "); the companions write the launch on one line (a YAML comment, a shell "
+             "launch.args: " + problem +
+                 "; the companions write the launch on one line (a YAML comment, a shell "
                  "command): pass such a value in a file");
         continue;
       }
@@ -304,12 +368,32 @@ class Planner {
            "launch.hosts must be a non-empty list of host names or null, got " + value.dump());
       return;
     }
+    // Host names do not differ by case (DNS), so `GPU-1` and `gpu-1` are one machine: listed
+    // twice, DeepSpeed refuses the hostfile (runner.py _parse_hostfile), or starts two sets of
+    // processes on one node when only the case differs.
+    std::unordered_map<std::string, std::size_t> seen;
     for (std::size_t i = 0; i < value.size(); ++i) {
       if (!value[i].is_string() || !is_host_name(value[i].get<std::string>())) {
         fail(pointer + "/" + std::to_string(i),
              "launch.hosts: " + value[i].dump() +
                  " is not a host name (letters, digits, '.', '-' and '_', as a hostfile line "
                  "and pdsh take it)");
+        return;
+      }
+      const std::string& name = value[i].get_ref<const std::string&>();
+      std::string folded = name;
+      for (char& c : folded) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      auto [first, added] = seen.emplace(std::move(folded), i);
+      if (!added) {
+        const std::string& earlier = value[first->second].get_ref<const std::string&>();
+        fail(pointer + "/" + std::to_string(i),
+             "launch.hosts: " + value[i].dump() + " is listed twice (also entry " +
+                 std::to_string(first->second) +
+                 (earlier == name
+                      ? ""
+                      : ", " + value[first->second].dump() + "; host names do not differ by case") +
+                 "): DeepSpeed refuses a hostfile that lists a host twice, and each node runs "
+                 "one launch");
         return;
       }
     }
@@ -326,16 +410,34 @@ class Planner {
     for (const auto& [name, text] : value.items()) {
       const std::string child = pointer + "/" + escape_pointer_segment(name);
       if (!is_variable_name(name)) {
-        fail(child, "launch.environment: '" + name +
-                        "' is not an environment variable name (letters, digits and '_', not "
+        fail(child, "launch.environment: " + detail::quoted_for_message(name) +
+                        " is not an environment variable name (letters, digits and '_', not "
                         "starting with a digit)");
+      } else if (listed(kBashReadOnly, name)) {
+        fail(child, "launch.environment: " + name +
+                        " is read-only in bash, so the launch scripts would stop at its export "
+                        "before launching anything; leave it out");
+      } else if (listed(kBashComputed, name)) {
+        fail(child, "launch.environment: " + name +
+                        " is a variable bash computes itself, so the launch scripts cannot pass "
+                        "a value of it on; leave it out");
+      } else if (listed(kScriptVariables, name)) {
+        fail(child, "launch.environment: " + name +
+                        " is a variable of the launch scripts themselves (here, cmd, master_addr, "
+                        "rdzv_id, ZEROFORGE_DRY_RUN): set from the environment it would change "
+                        "the launch; choose another name");
       } else if (!text.is_string()) {
         fail(child, "launch.environment." + name + " must be a string, got " + text.dump());
+      } else if (std::string problem = line_control_problem(text.get<std::string>());
+                 !problem.empty()) {
+        fail(child, "launch.environment." + name + " = " + problem +
+                        "; each variable is written on one line (the scripts' export, the "
+                        "environment file DeepSpeed's launcher reads line by line)");
       } else if (!is_exportable_value(text.get<std::string>())) {
         fail(child, "launch.environment." + name + " = " + text.dump() +
                         ": DeepSpeed's launcher strips the value and hands it to the other "
-                        "nodes' shell in double quotes, so it cannot hold a newline, '\"', '$', "
-                        "'`' or '\\', nor begin or end with a space");
+                        "nodes' shell in double quotes, so it cannot hold '\"', '$', '`' or "
+                        "'\\', nor begin or end with a space");
       }
     }
     launch_.environment = value;

@@ -2,9 +2,9 @@
 // The manifest of a generated config set (DIR/manifest.json), whole or piece by piece, and the
 // checks on output paths.
 #include <algorithm>
-#include <cstdio>
 
 #include "output/json_text.hpp"
+#include "text_helpers.hpp"
 #include "zeroforge/family.hpp"
 
 namespace zf {
@@ -140,9 +140,8 @@ std::string_view manifest_tail(std::size_t entries) {
 
 std::string check_output_path(std::string_view rendered, const Family& family) {
   auto fail = [&](const std::string& why) {
-    // JSON-quoted, so a newline or an escape in the path is shown, not obeyed.
-    const std::string shown =
-        Json(std::string(rendered)).dump(-1, ' ', false, Json::error_handler_t::replace);
+    // Quoted, so a newline or an escape in the path is shown, not obeyed.
+    const std::string shown = detail::quoted_for_message(rendered);
     throw Error(ErrorKind::Values, "output path " + shown + " " + why, family.file, "/output");
   };
   std::string_view text = rendered;
@@ -163,14 +162,13 @@ std::string check_output_path(std::string_view rendered, const Family& family) {
         segment.find('\0') != std::string_view::npos) {
       fail("contains a backslash or NUL");
     }
-    // A control character (a newline, a tab, ESC) in a file name breaks every line-based
-    // tool downstream and can forge output lines; refuse it, as git refuses such names.
-    for (unsigned char c : segment) {
-      if (c < 0x20 || c == 0x7f) {
-        char code[8];
-        std::snprintf(code, sizeof code, "0x%02x", c);
-        fail(std::string("contains a control character (") + code + ")");
-      }
+    // A control character or line break (a newline, a tab, ESC, U+0085, U+2028) in a file
+    // name breaks every line-based tool downstream and can forge output lines (the path is
+    // written in the accelerate config's comment, which YAML 1.1 ends at U+2028 as at a
+    // newline); refuse it, as git refuses such names.
+    if (auto control = detail::find_line_control(segment)) {
+      fail("contains a control character or line break (" +
+           detail::code_point_name(control->code_point) + ")");
     }
     if (segment.size() > 255) {
       fail("has a name of " + std::to_string(segment.size()) +

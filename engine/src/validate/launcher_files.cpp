@@ -4,9 +4,12 @@
 // --config_file F` (accelerate commands/config/config_args.py ClusterConfig, commands/launch.py).
 #include <algorithm>
 #include <cctype>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "text_helpers.hpp"
 #include "yaml_subset.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
@@ -40,26 +43,70 @@ std::optional<std::string> string_at(const Json& config, const char* key, const 
   return it->get<std::string>();
 }
 
-// `host slots=N` lines (blank lines and '#' comments skipped), as DeepSpeed's runner reads them:
-// each host once, in order, with its slots.
+// Whitespace as Python's str.strip() and a regular expression's \s take it in ASCII:
+// space, \t \n \v \f \r and \x1c-\x1f.
+bool is_python_space(unsigned char c) {
+  return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
+}
+
+// A Unicode space or line break beyond ASCII (NEL, NBSP, U+1680, U+2000-U+200A, LS, PS,
+// U+202F, U+205F, U+3000) starting at line[i]: its length in bytes, or 0.
+std::size_t unicode_space_at(std::string_view line, std::size_t i) {
+  auto at = [&](std::size_t k) {
+    return i + k < line.size() ? static_cast<unsigned char>(line[i + k]) : 0u;
+  };
+  if (at(0) == 0xc2 && (at(1) == 0x85 || at(1) == 0xa0)) return 2;
+  if (at(0) == 0xe1 && at(1) == 0x9a && at(2) == 0x80) return 3;
+  if (at(0) == 0xe2 && at(1) == 0x80 &&
+      ((at(2) >= 0x80 && at(2) <= 0x8a) || at(2) == 0xa8 || at(2) == 0xa9 || at(2) == 0xaf))
+    return 3;
+  if (at(0) == 0xe2 && at(1) == 0x81 && at(2) == 0x9f) return 3;
+  if (at(0) == 0xe3 && at(1) == 0x80 && at(2) == 0x80) return 3;
+  return 0;
+}
+
+// `host slots=N` lines (blank lines and '#' comments skipped), as DeepSpeed's runner reads them
+// (readlines in text mode: a line ends at \n, \r\n or \r; each stripped, then matched with
+// ^(\S+)\s+slots=(\d+)): each host once, in order, with its slots. Linear in the file.
 std::vector<std::pair<std::string, long long>> read_hostfile(const std::filesystem::path& path,
                                                              const std::string& shown) {
   std::string text = read_file(path);
+  if (std::size_t bad = detail::invalid_utf8_at(text); bad < text.size()) {
+    throw Error(ErrorKind::Values,
+                "not UTF-8 at byte " + std::to_string(bad + 1) +
+                    " (DeepSpeed reads the hostfile as text and refuses it)",
+                Location{shown, 0, 0});
+  }
   std::vector<std::pair<std::string, long long>> hosts;
+  std::unordered_set<std::string> seen;  // a set, not a search of `hosts`: linear in the lines
   std::size_t number = 0, start = 0;
   while (start < text.size()) {
     ++number;
-    std::size_t end = text.find('\n', start);
+    std::size_t end = text.find_first_of("\r\n", start);
     if (end == std::string::npos) end = text.size();
     std::string line = text.substr(start, end - start);
-    start = end + 1;
-    auto not_space = [](unsigned char c) { return !std::isspace(c); };
+    start = end + (text.compare(end, 2, "\r\n") == 0 ? 2 : 1);
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      if (std::size_t length = unicode_space_at(line, i); length != 0) {
+        throw Error(ErrorKind::Values,
+                    "a Unicode space or line break (" +
+                        detail::quoted_for_message(line.substr(i, length)) +
+                        ") in a hostfile line, which DeepSpeed's reader takes as a separator; "
+                        "write an ASCII space",
+                    Location{shown, number, i + 1});
+      }
+    }
+    auto not_space = [](unsigned char c) { return !is_python_space(c); };
     line.erase(line.begin(), std::find_if(line.begin(), line.end(), not_space));
     line.erase(std::find_if(line.rbegin(), line.rend(), not_space).base(), line.end());
     if (line.empty() || line.front() == '#') continue;
     // ^(\S+)\s+slots=(\d+)
-    std::size_t blank = line.find_first_of(" \t");
-    std::size_t slots = blank == std::string::npos ? blank : line.find_first_not_of(" \t", blank);
+    const auto space =
+        std::find_if(line.begin(), line.end(), [](unsigned char c) { return is_python_space(c); });
+    std::size_t blank = space == line.end() ? std::string::npos : space - line.begin();
+    std::size_t slots = blank;
+    while (slots < line.size() && is_python_space(static_cast<unsigned char>(line[slots]))) ++slots;
+    if (slots == line.size()) slots = std::string::npos;
     std::size_t digits = slots == std::string::npos ? 0 : slots + 6;
     std::size_t digits_end = digits;
     while (digits_end < line.size() && std::isdigit(static_cast<unsigned char>(line[digits_end])))
@@ -71,7 +118,7 @@ std::vector<std::pair<std::string, long long>> read_hostfile(const std::filesyst
                   Location{shown, number, 1});
     }
     std::string host = line.substr(0, blank);
-    if (std::any_of(hosts.begin(), hosts.end(), [&](const auto& h) { return h.first == host; })) {
+    if (!seen.insert(host).second) {
       throw Error(ErrorKind::Values, "host '" + host + "' is listed twice, which DeepSpeed refuses",
                   Location{shown, number, 1});
     }

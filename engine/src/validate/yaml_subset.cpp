@@ -3,12 +3,17 @@
 // indentation, then a mapping entry (`key: value`, or `key:` with a more indented block, or a
 // sequence at the same indentation as PyYAML writes it) or a sequence item (`- value`). Plain
 // scalars are resolved with PyYAML's YAML 1.1 rules (yaml/resolver.py) for the forms kept here.
+// Lines end where PyYAML ends them (\n, \r\n, \r, U+0085, U+2028, U+2029), so a comment ends
+// where accelerate's reader ends it. Reading is linear in the text.
 #include "yaml_subset.hpp"
 
 #include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <string>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "text_helpers.hpp"
@@ -22,7 +27,7 @@ using Json = nlohmann::ordered_json;
 struct Line {
   std::size_t number;     // 1-based
   std::size_t indent;     // leading spaces
-  std::string_view text;  // after the indentation, trailing blanks removed
+  std::string_view text;  // after the indentation, trailing spaces removed
 };
 
 bool is_item(std::string_view text) { return text == "-" || text.starts_with("- "); }
@@ -41,37 +46,116 @@ std::string without_underscores(std::string_view s) {
   return out;
 }
 
+// A line break where YAML 1.1 has one (PyYAML reader.py / scanner.py scan_line_break): "\r\n",
+// "\n", "\r", NEL U+0085, LS U+2028 and PS U+2029. Its length in bytes at text[i], or 0.
+std::size_t line_break_at(std::string_view text, std::size_t i) {
+  const char c = text[i];
+  if (c == '\n') return 1;
+  if (c == '\r') return i + 1 < text.size() && text[i + 1] == '\n' ? 2 : 1;
+  if (c == '\xc2') return i + 1 < text.size() && text[i + 1] == '\x85' ? 2 : 0;
+  if (c == '\xe2' && i + 2 < text.size() && text[i + 1] == '\x80' &&
+      (text[i + 2] == '\xa8' || text[i + 2] == '\xa9'))
+    return 3;
+  return 0;
+}
+
+// The first character PyYAML refuses in a stream (reader.py NON_PRINTABLE: everything but tab,
+// the line breaks, printable ASCII, U+00A0-U+D7FF and U+E000-U+FFFD and above U+FFFF) in the
+// well-formed UTF-8 `text`: its offset and code point, or npos.
+std::pair<std::size_t, char32_t> non_printable_at(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return {i, c};
+    if (c == 0xc2) {
+      const auto next = static_cast<unsigned char>(text[i + 1]);
+      if (next < 0xa0 && next != 0x85) return {i, next};
+    } else if (c == 0xef && text.compare(i + 1, 2, "\xbf\xbe") == 0) {
+      return {i, 0xfffe};
+    } else if (c == 0xef && text.compare(i + 1, 2, "\xbf\xbf") == 0) {
+      return {i, 0xffff};
+    }
+  }
+  return {std::string_view::npos, 0};
+}
+
+// PyYAML's YAML 1.1 timestamp (resolver.py): [0-9]{4}-[0-9]{2}-[0-9]{2}, or
+// [0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(\.[0-9]*)?
+// ([ \t]*(Z|[-+][0-9]{1,2}(:[0-9]{2})?))?
+bool is_timestamp(std::string_view s) {
+  std::size_t i = 0;
+  auto digits = [&](std::size_t least, std::size_t most) {
+    std::size_t n = 0;
+    while (n < most && i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i, ++n;
+    return n >= least;
+  };
+  auto literal = [&](char c) { return i < s.size() && s[i] == c ? (++i, true) : false; };
+  auto blanks = [&] {
+    const std::size_t from = i;
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    return i > from;
+  };
+  if (!digits(4, 4) || !literal('-')) return false;
+  const std::size_t month = i;
+  if (!digits(1, 2) || !literal('-') || !digits(1, 2)) return false;
+  if (i == s.size()) return i == month + 5 && s[month + 2] == '-';  // the date alone: dd-dd
+  if (!literal('T') && !literal('t') && !blanks()) return false;
+  if (!digits(1, 2) || !literal(':') || !digits(2, 2) || !literal(':') || !digits(2, 2))
+    return false;
+  if (literal('.')) digits(0, s.size());
+  blanks();
+  if (i == s.size()) return true;
+  if (literal('Z')) return i == s.size();
+  if (!literal('-') && !literal('+')) return false;
+  if (!digits(1, 2)) return false;
+  if (literal(':') && !digits(2, 2)) return false;
+  return i == s.size();
+}
+
 class Reader {
  public:
   Reader(std::string_view text, const std::string& file) : file_(file) {
-    // Strings end up in JSON (and in messages): the text must be UTF-8, as YAML requires.
+    // Strings end up in JSON (and in messages): the text must be UTF-8, as YAML requires, and
+    // hold only what PyYAML accepts, or accelerate would refuse a file this reader takes.
     if (std::size_t bad = detail::invalid_utf8_at(text); bad < text.size()) {
-      std::size_t line = 1, start = 0;
-      for (std::size_t i = 0; i < bad; ++i) {
-        if (text[i] == '\n') {
-          ++line;
-          start = i + 1;
-        }
-      }
-      fail(line, bad - start + 1, "not UTF-8 (a YAML file is UTF-8 text)");
+      fail_at(text, bad, "not UTF-8 (a YAML file is UTF-8 text)");
     }
+    if (auto [at, code] = non_printable_at(text); at != std::string_view::npos) {
+      fail_at(text, at,
+              "the character " + detail::code_point_name(code) +
+                  ", which YAML does not allow in a file (PyYAML refuses it); write it as an "
+                  "escape in a double-quoted scalar");
+    }
+    // PyYAML skips a byte order mark at the start of the stream (and only there).
+    std::size_t start = text.starts_with("\xef\xbb\xbf") ? 3 : 0;
     std::size_t number = 0;
-    while (!text.empty()) {
+    bool started = false;  // after `---`
+    bool ended = false;    // after `...`
+    while (start < text.size()) {
       ++number;
-      std::size_t end = text.find('\n');
-      std::string_view raw = text.substr(0, end);
-      text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-      if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+      std::size_t end = start, length = 0;
+      while (end < text.size() && (length = line_break_at(text, end)) == 0) ++end;
+      std::string_view raw = text.substr(start, end - start);
+      start = end + length;
       std::size_t indent = 0;
       while (indent < raw.size() && raw[indent] == ' ') ++indent;
       std::string_view rest = raw.substr(indent);
-      while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\t')) rest.remove_suffix(1);
+      // Trailing spaces only: PyYAML refuses a tab outside a quoted scalar or a comment.
+      while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
       if (rest.empty() || rest.front() == '#') continue;
       if (rest.front() == '\t')
         fail(number, indent + 1, "a tab in the indentation (YAML indents with spaces only)");
-      if (rest == "---" && lines_.empty() && indent == 0) continue;  // document start
-      if (rest == "..." && indent == 0) break;                       // document end
-      if (rest.starts_with("---") || rest.starts_with("%"))
+      if (rest == "---" && !started && indent == 0) {  // document start
+        started = true;
+        continue;
+      }
+      if (rest == "..." && indent == 0) {  // document end: comments (and ends) may follow
+        if (!started && lines_.empty())
+          fail(number, 1, "a document end ('...') before any document (PyYAML refuses it)");
+        ended = true;
+        continue;
+      }
+      // PyYAML's safe_load refuses a second document.
+      if (ended || rest.starts_with("---") || rest.starts_with("%"))
         fail(number, indent + 1, "more than one document, or a directive, is not supported");
       lines_.push_back({number, indent, rest});
     }
@@ -92,8 +176,33 @@ class Reader {
     throw Error(ErrorKind::Values, message, Location{file_, line, column});
   }
 
+  // An error at byte `offset` of the whole text, its line counted at the breaks YAML 1.1 knows.
+  [[noreturn]] void fail_at(std::string_view text, std::size_t offset,
+                            const std::string& message) const {
+    std::size_t line = 1, start = 0;
+    for (std::size_t i = 0; i < offset;) {
+      if (std::size_t length = line_break_at(text, i); length != 0 && i + length <= offset) {
+        ++line;
+        start = i += length;
+      } else {
+        ++i;
+      }
+    }
+    fail(line, offset - start + 1, message);
+  }
+
+  // Each level is a few frames of this reader's recursion: the depth is bounded, well below
+  // where PyYAML's own recursive composer gives up (about 450 levels), so a file read here is
+  // one accelerate can read, and no input exhausts the stack.
   Json block(std::size_t indent) {
-    return is_item(lines_[pos_].text) ? sequence(indent) : mapping(indent);
+    const Line& line = lines_[pos_];
+    if (depth_ == kMaxDepth)
+      fail(line.number, line.indent + 1,
+           "nesting deeper than " + std::to_string(kMaxDepth) + " levels is not supported");
+    ++depth_;
+    Json out = is_item(line.text) ? sequence(indent) : mapping(indent);
+    --depth_;
+    return out;
   }
 
   // The value after `key:` or `- ` when nothing follows on the line: a more indented block
@@ -109,6 +218,10 @@ class Reader {
 
   Json mapping(std::size_t indent) {
     Json out = Json::object();
+    // ordered_json finds a key by walking its entries: keys are checked in a hash set and
+    // appended to the entries directly, so a mapping of n keys is read in O(n), not O(n^2).
+    auto& entries = out.get_ref<Json::object_t&>();
+    std::unordered_set<std::string> keys;
     while (pos_ < lines_.size() && lines_[pos_].indent >= indent) {
       const Line& line = lines_[pos_];
       if (line.indent > indent) fail(line.number, line.indent + 1, "unexpected indentation");
@@ -138,6 +251,13 @@ class Reader {
         std::string_view plain = text.substr(0, colon);
         while (!plain.empty() && plain.back() == ' ') plain.remove_suffix(1);
         check_plain_start(plain, line, line.indent + 1);
+        check_no_tab(plain, line, line.indent + 1);
+        // PyYAML resolves a plain key as it does a value (`1:` is the integer 1), and a JSON
+        // key is a string: only a key that reads as a string is taken.
+        if (!resolve(plain, line, line.indent + 1).is_string())
+          fail(line.number, line.indent + 1,
+               "the key '" + std::string(plain) +
+                   "' is a number, boolean or null in YAML 1.1, not a string; quote it");
         key = std::string(plain);
         offset = colon + 1;
       }
@@ -150,10 +270,11 @@ class Reader {
       } else {
         value = scalar(text, offset, line);
       }
-      if (out.contains(key)) {
+      if (!keys.insert(key).second) {
         fail(lines_[key_line].number, lines_[key_line].indent + 1, "duplicate key '" + key + "'");
       }
-      out[key] = std::move(value);
+      static_cast<Json::object_t::Container&>(entries).emplace_back(std::move(key),
+                                                                    std::move(value));
     }
     return out;
   }
@@ -206,6 +327,14 @@ class Reader {
     }
   }
 
+  // PyYAML ends a plain scalar at a tab and then finds no token that starts with one.
+  void check_no_tab(std::string_view plain, const Line& line, std::size_t column) const {
+    if (std::size_t tab = plain.find('\t'); tab != std::string_view::npos)
+      fail(line.number, column + tab,
+           "a tab outside quotes, which YAML does not read as part of a plain scalar (PyYAML "
+           "refuses it); quote the value, or use spaces");
+  }
+
   // The scalar at text[offset...]: quoted, `[]`/`{}`, or plain up to a comment.
   Json scalar(std::string_view text, std::size_t offset, const Line& line) const {
     const std::size_t column = line.indent + offset + 1;
@@ -228,6 +357,9 @@ class Reader {
       if (inner == (first == '[' ? "]" : "}")) return first == '[' ? Json::array() : Json::object();
     }
     check_plain_start(plain, line, column);
+    check_no_tab(plain, line, column);
+    if (plain == "-" || plain.starts_with("- "))
+      fail(line.number, column, "a sequence item where a value was expected; quote the value");
     if (plain.find(": ") != std::string_view::npos || plain.back() == ':')
       fail(line.number, column, "a plain scalar cannot hold ': '; quote it");
     return resolve(plain, line, column);
@@ -248,6 +380,15 @@ class Reader {
                " in YAML 1.1, which this reader does not take; quote it, or write a decimal "
                "number");
     };
+    // Tags the safe loader resolves but cannot construct, or constructs as neither JSON holds.
+    if (s == "<<" || s == "=")
+      fail(line.number, column,
+           "'" + std::string(s) + "' is a " + (s == "<<" ? "merge key" : "value key") +
+               " in YAML 1.1, which this reader does not take; quote it");
+    if (is_timestamp(s))
+      fail(line.number, column,
+           "'" + std::string(s) +
+               "' is a date or timestamp in YAML 1.1, which this reader does not take; quote it");
     if (unsigned_part.size() > 1 && unsigned_part.front() == '0' &&
         (std::isdigit(static_cast<unsigned char>(unsigned_part[1])) || unsigned_part[1] == 'x' ||
          unsigned_part[1] == 'b' || unsigned_part[1] == '_'))
@@ -273,8 +414,7 @@ class Reader {
       bool whole_ok = whole.empty() ? (s.front() != '-' && s.front() != '+' && !fraction.empty() &&
                                        all_digits(fraction))
                                     : all_digits(whole);
-      bool fraction_ok = fraction.empty() || all_digits(fraction) ||
-                         fraction.find_first_not_of('_') == std::string_view::npos;
+      bool fraction_ok = fraction.find_first_not_of("0123456789_") == std::string_view::npos;
       bool exponent_ok =
           exponent.empty() ||
           (exponent.size() > 1 && (exponent[0] == '-' || exponent[0] == '+') &&
@@ -287,8 +427,9 @@ class Reader {
         return value;
       }
     }
-    if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "-.inf" || s == "+.inf" || s == ".nan" ||
-        s == ".NaN" || s == ".NAN")
+    // [-+]?\.(inf|Inf|INF) and \.(nan|NaN|NAN)
+    if (unsigned_part == ".inf" || unsigned_part == ".Inf" || unsigned_part == ".INF" ||
+        s == ".nan" || s == ".NaN" || s == ".NAN")
       ambiguous("an infinity or NaN");
     // [-+]?[1-9][0-9_]*(:[0-5]?[0-9])+ : a base-60 integer.
     if (auto colon = unsigned_part.find(':');
@@ -405,9 +546,11 @@ class Reader {
     }
   }
 
+  static constexpr std::size_t kMaxDepth = 100;
   const std::string& file_;
   std::vector<Line> lines_;
   std::size_t pos_ = 0;
+  std::size_t depth_ = 0;
 };
 
 }  // namespace

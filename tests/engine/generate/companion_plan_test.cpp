@@ -4,6 +4,11 @@
 // and every refusal of the launch values, with its pointer and exact message.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "generate/companions.hpp"
 
 namespace zf::pipeline {
@@ -199,19 +204,56 @@ TEST(CompanionPlanTest, RefusesLaunchValuesItCannotMakeAConsistentLaunchFrom) {
        "environment)"},
       {"empty script", R"({"script": ""})", "/launch/script",
        "launch.script must be a non-empty string (the training script), got \"\""},
+      // The launchers take the first word after their options as the script: these would be
+      // read as their options (another world size, a module) and launch.args[0] as the script.
+      {"a launcher's option as the script", R"({"script": "--nproc-per-node=1"})", "/launch/script",
+       "launch.script \"--nproc-per-node=1\" starts with '-', so each launcher would read it as "
+       "one of its own options rather than as the training script; name the script's file "
+       "(./--nproc-per-node=1 for a file whose name starts with '-'); the companions do not "
+       "launch a Python module (-m)"},
+      {"DeepSpeed's --num_gpus as the script", R"({"script": "--num_gpus=1"})", "/launch/script",
+       "launch.script \"--num_gpus=1\" starts with '-', so each launcher would read it as one "
+       "of its own options rather than as the training script; name the script's file "
+       "(./--num_gpus=1 for a file whose name starts with '-'); the companions do not launch a "
+       "Python module (-m)"},
+      {"a module", R"({"script": "-m", "args": ["pkg.train"]})", "/launch/script",
+       "launch.script \"-m\" starts with '-', so each launcher would read it as one of its own "
+       "options rather than as the training script; name the script's file (./-m for a file "
+       "whose name starts with '-'); the companions do not launch a Python module (-m)"},
       {"args not a list", R"({"args": "--x 1"})", "/launch/args",
        "launch.args must be a list of strings, got \"--x 1\""},
       {"a newline in args (it would end the accelerate config's comment line and start keys)",
        R"({"args": ["--note", "a\nnum_machines: 1"]})", "/launch/args/1",
-       "launch.args: \"a\\nnum_machines: 1\" holds a control character (U+000A); the "
+       "launch.args: \"a\\nnum_machines: 1\" holds a control character or line break "
+       "(U+000A); the companions write the launch on one line (a YAML comment, a shell "
+       "command): pass such a value in a file"},
+      {"a tab in the script", R"({"script": "train\t.py"})", "/launch/script",
+       "launch.script \"train\\t.py\" holds a control character or line break (U+0009); the "
+       "companions write the launch on one line"},
+      {"a carriage return in config_dir", R"({"config_dir": "cfg\r"})", "/launch/config_dir",
+       "launch.config_dir \"cfg\\r\" holds a control character or line break (U+000D); the "
+       "companions write the launch on one line"},
+      // YAML 1.1 (PyYAML, accelerate's reader) ends the config's comment line at NEL, LS and
+      // PS as at a newline, and reads what follows as keys.
+      {"NEL in args", R"({"args": ["--note", "a\u0085num_processes: 1"]})", "/launch/args/1",
+       "launch.args: \"a\\u0085num_processes: 1\" holds a control character or line break "
+       "(U+0085); the companions write the launch on one line (a YAML comment, a shell "
+       "command): pass such a value in a file"},
+      {"a line separator in the script", R"({"script": "train.py\u2028num_processes: 1"})",
+       "/launch/script",
+       "launch.script \"train.py\\u2028num_processes: 1\" holds a control character or line "
+       "break (U+2028); the companions write the launch on one line"},
+      {"a paragraph separator in config_dir",
+       R"({"config_dir": "/shared/\u00e9t\u00e9\u2029num_machines: 1"})", "/launch/config_dir",
+       "launch.config_dir \"/shared/\u00e9t\u00e9\\u2029num_machines: 1\" holds a control "
+       "character or line break (U+2029); the companions write the launch on one line"},
+      {"a C1 control (CSI) in args", R"({"args": ["\u009b31m"]})", "/launch/args/0",
+       "launch.args: \"\\u009b31m\" holds a control character or line break (U+009B); the "
        "companions write the launch on one line (a YAML comment, a shell command): pass such a "
        "value in a file"},
-      {"a tab in the script", R"({"script": "train\t.py"})", "/launch/script",
-       "launch.script \"train\\t.py\" holds a control character (U+0009); the companions "
-       "write the launch on one line"},
-      {"a carriage return in config_dir", R"({"config_dir": "cfg\r"})", "/launch/config_dir",
-       "launch.config_dir \"cfg\\r\" holds a control character (U+000D); the companions "
-       "write the launch on one line"},
+      {"DEL in the script", R"({"script": "t\u007f.py"})", "/launch/script",
+       "launch.script \"t\\u007f.py\" holds a control character or line break (U+007F); the "
+       "companions write the launch on one line"},
       {"a number in args", R"({"args": ["--epochs", 3]})", "/launch/args/1",
        "launch.args must be a list of strings (write numbers as strings, \"3\"), got 3"},
       {"a derived flag in args", R"({"args": ["--output_dir", "o", "--bf16"]})", "/launch/args/2",
@@ -227,16 +269,81 @@ TEST(CompanionPlanTest, RefusesLaunchValuesItCannotMakeAConsistentLaunchFrom) {
       {"bad host", R"({"hosts": ["n1", "n 2"]})", "/launch/hosts/1",
        "launch.hosts: \"n 2\" is not a host name (letters, digits, '.', '-' and '_', as a "
        "hostfile line and pdsh take it)"},
+      // DeepSpeed refuses a hostfile that lists a host twice; host names do not differ by case.
+      {"a host twice", R"({"hosts": ["gpu-001", "gpu-002", "gpu-001"]})", "/launch/hosts/2",
+       "launch.hosts: \"gpu-001\" is listed twice (also entry 0): DeepSpeed refuses a hostfile "
+       "that lists a host twice, and each node runs one launch"},
+      {"a host twice in other cases", R"({"hosts": ["node-a.cluster", "n2", "Node-A.Cluster"]})",
+       "/launch/hosts/2",
+       "launch.hosts: \"Node-A.Cluster\" is listed twice (also entry 0, \"node-a.cluster\"; host "
+       "names do not differ by case): DeepSpeed refuses a hostfile that lists a host twice, and "
+       "each node runs one launch"},
       {"empty host list", R"({"hosts": []})", "/launch/hosts",
        "launch.hosts must be a non-empty list of host names or null, got []"},
       {"bad variable name", R"({"environment": {"1X": "a"}})", "/launch/environment/1X",
-       "launch.environment: '1X' is not an environment variable name (letters, digits and '_', "
-       "not starting with a digit)"},
+       "launch.environment: \"1X\" is not an environment variable name (letters, digits and "
+       "'_', not starting with a digit)"},
+      {"a name with a newline, shown escaped", R"({"environment": {"A\nB": "a"}})",
+       "/launch/environment/A\nB",
+       "launch.environment: \"A\\nB\" is not an environment variable name (letters, digits and "
+       "'_', not starting with a digit)"},
       {"a value the remote shell would expand", R"({"environment": {"P": "$HOME/x"}})",
        "/launch/environment/P",
        "launch.environment.P = \"$HOME/x\": DeepSpeed's launcher strips the value and hands it to "
-       "the other nodes' shell in double quotes, so it cannot hold a newline, '\"', '$', '`' or "
-       "'\\', nor begin or end with a space"},
+       "the other nodes' shell in double quotes, so it cannot hold '\"', '$', '`' or '\\', nor "
+       "begin or end with a space"},
+      // Each variable is one line of the scripts and of the environment file.
+      {"NUL in a value", R"({"environment": {"NCCL_DEBUG": "WARN\u0000INFO"}})",
+       "/launch/environment/NCCL_DEBUG",
+       "launch.environment.NCCL_DEBUG = \"WARN\\u0000INFO\" holds a control character or line "
+       "break (U+0000); each variable is written on one line (the scripts' export, the "
+       "environment file DeepSpeed's launcher reads line by line)"},
+      {"a tab in a value", R"({"environment": {"A": "x\ty"}})", "/launch/environment/A",
+       "launch.environment.A = \"x\\ty\" holds a control character or line break (U+0009); "
+       "each variable is written on one line (the scripts' export, the environment file "
+       "DeepSpeed's launcher reads line by line)"},
+      {"a carriage return in a value", R"({"environment": {"A": "x\r"}})", "/launch/environment/A",
+       "launch.environment.A = \"x\\r\" holds a control character or line break (U+000D); "
+       "each variable is written on one line (the scripts' export, the environment file "
+       "DeepSpeed's launcher reads line by line)"},
+      {"NEL in a value", R"({"environment": {"A": "x\u0085y"}})", "/launch/environment/A",
+       "launch.environment.A = \"x\\u0085y\" holds a control character or line break (U+0085); "
+       "each variable is written on one line (the scripts' export, the environment file "
+       "DeepSpeed's launcher reads line by line)"},
+      {"LS in a value", R"({"environment": {"A": "x\u2028"}})", "/launch/environment/A",
+       "launch.environment.A = \"x\\u2028\" holds a control character or line break (U+2028); "
+       "each variable is written on one line (the scripts' export, the environment file "
+       "DeepSpeed's launcher reads line by line)"},
+      // bash 5's read-only variables: `export UID=...` stops the script under set -e.
+      {"UID", R"({"environment": {"UID": "1000"}})", "/launch/environment/UID",
+       "launch.environment: UID is read-only in bash, so the launch scripts would stop at its "
+       "export before launching anything; leave it out"},
+      {"EUID", R"({"environment": {"EUID": "0"}})", "/launch/environment/EUID",
+       "launch.environment: EUID is read-only in bash, so the launch scripts would stop at its "
+       "export before launching anything; leave it out"},
+      {"PPID", R"({"environment": {"PPID": "1"}})", "/launch/environment/PPID",
+       "launch.environment: PPID is read-only in bash, so the launch scripts would stop at its "
+       "export before launching anything; leave it out"},
+      {"SHELLOPTS", R"({"environment": {"SHELLOPTS": "posix"}})", "/launch/environment/SHELLOPTS",
+       "launch.environment: SHELLOPTS is read-only in bash, so the launch scripts would stop at "
+       "its export before launching anything; leave it out"},
+      {"BASHOPTS", R"({"environment": {"BASHOPTS": "extglob"}})", "/launch/environment/BASHOPTS",
+       "launch.environment: BASHOPTS is read-only in bash, so the launch scripts would stop at "
+       "its export before launching anything; leave it out"},
+      {"BASH_VERSINFO", R"({"environment": {"BASH_VERSINFO": "5"}})",
+       "/launch/environment/BASH_VERSINFO",
+       "launch.environment: BASH_VERSINFO is read-only in bash, so the launch scripts would stop "
+       "at its export before launching anything; leave it out"},
+      {"RANDOM", R"({"environment": {"RANDOM": "seed"}})", "/launch/environment/RANDOM",
+       "launch.environment: RANDOM is a variable bash computes itself, so the launch scripts "
+       "cannot pass a value of it on; leave it out"},
+      {"SECONDS", R"({"environment": {"SECONDS": "10"}})", "/launch/environment/SECONDS",
+       "launch.environment: SECONDS is a variable bash computes itself, so the launch scripts "
+       "cannot pass a value of it on; leave it out"},
+      {"the scripts' own here", R"({"environment": {"here": "/tmp"}})", "/launch/environment/here",
+       "launch.environment: here is a variable of the launch scripts themselves (here, cmd, "
+       "master_addr, rdzv_id, ZEROFORGE_DRY_RUN): set from the environment it would change the "
+       "launch; choose another name"},
       {"a number as value", R"({"environment": {"N": 1}})", "/launch/environment/N",
        "launch.environment.N must be a string, got 1"},
   };
@@ -248,6 +355,39 @@ TEST(CompanionPlanTest, RefusesLaunchValuesItCannotMakeAConsistentLaunchFrom) {
     ASSERT_EQ(plan.problems.size(), 1u);
     EXPECT_EQ(plan.problems[0].pointer, c.pointer);
     EXPECT_EQ(plan.problems[0].message, c.message);
+  }
+}
+
+TEST(CompanionPlanTest, RefusesEveryVariableTheLaunchScriptsBashHoldsReadOnly) {
+  // What this machine's bash holds read-only in a new shell (`declare -r NAME=...`, also -ar,
+  // -ir): exporting any of them stops a launch script (set -e) before it launches.
+  FILE* pipe = ::popen("env -i bash -c 'readonly -p' 2>/dev/null", "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+  if (::pclose(pipe) != 0 || out.empty()) GTEST_SKIP() << "bash is not available";
+  std::vector<std::string> names;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string declare, flags, assignment;
+    words >> declare >> flags >> assignment;
+    if (declare != "declare" || flags.find('r') == std::string::npos) continue;
+    names.push_back(assignment.substr(0, assignment.find('=')));
+  }
+  EXPECT_GE(names.size(), 6u) << out;
+  for (const auto& name : names) {
+    SCOPED_TRACE(name);
+    Subject s;
+    s.values["launch"] = {{"environment", {{name, "1"}}}};
+    CompanionPlan plan = s.plan(kAll);
+    ASSERT_EQ(plan.problems.size(), 1u);
+    EXPECT_EQ(plan.problems[0].pointer, "/launch/environment/" + name);
+    EXPECT_EQ(plan.problems[0].message,
+              "launch.environment: " + name +
+                  " is read-only in bash, so the launch scripts would stop at its export before "
+                  "launching anything; leave it out");
   }
 }
 
@@ -271,6 +411,34 @@ TEST(CompanionPlanTest, RefusesWhatNoLauncherCanRunAsTheConfigSays) {
   EXPECT_EQ(plan.problems[0].message,
             "companions launch one data-parallel process per GPU, gpus_per_node x nodes = 8, but "
             "world_size=4; the launchers cannot start that world (leave world_size out)");
+
+  // A node count beyond any cluster: one placeholder host per node would never end (found by
+  // companion_fuzz, tests/fuzz/corpus/companion/regress-nodes-beyond-any-cluster.json).
+  Subject many;
+  many.values["nodes"] = 3333333333333337;
+  many.facts.world_size = 8 * 3333333333333337;
+  plan = many.plan(kAll);
+  ASSERT_EQ(plan.problems.size(), 1u);
+  EXPECT_EQ(plan.problems[0].pointer, "/nodes");
+  EXPECT_EQ(plan.problems[0].message,
+            "companions launch at most 65536 nodes (one hostfile line and one launch each), got "
+            "nodes=3333333333333337");
+  many.values["nodes"] = 65536;  // the most: planned
+  many.facts.world_size = 8 * 65536;
+  plan = many.plan({"hostfile"});
+  ASSERT_TRUE(plan.problems.empty()) << plan.problems[0].message;
+  EXPECT_EQ(plan.job.at("hosts").size(), 65536u);
+  EXPECT_EQ(plan.job.at("hosts").back(), "placeholder-node-65535");
+  // A product no 64-bit count holds is refused, not wrapped.
+  Subject wide;
+  wide.values["gpus_per_node"] = 4611686018427387904;  // 2^62
+  wide.values["nodes"] = 4;
+  plan = wide.plan({"deepspeed"});
+  ASSERT_EQ(plan.problems.size(), 1u);
+  EXPECT_EQ(plan.problems[0].pointer, "/gpus_per_node");
+  EXPECT_EQ(plan.problems[0].message,
+            "gpus_per_node 4611686018427387904 x nodes 4 is more processes than a launcher can "
+            "count");
 
   Subject lr;  // the Trainer has one --learning_rate for both
   lr.config["scheduler"]["params"]["warmup_max_lr"] = 0.001;

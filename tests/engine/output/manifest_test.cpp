@@ -80,11 +80,25 @@ TEST(ManifestTest, OutputPathsAreCheckedNamedAndShownQuoted) {
   };
   const Case cases[] = {
       {"x\n2.json",
-       "f.json: /output: error: output path \"x\\n2.json\" contains a control character "
-       "(0x0a)"},
+       "f.json: /output: error: output path \"x\\n2.json\" contains a control character or "
+       "line break (U+000A)"},
       {"a/\x1b[31m.json",
        "f.json: /output: error: output path \"a/\\u001b[31m.json\" contains a control "
-       "character (0x1b)"},
+       "character or line break (U+001B)"},
+      // The path is written in the accelerate companion's comment line, which YAML 1.1 ends at
+      // NEL, LS and PS; a C1 control (CSI) is obeyed by terminals.
+      {"medium/x\u2028num_processes: 1.json",
+       "f.json: /output: error: output path \"medium/x\\u2028num_processes: 1.json\" contains "
+       "a control character or line break (U+2028)"},
+      {"x\u0085.json",
+       "f.json: /output: error: output path \"x\\u0085.json\" contains a control character "
+       "or line break (U+0085)"},
+      {"caf\u00e9/\u009b31m.json",
+       "f.json: /output: error: output path \"caf\u00e9/\\u009b31m.json\" contains a control "
+       "character or line break (U+009B)"},
+      {"p\u2029.json",
+       "f.json: /output: error: output path \"p\\u2029.json\" contains a control character "
+       "or line break (U+2029)"},
       {std::string(256, 'a'), "f.json: /output: error: output path \"" + std::string(256, 'a') +
                                   "\" has a name of 256 bytes; file systems allow 255 (NAME_MAX)"},
       {"/etc/x.json",

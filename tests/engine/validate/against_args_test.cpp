@@ -2,6 +2,9 @@
 // Parsing training command lines (launchers and HF TrainingArguments) for --against-args.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "support/cli_runner.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/validator.hpp"
@@ -152,6 +155,13 @@ TEST(AgainstArgsTest, DeepSpeedHostfileGivesTheWorldAsTheRunnerCountsIt) {
   EXPECT_EQ(world("deepspeed --hostfile=hosts --num_gpus 1 train.py"), 3);
   EXPECT_EQ(world("deepspeed --hostfile hosts --num_nodes 2 --num_gpus 2 train.py"), 4);
   EXPECT_EQ(world("deepspeed --num_nodes 2 --num_gpus 2 train.py"), 4) << "no hostfile named";
+  // DeepSpeed reads the file with readlines in text mode (a line ends at \n, \r\n or \r) and
+  // strips and splits at Python's whitespace (\x1c-\x1f too): checked against its
+  // _parse_hostfile (runner.py, 0.19.6), which reads these as 3 hosts of 14 GPUs and 2 of 10.
+  dir.write("hosts", "worker-0 slots=8\rworker-1 slots=4\r\nworker-2 slots=2\n");
+  EXPECT_EQ(world("deepspeed --hostfile hosts train.py"), 14);
+  dir.write("hosts", "w0\x1cslots=8\n\x1fw1 slots=2\n");
+  EXPECT_EQ(world("deepspeed --hostfile hosts train.py"), 10);
 
   struct Case {
     const char* text;
@@ -164,6 +174,16 @@ TEST(AgainstArgsTest, DeepSpeedHostfileGivesTheWorldAsTheRunnerCountsIt) {
       {"a slots=1\na slots=2\n",
        "hosts:2:1: error: host 'a' is listed twice, which DeepSpeed refuses"},
       {"# nobody\n", "hosts: error: the hostfile lists no host, which DeepSpeed refuses"},
+      {"a slots=1\rb slots=1\ra slots=2\n",
+       "hosts:3:1: error: host 'a' is listed twice, which DeepSpeed refuses"},
+      {"w0 slots=8\nw1\u00a0slots=8\n",
+       "hosts:2:3: error: a Unicode space or line break (\"\u00a0\") in a hostfile line, which "
+       "DeepSpeed's reader takes as a separator; write an ASCII space"},
+      {"w0 slots=8 # \u2028\n",
+       "hosts:1:14: error: a Unicode space or line break (\"\\u2028\") in a hostfile line, which "
+       "DeepSpeed's reader takes as a separator; write an ASCII space"},
+      {"w0 slots=8\nw\xff slots=8\n",
+       "hosts: error: not UTF-8 at byte 13 (DeepSpeed reads the hostfile as text and refuses it)"},
   };
   for (const auto& c : bad) {
     SCOPED_TRACE(c.text);
@@ -240,6 +260,40 @@ TEST(AgainstArgsTest, AccelerateMixedPrecisionIsComparedWithTheConfig) {
   EXPECT_FALSE(zf::parse_training_command("torchrun --mixed_precision bf16 t.py")
                    .mixed_precision.has_value())
       << "only accelerate launch takes it";
+}
+
+TEST(AgainstArgsTest, KeysInjectedPastTheAccelerateConfigsCommentAreReadAsAccelerateReadsThem) {
+  // An accelerate companion as zeroforge wrote it before launch.args could not hold a YAML 1.1
+  // line break: U+2028 in an argument ends the header comment for PyYAML (accelerate's reader),
+  // which then reads `mixed_precision: fp16`, a key accelerate refuses next to a
+  // deepspeed_config_file. The check reads it too and reports it.
+  zf::test::TempDir dir;
+  dir.write("medium/zero3.accelerate.yaml",
+            "# accelerate launch --config_file medium/zero3.accelerate.yaml train.py --note "
+            "'x\u2028mixed_precision: fp16\u2028#' --bf16\n"
+            "compute_environment: LOCAL_MACHINE\ndeepspeed_config:\n"
+            "  deepspeed_config_file: \"medium/zero3.json\"\n  zero3_init_flag: true\n"
+            "distributed_type: DEEPSPEED\nnum_machines: 1\nnum_processes: 8\n");
+  zf::ValidateOptions options;
+  options.against = zf::parse_training_command(
+      "accelerate launch --config_file medium/zero3.accelerate.yaml train.py --bf16");
+  zf::load_launcher_files(*options.against, dir.path());
+  ASSERT_TRUE(options.against->accelerate_config.has_value());
+  EXPECT_EQ(options.against->accelerate_config->mixed_precision, "fp16");
+  const auto config = nlohmann::ordered_json::parse(
+      R"({"train_batch_size": 8, "train_micro_batch_size_per_gpu": 1,
+          "gradient_accumulation_steps": 1, "bf16": {"enabled": true},
+          "zero_optimization": {"stage": 3}})");
+  std::vector<std::string> findings;
+  for (const auto& f : zf::validate_config(config, options, "zero3.json"))
+    findings.push_back(zf::format_finding(f));
+  EXPECT_EQ(findings,
+            std::vector<std::string>{
+                "zero3.json: /: error [args-accelerate]: the accelerate config "
+                "medium/zero3.accelerate.yaml sets mixed_precision (fp16) next to "
+                "deepspeed_config_file, which accelerate refuses (\"When using "
+                "`deepspeed_config_file`, the following accelerate config variables will be "
+                "ignored\"); remove them: the DeepSpeed config decides"});
 }
 
 TEST(AgainstArgsTest, AccelerateConfigFileGivesTheWorldUnlessTheCommandDoes) {
