@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian packages zeroforge builds and tests with (python3-yaml: the YAML tests
-# compare the accelerate config reader with PyYAML), only those that are missing.
+# Installs the Debian packages zeroforge builds and tests with, only those that are missing:
+# python3-jinja2 is the template engine's test oracle (the differential corpus), python3-yaml
+# the accelerate config reader's (PyYAML, what accelerate reads its config with).
 # Idempotent; needs root (or sudo) only when something is missing.
 set -euo pipefail
-packages=(g++ cmake ninja-build make nlohmann-json3-dev libboost-program-options-dev libgtest-dev python3 python3-yaml)
+packages=(g++ cmake ninja-build make nlohmann-json3-dev libboost-program-options-dev libgtest-dev python3 python3-yaml python3-jinja2)
 # The real-consumer check (tests/consumers/README.md) runs torch's own torchrun parser: Debian's
 # python3-torch is 177 packages and 608 MiB installed, so only on request.
 if [ -n "${ZEROFORGE_SETUP_CONSUMERS:-}" ]; then
