@@ -4,6 +4,8 @@
 // "auto" is accepted exactly where the HF Trainer fills it.
 #include "rules.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace zf {
 namespace {
 
