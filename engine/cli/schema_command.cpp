@@ -2,6 +2,7 @@
 // `zeroforge schema`: prints the JSON Schema (draft 2020-12) of a DeepSpeed config, for editors.
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "command.hpp"
 #include "zeroforge/output.hpp"

@@ -3,6 +3,7 @@
 // configs, as text lines or a JSON array; exit 0 (clean or warnings), 1 (errors), 2 (bad input).
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "command.hpp"
 #include "zeroforge/error.hpp"

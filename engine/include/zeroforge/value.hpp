@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <utility>

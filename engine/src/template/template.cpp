@@ -4,6 +4,7 @@
 #include "zeroforge/template.hpp"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "source_position.hpp"
 #include "template/analyzer.hpp"

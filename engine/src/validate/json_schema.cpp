@@ -2,6 +2,8 @@
 // deepspeed_json_schema: a JSON Schema (draft 2020-12) for editors, generated from the same
 // schema data the validator uses. Sections DeepSpeed validates strictly forbid other keys;
 // "auto" is accepted exactly where the HF Trainer fills it.
+#include <nlohmann/json.hpp>
+
 #include "rules.hpp"
 
 namespace zf {

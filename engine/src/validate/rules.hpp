@@ -3,6 +3,7 @@
 // one way to report a finding. Each family lives in its own rules_*.cpp.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>

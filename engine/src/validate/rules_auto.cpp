@@ -2,6 +2,7 @@
 // Rule family "auto": the string "auto" is a Hugging Face Trainer placeholder. Raw DeepSpeed
 // crashes on it or silently swaps in defaults; the Trainer fills only the keys it knows.
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "rules.hpp"
 

@@ -3,6 +3,7 @@
 // and _batch_assertion): missing keys are derived with floor division, then
 // train_batch_size == micro * accumulation * world_size is asserted, all three > 0.
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "rules.hpp"
 
