@@ -266,7 +266,8 @@ TEST(AgainstArgsTest, KeysInjectedPastTheAccelerateConfigsCommentAreReadAsAccele
   // An accelerate companion as zeroforge wrote it before launch.args could not hold a YAML 1.1
   // line break: U+2028 in an argument ends the header comment for PyYAML (accelerate's reader),
   // which then reads `mixed_precision: fp16`, a key accelerate refuses next to a
-  // deepspeed_config_file. The check reads it too and reports it.
+  // deepspeed_config_file, and whose fp16 accelerate refuses next to a bf16 config. The check
+  // reads it too and reports both.
   zf::test::TempDir dir;
   dir.write("medium/zero3.accelerate.yaml",
             "# accelerate launch --config_file medium/zero3.accelerate.yaml train.py --note "
@@ -287,13 +288,17 @@ TEST(AgainstArgsTest, KeysInjectedPastTheAccelerateConfigsCommentAreReadAsAccele
   std::vector<std::string> findings;
   for (const auto& f : zf::validate_config(config, options, "zero3.json"))
     findings.push_back(zf::format_finding(f));
-  EXPECT_EQ(findings,
-            std::vector<std::string>{
-                "zero3.json: /: error [args-accelerate]: the accelerate config "
-                "medium/zero3.accelerate.yaml sets mixed_precision (fp16) next to "
-                "deepspeed_config_file, which accelerate refuses (\"When using "
-                "`deepspeed_config_file`, the following accelerate config variables will be "
-                "ignored\"); remove them: the DeepSpeed config decides"});
+  const std::vector<std::string> expected = {
+      "zero3.json: /: error [args-accelerate]: the accelerate config "
+      "medium/zero3.accelerate.yaml sets mixed_precision (fp16) next to "
+      "deepspeed_config_file, which accelerate refuses (\"When using "
+      "`deepspeed_config_file`, the following accelerate config variables will be "
+      "ignored\"); remove them: the DeepSpeed config decides",
+      "zero3.json: /bf16/enabled: error [args-precision]: bf16.enabled is true, and "
+      "accelerate launch with mixed precision 'fp16' refuses the config (\"`--mixed_"
+      "precision` arg cannot be set to `fp16` when `bf16` is set in the DeepSpeed "
+      "config file\"); launch with --mixed_precision bf16"};
+  EXPECT_EQ(findings, expected);
 }
 
 TEST(AgainstArgsTest, AccelerateConfigFileGivesTheWorldUnlessTheCommandDoes) {
