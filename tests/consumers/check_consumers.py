@@ -393,7 +393,7 @@ def worker_deepspeed(source, cases):
 
 def worker_accelerate(source, cases):
     import consumer_stubs
-    consumer_stubs.stub_modules("safetensors", "huggingface_hub")
+    consumer_stubs.stub_missing_modules("safetensors", "huggingface_hub")
     sys.path.insert(0, source)
     from accelerate.commands.config.config_args import load_config_from_file
     from accelerate.commands.launch import _validate_launch_command, launch_command_parser
@@ -460,7 +460,7 @@ def add_distribution(site, name, version):
 def worker_transformers(source, accelerate_source, deepspeed_source, cases):
     import re
     import consumer_stubs
-    consumer_stubs.stub_modules("safetensors", "huggingface_hub", "httpx", "tokenizers")
+    consumer_stubs.stub_missing_modules("safetensors", "huggingface_hub", "httpx", "tokenizers")
     site = tempfile.mkdtemp(prefix="zf-transformers-")
     sys.path.insert(0, site)
     sys.path.insert(0, accelerate_source)

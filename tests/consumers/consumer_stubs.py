@@ -82,6 +82,14 @@ def stub_modules(*prefixes):
     sys.meta_path.insert(0, _StubFinder(prefixes))
 
 
+def stub_missing_modules(*names):
+    """Stubs each top-level package of `names` that this interpreter cannot import: a machine
+    with the real huggingface_hub or tokenizers (transformers' own environment) uses them, as
+    the consumer's code expects their real types in annotations evaluated at import."""
+    import importlib.util
+    stub_modules(*[name for name in names if importlib.util.find_spec(name) is None])
+
+
 def package_from_source(name, directory):
     """Makes `name` the package at `directory` without running its __init__ (which imports a
     whole runtime): its submodules load from the source as usual."""
