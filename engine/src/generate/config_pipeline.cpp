@@ -173,8 +173,13 @@ bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Manife
     if (value == nullptr && values.globals != nullptr) value = values.globals->as_dict().find(name);
     if (value != nullptr) needed[name] = value->to_json();
   }
-  CompanionPlan plan = plan_companions(target_.companions->kinds(),
-                                       CompanionSubject{entry.path, &config, &facts, &needed});
+  // Auto-fit's record: what the fit assumed about the run, which its launch must carry out.
+  const Json* fit = nullptr;
+  if (auto memory = entry.plugins.find("memory"); memory != entry.plugins.end()) {
+    if (auto record = memory->find("auto_fit"); record != memory->end()) fit = &*record;
+  }
+  CompanionPlan plan = plan_companions(
+      target_.companions->kinds(), CompanionSubject{entry.path, &config, &facts, &needed, fit});
   if (!plan.problems.empty()) {
     // Placed where each value was written (the values are layered again, with provenance:
     // only for a refused variant).
