@@ -235,6 +235,7 @@ int explain_family(const ExplainOptions& opt) {
                       expansion.describe(*chosen) + "'";
   int code = print_explanation(opt, title, *setup.template_, values.layered(), problems,
                                deepspeed && problems.empty() ? &facts : nullptr);
+  for (auto& finding : hooks.findings) pipeline::place_finding(finding, values);
   bool refused = print_plugin_findings(std::cerr, family.file, hooks.findings);
   return refused && code == kSuccess ? kFindings : code;
 }

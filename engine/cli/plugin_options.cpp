@@ -39,7 +39,12 @@ std::unique_ptr<PluginHost> make_plugin_host(const PluginInputs& inputs,
 bool print_plugin_findings(std::ostream& out, const std::string& subject,
                            const std::vector<PluginFinding>& findings) {
   for (const auto& finding : findings) {
-    out << subject << ": error [" << finding.plugin << "]: " << finding.message << '\n';
+    if (finding.file.empty()) {
+      out << subject << ": error [" << finding.plugin << "]: " << finding.message << '\n';
+    } else {
+      out << finding.file << ": " << finding.file_pointer << ": error [" << finding.plugin
+          << "]: " << finding.message << '\n';
+    }
   }
   return !findings.empty();
 }

@@ -23,8 +23,9 @@ class HookReader {
   [[noreturn]] void fail(const std::string& pointer, const std::string& message) const;
   /// The value at `pointer`, or nullptr.
   const nlohmann::ordered_json* find(const std::string& pointer) const;
-  /// Set on purpose (by a variant, a values file, --set, a tier's family values, a plugin)
-  /// or pinned by the template: auto-fit leaves it alone.
+  /// Set on purpose (by the family's values, a variant, a values file, --set, a plugin) or
+  /// pinned by the template: auto-fit leaves it alone. Template defaults and tier files do
+  /// not pin.
   bool pinned(const std::string& pointer) const;
   std::int64_t positive_int(const std::string& pointer, const nlohmann::ordered_json& v) const;
   double number(const std::string& pointer, const nlohmann::ordered_json& v, double minimum,

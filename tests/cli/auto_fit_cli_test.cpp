@@ -174,13 +174,67 @@ TEST_F(AutoFitCliTest, PinnedChoiceThatCannotFitIsAnImpossibleFit) {
   auto r = run_cli({"generate", f, "-o", out().string(), "--set", "offload_optimizer=none", "--set",
                     "offload_param=none"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("error [memory]: tier small: llama-2-7b does not fit even at ZeRO-3, "
-                       "offload_optimizer=none, offload_param=none with micro batch 1: GPU needs "),
+  // Placed at the pin that makes it impossible (where it was written: the --set).
+  EXPECT_NE(r.err.find("--set offload_optimizer=none: /offload_optimizer: error [memory]: tier "
+                       "small: llama-2-7b does not fit even at ZeRO-3, offload_optimizer=none, "
+                       "offload_param=none with micro batch 1: GPU needs "),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("(pinned: offload_optimizer=none, offload_param=none)"), std::string::npos)
+  EXPECT_NE(r.err.find("; the pinned offload_optimizer=none makes it impossible: without it, "
+                       "ZeRO-3, offload_optimizer=cpu, offload_param=none fits with micro batch "),
+            std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(out()));
+}
+
+// A team's policy goes in the family's values: auto-fit keeps it on every tier, searches only
+// around it, and refuses a tier it makes impossible at the file and pointer that set it.
+TEST_F(AutoFitCliTest, TheFamilysValuesAreConstraintsOfTheFit) {
+  std::string f = family({{"stage", 3}, {"offload_optimizer", "cpu"}});
+  auto r = run_cli({"generate", f, "-o", out().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* tier : {"small", "medium"}) {
+    SCOPED_TRACE(tier);
+    Json cfg = config(std::string(tier) + "/config.json");
+    EXPECT_EQ(cfg["zero_optimization"]["stage"], 3);
+    EXPECT_EQ(offload_device(cfg, "offload_optimizer"), "cpu") << "not ZeRO-1 without offload";
+    Json fit = entry(std::string(tier) + "/config.json")["plugins"]["memory"]["auto_fit"];
+    EXPECT_EQ(fit["pinned"], Json({"stage", "offload_optimizer"}));
+  }
+  // explain: the values the fit chose are a layer of their own; the family's stay the family's.
+  auto explained = run_cli({"explain", f, "--config", "medium/config.json"});
+  ASSERT_EQ(explained.exit_code, 0) << explained.err;
+  EXPECT_NE(explained.out.find("  stage = 3  "), std::string::npos) << explained.out;
+  for (const char* line : {"stage = 3 ", "offload_optimizer = \"cpu\" "}) {
+    const auto at = explained.out.find("  " + std::string(line));
+    ASSERT_NE(at, std::string::npos) << line;
+    const std::string row = explained.out.substr(at, explained.out.find('\n', at) - at);
+    EXPECT_NE(row.find("family: " + f), std::string::npos) << row;
+  }
+  for (const char* name : {"offload_param", "micro_batch_size", "gradient_accumulation"}) {
+    const auto at = explained.out.find("  " + std::string(name) + " = ");
+    ASSERT_NE(at, std::string::npos) << name;
+    const std::string row = explained.out.substr(at, explained.out.find('\n', at) - at);
+    EXPECT_EQ(row.substr(row.size() - 24), "plugin memory (auto-fit)") << row;
+  }
+
+  // A policy the tier cannot hold: the pin is named where the family wrote it.
+  std::string strict =
+      family({{"stage", 2}, {"offload_optimizer", "none"}}, Json::object(), Json::array({"small"}));
+  auto refused = run_cli({"generate", strict, "-o", out().string() + "-strict"});
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_NE(refused.err.find(strict +
+                             ": /values/offload_optimizer: error [memory]: tier small: llama-2-7b "
+                             "does not fit even at ZeRO-2, offload_optimizer=none, "
+                             "offload_param=none with micro batch 1: "),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("the pinned offload_optimizer=none makes it impossible: without it, "
+                             "ZeRO-2, offload_optimizer=cpu, offload_param=none fits with micro "
+                             "batch "),
+            std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(out().string() + "-strict"));
 }
 
 TEST_F(AutoFitCliTest, ModelThatFitsNowhereNamesTheTierAndWritesNothing) {
@@ -190,7 +244,8 @@ TEST_F(AutoFitCliTest, ModelThatFitsNowhereNamesTheTierAndWritesNothing) {
   auto r = run_cli({"generate", f, "-o", out().string()});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   for (const char* precision : {"bf16", "fp16"}) {
-    EXPECT_NE(r.err.find(std::string("fit.json: error [memory]: tier small, variant precision=") +
+    EXPECT_NE(r.err.find(std::string("fit.json: /values/auto_fit: error [memory]: tier small, "
+                                     "variant precision=") +
                          precision +
                          ": llama-2-70b does not fit even at ZeRO-3, "
                          "offload_optimizer=cpu, offload_param=cpu with micro batch 1: GPU needs "),

@@ -80,6 +80,8 @@ bool ConfigMaker::prepare(ConfigJob& job, const Variant& variant, ManifestEntry&
     SourcedValues sourced = expansion_.values(variant);
     auto hooks = setup_.plugins->run_values_hooks(sourced.layered_for_hooks(), context);
     if (!hooks.findings.empty()) {
+      // Each refusal names the file and pointer where the value it points at was written.
+      for (auto& finding : hooks.findings) place_finding(finding, sourced);
       job.refusals = std::move(hooks.findings);
       return false;
     }
@@ -178,8 +180,8 @@ bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Manife
   if (auto memory = entry.plugins.find("memory"); memory != entry.plugins.end()) {
     if (auto record = memory->find("auto_fit"); record != memory->end()) fit = &*record;
   }
-  CompanionPlan plan = plan_companions(
-      target_.companions->kinds(), CompanionSubject{entry.path, &config, &facts, &needed, fit});
+  CompanionPlan plan = plan_companions(target_.companions->kinds(),
+                                       CompanionSubject{entry.path, &config, &facts, &needed, fit});
   if (!plan.problems.empty()) {
     // Placed where each value was written (the values are layered again, with provenance:
     // only for a refused variant).
