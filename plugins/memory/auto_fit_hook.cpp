@@ -73,9 +73,13 @@ Json rung_json(const Rung& rung) {
 }
 
 Json estimate_json(const Estimate& e) {
-  return {{"gpu_bytes", e.total_gpu},          {"gpu_capacity_bytes", e.gpu_capacity},
-          {"cpu_bytes", e.total_cpu},          {"cpu_capacity_bytes", e.cpu_capacity},
-          {"nvme_bytes", e.model_states_nvme}, {"summary", describe_need(e)}};
+  return {{"gpu_bytes", e.total_gpu},
+          {"gpu_capacity_bytes", e.gpu_capacity},
+          {"gpu_usable_bytes", e.gpu_usable},
+          {"cpu_bytes", e.total_cpu},
+          {"cpu_capacity_bytes", e.cpu_capacity},
+          {"nvme_bytes", e.model_states_nvme},
+          {"summary", describe_need(e)}};
 }
 
 // The estimate of `rung` at `micro` over `base`, as `zeroforge estimate --format json` prints
@@ -308,6 +312,7 @@ Json auto_fit_values(const Json& input, const std::string& data_dir,
     step["micro_batch_size"] = rejected.micro_batch_size;
     step["gpu_bytes"] = rejected.estimate.total_gpu;
     step["gpu_capacity_bytes"] = rejected.estimate.gpu_capacity;
+    step["gpu_usable_bytes"] = rejected.estimate.gpu_usable;
     step["cpu_bytes"] = rejected.estimate.total_cpu;
     step["cpu_capacity_bytes"] = rejected.estimate.cpu_capacity;
     step["reason"] = rejected.reason;
@@ -333,6 +338,7 @@ Json auto_fit_values(const Json& input, const std::string& data_dir,
                    {"loss", to_string(in.loss)}};
   note["headroom"] = result.estimate.headroom_fraction;
   note["cuda_context_gib"] = in.cuda_context_gib;
+  note["gpu_memory_margin"] = in.gpu_memory_margin;
   note["estimate"] = estimate_json(result.estimate);
   note["fits"] = true;
 

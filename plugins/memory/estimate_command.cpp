@@ -53,6 +53,7 @@ const char* const kHelp =
     "cluster:\n"
     "  --gpus-per-node N  --nodes N (default 1, 1)\n"
     "  --gpu-memory-gib F (per GPU)  --cpu-memory-gib F (per node): give a verdict\n"
+    "  --gpu-memory-margin F        fraction of the GPU memory left free (default 0.05)\n"
     "  --headroom F                 allocator fragmentation, fraction of activations\n"
     "                               (default 0.10; 0.45 with full checkpointing)\n"
     "  --cuda-context-gib F         per GPU, outside PyTorch's allocator (default 0.8)\n"
@@ -205,6 +206,16 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir)
       {"--nodes", [&](auto& f, auto& v) { in.nodes = parse_int(f, v); }},
       {"--gpu-memory-gib", [&](auto& f, auto& v) { in.gpu_memory_gib = parse_double(f, v); }},
       {"--cpu-memory-gib", [&](auto& f, auto& v) { in.cpu_memory_gib = parse_double(f, v); }},
+      {"--gpu-memory-margin",
+       [&](auto& f, auto& v) {
+         in.gpu_memory_margin = parse_double(f, v);
+         if (!(in.gpu_memory_margin >= 0 && in.gpu_memory_margin < 1)) {
+           throw std::invalid_argument(f +
+                                       ": expected a fraction from 0 to below 1 (0.05 = 5%), "
+                                       "got '" +
+                                       v + "'");
+         }
+       }},
       {"--headroom", [&](auto& f, auto& v) { in.headroom = parse_double(f, v); }},
       {"--cuda-context-gib", [&](auto& f, auto& v) { in.cuda_context_gib = parse_double(f, v); }},
       {"--zero-init", [&](auto& f, auto& v) { in.zero_init = parse_bool(f, v); }},
@@ -361,16 +372,16 @@ std::string header(const Options& o) {
 
 std::string verdict(const Estimate& e) {
   std::string out;
-  auto line = [&](const char* what, std::optional<bool> ok, std::int64_t need, std::int64_t have) {
+  auto line = [&](const char* what, std::optional<bool> ok, std::int64_t need, std::int64_t have,
+                  const std::string& margin) {
     if (!ok) return;
-    out +=
-        std::string("verdict: ") + what + (*ok ? " fits: " : " does not fit: ") + "needs " +
-        gib(need) + " GiB of " + gib(have) + " GiB" +
-        (*ok ? " (" + gib(have - need) + " GiB free)" : " (" + gib(need - have) + " GiB short)") +
-        "\n";
+    out += std::string("verdict: ") + what + (*ok ? " fits: " : " does not fit: ") + "needs " +
+           gib(need) + " GiB of " + gib(have) + " GiB" + (margin.empty() ? "" : " usable") +
+           (*ok ? " (" + gib(have - need) + " GiB free" : " (" + gib(need - have) + " GiB short") +
+           (margin.empty() ? "" : "; " + margin) + ")\n";
   };
-  line("GPU", e.gpu_fits, e.total_gpu, e.gpu_capacity);
-  line("CPU", e.cpu_fits, e.total_cpu, e.cpu_capacity);
+  line("GPU", e.gpu_fits, e.total_gpu, e.gpu_usable, describe_margin(e));
+  line("CPU", e.cpu_fits, e.total_cpu, e.cpu_capacity, "");
   if (out.empty()) out = "verdict: none (give --gpu-memory-gib and --cpu-memory-gib)\n";
   return out;
 }
@@ -497,7 +508,8 @@ Json to_json(const Inputs& in, const Estimate& e) {
         {"zero_init", in.zero_init},
         {"additional_buffer_factor", in.additional_buffer_factor},
         {"headroom", e.headroom_fraction},
-        {"cuda_context_gib", in.cuda_context_gib}}},
+        {"cuda_context_gib", in.cuda_context_gib},
+        {"gpu_memory_margin", in.gpu_memory_margin}}},
       {"model_states",
        {{"gpu_bytes", e.model_states_gpu},
         {"cpu_bytes", e.model_states_cpu},
@@ -519,6 +531,7 @@ Json to_json(const Inputs& in, const Estimate& e) {
       {"total", {{"gpu_bytes", e.total_gpu}, {"cpu_bytes", e.total_cpu}}},
       {"capacity",
        {{"gpu_bytes", e.gpu_fits ? Json(e.gpu_capacity) : Json(nullptr)},
+        {"gpu_usable_bytes", e.gpu_fits ? Json(e.gpu_usable) : Json(nullptr)},
         {"cpu_bytes", e.cpu_fits ? Json(e.cpu_capacity) : Json(nullptr)}}},
       {"fits", nullable(fits(e))},
       {"gpu_fits", nullable(e.gpu_fits)},

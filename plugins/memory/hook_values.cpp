@@ -195,6 +195,15 @@ void read_cluster(const HookReader& r, Inputs& in, const std::string& who,
   };
   in.gpu_memory_gib = capacity("gpu_memory_gib", "the GPU memory (gpu_memory_gib, per GPU)");
   in.cpu_memory_gib = capacity("cpu_memory_gib", "the host memory (cpu_memory_gib, per node)");
+  // The safety margin: a tier's (its GPUs, its drivers) or a family's value.
+  if (const Json* v = r.find("/gpu_memory_margin"); v && !v->is_null()) {
+    if (!v->is_number() || !(v->get<double>() >= 0 && v->get<double>() < 1)) {
+      r.fail("/gpu_memory_margin",
+             "expected a fraction from 0 to below 1 (0.05 leaves 5% of each GPU free), got " +
+                 v->dump());
+    }
+    in.gpu_memory_margin = v->get<double>();
+  }
   auto bucket = [&](const char* key, std::int64_t& into) {
     std::string pointer = std::string("/zero/") + key;
     if (const Json* v = r.find(pointer); v && !v->is_null()) into = r.positive_int(pointer, *v);

@@ -64,7 +64,8 @@ Model read_model(const nlohmann::ordered_json& object, const std::string& data_d
 /// Reads the cluster and config facts into `in`: `precision`, `gpus_per_node` x `nodes`
 /// (a `world_size` that differs is refused: `who`, "auto-fit" or "the estimate", models
 /// data parallelism over every GPU), `gpu_memory_gib` and `cpu_memory_gib` (required when
-/// `capacities_required`, else read when present) and the buckets the config sets
+/// `capacities_required`, else read when present), `gpu_memory_margin` (the safety margin,
+/// default kDefaultGpuMemoryMargin) and the buckets the config sets
 /// (`zero.reduce_bucket_size`, ...).
 void read_cluster(const HookReader& r, Inputs& in, const std::string& who,
                   bool capacities_required);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "support/cli_runner.hpp"
@@ -130,6 +131,36 @@ TEST_F(AutoFitCliTest, SevenBillionGetsZero3WithCpuOffloadOnSmallAndNoOffloadOnM
   EXPECT_EQ(offload_device(medium, "offload_param"), "none");
   EXPECT_TRUE(
       entry("medium/llama-2-7b.json")["plugins"]["memory"]["auto_fit"]["escalated"].empty());
+}
+
+// A fit never runs at the card's last byte: the small tier's micro batch 2 needs 23.75 of
+// 23.98 GiB (99%); with the default 5% safety margin it gets micro batch 1.
+TEST_F(AutoFitCliTest, AFitLeavesTheSafetyMarginFree) {
+  struct Case {
+    std::vector<std::string> sets;
+    double margin;
+    long long micro;
+  };
+  const Case cases[] = {{{}, 0.05, 1}, {{"--set", "gpu_memory_margin=0"}, 0.0, 2}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.margin);
+    std::vector<std::string> args = {"generate", "llama-2-7b-autofit", "-o", out().string()};
+    args.insert(args.end(), c.sets.begin(), c.sets.end());
+    auto r = run_cli(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const Json fit = entry("small/llama-2-7b.json")["plugins"]["memory"]["auto_fit"];
+    EXPECT_EQ(fit["gpu_memory_margin"], c.margin);
+    EXPECT_EQ(fit["micro_batch_size"], c.micro);
+    const double capacity = fit["estimate"]["gpu_capacity_bytes"].get<double>();
+    const double need = fit["estimate"]["gpu_bytes"].get<double>();
+    EXPECT_LE(need, capacity * (1 - c.margin));
+    EXPECT_EQ(
+        fit["estimate"]["gpu_usable_bytes"],
+        fit["estimate"]["gpu_capacity_bytes"].get<long long>() - std::llround(capacity * c.margin));
+    if (c.margin == 0) {
+      EXPECT_GT(need / capacity, 0.99) << "what the margin is for";
+    }
+  }
 }
 
 TEST_F(AutoFitCliTest, TwoRunsAreByteIdentical) {

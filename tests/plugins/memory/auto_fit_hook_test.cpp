@@ -3,6 +3,8 @@
 // which layers pin a value, what it applies and records, and findings that change nothing.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "support/memory_plugin.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/plugin_host.hpp"
@@ -144,34 +146,35 @@ TEST(AutoFitHookTest, AnImpossibleFitNamesThePinsThatMakeItImpossible) {
     const char* pointer;
     const char* message;
   };
+  // Each GPU figure is "of 22.80 GiB usable": the small tier's 24 GiB less the 5% margin.
   const Case cases[] = {
       {"one pin",
        {{"offload_optimizer", "none"}},
        "/offload_optimizer",
        "tier small: llama-2-7b does not fit even at ZeRO-3, offload_optimizer=none, "
-       "offload_param=cpu with micro batch 1: GPU needs 97.25 GiB of 24.00 GiB (73.25 GiB "
+       "offload_param=cpu with micro batch 1: GPU needs 97.25 GiB of 22.80 GiB usable (74.45 GiB "
        "short); CPU needs 12.55 GiB of 128.00 GiB per node; the pinned offload_optimizer=none "
-       "makes it impossible: without it, ZeRO-3, "
-       "offload_optimizer=cpu, offload_param=none fits with micro batch 2 (GPU needs 23.75 GiB "
-       "of 24.00 GiB; CPU needs 100.41 GiB of 128.00 GiB per node)"},
+       "makes it impossible: without it, ZeRO-3, offload_optimizer=cpu, offload_param=none fits "
+       "with micro batch 1 (GPU needs 19.99 GiB of 22.80 GiB usable; CPU needs 100.41 GiB of "
+       "128.00 GiB per node)"},
       {"each of two pins",
        {{"stage", 1}, {"micro_batch_size", 4}},
        "/stage",
        "tier small: llama-2-7b does not fit even at ZeRO-1, offload_optimizer=cpu, "
-       "offload_param=none with micro batch 4: GPU needs 30.24 GiB of 24.00 GiB (6.24 GiB "
+       "offload_param=none with micro batch 4: GPU needs 30.24 GiB of 22.80 GiB usable (7.44 GiB "
        "short); CPU needs 100.41 GiB of 128.00 GiB per node; the pinned stage=1 and "
        "micro_batch_size=4 each make it impossible: without stage=1, ZeRO-3, "
        "offload_optimizer=cpu, offload_param=cpu fits with micro batch 4 (GPU needs 18.71 GiB "
-       "of 24.00 GiB; CPU needs 112.96 GiB of 128.00 GiB per node)"},
+       "of 22.80 GiB usable; CPU needs 112.96 GiB of 128.00 GiB per node)"},
       {"two pins together",
        {{"offload_param", "none"}, {"offload_optimizer", "none"}, {"micro_batch_size", 8}},
        "/offload_optimizer",
        "tier small: llama-2-7b does not fit even at ZeRO-3, offload_optimizer=none, "
-       "offload_param=none with micro batch 8: GPU needs 134.14 GiB of 24.00 GiB (110.14 GiB "
-       "short); the pinned offload_optimizer=none and micro_batch_size=8 together make it "
+       "offload_param=none with micro batch 8: GPU needs 134.14 GiB of 22.80 GiB usable (111.34 "
+       "GiB short); the pinned offload_optimizer=none and micro_batch_size=8 together make it "
        "impossible: without them, ZeRO-3, offload_optimizer=cpu, offload_param=none fits with "
-       "micro batch 2 (GPU needs 23.75 GiB of 24.00 GiB; CPU needs 100.41 GiB of 128.00 GiB per "
-       "node)"},
+       "micro batch 1 (GPU needs 19.99 GiB of 22.80 GiB usable; CPU needs 100.41 GiB of 128.00 "
+       "GiB per node)"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -250,6 +253,58 @@ TEST(AutoFitHookTest, ACalibratedCudaContextIsUsedAndRecorded) {
         std::string(e.what()).find("/auto_fit/cuda_context_gib: expected a number >= 0.0, got -1"),
         std::string::npos)
         << e.what();
+  }
+}
+
+// The safety margin is a value like the tier's memory: from the tier or the family, 5% by
+// default, used by the fit and recorded in the manifest.
+TEST(AutoFitHookTest, TheSafetyMarginIsATierOrFamilyValueTheFitLeavesFree) {
+  struct Case {
+    const char* name;
+    Json margin;  // null: not set
+    LayerKind kind;
+    double used;
+    std::int64_t micro;
+  };
+  const Case cases[] = {
+      {"the default", nullptr, LayerKind::Tier, 0.05, 1},
+      {"a tier's", 0.1, LayerKind::Tier, 0.1, 1},
+      // Without a margin the small tier's fit runs at 99% of the card (23.75 of 24 GiB).
+      {"none, from the family", 0, LayerKind::Family, 0.0, 2},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    LayeredValues values = small_tier_member(Json::object());
+    if (!c.margin.is_null())
+      values.apply({c.kind, "margin.json"}, {{"gpu_memory_margin", c.margin}});
+    ValuesHookResult result = host().run_values_hooks(values, context);
+    ASSERT_TRUE(result.findings.empty());
+    const Json& note = result.manifest.at("memory").at("auto_fit");
+    EXPECT_EQ(note["gpu_memory_margin"], c.used);
+    EXPECT_EQ(note["micro_batch_size"], c.micro);
+    const std::int64_t capacity = 24LL << 30;
+    const auto usable = static_cast<std::int64_t>(std::llround(capacity * (1 - c.used)));
+    EXPECT_EQ(note["estimate"]["gpu_usable_bytes"], usable);
+    EXPECT_LE(note["estimate"]["gpu_bytes"].get<std::int64_t>(), usable);
+    const Json& record = result.manifest.at("memory").at("estimate");
+    EXPECT_EQ(record["inputs"]["gpu_memory_margin"], c.used);
+    EXPECT_EQ(record["capacity"]["gpu_usable_bytes"], usable);
+  }
+  for (const Json& bad : {Json(-0.1), Json(1), Json("5%")}) {
+    SCOPED_TRACE(bad.dump());
+    LayeredValues values = small_tier_member(Json::object());
+    values.apply({LayerKind::Set, "--set gpu_memory_margin"}, {{"gpu_memory_margin", bad}});
+    try {
+      host().run_values_hooks(values, context);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(
+                    "values hook failed: family fam, tier small: /gpu_memory_margin: expected a "
+                    "fraction from 0 to below 1 (0.05 leaves 5% of each GPU free), got " +
+                    bad.dump() + " (set by --set gpu_memory_margin)"),
+                std::string::npos)
+          << e.what();
+    }
   }
 }
 

@@ -318,6 +318,70 @@ TEST(MemoryEstimatorTest, VerdictAgainstCapacity) {
   EXPECT_NE(medium.output.find("verdict: GPU fits: needs "), std::string::npos) << medium.output;
 }
 
+// The verdict leaves the safety margin free: what fits is judged against the card's memory
+// less the margin, and the line says both.
+TEST(MemoryEstimatorTest, TheVerdictLeavesTheSafetyMarginFree) {
+  struct Case {
+    std::vector<std::string> margin;
+    int exit_code;
+    std::string verdict;
+  };
+  const std::vector<std::string> base = {"--model",
+                                         "llama-2-7b",
+                                         "--stage",
+                                         "3",
+                                         "--offload-optimizer",
+                                         "cpu",
+                                         "--activation-checkpointing",
+                                         "full",
+                                         "--micro-batch-size",
+                                         "2",
+                                         "--gpu-memory-gib",
+                                         "23.98"};
+  const Case cases[] = {
+      {{},
+       1,
+       "verdict: GPU does not fit: needs 23.75 GiB of 22.78 GiB usable (0.97 GiB short; 23.98 GiB "
+       "less the 5% safety margin)\n"},
+      {{"--gpu-memory-margin", "0.025"},
+       1,
+       "verdict: GPU does not fit: needs 23.75 GiB of 23.38 GiB usable (0.37 GiB short; 23.98 GiB "
+       "less the 2.5% safety margin)\n"},
+      {{"--gpu-memory-margin", "0"},
+       0,
+       "verdict: GPU fits: needs 23.75 GiB of 23.98 GiB (0.23 GiB free)\n"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(Json(c.margin).dump());
+    std::vector<std::string> args = base;
+    args.insert(args.end(), c.margin.begin(), c.margin.end());
+    CommandResult result = host().run_command("estimate", args);
+    EXPECT_EQ(result.exit_code, c.exit_code);
+    EXPECT_NE(result.output.find("\n" + c.verdict), std::string::npos) << result.output;
+  }
+  std::vector<std::string> json = base;
+  json.insert(json.end(), {"--format", "json"});
+  Json out = Json::parse(host().run_command("estimate", json).output);
+  EXPECT_EQ(out["inputs"]["gpu_memory_margin"], 0.05);
+  const auto capacity = std::llround(23.98 * 1024.0 * 1024.0 * 1024.0);
+  EXPECT_EQ(out["capacity"]["gpu_bytes"], capacity);
+  EXPECT_EQ(out["capacity"]["gpu_usable_bytes"],
+            capacity - std::llround(static_cast<double>(capacity) * 0.05));
+  struct Bad {
+    const char* margin;
+    const char* message;
+  };
+  for (const Bad& bad :
+       {Bad{"1", "--gpu-memory-margin: expected a fraction from 0 to below 1 (0.05 = 5%), got '1'"},
+        Bad{"-0.01",
+            "--gpu-memory-margin: expected a fraction from 0 to below 1 (0.05 = 5%), got '-0.01'"},
+        Bad{"5%", "--gpu-memory-margin: expected a number, got '5%'"}}) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--gpu-memory-margin", bad.margin});
+    EXPECT_EQ(estimate_error(args), bad.message);
+  }
+}
+
 TEST(MemoryEstimatorTest, WhatDoesNotFitNamesTheSmallestChangeThatDoes) {
   struct Case {
     std::vector<std::string> args;
@@ -326,7 +390,7 @@ TEST(MemoryEstimatorTest, WhatDoesNotFitNamesTheSmallestChangeThatDoes) {
   const Case cases[] = {
       // A smaller micro batch with the same options.
       {{"--model", "gpt2", "--stage", "0", "--micro-batch-size", "64", "--gpu-memory-gib", "23.98"},
-       "suggestion: micro batch 17 fits with these options (GPU 23.34 GiB)\n"},
+       "suggestion: micro batch 16 fits with these options (GPU 22.12 GiB)\n"},
       // Up the ladder: no micro batch fits at stage 1; stage 2 fits micro batch 3 (not 4).
       {{"--model", "llama-2-7b", "--stage", "1", "--gpus-per-node", "8",
         "--activation-checkpointing", "full", "--micro-batch-size", "4", "--gpu-memory-gib", "40"},
