@@ -201,20 +201,27 @@ TEST_F(RenderCliTest, UndefinedNamesAreAllListed) {
   EXPECT_EQ(r.out, "");
 }
 
+// The paths and assignments are longer than std::string's small buffer: short ones once hid
+// a double free on these paths (issue 22).
 TEST_F(RenderCliTest, BadInputsAreErrorsWithExitCode2) {
   dir.write("t/x.j2", "{{ a }}");
-  dir.write("bad.json", "{\"a\": 1,,}");
+  const std::string folder = "experiments-of-the-platform-team-for-llama-finetuning/values";
+  dir.write(folder + "/broken-values-of-a-rather-long-name.json", "{\"a\": 1,,}");
   struct Case {
     std::vector<std::string> args;
     std::string first_line;
   };
   const Case cases[] = {
-      {{"render", "x.j2", "--template-dir", "t", "--values", "bad.json"},
-       "bad.json:1:9: error: expected a string key, found ','"},
-      {{"render", "x.j2", "--template-dir", "t", "--values", "missing.json"},
-       "zeroforge: error: cannot read 'missing.json': No such file or directory"},
-      {{"render", "x.j2", "--template-dir", "t", "--set", "novalue"},
-       "zeroforge: error: '--set novalue': expected KEY=VALUE"},
+      {{"render", "x.j2", "--template-dir", "t", "--values",
+        folder + "/broken-values-of-a-rather-long-name.json"},
+       folder + "/broken-values-of-a-rather-long-name.json:1:9: error: expected a string key, "
+                "found ','"},
+      {{"render", "x.j2", "--template-dir", "t", "--values",
+        folder + "/missing-values-of-a-rather-long-name.json"},
+       "zeroforge: error: cannot read '" + folder +
+           "/missing-values-of-a-rather-long-name.json': No such file or directory"},
+      {{"render", "x.j2", "--template-dir", "t", "--set", "a_rather_long_name_without_a_value"},
+       "zeroforge: error: '--set a_rather_long_name_without_a_value': expected KEY=VALUE"},
       {{"render", "x.j2", "--template-dir", "nodir"},
        "zeroforge: error: --template-dir 'nodir' is not a directory"},
       {{"render", "nope.j2", "--template-dir", "t"},

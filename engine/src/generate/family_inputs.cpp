@@ -58,7 +58,8 @@ Tier load_tier(const Family& family, std::size_t index, const fs::path& data_dir
                 family.file, pointer);
   }
   inputs.push_back(path);
-  return Tier{name, display_path(path).string(), load_values_file(path)};
+  nlohmann::ordered_json values = load_values_file(path);
+  return Tier{name, display_path(path).string(), std::move(values)};
 }
 
 }  // namespace
@@ -147,11 +148,15 @@ FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink&
   for (const auto& path : request.values_files) {
     const std::string file = path.string();
     setup.inputs.push_back(path);
-    overrides.push_back(Layer{{LayerKind::ValuesFile, file}, load_values_file(file), file, "", ""});
+    nlohmann::ordered_json values = load_values_file(file);
+    overrides.push_back(
+        Layer{LayerSource{LayerKind::ValuesFile, file}, std::move(values), file, "", ""});
   }
   for (const auto& set : request.sets) {
     std::string label = "--set " + set;
-    overrides.push_back(Layer{{LayerKind::Set, label}, parse_set(set), label, "", ""});
+    nlohmann::ordered_json values = parse_set(set);
+    overrides.push_back(
+        Layer{LayerSource{LayerKind::Set, label}, std::move(values), label, "", ""});
   }
   setup.expansion = std::make_unique<Expansion>(expand_family(
       std::move(family), std::move(tiers), std::move(defaults.layers), std::move(overrides)));
