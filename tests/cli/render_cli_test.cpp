@@ -33,6 +33,25 @@ TEST(CliTest, PrintsVersionAndHelp) {
   EXPECT_NE(render_help.out.find("--set"), std::string::npos);
 }
 
+// micro_batch_size x world_size once wrapped to 0 and the batch check divided by it: SIGFPE
+// (exit 136; issue 22). Now exit 2 at the value, with the layer that wrote it.
+TEST(CliTest, BatchProductsPast64BitsAreExit2AtTheValue) {
+  auto r = run_cli({"render", "deepspeed/config.json.j2", "--tier", "medium", "--set",
+                    "micro_batch_size=2305843009213693952", "--set", "global_batch_size=256"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "--set micro_batch_size=2305843009213693952: /micro_batch_size: error: "
+            "micro_batch_size x world_size = 2305843009213693952 x 8 is beyond 64-bit integers "
+            "(9223372036854775807), so no global_batch_size (global_batch_size=256) can hold it");
+  EXPECT_EQ(r.out, "");
+  auto validate = run_cli({"render", "deepspeed/config.json.j2", "--set",
+                           "gpus_per_node=9223372036854775807", "--set", "nodes=2"});
+  EXPECT_EQ(validate.exit_code, 2);
+  EXPECT_EQ(validate.err.substr(0, validate.err.find('\n')),
+            "--set nodes=2: /nodes: error: gpus_per_node x nodes = 9223372036854775807 x 2 is "
+            "beyond 64-bit integers (9223372036854775807); no cluster has that many GPUs");
+}
+
 TEST(CliTest, AnErrorAboutAnObjectNamesTheSetThatWroteIt) {
   // The contract reports /zero/offload_optimizer, an object whose only leaf --set wrote.
   auto r =

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "checked_math.hpp"
 #include "companions.hpp"
 #include "text_helpers.hpp"
 
@@ -140,11 +141,16 @@ class Planner {
     const Json* nodes_value = member(values_, "nodes");
     const std::int64_t gpus = gpus_value ? integer_of(*gpus_value) : 1;
     const std::int64_t nodes = nodes_value ? integer_of(*nodes_value) : 1;
-    if (facts_.world_size != gpus * nodes) {
+    const std::optional<std::int64_t> all_gpus = detail::checked_product({gpus, nodes});
+    if (!all_gpus) {
+      fail("/nodes", "gpus_per_node x nodes = " + std::to_string(gpus) + " x " +
+                         std::to_string(nodes) + " " + detail::beyond_int64());
+      return std::move(plan_);
+    }
+    if (facts_.world_size != *all_gpus) {
       fail("/world_size",
            "companions launch one data-parallel process per GPU, gpus_per_node x nodes = " +
-               std::to_string(gpus * nodes) +
-               ", but world_size=" + std::to_string(facts_.world_size) +
+               std::to_string(*all_gpus) + ", but world_size=" + std::to_string(facts_.world_size) +
                "; the launchers cannot start that world (leave world_size out)");
     }
     if (!launch_.hosts.is_null() && nodes > 1 &&
@@ -181,7 +187,7 @@ class Planner {
     job["config_ref"] = config_ref;
     job["nodes"] = nodes;
     job["gpus_per_node"] = gpus;
-    job["world_size"] = gpus * nodes;
+    job["world_size"] = *all_gpus;
     job["stage"] = facts_.stage;
     job["precision"] = facts_.precision;
     job["hf_auto"] = facts_.hf_auto;

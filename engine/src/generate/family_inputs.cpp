@@ -2,6 +2,7 @@
 // Loading a family and everything it names, for generate and explain.
 #include "family_inputs.hpp"
 
+#include "checked_math.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/values.hpp"
 
@@ -170,7 +171,10 @@ Json world_size_of(const Json& values) {
   auto nodes = values.find("nodes");
   if (gpus != values.end() && nodes != values.end() && gpus->is_number_integer() &&
       nodes->is_number_integer()) {
-    return gpus->get<std::int64_t>() * nodes->get<std::int64_t>();
+    // Unknown past 64 bits (the values contract refuses such a product at /nodes).
+    if (auto world =
+            detail::checked_product({gpus->get<std::int64_t>(), nodes->get<std::int64_t>()}))
+      return *world;
   }
   return nullptr;
 }
