@@ -529,6 +529,40 @@ TEST_F(GenerateCliTest, ValuesSetAndFamilyFailuresAreExit2OnEveryCommandWithLong
   }
 }
 
+// A family's output pattern is a template too: a chain of 40,000 filters is one level of its
+// tree and renders; 40,000 `not`s nest, and are refused at the place they pass the limit, with
+// the family file and /output named (issue 22: both overflowed the stack).
+TEST_F(GenerateCliTest, AnOutputPatternIsATemplateWithTheSameNestingLimit) {
+  auto pattern_family = [&](const std::string& name, const std::string& output) {
+    Json text = {{"name", "chains"},
+                 {"template", "deepspeed/config.json.j2"},
+                 {"axes", {{"stage", {1, 2}}}},
+                 {"output", output}};
+    return family(name, text.dump());
+  };
+  std::string filters, nots;
+  for (int i = 0; i < 40000; ++i) {
+    filters += " | string";
+    nots += "not ";
+  }
+  const std::string chained = pattern_family("chained-filters-in-the-output-pattern.json",
+                                             "{{ stage" + filters + " }}/config.json");
+  auto ok = run_cli({"generate", chained, "-o", out().string()});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err.substr(0, 500);
+  EXPECT_TRUE(fs::exists(out() / "1/config.json"));
+  EXPECT_TRUE(fs::exists(out() / "2/config.json"));
+  fs::remove_all(out());
+  const std::string nested =
+      pattern_family("nested-nots-in-the-output-pattern.json", "{{ " + nots + "stage }}.json");
+  auto refused = run_cli({"generate", nested, "-o", out().string()});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.err.substr(0, refused.err.find('\n')),
+            nested +
+                " /output:1:1020: error: statements and expressions nest deeper than 256 levels "
+                "(EnvironmentOptions::max_nesting raises the limit)");
+  EXPECT_FALSE(fs::exists(out()));
+}
+
 TEST_F(GenerateCliTest, RenderRefusesTheSameCombinationsBeforeRendering) {
   fs::path file = dir.path() / "x.json";
   auto result = run_cli({"render", "deepspeed/config.json.j2", "--tier", "medium", "--set",
