@@ -6,6 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "checked.hpp"
+
 namespace zf::memory {
 namespace {
 
@@ -180,7 +182,12 @@ void read_cluster(const HookReader& r, Inputs& in, const std::string& who,
   in.gpus_per_node =
       r.positive_int("/gpus_per_node", r.tier_fact("gpus_per_node", who, "gpus_per_node"));
   in.nodes = r.positive_int("/nodes", r.tier_fact("nodes", who, "nodes"));
-  const std::int64_t world = in.gpus_per_node * in.nodes;
+  const std::optional<std::int64_t> all_gpus = checked_product({in.gpus_per_node, in.nodes});
+  if (!all_gpus) {
+    r.fail("/nodes", beyond_int64("gpus_per_node x nodes = " + std::to_string(in.gpus_per_node) +
+                                  " x " + std::to_string(in.nodes)));
+  }
+  const std::int64_t world = *all_gpus;
   if (const Json* w = r.find("/world_size");
       w && !w->is_null() && (!is_integral(*w) || as_int(*w) != world)) {
     r.fail("/world_size", who + " models data parallelism over every GPU; world_size=" + w->dump() +

@@ -88,13 +88,15 @@ ModelPreset read_model_shape(const nlohmann::json& object, const FieldError& fai
   if (object.contains("positions")) s.positions = integer("positions", false, 0);
   try {
     check_shape(s);
+    if (!object.contains("params")) out.params = params_from_shape(s);
+    if (!object.contains("largest_layer_params"))
+      out.largest_layer_params = largest_layer_from_shape(s);
   } catch (const std::invalid_argument& e) {
     fail("", e.what());
   }
-  out.params = object.contains("params") ? integer("params", false, 1) : params_from_shape(s);
-  out.largest_layer_params = object.contains("largest_layer_params")
-                                 ? integer("largest_layer_params", false, 1)
-                                 : largest_layer_from_shape(s);
+  if (object.contains("params")) out.params = integer("params", false, 1);
+  if (object.contains("largest_layer_params"))
+    out.largest_layer_params = integer("largest_layer_params", false, 1);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "checked_math.hpp"
 #include "companions.hpp"
 #include "text_helpers.hpp"
 
@@ -174,13 +175,14 @@ class Planner {
                          std::to_string(nodes));
       return std::move(plan_);
     }
-    std::int64_t world = 0;
-    if (__builtin_mul_overflow(gpus, nodes, &world)) {
+    const std::optional<std::int64_t> all_gpus = detail::checked_product({gpus, nodes});
+    if (!all_gpus) {
       fail("/gpus_per_node", "gpus_per_node " + std::to_string(gpus) + " x nodes " +
                                  std::to_string(nodes) +
                                  " is more processes than a launcher can count");
       return std::move(plan_);
     }
+    const std::int64_t world = *all_gpus;
     if (facts_.world_size != world) {
       fail("/world_size",
            "companions launch one data-parallel process per GPU, gpus_per_node x nodes = " +

@@ -3,12 +3,16 @@
 // blocks so that a wrong or missing end tag names the innermost open block.
 #include "template/parser.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
+#include <optional>
+#include <type_traits>
 
 #include "source_position.hpp"
+#include "template/ast_walk.hpp"
 #include "template/builtin_filters.hpp"
 #include "template/methods.hpp"
 #include "template/resolver.hpp"
@@ -22,6 +26,10 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+// A chain of postfix operations and filters longer than this is stored flat (ast.hpp, Chain);
+// shorter ones, nearly all a template has, nest as usual and render without copies.
+constexpr std::size_t kFlatChainFrom = 8;
+
 class Parser {
  public:
   Parser(TemplateTree& tree, std::vector<Token> tokens, const FunctionRegistry& functions,
@@ -31,6 +39,7 @@ class Parser {
   void run() {
     tree_.body = parse_body({});
     if (current().kind != TokenKind::End) fail_here("unexpected " + describe_current());
+    for (const auto& stmt : tree_.body) tree_.height = std::max(tree_.height, stmt->height);
   }
 
  private:
@@ -104,18 +113,30 @@ class Parser {
     advance();
   }
 
-  // One level of nesting for as long as it lives. The parser, the scope resolution, the
-  // analysis and the renderer all recurse over the tree, so bounding the nesting here keeps
-  // every one of them off the end of the stack.
+  // The one limit on nesting (EnvironmentOptions::max_nesting), which statements and
+  // expressions share: the parser's own recursion, and the height of the tree it builds (the
+  // resolver, the analysis, the renderer and the destructor recurse over the tree), are both
+  // held under it, so a template that parses cannot take any later pass off the stack.
+  [[noreturn]] void fail_too_deep(std::size_t offset) const {
+    fail_at(offset, "statements and expressions nest deeper than " + std::to_string(max_nesting_) +
+                        " levels (EnvironmentOptions::max_nesting raises the limit)");
+  }
+  // A node of `height` levels at `offset`: the statements around it count too.
+  void check_height(std::uint32_t height, std::size_t offset) const {
+    if (statement_depth_ + static_cast<std::int64_t>(height) > max_nesting_) fail_too_deep(offset);
+  }
+
+  // One level of the parser's recursion for as long as it lives. Parentheses nest the parser
+  // without adding to the tree, so its recursion has the bound too.
   class Nested {
    public:
-    // `what` is "statements" or "expressions": each kind has its own count and bound.
-    Nested(Parser& parser, std::size_t offset, const char* what)
-        : depth_(what[0] == 's' ? parser.statement_depth_ : parser.expression_depth_) {
-      if (++depth_ > parser.max_nesting_) {
-        parser.fail_at(offset, std::string(what) + " nest deeper than " +
-                                   std::to_string(parser.max_nesting_) +
-                                   " levels (EnvironmentOptions::max_nesting)");
+    // `statement`: a body (the statements inside are one level deeper), else an expression.
+    Nested(Parser& parser, std::size_t offset, bool statement)
+        : depth_(statement ? parser.statement_depth_ : parser.expression_depth_) {
+      ++depth_;
+      if (parser.statement_depth_ + parser.expression_depth_ > parser.max_nesting_) {
+        --depth_;
+        parser.fail_too_deep(offset);
       }
     }
     ~Nested() { --depth_; }
@@ -123,7 +144,7 @@ class Parser {
     Nested& operator=(const Nested&) = delete;
 
    private:
-    int& depth_;
+    std::int64_t& depth_;
   };
 
   // ----- statements -----
@@ -131,7 +152,7 @@ class Parser {
   // Parses statements until a block tag whose name is in `ends` (left current, unconsumed,
   // at that name) or the end of input.
   Body parse_body(std::initializer_list<std::string_view> ends) {
-    Nested nested(*this, current().offset, "statements");
+    Nested nested(*this, current().offset, /*statement=*/true);
     Body body;
     while (true) {
       const Token& t = current();
@@ -210,7 +231,65 @@ class Parser {
 
   template <typename T>
   StmtPtr make_stmt(std::size_t offset, T node) {
-    return StmtPtr(new Stmt{offset, std::move(node)});
+    // Within the limit already: every expression inside was checked with the statements
+    // around it counted, and the bodies by Nested.
+    const std::uint32_t height = 1 + height_inside(node);
+    if constexpr (std::is_same_v<T, BlockStmt> || std::is_same_v<T, MacroStmt>)
+      node.height = height;
+    return StmtPtr(new Stmt{offset, height, std::move(node)});
+  }
+
+  // The height of the tallest statement or expression directly inside a statement.
+  static std::uint32_t height_of(const ExprPtr& expr) { return expr ? expr->height : 0; }
+  static std::uint32_t height_of(const Body& body) {
+    std::uint32_t height = 0;
+    for (const auto& stmt : body) height = std::max(height, stmt->height);
+    return height;
+  }
+  static std::uint32_t height_of(const CallArguments& args) {
+    std::uint32_t height = 0;
+    for_each_argument(args, [&](const Expr& arg) { height = std::max(height, arg.height); });
+    return height;
+  }
+  static std::uint32_t height_of(const std::vector<FilterCall>& filters) {
+    std::uint32_t height = 0;
+    for (const auto& filter : filters) height = std::max(height, height_of(filter.args));
+    return height;
+  }
+  static std::uint32_t height_inside(const TextStmt&) { return 0; }
+  static std::uint32_t height_inside(const PrintStmt& node) { return height_of(node.expr); }
+  static std::uint32_t height_inside(const IfStmt& node) {
+    std::uint32_t height = height_of(node.otherwise);
+    for (const auto& [test, body] : node.branches)
+      height = std::max({height, height_of(test), height_of(body)});
+    return height;
+  }
+  static std::uint32_t height_inside(const ForStmt& node) {
+    return std::max({height_of(node.iterable), height_of(node.condition), height_of(node.body),
+                     height_of(node.otherwise)});
+  }
+  static std::uint32_t height_inside(const SetStmt& node) { return height_of(node.value); }
+  static std::uint32_t height_inside(const SetBlockStmt& node) {
+    return std::max(height_of(node.filters), height_of(node.body));
+  }
+  static std::uint32_t height_inside(const IncludeStmt& node) { return height_of(node.name); }
+  static std::uint32_t height_inside(const ExtendsStmt& node) { return height_of(node.name); }
+  static std::uint32_t height_inside(const BlockStmt& node) { return height_of(node.body); }
+  static std::uint32_t height_inside(const MacroStmt& node) {
+    std::uint32_t height = height_of(node.body);
+    for (const auto& param : node.params) height = std::max(height, height_of(param.default_value));
+    return height;
+  }
+  static std::uint32_t height_inside(const FilterBlockStmt& node) {
+    return std::max(height_of(node.filters), height_of(node.body));
+  }
+  static std::uint32_t height_inside(const ImportStmt& node) { return height_of(node.name); }
+  static std::uint32_t height_inside(const FromImportStmt& node) { return height_of(node.name); }
+  static std::uint32_t height_inside(const WithStmt& node) {
+    std::uint32_t height = height_of(node.body);
+    for (const auto& [target, value] : node.assignments)
+      height = std::max(height, height_of(value));
+    return height;
   }
 
   // After `{%`: the statement name is current.
@@ -406,7 +485,7 @@ class Parser {
     }
     expect_block_end("endblock");
     close();
-    auto stmt = make_stmt(offset, BlockStmt{name, std::move(body), scoped, required, {}});
+    auto stmt = make_stmt(offset, BlockStmt{name, std::move(body), scoped, required, {}, 0});
     tree_.blocks[name] = &std::get<BlockStmt>(stmt->node);
     return stmt;
   }
@@ -510,9 +589,13 @@ class Parser {
 
   // ----- expressions -----
 
+  // A node over its operands, refused when it would nest the tree past the limit.
   template <typename T>
   ExprPtr make(std::size_t offset, T node) {
-    return ExprPtr(new Expr{offset, std::move(node)});
+    std::uint32_t below = 0;
+    for_each_operand(node, [&](const Expr& operand) { below = std::max(below, operand.height); });
+    check_height(below + 1, offset);
+    return ExprPtr(new Expr{offset, below + 1, std::move(node)});
   }
   // Lists, tuples and dicts written with literals only are folded into one literal value
   // (values are immutable, so every render can share it), as Jinja2's compiler does.
@@ -520,11 +603,11 @@ class Parser {
     ValueList items;
     for (const auto& item : node.items) {
       auto* literal = std::get_if<Literal>(&item->node);
-      if (!literal) return ExprPtr(new Expr{offset, std::move(node)});
+      if (!literal) return make<ListExpr>(offset, std::move(node));
       items.push_back(literal->value);
     }
     Value folded = node.tuple ? Value::tuple(std::move(items)) : Value(std::move(items));
-    return ExprPtr(new Expr{offset, Literal{std::move(folded)}});
+    return make(offset, Literal{std::move(folded)});
   }
   ExprPtr make(std::size_t offset, DictExpr node) {
     ValueDict dict;
@@ -532,11 +615,11 @@ class Parser {
       auto* key_literal = std::get_if<Literal>(&key->node);
       auto* value_literal = std::get_if<Literal>(&value->node);
       if (!key_literal || !value_literal || !key_literal->value.is_string()) {
-        return ExprPtr(new Expr{offset, std::move(node)});
+        return make<DictExpr>(offset, std::move(node));
       }
       dict.set(key_literal->value.as_string(), value_literal->value);
     }
-    return ExprPtr(new Expr{offset, Literal{Value(std::move(dict))}});
+    return make(offset, Literal{Value(std::move(dict))});
   }
 
   // `{{ a, b }}` and `for x in a, b` build a tuple (a list here).
@@ -555,7 +638,7 @@ class Parser {
   }
 
   ExprPtr parse_expression() {
-    Nested nested(*this, current().offset, "expressions");
+    Nested nested(*this, current().offset, /*statement=*/false);
     auto expr = parse_or();
     while (at_name("if")) {
       std::size_t offset = advance().offset;
@@ -567,27 +650,44 @@ class Parser {
     return expr;
   }
 
-  ExprPtr parse_or() {
-    auto left = parse_and();
-    while (at_name("or")) {
-      std::size_t offset = advance().offset;
-      left = make(offset, Binary{BinaryOp::Or, std::move(left), parse_and()});
+  // One precedence level of left-associative operators as one flat node: `operand()` parses
+  // an operand, `op_here()` gives the operator at the current token, if it is one of the level.
+  template <typename Operand, typename OpHere>
+  ExprPtr parse_chain(Operand&& operand, OpHere&& op_here) {
+    ExprPtr first = operand();
+    std::optional<BinaryOp> op = op_here();
+    if (!op) return first;
+    Binary chain{std::move(first), {}};
+    for (; op; op = op_here()) {
+      const std::size_t offset = advance().offset;
+      ExprPtr next = operand();
+      chain.rest.push_back(BinaryOperand{*op, offset, std::move(next)});
     }
-    return left;
+    // Where the outermost operator of the nested form was: errors about the whole expression
+    // point there.
+    const std::size_t offset = chain.rest.back().offset;
+    return make(offset, std::move(chain));
+  }
+
+  ExprPtr parse_or() {
+    return parse_chain([&] { return parse_and(); },
+                       [&]() -> std::optional<BinaryOp> {
+                         if (at_name("or")) return BinaryOp::Or;
+                         return std::nullopt;
+                       });
   }
 
   ExprPtr parse_and() {
-    auto left = parse_not();
-    while (at_name("and")) {
-      std::size_t offset = advance().offset;
-      left = make(offset, Binary{BinaryOp::And, std::move(left), parse_not()});
-    }
-    return left;
+    return parse_chain([&] { return parse_not(); },
+                       [&]() -> std::optional<BinaryOp> {
+                         if (at_name("and")) return BinaryOp::And;
+                         return std::nullopt;
+                       });
   }
 
   ExprPtr parse_not() {
     if (at_name("not")) {
-      Nested nested(*this, current().offset, "expressions");
+      Nested nested(*this, current().offset, /*statement=*/false);
       std::size_t offset = advance().offset;
       return make(offset, Unary{UnaryOp::Not, parse_not()});
     }
@@ -636,74 +736,102 @@ class Parser {
   }
 
   ExprPtr parse_math1() {
-    auto left = parse_concat();
-    while (at(TokenKind::Plus) || at(TokenKind::Minus)) {
-      BinaryOp op = at(TokenKind::Plus) ? BinaryOp::Add : BinaryOp::Subtract;
-      std::size_t offset = advance().offset;
-      left = make(offset, Binary{op, std::move(left), parse_concat()});
-    }
-    return left;
+    return parse_chain([&] { return parse_concat(); },
+                       [&]() -> std::optional<BinaryOp> {
+                         if (at(TokenKind::Plus)) return BinaryOp::Add;
+                         if (at(TokenKind::Minus)) return BinaryOp::Subtract;
+                         return std::nullopt;
+                       });
   }
 
   ExprPtr parse_concat() {
-    auto left = parse_math2();
-    while (at(TokenKind::Tilde)) {
-      std::size_t offset = advance().offset;
-      left = make(offset, Binary{BinaryOp::Concat, std::move(left), parse_math2()});
-    }
-    return left;
+    return parse_chain([&] { return parse_math2(); },
+                       [&]() -> std::optional<BinaryOp> {
+                         if (at(TokenKind::Tilde)) return BinaryOp::Concat;
+                         return std::nullopt;
+                       });
   }
 
   ExprPtr parse_math2() {
-    auto left = parse_pow();
-    while (true) {
-      BinaryOp op;
-      switch (current().kind) {
-        case TokenKind::Star:
-          op = BinaryOp::Multiply;
-          break;
-        case TokenKind::Slash:
-          op = BinaryOp::Divide;
-          break;
-        case TokenKind::SlashSlash:
-          op = BinaryOp::FloorDivide;
-          break;
-        case TokenKind::Percent:
-          op = BinaryOp::Modulo;
-          break;
-        default:
-          return left;
-      }
-      std::size_t offset = advance().offset;
-      left = make(offset, Binary{op, std::move(left), parse_pow()});
-    }
+    return parse_chain([&] { return parse_pow(); },
+                       [&]() -> std::optional<BinaryOp> {
+                         switch (current().kind) {
+                           case TokenKind::Star:
+                             return BinaryOp::Multiply;
+                           case TokenKind::Slash:
+                             return BinaryOp::Divide;
+                           case TokenKind::SlashSlash:
+                             return BinaryOp::FloorDivide;
+                           case TokenKind::Percent:
+                             return BinaryOp::Modulo;
+                           default:
+                             return std::nullopt;
+                         }
+                       });
   }
 
   // Jinja2's `**` is left-associative and binds tighter than unary minus on its right only.
   ExprPtr parse_pow() {
-    auto left = parse_unary(true);
-    while (at(TokenKind::StarStar)) {
-      std::size_t offset = advance().offset;
-      left = make(offset, Binary{BinaryOp::Power, std::move(left), parse_unary(true)});
-    }
-    return left;
+    return parse_chain([&] { return parse_unary(true); },
+                       [&]() -> std::optional<BinaryOp> {
+                         if (at(TokenKind::StarStar)) return BinaryOp::Power;
+                         return std::nullopt;
+                       });
   }
 
   ExprPtr parse_unary(bool with_filter) {
     std::size_t offset = current().offset;
     ExprPtr node;
     if (skip(TokenKind::Minus)) {
-      Nested nested(*this, offset, "expressions");
+      Nested nested(*this, offset, /*statement=*/false);
       node = make(offset, Unary{UnaryOp::Negate, parse_unary(false)});
     } else if (skip(TokenKind::Plus)) {
-      Nested nested(*this, offset, "expressions");
+      Nested nested(*this, offset, /*statement=*/false);
       node = make(offset, Unary{UnaryOp::Plus, parse_unary(false)});
     } else {
       node = parse_primary();
     }
-    node = parse_postfix(std::move(node));
-    if (with_filter) node = parse_filter_expr(std::move(node));
-    return node;
+    std::vector<ExprPtr> links;
+    parse_postfix(*node, links);
+    if (with_filter) parse_filters(links);
+    return chain(std::move(node), std::move(links));
+  }
+
+  // `subject` with `links` (postfix operations and filters, each without its subject) applied
+  // in order: nested nodes, or past kFlatChainFrom links a Chain. Its first link is always
+  // nested, so that `f(x)` still calls the global `f` and `super()` the parent block.
+  ExprPtr chain(ExprPtr subject, std::vector<ExprPtr> links) {
+    const std::size_t nested = links.size() <= kFlatChainFrom ? links.size() : 1;
+    for (std::size_t i = 0; i < nested; ++i)
+      subject = attach(std::move(subject), std::move(links[i]));
+    if (nested == links.size()) return subject;
+    links.erase(links.begin(), links.begin() + static_cast<std::ptrdiff_t>(nested));
+    const std::size_t offset = links.back()->offset;
+    return make(offset, Chain{std::move(subject), std::move(links)});
+  }
+
+  // `link` applied to `subject`: the link's empty object (callee, subject) filled.
+  ExprPtr attach(ExprPtr subject, ExprPtr link) {
+    const std::uint32_t height = std::max(link->height, subject->height + 1);
+    check_height(height, link->offset);
+    link->height = height;
+    link_subject(*link) = std::move(subject);
+    return link;
+  }
+  static ExprPtr& link_subject(Expr& link) {
+    if (auto* node = std::get_if<GetAttr>(&link.node)) return node->object;
+    if (auto* node = std::get_if<GetItem>(&link.node)) return node->object;
+    if (auto* node = std::get_if<SliceExpr>(&link.node)) return node->object;
+    if (auto* node = std::get_if<Call>(&link.node)) return node->callee;
+    if (auto* node = std::get_if<FilterExpr>(&link.node)) return node->subject;
+    return std::get<TestExpr>(link.node).subject;
+  }
+
+  // `node` with the postfix operations that follow it.
+  ExprPtr parse_postfixed(ExprPtr node) {
+    std::vector<ExprPtr> links;
+    parse_postfix(*node, links);
+    return chain(std::move(node), std::move(links));
   }
 
   std::string decode_string(const Token& token) {
@@ -893,7 +1021,8 @@ class Parser {
     }
   }
 
-  ExprPtr parse_postfix(ExprPtr node) {
+  // The postfix operations after `subject` (`.name`, `.0`, `[...]`, `(...)`), as links.
+  void parse_postfix(const Expr& subject, std::vector<ExprPtr>& links) {
     while (true) {
       if (at(TokenKind::Dot)) {
         std::size_t offset = advance().offset;
@@ -901,27 +1030,29 @@ class Parser {
           std::string attribute(advance().text);
           std::uint64_t hash = ValueDict::hash(attribute);
           bool maybe_method = is_method_name(attribute);
-          node =
-              make(offset, GetAttr{std::move(node), std::move(attribute), hash, maybe_method, {}});
+          links.push_back(
+              make(offset, GetAttr{nullptr, std::move(attribute), hash, maybe_method, {}}));
         } else if (at(TokenKind::Integer)) {
           Value index = parse_number(advance());
-          node = make(offset, GetItem{std::move(node), make(offset, Literal{std::move(index)})});
+          ExprPtr key = make(offset, Literal{std::move(index)});
+          links.push_back(make(offset, GetItem{nullptr, std::move(key)}));
         } else {
           fail_here("expected an attribute name after '.', found " + describe_current());
         }
       } else if (at(TokenKind::LeftBracket)) {
-        node = parse_subscript(std::move(node));
+        links.push_back(parse_subscript());
       } else if (at(TokenKind::LeftParen)) {
-        std::size_t offset = node->offset;  // errors in a call point at what is called
+        // Errors in a call point at what is called.
+        std::size_t offset = links.empty() ? subject.offset : links.back()->offset;
         auto args = parse_call_arguments();
-        node = make(offset, Call{std::move(node), std::move(args)});
+        links.push_back(make(offset, Call{nullptr, std::move(args)}));
       } else {
-        return node;
+        return;
       }
     }
   }
 
-  ExprPtr parse_subscript(ExprPtr object) {
+  ExprPtr parse_subscript() {
     std::size_t offset = advance().offset;  // [
     ExprPtr start, stop, step;
     bool slice = false;
@@ -933,9 +1064,8 @@ class Parser {
     }
     expect(TokenKind::RightBracket, "to close '['");
     if (slice)
-      return make(offset,
-                  SliceExpr{std::move(object), std::move(start), std::move(stop), std::move(step)});
-    return make(offset, GetItem{std::move(object), std::move(start)});
+      return make(offset, SliceExpr{nullptr, std::move(start), std::move(stop), std::move(step)});
+    return make(offset, GetItem{nullptr, std::move(start)});
   }
 
   CallArguments parse_call_arguments() {
@@ -991,7 +1121,9 @@ class Parser {
     return FilterCall{std::move(name), spec, std::move(args), offset};
   }
 
-  ExprPtr parse_filter_expr(ExprPtr node) {
+  // The filters, tests and calls after a postfixed operand (`| f(1)`, `is t`, `(...)`), as
+  // links.
+  void parse_filters(std::vector<ExprPtr>& links) {
     while (true) {
       if (at(TokenKind::Pipe)) {
         advance();
@@ -1001,9 +1133,9 @@ class Parser {
         bool builtin_tojson = is_builtin_tojson(*call.spec) && call.args.keyword.empty() &&
                               call.args.positional.empty();
         DirectBody direct = direct_body(*call.spec, call.args);
-        node = make(call.offset,
-                    FilterExpr{std::move(node), std::move(call.name), call.spec,
-                               std::move(call.args), builtin_default, builtin_tojson, direct});
+        links.push_back(make(
+            call.offset, FilterExpr{nullptr, std::move(call.name), call.spec, std::move(call.args),
+                                    builtin_default, builtin_tojson, direct}));
       } else if (at_name("is")) {
         advance();
         bool negated = skip_name("not");
@@ -1014,18 +1146,17 @@ class Parser {
         if (at(TokenKind::LeftParen)) {
           args = parse_call_arguments();
         } else if (starts_test_argument()) {
-          auto arg = parse_primary();
-          args.positional.push_back(parse_postfix(std::move(arg)));
+          args.positional.push_back(parse_postfixed(parse_primary()));
         }
         DirectBody direct = direct_body(*spec, args);
-        node = make(offset, TestExpr{std::move(node), std::move(name), spec, std::move(args),
-                                     negated, direct});
+        links.push_back(make(
+            offset, TestExpr{nullptr, std::move(name), spec, std::move(args), negated, direct}));
       } else if (at(TokenKind::LeftParen)) {
         std::size_t offset = current().offset;
         auto args = parse_call_arguments();
-        node = make(offset, Call{std::move(node), std::move(args)});
+        links.push_back(make(offset, Call{nullptr, std::move(args)}));
       } else {
-        return node;
+        return;
       }
     }
   }
@@ -1057,8 +1188,8 @@ class Parser {
   std::vector<OpenBlock> open_;
   std::size_t loop_refs_ = 0;
   int max_nesting_;
-  int statement_depth_ = 0;  // the Nested levels open now, per kind
-  int expression_depth_ = 0;
+  std::int64_t statement_depth_ = 0;  // the Nested levels open now, per kind
+  std::int64_t expression_depth_ = 0;
 };
 
 }  // namespace

@@ -93,6 +93,7 @@ class Renderer : public CallContext {
       : env_(environment), out_(&out), root_out_(&out), marks_(marks) {}
 
   void render_root(const TemplateTree& tree, const Value& context, const Value* globals) {
+    levels_ = tree.height;  // within max_nesting: the parser saw to it
     Frame root(tree.scope);
     root.set_context(&context, globals);
     if (context.is_dict()) context.as_dict().prefetch();
@@ -158,6 +159,13 @@ class Renderer : public CallContext {
     const TemplateTree* current = &tree;
     std::vector<const TemplateTree*> chain;  // `current` and the templates it extends
     std::deque<Frame> parent_frames;         // the top-level frames of those it extends
+    // A parent's top level runs once its child's is done, in its place: its height replaces
+    // the child's on the depth budget until the chain is done.
+    struct ParentLevels {
+      std::int64_t& levels;
+      std::int64_t held = 0;
+      ~ParentLevels() { levels -= held; }
+    } parent_levels{levels_};
     Frame* level_frame = &frame;
     while (true) {
       for (const auto& [name, block] : current->blocks) blocks_.add(block->name, {block, current});
@@ -165,6 +173,9 @@ class Renderer : public CallContext {
       chain.push_back(current);
       render_body_until_extends(*current, *level_frame, chain, parent);
       if (!parent) break;
+      const std::int64_t change = std::int64_t{parent->height} - current->height;
+      levels_ += change;  // checked at the 'extends'
+      parent_levels.held += change;
       current = parent;
       level_frame = &parent_frames.emplace_back(level_frame, parent->scope);
     }
@@ -198,6 +209,8 @@ class Renderer : public CallContext {
           Value scratch;
           parent = &load(lookup_located(*extends->name, frame, scratch), false)->tree();
           require_no_cycle(chain, *parent);
+          if (levels_ - tree.height + parent->height > env_.options().max_nesting)
+            DepthGuard::too_many_levels(env_.options().max_nesting, "extends");
         });
         out_ = &discard;  // after 'extends', only blocks and definitions matter
         continue;
@@ -566,31 +579,58 @@ class Renderer : public CallContext {
     emit(result.str(), 0);
   }
 
+  // One include, import, block or macro call entered, for as long as it lives. Each counts
+  // against max_depth, and its height (the statements and expressions it may nest) against
+  // max_nesting, the budget the parser held each tree under: the levels open at once, the
+  // renderer's recursion, are the sum of the heights entered, so no render can reach past the
+  // stack however its templates include each other and call their macros.
   struct DepthGuard {
     Renderer& r;
-    DepthGuard(Renderer& renderer, const char* what) : r(renderer) {
+    std::uint32_t height;
+    DepthGuard(Renderer& renderer, const char* what, std::uint32_t levels)
+        : r(renderer), height(levels) {
       if (++r.depth_ > r.env_.options().max_depth) {
         --r.depth_;
         too_deep(r.env_.options().max_depth, what);
       }
+      r.levels_ += height;
+      if (r.levels_ > r.env_.options().max_nesting) {
+        r.levels_ -= height;
+        --r.depth_;
+        too_many_levels(r.env_.options().max_nesting, what);
+      }
     }
-    ~DepthGuard() { --r.depth_; }
+    ~DepthGuard() {
+      --r.depth_;
+      r.levels_ -= height;
+    }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
     // Out of line, so that entering a macro, an include or a block stays a few instructions.
     [[noreturn, gnu::noinline]] static void too_deep(int max_depth, const char* what) {
       throw Error(ErrorKind::Render,
                   std::string("recursion too deep: more than ") + std::to_string(max_depth) +
                       " nested includes, macro calls or blocks (at " + what + ")");
     }
+    [[noreturn, gnu::noinline]] static void too_many_levels(int max_nesting, const char* what) {
+      throw Error(ErrorKind::Render,
+                  std::string("recursion too deep: the includes, imports, parent templates, "
+                              "blocks and macro calls open here nest their statements and "
+                              "expressions deeper than ") +
+                      std::to_string(max_nesting) + " levels (at " + what +
+                      "; EnvironmentOptions::max_nesting raises the limit)");
+    }
   };
 
   void exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame) {
     const Template* included = nullptr;
+    std::optional<DepthGuard> depth;
     guard(stmt, [&] {
       Value scratch;
       included = load(lookup_located(*node.name, frame, scratch), node.ignore_missing);
+      if (included) depth.emplace(*this, "include", included->tree().height);
     });
     if (!included) return;
-    DepthGuard depth(*this, "include");
     const TemplateTree* saved_tree = tree_;
     Frame inner(included->tree().scope);
     if (node.with_context) {
@@ -616,18 +656,23 @@ class Renderer : public CallContext {
 
   void exec_node(const Stmt& stmt, const BlockStmt& node, Frame& frame) {
     if (blocks_.count(node.name) == 0) {
-      render_block_level({&node, tree_}, node.name, 0, frame, node.scoped);
+      render_block_level({&node, tree_}, node.name, 0, frame, node.scoped, stmt.offset);
       return;
     }
-    (void)stmt;
     // Jinja2 takes `scoped` from the block where it stands; overrides need not repeat it.
     BlockLevel first = blocks_.at(node.name, 0);
-    render_block_level(first, node.name, 0, frame, node.scoped || first.block->scoped);
+    render_block_level(first, node.name, 0, frame, node.scoped || first.block->scoped, stmt.offset);
   }
 
+  // `site`: where the current template enters the block (the block statement, or super()).
   void render_block_level(BlockLevel level, std::string_view name, std::size_t index,
-                          const Frame& frame, bool scoped) {
-    DepthGuard depth(*this, "block");
+                          const Frame& frame, bool scoped, std::size_t site) {
+    std::optional<DepthGuard> depth;
+    try {
+      depth.emplace(*this, "block", level.block->height);
+    } catch (const Error& error) {
+      throw locate(error, site);
+    }
     if (level.block->required && level.block->body.empty() && index + 1 >= levels_of(name)) {
       throw locate(
           Error(ErrorKind::Render, "required block '" + std::string(name) + "' was not overridden"),
@@ -675,7 +720,7 @@ class Renderer : public CallContext {
     std::string* saved = out_;
     out_ = &buffer;
     try {
-      render_block_level(blocks_.at(name, index + 1), name, index + 1, *frame, scoped);
+      render_block_level(blocks_.at(name, index + 1), name, index + 1, *frame, scoped, offset);
     } catch (...) {
       out_ = saved;
       throw;
@@ -703,7 +748,7 @@ class Renderer : public CallContext {
       loaded = load(lookup_located(name_expr, frame, scratch), false);
     });
     std::optional<DepthGuard> depth;
-    guard(stmt, [&] { depth.emplace(*this, "import"); });
+    guard(stmt, [&] { depth.emplace(*this, "import", loaded->tree().height); });
     auto& module = *modules_.emplace_back(std::make_unique<Module>(loaded->tree().scope));
     // As in Jinja2, `with context` hands the module the names visible here as they are now:
     // its macros, called later, do not see what the importer sets after the import.
@@ -821,7 +866,7 @@ class Renderer : public CallContext {
     } else if (auto* attr = std::get_if<GetAttr>(&expr.node)) {
       Value object_scratch;
       const Value& object = lookup(*attr->object, frame, object_scratch);
-      require_object(*attr, object);
+      require_object(object, attr->object->offset);
       if (object.is_dict() && !(attr->maybe_method && has_method(object, attr->attribute))) {
         // A key: the value where it is (unless the dict itself is a temporary), or the
         // attribute's undefined value.
@@ -844,8 +889,12 @@ class Renderer : public CallContext {
   // `x | default(v, boolean)`: the subject when it is defined (and, with `boolean`, true),
   // else `v`; either is returned without a copy. Same semantics as the filter's body.
   const Value& default_in_place(const FilterExpr& filter, const Frame& frame, Value& scratch) {
+    return default_of(filter, lookup(*filter.subject, frame, scratch), frame, scratch);
+  }
+  // The same for a `subject` at hand, which may live in `scratch`.
+  const Value& default_of(const FilterExpr& filter, const Value& subject, const Frame& frame,
+                          Value& scratch) {
     // Every argument is evaluated, as Jinja2 does, even when the subject is kept.
-    const Value& subject = lookup(*filter.subject, frame, scratch);
     const auto& args = filter.args.positional;
     // The usual forms: no argument, or one literal (nothing to evaluate).
     if (args.empty())
@@ -970,30 +1019,33 @@ class Renderer : public CallContext {
     return missing_member(object, key);
   }
 
-  // `object.name` fails on an undefined object, where the object was written.
-  void require_object(const GetAttr& node, const Value& object) const {
+  // `object.name` fails on an undefined object, where the object was written (`at`).
+  void require_object(const Value& object, std::size_t at) const {
     if (object.is_undefined()) {
-      throw locate(Error(ErrorKind::Undefined, object.undefined_description()),
-                   node.object->offset);
+      throw locate(Error(ErrorKind::Undefined, object.undefined_description()), at);
     }
   }
 
   Value eval_node(const Expr&, const GetAttr& node, const Frame& frame) {
     Value scratch;
     const Value& object = lookup(*node.object, frame, scratch);
-    require_object(node, object);
+    require_object(object, node.object->offset);
     return get_attribute(object, node.attribute);
   }
 
   Value eval_node(const Expr&, const GetItem& node, const Frame& frame) {
-    Value object = eval(*node.object, frame);
+    return item_of(node, eval(*node.object, frame), frame);
+  }
+  Value item_of(const GetItem& node, const Value& object, const Frame& frame) {
     Value key = eval(*node.key, frame);
     key.require_defined();
     return get_item(object, key);
   }
 
   Value eval_node(const Expr&, const SliceExpr& node, const Frame& frame) {
-    Value object = eval(*node.object, frame);
+    return slice_of(node, eval(*node.object, frame), frame);
+  }
+  Value slice_of(const SliceExpr& node, const Value& object, const Frame& frame) {
     object.require_defined();
     auto bound = [&](const ExprPtr& e) -> std::optional<std::int64_t> {
       if (!e) return std::nullopt;
@@ -1031,17 +1083,62 @@ class Renderer : public CallContext {
     return apply_unary(node.op, lookup(*node.operand, frame, scratch));
   }
 
+  // A chain of one precedence level, left to right, each operator's errors at the operator.
   Value eval_node(const Expr&, const Binary& node, const Frame& frame) {
-    if (node.op == BinaryOp::And || node.op == BinaryOp::Or) {
-      Value left = eval(*node.left, frame);
-      bool t = left.truthy();
-      if (node.op == BinaryOp::And ? !t : t) return left;
-      return eval(*node.right, frame);
+    const BinaryOp level = node.rest.front().op;
+    if (level == BinaryOp::And || level == BinaryOp::Or) {
+      // `a and b and c` is `(a and b) and c`: each operator keeps the value so far, or takes
+      // its operand's (evaluated only then).
+      Value value = eval(*node.first, frame);
+      for (const BinaryOperand& operand : node.rest) {
+        bool keep;
+        try {
+          const bool t = value.truthy();
+          keep = operand.op == BinaryOp::And ? !t : t;
+        } catch (const Error& error) {
+          throw error.has_location() ? error : locate(error, operand.offset);
+        }
+        if (!keep) value = eval(*operand.operand, frame);
+      }
+      return value;
     }
-    std::optional<Value> left_scratch, right_scratch;
-    const Value& left = lookup(*node.left, frame, left_scratch);
-    const Value& right = lookup(*node.right, frame, right_scratch);
-    return apply_binary(node.op, left, right);
+    if (level == BinaryOp::Concat) return concat_chain(node, frame);
+    std::optional<Value> first_scratch, operand_scratch;
+    const Value& first = lookup(*node.first, frame, first_scratch);
+    const BinaryOperand& second = node.rest.front();
+    Value value = apply_at(second, first, lookup(*second.operand, frame, operand_scratch));
+    for (std::size_t i = 1; i < node.rest.size(); ++i) {
+      std::optional<Value> scratch;
+      value = apply_at(node.rest[i], value, lookup(*node.rest[i].operand, frame, scratch));
+    }
+    return value;
+  }
+  Value apply_at(const BinaryOperand& operand, const Value& left, const Value& right) const {
+    try {
+      return apply_binary(operand.op, left, right);
+    } catch (const Error& error) {
+      throw error.has_location() ? error : locate(error, operand.offset);
+    }
+  }
+  // `a ~ b ~ c` appends each operand's text to one string, as Jinja2 joins a Concat node's
+  // operands: a long chain takes linear time, not the quadratic of one new string per `~`.
+  // Each step's value and error are apply_binary's.
+  Value concat_chain(const Binary& node, const Frame& frame) {
+    std::optional<Value> first_scratch;
+    const Value& first = lookup(*node.first, frame, first_scratch);
+    std::string out;
+    for (const BinaryOperand& operand : node.rest) {
+      std::optional<Value> scratch;
+      const Value& right = lookup(*operand.operand, frame, scratch);
+      try {
+        if (&operand == &node.rest.front()) out = first.str();
+        right.append_str(out);
+        check_value_size(out.size(), "~");
+      } catch (const Error& error) {
+        throw error.has_location() ? error : locate(error, operand.offset);
+      }
+    }
+    return Value(std::move(out));
   }
 
   Value eval_node(const Expr&, const Compare& node, const Frame& frame) {
@@ -1236,7 +1333,11 @@ class Renderer : public CallContext {
       if (&result == &scratch) return scratch;
       return result;
     }
-    const Value& subject = lookup(*node.subject, frame, scratch);
+    return filter_of(expr, node, lookup(*node.subject, frame, scratch), frame);
+  }
+  // `subject | filter`, but the built-in `default` (default_of).
+  Value filter_of(const Expr& expr, const FilterExpr& node, const Value& subject,
+                  const Frame& frame) {
     try {
       if (node.builtin_tojson) {
         std::string json;
@@ -1256,7 +1357,9 @@ class Renderer : public CallContext {
 
   bool test_result(const Expr& expr, const TestExpr& node, const Frame& frame) {
     std::optional<Value> scratch;
-    const Value& subject = lookup(*node.subject, frame, scratch);
+    return test_of(expr, node, lookup(*node.subject, frame, scratch), frame);
+  }
+  bool test_of(const Expr& expr, const TestExpr& node, const Value& subject, const Frame& frame) {
     try {
       bool result =
           call_function(*node.spec, node.direct, "test", node.args, subject, frame).truthy();
@@ -1283,7 +1386,6 @@ class Renderer : public CallContext {
         throw Error(ErrorKind::Undefined, "undefined function or variable '" + name->name + "'");
       }
     }
-    Value callee;
     if (auto* attr = std::get_if<GetAttr>(&node.callee->node)) {
       // `object.method(...)`: the method is called on the object where it is, with no bound
       // method made first.
@@ -1293,11 +1395,13 @@ class Renderer : public CallContext {
         auto [positional, keyword] = eval_args(node.args, frame);
         return call_method(object, attr->attribute, positional, keyword);
       }
-      require_object(*attr, object);
-      callee = get_attribute(object, attr->attribute);
-    } else {
-      callee = eval(*node.callee, frame);
+      require_object(object, attr->object->offset);
+      return call_of(node, get_attribute(object, attr->attribute), frame);
     }
+    return call_of(node, eval(*node.callee, frame), frame);
+  }
+  // `callee(...)` for a callee already evaluated: a macro or a bound method.
+  Value call_of(const Call& node, const Value& callee, const Frame& frame) {
     callee.require_defined();
     if (!callee.is_callable()) {
       throw Error(ErrorKind::Render,
@@ -1312,6 +1416,38 @@ class Renderer : public CallContext {
     Value result;
     if (call_bound_method(callee, positional, keyword, result)) return result;
     throw Error(ErrorKind::Render, "'" + callee.as_callable()->name() + "' cannot be called here");
+  }
+
+  // A long chain stored flat: each link applied to the value so far, with the value and the
+  // errors the nested nodes would give. `previous`: where the value so far was written.
+  Value eval_node(const Expr&, const Chain& node, const Frame& frame) {
+    Value value = eval(*node.subject, frame);
+    std::size_t previous = node.subject->offset;
+    for (const ExprPtr& link : node.links) {
+      value = apply_link(*link, value, previous, frame);
+      previous = link->offset;
+    }
+    return value;
+  }
+  Value apply_link(const Expr& link, const Value& value, std::size_t previous, const Frame& frame) {
+    try {
+      if (auto* attr = std::get_if<GetAttr>(&link.node)) {
+        require_object(value, previous);
+        return get_attribute(value, attr->attribute);
+      }
+      if (auto* item = std::get_if<GetItem>(&link.node)) return item_of(*item, value, frame);
+      if (auto* slice = std::get_if<SliceExpr>(&link.node)) return slice_of(*slice, value, frame);
+      if (auto* call = std::get_if<Call>(&link.node)) return call_of(*call, value, frame);
+      if (auto* filter = std::get_if<FilterExpr>(&link.node)) {
+        if (!filter->builtin_default) return filter_of(link, *filter, value, frame);
+        Value scratch;
+        return default_of(*filter, value, frame, scratch);
+      }
+      return Value(test_of(link, std::get<TestExpr>(link.node), value, frame));
+    } catch (const Error& error) {
+      if (error.has_location()) throw;
+      throw locate(error, link.offset);
+    }
   }
 
   // Runs a macro, writing its output to `target`. The arguments are evaluated in `caller`,
@@ -1368,7 +1504,7 @@ class Renderer : public CallContext {
       }
     }
     if (deferred) throw *deferred;
-    DepthGuard depth(*this, "macro");
+    DepthGuard depth(*this, "macro", stmt.height);
     const TemplateTree* saved_tree = tree_;
     tree_ = &macro.tree();
     try {
@@ -1405,7 +1541,8 @@ class Renderer : public CallContext {
   const std::string* root_out_;
   std::vector<OutputMark>* marks_;
   const TemplateTree* tree_ = nullptr;
-  int depth_ = 0;
+  int depth_ = 0;            // includes, imports, blocks and macro calls open (max_depth)
+  std::int64_t levels_ = 0;  // the sum of their heights and the root's (max_nesting)
   BlockTable blocks_;
   struct ActiveBlock {
     std::string_view name;
