@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "companions.hpp"
+#include "launch_text.hpp"
 #include "text_helpers.hpp"
 
 namespace zf::pipeline {
@@ -75,30 +76,6 @@ const Json* at(const Json& json, std::initializer_list<std::string_view> path) {
 }
 
 bool is_auto(const Json* v) { return v != nullptr && v->is_string() && *v == "auto"; }
-
-// A host name as a hostfile line and pdsh's `-w` list can hold it.
-bool is_host_name(const std::string& name) {
-  if (name.empty() || name.front() == '-' || name.front() == '.') return false;
-  return std::all_of(name.begin(), name.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '.' || c == '-' || c == '_';
-  });
-}
-
-bool is_variable_name(const std::string& name) {
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front()))) return false;
-  return std::all_of(name.begin(), name.end(),
-                     [](unsigned char c) { return std::isalnum(c) || c == '_'; });
-}
-
-// DeepSpeed's launcher reads `.deepspeed_env` as NAME=VALUE lines, strips each value and, when
-// it holds anything outside [\w@%+=:,./-], wraps it in double quotes for the other nodes'
-// shell without escaping (multinode_runner.py add_export): these characters would break it.
-bool is_exportable_value(const std::string& value) {
-  if (!value.empty() && (std::isspace(static_cast<unsigned char>(value.front())) ||
-                         std::isspace(static_cast<unsigned char>(value.back()))))
-    return false;
-  return value.find_first_of("\n\r\"$`\\") == std::string::npos;
-}
 
 // A control character in `text` ("U+000A"), or "": a launch is written on one line in places
 // where a newline would end it early and start something else (the accelerate config's
@@ -305,11 +282,15 @@ class Planner {
       return;
     }
     for (std::size_t i = 0; i < value.size(); ++i) {
-      if (!value[i].is_string() || !is_host_name(value[i].get<std::string>())) {
-        fail(pointer + "/" + std::to_string(i),
-             "launch.hosts: " + value[i].dump() +
-                 " is not a host name (letters, digits, '.', '-' and '_', as a hostfile line "
-                 "and pdsh take it)");
+      const std::string where = pointer + "/" + std::to_string(i);
+      if (!value[i].is_string()) {
+        fail(where, "launch.hosts: expected a host name (a string), got " + value[i].dump());
+        return;
+      }
+      if (std::string problem =
+              launch_text_problem(LaunchText::HostName, value[i].get<std::string>());
+          !problem.empty()) {
+        fail(where, "launch.hosts: " + problem);
         return;
       }
     }
@@ -325,17 +306,14 @@ class Planner {
     }
     for (const auto& [name, text] : value.items()) {
       const std::string child = pointer + "/" + escape_pointer_segment(name);
-      if (!is_variable_name(name)) {
-        fail(child, "launch.environment: '" + name +
-                        "' is not an environment variable name (letters, digits and '_', not "
-                        "starting with a digit)");
+      if (std::string problem = launch_text_problem(LaunchText::VariableName, name);
+          !problem.empty()) {
+        fail(child, "launch.environment: " + problem);
       } else if (!text.is_string()) {
         fail(child, "launch.environment." + name + " must be a string, got " + text.dump());
-      } else if (!is_exportable_value(text.get<std::string>())) {
-        fail(child, "launch.environment." + name + " = " + text.dump() +
-                        ": DeepSpeed's launcher strips the value and hands it to the other "
-                        "nodes' shell in double quotes, so it cannot hold a newline, '\"', '$', "
-                        "'`' or '\\', nor begin or end with a space");
+      } else if (problem = launch_text_problem(LaunchText::VariableValue, text.get<std::string>());
+                 !problem.empty()) {
+        fail(child, "launch.environment." + name + " = " + problem);
       }
     }
     launch_.environment = value;
