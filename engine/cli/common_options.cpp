@@ -95,7 +95,7 @@ GenerateRequest family_request(const std::string& family, const CommonInputs& in
 void apply_value_layers(const CommonInputs& inputs, LayeredValues& values) {
   if (!inputs.tier.empty()) {
     fs::path tier = resolve_tier(inputs.tier);
-    values.apply({LayerKind::Tier, tier.string()}, load_values_file(tier));
+    values.apply({LayerKind::Tier, tier.string()}, load_tier_file(tier));
   }
   for (const auto& file : inputs.values_files) {
     values.apply({LayerKind::ValuesFile, file}, load_values_file(file));

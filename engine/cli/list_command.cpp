@@ -92,7 +92,7 @@ int list_tiers(const std::vector<std::string>& args) {
                          "host memory, NVMe path and micro batch."))
     return kSuccess;
   for (const auto& path : json_files(builtin_presets_dir() / "tiers")) {
-    Json tier = load_values_file(path);
+    Json tier = load_tier_file(path);
     std::cout << path.stem().string() << "  " << number(tier, "nodes") << " node(s) x "
               << number(tier, "gpus_per_node") << " GPU(s) of " << number(tier, "gpu_memory_gib")
               << " GiB, " << number(tier, "cpu_memory_gib") << " GiB host memory";

@@ -58,7 +58,7 @@ Tier load_tier(const Family& family, std::size_t index, const fs::path& data_dir
                 family.file, pointer);
   }
   inputs.push_back(path);
-  return Tier{name, display_path(path).string(), load_values_file(path)};
+  return Tier{name, display_path(path).string(), load_tier_file(path)};
 }
 
 }  // namespace
