@@ -253,6 +253,7 @@ int run_generate(const std::vector<std::string>& args) {
   request.validation = validation_of(opt.validation);
   request.jobs = opt.jobs;
   request.list_files = opt.format == "json";
+  request.depfile = !opt.depfile.empty();
   if (vm.count("companions")) request.companions = companion_list(opt.companions);
   // Notes and warnings as they happen; with --quiet only once the run has failed.
   std::vector<std::string> held;
@@ -279,10 +280,7 @@ int run_generate(const std::vector<std::string>& args) {
   if (!opt.depfile.empty() && result.exit_code == 0) {
     // The target as the build file names it (-o as given); the inputs absolute, since Make and
     // Ninja read them from their own working directory.
-    GenerateResult dependencies;
-    for (const auto& input : result.inputs)
-      dependencies.inputs.push_back(fs::absolute(input).lexically_normal());
-    write_file_atomically(opt.depfile, depfile_text(result.manifest.string(), dependencies));
+    write_file_atomically(opt.depfile, depfile_text(result.manifest.string(), result));
   }
   if (!opt.report.empty() && result.exit_code == 0) {
     if (!baseline.problem.empty() && !opt.quiet)
