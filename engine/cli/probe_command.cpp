@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include "command.hpp"
+#include "common_options.hpp"
+#include "diagnostic_printer.hpp"
 #include "gpu_query.hpp"
 #include "visible_gpus.hpp"
 #include "zeroforge/error.hpp"
@@ -73,26 +75,25 @@ bool is_plain_name(const std::string& name) {
 }
 
 // nvidia-smi answers in well under a second; a wedged driver can make it hang for good.
-constexpr std::int64_t kDefaultTimeout = 60;
-constexpr std::int64_t kMaxTimeout = 86400;
+constexpr long long kDefaultTimeout = 60;
+constexpr long long kMaxTimeout = 86400;
 
 // --timeout, else ZEROFORGE_PROBE_TIMEOUT, else the default; anything but whole seconds in
 // range is an error, not ignored.
-std::chrono::seconds probe_timeout(bool given, std::int64_t option) {
-  std::int64_t seconds = kDefaultTimeout;
-  std::string source = "--timeout";
-  if (given) {
-    seconds = option;
-  } else if (const char* env = std::getenv("ZEROFORGE_PROBE_TIMEOUT")) {
-    source = std::string("ZEROFORGE_PROBE_TIMEOUT='") + env + "'";
-    const std::string text = env;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
-    if (text.empty() || ec != std::errc() || end != text.data() + text.size()) seconds = 0;
-  }
-  if (seconds < 1 || seconds > kMaxTimeout) {
-    throw Error(ErrorKind::Usage, "probe: " + source + " must be whole seconds from 1 to " +
+std::chrono::seconds probe_timeout(bool given, long long option) {
+  if (given)
+    return std::chrono::seconds(checked_number("probe", "timeout", option, 1, kMaxTimeout));
+  const char* env = std::getenv("ZEROFORGE_PROBE_TIMEOUT");
+  if (env == nullptr) return std::chrono::seconds(kDefaultTimeout);
+  const std::string text = env;
+  long long seconds = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || seconds < 1 ||
+      seconds > kMaxTimeout) {
+    throw Error(ErrorKind::Usage, "ZEROFORGE_PROBE_TIMEOUT='" + text +
+                                      "' must be a whole number from 1 to " +
                                       std::to_string(kMaxTimeout) +
-                                      (given ? ", not " + std::to_string(seconds) : ""));
+                                      " (the seconds probe waits for nvidia-smi; 60 when unset)");
   }
   return std::chrono::seconds(seconds);
 }
@@ -100,8 +101,8 @@ std::chrono::seconds probe_timeout(bool given, std::int64_t option) {
 }  // namespace
 
 int run_probe(const std::vector<std::string>& args) {
-  std::int64_t nodes = 1;
-  std::int64_t timeout = kDefaultTimeout;
+  long long nodes = 1;
+  long long timeout = kDefaultTimeout;
   std::string save;
   std::string dir = ".";
   std::string format = "text";
@@ -133,10 +134,7 @@ int run_probe(const std::vector<std::string>& args) {
   if (format != "text" && format != "json") {
     throw Error(ErrorKind::Usage, "probe: --format must be text or json, not '" + format + "'");
   }
-  if (nodes < 1 || nodes > 1000000) {
-    throw Error(ErrorKind::Usage, "probe: --nodes must be an integer from 1 to 1000000, not " +
-                                      std::to_string(nodes));
-  }
+  checked_number("probe", "nodes", nodes, 1, 1000000);
   std::string file_name;
   if (vm.count("save")) {
     file_name = save.ends_with(".json") ? save : save + ".json";
@@ -152,13 +150,18 @@ int run_probe(const std::vector<std::string>& args) {
   } else if (vm.count("dir")) {
     throw Error(ErrorKind::Usage, "probe: --dir is where --save writes; give --save NAME too");
   }
+  if (dir == "-") {
+    throw Error(ErrorKind::Usage,
+                "probe: --dir - is stdout, but --save writes into a directory; leave out --save "
+                "to print the tier");
+  }
 
   const std::chrono::seconds wait = probe_timeout(vm.count("timeout") != 0, timeout);
   const std::vector<Gpu> all = query_gpus(wait);
   const char* cuda_visible = std::getenv("CUDA_VISIBLE_DEVICES");
   VisibleGpus visible = visible_gpus(all, cuda_visible, std::getenv("CUDA_DEVICE_ORDER"));
   for (const auto& warning : visible.warnings)
-    std::cerr << "zeroforge: warning: " << warning << '\n';
+    print_message(std::cerr, "zeroforge: warning: " + warning);
   if (visible.gpus.empty()) throw Error(ErrorKind::Usage, visible.none_left);
   const std::vector<Gpu>& gpus = visible.gpus;
   std::string meminfo;
@@ -197,12 +200,12 @@ int run_probe(const std::vector<std::string>& args) {
       if (std::find(order.begin(), order.end(), kind) == order.end()) order.push_back(kind);
     }
     for (const auto& kind : order) list += (list.empty() ? "" : ", ") + describe(kind, kinds[kind]);
-    std::cerr << "zeroforge: warning: "
-              << (cuda_visible ? "the GPUs CUDA_VISIBLE_DEVICES names mix: "
-                               : "this machine mixes GPUs: ")
-              << list << "; the tier takes the smallest, " << centi_text(gpu_centi)
-              << " GiB, for every GPU so that a config fits every rank (set gpus_per_node to the "
-                 "GPUs the job uses if it leaves some out)\n";
+    print_message(std::cerr, std::string("zeroforge: warning: ") +
+                                 (cuda_visible ? "the GPUs CUDA_VISIBLE_DEVICES names mix: "
+                                               : "this machine mixes GPUs: ") +
+                                 list + "; the tier takes the smallest, " + centi_text(gpu_centi) +
+                                 " GiB, for every GPU so that a config fits every rank (set "
+                                 "gpus_per_node to the GPUs the job uses if it leaves some out)");
   }
 
   nlohmann::ordered_json tier;
@@ -221,22 +224,22 @@ int run_probe(const std::vector<std::string>& args) {
     std::cout.flush();
   }
   if (format == "text") {
-    std::cerr << "GPUs: ";
-    if (kinds.size() == 1) {
-      std::cerr << describe(kinds.begin()->first, kinds.begin()->second) << '\n';
-    } else {
-      std::cerr << gpus.size() << ", counted as " << centi_text(gpu_centi) << " GiB each\n";
-    }
+    print_message(std::cerr, "GPUs: " + (kinds.size() == 1
+                                             ? describe(kinds.begin()->first, kinds.begin()->second)
+                                             : std::to_string(gpus.size()) + ", counted as " +
+                                                   centi_text(gpu_centi) + " GiB each"));
     if (cuda_visible) {
-      std::cerr << "CUDA_VISIBLE_DEVICES=" << cuda_visible << ": " << gpus.size() << " of the "
-                << all.size() << " GPUs nvidia-smi lists\n";
+      print_message(std::cerr, "CUDA_VISIBLE_DEVICES=" + std::string(cuda_visible) + ": " +
+                                   std::to_string(gpus.size()) + " of the " +
+                                   std::to_string(all.size()) + " GPUs nvidia-smi lists");
     }
-    std::cerr << "host memory: " << centi_text(cpu_centi) << " GiB (MemTotal of " << meminfo
-              << ")\n"
-              << "nodes: " << nodes << (nodes == 1 ? "" : " (each taken to be like this one)")
-              << '\n';
+    print_message(std::cerr,
+                  "host memory: " + centi_text(cpu_centi) + " GiB (MemTotal of " + meminfo + ")");
+    print_message(std::cerr, "nodes: " + std::to_string(nodes) +
+                                 (nodes == 1 ? "" : " (each taken to be like this one)"));
     if (!saved.empty()) {
-      std::cerr << "saved " << saved.string() << ": use it with --tier " << saved.string() << '\n';
+      print_message(std::cerr,
+                    "saved " + saved.string() + ": use it with --tier " + saved.string());
     }
   }
   return kSuccess;

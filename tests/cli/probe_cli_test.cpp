@@ -124,6 +124,18 @@ TEST_F(ProbeCliTest, OneGpuIsATierOnStdoutAndASummaryOnStderr) {
   EXPECT_EQ(probe().out, r.out);
 }
 
+// A GPU's name comes from outside: terminal escape codes in it are shown, not obeyed.
+TEST_F(ProbeCliTest, AGpuNameIsShownEscaped) {
+  fake_nvidia_smi(echo_gpus({{"NVIDIA\x1b]0;owned\x07 H100\x1b[2J", 81559}}));
+  auto r = probe();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("GPUs: 1 x NVIDIA<U+001B>]0;owned<U+0007> H100<U+001B>[2J (81559 MiB = "
+                       "79.64 GiB)\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos);
+}
+
 TEST_F(ProbeCliTest, EightGpusOnFourNodesAsJsonOnly) {
   fake_nvidia_smi(echo_gpus(std::vector<FakeGpu>(8, {"NVIDIA H100 80GB HBM3", 81559})));
   auto r = probe({"--nodes", "4", "--format", "json"});
@@ -324,15 +336,16 @@ TEST_F(ProbeCliTest, EndlessOutputStopsAtTheOutputLimit) {
 TEST_F(ProbeCliTest, TheTimeoutMustBeWholeSecondsInRange) {
   fake_nvidia_smi(echo_gpus({{"NVIDIA GeForce RTX 4090", 24564}}));
   EXPECT_EQ(probe({"--timeout", "0"}).err,
-            "zeroforge: error: probe: --timeout must be whole seconds from 1 to 86400, not 0\n");
+            "zeroforge: error: probe: --timeout must be a whole number from 1 to 86400, got 0\n");
   EXPECT_EQ(probe({"--timeout", "-5"}).err,
-            "zeroforge: error: probe: --timeout must be whole seconds from 1 to 86400, not -5\n");
+            "zeroforge: error: probe: --timeout must be a whole number from 1 to 86400, got -5\n");
   for (const char* bad : {"", "0", "abc", "1.5", "99999999999999999999"}) {
     SCOPED_TRACE(bad);
     auto r = probe({}, {std::string("ZEROFORGE_PROBE_TIMEOUT=") + bad});
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_EQ(r.err, std::string("zeroforge: error: probe: ZEROFORGE_PROBE_TIMEOUT='") + bad +
-                         "' must be whole seconds from 1 to 86400\n");
+    EXPECT_EQ(r.err, std::string("zeroforge: error: ZEROFORGE_PROBE_TIMEOUT='") + bad +
+                         "' must be a whole number from 1 to 86400 (the seconds probe waits for "
+                         "nvidia-smi; 60 when unset)\n");
   }
   // The option wins over the environment.
   EXPECT_EQ(probe({"--timeout", "5"}, {"ZEROFORGE_PROBE_TIMEOUT=abc"}).exit_code, 0);
@@ -554,7 +567,7 @@ TEST_F(ProbeCliTest, SaveRefusesAnythingButAPlainFileName) {
 TEST_F(ProbeCliTest, BadOptionsAreUsageErrors) {
   fake_nvidia_smi(echo_gpus({{"NVIDIA GeForce RTX 4090", 24564}}));
   EXPECT_EQ(probe({"--nodes", "0"}).err,
-            "zeroforge: error: probe: --nodes must be an integer from 1 to 1000000, not 0\n");
+            "zeroforge: error: probe: --nodes must be a whole number from 1 to 1000000, got 0\n");
   EXPECT_EQ(probe({"--format", "yaml"}).err,
             "zeroforge: error: probe: --format must be text or json, not 'yaml'\n");
   EXPECT_EQ(probe({"--dir", "x"}).err,
