@@ -30,7 +30,9 @@ const Gpu* named(const std::vector<Gpu>& all, const std::string& entry) {
       if (gpu.index == index) return &gpu;
     return nullptr;
   }
-  if (!entry.starts_with("GPU-")) return nullptr;
+  // CUDA wants at least one digit of the UUID: "GPU-" alone names no GPU, even on a machine
+  // with one (checked with CUDA 13: cudaGetDeviceCount fails).
+  if (!entry.starts_with("GPU-") || entry.size() == 4) return nullptr;
   const Gpu* found = nullptr;
   for (const Gpu& gpu : all) {
     if (!gpu.uuid.starts_with(entry)) continue;
@@ -73,6 +75,8 @@ VisibleGpus visible_gpus(const std::vector<Gpu>& all, const char* cuda_visible_d
                              "every entry after it");
       break;
     }
+    // CUDA refuses a list that names a GPU twice outright (cudaErrorInvalidDevice), so a job
+    // would see no GPU at all.
     for (const Gpu& seen : out.gpus) {
       if (seen.uuid == gpu->uuid) {
         throw Error(ErrorKind::Usage, shown + " names GPU " + std::to_string(gpu->index) + " (" +

@@ -390,6 +390,7 @@ TEST_F(ProbeCliTest, CountsOnlyTheGpusCudaVisibleDevicesNames) {
            with(mixed, "1,7,0")},
       {"GPU-0000000,GPU-00000002",  // the prefix of every UUID names none of them
        0, "", ""},
+      {"GPU-,GPU-00000002", 0, "", ""},  // nor does "GPU-" alone (CUDA 13 agrees)
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.visible);
