@@ -93,8 +93,7 @@ Json estimate_record(const Inputs& base, const Rung& rung, std::int64_t micro, c
 
 }  // namespace
 
-Json auto_fit_values(const Json& input, const std::string& data_dir,
-                     const std::function<void(const std::string&)>& note_input) {
+Json auto_fit_values(const Json& input, const std::string& data_dir, const FileReader& read) {
   const Json& values = input.at("values");
   auto it = values.find("auto_fit");
   if (it == values.end() || it->is_null()) return nullptr;
@@ -123,7 +122,7 @@ Json auto_fit_values(const Json& input, const std::string& data_dir,
       [&](const std::string& key, const std::string& message) {
         r.fail("/auto_fit/" + key, message);
       },
-      note_input);
+      read);
   FitRequest request;
   Inputs& in = request.base;
   in = model.inputs;

@@ -121,7 +121,8 @@ Offload parse_offload(const std::string& flag, const std::string& text) {
   throw std::invalid_argument(flag + ": expected none, cpu or nvme, got '" + text + "'");
 }
 
-Options parse(const std::vector<std::string>& args, const std::string& data_dir) {
+Options parse(const std::vector<std::string>& args, const std::string& data_dir,
+              const FileReader& read) {
   Options o;
   Inputs& in = o.inputs;
   std::optional<std::string> model;
@@ -243,7 +244,7 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir)
   ModelShape shape;
   bool have_shape = false;
   if (model) {
-    o.preset = load_model_preset(*model, data_dir);
+    o.preset = load_model_preset(*model, data_dir, read);
     shape = o.preset->shape;
     have_shape = true;
   }
@@ -534,14 +535,14 @@ Json to_json(const Inputs& in, const Estimate& e) {
 }
 
 int run_estimate(const std::vector<std::string>& args, const std::string& data_dir,
-                 std::string& out) {
+                 const FileReader& read, std::string& out) {
   for (const auto& arg : args) {
     if (arg == "--help" || arg == "-h") {
       out = kHelp;
       return 0;
     }
   }
-  Options o = parse(args, data_dir);
+  Options o = parse(args, data_dir, read);
   if (o.all_stages) {
     std::vector<Inputs> inputs = all_stage_inputs(o.inputs);
     std::vector<Estimate> estimates;

@@ -108,18 +108,17 @@ std::string describe_context(const Json& context, bool with_family) {
 }
 
 Model read_model(const Json& object, const std::string& data_dir, const FieldError& fail,
-                 const std::function<void(const std::string&)>& note_input) {
+                 const FileReader& read) {
   const Json& model = object.at("model");
   Model out;
   Inputs& in = out.inputs;
   if (model.is_string()) {
     ModelPreset preset;
     try {
-      preset = load_model_preset(model.get<std::string>(), data_dir);
+      preset = load_model_preset(model.get<std::string>(), data_dir, read);
     } catch (const std::invalid_argument& e) {
       fail("model", e.what());
     }
-    if (note_input) note_input(preset.file);
     out.name = preset.name;
     in.params = preset.params;
     in.largest_layer_params = preset.largest_layer_params;

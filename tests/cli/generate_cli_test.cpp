@@ -314,8 +314,9 @@ TEST_F(GenerateJobsTest, JobsOutsideOneTo256AreUsageErrors) {
   for (unsigned jobs : {0u, 257u}) {
     auto result = generate(out(), jobs);
     EXPECT_EQ(result.exit_code, 2) << jobs;
-    EXPECT_NE(result.err.find("--jobs must be 1-256, got " + std::to_string(jobs)),
-              std::string::npos)
+    EXPECT_NE(
+        result.err.find("--jobs must be a whole number from 1 to 256, got " + std::to_string(jobs)),
+        std::string::npos)
         << result.err;
     EXPECT_FALSE(fs::exists(out())) << jobs;
   }

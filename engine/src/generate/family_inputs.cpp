@@ -59,7 +59,7 @@ Tier load_tier(const Family& family, std::size_t index, const fs::path& data_dir
                 family.file, pointer);
   }
   inputs.push_back(path);
-  nlohmann::ordered_json values = load_values_file(path);
+  nlohmann::ordered_json values = load_tier_file(path);
   return Tier{name, display_path(path).string(), std::move(values)};
 }
 

@@ -6,16 +6,20 @@
 #include <gtest/gtest.h>
 
 #include "memory/model_presets.hpp"
+#include "zeroforge/output.hpp"
 
 namespace zf::memory {
 namespace {
+
+// The engine's reader, which the host hands the plugin (zf_host::read_file).
+const FileReader read_input = [](const std::string& path) { return zf::read_file(path); };
 
 constexpr Offload N = Offload::None, C = Offload::Cpu, V = Offload::Nvme;
 
 // A model preset on a cluster, the way a tier and the llama-2-7b-autofit family give it.
 FitRequest request(const std::string& model, std::int64_t gpus, std::int64_t nodes, double gpu_gib,
                    double cpu_gib, std::optional<std::int64_t> global) {
-  ModelPreset preset = load_model_preset(model, ZF_SOURCE_DIR);
+  ModelPreset preset = load_model_preset(model, ZF_SOURCE_DIR, read_input);
   FitRequest r;
   r.base.params = preset.params;
   r.base.largest_layer_params = preset.largest_layer_params;
