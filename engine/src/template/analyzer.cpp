@@ -58,7 +58,7 @@ class Analyzer {
       if (!env_.resolve(literal->value.as_string())) return;
       auto tpl = env_.load(literal->value.as_string());
       keep_.push_back(tpl);
-      // This pass nests as a render would, and draws on the same budget (renderer.cpp,
+      // This pass nests as a render would, and draws on the same budget (render_state.hpp,
       // DepthGuard): a render fails before it reaches a template past it.
       const std::uint32_t height = tpl->tree().height;
       if (levels_ + height > env_.options().max_nesting) return;
