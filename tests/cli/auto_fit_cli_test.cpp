@@ -292,6 +292,26 @@ TEST_F(AutoFitCliTest, ModelThatFitsNowhereNamesTheTierAndWritesNothing) {
   EXPECT_TRUE(fs::is_empty(out()));
 }
 
+// `estimate --tier` suggests what auto-fit chooses for the same tier, NVMe included: on the
+// medium tier Llama-2-70B fits only with the optimizer on NVMe.
+TEST_F(AutoFitCliTest, EstimatesSuggestionForATierIsTheRungAutoFitChooses) {
+  std::string f = family({{"global_batch_size", 64}, {"auto_fit", {{"model", "llama-2-70b"}}}},
+                         Json::object(), Json::array({"medium"}));
+  auto r = run_cli({"generate", f, "-o", out().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json fit = entry("medium/config.json")["plugins"]["memory"]["auto_fit"];
+  auto e = run_cli({"estimate", "--model", "llama-2-70b", "--activation-checkpointing", "full",
+                    "--tier", "medium", "--format", "json"});
+  ASSERT_EQ(e.exit_code, 1) << e.err;  // micro batch 1 at ZeRO-2 without offload does not fit
+  const Json suggestion = Json::parse(e.out).at("suggestion");
+  ASSERT_TRUE(suggestion.at("fits").get<bool>()) << suggestion.dump();
+  for (const char* key : {"stage", "offload_optimizer", "offload_param"}) {
+    SCOPED_TRACE(key);
+    EXPECT_EQ(suggestion.at(key), fit.at(key));
+  }
+  EXPECT_EQ(fit.at("offload_optimizer"), "nvme") << "what the tier's NVMe is for";
+}
+
 TEST_F(AutoFitCliTest, GlobalBatchThatNoMicroBatchKeepsIsRefused) {
   std::string f = family({{"global_batch_size", 500}});
   auto r = run_cli({"generate", f, "-o", out().string()});
