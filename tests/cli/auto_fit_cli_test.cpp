@@ -268,6 +268,43 @@ TEST_F(AutoFitCliTest, TheFamilysValuesAreConstraintsOfTheFit) {
   EXPECT_FALSE(fs::exists(out().string() + "-strict"));
 }
 
+// explain --config takes the paths generate wrote (manifest.json's), also when the output
+// pattern names values auto-fit chooses: each member is named after its fitted values.
+TEST_F(AutoFitCliTest, ExplainFindsEachConfigByThePathInTheManifest) {
+  std::string f = family(Json::object(),
+                         {{"output", "{{ tier }}/zero{{ stage }}-mb{{ micro_batch_size }}.json"}});
+  auto r = run_cli({"generate", f, "-o", out().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> paths;
+  const Json written = manifest();
+  for (const Json& e : written.at("configs")) paths.push_back(e.at("path"));
+  ASSERT_EQ(paths.size(), 2u);
+  for (const std::string& path : paths) {
+    SCOPED_TRACE(path);
+    const Json cfg = config(path);
+    auto explained = run_cli({"explain", f, "--config", path});
+    ASSERT_EQ(explained.exit_code, 0) << explained.err;
+    EXPECT_EQ(explained.out.rfind("config " + path + " of family fit (" + f + ")", 0), 0u)
+        << explained.out;
+    EXPECT_NE(explained.out.find("  stage = " + cfg["zero_optimization"]["stage"].dump() + " "),
+              std::string::npos)
+        << explained.out;
+    EXPECT_NE(explained.out.find(
+                  "  micro_batch_size = " + cfg["train_micro_batch_size_per_gpu"].dump() + " "),
+              std::string::npos)
+        << explained.out;
+  }
+  // A path that is not the family's lists the manifest's.
+  auto unknown = run_cli({"explain", f, "--config", "small/zero2-mb1.json"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  std::string listed;
+  for (const std::string& path : paths) listed += "  " + path + "\n";
+  EXPECT_EQ(unknown.err,
+            "zeroforge: error: explain: no config 'small/zero2-mb1.json' in family "
+            "'fit'; its configs:\n" +
+                listed);
+}
+
 TEST_F(AutoFitCliTest, ModelThatFitsNowhereNamesTheTierAndWritesNothing) {
   std::string f = family({{"global_batch_size", 64}, {"auto_fit", {{"model", "llama-2-70b"}}}},
                          {{"axes", {{"precision", {"bf16", "fp16"}}}}});
