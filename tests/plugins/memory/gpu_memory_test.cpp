@@ -159,8 +159,10 @@ TEST_F(GpuMemoryTest, LargestFittingMicroBatchIsNeverTooLargeAndUsuallyExact) {
 // measured need is at most total / (1 - margin). That holds for every step of every
 // recording, except eager attention with full checkpointing on a shape the model was not
 // fitted on (qwen-0.5b at sequence 4096 on the H200: up to 11.5% more than estimated, its
-// fragmentation above the 0.45 default), which calibrating --headroom covers.
+// fragmentation above the 0.45 default), which calibrating --headroom covers. The recording
+// the activation model was fitted on has no exception, eager with full checkpointing included.
 TEST(GpuMemoryMarginTest, TheDefaultMarginCoversEveryRecordedStepButEagerWithFullCheckpointing) {
+  const std::string fitted_on = "h100-2026-11.jsonl";
   const std::map<std::string, ModelPreset> shapes = read_shapes();
   const double covered = 1.0 / (1.0 - kDefaultGpuMemoryMargin);
   double largest = 0, largest_eager_full = 0;
@@ -178,7 +180,8 @@ TEST(GpuMemoryMarginTest, TheDefaultMarginCoversEveryRecordedStepButEagerWithFul
           static_cast<double>(step["step_peak_reserved"].get<std::int64_t>() + context);
       const double ratio = measured / static_cast<double>(estimate(in).total_gpu);
       ++steps;
-      if (step["attn"] == "eager" && step["ckpt"] == "full") {
+      if (step["attn"] == "eager" && step["ckpt"] == "full" &&
+          entry.path().filename() != fitted_on) {
         largest_eager_full = std::max(largest_eager_full, ratio);
         continue;
       }
