@@ -181,11 +181,31 @@ int explain_family(const ExplainOptions& opt) {
   const Family& family = expansion.family();
   auto output_path = setup.environment->from_string(family.output, family.file + " /output");
 
+  // Each member is found by the path generate writes it to (manifest.json's `path`): with
+  // plugins, the path of the values after their hooks, since auto-fit chooses values (stage,
+  // micro_batch_size, ...) an output pattern may name. A hook's findings change no value.
+  auto hook_context = [&](const Variant& variant) {
+    return Json{{"template", family.template_name},
+                {"family", family.name},
+                {"tier", expansion.tier_name(variant)},
+                {"variant", variant.choice},
+                {"pinned", setup.pins.names()}};
+  };
   std::optional<Variant> chosen;
+  std::optional<SourcedValues> chosen_values;
+  ValuesHookResult hooks;
   std::vector<std::string> paths;
   for (std::size_t i = 0; i < expansion.size(); ++i) {
     Variant variant = expansion.variant(i);
-    Json scope = expansion.merged(variant);
+    // Without plugins the merged values alone name the file (no provenance: fast).
+    std::optional<SourcedValues> values;
+    ValuesHookResult variant_hooks;
+    if (!setup.plugins->empty()) {
+      values = expansion.values(variant);
+      variant_hooks =
+          setup.plugins->run_values_hooks(values->layered_for_hooks(), hook_context(variant));
+    }
+    Json scope = values ? values->merged() : expansion.merged(variant);
     scope["tier"] = expansion.tier_name(variant);
     scope["family"] = family.name;
     scope["variant"] = variant.slug;
@@ -200,7 +220,9 @@ int explain_family(const ExplainOptions& opt) {
                         "': make the output pattern tell them apart",
                     family.file, "/output");
       }
+      chosen_values = values ? std::move(values) : expansion.values(variant);
       chosen = std::move(variant);
+      hooks = std::move(variant_hooks);
     }
     paths.push_back(std::move(path));
   }
@@ -221,16 +243,7 @@ int explain_family(const ExplainOptions& opt) {
       print_message(std::cerr, "  ... (" + std::to_string(paths.size() - 20) + " more)");
     return kError;
   }
-  SourcedValues values = expansion.values(*chosen);
-  ValuesHookResult hooks;
-  if (!setup.plugins->empty()) {
-    hooks = setup.plugins->run_values_hooks(values.layered_for_hooks(),
-                                            {{"template", family.template_name},
-                                             {"family", family.name},
-                                             {"tier", expansion.tier_name(*chosen)},
-                                             {"variant", chosen->choice},
-                                             {"pinned", setup.pins.names()}});
-  }
+  SourcedValues& values = *chosen_values;
   std::vector<Error> problems = check_pinned_values(setup.pins, values.merged(), &values);
   DeepSpeedFacts facts;
   bool deepspeed = setup.contract == "deepspeed";
@@ -244,6 +257,7 @@ int explain_family(const ExplainOptions& opt) {
                       expansion.describe(*chosen) + "'";
   int code = print_explanation(opt, title, *setup.template_, values.layered(), problems,
                                deepspeed && problems.empty() ? &facts : nullptr);
+  for (auto& finding : hooks.findings) pipeline::place_finding(finding, values);
   bool refused = print_plugin_findings(std::cerr, family.file, hooks.findings);
   return refused && code == kSuccess ? kFindings : code;
 }
@@ -254,7 +268,8 @@ int run_explain(const std::vector<std::string>& args) {
   ExplainOptions opt;
   po::options_description options("zeroforge explain TEMPLATE|FAMILY [options]");
   options.add_options()("help,h", "show this help")(
-      "config", po::value(&opt.config), "for a family: the member to explain, by its output path")(
+      "config", po::value(&opt.config),
+      "for a family: the member to explain, by its output path (its path in manifest.json)")(
       "format", po::value(&opt.format), "text (default) or json");
   add_value_options(options, opt.inputs);
   add_template_options(options, opt.inputs);

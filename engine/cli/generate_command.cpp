@@ -179,8 +179,11 @@ Json summary_json(const GenerateOptions& opt, const GenerateResult& result) {
   out["findings"] = std::move(findings);
   Json refusals = Json::array();
   for (const auto& refusal : result.refusals) {
-    refusals.push_back(
-        {{"plugin", refusal.plugin}, {"pointer", refusal.pointer}, {"message", refusal.message}});
+    refusals.push_back({{"plugin", refusal.plugin},
+                        {"pointer", refusal.pointer},
+                        {"message", refusal.message},
+                        {"file", refusal.file},
+                        {"file_pointer", refusal.file_pointer}});
   }
   out["refusals"] = std::move(refusals);
   Json errors = Json::array();

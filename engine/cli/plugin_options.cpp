@@ -40,7 +40,12 @@ std::unique_ptr<PluginHost> make_plugin_host(const PluginInputs& inputs,
 bool print_plugin_findings(std::ostream& out, const std::string& subject,
                            const std::vector<PluginFinding>& findings) {
   for (const auto& finding : findings) {
-    print_message(out, subject + ": error [" + finding.plugin + "]: " + finding.message);
+    if (finding.file.empty()) {
+      print_message(out, subject + ": error [" + finding.plugin + "]: " + finding.message);
+    } else {
+      print_message(out, finding.file + ": " + finding.file_pointer + ": error [" +
+                             finding.plugin + "]: " + finding.message);
+    }
   }
   return !findings.empty();
 }

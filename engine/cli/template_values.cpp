@@ -28,8 +28,8 @@ void apply_template_defaults(const TemplateDefaults& defaults, LayeredValues& va
 
 bool is_plugin_fact(std::string_view name) {
   // The tail of the contract's known names (engine/src/family/contract.cpp, kKnownNames).
-  for (std::string_view fact :
-       {"gpu_memory_gib", "cpu_memory_gib", "gpu", "tier", "model", "auto_fit"}) {
+  for (std::string_view fact : {"gpu_memory_gib", "cpu_memory_gib", "gpu_memory_margin", "gpu",
+                                "tier", "model", "auto_fit"}) {
     if (name == fact) return true;
   }
   return false;

@@ -37,7 +37,8 @@ std::vector<Error> template_value_problems(const TemplateDefaults& defaults,
                                            DeepSpeedFacts* facts = nullptr);
 
 /// True for the values the DeepSpeed contract keeps for plugins, which no template reads:
-/// the tier facts (gpu_memory_gib, cpu_memory_gib, gpu, tier, model) and `auto_fit`.
+/// the tier facts (gpu_memory_gib, cpu_memory_gib, gpu_memory_margin, gpu, tier, model) and
+/// `auto_fit`.
 bool is_plugin_fact(std::string_view top_level_name);
 
 /// Warns on stderr about each value a values file or --set gave that `tpl` never reads

@@ -236,12 +236,14 @@ std::string describe(const Rung& rung) {
 }
 
 std::string describe_need(const Estimate& e) {
-  auto side = [](const char* what, std::int64_t need, std::int64_t have) {
-    std::string out = std::string(what) + " needs " + gib(need) + " GiB of " + gib(have) + " GiB";
+  // What fits is judged against the usable memory (the card's less the safety margin).
+  auto side = [](const char* what, std::int64_t need, std::int64_t have, const char* of) {
+    std::string out =
+        std::string(what) + " needs " + gib(need) + " GiB of " + gib(have) + " GiB" + of;
     if (need > have) out += " (" + gib(need - have) + " GiB short)";
     return out;
   };
-  std::string out = side("GPU", e.total_gpu, e.gpu_capacity);
+  std::string out = side("GPU", e.total_gpu, e.gpu_usable, e.gpu_margin > 0 ? " usable" : "");
   if (e.total_cpu > 0 || !e.cpu_fits.value_or(true)) {
     out += "; CPU needs " + gib(e.total_cpu) + " GiB of " + gib(e.cpu_capacity) + " GiB per node";
     if (e.total_cpu > e.cpu_capacity)

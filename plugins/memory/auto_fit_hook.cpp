@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 #include "auto_fit.hpp"
 #include "checked.hpp"
 #include "estimate_command.hpp"
+#include "fit_choices.hpp"
 #include "hook_values.hpp"
 
 namespace zf::memory {
@@ -72,9 +74,13 @@ Json rung_json(const Rung& rung) {
 }
 
 Json estimate_json(const Estimate& e) {
-  return {{"gpu_bytes", e.total_gpu},          {"gpu_capacity_bytes", e.gpu_capacity},
-          {"cpu_bytes", e.total_cpu},          {"cpu_capacity_bytes", e.cpu_capacity},
-          {"nvme_bytes", e.model_states_nvme}, {"summary", describe_need(e)}};
+  return {{"gpu_bytes", e.total_gpu},
+          {"gpu_capacity_bytes", e.gpu_capacity},
+          {"gpu_usable_bytes", e.gpu_usable},
+          {"cpu_bytes", e.total_cpu},
+          {"cpu_capacity_bytes", e.cpu_capacity},
+          {"nvme_bytes", e.model_states_nvme},
+          {"summary", describe_need(e)}};
 }
 
 // The estimate of `rung` at `micro` over `base`, as `zeroforge estimate --format json` prints
@@ -89,6 +95,40 @@ Json estimate_record(const Inputs& base, const Rung& rung, std::int64_t micro, c
   Json out = to_json(in, e);
   out["model"]["name"] = model;
   return out;
+}
+
+// Which pinned values make an impossible fit impossible: the smallest sets of pins whose
+// freeing lets it fit. Several single pins that each do are all named ("each"); otherwise the
+// first smallest set ("together"); none when the model does not fit the tier whatever is
+// pinned. `freed` is the fit without the (first) blamed set. At most 2^5 fits: five choices.
+struct Blame {
+  std::vector<std::string> pins;
+  bool jointly = false;
+  FitResult freed;
+};
+
+Blame blame_pins(const std::vector<std::string>& pinned,
+                 const std::function<FitResult(const std::vector<std::string>&)>& fit_with) {
+  Blame blame;
+  const std::size_t n = pinned.size();
+  for (std::size_t size = 1; size <= n && blame.pins.empty(); ++size) {
+    // Every subset of `size` pins, in the choices' order (bit i set: pin i is freed).
+    for (std::uint32_t mask = 0; mask < (1u << n); ++mask) {
+      if (static_cast<std::size_t>(__builtin_popcount(mask)) != size) continue;
+      std::vector<std::string> kept, freed;
+      for (std::size_t i = 0; i < n; ++i) ((mask >> i) & 1u ? freed : kept).push_back(pinned[i]);
+      FitResult without = fit_with(kept);
+      if (!without.fits) continue;
+      if (blame.pins.empty()) blame.freed = std::move(without);
+      if (size > 1) {
+        blame.pins = std::move(freed);
+        blame.jointly = true;
+        break;
+      }
+      blame.pins.push_back(freed.front());
+    }
+  }
+  return blame;
 }
 
 }  // namespace
@@ -156,74 +196,114 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
     request.space.offload_param =
         read_list<Offload>(r, auto_fit, "offload_param", parse_offload_json, "none, cpu or nvme");
   }
-  Json pinned = Json::array();
-  if (r.pinned("/stage")) {
-    const Json& v = *r.find("/stage");
-    try {
-      request.space.stages = {parse_stage(v)};
-    } catch (const std::exception&) {
-      r.fail("/stage", "expected a stage 0-3, got " + v.dump());
-    }
-    pinned.push_back("stage");
-  }
-  for (const char* key : {"offload_optimizer", "offload_param"}) {
-    const std::string pointer = std::string("/") + key;
-    if (!r.pinned(pointer)) continue;
-    const Json& v = *r.find(pointer);
-    try {
-      (key == std::string("offload_optimizer")
-           ? request.space.offload_optimizer
-           : request.space.offload_param) = {parse_offload_json(v)};
-    } catch (const std::exception&) {
-      r.fail(pointer, "expected none, cpu or nvme, got " + v.dump());
-    }
-    pinned.push_back(key);
-  }
-  if (r.pinned("/micro_batch_size")) {
-    request.pinned_micro_batch = r.positive_int("/micro_batch_size", *r.find("/micro_batch_size"));
-    pinned.push_back("micro_batch_size");
-  }
+  // The values a layer pinned (hook_values.cpp says which layers pin) among those auto-fit may
+  // choose (fit_choices.hpp): each narrows the search to itself.
   const Json* global = r.find("/global_batch_size");
   if (global && !global->is_null())
     request.global_batch_size = r.positive_int("/global_batch_size", *global);
   const Json* accumulation = r.find("/gradient_accumulation");
-  const bool accumulation_pinned =
-      accumulation && !accumulation->is_null() && r.pinned("/gradient_accumulation");
-  if (accumulation && !accumulation->is_null() &&
-      (accumulation_pinned || !request.global_batch_size)) {
+  const bool has_accumulation = accumulation && !accumulation->is_null();
+  // Without a global batch the accumulation is no choice: it stays as given.
+  if (has_accumulation && !request.global_batch_size)
     request.pinned_accumulation = r.positive_int("/gradient_accumulation", *accumulation);
+  std::vector<std::string> pinned;
+  for (const FitChoice& choice : kFitChoices) {
+    const std::string name(choice.value);
+    if (!r.pinned("/" + name)) continue;
+    if (name == "gradient_accumulation" && !(has_accumulation && request.global_batch_size))
+      continue;
+    pinned.push_back(name);
   }
-  if (accumulation_pinned) pinned.push_back("gradient_accumulation");
+  auto pin = [&](FitRequest& into, const std::string& name) {
+    const std::string pointer = "/" + name;
+    const Json& v = *r.find(pointer);
+    try {
+      if (name == "stage") {
+        into.space.stages = {parse_stage(v)};
+      } else if (name == "offload_optimizer") {
+        into.space.offload_optimizer = {parse_offload_json(v)};
+      } else if (name == "offload_param") {
+        into.space.offload_param = {parse_offload_json(v)};
+      }
+    } catch (const std::exception&) {
+      r.fail(pointer, name == "stage" ? "expected a stage 0-3, got " + v.dump()
+                                      : "expected none, cpu or nvme, got " + v.dump());
+    }
+    if (name == "micro_batch_size") into.pinned_micro_batch = r.positive_int(pointer, v);
+    if (name == "gradient_accumulation") into.pinned_accumulation = r.positive_int(pointer, v);
+  };
+  auto with_pins = [&](const std::vector<std::string>& names) {
+    FitRequest pinned_request = request;
+    for (const auto& name : names) pin(pinned_request, name);
+    return pinned_request;
+  };
 
   FitResult result;
   try {
-    result = fit(request);
+    result = fit(with_pins(pinned));
   } catch (const FitInputError& e) {
     r.fail(e.pointer(), e.what());
   }
   if (!result.fits) {
     std::string message = describe_context(context, false) + model.name + " " + result.reason;
-    if (!pinned.empty()) {
-      std::string list;
-      for (const auto& key : pinned) {
-        const Json& v = *r.find("/" + key.get<std::string>());
-        list += (list.empty() ? "" : ", ") + key.get<std::string>() + "=" +
-                (v.is_string() ? v.get<std::string>() : v.dump());
+    Blame blame = blame_pins(pinned, [&](const std::vector<std::string>& names) {
+      try {
+        return fit(with_pins(names));
+      } catch (const FitInputError&) {
+        return FitResult{};  // these pins cannot hold together: no fit either
       }
-      message += " (pinned: " + list + ")";
+    });
+    auto shown = [&](const std::string& key) {
+      const Json& v = *r.find("/" + key);
+      return key + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+    };
+    auto listed = [&](const std::vector<std::string>& keys, const char* last) {
+      std::string out;
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        out += (i == 0 ? "" : i + 1 == keys.size() ? last : ", ") + shown(keys[i]);
+      }
+      return out;
+    };
+    std::string pointer = "/auto_fit";
+    if (blame.pins.empty()) {
+      if (!pinned.empty()) message += " (pinned: " + listed(pinned, ", ") + ")";
+    } else {
+      // The finding points at the value that makes the fit impossible, so generate names the
+      // file and pointer where it was written.
+      pointer = "/" + blame.pins.front();
+      const FitResult& freed = blame.freed;
+      const std::string alternative = describe(freed.rung) + " fits with micro batch " +
+                                      std::to_string(freed.micro_batch_size) + " (" +
+                                      describe_need(freed.estimate) + ")";
+      if (blame.jointly) {
+        message += "; the pinned " + listed(blame.pins, " and ") +
+                   " together make it impossible: without them, " + alternative;
+      } else if (blame.pins.size() == 1) {
+        message += "; the pinned " + shown(blame.pins.front()) +
+                   " makes it impossible: without it, " + alternative;
+      } else {
+        message += "; the pinned " + listed(blame.pins, " and ") +
+                   " each make it impossible: without " + shown(blame.pins.front()) + ", " +
+                   alternative;
+      }
     }
-    return {{"findings", Json::array({{{"pointer", "/auto_fit"}, {"message", message}}})}};
+    return {{"findings", Json::array({{{"pointer", pointer}, {"message", message}}})}};
   }
 
   // Values for what auto-fit chose; pinned values stay in their own layer (and explain).
+  const bool accumulation_pinned =
+      std::find(pinned.begin(), pinned.end(), "gradient_accumulation") != pinned.end();
   Json chosen = Json::object();
-  if (!r.pinned("/stage")) chosen["stage"] = result.rung.stage;
-  if (!r.pinned("/offload_optimizer"))
-    chosen["offload_optimizer"] = to_string(result.rung.offload_optimizer);
-  if (!r.pinned("/offload_param")) chosen["offload_param"] = to_string(result.rung.offload_param);
-  if (!request.pinned_micro_batch) chosen["micro_batch_size"] = result.micro_batch_size;
-  if (request.global_batch_size && !accumulation_pinned)
-    chosen["gradient_accumulation"] = *result.gradient_accumulation;
+  for (const FitChoice& choice : kFitChoices) {
+    const std::string name(choice.value);
+    if (std::find(pinned.begin(), pinned.end(), name) != pinned.end()) continue;
+    if (name == "stage") chosen[name] = result.rung.stage;
+    if (name == "offload_optimizer") chosen[name] = to_string(result.rung.offload_optimizer);
+    if (name == "offload_param") chosen[name] = to_string(result.rung.offload_param);
+    if (name == "micro_batch_size") chosen[name] = result.micro_batch_size;
+    if (name == "gradient_accumulation" && request.global_batch_size && !accumulation_pinned)
+      chosen[name] = *result.gradient_accumulation;
+  }
 
   const std::int64_t accumulation_steps = result.gradient_accumulation.value_or(1);
   Json escalated = Json::array();
@@ -232,6 +312,7 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
     step["micro_batch_size"] = rejected.micro_batch_size;
     step["gpu_bytes"] = rejected.estimate.total_gpu;
     step["gpu_capacity_bytes"] = rejected.estimate.gpu_capacity;
+    step["gpu_usable_bytes"] = rejected.estimate.gpu_usable;
     step["cpu_bytes"] = rejected.estimate.total_cpu;
     step["cpu_capacity_bytes"] = rejected.estimate.cpu_capacity;
     step["reason"] = rejected.reason;
@@ -255,7 +336,7 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
       request.global_batch_size ? Json(*request.global_batch_size) : Json(nullptr);
   note["largest_fitting_micro_batch_size"] = result.largest_fitting_micro_batch;
   note["micro_batch_limited_by"] = to_string(result.limit);
-  note["pinned"] = std::move(pinned);
+  note["pinned"] = pinned;
   note["escalated"] = std::move(escalated);
   note["model"] = {{"name", model.name},
                    {"params", in.params},
@@ -266,12 +347,14 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
                    {"loss", to_string(in.loss)}};
   note["headroom"] = result.estimate.headroom_fraction;
   note["cuda_context_gib"] = in.cuda_context_gib;
+  note["gpu_memory_margin"] = in.gpu_memory_margin;
   note["estimate"] = estimate_json(result.estimate);
   note["fits"] = true;
 
   Json record =
       estimate_record(in, result.rung, result.micro_batch_size, result.estimate, model.name);
   return {{"values", std::move(chosen)},
+          {"label", "auto-fit"},
           {"manifest", {{"auto_fit", std::move(note)}, {"estimate", std::move(record)}}}};
 }
 

@@ -8,9 +8,11 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "checked.hpp"
+#include "estimate_tier.hpp"
 #include "model_presets.hpp"
 #include "suggestion.hpp"
 
@@ -52,8 +54,14 @@ const char* const kHelp =
     "  --reduce-bucket-size N  --allgather-bucket-size N  --stage3-prefetch-bucket-size N\n"
     "  --stage3-max-live-parameters N    elements, as in the config (DeepSpeed's defaults)\n"
     "cluster:\n"
+    "  --tier NAME|FILE             the cluster of presets/tiers/NAME.json or a tier file:\n"
+    "                               its gpus_per_node, nodes, gpu_memory_gib,\n"
+    "                               cpu_memory_gib, gpu_memory_margin and nvme_path (the\n"
+    "                               options below win over it)\n"
+    "  --nvme-path PATH             NVMe offload is possible: the suggestion considers it\n"
     "  --gpus-per-node N  --nodes N (default 1, 1)\n"
     "  --gpu-memory-gib F (per GPU)  --cpu-memory-gib F (per node): give a verdict\n"
+    "  --gpu-memory-margin F        fraction of the GPU memory left free (default 0.05)\n"
     "  --headroom F                 allocator fragmentation, fraction of activations\n"
     "                               (default 0.10; 0.45 with full checkpointing)\n"
     "  --cuda-context-gib F         per GPU, outside PyTorch's allocator (default 0.8)\n"
@@ -74,6 +82,8 @@ struct Options {
   std::optional<std::int64_t> kv_heads, intermediate, positions;
   std::optional<Mlp> mlp;
   std::optional<bool> tied;
+  std::optional<TierFacts> tier;
+  std::optional<std::string> nvme_path;  // --nvme-path, else the tier's
   bool all_stages = false;
   bool json = false;
   bool params_derived = false;
@@ -125,10 +135,17 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir,
               const FileReader& read) {
   Options o;
   Inputs& in = o.inputs;
-  std::optional<std::string> model;
+  std::optional<std::string> model, tier;
+  std::set<std::string> given;  // the flags given: they win over the tier's facts
   using Setter = std::function<void(const std::string&, const std::string&)>;
   const std::map<std::string, Setter> valued = {
       {"--model", [&](auto&, auto& v) { model = v; }},
+      {"--tier", [&](auto&, auto& v) { tier = v; }},
+      {"--nvme-path",
+       [&](auto& f, auto& v) {
+         if (v.empty()) throw std::invalid_argument(f + ": expected a path, got ''");
+         o.nvme_path = v;
+       }},
       {"--params", [&](auto& f, auto& v) { o.params = parse_int(f, v); }},
       {"--largest-layer-params", [&](auto& f, auto& v) { o.largest = parse_int(f, v); }},
       {"--layers", [&](auto& f, auto& v) { o.layers = parse_int(f, v); }},
@@ -207,6 +224,16 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir,
       {"--nodes", [&](auto& f, auto& v) { in.nodes = parse_int(f, v); }},
       {"--gpu-memory-gib", [&](auto& f, auto& v) { in.gpu_memory_gib = parse_double(f, v); }},
       {"--cpu-memory-gib", [&](auto& f, auto& v) { in.cpu_memory_gib = parse_double(f, v); }},
+      {"--gpu-memory-margin",
+       [&](auto& f, auto& v) {
+         in.gpu_memory_margin = parse_double(f, v);
+         if (!(in.gpu_memory_margin >= 0 && in.gpu_memory_margin < 1)) {
+           throw std::invalid_argument(f +
+                                       ": expected a fraction from 0 to below 1 (0.05 = 5%), "
+                                       "got '" +
+                                       v + "'");
+         }
+       }},
       {"--headroom", [&](auto& f, auto& v) { in.headroom = parse_double(f, v); }},
       {"--cuda-context-gib", [&](auto& f, auto& v) { in.cuda_context_gib = parse_double(f, v); }},
       {"--zero-init", [&](auto& f, auto& v) { in.zero_init = parse_bool(f, v); }},
@@ -238,6 +265,20 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir,
       value = args[++i];
     }
     it->second(flag, *value);
+    given.insert(flag);
+  }
+
+  // The tier's cluster facts, where no option gave them.
+  if (tier) {
+    o.tier = load_estimate_tier(*tier, data_dir, read);
+    const TierFacts& t = *o.tier;
+    if (t.gpus_per_node && !given.count("--gpus-per-node")) in.gpus_per_node = *t.gpus_per_node;
+    if (t.nodes && !given.count("--nodes")) in.nodes = *t.nodes;
+    if (t.gpu_memory_gib && !given.count("--gpu-memory-gib")) in.gpu_memory_gib = t.gpu_memory_gib;
+    if (t.cpu_memory_gib && !given.count("--cpu-memory-gib")) in.cpu_memory_gib = t.cpu_memory_gib;
+    if (t.gpu_memory_margin && !given.count("--gpu-memory-margin"))
+      in.gpu_memory_margin = *t.gpu_memory_margin;
+    if (t.nvme_path && !t.nvme_path->empty() && !o.nvme_path) o.nvme_path = t.nvme_path;
   }
 
   // The model: a preset, overridden by any shape flag; or --params; or a shape.
@@ -337,6 +378,13 @@ std::string options_label(const Inputs& in) {
   return label;
 }
 
+// NVMe offload is possible: an nvme_path (--nvme-path or the tier's), or options that offload
+// to NVMe already.
+bool nvme_available(const Options& o) {
+  return o.nvme_path || o.inputs.offload_optimizer == Offload::Nvme ||
+         o.inputs.offload_param == Offload::Nvme;
+}
+
 std::string header(const Options& o) {
   const Inputs& in = o.inputs;
   std::string model = o.preset ? o.preset->name + " " : "";
@@ -358,21 +406,25 @@ std::string header(const Options& o) {
          std::to_string(in.micro_batch_size) + ", " + to_string(in.precision) + ", " +
          to_string(in.optimizer) + ", activation checkpointing " + to_string(in.checkpointing) +
          ", " + to_string(in.attention) + " attention, " + to_string(in.loss) + " loss\n";
+  if (o.tier) {
+    out += "tier: " + o.tier->name + " (" +
+           (o.nvme_path ? "NVMe offload to " + *o.nvme_path : std::string("no nvme_path")) + ")\n";
+  }
   return out;
 }
 
 std::string verdict(const Estimate& e) {
   std::string out;
-  auto line = [&](const char* what, std::optional<bool> ok, std::int64_t need, std::int64_t have) {
+  auto line = [&](const char* what, std::optional<bool> ok, std::int64_t need, std::int64_t have,
+                  const std::string& margin) {
     if (!ok) return;
-    out +=
-        std::string("verdict: ") + what + (*ok ? " fits: " : " does not fit: ") + "needs " +
-        gib(need) + " GiB of " + gib(have) + " GiB" +
-        (*ok ? " (" + gib(have - need) + " GiB free)" : " (" + gib(need - have) + " GiB short)") +
-        "\n";
+    out += std::string("verdict: ") + what + (*ok ? " fits: " : " does not fit: ") + "needs " +
+           gib(need) + " GiB of " + gib(have) + " GiB" + (margin.empty() ? "" : " usable") +
+           (*ok ? " (" + gib(have - need) + " GiB free" : " (" + gib(need - have) + " GiB short") +
+           (margin.empty() ? "" : "; " + margin) + ")\n";
   };
-  line("GPU", e.gpu_fits, e.total_gpu, e.gpu_capacity);
-  line("CPU", e.cpu_fits, e.total_cpu, e.cpu_capacity);
+  line("GPU", e.gpu_fits, e.total_gpu, e.gpu_usable, describe_margin(e));
+  line("CPU", e.cpu_fits, e.total_cpu, e.cpu_capacity, "");
   if (out.empty()) out = "verdict: none (give --gpu-memory-gib and --cpu-memory-gib)\n";
   return out;
 }
@@ -416,7 +468,7 @@ std::string table(const Options& o, const Estimate& e) {
   return out + "\n" + verdict(e);
 }
 
-std::vector<Inputs> all_stage_inputs(const Inputs& base) {
+std::vector<Inputs> all_stage_inputs(const Inputs& base, bool nvme) {
   std::vector<Inputs> out;
   auto add = [&](int stage, Offload opt, Offload param) {
     Inputs in = base;
@@ -433,6 +485,11 @@ std::vector<Inputs> all_stage_inputs(const Inputs& base) {
   add(3, Offload::None, Offload::None);
   add(3, Offload::Cpu, Offload::None);
   add(3, Offload::Cpu, Offload::Cpu);
+  if (nvme) {
+    // DeepSpeed offloads to NVMe at stage 3 only.
+    add(3, Offload::Nvme, Offload::None);
+    add(3, Offload::Nvme, Offload::Nvme);
+  }
   return out;
 }
 
@@ -501,7 +558,8 @@ Json to_json(const Inputs& in, const Estimate& e) {
         {"zero_init", in.zero_init},
         {"additional_buffer_factor", in.additional_buffer_factor},
         {"headroom", e.headroom_fraction},
-        {"cuda_context_gib", in.cuda_context_gib}}},
+        {"cuda_context_gib", in.cuda_context_gib},
+        {"gpu_memory_margin", in.gpu_memory_margin}}},
       {"model_states",
        {{"gpu_bytes", e.model_states_gpu},
         {"cpu_bytes", e.model_states_cpu},
@@ -523,6 +581,7 @@ Json to_json(const Inputs& in, const Estimate& e) {
       {"total", {{"gpu_bytes", e.total_gpu}, {"cpu_bytes", e.total_cpu}}},
       {"capacity",
        {{"gpu_bytes", e.gpu_fits ? Json(e.gpu_capacity) : Json(nullptr)},
+        {"gpu_usable_bytes", e.gpu_fits ? Json(e.gpu_usable) : Json(nullptr)},
         {"cpu_bytes", e.cpu_fits ? Json(e.cpu_capacity) : Json(nullptr)}}},
       {"fits", nullable(fits(e))},
       {"gpu_fits", nullable(e.gpu_fits)},
@@ -544,7 +603,7 @@ int run_estimate(const std::vector<std::string>& args, const std::string& data_d
   }
   Options o = parse(args, data_dir, read);
   if (o.all_stages) {
-    std::vector<Inputs> inputs = all_stage_inputs(o.inputs);
+    std::vector<Inputs> inputs = all_stage_inputs(o.inputs, nvme_available(o));
     std::vector<Estimate> estimates;
     Json rows = Json::array();
     for (const auto& in : inputs) {
@@ -565,9 +624,11 @@ int run_estimate(const std::vector<std::string>& args, const std::string& data_d
   Estimate e = estimate(o.inputs);
   std::optional<bool> ok = fits(e);
   std::optional<Suggestion> change;
-  if (ok && !*ok) change = suggest(o.inputs);
+  if (ok && !*ok) change = suggest(o.inputs, nvme_available(o));
   if (o.json) {
     Json j = to_json(o.inputs, e);
+    j["inputs"]["nvme_path"] = o.nvme_path ? Json(*o.nvme_path) : Json(nullptr);
+    j["tier"] = o.tier ? Json{{"name", o.tier->name}, {"file", o.tier->file}} : Json(nullptr);
     if (o.preset) j["model"]["name"] = o.preset->name;
     j["model"]["params_derived"] = o.params_derived;
     j["suggestion"] = change ? suggestion_json(*change) : Json(nullptr);

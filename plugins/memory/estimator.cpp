@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -30,6 +31,14 @@ double py_truediv(std::int64_t numerator, std::int64_t denominator) {
 // Elements of one rank's partition: DeepSpeed pads partitions up to equal sizes.
 std::int64_t partition(std::int64_t elements, std::int64_t ranks) {
   return (elements + ranks - 1) / ranks;
+}
+
+// `capacity` less the fraction `margin` (0 <= margin < 1) of it, rounded: never below 0 nor
+// above `capacity`, whatever the double product rounds to near 2^63.
+std::int64_t usable_bytes(std::int64_t capacity, double margin) {
+  const double kept = static_cast<double>(capacity) * margin;
+  if (!(kept < static_cast<double>(capacity))) return 0;
+  return capacity - static_cast<std::int64_t>(std::llround(kept));
 }
 
 void require_positive(std::int64_t value, const char* name) {
@@ -143,6 +152,10 @@ Estimate estimate(const Inputs& in) {
   if ((in.gpu_memory_gib && *in.gpu_memory_gib <= 0) ||
       (in.cpu_memory_gib && *in.cpu_memory_gib <= 0)) {
     throw std::invalid_argument("gpu_memory_gib and cpu_memory_gib must be positive");
+  }
+  if (!(in.gpu_memory_margin >= 0 && in.gpu_memory_margin < 1)) {
+    throw std::invalid_argument("gpu_memory_margin must be a fraction from 0 to below 1, got " +
+                                std::to_string(in.gpu_memory_margin));
   }
   if (in.shape) check_shape(*in.shape);
 
@@ -272,13 +285,27 @@ Estimate estimate(const Inputs& in) {
 
   if (in.gpu_memory_gib) {
     out.gpu_capacity = bytes_of(*in.gpu_memory_gib * kGiB);
-    out.gpu_fits = out.total_gpu <= out.gpu_capacity;
+    out.gpu_margin = in.gpu_memory_margin;
+    out.gpu_usable = usable_bytes(out.gpu_capacity, in.gpu_memory_margin);
+    out.gpu_fits = out.total_gpu <= out.gpu_usable;
   }
   if (in.cpu_memory_gib) {
     out.cpu_capacity = bytes_of(*in.cpu_memory_gib * kGiB);
     out.cpu_fits = out.total_cpu <= out.cpu_capacity;
   }
   return out;
+}
+
+std::string describe_margin(const Estimate& e) {
+  if (!e.gpu_fits || e.gpu_margin <= 0) return "";
+  char buffer[96];
+  // The percentage as written: 5, 2.5, 3.75 (at most two decimals).
+  std::snprintf(buffer, sizeof buffer, "%.2f GiB less the %.2f",
+                static_cast<double>(e.gpu_capacity) / kGiB, e.gpu_margin * 100);
+  std::string out = buffer;
+  while (out.back() == '0') out.pop_back();
+  if (out.back() == '.') out.pop_back();
+  return out + "% safety margin";
 }
 
 const char* to_string(Offload offload) {

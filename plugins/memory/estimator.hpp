@@ -37,6 +37,11 @@ DeepSpeedEstimate deepspeed_zero3(std::int64_t total_params, std::int64_t larges
                                   bool cpu_offload_params, bool zero_init,
                                   double additional_buffer_factor);
 
+/// The fraction of each GPU's memory a verdict leaves free by default (docs/estimator.md,
+/// "The safety margin"): 5%, more than the largest underestimate of any recorded step with
+/// sdpa attention (3.9%, tests/plugins/memory/gpu_memory/; GpuMemoryTest checks it).
+inline constexpr double kDefaultGpuMemoryMargin = 0.05;
+
 /// Everything one estimate needs. Defaults are DeepSpeed's and DESIGN.md's.
 struct Inputs {
   std::int64_t params = 0;                ///< Ψ, total parameters
@@ -65,6 +70,9 @@ struct Inputs {
   std::optional<double> headroom;
   double cuda_context_gib = 0.8;         ///< memory outside PyTorch's allocator, per GPU
   std::optional<double> gpu_memory_gib;  ///< per GPU; no verdict without it
+  /// The fraction of gpu_memory_gib left free for what the estimate cannot see (0 <= m < 1):
+  /// the estimate fits when its GPU total is within gpu_memory_gib x (1 - m).
+  double gpu_memory_margin = kDefaultGpuMemoryMargin;
   std::optional<double> cpu_memory_gib;  ///< per node
 };
 
@@ -100,13 +108,19 @@ struct Estimate {
   std::optional<DeepSpeedEstimate> deepspeed;  ///< stages 2 and 3 only
   std::optional<bool> gpu_fits;
   std::optional<bool> cpu_fits;
-  std::int64_t gpu_capacity = 0;
+  std::int64_t gpu_capacity = 0;  ///< the card's memory, as gpu_memory_gib says
+  std::int64_t gpu_usable = 0;    ///< gpu_capacity less the safety margin: what gpu_fits uses
+  double gpu_margin = 0;          ///< the margin's fraction
   std::int64_t cpu_capacity = 0;
 };
 
 /// Checks `inputs` (positive sizes, offload only where DeepSpeed honours it) and estimates.
 /// Throws std::invalid_argument with a one-line message on bad inputs.
 Estimate estimate(const Inputs& inputs);
+
+/// "23.98 GiB less the 5% safety margin" (the usable GPU memory's origin), or "" without a
+/// margin or a capacity.
+std::string describe_margin(const Estimate& estimate);
 
 const char* to_string(Offload offload);
 const char* to_string(Optimizer optimizer);

@@ -24,15 +24,15 @@ std::int64_t as_int(const Json& v) {
   return v.is_number_float() ? static_cast<std::int64_t>(v.get<double>()) : v.get<std::int64_t>();
 }
 
-// The layers a user sets on purpose: an axis or include entry, a values file, --set, a
-// family's values for one tier (`FILE /tiers/N/values`), or an earlier plugin. Template
-// defaults, tier files and the family's base values are policy that auto-fit may change,
-// except what the template pins (the context's `pinned`: zero3.json.j2's stage).
+// The layers a user sets on purpose: the family's values (for every tier, or one tier's:
+// a team's policy, such as ZeRO-3 with the optimizer on the CPU), an axis or include entry, a
+// values file, --set, or an earlier plugin. Template defaults and tier files are policy for a
+// family without auto-fit (the small tier's micro batch 1 and CPU offload) that auto-fit may
+// change, except what the template pins (the context's `pinned`: zero3.json.j2's stage).
 bool is_pinning(const Json& origin) {
   const std::string kind = origin.value("kind", "");
-  if (kind == "variant" || kind == "values file" || kind == "--set" || kind == "plugin")
-    return true;
-  return kind == "family" && origin.value("label", "").find(" /tiers/") != std::string::npos;
+  return kind == "family" || kind == "variant" || kind == "values file" || kind == "--set" ||
+         kind == "plugin";
 }
 
 }  // namespace
@@ -201,6 +201,15 @@ void read_cluster(const HookReader& r, Inputs& in, const std::string& who,
   };
   in.gpu_memory_gib = capacity("gpu_memory_gib", "the GPU memory (gpu_memory_gib, per GPU)");
   in.cpu_memory_gib = capacity("cpu_memory_gib", "the host memory (cpu_memory_gib, per node)");
+  // The safety margin: a tier's (its GPUs, its drivers) or a family's value.
+  if (const Json* v = r.find("/gpu_memory_margin"); v && !v->is_null()) {
+    if (!v->is_number() || !(v->get<double>() >= 0 && v->get<double>() < 1)) {
+      r.fail("/gpu_memory_margin",
+             "expected a fraction from 0 to below 1 (0.05 leaves 5% of each GPU free), got " +
+                 v->dump());
+    }
+    in.gpu_memory_margin = v->get<double>();
+  }
   auto bucket = [&](const char* key, std::int64_t& into) {
     std::string pointer = std::string("/zero/") + key;
     if (const Json* v = r.find(pointer); v && !v->is_null()) into = r.positive_int(pointer, *v);

@@ -23,8 +23,9 @@ class HookReader {
   [[noreturn]] void fail(const std::string& pointer, const std::string& message) const;
   /// The value at `pointer`, or nullptr.
   const nlohmann::ordered_json* find(const std::string& pointer) const;
-  /// Set on purpose (by a variant, a values file, --set, a tier's family values, a plugin)
-  /// or pinned by the template: auto-fit leaves it alone.
+  /// Set on purpose (by the family's values, a variant, a values file, --set, a plugin) or
+  /// pinned by the template: auto-fit leaves it alone. Template defaults and tier files do
+  /// not pin.
   bool pinned(const std::string& pointer) const;
   std::int64_t positive_int(const std::string& pointer, const nlohmann::ordered_json& v) const;
   double number(const std::string& pointer, const nlohmann::ordered_json& v, double minimum,
@@ -62,7 +63,8 @@ Model read_model(const nlohmann::ordered_json& object, const std::string& data_d
 /// Reads the cluster and config facts into `in`: `precision`, `gpus_per_node` x `nodes`
 /// (a `world_size` that differs is refused: `who`, "auto-fit" or "the estimate", models
 /// data parallelism over every GPU), `gpu_memory_gib` and `cpu_memory_gib` (required when
-/// `capacities_required`, else read when present) and the buckets the config sets
+/// `capacities_required`, else read when present), `gpu_memory_margin` (the safety margin,
+/// default kDefaultGpuMemoryMargin) and the buckets the config sets
 /// (`zero.reduce_bucket_size`, ...).
 void read_cluster(const HookReader& r, Inputs& in, const std::string& who,
                   bool capacities_required);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The smallest change that fits, in the order auto-fit escalates: the micro batch, then the
-// stage, then optimizer and parameter offload, then activation checkpointing.
+// stage, then optimizer and parameter offload (to NVMe too where there is one), then
+// activation checkpointing.
 #include "suggestion.hpp"
 
 #include <cstdio>
@@ -25,6 +26,12 @@ std::string need(const Estimate& e, bool cpu_given) {
                   cpu_given ? "" : " (give --cpu-memory-gib to check it)");
     out += buffer;
   }
+  if (e.model_states_nvme > 0) {
+    // Not checked against a capacity: tiers state none.
+    std::snprintf(buffer, sizeof buffer, ", NVMe %.2f GiB per node",
+                  static_cast<double>(e.model_states_nvme) / kGiB);
+    out += buffer;
+  }
   return out;
 }
 
@@ -39,15 +46,17 @@ std::int64_t largest_micro(Inputs in, std::int64_t cap) {
   return good;
 }
 
-std::optional<Suggestion> on_the_ladder(const Inputs& base, bool cpu_given) {
+std::optional<Suggestion> on_the_ladder(const Inputs& base, bool cpu_given, bool nvme) {
   FitRequest request;
   request.base = base;
   if (!request.base.cpu_memory_gib) request.base.cpu_memory_gib = kUnlimitedGib;
   request.space.stages.clear();
   for (int stage = std::max(1, base.stage); stage <= 3; ++stage)
     request.space.stages.push_back(stage);
-  request.space.offload_optimizer = {Offload::None, Offload::Cpu};
-  request.space.offload_param = {Offload::None, Offload::Cpu};
+  // Every offload the cluster holds, as auto-fit searches a tier: NVMe with an nvme_path.
+  request.space.offload_optimizer = {Offload::None, Offload::Cpu, Offload::Nvme};
+  request.space.offload_param = {Offload::None, Offload::Cpu, Offload::Nvme};
+  request.space.nvme_available = nvme;
   request.max_micro_batch_size = base.micro_batch_size;
   FitResult result = fit(request);
   if (!result.fits) return std::nullopt;
@@ -66,7 +75,7 @@ std::optional<Suggestion> on_the_ladder(const Inputs& base, bool cpu_given) {
 
 }  // namespace
 
-Suggestion suggest(const Inputs& inputs) {
+Suggestion suggest(const Inputs& inputs, bool nvme_available) {
   const bool cpu_given = inputs.cpu_memory_gib.has_value();
   Inputs base = inputs;
   if (!cpu_given) base.cpu_memory_gib = kUnlimitedGib;
@@ -84,30 +93,31 @@ Suggestion suggest(const Inputs& inputs) {
     }
   }
   // 2. Auto-fit's ladder: a higher stage, then offload.
-  if (auto found = on_the_ladder(base, cpu_given)) return *found;
+  if (auto found = on_the_ladder(base, cpu_given, nvme_available)) return *found;
   // 3. The same with full activation checkpointing.
   if (inputs.checkpointing != Checkpointing::Full) {
     Inputs checkpointed = base;
     checkpointed.checkpointing = Checkpointing::Full;
-    if (auto found = on_the_ladder(checkpointed, cpu_given)) {
+    if (auto found = on_the_ladder(checkpointed, cpu_given, nvme_available)) {
       found->full_checkpointing = true;
       found->text = "with full activation checkpointing, " + found->text;
       return *found;
     }
   }
   // Nothing fits: say what the most escalated rung needs.
+  const Offload away = nvme_available ? Offload::Nvme : Offload::Cpu;
   Inputs last = base;
   last.stage = 3;
-  last.offload_optimizer = Offload::Cpu;
-  last.offload_param = Offload::Cpu;
+  last.offload_optimizer = away;
+  last.offload_param = away;
   last.micro_batch_size = 1;
   last.checkpointing = Checkpointing::Full;
   Suggestion out;
   out.estimate = estimate(last);
-  out.text =
-      "nothing fits: even ZeRO-3 with optimizer and parameters offloaded to the CPU, full "
-      "activation checkpointing and micro batch 1 needs " +
-      need(out.estimate, cpu_given);
+  out.text = std::string("nothing fits: even ZeRO-3 with optimizer and parameters offloaded to ") +
+             (nvme_available ? "NVMe" : "the CPU") +
+             ", full activation checkpointing and micro batch 1 needs " +
+             need(out.estimate, cpu_given);
   return out;
 }
 

@@ -21,10 +21,11 @@ struct Suggestion {
 };
 
 /// For inputs that do not fit (gpu_memory_gib given): first a smaller micro batch with the
-/// same options; else auto-fit's ladder from the given stage up (CPU offload, no NVMe: the
-/// estimate knows no nvme_path), micro batches from 1 up to the given one; else the same
-/// with full activation checkpointing. A missing cpu_memory_gib counts as unlimited, and the
-/// text then states the host memory the change needs.
-Suggestion suggest(const Inputs& inputs);
+/// same options; else auto-fit's ladder from the given stage up (CPU offload, and NVMe
+/// offload when `nvme_available`: the tier has an nvme_path), micro batches from 1 up to the
+/// given one; else the same with full activation checkpointing. A missing cpu_memory_gib
+/// counts as unlimited, and the text then states the host memory the change needs; NVMe's
+/// capacity is not checked (tiers do not state it).
+Suggestion suggest(const Inputs& inputs, bool nvme_available);
 
 }  // namespace zf::memory

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "support/cli_runner.hpp"
@@ -132,6 +133,36 @@ TEST_F(AutoFitCliTest, SevenBillionGetsZero3WithCpuOffloadOnSmallAndNoOffloadOnM
       entry("medium/llama-2-7b.json")["plugins"]["memory"]["auto_fit"]["escalated"].empty());
 }
 
+// A fit never runs at the card's last byte: the small tier's micro batch 2 needs 23.75 of
+// 23.98 GiB (99%); with the default 5% safety margin it gets micro batch 1.
+TEST_F(AutoFitCliTest, AFitLeavesTheSafetyMarginFree) {
+  struct Case {
+    std::vector<std::string> sets;
+    double margin;
+    long long micro;
+  };
+  const Case cases[] = {{{}, 0.05, 1}, {{"--set", "gpu_memory_margin=0"}, 0.0, 2}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.margin);
+    std::vector<std::string> args = {"generate", "llama-2-7b-autofit", "-o", out().string()};
+    args.insert(args.end(), c.sets.begin(), c.sets.end());
+    auto r = run_cli(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const Json fit = entry("small/llama-2-7b.json")["plugins"]["memory"]["auto_fit"];
+    EXPECT_EQ(fit["gpu_memory_margin"], c.margin);
+    EXPECT_EQ(fit["micro_batch_size"], c.micro);
+    const double capacity = fit["estimate"]["gpu_capacity_bytes"].get<double>();
+    const double need = fit["estimate"]["gpu_bytes"].get<double>();
+    EXPECT_LE(need, capacity * (1 - c.margin));
+    EXPECT_EQ(
+        fit["estimate"]["gpu_usable_bytes"],
+        fit["estimate"]["gpu_capacity_bytes"].get<long long>() - std::llround(capacity * c.margin));
+    if (c.margin == 0) {
+      EXPECT_GT(need / capacity, 0.99) << "what the margin is for";
+    }
+  }
+}
+
 TEST_F(AutoFitCliTest, TwoRunsAreByteIdentical) {
   ASSERT_EQ(run_cli({"generate", "llama-2-7b-autofit", "-o", out().string()}).exit_code, 0);
   fs::path again = dir.path() / "again";
@@ -174,13 +205,104 @@ TEST_F(AutoFitCliTest, PinnedChoiceThatCannotFitIsAnImpossibleFit) {
   auto r = run_cli({"generate", f, "-o", out().string(), "--set", "offload_optimizer=none", "--set",
                     "offload_param=none"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("error [memory]: tier small: llama-2-7b does not fit even at ZeRO-3, "
-                       "offload_optimizer=none, offload_param=none with micro batch 1: GPU needs "),
+  // Placed at the pin that makes it impossible (where it was written: the --set).
+  EXPECT_NE(r.err.find("--set offload_optimizer=none: /offload_optimizer: error [memory]: tier "
+                       "small: llama-2-7b does not fit even at ZeRO-3, offload_optimizer=none, "
+                       "offload_param=none with micro batch 1: GPU needs "),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("(pinned: offload_optimizer=none, offload_param=none)"), std::string::npos)
+  EXPECT_NE(r.err.find("; the pinned offload_optimizer=none makes it impossible: without it, "
+                       "ZeRO-3, offload_optimizer=cpu, offload_param=none fits with micro batch "),
+            std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(out()));
+}
+
+// A team's policy goes in the family's values: auto-fit keeps it on every tier, searches only
+// around it, and refuses a tier it makes impossible at the file and pointer that set it.
+TEST_F(AutoFitCliTest, TheFamilysValuesAreConstraintsOfTheFit) {
+  std::string f = family({{"stage", 3}, {"offload_optimizer", "cpu"}});
+  auto r = run_cli({"generate", f, "-o", out().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* tier : {"small", "medium"}) {
+    SCOPED_TRACE(tier);
+    Json cfg = config(std::string(tier) + "/config.json");
+    EXPECT_EQ(cfg["zero_optimization"]["stage"], 3);
+    EXPECT_EQ(offload_device(cfg, "offload_optimizer"), "cpu") << "not ZeRO-1 without offload";
+    Json fit = entry(std::string(tier) + "/config.json")["plugins"]["memory"]["auto_fit"];
+    EXPECT_EQ(fit["pinned"], Json({"stage", "offload_optimizer"}));
+  }
+  // explain: the values the fit chose are a layer of their own; the family's stay the family's.
+  auto explained = run_cli({"explain", f, "--config", "medium/config.json"});
+  ASSERT_EQ(explained.exit_code, 0) << explained.err;
+  EXPECT_NE(explained.out.find("  stage = 3  "), std::string::npos) << explained.out;
+  for (const char* line : {"stage = 3 ", "offload_optimizer = \"cpu\" "}) {
+    const auto at = explained.out.find("  " + std::string(line));
+    ASSERT_NE(at, std::string::npos) << line;
+    const std::string row = explained.out.substr(at, explained.out.find('\n', at) - at);
+    EXPECT_NE(row.find("family: " + f), std::string::npos) << row;
+  }
+  for (const char* name : {"offload_param", "micro_batch_size", "gradient_accumulation"}) {
+    const auto at = explained.out.find("  " + std::string(name) + " = ");
+    ASSERT_NE(at, std::string::npos) << name;
+    const std::string row = explained.out.substr(at, explained.out.find('\n', at) - at);
+    EXPECT_EQ(row.substr(row.size() - 24), "plugin memory (auto-fit)") << row;
+  }
+
+  // A policy the tier cannot hold: the pin is named where the family wrote it.
+  std::string strict =
+      family({{"stage", 2}, {"offload_optimizer", "none"}}, Json::object(), Json::array({"small"}));
+  auto refused = run_cli({"generate", strict, "-o", out().string() + "-strict"});
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_NE(refused.err.find(strict +
+                             ": /values/offload_optimizer: error [memory]: tier small: llama-2-7b "
+                             "does not fit even at ZeRO-2, offload_optimizer=none, "
+                             "offload_param=none with micro batch 1: "),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("the pinned offload_optimizer=none makes it impossible: without it, "
+                             "ZeRO-2, offload_optimizer=cpu, offload_param=none fits with micro "
+                             "batch "),
+            std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(out().string() + "-strict"));
+}
+
+// explain --config takes the paths generate wrote (manifest.json's), also when the output
+// pattern names values auto-fit chooses: each member is named after its fitted values.
+TEST_F(AutoFitCliTest, ExplainFindsEachConfigByThePathInTheManifest) {
+  std::string f = family(Json::object(),
+                         {{"output", "{{ tier }}/zero{{ stage }}-mb{{ micro_batch_size }}.json"}});
+  auto r = run_cli({"generate", f, "-o", out().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> paths;
+  const Json written = manifest();
+  for (const Json& e : written.at("configs")) paths.push_back(e.at("path"));
+  ASSERT_EQ(paths.size(), 2u);
+  for (const std::string& path : paths) {
+    SCOPED_TRACE(path);
+    const Json cfg = config(path);
+    auto explained = run_cli({"explain", f, "--config", path});
+    ASSERT_EQ(explained.exit_code, 0) << explained.err;
+    EXPECT_EQ(explained.out.rfind("config " + path + " of family fit (" + f + ")", 0), 0u)
+        << explained.out;
+    EXPECT_NE(explained.out.find("  stage = " + cfg["zero_optimization"]["stage"].dump() + " "),
+              std::string::npos)
+        << explained.out;
+    EXPECT_NE(explained.out.find(
+                  "  micro_batch_size = " + cfg["train_micro_batch_size_per_gpu"].dump() + " "),
+              std::string::npos)
+        << explained.out;
+  }
+  // A path that is not the family's lists the manifest's.
+  auto unknown = run_cli({"explain", f, "--config", "small/zero2-mb1.json"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  std::string listed;
+  for (const std::string& path : paths) listed += "  " + path + "\n";
+  EXPECT_EQ(unknown.err,
+            "zeroforge: error: explain: no config 'small/zero2-mb1.json' in family "
+            "'fit'; its configs:\n" +
+                listed);
 }
 
 TEST_F(AutoFitCliTest, ModelThatFitsNowhereNamesTheTierAndWritesNothing) {
@@ -190,7 +312,8 @@ TEST_F(AutoFitCliTest, ModelThatFitsNowhereNamesTheTierAndWritesNothing) {
   auto r = run_cli({"generate", f, "-o", out().string()});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   for (const char* precision : {"bf16", "fp16"}) {
-    EXPECT_NE(r.err.find(std::string("fit.json: error [memory]: tier small, variant precision=") +
+    EXPECT_NE(r.err.find(std::string("fit.json: /values/auto_fit: error [memory]: tier small, "
+                                     "variant precision=") +
                          precision +
                          ": llama-2-70b does not fit even at ZeRO-3, "
                          "offload_optimizer=cpu, offload_param=cpu with micro batch 1: GPU needs "),
@@ -204,6 +327,26 @@ TEST_F(AutoFitCliTest, ModelThatFitsNowhereNamesTheTierAndWritesNothing) {
             std::string::npos)
       << r.err;
   EXPECT_TRUE(fs::is_empty(out()));
+}
+
+// `estimate --tier` suggests what auto-fit chooses for the same tier, NVMe included: on the
+// medium tier Llama-2-70B fits only with the optimizer on NVMe.
+TEST_F(AutoFitCliTest, EstimatesSuggestionForATierIsTheRungAutoFitChooses) {
+  std::string f = family({{"global_batch_size", 64}, {"auto_fit", {{"model", "llama-2-70b"}}}},
+                         Json::object(), Json::array({"medium"}));
+  auto r = run_cli({"generate", f, "-o", out().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json fit = entry("medium/config.json")["plugins"]["memory"]["auto_fit"];
+  auto e = run_cli({"estimate", "--model", "llama-2-70b", "--activation-checkpointing", "full",
+                    "--tier", "medium", "--format", "json"});
+  ASSERT_EQ(e.exit_code, 1) << e.err;  // micro batch 1 at ZeRO-2 without offload does not fit
+  const Json suggestion = Json::parse(e.out).at("suggestion");
+  ASSERT_TRUE(suggestion.at("fits").get<bool>()) << suggestion.dump();
+  for (const char* key : {"stage", "offload_optimizer", "offload_param"}) {
+    SCOPED_TRACE(key);
+    EXPECT_EQ(suggestion.at(key), fit.at(key));
+  }
+  EXPECT_EQ(fit.at("offload_optimizer"), "nvme") << "what the tier's NVMe is for";
 }
 
 TEST_F(AutoFitCliTest, GlobalBatchThatNoMicroBatchKeepsIsRefused) {

@@ -117,11 +117,14 @@ void expect_same_figures(const std::map<std::string, std::int64_t>& rows, const 
     expected["activations"] = e["activations"]["gpu_bytes"];
     expected["headroom"] = e["headroom"]["gpu_bytes"];
   }
-  const std::int64_t total = e["total"]["gpu_bytes"], capacity = e["capacity"]["gpu_bytes"];
-  if (total <= capacity) {
-    expected["free"] = capacity - total;
+  // A config fits in the usable memory: the card's less the safety margin.
+  const std::int64_t total = e["total"]["gpu_bytes"], usable = e["capacity"]["gpu_usable_bytes"];
+  EXPECT_LT(usable, e["capacity"]["gpu_bytes"].get<std::int64_t>()) << "the default margin";
+  expected["gpu-usable"] = usable;
+  if (total <= usable) {
+    expected["free"] = usable - total;
   } else {
-    expected["short"] = total - capacity;
+    expected["short"] = total - usable;
   }
   for (const auto& [row, bytes] : expected) {
     SCOPED_TRACE(row);
@@ -251,10 +254,10 @@ TEST_F(ReportCliTest, AutoFitsTrailSaysWhichRungsDidNotFitAndByHowMuch) {
         tried["zero_optimization"]["offload_param"]["device"] = where((*it)[3]);
       tried["train_micro_batch_size_per_gpu"] = std::stoi((*it)[4]);
       const Json e = estimate_for(tried, t, model, {"--activation-checkpointing", checkpointing});
-      const std::int64_t need = e["total"]["gpu_bytes"], capacity = e["capacity"]["gpu_bytes"];
+      const std::int64_t need = e["total"]["gpu_bytes"], usable = e["capacity"]["gpu_usable_bytes"];
       EXPECT_EQ(std::stoll((*it)[5]), need);
-      EXPECT_EQ(std::stoll((*it)[6]), capacity);
-      EXPECT_EQ(std::stoll((*it)[7]), std::max<std::int64_t>(0, need - capacity));
+      EXPECT_EQ(std::stoll((*it)[6]), usable);
+      EXPECT_EQ(std::stoll((*it)[7]), std::max<std::int64_t>(0, need - usable));
       EXPECT_EQ(std::stoll((*it)[8]), e["total"]["cpu_bytes"].get<std::int64_t>());
       EXPECT_FALSE(e["fits"].get<bool>()) << "a rung tried before did not fit";
       ++rungs;

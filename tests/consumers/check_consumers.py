@@ -43,6 +43,19 @@ def load_json(path):
         return json.load(f)
 
 
+# What auto-fit assumed that no TrainingArguments field carries, from its record in the manifest
+# (docs/companions.md, "What auto-fit assumed"): every rank must start with these variables.
+FIT_ATTENTION = {"eager": "eager", "sdpa": "sdpa", "flash": "flash_attention_2"}
+
+
+def fit_environment(entry):
+    fit = ((entry.get("plugins") or {}).get("memory") or {}).get("auto_fit")
+    if not fit:
+        return {}
+    return {"ZEROFORGE_SEQ_LEN": str(fit["model"]["seq_len"]),
+            "ZEROFORGE_ATTN_IMPLEMENTATION": FIT_ATTENTION[fit["model"]["attention"]]}
+
+
 def generate(zeroforge, families, out_root):
     cases = []
     for family_path in families:
@@ -72,7 +85,7 @@ def generate(zeroforge, families, out_root):
                 "master_port": int(launch.get("master_port", 29500)),
                 "script": launch.get("script", "train.py"),
                 "launch_args": list(launch.get("args", [])),
-                "environment": dict(launch.get("environment") or {}),
+                "environment": dict(launch.get("environment") or {}, **fit_environment(entry)),
                 "hf_args": load_json(companions["hf-args"]),
             })
     return cases

@@ -365,7 +365,12 @@ TEST(PluginHostTest, ReportsMalformedAndIllShapedHookResults) {
        {{"unknown_key", true}},
        false,
        prefix + "values hook returned unknown key 'valeus' (expected 'values', 'manifest', "
-                "'findings')"},
+                "'findings', 'label')"},
+      {"a label that is not one line",
+       {{"bad_label", true}},
+       false,
+       prefix + "values hook returned \"label\" that is not a short line of text (1-64 "
+                "characters, no control characters): \"auto\\nfit\""},
       {"findings without a message",
        {{"bad_findings", true}},
        false,
@@ -411,7 +416,7 @@ TEST(PluginHostTest, RefusesOptionsAPluginDoesNotRead) {
        {},
        file("malformed_json") +
            ": error: plugin 'malformed_json': unknown option 'mode' (it takes: unknown_key "
-           "bad_findings not_object replace_scalar)"},
+           "bad_findings not_object bad_label replace_scalar)"},
       {"a plugin with neither option names nor init",
        {{"order_a", {{"x", 1}}}},
        {},

@@ -87,6 +87,11 @@ struct PluginFinding {
   std::string plugin;
   std::string pointer;  ///< JSON pointer into the values, or ""
   std::string message;
+  /// Where the value at `pointer` was written, when the command knows its layers' files
+  /// (generate, explain): the file (for `--set` the assignment) and the pointer in it, e.g.
+  /// `fam.json` and `/values/stage`; both empty otherwise.
+  std::string file;
+  std::string file_pointer;
 };
 
 /// What the values hooks added besides values.

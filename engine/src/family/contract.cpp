@@ -96,7 +96,7 @@ constexpr std::array kCheckpointingFields = {
 // plugin's `auto_fit`, and what companions read (`launch`; the template ignores it):
 // an unknown name close to one of these is a typo, reported; other names are left for custom
 // templates.
-constexpr std::array<std::string_view, 30> kKnownNames = {"stage",
+constexpr std::array<std::string_view, 31> kKnownNames = {"stage",
                                                           "precision",
                                                           "offload_optimizer",
                                                           "offload_param",
@@ -121,6 +121,7 @@ constexpr std::array<std::string_view, 30> kKnownNames = {"stage",
                                                           "monitor",
                                                           "gpu_memory_gib",
                                                           "cpu_memory_gib",
+                                                          "gpu_memory_margin",
                                                           "gpu",
                                                           "tier",
                                                           "model",

@@ -14,6 +14,7 @@
 
 #include "checked_math.hpp"
 #include "companions.hpp"
+#include "fit_launch.hpp"
 #include "launch_text.hpp"
 #include "text_helpers.hpp"
 
@@ -153,15 +154,15 @@ class Planner {
     }
 
     const bool multi_node = nodes > 1;
-    bool uses_hf_args = false;
+    const bool uses_hf_args =
+        wants("deepspeed") || wants("torchrun") || wants("accelerate") || wants("hf-args");
+    if (subject_.fit != nullptr) take_fit(*subject_.fit, uses_hf_args);
     for (const auto& kind : companion_kinds()) {
       bool write = wants(kind);
       if (kind == "hostfile") write = multi_node && (write || wants("deepspeed"));
       if (kind == "deepspeed-env")
         write = multi_node && !launch_.environment.empty() && (write || wants("deepspeed"));
       if (!write) continue;
-      uses_hf_args = uses_hf_args || kind == "deepspeed" || kind == "torchrun" ||
-                     kind == "accelerate" || kind == "hf-args";
       plan_.files.emplace_back(kind, companion_path(kind, subject_.config_path));
     }
 
@@ -217,6 +218,31 @@ class Planner {
     fail(pointer, std::string(pointer + 1) + " must be an integer > 0, got " + value->dump());
     return 0;
   }
+  // What auto-fit assumed (fit_launch.hpp): its Trainer arguments are kept for hf_args, its
+  // variables join the launch's environment (after the user's, which may not set them).
+  void take_fit(const Json& record, bool training_arguments) {
+    fit_ = fit_launch(record, training_arguments);
+    for (auto& problem : fit_.problems)
+      fail(std::move(problem.pointer), std::move(problem.message));
+    for (const auto& variable : fit_.environment) {
+      if (launch_.environment.contains(variable.name)) {
+        fail("/launch/environment/" + variable.name,
+             "launch.environment." + variable.name +
+                 " is written from auto-fit's record, so the launch runs what the fit sized; "
+                 "leave it out (auto_fit." +
+                 variable.key + " sets it)");
+        continue;
+      }
+      launch_.environment[variable.name] = variable.value;
+    }
+  }
+  const Json* fit_argument(std::string_view name) const {
+    for (const auto& [key, value] : fit_.training_arguments) {
+      if (key == name) return &value;
+    }
+    return nullptr;
+  }
+
   bool wants(std::string_view kind) const {
     return std::find(kinds_.begin(), kinds_.end(), kind) != kinds_.end();
   }
@@ -421,7 +447,11 @@ class Planner {
       for (const auto& [key, value] : section->items())
         checkpointing = checkpointing || (value.is_boolean() && value.get<bool>());
     }
+    // Auto-fit sized the micro batch for the checkpointing it was told: the launch must do it.
+    if (const Json* fit = fit_argument("gradient_checkpointing"); fit != nullptr && *fit == true)
+      checkpointing = true;
     hf["gradient_checkpointing"] = checkpointing;
+    if (const Json* liger = fit_argument("use_liger_kernel")) hf["use_liger_kernel"] = *liger;
     auto number = [](const Json* v) { return v != nullptr && v->is_number(); };
     if (const Json* clip =
             concrete(member(config_, "gradient_clipping"), member(values_, "gradient_clipping"));
@@ -487,7 +517,16 @@ class Planner {
       if (!arg.starts_with("--")) continue;
       std::string name =
           arg.substr(2, arg.find('=') == std::string::npos ? std::string::npos : arg.find('=') - 2);
-      if (hf.contains(name)) {
+      if (!hf.contains(name)) continue;
+      if (subject_.fit != nullptr &&
+          (name == "gradient_checkpointing" || name == "use_liger_kernel")) {
+        fail(args_pointer_ + "/" + std::to_string(i),
+             "launch.args passes --" + name +
+                 ", which the companions derive from auto-fit's record and pass themselves (the "
+                 "fit sized the micro batch for it); remove it and set auto_fit." +
+                 (name == "gradient_checkpointing" ? "activation_checkpointing" : "loss") +
+                 " instead");
+      } else {
         fail(args_pointer_ + "/" + std::to_string(i),
              "launch.args passes --" + name +
                  ", which the companions derive from the config and pass themselves; remove it");
@@ -502,6 +541,7 @@ class Planner {
   const Json& config_;
   const DeepSpeedFacts& facts_;
   Launch launch_;
+  FitLaunch fit_;
   std::string args_pointer_ = "/launch/args";
   CompanionPlan plan_;
 };

@@ -32,6 +32,9 @@ struct CompanionSubject {
   const nlohmann::ordered_json* config;  ///< the config as written
   const DeepSpeedFacts* facts;           ///< the contract's facts of its values
   const nlohmann::ordered_json* values;  ///< the values companions read (see needed_values)
+  /// The memory plugin's auto-fit record of this config (manifest `plugins.memory.auto_fit`),
+  /// or null: what the fit assumed about the run, which the launch must carry out.
+  const nlohmann::ordered_json* fit = nullptr;
 };
 
 /// The companion files of one config: kind and path relative to DIR, in companion_kinds()

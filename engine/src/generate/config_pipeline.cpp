@@ -80,6 +80,8 @@ bool ConfigMaker::prepare(ConfigJob& job, const Variant& variant, ManifestEntry&
     SourcedValues sourced = expansion_.values(variant);
     auto hooks = setup_.plugins->run_values_hooks(sourced.layered_for_hooks(), context);
     if (!hooks.findings.empty()) {
+      // Each refusal names the file and pointer where the value it points at was written.
+      for (auto& finding : hooks.findings) place_finding(finding, sourced);
       job.refusals = std::move(hooks.findings);
       return false;
     }
@@ -173,8 +175,13 @@ bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Manife
     if (value == nullptr && values.globals != nullptr) value = values.globals->as_dict().find(name);
     if (value != nullptr) needed[name] = value->to_json();
   }
+  // Auto-fit's record: what the fit assumed about the run, which its launch must carry out.
+  const Json* fit = nullptr;
+  if (auto memory = entry.plugins.find("memory"); memory != entry.plugins.end()) {
+    if (auto record = memory->find("auto_fit"); record != memory->end()) fit = &*record;
+  }
   CompanionPlan plan = plan_companions(target_.companions->kinds(),
-                                       CompanionSubject{entry.path, &config, &facts, &needed});
+                                       CompanionSubject{entry.path, &config, &facts, &needed, fit});
   if (!plan.problems.empty()) {
     // Placed where each value was written (the values are layered again, with provenance:
     // only for a refused variant).

@@ -179,4 +179,12 @@ Json world_size_of(const Json& values) {
   return nullptr;
 }
 
+void place_finding(PluginFinding& finding, const SourcedValues& values) {
+  if (finding.pointer.empty()) return;
+  auto [file, pointer] = values.site(finding.pointer);
+  if (file.empty()) return;
+  finding.file = std::move(file);
+  finding.file_pointer = std::move(pointer);
+}
+
 }  // namespace zf::pipeline

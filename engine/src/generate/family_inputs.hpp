@@ -69,4 +69,10 @@ FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink&
 /// manifest's world size for templates without the DeepSpeed contract.
 nlohmann::ordered_json world_size_of(const nlohmann::ordered_json& values);
 
+/// Places a values hook's finding where the value it points at was written (its `file` and
+/// `file_pointer`, from `values`' layers), so a refusal such as "the pinned stage=1 makes the
+/// fit impossible" names the family file and /values/stage. A finding without a pointer, or
+/// at a value no layer set, stays unplaced.
+void place_finding(PluginFinding& finding, const SourcedValues& values);
+
 }  // namespace zf::pipeline

@@ -329,7 +329,7 @@ ValuesHookResult PluginHost::run_values_hooks(LayeredValues& values, const Json&
     auto text = plugin->call(plugin->values_hook, "values hook", input.dump());
     if (!text) continue;
     Json output = plugin->parse("values hook", *text);
-    check_keys(*plugin, "values hook", output, {"values", "manifest", "findings"});
+    check_keys(*plugin, "values hook", output, {"values", "manifest", "findings", "label"});
     if (auto it = output.find("findings"); it != output.end()) {
       auto bad = [&] {
         return plugin->error(
@@ -344,7 +344,7 @@ ValuesHookResult PluginHost::run_values_hooks(LayeredValues& values, const Json&
           throw bad();
         }
         result.findings.push_back({plugin->info.name, finding.value("pointer", ""),
-                                   finding.at("message").get<std::string>()});
+                                   finding.at("message").get<std::string>(), "", ""});
       }
       if (!it->empty()) continue;  // refused: nothing of this answer applies
     }
@@ -353,7 +353,23 @@ ValuesHookResult PluginHost::run_values_hooks(LayeredValues& values, const Json&
         throw plugin->error(std::string("values hook returned \"values\" of type ") +
                             it->type_name() + ", expected an object");
       }
-      working.apply({LayerKind::Plugin, "plugin " + plugin->info.name}, *it);
+      // `label` says what the values are (the memory plugin's "auto-fit"), so `explain` shows
+      // them as a layer of their own: "plugin memory (auto-fit)".
+      std::string layer = "plugin " + plugin->info.name;
+      if (auto label = output.find("label"); label != output.end()) {
+        if (!label->is_string() || label->get_ref<const std::string&>().empty() ||
+            label->get_ref<const std::string&>().size() > 64 ||
+            std::any_of(label->get_ref<const std::string&>().begin(),
+                        label->get_ref<const std::string&>().end(),
+                        [](unsigned char c) { return c < 0x20 || c == 0x7f; })) {
+          throw plugin->error(
+              "values hook returned \"label\" that is not a short line of text (1-64 "
+              "characters, no control characters): " +
+              label->dump());
+        }
+        layer += " (" + label->get<std::string>() + ")";
+      }
+      working.apply({LayerKind::Plugin, layer}, *it);
     }
     if (auto it = output.find("manifest"); it != output.end()) {
       result.manifest[plugin->info.name] = *it;

@@ -79,6 +79,15 @@ std::string percent(std::int64_t part, std::int64_t whole) {
   return buffer;
 }
 
+std::string margin_text(double fraction) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f", fraction * 100.0);
+  std::string out = buffer;
+  while (out.back() == '0') out.pop_back();
+  if (out.back() == '.') out.pop_back();
+  return out + "%";
+}
+
 std::string svg_number(double value) {
   const double rounded = std::round(value * 10.0) / 10.0;
   char buffer[32];

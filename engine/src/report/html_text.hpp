@@ -32,6 +32,10 @@ std::string gib(std::int64_t bytes);
 /// `part` as a percentage of `whole` with one decimal: `99.0`; "" when `whole` is 0.
 std::string percent(std::int64_t part, std::int64_t whole);
 
+/// A fraction as a percentage with at most two decimals, trailing zeros dropped: 0.05 is `5%`,
+/// 0.025 `2.5%` (the safety margin).
+std::string margin_text(double fraction);
+
 /// A coordinate or length for SVG with at most one decimal: `12`, `12.5`.
 std::string svg_number(double value);
 

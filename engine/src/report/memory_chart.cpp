@@ -124,20 +124,29 @@ std::string row(const Config& c, const Tier& tier, double y, double top, std::in
   out += bar(m.gpu, m.gpu_capacity > 0 ? m.gpu_capacity : tier_max, top, gpu_y, kGpuBarHeight);
   out += bar({{"host", "host (offload)", m.cpu_total}},
              m.cpu_capacity > 0 ? m.cpu_capacity : tier_max, top, host_y, kHostBarHeight);
-  auto figure = [](const char* what, std::int64_t need, std::int64_t capacity) {
+  // The safety margin: a mark where the usable memory ends, inside the GPU's frame.
+  if (m.gpu_capacity > 0 && m.gpu_usable < m.gpu_capacity) {
+    const double x = kBarX + kBarWidth * 100.0 * ratio(m.gpu_usable, m.gpu_capacity) / top;
+    out += R"(<line class="margin" x1=")" + svg_number(x) + R"(" y1=")" + svg_number(gpu_y - 2) +
+           R"(" x2=")" + svg_number(x) + R"(" y2=")" + svg_number(gpu_y + kGpuBarHeight + 2) +
+           R"("><title>usable: )" + gib(m.gpu_usable) + " GiB, less the " +
+           margin_text(m.gpu_margin) + " safety margin</title></line>";
+  }
+  auto figure = [](const char* what, std::int64_t need, std::int64_t capacity,
+                   std::int64_t usable) {
     std::string text = std::string(what) + gib(need);
     if (capacity <= 0) return text + " GiB (no capacity stated)";
     text += " / " + gib(capacity) + " GiB, " + percent(need, capacity) + "%";
-    if (need > capacity) text += ", does not fit";
+    if (need > usable) text += need > capacity ? ", does not fit" : ", over the safety margin";
     return text;
   };
   const bool gpu_cut = m.gpu_capacity > 0 && 100 * ratio(m.gpu_total, m.gpu_capacity) > top;
   out += R"(<text class="figure" x=")" + svg_number(kTextX) + R"(" y=")" + svg_number(gpu_y + 14) +
-         R"(">)" + escape(figure("GPU ", m.gpu_total, m.gpu_capacity)) +
+         R"(">)" + escape(figure("GPU ", m.gpu_total, m.gpu_capacity, m.gpu_usable)) +
          (gpu_cut ? " \xC2\xBB" : "") + "</text>";
   out += R"(<text class="figure host" x=")" + svg_number(kTextX) + R"(" y=")" +
-         svg_number(host_y + 8) + R"(">)" + escape(figure("host ", m.cpu_total, m.cpu_capacity)) +
-         "</text></g>";
+         svg_number(host_y + 8) + R"(">)" +
+         escape(figure("host ", m.cpu_total, m.cpu_capacity, m.cpu_capacity)) + "</text></g>";
   return out;
 }
 
@@ -183,7 +192,8 @@ std::string tier_chart(const Tier& tier, std::size_t index) {
          R"(-desc">One row per config. The upper bar is the estimated peak memory of one GPU, )"
          R"(part by part (model states, stage-3 working set, communication buffers, )"
          R"(activations and fragmentation headroom or the optimizer step, CUDA context), as a )"
-         R"(percentage of the GPU's memory; the dashed line is 100 %. The lower bar is the )"
+         R"(percentage of the GPU's memory; the dashed line is 100 %, and a short mark on )"
+         R"(each bar is where the usable memory ends (the safety margin). The lower bar is the )"
          R"(host memory the offloaded model states take per node, as a percentage of the )"
          R"(node's memory. The table beside the chart has the same figures.</desc>)";
   // The axis: a tick every 25 %, the capacity (100 %) dashed.

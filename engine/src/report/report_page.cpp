@@ -40,6 +40,7 @@ figure.chart svg { flex: 0 1 700px; max-width: 100%; height: auto; }
 .tier-chart .capacity-label { font-weight: 700; }
 .tier-chart .tick { stroke: #d0d0d0; stroke-width: 1; }
 .tier-chart .capacity { stroke: #000; stroke-width: 1.5; stroke-dasharray: 5 3; }
+.tier-chart .margin { stroke: #b00020; stroke-width: 2; }
 .tier-chart .frame { fill: #fff; stroke: #777; stroke-width: 0.75; }
 table { border-collapse: collapse; margin: 0.4rem 0; font-size: 0.88rem; }
 caption { text-align: left; font-weight: 600; padding: 0.2rem 0; }
@@ -177,7 +178,12 @@ std::string tier_facts(const Tier& tier) {
     const Memory& m = *c.memory;
     std::string out = std::to_string(m.nodes) + (m.nodes == 1 ? " node" : " nodes") + " \xC3\x97 " +
                       std::to_string(m.gpus_per_node) + (m.gpus_per_node == 1 ? " GPU" : " GPUs");
-    if (m.gpu_capacity > 0) out += "; " + gib(m.gpu_capacity) + " GiB per GPU";
+    if (m.gpu_capacity > 0) {
+      out += "; " + gib(m.gpu_capacity) + " GiB per GPU";
+      if (m.gpu_usable < m.gpu_capacity)
+        out += " (" + gib(m.gpu_usable) + " usable: a " + margin_text(m.gpu_margin) +
+               " safety margin)";
+    }
     if (m.cpu_capacity > 0) out += "; " + gib(m.cpu_capacity) + " GiB host memory per node";
     return out + ".";
   }
@@ -268,13 +274,18 @@ std::string memory_section(const Config& c) {
   out += R"(<tr class="total gpu-total"><td>total</td>)" + gib_cell(m.gpu_total) + "</tr>\n";
   if (m.gpu_capacity > 0) {
     out += R"(<tr class="gpu-capacity"><td>GPU memory</td>)" + gib_cell(m.gpu_capacity) + "</tr>\n";
-    if (m.gpu_total <= m.gpu_capacity) {
+    // A config must fit in the usable memory: the card's less the safety margin.
+    if (m.gpu_usable < m.gpu_capacity) {
+      out += R"(<tr class="gpu-usable"><td>usable, less the )" + margin_text(m.gpu_margin) +
+             " safety margin</td>" + gib_cell(m.gpu_usable) + "</tr>\n";
+    }
+    if (m.gpu_total <= m.gpu_usable) {
       out += R"(<tr class="free"><td>free ()" +
-             percent(m.gpu_capacity - m.gpu_total, m.gpu_capacity) + "%)</td>" +
-             gib_cell(m.gpu_capacity - m.gpu_total) + "</tr>\n";
+             percent(m.gpu_usable - m.gpu_total, m.gpu_capacity) + "%)</td>" +
+             gib_cell(m.gpu_usable - m.gpu_total) + "</tr>\n";
     } else {
       out += R"(<tr class="short"><td><span class="mark over">over</span> short by</td>)" +
-             gib_cell(m.gpu_total - m.gpu_capacity) + "</tr>\n";
+             gib_cell(m.gpu_total - m.gpu_usable) + "</tr>\n";
     }
   }
   out += "</tbody></table>\n";
@@ -311,14 +322,14 @@ std::string auto_fit_section(const Config& c) {
   out +=
       R"(<table class="trail"><caption>Rungs tried before, in order (GiB)</caption><thead><tr>)"
       R"(<th>rung</th><th class="num">micro batch</th><th class="num">GPU need</th>)"
-      R"(<th class="num">GPU</th><th class="num">GPU short by</th><th class="num">host need</th>)"
+      R"(<th class="num">GPU usable</th><th class="num">GPU short by</th><th class="num">host need</th>)"
       R"(<th class="num">host</th><th>why not</th></tr></thead><tbody>)"
       "\n";
   for (const RejectedRung& r : a.escalated) {
-    const std::int64_t short_by = r.gpu_bytes > r.gpu_capacity ? r.gpu_bytes - r.gpu_capacity : 0;
+    const std::int64_t short_by = r.gpu_bytes > r.gpu_usable ? r.gpu_bytes - r.gpu_usable : 0;
     out += "<tr><td>" + escape(r.rung) + R"(</td><td class="num">)" +
            std::to_string(r.micro_batch_size) + "</td>" + gib_cell(r.gpu_bytes) +
-           gib_cell(r.gpu_capacity) + gib_cell(short_by) + gib_cell(r.cpu_bytes) +
+           gib_cell(r.gpu_usable) + gib_cell(short_by) + gib_cell(r.cpu_bytes) +
            gib_cell(r.cpu_capacity) + "<td>" + escape(r.reason) + "</td></tr>\n";
   }
   return out + "</tbody></table>\n";
@@ -343,7 +354,7 @@ std::string config_details(const View& view, const Config& c, const std::string&
     summary += " \xE2\x80\x94 GPU " + gib(m.gpu_total) + " GiB";
     if (m.gpu_capacity > 0)
       summary += " of " + gib(m.gpu_capacity) + " (" + percent(m.gpu_total, m.gpu_capacity) + "%)";
-    if (m.gpu_capacity > 0 && m.gpu_total > m.gpu_capacity)
+    if (m.gpu_capacity > 0 && m.gpu_total > m.gpu_usable)
       summary += R"( <span class="mark over">does not fit</span>)";
   }
   if (!c.findings.empty()) {

@@ -103,6 +103,11 @@ Memory read_memory(const Reader& r) {
            "the parts add up to " + std::to_string(sum) + ", not " + std::to_string(m.gpu_total));
   }
   m.gpu_capacity = r.integer_or_zero("/capacity/gpu_bytes");
+  // The safety margin (docs/estimator.md): recorded since the margin exists; before, none.
+  m.gpu_usable = r.at("/capacity").contains("gpu_usable_bytes")
+                     ? r.integer_or_zero("/capacity/gpu_usable_bytes")
+                     : m.gpu_capacity;
+  m.gpu_margin = r.at("/inputs").value("gpu_memory_margin", 0.0);
   m.cpu_total = r.integer("/total/cpu_bytes");
   m.cpu_capacity = r.integer_or_zero("/capacity/cpu_bytes");
   m.nvme = r.integer("/model_states/nvme_bytes");
@@ -135,6 +140,8 @@ AutoFit read_auto_fit(const Reader& r) {
     rung.micro_batch_size = r.integer(at + "/micro_batch_size");
     rung.gpu_bytes = r.integer(at + "/gpu_bytes");
     rung.gpu_capacity = r.integer(at + "/gpu_capacity_bytes");
+    rung.gpu_usable = r.at(at).contains("gpu_usable_bytes") ? r.integer(at + "/gpu_usable_bytes")
+                                                            : rung.gpu_capacity;
     rung.cpu_bytes = r.integer(at + "/cpu_bytes");
     rung.cpu_capacity = r.integer(at + "/cpu_capacity_bytes");
     rung.reason = r.text(at + "/reason");

@@ -45,6 +45,10 @@ struct Memory {
   bool step_is_peak = false;
   std::int64_t gpu_total = 0;
   std::int64_t gpu_capacity = 0;  ///< 0: the tier states none
+  /// The capacity less the safety margin: what a config must fit in (= gpu_capacity for an
+  /// estimate recorded before the margin, or a margin of 0).
+  std::int64_t gpu_usable = 0;
+  double gpu_margin = 0;          ///< the safety margin's fraction (0.05)
   std::int64_t cpu_total = 0;     ///< per node: the offloaded model states
   std::int64_t cpu_capacity = 0;  ///< 0: the tier states none
   std::int64_t nvme = 0;          ///< per node
@@ -59,7 +63,8 @@ struct RejectedRung {
   std::string rung;  ///< "ZeRO-1, optimizer on GPU, parameters on GPU"
   std::int64_t micro_batch_size = 0;
   std::int64_t gpu_bytes = 0, gpu_capacity = 0, cpu_bytes = 0, cpu_capacity = 0;
-  std::string reason;  ///< the plugin's words
+  std::int64_t gpu_usable = 0;  ///< gpu_capacity less the safety margin
+  std::string reason;           ///< the plugin's words
 };
 
 /// Why auto-fit chose what it chose (`plugins.memory.auto_fit`).

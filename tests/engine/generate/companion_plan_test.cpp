@@ -48,8 +48,10 @@ struct Subject {
     facts.world_size = 8 * n;
     facts.train_batch_size = 4 * 8 * facts.world_size;
   }
+  Json fit;  // the memory plugin's auto-fit record, or null
   CompanionPlan plan(const std::vector<std::string>& kinds) const {
-    return plan_companions(kinds, CompanionSubject{path, &config, &facts, &values});
+    return plan_companions(
+        kinds, CompanionSubject{path, &config, &facts, &values, fit.is_null() ? nullptr : &fit});
   }
 };
 
@@ -450,6 +452,91 @@ TEST(CompanionPlanTest, RefusesWhatNoLauncherCanRunAsTheConfigSays) {
             "scheduler.warmup_max_lr 0.001, and refuses a config where they differ; leave "
             "scheduler.warmup_max_lr out (it follows optimizer.lr) or make them equal");
   EXPECT_TRUE(lr.plan({"hostfile"}).problems.empty()) << "a hostfile has no training arguments";
+}
+
+// An auto-fit record as the memory plugin writes it (the fields the companions read).
+Json fit_record(const char* checkpointing, const char* loss) {
+  return {{"stage", 3},
+          {"micro_batch_size", 4},
+          {"model",
+           {{"name", "llama-2-7b"},
+            {"seq_len", 4096},
+            {"activation_checkpointing", checkpointing},
+            {"attention", "sdpa"},
+            {"loss", loss}}}};
+}
+
+TEST(CompanionPlanTest, AutoFitsAssumptionsJoinTheTrainingArgumentsAndTheEnvironment) {
+  Subject s;
+  s.fit = fit_record("full", "fused");
+  s.values["launch"] = {{"environment", {{"NCCL_DEBUG", "WARN"}}}};
+  CompanionPlan plan = s.plan(kAll);
+  ASSERT_TRUE(plan.problems.empty()) << plan.problems[0].message;
+  const Json& hf = plan.job.at("hf_args");
+  EXPECT_EQ(hf.at("gradient_checkpointing"), true) << "the config has no checkpointing section";
+  EXPECT_EQ(hf.at("use_liger_kernel"), true);
+  EXPECT_EQ(plan.job.at("environment"), Json({{"NCCL_DEBUG", "WARN"},
+                                              {"ZEROFORGE_SEQ_LEN", "4096"},
+                                              {"ZEROFORGE_ATTN_IMPLEMENTATION", "sdpa"}}))
+      << "the user's first, then the fit's";
+  // Several nodes: the fit's variables need the environment file DeepSpeed exports.
+  s.nodes(2);
+  s.values.erase("launch");
+  EXPECT_EQ(kinds_of(s.plan({"deepspeed"})),
+            (std::vector<std::string>{"deepspeed", "hostfile", "deepspeed-env"}));
+  // Without a fit nothing changes.
+  Subject plain;
+  const Json hf_plain = plain.plan({"hf-args"}).job.at("hf_args");
+  EXPECT_EQ(hf_plain.at("gradient_checkpointing"), false);
+  EXPECT_FALSE(hf_plain.contains("use_liger_kernel"));
+  EXPECT_EQ(plain.plan({"hf-args"}).job.at("environment"), Json::object());
+}
+
+TEST(CompanionPlanTest, LaunchValuesThatContradictTheFitAreRefused) {
+  struct Case {
+    const char* name;
+    const char* launch;
+    const char* checkpointing;
+    const char* pointer;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"gradient checkpointing in the script's arguments",
+       R"({"args": ["--output_dir", "out", "--gradient_checkpointing"]})", "none", "/launch/args/2",
+       "launch.args passes --gradient_checkpointing, which the companions derive from "
+       "auto-fit's record and pass themselves (the fit sized the micro batch for it); remove it "
+       "and set auto_fit.activation_checkpointing instead"},
+      {"liger in the script's arguments", R"({"args": ["--use_liger_kernel=true"]})", "full",
+       "/launch/args/0",
+       "launch.args passes --use_liger_kernel, which the companions derive from auto-fit's "
+       "record and pass themselves (the fit sized the micro batch for it); remove it and set "
+       "auto_fit.loss instead"},
+      {"a sequence length of the user's", R"({"environment": {"ZEROFORGE_SEQ_LEN": "8192"}})",
+       "full", "/launch/environment/ZEROFORGE_SEQ_LEN",
+       "launch.environment.ZEROFORGE_SEQ_LEN is written from auto-fit's record, so the launch "
+       "runs what the fit sized; leave it out (auto_fit.seq_len sets it)"},
+      {"an attention kernel of the user's",
+       R"({"environment": {"ZEROFORGE_ATTN_IMPLEMENTATION": "eager"}})", "full",
+       "/launch/environment/ZEROFORGE_ATTN_IMPLEMENTATION",
+       "launch.environment.ZEROFORGE_ATTN_IMPLEMENTATION is written from auto-fit's record, so "
+       "the launch runs what the fit sized; leave it out (auto_fit.attention sets it)"},
+      {"selective checkpointing", "null", "selective", "/auto_fit/activation_checkpointing",
+       "auto-fit sized this config for selective activation checkpointing (only the attention "
+       "core recomputed), which the Hugging Face Trainer cannot do: its gradient_checkpointing "
+       "recomputes whole layers (full), and without it every layer's activations stay; choose "
+       "full or none, or write only companions without training arguments (hostfile, "
+       "deepspeed-env)"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Subject s;
+    s.fit = fit_record(c.checkpointing, "hf");
+    s.values["launch"] = Json::parse(c.launch);
+    CompanionPlan plan = s.plan({"torchrun"});
+    ASSERT_EQ(plan.problems.size(), 1u);
+    EXPECT_EQ(plan.problems[0].pointer, c.pointer);
+    EXPECT_EQ(plan.problems[0].message, c.message);
+  }
 }
 
 TEST(CompanionPlanTest, PathsSitBesideTheConfig) {

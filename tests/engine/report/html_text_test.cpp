@@ -77,6 +77,10 @@ TEST(HtmlTextTest, NumbersHaveOneFormWhateverTheLocale) {
   EXPECT_EQ(percent(1, 3), "33.3");
   EXPECT_EQ(percent(3, 2), "150.0");
   EXPECT_EQ(percent(5, 0), "") << "no capacity, no percentage";
+  EXPECT_EQ(margin_text(0.05), "5%");
+  EXPECT_EQ(margin_text(0.025), "2.5%");
+  EXPECT_EQ(margin_text(0.1234), "12.34%");
+  EXPECT_EQ(margin_text(0), "0%");
   EXPECT_EQ(svg_number(12.0), "12");
   EXPECT_EQ(svg_number(12.25), "12.3");
   EXPECT_EQ(svg_number(0.04), "0");

@@ -25,6 +25,7 @@ Memory memory(std::int64_t gpu_capacity) {
            {"headroom", "fragmentation headroom", 1}, {"cuda-context", "CUDA context", 2}};
   m.gpu_total = 20;
   m.gpu_capacity = gpu_capacity;
+  m.gpu_usable = gpu_capacity;  // no safety margin unless a test sets one
   m.cpu_total = 6;
   m.cpu_capacity = 60;
   m.gpus_per_node = 8;
@@ -71,6 +72,41 @@ TEST(ReportPageTest, OneChartPerTierThatHasEstimatesAndWhyTheOthersHaveNone) {
             std::string::npos);
   EXPECT_EQ(count(page, "no memory estimate (see the config's notes below)"), 1u)
       << "small/b.json's row in the chart";
+}
+
+// A config must fit in the usable memory (the card's less the safety margin): the notes
+// show it, the chart marks it, and a config between the two is "over the safety margin".
+TEST(ReportPageTest, TheSafetyMarginIsShownAndDecidesWhatFits) {
+  Memory m = memory(40);
+  m.gpu_total = 39;
+  m.gpu_usable = 38;
+  m.gpu_margin = 0.05;
+  View v = view();
+  v.tiers[0].configs[0] = config("small/a.json", m);
+  const std::string page = render_page(v);
+  EXPECT_NE(page.find("<tr class=\"gpu-usable\"><td>usable, less the 5% safety margin</td><td "
+                      "class=\"num\" data-bytes=\"38\">"),
+            std::string::npos);
+  EXPECT_NE(page.find("<tr class=\"short\"><td><span class=\"mark over\">over</span> short "
+                      "by</td><td class=\"num\" data-bytes=\"1\">"),
+            std::string::npos);
+  EXPECT_NE(page.find("<line class=\"margin\""), std::string::npos);
+  EXPECT_NE(page.find("<title>usable: 0.00 GiB, less the 5% safety margin</title>"),
+            std::string::npos);
+  EXPECT_NE(page.find("GPU 0.00 / 0.00 GiB, 97.5%, over the safety margin"), std::string::npos);
+  EXPECT_EQ(count(page, "<span class=\"mark over\">does not fit</span>"), 1u)
+      << "the config's summary";
+  // Within the usable memory it fits, and what is free is counted to the margin.
+  m.gpu_total = 30;
+  v.tiers[0].configs[0] = config("small/a.json", m);
+  const std::string fits = render_page(v);
+  EXPECT_NE(fits.find("<tr class=\"free\"><td>free (20.0%)</td><td class=\"num\" "
+                      "data-bytes=\"8\">"),
+            std::string::npos);
+  EXPECT_EQ(count(fits, "does not fit"), 0u);
+  // Without a margin there is no usable row and no mark.
+  EXPECT_EQ(count(render_page(view()), "gpu-usable"), 0u);
+  EXPECT_EQ(count(render_page(view()), "<line class=\"margin\""), 0u);
 }
 
 TEST(ReportPageTest, TheTableBesideTheChartHasTheSameFiguresInBytesAndGiB) {

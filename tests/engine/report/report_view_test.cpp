@@ -153,6 +153,32 @@ TEST(ReportViewTest, TheEstimateBecomesTheBarsPartsInTheirOrder) {
   }
 }
 
+// The safety margin: what a config must fit in is the usable memory the estimate recorded; an
+// estimate recorded before the margin existed has none (usable = capacity).
+TEST(ReportViewTest, ReadsTheUsableMemoryAndTheSafetyMargin) {
+  Json with_margin = estimate_record(false);
+  with_margin["capacity"]["gpu_usable_bytes"] = 190;
+  with_margin["inputs"]["gpu_memory_margin"] = 0.05;
+  struct Case {
+    const char* name;
+    Json record;
+    std::int64_t usable;
+    double margin;
+  };
+  const Case cases[] = {{"with a margin", with_margin, 190, 0.05},
+                        {"recorded before the margin", estimate_record(false), 200, 0.0}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    View view = make_view(
+        inputs({entry("small/a.json", "small", "1", {{"memory", {{"estimate", c.record}}}})}));
+    const Config& config = view.tiers[0].configs[0];
+    ASSERT_TRUE(config.memory);
+    EXPECT_EQ(config.memory->gpu_capacity, 200);
+    EXPECT_EQ(config.memory->gpu_usable, c.usable);
+    EXPECT_EQ(config.memory->gpu_margin, c.margin);
+  }
+}
+
 TEST(ReportViewTest, SaysWhyAConfigHasNoChart) {
   const Json skipped = {{"memory", {{"estimate", {{"skipped", "/stage: expected a stage 0-3"}}}}}};
   View view = make_view(

@@ -194,8 +194,8 @@ TEST(AutoFitTest, PinnedValuesNarrowTheSearch) {
   r.pinned_micro_batch = 4;
   FitResult pinned_micro = fit(r);
   ASSERT_TRUE(pinned_micro.fits);
-  EXPECT_TRUE(fits_at(r, {3, C, N}, 2));
-  EXPECT_FALSE(fits_at(r, {3, C, N}, 4));
+  EXPECT_TRUE(fits_at(r, {3, C, N}, 1));
+  EXPECT_FALSE(fits_at(r, {3, C, N}, 2)) << "23.75 GiB of 24 GiB, above the 5% margin";
   EXPECT_EQ(describe(pinned_micro.rung), describe({3, C, C}));
   EXPECT_EQ(pinned_micro.micro_batch_size, 4);
   EXPECT_EQ(*pinned_micro.gradient_accumulation, 128);

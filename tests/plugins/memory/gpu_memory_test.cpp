@@ -67,6 +67,7 @@ Inputs inputs_for(const ModelPreset& model, const Json& step, std::int64_t micro
   in.micro_batch_size = micro;
   in.attention = *attention_from_string(step["attn"].get<std::string>());
   in.checkpointing = *checkpointing_from_string(step["ckpt"].get<std::string>());
+  in.gpu_memory_margin = 0;  // the model's own accuracy; the safety margin is checked below
   return in;
 }
 
@@ -151,6 +152,50 @@ TEST_F(GpuMemoryTest, LargestFittingMicroBatchIsNeverTooLargeAndUsuallyExact) {
   EXPECT_EQ(cells, 48);
   EXPECT_GE(exact * 100, 85 * cells) << exact << " of " << cells << " cells exact";
   RecordProperty("exact_cells", exact);
+}
+
+// The default safety margin (kDefaultGpuMemoryMargin, docs/estimator.md "The safety margin")
+// is chosen from these steps: a fit accepted at a GPU total of C x (1 - margin) runs when the
+// measured need is at most total / (1 - margin). That holds for every step of every
+// recording, except eager attention with full checkpointing on a shape the model was not
+// fitted on (qwen-0.5b at sequence 4096 on the H200: up to 11.5% more than estimated, its
+// fragmentation above the 0.45 default), which calibrating --headroom covers. The recording
+// the activation model was fitted on has no exception, eager with full checkpointing included.
+TEST(GpuMemoryMarginTest, TheDefaultMarginCoversEveryRecordedStepButEagerWithFullCheckpointing) {
+  const std::string fitted_on = "h100-2026-11.jsonl";
+  const std::map<std::string, ModelPreset> shapes = read_shapes();
+  const double covered = 1.0 / (1.0 - kDefaultGpuMemoryMargin);
+  double largest = 0, largest_eager_full = 0;
+  int steps = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kDir)) {
+    if (entry.path().extension() != ".jsonl") continue;
+    const Recording recording = read_recording(entry.path().filename().string());
+    const std::int64_t context = recording.device["context_bytes"].get<std::int64_t>();
+    for (const Json& step : recording.cases) {
+      if (step["oom"].get<bool>()) continue;
+      SCOPED_TRACE(entry.path().filename().string() + " " + label(step));
+      const Inputs in = inputs_for(shapes.at(step["model"].get<std::string>()), step,
+                                   step["micro"].get<std::int64_t>());
+      const double measured =
+          static_cast<double>(step["step_peak_reserved"].get<std::int64_t>() + context);
+      const double ratio = measured / static_cast<double>(estimate(in).total_gpu);
+      ++steps;
+      if (step["attn"] == "eager" && step["ckpt"] == "full" &&
+          entry.path().filename() != fitted_on) {
+        largest_eager_full = std::max(largest_eager_full, ratio);
+        continue;
+      }
+      largest = std::max(largest, ratio);
+      EXPECT_LE(ratio, covered) << "the default margin would accept a step that runs out";
+    }
+  }
+  EXPECT_EQ(steps, 121);
+  // The margin is needed (some step needed more than its estimate) and is not far above it.
+  EXPECT_GT(largest, 1.0);
+  EXPECT_GT(largest * 1.02, covered) << "largest " << largest << ": a smaller margin would do";
+  EXPECT_GT(largest_eager_full, covered) << "the documented exception";
+  RecordProperty("largest_ratio", std::to_string(largest));
+  RecordProperty("largest_eager_full_ratio", std::to_string(largest_eager_full));
 }
 
 // Every recording in the folder (a new one from bench/measure_memory.py included, its shapes

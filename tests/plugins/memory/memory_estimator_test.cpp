@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
+#include "support/cli_runner.hpp"
 #include "support/memory_plugin.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/plugin_host.hpp"
@@ -318,6 +320,70 @@ TEST(MemoryEstimatorTest, VerdictAgainstCapacity) {
   EXPECT_NE(medium.output.find("verdict: GPU fits: needs "), std::string::npos) << medium.output;
 }
 
+// The verdict leaves the safety margin free: what fits is judged against the card's memory
+// less the margin, and the line says both.
+TEST(MemoryEstimatorTest, TheVerdictLeavesTheSafetyMarginFree) {
+  struct Case {
+    std::vector<std::string> margin;
+    int exit_code;
+    std::string verdict;
+  };
+  const std::vector<std::string> base = {"--model",
+                                         "llama-2-7b",
+                                         "--stage",
+                                         "3",
+                                         "--offload-optimizer",
+                                         "cpu",
+                                         "--activation-checkpointing",
+                                         "full",
+                                         "--micro-batch-size",
+                                         "2",
+                                         "--gpu-memory-gib",
+                                         "23.98"};
+  const Case cases[] = {
+      {{},
+       1,
+       "verdict: GPU does not fit: needs 23.75 GiB of 22.78 GiB usable (0.97 GiB short; 23.98 GiB "
+       "less the 5% safety margin)\n"},
+      {{"--gpu-memory-margin", "0.025"},
+       1,
+       "verdict: GPU does not fit: needs 23.75 GiB of 23.38 GiB usable (0.37 GiB short; 23.98 GiB "
+       "less the 2.5% safety margin)\n"},
+      {{"--gpu-memory-margin", "0"},
+       0,
+       "verdict: GPU fits: needs 23.75 GiB of 23.98 GiB (0.23 GiB free)\n"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(Json(c.margin).dump());
+    std::vector<std::string> args = base;
+    args.insert(args.end(), c.margin.begin(), c.margin.end());
+    CommandResult result = host().run_command("estimate", args);
+    EXPECT_EQ(result.exit_code, c.exit_code);
+    EXPECT_NE(result.output.find("\n" + c.verdict), std::string::npos) << result.output;
+  }
+  std::vector<std::string> json = base;
+  json.insert(json.end(), {"--format", "json"});
+  Json out = Json::parse(host().run_command("estimate", json).output);
+  EXPECT_EQ(out["inputs"]["gpu_memory_margin"], 0.05);
+  const auto capacity = std::llround(23.98 * 1024.0 * 1024.0 * 1024.0);
+  EXPECT_EQ(out["capacity"]["gpu_bytes"], capacity);
+  EXPECT_EQ(out["capacity"]["gpu_usable_bytes"],
+            capacity - std::llround(static_cast<double>(capacity) * 0.05));
+  struct Bad {
+    const char* margin;
+    const char* message;
+  };
+  for (const Bad& bad :
+       {Bad{"1", "--gpu-memory-margin: expected a fraction from 0 to below 1 (0.05 = 5%), got '1'"},
+        Bad{"-0.01",
+            "--gpu-memory-margin: expected a fraction from 0 to below 1 (0.05 = 5%), got '-0.01'"},
+        Bad{"5%", "--gpu-memory-margin: expected a number, got '5%'"}}) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--gpu-memory-margin", bad.margin});
+    EXPECT_EQ(estimate_error(args), bad.message);
+  }
+}
+
 TEST(MemoryEstimatorTest, WhatDoesNotFitNamesTheSmallestChangeThatDoes) {
   struct Case {
     std::vector<std::string> args;
@@ -326,7 +392,7 @@ TEST(MemoryEstimatorTest, WhatDoesNotFitNamesTheSmallestChangeThatDoes) {
   const Case cases[] = {
       // A smaller micro batch with the same options.
       {{"--model", "gpt2", "--stage", "0", "--micro-batch-size", "64", "--gpu-memory-gib", "23.98"},
-       "suggestion: micro batch 17 fits with these options (GPU 23.34 GiB)\n"},
+       "suggestion: micro batch 16 fits with these options (GPU 22.12 GiB)\n"},
       // Up the ladder: no micro batch fits at stage 1; stage 2 fits micro batch 3 (not 4).
       {{"--model", "llama-2-7b", "--stage", "1", "--gpus-per-node", "8",
         "--activation-checkpointing", "full", "--micro-batch-size", "4", "--gpu-memory-gib", "40"},
@@ -358,6 +424,187 @@ TEST(MemoryEstimatorTest, WhatDoesNotFitNamesTheSmallestChangeThatDoes) {
   EXPECT_EQ(out["suggestion"]["activation_checkpointing"], "full");
   args[5] = "200";
   EXPECT_TRUE(Json::parse(host().run_command("estimate", args).output)["suggestion"].is_null());
+}
+
+Json shipped_tier(const std::string& name) {
+  std::ifstream in(std::string(ZF_SOURCE_DIR) + "/presets/tiers/" + name + ".json");
+  return Json::parse(in);
+}
+
+// The options a tier's cluster facts stand for (--gpus-per-node 8 ...); nvme_path left out.
+std::vector<std::string> cluster_flags(const Json& tier) {
+  std::vector<std::string> out;
+  for (const char* key : {"gpus_per_node", "nodes", "gpu_memory_gib", "cpu_memory_gib"}) {
+    std::string flag = std::string("--") + key;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    out.insert(out.end(), {flag, tier.at(key).dump()});
+  }
+  return out;
+}
+
+// A family's tier is the natural input of an estimate: --tier reads its cluster facts (the
+// same estimate as the options they stand for), and an option given as well wins.
+TEST(MemoryEstimatorTest, ATierGivesTheClusterAndOptionsWinOverIt) {
+  const std::vector<std::string> model = {"--model", "llama-2-7b", "--activation-checkpointing",
+                                          "full"};
+  for (const char* name : {"small", "medium", "large"}) {
+    SCOPED_TRACE(name);
+    const Json tier = shipped_tier(name);
+    std::vector<std::string> by_tier = model, by_flags = model;
+    by_tier.insert(by_tier.end(), {"--tier", name});
+    const std::vector<std::string> flags = cluster_flags(tier);
+    by_flags.insert(by_flags.end(), flags.begin(), flags.end());
+    Json a = estimate_json(by_tier), b = estimate_json(by_flags);
+    EXPECT_EQ(a["tier"]["name"], name);
+    EXPECT_EQ(a["tier"]["file"], std::string(ZF_SOURCE_DIR) + "/presets/tiers/" + name + ".json");
+    EXPECT_EQ(a["inputs"]["nvme_path"], tier.value("nvme_path", Json(nullptr)));
+    EXPECT_FALSE(a["fits"].is_null()) << "a verdict from the tier's capacities";
+    for (Json* j : {&a, &b}) {
+      j->erase("tier");
+      (*j)["inputs"].erase("nvme_path");
+    }
+    EXPECT_EQ(a, b);
+  }
+  // Options win over the tier's facts, before or after --tier.
+  for (const auto& order : {std::vector<std::string>{"--tier", "medium", "--gpus-per-node", "2",
+                                                     "--gpu-memory-gib", "40"},
+                            std::vector<std::string>{"--gpus-per-node", "2", "--gpu-memory-gib",
+                                                     "40", "--tier", "medium"}}) {
+    std::vector<std::string> args = model;
+    args.insert(args.end(), order.begin(), order.end());
+    const Json j = estimate_json(args);
+    EXPECT_EQ(j["inputs"]["gpus_per_node"], 2);
+    EXPECT_EQ(j["inputs"]["nodes"], shipped_tier("medium")["nodes"]);
+    EXPECT_EQ(j["capacity"]["gpu_bytes"], std::llround(40.0 * 1024 * 1024 * 1024));
+    EXPECT_EQ(
+        j["capacity"]["cpu_bytes"],
+        std::llround(shipped_tier("medium")["cpu_memory_gib"].get<double>() * 1024 * 1024 * 1024));
+  }
+  // A team's own tier file: named after its stem, its margin and NVMe taken; the training
+  // values it also holds (micro_batch_size) are the estimate's options, not the tier's.
+  test::TempDir dir;
+  const std::string file = dir.write("a-team-repository-with-a-long-name/cluster-tiers/h100x4.json",
+                                     R"({"gpus_per_node": 4, "nodes": 2, "gpu_memory_gib": 79.64, )"
+                                     R"("cpu_memory_gib": 512, "gpu_memory_margin": 0.1, )"
+                                     R"("nvme_path": "/scratch/nvme", "micro_batch_size": 8})")
+                               .string();
+  std::vector<std::string> args = model;
+  args.insert(args.end(), {"--tier", file});
+  const Json j = estimate_json(args);
+  EXPECT_EQ(j["tier"], Json({{"name", "h100x4"}, {"file", file}}));
+  EXPECT_EQ(j["inputs"]["gpus_per_node"], 4);
+  EXPECT_EQ(j["inputs"]["nodes"], 2);
+  EXPECT_EQ(j["inputs"]["gpu_memory_margin"], 0.1);
+  EXPECT_EQ(j["inputs"]["nvme_path"], "/scratch/nvme");
+  EXPECT_EQ(j["inputs"]["micro_batch_size"], 1);
+  args.pop_back();
+  args.pop_back();
+  args.insert(args.end(), {"--tier", file});
+  CommandResult text = host().run_command("estimate", args);
+  EXPECT_NE(text.output.find("\ntier: h100x4 (NVMe offload to /scratch/nvme)\n"), std::string::npos)
+      << text.output;
+}
+
+TEST(MemoryEstimatorTest, ABadTierIsRefusedAtItsFileAndKey) {
+  test::TempDir dir;
+  const std::string folder = (dir.path() / "a-team-repository-with-a-long-name" / "tiers").string();
+  std::string known;
+  for (const char* name : {"large", "medium", "small"}) {
+    ASSERT_TRUE(
+        std::filesystem::exists(std::string(ZF_SOURCE_DIR) + "/presets/tiers/" + name + ".json"));
+    known += known.empty() ? name : std::string(", ") + name;
+  }
+  EXPECT_EQ(estimate_error({"--model", "gpt2", "--tier", "h100"}),
+            "--tier: unknown tier 'h100' (known: " + known + ")");
+  struct Case {
+    const char* text;
+    std::string message;  // after "FILE: "
+  };
+  const Case cases[] = {
+      {R"({"gpu_memory_gib": 0})",
+       "/gpu_memory_gib: expected a positive number of GiB (at most 1048576), got 0"},
+      {R"({"cpu_memory_gib": 2e6})",
+       "/cpu_memory_gib: expected a positive number of GiB (at most 1048576), got 2000000.0"},
+      {R"({"gpu_memory_gib": "80"})",
+       "/gpu_memory_gib: expected a positive number of GiB (at most 1048576), got \"80\""},
+      {R"({"nodes": 1.5})", "/nodes: expected a positive integer, got 1.5"},
+      {R"({"gpus_per_node": 0})", "/gpus_per_node: expected a positive integer, got 0"},
+      {R"({"gpus_per_node": true})", "/gpus_per_node: expected a positive integer, got true"},
+      {R"({"gpu_memory_margin": 1})",
+       "/gpu_memory_margin: expected a fraction from 0 to below 1 (0.05 leaves 5% of each GPU "
+       "free), got 1"},
+      {R"({"nvme_path": 3})", "/nvme_path: expected a path, got 3"},
+      {"[1]", "expected a JSON object (a tier), got array"},
+      {"{\"nodes\": ", "malformed JSON at byte 11 (a tier is a JSON object)"},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    const std::string file = folder + "/bad-" + std::to_string(i++) + ".json";
+    std::filesystem::create_directories(folder);
+    std::ofstream(file) << c.text;
+    EXPECT_EQ(estimate_error({"--model", "gpt2", "--tier", file}), file + ": " + c.message);
+  }
+  // A path is read as every input is (the host's reader), and never looked up by name.
+  const std::string missing = folder + "/h100x8.json";
+  EXPECT_EQ(estimate_error({"--model", "gpt2", "--tier", missing}),
+            "--tier: cannot read '" + missing + "': No such file or directory");
+  EXPECT_EQ(estimate_error({"--model", "gpt2", "--nvme-path", ""}),
+            "--nvme-path: expected a path, got ''");
+}
+
+// The suggestion considers every offload the cluster holds, as auto-fit searches a tier: on
+// the medium tier (an nvme_path) Llama-2-70B's Adam states (1,028 GiB per node with the
+// optimizer offloaded) do not fit the 1 TiB of host memory, and only NVMe offload fits.
+TEST(MemoryEstimatorTest, TheSuggestionConsidersEveryOffloadTheTierHolds) {
+  const std::vector<std::string> model = {"--model", "llama-2-70b", "--activation-checkpointing",
+                                          "full"};
+  const Json medium = shipped_tier("medium");
+  ASSERT_TRUE(medium.contains("nvme_path"));
+  std::vector<std::string> by_tier = model, by_flags = model;
+  by_tier.insert(by_tier.end(), {"--tier", "medium"});
+  const std::vector<std::string> flags = cluster_flags(medium);
+  by_flags.insert(by_flags.end(), flags.begin(), flags.end());
+  std::vector<std::string> by_path = by_flags;
+  by_path.insert(by_path.end(), {"--nvme-path", medium["nvme_path"].get<std::string>()});
+
+  const Json suggested = estimate_json(by_tier)["suggestion"];
+  ASSERT_TRUE(suggested["fits"].get<bool>()) << suggested.dump();
+  EXPECT_EQ(suggested["stage"], 3);
+  EXPECT_EQ(suggested["offload_optimizer"], "nvme");
+  EXPECT_EQ(estimate_json(by_path)["suggestion"], suggested) << "--nvme-path is the tier's";
+  // It fits, and no CPU offload does: the estimate at each rung says so.
+  auto fits_at = [&](const std::string& optimizer, const std::string& param) {
+    std::vector<std::string> args = by_tier;
+    args.insert(args.end(),
+                {"--stage", "3", "--offload-optimizer", optimizer, "--offload-param", param});
+    return estimate_json(args)["fits"].get<bool>();
+  };
+  EXPECT_TRUE(fits_at("nvme", suggested["offload_param"].get<std::string>()));
+  EXPECT_FALSE(fits_at("cpu", "none"));
+  EXPECT_FALSE(fits_at("cpu", "cpu"));
+  CommandResult text = host().run_command("estimate", by_tier);
+  EXPECT_NE(text.output.find("\nsuggestion: ZeRO-3, offload_optimizer=nvme, offload_param=" +
+                             suggested["offload_param"].get<std::string>() + " fits (GPU "),
+            std::string::npos)
+      << text.output;
+  EXPECT_NE(text.output.find(" GiB, NVMe "), std::string::npos) << "the NVMe it takes";
+
+  // Without an nvme_path, nothing fits.
+  const Json without = estimate_json(by_flags)["suggestion"];
+  EXPECT_FALSE(without["fits"].get<bool>());
+  EXPECT_EQ(
+      without["text"].get<std::string>().rfind(
+          "nothing fits: even ZeRO-3 with optimizer and parameters offloaded to the CPU, ", 0),
+      0u)
+      << without.dump();
+
+  // --all-stages lists the NVMe rows where there is NVMe, and one of them fits.
+  by_tier.push_back("--all-stages");
+  by_flags.push_back("--all-stages");
+  EXPECT_EQ(estimate_json(by_tier).size(), estimate_json(by_flags).size() + 2);
+  EXPECT_EQ(host().run_command("estimate", by_tier).exit_code, 0);
+  EXPECT_EQ(host().run_command("estimate", by_flags).exit_code, 1);
 }
 
 TEST(MemoryEstimatorTest, AllStagesExitsOneWhenNoRowFits) {

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+// `zeroforge estimate --tier`: a tier file's cluster facts, checked as the engine checks a
+// tier (engine/src/values/tier_file.cpp) and as auto-fit reads them (hook_values.cpp).
+#include "estimate_tier.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+
+namespace zf::memory {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The engine's limit (zf::kMaxTierMemoryGib): a plugin links only the SDK.
+constexpr double kMaxTierMemoryGib = 1048576.0;
+
+std::string known_tiers(const fs::path& dir) {
+  std::set<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".json") names.insert(entry.path().stem().string());
+  }
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+TierFacts load_estimate_tier(const std::string& name_or_path, const std::string& data_dir,
+                             const FileReader& read) {
+  const bool is_path =
+      name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".json";
+  const fs::path dir = fs::path(data_dir) / "presets" / "tiers";
+  const fs::path file = is_path ? fs::path(name_or_path) : dir / (name_or_path + ".json");
+  std::error_code ec;
+  if (!is_path && !fs::exists(file, ec)) {
+    throw std::invalid_argument("--tier: unknown tier '" + name_or_path +
+                                "' (known: " + known_tiers(dir) + ")");
+  }
+  TierFacts out;
+  out.file = file.string();
+  out.name = file.stem().string();
+  std::string text;
+  try {
+    text = read(out.file);  // the host's bounded reader, as for --model
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("--tier: ") + e.what());
+  }
+  nlohmann::json tier;
+  try {
+    tier = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::invalid_argument(out.file + ": malformed JSON at byte " + std::to_string(e.byte) +
+                                " (a tier is a JSON object)");
+  }
+  if (!tier.is_object()) {
+    throw std::invalid_argument(out.file + ": expected a JSON object (a tier), got " +
+                                std::string(tier.type_name()));
+  }
+  auto fail = [&](const char* key, const std::string& message) {
+    throw std::invalid_argument(out.file + ": /" + key + ": " + message + ", got " +
+                                tier[key].dump());
+  };
+  auto count = [&](const char* key, std::optional<std::int64_t>& into) {
+    if (!tier.contains(key)) return;
+    const nlohmann::json& v = tier[key];
+    const bool integral = v.is_number_integer() ||
+                          (v.is_number_float() && v.get<double>() == std::floor(v.get<double>()) &&
+                           std::abs(v.get<double>()) < 9e15);
+    if (!integral || v.get<double>() < 1) fail(key, "expected a positive integer");
+    into = static_cast<std::int64_t>(v.get<double>());
+  };
+  auto gib = [&](const char* key, std::optional<double>& into) {
+    if (!tier.contains(key)) return;
+    const nlohmann::json& v = tier[key];
+    if (!v.is_number() || !(v.get<double>() > 0 && v.get<double>() <= kMaxTierMemoryGib)) {
+      fail(key, "expected a positive number of GiB (at most 1048576)");
+    }
+    into = v.get<double>();
+  };
+  count("gpus_per_node", out.gpus_per_node);
+  count("nodes", out.nodes);
+  gib("gpu_memory_gib", out.gpu_memory_gib);
+  gib("cpu_memory_gib", out.cpu_memory_gib);
+  if (tier.contains("gpu_memory_margin")) {
+    const nlohmann::json& v = tier["gpu_memory_margin"];
+    if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() < 1)) {
+      fail("gpu_memory_margin",
+           "expected a fraction from 0 to below 1 (0.05 leaves 5% of each GPU free)");
+    }
+    out.gpu_memory_margin = v.get<double>();
+  }
+  if (tier.contains("nvme_path")) {
+    if (!tier["nvme_path"].is_string()) fail("nvme_path", "expected a path");
+    out.nvme_path = tier["nvme_path"].get<std::string>();
+  }
+  return out;
+}
+
+}  // namespace zf::memory

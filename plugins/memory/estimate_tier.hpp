@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+// `zeroforge estimate --tier NAME|FILE`: the cluster facts a tier file states, read the way
+// a family's tiers are found (presets/tiers/NAME.json, or a path), for the estimate's verdict.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model_presets.hpp"
+
+namespace zf::memory {
+
+/// What a tier says about the cluster; a key the tier leaves out stays empty. Training
+/// values a tier may also hold (micro_batch_size, offload_optimizer, ...) are not read: the
+/// estimate takes those from its own options.
+struct TierFacts {
+  std::string name;  ///< the tier's file stem: `small`, `mybox`
+  std::string file;  ///< the file it was read from
+  std::optional<std::int64_t> gpus_per_node, nodes;
+  std::optional<double> gpu_memory_gib, cpu_memory_gib, gpu_memory_margin;
+  std::optional<std::string> nvme_path;  ///< NVMe offload is possible when set (not empty)
+};
+
+/// Reads `name_or_path`: a path when it holds a `/` or ends in `.json` (as `--model` and
+/// render's `--tier` decide), else `DATA_DIR/presets/tiers/NAME.json`. Throws
+/// std::invalid_argument with one line naming the file and key of a bad value:
+/// `tiers/x.json: /gpu_memory_gib: expected a positive number of GiB (at most 1048576), got 0`.
+TierFacts load_estimate_tier(const std::string& name_or_path, const std::string& data_dir,
+                             const FileReader& read);
+
+}  // namespace zf::memory
