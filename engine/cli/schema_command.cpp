@@ -16,8 +16,8 @@ int run_schema(const std::vector<std::string>& args) {
   std::string output;
   std::string deepspeed_version;
   po::options_description options("zeroforge schema [options]");
-  options.add_options()("help,h", "show this help")(
-      "output,o", po::value(&output), "write to FILE (atomically) instead of stdout")(
+  options.add_options()("help,h", "show this help")("output,o", po::value(&output),
+                                                    "write to FILE (atomically) instead of stdout")(
       "deepspeed-version", po::value(&deepspeed_version),
       ("the config of this DeepSpeed release (" + deepspeed_versions().front() + " to " +
        deepspeed_versions().back() + "; default " + deepspeed_versions().back() + ")")

@@ -146,9 +146,9 @@ std::string deepspeed_key_since(std::string_view pointer, std::string_view versi
 
 /// Validates one parsed DeepSpeed config by the release `options.deepspeed_version` names;
 /// `file` only labels the findings. Never throws for a bad config (everything is a finding);
-/// throws zf::Error (Usage) for a deepspeed_version zeroforge does not know. Parse with nlohmann's own parser (or
-/// zf::parse_json_text) beforehand: a JSON float such as `1e3` is kept a float, which matters
-/// where DeepSpeed needs a real integer.
+/// throws zf::Error (Usage) for a deepspeed_version zeroforge does not know. Parse with nlohmann's
+/// own parser (or zf::parse_json_text) beforehand: a JSON float such as `1e3` is kept a float,
+/// which matters where DeepSpeed needs a real integer.
 ///
 /// For a generated config whose world size is known (e.g. `generate`):
 ///

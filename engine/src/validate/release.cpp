@@ -36,8 +36,10 @@ bool well_formed(std::string_view version) {
   std::size_t at = 0;
   while (true) {
     std::size_t dot = version.find('.', at);
-    std::string_view part = version.substr(at, dot == std::string_view::npos ? version.npos : dot - at);
-    if (part.empty() || part.find_first_not_of("0123456789") != std::string_view::npos) return false;
+    std::string_view part =
+        version.substr(at, dot == std::string_view::npos ? version.npos : dot - at);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string_view::npos)
+      return false;
     ++parts;
     if (dot == std::string_view::npos) break;
     at = dot + 1;
@@ -82,7 +84,8 @@ const NodeFacts* walk_pointer(std::string_view pointer, Each&& each) {
         pointer.substr(at + 1, next == std::string_view::npos ? pointer.npos : next - at - 1);
     std::string key;
     for (std::size_t i = 0; i < segment.size(); ++i) {  // ~0 and ~1
-      if (segment[i] == '~' && i + 1 < segment.size() && (segment[i + 1] == '0' || segment[i + 1] == '1')) {
+      if (segment[i] == '~' && i + 1 < segment.size() &&
+          (segment[i + 1] == '0' || segment[i + 1] == '1')) {
         key += segment[++i] == '0' ? '~' : '/';
       } else {
         key += segment[i];
@@ -115,7 +118,8 @@ std::string releases_text(const NodeFacts& node) {
     if (range.since >= range.until) continue;
     if (!out.empty()) out += " and ";
     if (range.until > last) {
-      out += range.since == 0 ? "every release" : std::string(version_of(range.since)) + " or newer";
+      out +=
+          range.since == 0 ? "every release" : std::string(version_of(range.since)) + " or newer";
     } else if (range.since == 0) {
       out += std::string(version_of(static_cast<ReleaseIndex>(range.until - 1))) + " or older";
     } else if (range.until - 1 == range.since) {

@@ -77,7 +77,8 @@ inline std::string escape_segment(const std::string& key) {
 inline std::string unescape_segment(const std::string& segment) {
   std::string out;
   for (std::size_t i = 0; i < segment.size(); ++i) {
-    if (segment[i] == '~' && i + 1 < segment.size() && (segment[i + 1] == '0' || segment[i + 1] == '1')) {
+    if (segment[i] == '~' && i + 1 < segment.size() &&
+        (segment[i + 1] == '0' || segment[i + 1] == '1')) {
       out += segment[i + 1] == '0' ? '~' : '/';
       ++i;
     } else {
@@ -127,14 +128,17 @@ inline History read(const json& data) {
   if (!data.contains("releases")) fail("/releases", "missing");
   const json& block = data.at("releases");
   const json& known = block.at("known");
-  if (!known.is_array() || known.empty()) fail("/releases/known", "expected the releases, oldest first");
+  if (!known.is_array() || known.empty())
+    fail("/releases/known", "expected the releases, oldest first");
   auto key_of = [](const std::string& version) {
     std::vector<long> parts;
     std::size_t at = 0;
     while (at <= version.size()) {
       std::size_t dot = version.find('.', at);
-      std::string part = version.substr(at, dot == std::string::npos ? std::string::npos : dot - at);
-      if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) return std::vector<long>();
+      std::string part =
+          version.substr(at, dot == std::string::npos ? std::string::npos : dot - at);
+      if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos)
+        return std::vector<long>();
       parts.push_back(std::stol(part));
       if (dot == std::string::npos) break;
       at = dot + 1;
@@ -150,9 +154,11 @@ inline History read(const json& data) {
     history.versions.push_back(version);
     history.commits.push_back(known[i].at("commit").get<std::string>());
   }
-  if (data.contains("deepspeed") && data.at("deepspeed").value("version", "") != history.versions.back())
+  if (data.contains("deepspeed") &&
+      data.at("deepspeed").value("version", "") != history.versions.back())
     fail("/deepspeed/version", "the data describes " + data.at("deepspeed").value("version", "") +
-                                   " but the newest release in /releases/known is " + history.versions.back());
+                                   " but the newest release in /releases/known is " +
+                                   history.versions.back());
   const int count = static_cast<int>(history.versions.size());
   // Per name, the events in release order: (release, added?).
   std::map<std::string, std::vector<std::pair<int, bool>>> toggles;
@@ -183,7 +189,8 @@ inline History read(const json& data) {
           if (node_at(data, name).is_null()) fail(at, "the data has no key " + name);
         } else if (!name.starts_with("optimizer:") && !name.starts_with("scheduler:") &&
                    !name.starts_with("check:")) {
-          fail(at, "\"" + name + "\" is neither a JSON pointer nor optimizer:, scheduler: or check:");
+          fail(at,
+               "\"" + name + "\" is neither a JSON pointer nor optimizer:, scheduler: or check:");
         }
         toggles[name].emplace_back(release, std::string(field) == "added");
       }
@@ -206,9 +213,10 @@ inline History read(const json& data) {
     int since = 0;
     std::vector<Range> ranges;
     for (const auto& [release, added] : events) {
-      if (added == present) fail("/releases/changes", name + (added ? " is added" : " is removed") +
-                                                          " in " + history.versions[release] +
-                                                          (added ? " but is there already" : " but is not there"));
+      if (added == present)
+        fail("/releases/changes", name + (added ? " is added" : " is removed") + " in " +
+                                      history.versions[release] +
+                                      (added ? " but is there already" : " but is not there"));
       if (present) ranges.push_back(Range{since, release});
       since = release;
       present = added;
@@ -224,8 +232,8 @@ inline History read(const json& data) {
       json current = node.contains(field) ? node.at(field) : json();
       for (auto it = list.rbegin(); it != list.rend(); ++it) {
         if (it->after != current)
-          fail(it->where, "the value after " + history.versions[it->release] + " is " + current.dump() +
-                              " in the data, not " + it->after.dump());
+          fail(it->where, "the value after " + history.versions[it->release] + " is " +
+                              current.dump() + " in the data, not " + it->after.dump());
         current = it->before;
         by_release[it->release];
       }
@@ -253,7 +261,7 @@ inline History read(const json& data) {
 /// they were then, `$ref`s inlined, and the version and commit of `deepspeed` set to it.
 inline json data_at(const json& data, const History& history, int release) {
   std::function<json(const json&, const std::string&)> walk = [&](const json& raw,
-                                                                    const std::string& pointer) {
+                                                                  const std::string& pointer) {
     json node = raw;
     if (node.is_object() && node.contains("$ref")) {
       node = data.at("sections").at(node.at("$ref").get<std::string>());

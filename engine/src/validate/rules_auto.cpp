@@ -53,7 +53,8 @@ std::string raw_consequence(const Context& ctx, const std::string& pointer) {
   if (section != nullptr && section->kind == NodeFacts::Kind::Pydantic) {
     std::string key = json::json_pointer(pointer).back();
     std::string what = "its default";
-    if (const NodeFacts* node = section->key(key); node != nullptr && node->at(ctx.release).default_text)
+    if (const NodeFacts* node = section->key(key);
+        node != nullptr && node->at(ctx.release).default_text)
       what = "the default " + std::string(*node->at(ctx.release).default_text);
     return "raw DeepSpeed drops \"auto\" in this section and silently uses " + what;
   }

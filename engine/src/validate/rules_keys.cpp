@@ -237,7 +237,8 @@ void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
     // pydantic's lax mode compares "3" with 3 as a number.
     json converted;
     const json* compared = &value;
-    if (lax != Lax::None && value.is_string() && numeric_string(value.get_ref<const std::string&>(), false)) {
+    if (lax != Lax::None && value.is_string() &&
+        numeric_string(value.get_ref<const std::string&>(), false)) {
       converted = std::strtod(value.get_ref<const std::string&>().c_str(), nullptr);
       compared = &converted;
     }
@@ -276,9 +277,9 @@ void walk_section(const Context& ctx, const json& value, const NodeFacts& facts,
     return;
   }
   bool pydantic = facts.kind == NodeFacts::Kind::Pydantic;
-  const Lax lax = !pydantic                            ? Lax::None
+  const Lax lax = !pydantic                     ? Lax::None
                   : ctx.has("check:pydantic-2") ? Lax::Pydantic2
-                                                       : Lax::Pydantic1;
+                                                : Lax::Pydantic1;
   for (const auto& [key, child] : value.get_ref<const json::object_t&>()) {
     const PointerPath child_path{&path, key};
     const NodeFacts* child_facts = facts.key(key);

@@ -73,8 +73,8 @@ void check_precision(const Context& ctx) {
     const bool fp16_key = std::string_view(m.key) == "fp16_master_weights_and_grads";
     if (fp16_key && ctx.stage != 2 && ctx.has("check:fp16-master-weights-stage-2-only")) {
       ctx.report(pointer, Severity::Error, "master-weights",
-                 std::string(m.key) + " is only supported with ZeRO stage 2 in " +
-                     ctx.deepspeed() + " (\"only supported with ZeRO Stage 2 for now\"; " +
+                 std::string(m.key) + " is only supported with ZeRO stage 2 in " + ctx.deepspeed() +
+                     " (\"only supported with ZeRO Stage 2 for now\"; " +
                      "stages 1-3 from 0.18.3 on); it refuses it at stage " +
                      std::to_string(ctx.stage));
     } else if (ctx.stage == 0) {

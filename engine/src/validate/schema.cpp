@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The schema data as JSON (the whole of it for deepspeed_schema_data(), parsed once, and as one
-// release saw it; a part for the rules that read JSON, parsed on first use) and the small helpers every rule family
-// uses to walk the config. The facts of the schema's nodes are generated tables
+// release saw it; a part for the rules that read JSON, parsed on first use) and the small helpers
+// every rule family uses to walk the config. The facts of the schema's nodes are generated tables
 // (schema_facts.hpp).
 #include <algorithm>
 #include <array>

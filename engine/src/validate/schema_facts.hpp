@@ -92,8 +92,9 @@ struct NodeFacts {
   std::optional<std::string_view> default_text;  ///< `default` as JSON text
   std::span<const RemovedKey> removed;           ///< a section's `removed` keys
   KeyIndex keys;                                 ///< a section's `keys`
-  std::span<const ReleaseRange> releases;        ///< where it (and its section) exists; empty: every release
-  std::span<const NodeEra> eras;                 ///< older facts, `until` ascending
+  std::span<const ReleaseRange>
+      releases;                   ///< where it (and its section) exists; empty: every release
+  std::span<const NodeEra> eras;  ///< older facts, `until` ascending
 
   /// The facts of the section's key `name`, or nullptr for a key no release has. A key some
   /// release lacks says so by present_at.

@@ -45,7 +45,8 @@ TEST(SchemaJsonTest, DescribesTheReleaseAsked) {
   EXPECT_FALSE(zero.at("properties").contains("log_trace_cache_warnings"));
   EXPECT_TRUE(zero.at("properties").contains("stage3_use_all_reduce_for_fetch_params"));
   EXPECT_EQ(zero.at("additionalProperties"), false);
-  EXPECT_FALSE(zero.at("properties").at("offload_optimizer").at("properties").contains("super_offload"));
+  EXPECT_FALSE(
+      zero.at("properties").at("offload_optimizer").at("properties").contains("super_offload"));
   EXPECT_EQ(old.at("properties").at("fp16").at("additionalProperties"), true);  // .get until 0.17.1
   // 1.0 from 0.19.3 on (the HF Trainer fills it: "auto" is the other choice)
   EXPECT_EQ(old.at("properties").at("gradient_clipping").at("anyOf").at(0).at("default"), 0.0);

@@ -228,7 +228,8 @@ TEST(SchemaFactsTest, CompileSchemaRefusesDataTheValidatorCannotUse) {
        "/root/keys/a/$ref: no section \"s\""},
       {"unknown kind", R"({"root": {"kind": "strict"}, "sections": {}, %})",
        "/root/kind: unknown kind \"strict\""},
-      {"missing part", R"({"root": {}, "sections": {}, "releases": {"known": [{"version": "0.1.0", "commit": "c"}], "changes": []}})",
+      {"missing part",
+       R"({"root": {}, "sections": {}, "releases": {"known": [{"version": "0.1.0", "commit": "c"}], "changes": []}})",
        "/optimizers: missing"},
       // The release history (release_history.hpp).
       {"no history", R"({"root": {}, "sections": {}})", "/releases: missing"},
@@ -244,7 +245,8 @@ TEST(SchemaFactsTest, CompileSchemaRefusesDataTheValidatorCannotUse) {
       {"another newest release",
        R"({"root": {}, "sections": {}, "deepspeed": {"version": "0.3.0"},
           "releases": {"known": [{"version": "0.2.0", "commit": "b"}], "changes": []}})",
-       "/deepspeed/version: the data describes 0.3.0 but the newest release in /releases/known is 0.2.0"},
+       "/deepspeed/version: the data describes 0.3.0 but the newest release in /releases/known is "
+       "0.2.0"},
       {"change at an unknown release",
        R"({"root": {"keys": {"a": {}}}, "sections": {}, "releases": {"known": [{"version": "0.1.0", "commit": "a"}],
           "changes": [{"release": "0.1.1", "added": ["/a"]}]}})",
@@ -260,7 +262,8 @@ TEST(SchemaFactsTest, CompileSchemaRefusesDataTheValidatorCannotUse) {
       {"neither key nor feature",
        R"({"root": {}, "sections": {}, "releases": {"known": [{"version": "0.1.0", "commit": "a"},
           {"version": "0.2.0", "commit": "b"}], "changes": [{"release": "0.2.0", "removed": ["muon"]}]}})",
-       "/releases/changes/0/removed/0: \"muon\" is neither a JSON pointer nor optimizer:, scheduler: or check:"},
+       "/releases/changes/0/removed/0: \"muon\" is neither a JSON pointer nor optimizer:, "
+       "scheduler: or check:"},
       {"added twice",
        R"({"root": {"keys": {"a": {}}}, "sections": {}, "releases": {"known": [{"version": "0.1.0", "commit": "a"},
           {"version": "0.2.0", "commit": "b"}, {"version": "0.3.0", "commit": "c"}],
