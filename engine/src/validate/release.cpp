@@ -25,7 +25,30 @@ std::optional<ReleaseIndex> find_release(std::string_view version) {
 std::string_view version_of(ReleaseIndex release) { return releases()[release].version; }
 
 std::string known_range() {
-  return std::string(releases().front().version) + " to " + std::string(releases().back().version);
+  // One group per minor release: "0.12.0-0.12.6" when its patches run without a gap (as
+  // DeepSpeed's do), else each patch listed; the groups in release order.
+  std::string out;
+  const auto all = releases();
+  std::size_t i = 0;
+  while (i < all.size()) {
+    const std::string_view version = all[i].version;
+    const std::string_view minor = version.substr(0, version.rfind('.') + 1);  // "0.12."
+    std::size_t end = i;
+    while (end < all.size() && all[end].version.starts_with(minor)) ++end;
+    auto patch = [&](std::size_t k) {
+      return std::stol(std::string(all[k].version.substr(minor.size())));
+    };
+    const bool contiguous = patch(end - 1) - patch(i) == static_cast<long>(end - i - 1);
+    if (!out.empty()) out += ", ";
+    if (end - i > 1 && contiguous) {
+      out += std::string(version) + "-" + std::string(all[end - 1].version);
+    } else {
+      for (std::size_t k = i; k < end; ++k)
+        out += (k == i ? "" : ", ") + std::string(all[k].version);
+    }
+    i = end;
+  }
+  return out;
 }
 
 namespace {
@@ -53,13 +76,12 @@ ReleaseIndex require_release(std::string_view version) {
   if (version.empty()) return newest_release();
   if (auto found = find_release(version)) return *found;
   if (!well_formed(version)) {
-    throw Error(ErrorKind::Usage, "\"" + std::string(version) +
-                                      "\" is not a DeepSpeed version (X.Y.Z, e.g. " +
-                                      std::string(releases().back().version) +
-                                      "); zeroforge knows the releases " + known_range());
+    throw Error(ErrorKind::Usage,
+                "\"" + std::string(version) + "\" is not a DeepSpeed version (X.Y.Z, e.g. " +
+                    std::string(releases().back().version) + "); zeroforge knows " + known_range());
   }
   throw Error(ErrorKind::Usage, "unknown DeepSpeed version \"" + std::string(version) +
-                                    "\": zeroforge knows the releases " + known_range());
+                                    "\"; zeroforge knows " + known_range());
 }
 
 bool feature_at(std::string_view feature, ReleaseIndex release) {
@@ -145,8 +167,8 @@ const std::vector<std::string>& deepspeed_versions() {
 
 void check_deepspeed_version(std::string_view version) {
   if (version.empty()) {
-    throw Error(ErrorKind::Usage, "an empty DeepSpeed version; zeroforge knows the releases " +
-                                      validate::known_range());
+    throw Error(ErrorKind::Usage,
+                "an empty DeepSpeed version; zeroforge knows " + validate::known_range());
   }
   validate::require_release(version);
 }
