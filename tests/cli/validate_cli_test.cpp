@@ -243,5 +243,22 @@ TEST_F(ValidateCliTest, RenderValidatesWithTheWorldSizeOfTheValues) {
       << wrong.err;
 }
 
+TEST_F(ValidateCliTest, RenderValidatesByTheDeepSpeedVersionOfTheValues) {
+  dir.write("t/ds.json.j2", R"({"train_micro_batch_size_per_gpu": 2,
+      "zero_optimization": {"stage": 3, "log_trace_cache_warnings": true}})");
+  const std::string templates = (dir.path() / "t").string();
+  auto old = run_cli({"render", "ds.json.j2", "--template-dir", templates, "--validate",
+                      "deepspeed", "--set", "deepspeed_version=0.16.2"});
+  EXPECT_EQ(old.exit_code, 1);
+  EXPECT_NE(old.err.find("ds.json.j2: /zero_optimization/log_trace_cache_warnings: error "
+                         "[unknown-key]: \"log_trace_cache_warnings\" is not a key of "
+                         "/zero_optimization, which DeepSpeed 0.16.2 validates strictly"),
+            std::string::npos)
+      << old.err;
+  auto since = run_cli({"render", "ds.json.j2", "--template-dir", templates, "--validate",
+                        "deepspeed", "--set", "deepspeed_version=0.16.4"});
+  EXPECT_EQ(since.exit_code, 0) << since.err;
+}
+
 }  // namespace
 }  // namespace zf

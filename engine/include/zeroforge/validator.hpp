@@ -122,12 +122,26 @@ struct ValidateOptions {
 /// The DeepSpeed releases zeroforge can judge a config by, oldest first: every release from
 /// the oldest to the newest ("0.12.0" ... "0.19.6"), each read from its own source
 /// (docs/validate.md, "DeepSpeed releases"). The last one is the default.
+///
+/// Judging a config by the release a team runs (what `validate --deepspeed-version V` does;
+/// any command that takes a release, such as `import`, does the same): check the version
+/// once, up front, so a wrong one is a usage error (exit 2) before any work, then pass it in
+/// the options:
+///
+///     zf::check_deepspeed_version(version);  // throws, listing the known releases
+///     zf::ValidateOptions options;
+///     options.deepspeed_version = version;   // "0.16.2"; empty = the newest
+///     auto findings = zf::validate_config(config, options, "lmflow-zero2.json");
+///
+/// The findings are that release's verdicts: a key it lacks is `unknown-key` (refused) in a
+/// strict section or `ignored-key` elsewhere, naming the releases that have it.
 const std::vector<std::string>& deepspeed_versions();
 
 /// Throws zf::Error (Usage) unless `version` is one of deepspeed_versions(); the message
-/// names the known range: `unknown DeepSpeed version "0.11.2": zeroforge knows the releases
-/// 0.12.0 to 0.19.6` (every release in between), or for a malformed one `"0.16" is not a
-/// DeepSpeed version (X.Y.Z, e.g. 0.19.6); zeroforge knows the releases 0.12.0 to 0.19.6`.
+/// lists the known releases, grouped by minor release: `unknown DeepSpeed version "0.11.2";
+/// zeroforge knows 0.12.0-0.12.6, 0.13.0-0.13.5, ..., 0.19.0-0.19.6`, or for a malformed one
+/// `"0.16" is not a DeepSpeed version (X.Y.Z, e.g. 0.19.6); zeroforge knows ...`. A CLI
+/// prefixes its option: `validate: --deepspeed-version: unknown DeepSpeed version ...`.
 void check_deepspeed_version(std::string_view version);
 
 /// True when DeepSpeed `version` ("" = the newest) reads the config key at `pointer`, a JSON

@@ -21,7 +21,8 @@ std::optional<ReleaseIndex> find_release(std::string_view version);
 ReleaseIndex require_release(std::string_view version);
 /// A release's version text.
 std::string_view version_of(ReleaseIndex release);
-/// "0.12.0 to 0.19.6": the releases zeroforge knows, for messages.
+/// "0.12.0-0.12.6, 0.13.0-0.13.5, ...": every release zeroforge knows, by minor release, for
+/// messages.
 std::string known_range();
 /// True when `feature` ("optimizer:muon", "check:pydantic-2") exists in `release`.
 bool feature_at(std::string_view feature, ReleaseIndex release);
