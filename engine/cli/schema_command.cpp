@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/validator.hpp"
 
@@ -13,9 +14,14 @@ namespace po = boost::program_options;
 
 int run_schema(const std::vector<std::string>& args) {
   std::string output;
+  std::string deepspeed_version;
   po::options_description options("zeroforge schema [options]");
   options.add_options()("help,h", "show this help")("output,o", po::value(&output),
-                                                    "write to FILE (atomically) instead of stdout");
+                                                    "write to FILE (atomically) instead of stdout")(
+      "deepspeed-version", po::value(&deepspeed_version),
+      ("the config of this DeepSpeed release (" + deepspeed_versions().front() + " to " +
+       deepspeed_versions().back() + "; default " + deepspeed_versions().back() + ")")
+          .c_str());
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(options).run(), vm);
   if (vm.count("help")) {
@@ -26,7 +32,14 @@ int run_schema(const std::vector<std::string>& args) {
     return kSuccess;
   }
   po::notify(vm);
-  std::string text = to_json_text(deepspeed_json_schema());
+  if (vm.count("deepspeed-version")) {
+    try {
+      check_deepspeed_version(deepspeed_version);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::Usage, "schema: --deepspeed-version: " + e.message());
+    }
+  }
+  std::string text = to_json_text(deepspeed_json_schema(deepspeed_version));
   if (output.empty() || output == "-") {
     std::cout << text;
     std::cout.flush();

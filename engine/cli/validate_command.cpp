@@ -48,6 +48,7 @@ int run_validate(const std::vector<std::string>& args) {
   long long world_size = 0;
   std::string against;
   std::string format = "text";
+  std::string deepspeed_version;
   po::options_description options("zeroforge validate CONFIG.json... [options]");
   options.add_options()("help,h", "show this help")(
       "world-size", po::value(&world_size), "data-parallel world size DeepSpeed will run with")(
@@ -55,8 +56,11 @@ int run_validate(const std::vector<std::string>& args) {
       "strict", "treat warnings (keys that have no effect) as errors")(
       "against-args", po::value(&against),
       "the training command line (its launcher's --hostfile or --config_file file is read "
-      "too); report every disagreement with it")("format", po::value(&format),
-                                                 "text (default) or json");
+      "too); report every disagreement with it")(
+      "deepspeed-version", po::value(&deepspeed_version),
+      ("judge by this DeepSpeed release (" + deepspeed_versions().front() + " to " +
+       deepspeed_versions().back() + "; default " + deepspeed_versions().back() + ")")
+          .c_str())("format", po::value(&format), "text (default) or json");
   po::options_description hidden;
   hidden.add_options()("config", po::value(&files));
   po::options_description all;
@@ -82,6 +86,14 @@ int run_validate(const std::vector<std::string>& args) {
   if (vm.count("world-size")) {
     validate_options.world_size =
         checked_number("validate", "world-size", world_size, 1, kMaxWorldSize);
+  }
+  if (vm.count("deepspeed-version")) {
+    try {
+      check_deepspeed_version(deepspeed_version);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::Usage, "validate: --deepspeed-version: " + e.message());
+    }
+    validate_options.deepspeed_version = deepspeed_version;
   }
   validate_options.hf = vm.count("hf") > 0;
   validate_options.strict = vm.count("strict") > 0;

@@ -67,6 +67,40 @@ TEST_F(GenerateCliTest, WritesEveryConfigAndAManifestWithHashes) {
   EXPECT_EQ(configs[0].at("variant"), Json({{"stage", 1}, {"precision", "bf16"}}));
 }
 
+TEST_F(GenerateCliTest, DeepSpeedVersionIsAnAxisLikeAnyValue) {
+  // One family, one config per DeepSpeed release a team runs: each written for its release
+  // (aio's threads were thread_count before 0.16.4) and validated by it.
+  auto path =
+      family("releases.json", R"({"name": "releases", "template": "deepspeed/config.json.j2",
+      "values": {"stage": 3, "offload_optimizer": "nvme", "offload_param": "nvme",
+                 "nvme_path": "/local_nvme"},
+      "axes": {"deepspeed_version": ["0.14.5", "0.16.4"]},
+      "tiers": ["small"], "output": "{{ tier }}/ds-{{ deepspeed_version }}.json"})");
+  auto result = run_cli({"generate", path, "-o", out().string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  Json old = parse_json_text(read_file(out() / "small" / "ds-0.14.5.json"), "old");
+  Json since = parse_json_text(read_file(out() / "small" / "ds-0.16.4.json"), "since");
+  EXPECT_EQ(old.at("aio").at("thread_count"), 1);
+  EXPECT_FALSE(old.at("aio").contains("intra_op_parallelism"));
+  EXPECT_EQ(since.at("aio").at("intra_op_parallelism"), 1);
+  EXPECT_FALSE(since.at("aio").contains("thread_count"));
+
+  // A value the older release lacks: refused before anything is written, at the family file.
+  auto trace = family("trace.json", R"({"name": "trace", "template": "deepspeed/config.json.j2",
+      "values": {"stage": 3, "zero": {"log_trace_cache_warnings": true}},
+      "axes": {"deepspeed_version": ["0.16.2", "0.16.4"]},
+      "tiers": ["small"], "output": "{{ tier }}/ds-{{ deepspeed_version }}.json"})");
+  auto refused = run_cli({"generate", trace, "-o", (dir.path() / "trace-out").string()});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.err, trace +
+                             ": /values/zero/log_trace_cache_warnings: error: variant 'small "
+                             "deepspeed_version=0.16.2': zero.log_trace_cache_warnings needs "
+                             "DeepSpeed 0.16.4 or newer; deepspeed_version is 0.16.2\n"
+                             "zeroforge: error: family 'trace' not generated; nothing was "
+                             "written\n");
+  EXPECT_FALSE(fs::exists(dir.path() / "trace-out" / "small" / "ds-0.16.4.json"));
+}
+
 TEST_F(GenerateCliTest, SameInputsGiveByteIdenticalFiles) {
   ASSERT_EQ(run_cli({"generate", "llama-7b", "-o", out().string()}).exit_code, 0);
   fs::path again = dir.path() / "again";

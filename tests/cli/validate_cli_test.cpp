@@ -3,6 +3,9 @@
 // output, the summary line, exit codes 0/1/2.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "support/cli_runner.hpp"
 #include "zeroforge/output.hpp"
 
@@ -126,6 +129,77 @@ TEST_F(ValidateCliTest, SchemaCommandPrintsTheJsonSchema) {
   EXPECT_EQ(read_file(out), result.out);
 }
 
+// The releases zeroforge knows, as every message about a wrong version lists them.
+constexpr const char* kKnownReleases =
+    "0.12.0-0.12.6, 0.13.0-0.13.5, 0.14.0-0.14.5, 0.15.0-0.15.4, 0.16.0-0.16.9, 0.17.0-0.17.6, "
+    "0.18.0-0.18.9, 0.19.0-0.19.6";
+
+TEST_F(ValidateCliTest, DeepSpeedVersionJudgesByThatRelease) {
+  // log_trace_cache_warnings arrived in 0.16.4; zero_optimization refuses unknown keys.
+  auto path = dir.write("trace-cache-warnings-at-stage-3.json",
+                        R"({"train_micro_batch_size_per_gpu": 2,
+      "zero_optimization": {"stage": 3, "log_trace_cache_warnings": true}})");
+  auto old = run_cli({"validate", path.string(), "--deepspeed-version", "0.16.2"});
+  EXPECT_EQ(old.exit_code, 1) << old.err;
+  EXPECT_EQ(old.out, path.string() +
+                         ": /zero_optimization/log_trace_cache_warnings: error [unknown-key]: "
+                         "\"log_trace_cache_warnings\" is not a key of /zero_optimization, which "
+                         "DeepSpeed 0.16.2 validates strictly: it refuses the config; it is a key "
+                         "of DeepSpeed 0.16.4 or newer\n"
+                         "1 config: 1 error, 0 warnings, 0 notes\n");
+  auto since = run_cli({"validate", path.string(), "--deepspeed-version", "0.16.4"});
+  EXPECT_EQ(since.exit_code, 0) << since.out;
+  auto newest = run_cli({"validate", path.string()});
+  EXPECT_EQ(newest.exit_code, 0) << newest.out;
+}
+
+TEST_F(ValidateCliTest, UnknownDeepSpeedVersionExitsTwoListingTheKnownReleases) {
+  auto path = dir.write("ok.json", R"({"train_micro_batch_size_per_gpu": 2})");
+  struct Case {
+    std::vector<std::string> args;
+    std::string err;
+  };
+  const Case cases[] = {
+      {{"validate", path.string(), "--deepspeed-version", "0.11.2"},
+       "zeroforge: error: validate: --deepspeed-version: unknown DeepSpeed version \"0.11.2\"; "
+       "zeroforge knows " +
+           std::string(kKnownReleases) + "\n"},
+      {{"validate", path.string(), "--deepspeed-version", "0.16"},
+       "zeroforge: error: validate: --deepspeed-version: \"0.16\" is not a DeepSpeed version "
+       "(X.Y.Z, e.g. 0.19.6); zeroforge knows " +
+           std::string(kKnownReleases) + "\n"},
+      {{"validate", path.string(), "--deepspeed-version", ""},
+       "zeroforge: error: validate: --deepspeed-version: an empty DeepSpeed version; zeroforge "
+       "knows " +
+           std::string(kKnownReleases) + "\n"},
+      {{"schema", "--deepspeed-version", "0.20.0"},
+       "zeroforge: error: schema: --deepspeed-version: unknown DeepSpeed version \"0.20.0\"; "
+       "zeroforge knows " +
+           std::string(kKnownReleases) + "\n"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args.back());
+    auto result = run_cli(c.args);
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.out, "");
+    EXPECT_EQ(result.err, c.err);
+  }
+}
+
+TEST_F(ValidateCliTest, SchemaCommandExportsTheReleaseAsked) {
+  auto result = run_cli({"schema", "--deepspeed-version", "0.14.5"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto schema = parse_json_text(result.out, "stdout");
+  EXPECT_EQ(schema["x-deepspeed-version"], "0.14.5");
+  // zero_optimization: an object, or the legacy boolean (anyOf).
+  const auto& zero = schema["properties"]["zero_optimization"]["anyOf"][0]["properties"];
+  EXPECT_TRUE(zero.contains("stage3_use_all_reduce_for_fetch_params"));  // since 0.14.3
+  EXPECT_FALSE(zero.contains("zeropp_loco_param"));                      // since 0.16.2
+  auto newest = parse_json_text(run_cli({"schema"}).out, "stdout");
+  EXPECT_TRUE(newest["properties"]["zero_optimization"]["anyOf"][0]["properties"].contains(
+      "zeropp_loco_param"));
+}
+
 TEST_F(ValidateCliTest, RenderRefusesToWriteAConfigWithErrors) {
   dir.write(
       "t/bad.json.j2",
@@ -167,6 +241,23 @@ TEST_F(ValidateCliTest, RenderValidatesWithTheWorldSizeOfTheValues) {
   EXPECT_NE(wrong.err.find("ds.json.j2: /train_batch_size: error [batch-mismatch]: "),
             std::string::npos)
       << wrong.err;
+}
+
+TEST_F(ValidateCliTest, RenderValidatesByTheDeepSpeedVersionOfTheValues) {
+  dir.write("t/ds.json.j2", R"({"train_micro_batch_size_per_gpu": 2,
+      "zero_optimization": {"stage": 3, "log_trace_cache_warnings": true}})");
+  const std::string templates = (dir.path() / "t").string();
+  auto old = run_cli({"render", "ds.json.j2", "--template-dir", templates, "--validate",
+                      "deepspeed", "--set", "deepspeed_version=0.16.2"});
+  EXPECT_EQ(old.exit_code, 1);
+  EXPECT_NE(old.err.find("ds.json.j2: /zero_optimization/log_trace_cache_warnings: error "
+                         "[unknown-key]: \"log_trace_cache_warnings\" is not a key of "
+                         "/zero_optimization, which DeepSpeed 0.16.2 validates strictly"),
+            std::string::npos)
+      << old.err;
+  auto since = run_cli({"render", "ds.json.j2", "--template-dir", templates, "--validate",
+                        "deepspeed", "--set", "deepspeed_version=0.16.4"});
+  EXPECT_EQ(since.exit_code, 0) << since.err;
 }
 
 }  // namespace

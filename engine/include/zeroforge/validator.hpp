@@ -114,12 +114,55 @@ struct ValidateOptions {
   bool strict = false;
   /// The training command the config will run under; each disagreement is a finding.
   std::optional<TrainingCommand> against;
+  /// The DeepSpeed release ("0.16.2", one of deepspeed_versions()) whose keys, defaults and
+  /// checks the config is judged by; empty: the newest.
+  std::string deepspeed_version;
 };
 
-/// Validates one parsed DeepSpeed config; `file` only labels the findings. Never throws for
-/// a bad config (everything is a finding). Parse with nlohmann's own parser (or
-/// zf::parse_json_text) beforehand: a JSON float such as `1e3` is kept a float, which matters
-/// where DeepSpeed needs a real integer.
+/// The DeepSpeed releases zeroforge can judge a config by, oldest first: every release from
+/// the oldest to the newest ("0.12.0" ... "0.19.6"), each read from its own source
+/// (docs/validate.md, "DeepSpeed releases"). The last one is the default.
+///
+/// Judging a config by the release a team runs (what `validate --deepspeed-version V` does;
+/// any command that takes a release, such as `import`, does the same): check the version
+/// once, up front, so a wrong one is a usage error (exit 2) before any work, then pass it in
+/// the options:
+///
+///     zf::check_deepspeed_version(version);  // throws, listing the known releases
+///     zf::ValidateOptions options;
+///     options.deepspeed_version = version;   // "0.16.2"; empty = the newest
+///     auto findings = zf::validate_config(config, options, "lmflow-zero2.json");
+///
+/// The findings are that release's verdicts: a key it lacks is `unknown-key` (refused) in a
+/// strict section or `ignored-key` elsewhere, naming the releases that have it.
+const std::vector<std::string>& deepspeed_versions();
+
+/// Throws zf::Error (Usage) unless `version` is one of deepspeed_versions(); the message
+/// lists the known releases, grouped by minor release: `unknown DeepSpeed version "0.11.2";
+/// zeroforge knows 0.12.0-0.12.6, 0.13.0-0.13.5, ..., 0.19.0-0.19.6`, or for a malformed one
+/// `"0.16" is not a DeepSpeed version (X.Y.Z, e.g. 0.19.6); zeroforge knows ...`. A CLI
+/// prefixes its option: `validate: --deepspeed-version: unknown DeepSpeed version ...`.
+void check_deepspeed_version(std::string_view version);
+
+/// True when DeepSpeed `version` ("" = the newest) reads the config key at `pointer`, a JSON
+/// pointer into a config ("/zero_optimization/log_trace_cache_warnings"), and every key above
+/// it; false for a key no release reads. Throws like check_deepspeed_version for an unknown
+/// version.
+///
+///     zf::deepspeed_has_key("/zero_optimization/log_trace_cache_warnings", "0.16.2");  // false
+///     zf::deepspeed_has_key("/zero_optimization/log_trace_cache_warnings", "0.16.4");  // true
+bool deepspeed_has_key(std::string_view pointer, std::string_view version = {});
+
+/// The oldest release after `version` that reads the key at `pointer` ("0.16.4"), or "" when
+/// `version` reads it already or no later release does. For messages such as "needs
+/// DeepSpeed 0.16.4 or newer".
+std::string deepspeed_key_since(std::string_view pointer, std::string_view version = {});
+
+/// Validates one parsed DeepSpeed config by the release `options.deepspeed_version` names;
+/// `file` only labels the findings. Never throws for a bad config (everything is a finding);
+/// throws zf::Error (Usage) for a deepspeed_version zeroforge does not know. Parse with nlohmann's
+/// own parser (or zf::parse_json_text) beforehand: a JSON float such as `1e3` is kept a float,
+/// which matters where DeepSpeed needs a real integer.
 ///
 /// For a generated config whose world size is known (e.g. `generate`):
 ///
@@ -131,7 +174,8 @@ std::vector<Finding> validate_config(const nlohmann::ordered_json& config,
 
 /// Options for validating what the built-in DeepSpeed template rendered from `values`
 /// (DESIGN.md values contract): world_size = `world_size`, else `gpus_per_node * nodes`
-/// when either is given, else unset; hf = `hf_auto`.
+/// when either is given, else unset; hf = `hf_auto`; deepspeed_version = `deepspeed_version`
+/// when it is a string.
 ValidateOptions validate_options_from_values(const nlohmann::ordered_json& values);
 
 /// True when a rendered JSON document looks like a DeepSpeed config: an object with at least
@@ -158,11 +202,17 @@ struct RuleInfo {
 const std::vector<RuleInfo>& validation_rules();
 
 /// The schema data the validator works from (engine/src/validate/deepspeed_schema.json,
-/// compiled in), including the DeepSpeed version and commit it was read from.
+/// compiled in): the newest release's keys and facts, the DeepSpeed version and commit they
+/// were read from, and the history of older releases ("releases").
 const nlohmann::ordered_json& deepspeed_schema_data();
 
-/// A JSON Schema (draft 2020-12) of a DeepSpeed config built from the same data, for editors.
-/// It accepts "auto" only where the HF Trainer fills it.
-nlohmann::ordered_json deepspeed_json_schema();
+/// A JSON Schema (draft 2020-12) of the config DeepSpeed `version` ("" = the newest) reads,
+/// built from the same data, for editors. It accepts "auto" only where the HF Trainer fills
+/// it. Throws like check_deepspeed_version for an unknown version.
+nlohmann::ordered_json deepspeed_json_schema(std::string_view version = {});
+
+/// The schema data as DeepSpeed `version` ("" = the newest) reads configs: the keys it lacks
+/// left out, the defaults and kinds it had, `$ref`s inlined, and `deepspeed.version` set to it.
+nlohmann::ordered_json deepspeed_schema_data_at(std::string_view version = {});
 
 }  // namespace zf

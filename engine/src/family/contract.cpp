@@ -10,7 +10,9 @@
 
 #include "checked_math.hpp"
 #include "text_helpers.hpp"
+#include "zeroforge/error.hpp"
 #include "zeroforge/family.hpp"
+#include "zeroforge/validator.hpp"
 
 namespace zf {
 namespace {
@@ -49,6 +51,7 @@ constexpr std::array kZeroFields = {
     Field{"quantized_gradients", Type::Bool},
     Field{"hpz", Type::Bool},
     Field{"hpz_partition_size", Type::PositiveInt, true},
+    Field{"log_trace_cache_warnings", Type::Bool},
 };
 constexpr std::array kFp16Fields = {
     Field{"initial_scale_power", Type::NonNegativeInt},
@@ -92,6 +95,18 @@ constexpr std::array kCheckpointingFields = {
     Field{"synchronize_checkpoint_boundary", Type::Bool},
     Field{"profile", Type::Bool},
 };
+// Values that ask for a DeepSpeed config key some releases lack, with that key: asked for when
+// set and neither null nor false, refused where deepspeed_version does not read the key (the
+// template would write a key that release refuses). The release history decides, so a new
+// release needs no change here.
+struct ReleaseFeature {
+  std::string_view value;       // a JSON pointer into the values
+  std::string_view config_key;  // the config key the template writes for it
+};
+constexpr std::array kReleaseFeatures = {
+    ReleaseFeature{"/zero/log_trace_cache_warnings", "/zero_optimization/log_trace_cache_warnings"},
+};
+
 // Every top-level value the contract knows, plus the tier facts plugins read, the memory
 // plugin's `auto_fit`, and what companions read (`launch`; the template ignores it):
 // an unknown name close to one of these is a typo, reported; other names are left for custom
@@ -126,7 +141,8 @@ constexpr std::array<std::string_view, 31> kKnownNames = {"stage",
                                                           "tier",
                                                           "model",
                                                           "auto_fit",
-                                                          "launch"};
+                                                          "launch",
+                                                          "deepspeed_version"};
 
 // A top-level value the contract knows: its index in kKnownNames.
 struct Name {
@@ -201,6 +217,7 @@ class Checker {
     check_scheduler();
     check_section(known("activation_checkpointing"), kCheckpointingFields, true);
     check_monitor();
+    check_deepspeed_release();
     if (result_.ok()) check_applicability();
     if (result_.ok()) check_batch();
     return std::move(result_);
@@ -510,6 +527,40 @@ class Checker {
     }
   }
 
+  // deepspeed_version: null (the newest release zeroforge knows) or one of deepspeed_versions();
+  // then every value that asks for a key that release lacks, naming the release that added it.
+  void check_deepspeed_release() {
+    // Absent (values checked without the template defaults) reads as null.
+    const Value* v = get(known("deepspeed_version"));
+    if (v == nullptr || v->is_none()) return;
+    if (!v->is_string()) {
+      fail("/deepspeed_version", "deepspeed_version must be a DeepSpeed release such as \"" +
+                                     deepspeed_versions().back() +
+                                     "\" (a string) or null for the newest, got " + shown(*v));
+      return;
+    }
+    const std::string& version = v->as_string();
+    try {
+      check_deepspeed_version(version);
+    } catch (const Error& e) {
+      fail("/deepspeed_version", "deepspeed_version: " + e.message());
+      return;
+    }
+    for (const ReleaseFeature& feature : kReleaseFeatures) {
+      const Value* asked = find(feature.value);
+      if (asked == nullptr || asked->is_none() || (asked->is_bool() && !asked->as_bool())) continue;
+      if (deepspeed_has_key(feature.config_key, version)) continue;
+      std::string name(feature.value.substr(1));
+      std::replace(name.begin(), name.end(), '/', '.');
+      const std::string since = deepspeed_key_since(feature.config_key, version);
+      fail(std::string(feature.value),
+           name +
+               (since.empty() ? " is not read by DeepSpeed " + version
+                              : " needs DeepSpeed " + since + " or newer") +
+               "; deepspeed_version is " + version);
+    }
+  }
+
   // The combinations DeepSpeed accepts and silently ignores (deepspeed-notes.md, stage column).
   void check_applicability() {
     const DeepSpeedFacts& f = result_.facts;
@@ -566,6 +617,12 @@ class Checker {
       const Value* v = zero.find(key);
       return v != nullptr && v->is_bool() && v->as_bool();
     };
+    if (f.stage != 3 && on("log_trace_cache_warnings")) {
+      fail("/zero/log_trace_cache_warnings",
+           "zero.log_trace_cache_warnings takes effect only at ZeRO stage 3 (its parameter "
+           "coordinator keeps the trace cache), but " +
+               describe("/stage") + "; DeepSpeed would silently ignore it");
+    }
     if (f.stage != 3) {
       for (const char* key : {"quantized_weights", "hpz", "quantized_gradients"}) {
         if (on(key)) {

@@ -132,8 +132,8 @@ json convert(const json& data, const json& raw, const json& parent, const std::s
 
 }  // namespace
 
-nlohmann::ordered_json deepspeed_json_schema() {
-  const json& data = deepspeed_schema_data();
+nlohmann::ordered_json deepspeed_json_schema(std::string_view version) {
+  const json data = deepspeed_schema_data_at(version);
   const json& ds = data.at("deepspeed");
   json schema = json::object();
   schema["$schema"] = "https://json-schema.org/draft/2020-12/schema";

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "validate/release.hpp"
 #include "validate/schema_facts.hpp"
 #include "zeroforge/validator.hpp"
 
@@ -23,8 +24,17 @@ struct Context {
   const std::string& file;
   std::vector<Finding>& findings;
   int stage = 0;  ///< the ZeRO stage DeepSpeed will run (0 when absent or not a valid value)
+  ReleaseIndex release = 0;  ///< the DeepSpeed release the config is judged by
+  /// Keys of the config that other releases have and this one lacks (check_keys reports them
+  /// and lists their pointers here; the other families then judge the config without them).
+  std::vector<std::string>* absent_keys = nullptr;
 
   void report(std::string pointer, Severity severity, const char* rule, std::string message) const;
+  /// True when the release has `feature` ("check:warmup-positive-integer", "optimizer:muon").
+  bool has(std::string_view feature) const { return feature_at(feature, release); }
+  /// "DeepSpeed" for the newest release, "DeepSpeed 0.16.2" for another: messages name the
+  /// release only when one was chosen.
+  std::string deepspeed() const;
 };
 
 // Rule families, run in this order by validate_config.

@@ -24,9 +24,9 @@ const json* hf_fill(const std::string& pointer) {
   return nullptr;
 }
 
-// The facts of the section that holds `pointer`, or nullptr when a key on the way is not in
-// the schema (an open place).
-const NodeFacts* parent_section(const std::string& pointer) {
+// The facts of the section that holds `pointer` as `release` saw them, or nullptr when a key
+// on the way is not in the schema (an open place).
+const NodeFacts* parent_section(const std::string& pointer, ReleaseIndex release) {
   json::json_pointer ptr(pointer);
   std::vector<std::string> segments;
   while (!ptr.empty()) {
@@ -39,22 +39,23 @@ const NodeFacts* parent_section(const std::string& pointer) {
   for (const auto& segment : segments) {
     const NodeFacts* child = facts->key(segment);
     if (child == nullptr) return nullptr;
-    facts = child->alias ? child->canonical : child;
+    facts = &(child->alias ? child->canonical : child)->at(release);
   }
   return facts;
 }
 
-std::string raw_consequence(const std::string& pointer) {
+std::string raw_consequence(const Context& ctx, const std::string& pointer) {
   if (pointer == "/train_batch_size" || pointer == "/train_micro_batch_size_per_gpu" ||
       pointer == "/gradient_accumulation_steps") {
     return "raw DeepSpeed compares it with integers and crashes (TypeError)";
   }
-  const NodeFacts* section = parent_section(pointer);
+  const NodeFacts* section = parent_section(pointer, ctx.release);
   if (section != nullptr && section->kind == NodeFacts::Kind::Pydantic) {
     std::string key = json::json_pointer(pointer).back();
     std::string what = "its default";
-    if (const NodeFacts* node = section->key(key); node != nullptr && node->default_text)
-      what = "the default " + std::string(*node->default_text);
+    if (const NodeFacts* node = section->key(key);
+        node != nullptr && node->at(ctx.release).default_text)
+      what = "the default " + std::string(*node->at(ctx.release).default_text);
     return "raw DeepSpeed drops \"auto\" in this section and silently uses " + what;
   }
   return "raw DeepSpeed passes the string \"auto\" on as the value";
@@ -97,7 +98,7 @@ void visit(const Context& ctx, const json& value, const PointerPath& path) {
   if (!ctx.options.hf) {
     ctx.report(
         pointer, Severity::Error, "auto-without-hf",
-        "\"auto\" is filled only by the Hugging Face Trainer; " + raw_consequence(pointer) +
+        "\"auto\" is filled only by the Hugging Face Trainer; " + raw_consequence(ctx, pointer) +
             (fill ? ". Validate with --hf if the Trainer loads this file, otherwise write a value"
                   : ". Write a value"));
     return;
@@ -107,7 +108,7 @@ void visit(const Context& ctx, const json& value, const PointerPath& path) {
   }
   if (fill == nullptr) {
     std::string message =
-        "the HF Trainer does not fill \"auto\" here, so " + raw_consequence(pointer);
+        "the HF Trainer does not fill \"auto\" here, so " + raw_consequence(ctx, pointer);
     if (pointer == "/bfloat16/enabled") {
       message +=
           " (bf16 stays off); the Trainer fills only \"bf16\": rename the section to \"bf16\"";
@@ -120,7 +121,7 @@ void visit(const Context& ctx, const json& value, const PointerPath& path) {
     ctx.report(pointer, Severity::Error, "auto-not-filled", message);
     return;
   }
-  if (pointer == "/scheduler/params/warmup_num_steps") {
+  if (pointer == "/scheduler/params/warmup_num_steps" && ctx.has("check:warmup-positive-integer")) {
     bool warmup_given =
         ctx.options.against &&
         ((ctx.options.against->warmup_steps && *ctx.options.against->warmup_steps > 0) ||

@@ -10,15 +10,18 @@
 namespace zf::validate {
 namespace {
 
-// Every place a key name is known, as a pointer (`/zero_optimization/memory_efficient_linear`),
-// so a misplaced key can be told where it belongs.
+// Every place a key name is known in the release, as a pointer
+// (`/zero_optimization/memory_efficient_linear`), so a misplaced key can be told where it belongs.
 void collect_places(const NodeFacts& section, const std::string& pointer, std::string_view key,
-                    std::vector<std::pair<std::string, const NodeFacts*>>& out, int depth) {
+                    std::vector<std::pair<std::string, const NodeFacts*>>& out, int depth,
+                    ReleaseIndex release) {
   if (depth > 4) return;
   for (const KeySlot& child : section.keys.ordered) {
+    if (!child.facts->present_at(release)) continue;
     std::string here = pointer_join(pointer, child.name);
-    if (child.name == key) out.emplace_back(here, child.facts);
-    collect_places(*child.facts, here, key, out, depth + 1);
+    const NodeFacts& facts = child.facts->at(release);
+    if (child.name == key) out.emplace_back(here, &facts);
+    collect_places(facts, here, key, out, depth + 1, release);
   }
 }
 
@@ -26,17 +29,22 @@ std::string where_in(const std::string& pointer) {
   return pointer.empty() ? "at the top level" : "in " + pointer;
 }
 
-std::string unknown_key_hint(const NodeFacts& section, const std::string& key) {
+// `other` is the key's facts when another release has it here (not this one).
+std::string unknown_key_hint(const Context& ctx, const NodeFacts& section, const std::string& key,
+                             const NodeFacts* other) {
   std::string hint;
   for (const RemovedKey& removed : section.removed) {
     if (removed.name == key) hint += " (" + std::string(removed.why) + ")";
   }
+  if (other != nullptr) hint += "; it is a key of DeepSpeed " + releases_text(*other);
   std::vector<std::string> names;
-  for (const KeySlot& child : section.keys.ordered) names.emplace_back(child.name);
-  std::string near = closest(key, names);
+  for (const KeySlot& child : section.keys.ordered) {
+    if (child.facts->present_at(ctx.release)) names.emplace_back(child.name);
+  }
+  std::string near = other != nullptr ? std::string() : closest(key, names);
   if (!near.empty()) hint += "; did you mean \"" + near + "\"?";
   std::vector<std::pair<std::string, const NodeFacts*>> places;
-  collect_places(root_facts(), "", key, places, 0);
+  collect_places(root_facts(), "", key, places, 0, ctx.release);
   if (places.size() == 1) {  // a name known in many sections (`enabled`) says nothing
     const auto& [place, node] = places.front();
     hint += "; it belongs at " + place;
@@ -92,14 +100,22 @@ const char* type_phrase(ValueType type) {
   return "a value";
 }
 
-// True when `value` passes as `type`; `lax` follows pydantic's lax mode (DeepSpeedConfigModel).
-bool matches(const json& value, ValueType type, bool lax) {
+// How a section converts values: not at all (DeepSpeed reads them with .get), or as
+// pydantic's lax mode does (DeepSpeedConfigModel), in pydantic 2 or in pydantic 1, which also
+// truncates a float given for an integer and takes a number for a string.
+enum class Lax { None, Pydantic2, Pydantic1 };
+
+// True when `value` passes as `type`.
+bool matches(const json& value, ValueType type, Lax how) {
+  const bool lax = how != Lax::None;
   switch (type) {
     case ValueType::Any:
       return true;
     case ValueType::Integer:
       if (value.is_number_integer()) return true;
-      if (value.is_number_float()) return as_integer(value).has_value();
+      if (value.is_number_float())
+        return as_integer(value).has_value() ||
+               (how == Lax::Pydantic1 && std::isfinite(value.get<double>()));
       if (lax && value.is_boolean()) return true;
       return lax && value.is_string() && numeric_string(value.get_ref<const std::string&>(), true);
     case ValueType::Number:
@@ -111,7 +127,7 @@ bool matches(const json& value, ValueType type, bool lax) {
         return value.get<long long>() == 0 || value.get<long long>() == 1;
       return lax && value.is_string() && lax_bool_string(value.get_ref<const std::string&>());
     case ValueType::String:
-      return value.is_string();
+      return value.is_string() || (how == Lax::Pydantic1 && value.is_number());
     case ValueType::Array:
       return value.is_array();
     case ValueType::Object:
@@ -160,7 +176,7 @@ bool same_choice(const EnumChoice& a, const json& value) {
 }
 
 void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
-                const PointerPath& path, bool lax) {
+                const PointerPath& path, Lax lax) {
   if (facts.any_type) return;
   const auto& types = facts.types;
   if (value.is_null()) {
@@ -174,6 +190,15 @@ void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
   bool ok =
       (facts.type_mask & plain_types(value)) != 0 ||
       std::any_of(types.begin(), types.end(), [&](ValueType t) { return matches(value, t, lax); });
+  if (ok && lax == Lax::Pydantic1 && value.is_number_float() && !as_integer(value) &&
+      (facts.type_mask & plain_types(value)) == 0 && types.front() == ValueType::Integer) {
+    // pydantic 1's int() of a float: accepted, silently truncated.
+    ctx.report(path.str(), Severity::Warning, "type",
+               ctx.deepspeed() + " (pydantic 1) truncates " + show(value) + " to " +
+                   std::to_string(static_cast<long long>(value.get<double>())) +
+                   " without a word; write the integer you mean");
+    return;
+  }
   if (!ok) {
     std::string expected;
     for (const auto& t : types)
@@ -212,7 +237,8 @@ void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
     // pydantic's lax mode compares "3" with 3 as a number.
     json converted;
     const json* compared = &value;
-    if (lax && value.is_string() && numeric_string(value.get_ref<const std::string&>(), false)) {
+    if (lax != Lax::None && value.is_string() &&
+        numeric_string(value.get_ref<const std::string&>(), false)) {
       converted = std::strtod(value.get_ref<const std::string&>().c_str(), nullptr);
       compared = &converted;
     }
@@ -231,6 +257,7 @@ void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
 
 void walk_section(const Context& ctx, const json& value, const NodeFacts& facts,
                   const PointerPath& path) {
+  // Every node reached here is the release's own facts (NodeFacts::at).
   if (facts.legacy_bool && value.is_boolean()) {
     ctx.report(path.str(), Severity::Warning, "deprecated",
                std::string("the boolean form is deprecated (") +
@@ -250,26 +277,37 @@ void walk_section(const Context& ctx, const json& value, const NodeFacts& facts,
     return;
   }
   bool pydantic = facts.kind == NodeFacts::Kind::Pydantic;
+  const Lax lax = !pydantic                     ? Lax::None
+                  : ctx.has("check:pydantic-2") ? Lax::Pydantic2
+                                                : Lax::Pydantic1;
   for (const auto& [key, child] : value.get_ref<const json::object_t&>()) {
     const PointerPath child_path{&path, key};
     const NodeFacts* child_facts = facts.key(key);
+    const NodeFacts* elsewhen = nullptr;  // another release's key, not this one's
+    if (child_facts != nullptr && !child_facts->present_at(ctx.release)) {
+      elsewhen = child_facts;
+      child_facts = nullptr;
+      if (facts.kind != NodeFacts::Kind::Open && ctx.absent_keys != nullptr)
+        ctx.absent_keys->push_back(child_path.str());
+    }
     if (child_facts == nullptr) {
       if (facts.kind == NodeFacts::Kind::Open) continue;
       const std::string pointer = path.str();
       const std::string here = child_path.str();
-      std::string hint = unknown_key_hint(facts, key);
+      std::string hint = unknown_key_hint(ctx, facts, key, elsewhen);
       if (pydantic) {
         ctx.report(here, Severity::Error, "unknown-key",
-                   "\"" + key + "\" is not a key of " + pointer +
-                       ", which DeepSpeed validates strictly: it refuses the config" + hint);
+                   "\"" + key + "\" is not a key of " + pointer + ", which " + ctx.deepspeed() +
+                       " validates strictly: it refuses the config" + hint);
       } else {
         ctx.report(here, Severity::Warning, "ignored-key",
-                   "DeepSpeed does not read \"" + key + "\" " + where_in(pointer) +
+                   ctx.deepspeed() + " does not read \"" + key + "\" " + where_in(pointer) +
                        " and silently ignores it" +
                        (hint.empty() ? "; remove it if it is not a comment" : hint));
       }
       continue;
     }
+    child_facts = &child_facts->at(ctx.release);
     if (child_facts->alias) {
       const std::string here = child_path.str();
       const std::string canonical(child_facts->alias_of);
@@ -286,7 +324,7 @@ void walk_section(const Context& ctx, const json& value, const NodeFacts& facts,
                    "accepted spelling of \"" + canonical + "\"" + (legacy ? " (legacy)" : "") +
                        "; the canonical name is \"" + canonical + "\"");
       }
-      child_facts = child_facts->canonical;
+      child_facts = &child_facts->canonical->at(ctx.release);
     }
     if (child_facts->deprecated) {
       const std::string here = child_path.str();
@@ -304,7 +342,7 @@ void walk_section(const Context& ctx, const json& value, const NodeFacts& facts,
     if (child_facts->section) {
       walk_section(ctx, child, *child_facts, child_path);
     } else {
-      check_leaf(ctx, child, *child_facts, child_path, pydantic);
+      check_leaf(ctx, child, *child_facts, child_path, lax);
     }
   }
 }

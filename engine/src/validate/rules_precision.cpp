@@ -70,7 +70,14 @@ void check_precision(const Context& ctx) {
   for (const auto& m : masters) {
     if (m.section == nullptr || !is_true(*m.section, m.key)) continue;
     std::string pointer = pointer_join(m.pointer, m.key);
-    if (ctx.stage == 0) {
+    const bool fp16_key = std::string_view(m.key) == "fp16_master_weights_and_grads";
+    if (fp16_key && ctx.stage != 2 && ctx.has("check:fp16-master-weights-stage-2-only")) {
+      ctx.report(pointer, Severity::Error, "master-weights",
+                 std::string(m.key) + " is only supported with ZeRO stage 2 in " + ctx.deepspeed() +
+                     " (\"only supported with ZeRO Stage 2 for now\"; " +
+                     "stages 1-3 from 0.18.3 on); it refuses it at stage " +
+                     std::to_string(ctx.stage));
+    } else if (ctx.stage == 0) {
       ctx.report(
           pointer, Severity::Error, "master-weights",
           std::string(m.key) +

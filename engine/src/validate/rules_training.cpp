@@ -128,12 +128,19 @@ bool takes(const json& cls, const std::string& key) {
   return params != nullptr && listed(*params, key);
 }
 
+// The entry of `name` (lower case) among DeepSpeed's own optimizers in the release, or nullptr.
+const json* own_optimizer(const Context& ctx, const json& optimizers, const std::string& name) {
+  const json* entry = member(*member(optimizers, "types"), name);
+  if (entry == nullptr || !entry->is_object() || !ctx.has("optimizer:" + name)) return nullptr;
+  return entry;
+}
+
 // optimizer.params against the constructor of the class DeepSpeed builds.
 void check_optimizer_params(const Context& ctx, const json& optimizers, const std::string& type,
                             const json& params) {
-  const json* entry = member(*member(optimizers, "types"), lower(type));
+  const json* entry = own_optimizer(ctx, optimizers, lower(type));
   // A torch.optim class: its keywords depend on the torch release.
-  if (entry == nullptr || !entry->is_object()) return;
+  if (entry == nullptr) return;
   const std::string name = lower(type);
   Built built = built_class(ctx.config, *entry, name, params);
   const json& classes = *member(optimizers, "classes");
@@ -216,21 +223,24 @@ void check_optimizer_params(const Context& ctx, const json& optimizers, const st
 bool check_optimizer_type(const Context& ctx, const json& lists, const std::string& written) {
   std::string name = lower(written);
   const json& types = *member(lists, "types");
-  const json* entry = member(types, name);
+  const json* entry = own_optimizer(ctx, lists, name);
   const json& torch_names = *member(*member(lists, "torch_optim"), "names");
-  if ((entry == nullptr || !entry->is_object()) && !listed(torch_names, written)) {
+  if (entry == nullptr && !listed(torch_names, written)) {
     std::vector<std::string> candidates = names_of(torch_names);
     for (const auto& [key, each] : types.items()) {
-      if (each.is_object()) candidates.push_back(key);
+      if (each.is_object() && ctx.has("optimizer:" + key)) candidates.push_back(key);
     }
     ctx.report("/optimizer/type", Severity::Error, "optimizer-type",
-               "\"" + written +
-                   "\" is not one of DeepSpeed's optimizers, so DeepSpeed looks it up in "
+               "\"" + written + "\" is not one of " + ctx.deepspeed() +
+                   "'s optimizers, so DeepSpeed looks it up in "
                    "torch.optim as written and fails at initialize (AttributeError)" +
                    type_suggestion(written, candidates));
     return false;
   }
   if (ctx.stage == 0) return true;
+  // A name the release does not know as its own is a torch.optim class, untested under ZeRO
+  // (the lists hold DeepSpeed's own names, lower case).
+  if (entry == nullptr) name = written;
   if (listed(*member(lists, "zero_incompatible"), name)) {
     ctx.report("/optimizer/type", Severity::Error, "optimizer-zero",
                "\"" + written + "\" cannot be used with ZeRO (stage " + std::to_string(ctx.stage) +
@@ -272,15 +282,19 @@ void check_scheduler(const Context& ctx) {
   const std::string& name = type->get_ref<const std::string&>();
   const json& known = schema_part(SchemaPart::Schedulers);
   const json& ours = *member(known, "deepspeed");
-  const json* signature = member(ours, name);
+  const json* signature = ctx.has("scheduler:" + name) ? member(ours, name) : nullptr;
   const json& torch_names = *member(*member(known, "torch_lr_scheduler"), "names");
   if (signature == nullptr && !listed(torch_names, name)) {
     std::vector<std::string> candidates = names_of(torch_names);
-    for (const auto& [key, entry] : ours.items()) candidates.push_back(key);
+    std::string own;
+    for (const auto& [key, entry] : ours.items()) {
+      if (!ctx.has("scheduler:" + key)) continue;
+      candidates.push_back(key);
+      own += (own.empty() ? "" : ", ") + key;
+    }
     ctx.report("/scheduler/type", Severity::Error, "scheduler-type",
-               "\"" + name +
-                   "\" is neither a DeepSpeed scheduler (LRRangeTest, OneCycle, WarmupLR, "
-                   "WarmupDecayLR, WarmupCosineLR) nor one of torch.optim.lr_scheduler: "
+               "\"" + name + "\" is neither a " + ctx.deepspeed() + " scheduler (" + own +
+                   ") nor one of torch.optim.lr_scheduler: "
                    "DeepSpeed fails at initialize (\"DeepSpeed does not recognize LR "
                    "scheduler\")" +
                    type_suggestion(name, candidates));
@@ -324,7 +338,7 @@ void check_scheduler(const Context& ctx) {
                                              : "; add it (the constructor has no default for it)"));
     }
   }
-  if (listed(*member(known, "warmup"), name)) {
+  if (listed(*member(known, "warmup"), name) && ctx.has("check:warmup-positive-integer")) {
     const json* steps = member(params, "warmup_num_steps");
     if (steps != nullptr && !is_auto(*steps) &&
         !(steps->is_number_integer() && steps->get<long long>() > 0)) {

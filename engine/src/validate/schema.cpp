@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The schema data as JSON (the whole of it for deepspeed_schema_data(), parsed once; a part
-// for the rules that read JSON, parsed on first use) and the small helpers every rule family
-// uses to walk the config. The facts of the schema's nodes are generated tables
+// The schema data as JSON (the whole of it for deepspeed_schema_data(), parsed once, and as one
+// release saw it; a part for the rules that read JSON, parsed on first use) and the small helpers
+// every rule family uses to walk the config. The facts of the schema's nodes are generated tables
 // (schema_facts.hpp).
 #include <algorithm>
 #include <array>
@@ -10,6 +10,7 @@
 
 #include "rules.hpp"
 #include "text_helpers.hpp"
+#include "validate/release_history.hpp"
 #include "validate/schema_text.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/values.hpp"
@@ -20,6 +21,14 @@ const nlohmann::ordered_json& deepspeed_schema_data() {
   // The text is compiled in and checked by a test, so a parse failure here is a build bug.
   static const nlohmann::ordered_json data = nlohmann::ordered_json::parse(validate::schema_text());
   return data;
+}
+
+nlohmann::ordered_json deepspeed_schema_data_at(std::string_view version) {
+  const validate::ReleaseIndex release = validate::require_release(version);
+  // compile_schema read the same history at build time, so it reads here too.
+  static const validate::history::History history =
+      validate::history::read(deepspeed_schema_data());
+  return validate::history::data_at(deepspeed_schema_data(), history, release);
 }
 
 }  // namespace zf
@@ -117,6 +126,11 @@ bool enabled_true(const json* section) {
 bool is_true(const json& object, std::string_view key) {
   const json* value = member(object, key);
   return value != nullptr && value->is_boolean() && value->get<bool>();
+}
+
+std::string Context::deepspeed() const {
+  return release == newest_release() ? std::string("DeepSpeed")
+                                     : "DeepSpeed " + std::string(version_of(release));
 }
 
 void Context::report(std::string pointer, Severity severity, const char* rule,

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // What the validator knows about each node of the schema data, as constant tables that
 // engine/tools/compile_schema.cpp writes from deepspeed_schema.json at build time: a process
-// pays nothing to load them, and a walk over a config never searches JSON.
+// pays nothing to load them, and a walk over a config never searches JSON. One table serves
+// every DeepSpeed release: a node says which releases have it and what it was before a change.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -23,6 +25,33 @@ struct EnumChoice {
   std::string_view string;  ///< Kind::String
   double number = 0;        ///< Kind::Number
   bool boolean = false;     ///< Kind::Boolean
+};
+
+/// A DeepSpeed release, by its position among releases() (oldest first).
+using ReleaseIndex = std::uint8_t;
+
+/// Releases [since, until) (a key's or a feature's presence).
+struct ReleaseRange {
+  ReleaseIndex since = 0;
+  ReleaseIndex until = 0;
+  bool contains(ReleaseIndex release) const { return release >= since && release < until; }
+};
+
+/// True when `ranges` hold `release`; no ranges at all means every release.
+inline bool in_releases(std::span<const ReleaseRange> ranges, ReleaseIndex release) {
+  if (ranges.empty()) return true;
+  for (const ReleaseRange& range : ranges) {
+    if (range.contains(release)) return true;
+  }
+  return false;
+}
+
+struct NodeFacts;
+
+/// A node's facts before release `until` (its default or kind changed then).
+struct NodeEra {
+  ReleaseIndex until = 0;
+  const NodeFacts* facts = nullptr;
 };
 
 /// A key DeepSpeed used to read in a section, and what became of it (`removed`).
@@ -63,15 +92,46 @@ struct NodeFacts {
   std::optional<std::string_view> default_text;  ///< `default` as JSON text
   std::span<const RemovedKey> removed;           ///< a section's `removed` keys
   KeyIndex keys;                                 ///< a section's `keys`
+  std::span<const ReleaseRange>
+      releases;                   ///< where it (and its section) exists; empty: every release
+  std::span<const NodeEra> eras;  ///< older facts, `until` ascending
 
-  /// The facts of the section's key `name`, or nullptr for a key it does not have.
+  /// The facts of the section's key `name`, or nullptr for a key no release has. A key some
+  /// release lacks says so by present_at.
   const NodeFacts* key(std::string_view name) const { return keys.find(name); }
+  /// True when DeepSpeed `release` has this key (its parent being read).
+  bool present_at(ReleaseIndex release) const { return in_releases(releases, release); }
+  /// The facts as release `release` saw them.
+  const NodeFacts& at(ReleaseIndex release) const {
+    for (const NodeEra& era : eras) {
+      if (release < era.until) return *era.facts;
+    }
+    return *this;
+  }
   /// True when the key acts at ZeRO stage `stage`.
   bool acts_at(int stage) const { return (stage_mask >> stage & 1U) != 0; }
 };
 
 /// The facts of the schema's root: the config's top level.
 const NodeFacts& root_facts();
+
+/// One DeepSpeed release the schema data knows (its "releases" block).
+struct ReleaseFacts {
+  std::string_view version;
+  std::string_view commit;
+};
+/// Every release, oldest first; the last is the newest (the one the schema data describes).
+std::span<const ReleaseFacts> releases();
+
+/// Something besides config keys that some releases have: a DeepSpeed optimizer or scheduler
+/// name ("optimizer:muon", "scheduler:WarmupCosineLR") or a check a rule follows
+/// ("check:warmup-positive-integer"), with the releases it exists in.
+struct FeatureFacts {
+  std::string_view name;
+  std::span<const ReleaseRange> releases;
+};
+/// The features whose presence changed; any other feature exists in every release.
+std::span<const FeatureFacts> features();
 
 /// The parts of the schema data that rules read as JSON, parsed on first use.
 enum class SchemaPart { Optimizers, Schedulers, HfTrainer, NativeAuto };

@@ -21,16 +21,32 @@ const char* severity_name(Severity severity) noexcept {
 std::vector<Finding> validate_config(const nlohmann::ordered_json& config,
                                      const ValidateOptions& options, const std::string& file) {
   std::vector<Finding> findings;
+  std::vector<std::string> absent;
   validate::Context ctx{config, options, file, findings, 0};
+  ctx.release = validate::require_release(options.deepspeed_version);
+  ctx.absent_keys = &absent;
   ctx.stage = config.is_object() ? validate::zero_stage(config) : 0;
   validate::check_keys(ctx);
   if (!config.is_object()) return findings;
-  validate::check_auto(ctx);
-  validate::check_batch(ctx);
-  validate::check_zero(ctx);
-  validate::check_precision(ctx);
-  validate::check_training(ctx);
-  if (options.against) validate::check_against_args(ctx, *options.against);
+  // Keys the release lacks do nothing there (ignored) or stop it (refused, reported above):
+  // the other rules judge the config as that release reads it, without them. A copy is made
+  // only for a config that has such keys.
+  nlohmann::ordered_json pruned;
+  if (!absent.empty()) {
+    pruned = config;
+    for (auto it = absent.rbegin(); it != absent.rend(); ++it) {
+      nlohmann::ordered_json::json_pointer pointer(*it);
+      pruned.at(pointer.parent_pointer()).erase(pointer.back());
+    }
+  }
+  validate::Context rest{absent.empty() ? config : pruned, options, file, findings, ctx.stage};
+  rest.release = ctx.release;
+  validate::check_auto(rest);
+  validate::check_batch(rest);
+  validate::check_zero(rest);
+  validate::check_precision(rest);
+  validate::check_training(rest);
+  if (options.against) validate::check_against_args(rest, *options.against);
   return findings;
 }
 
@@ -55,6 +71,10 @@ ValidateOptions validate_options_from_values(const nlohmann::ordered_json& value
     }
   }
   options.hf = validate::is_true(values, "hf_auto");
+  if (const nlohmann::ordered_json* version = validate::member(values, "deepspeed_version");
+      version != nullptr && version->is_string()) {
+    options.deepspeed_version = version->get<std::string>();
+  }
   return options;
 }
 

@@ -144,6 +144,7 @@ TEST_F(DeepSpeedTemplatesTest, MatchesEveryGoldenCaseAndDeepSpeedsRules) {
     ValidateOptions options;
     options.world_size = check.facts.world_size;
     options.hf = check.facts.hf_auto;
+    options.deepspeed_version = values.value("deepspeed_version", "");  // as generate does
     for (const auto& finding : validate_config(config, options, dir.filename().string())) {
       // HF mode keeps the reference's WarmupLR "auto" steps: the Trainer needs --warmup_steps
       // (docs/quickstart.md); every other finding is a template bug.
@@ -220,12 +221,118 @@ TEST_F(DeepSpeedTemplatesTest, TheTemplateItselfRefusesSilentlyIgnoredCombinatio
            "zero": {"quantized_gradients": true}})",
        "zero.quantized_gradients needs whole nodes: world_size 12 is not a multiple of "
        "gpus_per_node 8"},
+      {R"({"stage": 2, "zero": {"log_trace_cache_warnings": true}})",
+       "zero.log_trace_cache_warnings takes effect only at stage 3 (stage=2)"},
+      {R"({"stage": 3, "deepspeed_version": "0.16.2", "zero": {"log_trace_cache_warnings": true}})",
+       "zero.log_trace_cache_warnings needs DeepSpeed 0.16.4 or newer; deepspeed_version is "
+       "0.16.2"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.values);
     EXPECT_EQ(render_error("deepspeed/config.json.j2", Json::parse(c.values)),
               std::string("'dict object' has no attribute 'zeroforge refuses these values: ") +
                   c.message + "'");
+  }
+}
+
+// Every golden case rendered for every DeepSpeed release zeroforge knows, each judged by its
+// own release: a key that release does not read (refused in a strict section, ignored
+// elsewhere) or any other finding is a template bug. A new release in the schema data is
+// covered without a change here.
+TEST_F(DeepSpeedTemplatesTest, WritesOnlyKeysTheReleaseReads) {
+  fs::path golden = kSource / "tests" / "golden" / "deepspeed";
+  std::vector<Json> cases;
+  for (const auto& entry : fs::directory_iterator(golden)) {
+    cases.push_back(parse_json_text(read_file(entry.path() / "values.json"), "values.json"));
+  }
+  for (const std::string& version : deepspeed_versions()) {
+    for (Json values : cases) {
+      SCOPED_TRACE(version + " " + values.dump());
+      const bool trace =
+          values.contains("zero") && values.at("zero").value("log_trace_cache_warnings", false);
+      if (trace && !deepspeed_has_key("/zero_optimization/log_trace_cache_warnings", version))
+        continue;  // refused before rendering (ReleaseFeaturesAreRefusedBeforeRendering)
+      values["deepspeed_version"] = version;
+      ContractCheck check;
+      Json config = render("deepspeed/config.json.j2", values, &check);
+      ASSERT_TRUE(check.ok()) << check.problems.front().what();
+      ValidateOptions options;
+      options.world_size = check.facts.world_size;
+      options.hf = check.facts.hf_auto;
+      options.deepspeed_version = version;
+      for (const auto& finding : validate_config(config, options, "config.json")) {
+        if (check.facts.hf_auto && finding.rule == "hf-warmup-auto") continue;
+        ADD_FAILURE() << format_finding(finding);
+      }
+    }
+  }
+}
+
+TEST_F(DeepSpeedTemplatesTest, AioNamesItsThreadsAsTheReleaseDoes) {
+  // DeepSpeed 0.16.4 renamed aio.thread_count to intra_op_parallelism (swap_tensor/constants.py).
+  const Json values = {{"stage", 3},
+                       {"offload_param", "nvme"},
+                       {"nvme_path", "/local_nvme"},
+                       {"aio", {{"intra_op_parallelism", 4}}}};
+  struct Case {
+    const char* version;  // "" = the default, the newest
+    const char* key;
+  };
+  for (const Case& c : {Case{"0.12.0", "thread_count"}, Case{"0.16.3", "thread_count"},
+                        Case{"0.16.4", "intra_op_parallelism"}, Case{"", "intra_op_parallelism"}}) {
+    SCOPED_TRACE(c.version);
+    Json asked = values;
+    if (*c.version != '\0') asked["deepspeed_version"] = c.version;
+    const Json aio = render("deepspeed/config.json.j2", asked).at("aio");
+    EXPECT_EQ(aio.at(c.key), 4);
+    EXPECT_EQ(aio.size(), 5u) << aio.dump();
+  }
+}
+
+TEST_F(DeepSpeedTemplatesTest, ReleaseFeaturesAreRefusedBeforeRendering) {
+  struct Case {
+    const char* values;
+    const char* pointer;
+    const char* message;  // "" = accepted
+  };
+  const Case cases[] = {
+      {R"({"stage": 3, "deepspeed_version": "0.16.2", "zero": {"log_trace_cache_warnings": true}})",
+       "/zero/log_trace_cache_warnings",
+       "zero.log_trace_cache_warnings needs DeepSpeed 0.16.4 or newer; deepspeed_version is "
+       "0.16.2"},
+      {R"({"stage": 3, "deepspeed_version": "0.16.4", "zero": {"log_trace_cache_warnings": true}})",
+       "", ""},
+      {R"({"stage": 3, "zero": {"log_trace_cache_warnings": true}})", "", ""},  // the newest
+      {R"({"stage": 3, "deepspeed_version": "0.12.0", "zero": {"log_trace_cache_warnings": false}})",
+       "", ""},  // not asked for
+      {R"({"stage": 2, "zero": {"log_trace_cache_warnings": true}})",
+       "/zero/log_trace_cache_warnings",
+       "zero.log_trace_cache_warnings takes effect only at ZeRO stage 3 (its parameter "
+       "coordinator keeps the trace cache), but stage=2 (values file values.json); DeepSpeed would "
+       "silently ignore it"},
+      {R"({"deepspeed_version": "0.11.2"})", "/deepspeed_version",
+       "deepspeed_version: unknown DeepSpeed version \"0.11.2\"; zeroforge knows 0.12.0-0.12.6, "
+       "0.13.0-0.13.5, 0.14.0-0.14.5, 0.15.0-0.15.4, 0.16.0-0.16.9, 0.17.0-0.17.6, "
+       "0.18.0-0.18.9, 0.19.0-0.19.6"},
+      {R"({"deepspeed_version": 0.16})", "/deepspeed_version",
+       "deepspeed_version must be a DeepSpeed release such as \"0.19.6\" (a string) or null for "
+       "the newest, got 0.16"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.values);
+    SourcedValues layered;
+    for (const auto& layer : load_template_defaults(env_, "deepspeed/config.json.j2").layers)
+      layered.apply(layer);
+    layered.apply(Layer{
+        {LayerKind::ValuesFile, "values.json"}, Json::parse(c.values), "values.json", "", ""});
+    ContractCheck check = check_deepspeed_values(layered.merged(), &layered);
+    if (*c.message == '\0') {
+      EXPECT_TRUE(check.ok()) << check.problems.front().what();
+      continue;
+    }
+    ASSERT_EQ(check.problems.size(), 1u) << check.problems.front().what();
+    EXPECT_EQ(check.problems[0].json_pointer(), c.pointer);
+    EXPECT_EQ(check.problems[0].message(), c.message);
   }
 }
 

@@ -31,7 +31,30 @@ TEST(SchemaJsonTest, IsDraft2020WithStrictPydanticSections) {
   EXPECT_FALSE(
       schema.at("properties").at("bfloat16").at("properties").at("enabled").contains("anyOf"));
   EXPECT_EQ(schema.at("properties").size(),
-            zf::deepspeed_schema_data().at("root").at("keys").size());
+            zf::deepspeed_schema_data_at().at("root").at("keys").size());
+  EXPECT_EQ(schema.at("x-deepspeed-version"), zf::deepspeed_versions().back());
+}
+
+// An older release's schema: the keys it lacks are left out (so forbidden where its models
+// forbid extras), sections it read with .get allow anything, defaults are its own.
+TEST(SchemaJsonTest, DescribesTheReleaseAsked) {
+  const json old = zf::deepspeed_json_schema("0.14.5");
+  EXPECT_EQ(old.at("x-deepspeed-version"), "0.14.5");
+  EXPECT_EQ(old.at("x-deepspeed-commit"), "eb07d41f959bda6c76b106c1c1c40493720b2fb8");
+  const json& zero = old.at("properties").at("zero_optimization").at("anyOf").at(0);
+  EXPECT_FALSE(zero.at("properties").contains("log_trace_cache_warnings"));
+  EXPECT_TRUE(zero.at("properties").contains("stage3_use_all_reduce_for_fetch_params"));
+  EXPECT_EQ(zero.at("additionalProperties"), false);
+  EXPECT_FALSE(
+      zero.at("properties").at("offload_optimizer").at("properties").contains("super_offload"));
+  EXPECT_EQ(old.at("properties").at("fp16").at("additionalProperties"), true);  // .get until 0.17.1
+  // 1.0 from 0.19.3 on (the HF Trainer fills it: "auto" is the other choice)
+  EXPECT_EQ(old.at("properties").at("gradient_clipping").at("anyOf").at(0).at("default"), 0.0);
+  EXPECT_FALSE(old.at("properties").contains("gradient_allreduce_op"));
+  EXPECT_TRUE(old.at("properties").contains("eigenvalue"));
+  const json newest = zf::deepspeed_json_schema();
+  EXPECT_EQ(newest.at("properties").at("fp16").at("additionalProperties"), false);
+  EXPECT_FALSE(newest.at("properties").contains("eigenvalue"));
 }
 
 // Runs Python's jsonschema over `files`; returns file -> "valid"/"invalid", or nothing when

@@ -227,6 +227,11 @@ TEST(ValidateRulesTest, OptionsFromTemplateValues) {
   EXPECT_EQ(zf::validate_options_from_values({{"world_size", 4}, {"gpus_per_node", 8}}).world_size,
             4);
   EXPECT_FALSE(zf::validate_options_from_values({{"stage", 3}}).world_size.has_value());
+  // The release the templates wrote for is the one the output is judged by; null: the newest.
+  EXPECT_EQ(zf::validate_options_from_values({{"deepspeed_version", "0.16.2"}}).deepspeed_version,
+            "0.16.2");
+  EXPECT_EQ(zf::validate_options_from_values({{"deepspeed_version", nullptr}}).deepspeed_version,
+            "");
 }
 
 TEST(ValidateRulesTest, OptionsFromTemplateValuesTakeOnlyIntegers) {

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,8 +41,11 @@ ValueType type_named(const std::string& name) {
   return ValueType::Any;
 }
 
-// Compares one node's facts with its JSON, then its keys', recursively.
-void expect_facts(const json& raw, const NodeFacts& facts, const std::string& where, int& nodes) {
+// Compares one node's facts with its JSON, then its keys', recursively. With a `release`, the
+// JSON is the data as that release saw it (deepspeed_schema_data_at) and the facts are the
+// tables' for it: only the keys present then, each as it was then (NodeFacts::at).
+void expect_facts(const json& raw, const NodeFacts& facts, const std::string& where, int& nodes,
+                  std::optional<zf::validate::ReleaseIndex> release = std::nullopt) {
   SCOPED_TRACE(where);
   ++nodes;
   const json node = resolved(raw);
@@ -118,17 +123,22 @@ void expect_facts(const json& raw, const NodeFacts& facts, const std::string& wh
     ++r;
   }
   const json keys = node.value("keys", json::object());
-  ASSERT_EQ(facts.keys.ordered.size(), keys.size());
+  std::vector<zf::validate::KeySlot> present;
+  for (const auto& slot : facts.keys.ordered) {
+    if (!release || slot.facts->present_at(*release)) present.push_back(slot);
+  }
+  ASSERT_EQ(present.size(), keys.size());
   std::size_t k = 0;
   for (const auto& [name, child] : keys.items()) {
-    EXPECT_EQ(facts.keys.ordered[k].name, name);
+    EXPECT_EQ(present[k].name, name);
     const NodeFacts* child_facts = facts.key(name);
     ASSERT_NE(child_facts, nullptr) << name;
-    EXPECT_EQ(child_facts, facts.keys.ordered[k].facts);
+    EXPECT_EQ(child_facts, present[k].facts);
     if (child.is_object() && child.contains("alias_of")) {
       EXPECT_EQ(child_facts->canonical, facts.key(child.at("alias_of").get<std::string>()));
     }
-    expect_facts(child, *child_facts, where + "/" + name, nodes);
+    expect_facts(child, release ? child_facts->at(*release) : *child_facts, where + "/" + name,
+                 nodes, release);
     ++k;
   }
   EXPECT_EQ(facts.key("no such key"), nullptr);
@@ -138,6 +148,51 @@ TEST(SchemaFactsTest, EveryNodeSaysWhatTheDataSays) {
   int nodes = 0;
   expect_facts(zf::deepspeed_schema_data().at("root"), zf::validate::root_facts(), "/root", nodes);
   EXPECT_GT(nodes, 250);  // the whole tree was walked (278 nodes today), not a corner of it
+}
+
+// The tables serve every release: for each one, the keys present and their facts are the
+// data's as that release saw it (the newest facts with the release history applied).
+TEST(SchemaFactsTest, EveryReleaseSeesWhatTheDataSays) {
+  const auto& versions = zf::deepspeed_versions();
+  ASSERT_EQ(zf::validate::releases().size(), versions.size());
+  for (std::size_t r = 0; r < versions.size(); ++r) {
+    SCOPED_TRACE(versions[r]);
+    const auto release = static_cast<zf::validate::ReleaseIndex>(r);
+    const json data = zf::deepspeed_schema_data_at(versions[r]);
+    EXPECT_EQ(data.at("deepspeed").at("version"), versions[r]);
+    EXPECT_EQ(data.at("deepspeed").at("commit"), zf::validate::releases()[r].commit);
+    int nodes = 0;
+    expect_facts(data.at("root"), zf::validate::root_facts().at(release), "/root", nodes, release);
+    EXPECT_GT(nodes, 180);  // 189 in 0.12.0: the whole tree was walked
+  }
+}
+
+// Features (DeepSpeed's optimizer and scheduler names, checks) exist where the history says.
+TEST(SchemaFactsTest, FeaturesFollowTheHistory) {
+  const json& releases = zf::deepspeed_schema_data().at("releases");
+  std::map<std::string, std::vector<std::pair<std::string, bool>>> events;
+  for (const auto& change : releases.at("changes")) {
+    for (const char* field : {"added", "removed"}) {
+      for (const auto& name : change.value(field, json::array())) {
+        if (!name.get<std::string>().starts_with("/"))
+          events[name.get<std::string>()].emplace_back(change.at("release").get<std::string>(),
+                                                       std::string(field) == "added");
+      }
+    }
+  }
+  ASSERT_FALSE(events.empty());
+  const auto& versions = zf::deepspeed_versions();
+  for (const auto& [name, list] : events) {
+    SCOPED_TRACE(name);
+    bool present = !list.front().second;  // present from the oldest unless first added
+    std::size_t next = 0;
+    for (std::size_t r = 0; r < versions.size(); ++r) {
+      if (next < list.size() && list[next].first == versions[r]) present = list[next++].second;
+      EXPECT_EQ(zf::validate::feature_at(name, static_cast<zf::validate::ReleaseIndex>(r)), present)
+          << versions[r];
+    }
+  }
+  EXPECT_TRUE(zf::validate::feature_at("optimizer:adam", 0));  // never changed: every release
 }
 
 TEST(SchemaFactsTest, TheJsonPartsAreTheData) {
@@ -159,7 +214,9 @@ struct CompileCase {
 };
 
 TEST(SchemaFactsTest, CompileSchemaRefusesDataTheValidatorCannotUse) {
-  const char* parts = R"("optimizers": {}, "schedulers": {}, "hf_trainer": {}, "native_auto": {})";
+  const char* parts = R"("optimizers": {}, "schedulers": {}, "hf_trainer": {}, "native_auto": {},
+      "releases": {"known": [{"version": "0.1.0", "commit": "c1"}, {"version": "0.2.0", "commit": "c2"}],
+                   "changes": []})";
   const CompileCase cases[] = {
       {"unknown type", R"({"root": {"keys": {"a": {"type": "int"}}}, "sections": {}, %})",
        "/root/keys/a/type: unknown type \"int\""},
@@ -171,7 +228,51 @@ TEST(SchemaFactsTest, CompileSchemaRefusesDataTheValidatorCannotUse) {
        "/root/keys/a/$ref: no section \"s\""},
       {"unknown kind", R"({"root": {"kind": "strict"}, "sections": {}, %})",
        "/root/kind: unknown kind \"strict\""},
-      {"missing part", R"({"root": {}, "sections": {}})", "/optimizers: missing"},
+      {"missing part",
+       R"({"root": {}, "sections": {}, "releases": {"known": [{"version": "0.1.0", "commit": "c"}], "changes": []}})",
+       "/optimizers: missing"},
+      // The release history (release_history.hpp).
+      {"no history", R"({"root": {}, "sections": {}})", "/releases: missing"},
+      {"no releases", R"({"root": {}, "sections": {}, "releases": {"known": [], "changes": []}})",
+       "/releases/known: expected the releases, oldest first"},
+      {"malformed version",
+       R"({"root": {}, "sections": {}, "releases": {"known": [{"version": "0.16", "commit": "c"}], "changes": []}})",
+       "/releases/known/0/version: \"0.16\" is not X.Y.Z"},
+      {"releases out of order",
+       R"({"root": {}, "sections": {}, "releases": {"known": [{"version": "0.10.0", "commit": "a"},
+          {"version": "0.9.1", "commit": "b"}], "changes": []}})",
+       "/releases/known/1/version: 0.9.1 does not follow 0.10.0"},
+      {"another newest release",
+       R"({"root": {}, "sections": {}, "deepspeed": {"version": "0.3.0"},
+          "releases": {"known": [{"version": "0.2.0", "commit": "b"}], "changes": []}})",
+       "/deepspeed/version: the data describes 0.3.0 but the newest release in /releases/known is "
+       "0.2.0"},
+      {"change at an unknown release",
+       R"({"root": {"keys": {"a": {}}}, "sections": {}, "releases": {"known": [{"version": "0.1.0", "commit": "a"}],
+          "changes": [{"release": "0.1.1", "added": ["/a"]}]}})",
+       "/releases/changes/0/release: \"0.1.1\" is not in /releases/known"},
+      {"change in the oldest release",
+       R"({"root": {"keys": {"a": {}}}, "sections": {}, "releases": {"known": [{"version": "0.1.0", "commit": "a"}],
+          "changes": [{"release": "0.1.0", "added": ["/a"]}]}})",
+       "/releases/changes/0/release: 0.1.0 is not after the release before it"},
+      {"a key the data lacks",
+       R"({"root": {"keys": {"a": {}}}, "sections": {}, "releases": {"known": [{"version": "0.1.0", "commit": "a"},
+          {"version": "0.2.0", "commit": "b"}], "changes": [{"release": "0.2.0", "added": ["/b"]}]}})",
+       "/releases/changes/0/added/0: the data has no key /b"},
+      {"neither key nor feature",
+       R"({"root": {}, "sections": {}, "releases": {"known": [{"version": "0.1.0", "commit": "a"},
+          {"version": "0.2.0", "commit": "b"}], "changes": [{"release": "0.2.0", "removed": ["muon"]}]}})",
+       "/releases/changes/0/removed/0: \"muon\" is neither a JSON pointer nor optimizer:, "
+       "scheduler: or check:"},
+      {"added twice",
+       R"({"root": {"keys": {"a": {}}}, "sections": {}, "releases": {"known": [{"version": "0.1.0", "commit": "a"},
+          {"version": "0.2.0", "commit": "b"}, {"version": "0.3.0", "commit": "c"}],
+          "changes": [{"release": "0.2.0", "added": ["/a"]}, {"release": "0.3.0", "added": ["/a"]}]}})",
+       "/releases/changes: /a is added in 0.3.0 but is there already"},
+      {"a change that does not end at the data",
+       R"({"root": {"keys": {"a": {"default": 2}}}, "sections": {}, "releases": {"known": [{"version": "0.1.0", "commit": "a"},
+          {"version": "0.2.0", "commit": "b"}], "changes": [{"release": "0.2.0", "changed": {"/a": {"default": [1, 3]}}}]}})",
+       "/releases/changes/0/changed/~1a/default: the value after 0.2.0 is 2 in the data, not 3"},
   };
   zf::test::TempDir dir;
   for (const auto& c : cases) {
