@@ -420,6 +420,17 @@ class Checker {
     return ok;
   }
 
+  // Bit i set for each name of the (checked) list `v` that is allowed[i].
+  template <std::size_t N>
+  static std::uint32_t name_bits(const Value& v, const std::array<std::string_view, N>& allowed) {
+    std::uint32_t bits = 0;
+    for (const Value& item : v.as_list()) {
+      auto at = std::find(allowed.begin(), allowed.end(), item.as_string());
+      bits |= std::uint32_t{1} << (at - allowed.begin());
+    }
+    return bits;
+  }
+
   // A list in hf_auto names keys the template then writes as "auto": each must be one it
   // writes (a key it does not write would be "auto" nowhere, silently).
   void check_hf_keys() {
@@ -483,14 +494,17 @@ class Checker {
                                  "Trainer fills (docs/values.md)",
                                  "a key the HF Trainer fills (docs/values.md)")) {
         result_.facts.hf_auto = true;
+        result_.facts.auto_keys = name_bits(*v, kTrainerKeys);
       }
     }
     check_scalar(known("wall_clock_breakdown"), Type::Bool, true);
     if (const Value* v = get(known("batch_keys"))) {
-      check_name_list("/batch_keys", *v, kBatchKeys,
-                      "batch_keys must be a list of train_batch_size, "
-                      "train_micro_batch_size_per_gpu, gradient_accumulation_steps",
-                      "a batch key the template writes", true);
+      if (check_name_list("/batch_keys", *v, kBatchKeys,
+                          "batch_keys must be a list of train_batch_size, "
+                          "train_micro_batch_size_per_gpu, gradient_accumulation_steps",
+                          "a batch key the template writes", true)) {
+        result_.facts.batch_keys = static_cast<std::uint8_t>(name_bits(*v, kBatchKeys));
+      }
     }
     if (const Value* v = get(known("extra")); v && !v->is_none() && !v->is_dict()) {
       fail("/extra",
@@ -797,6 +811,16 @@ class Checker {
 };
 
 }  // namespace
+
+const std::vector<std::string_view>& deepspeed_batch_keys() {
+  static const std::vector<std::string_view> keys(kBatchKeys.begin(), kBatchKeys.end());
+  return keys;
+}
+
+const std::vector<std::string_view>& trainer_filled_keys() {
+  static const std::vector<std::string_view> keys(kTrainerKeys.begin(), kTrainerKeys.end());
+  return keys;
+}
 
 ContractCheck check_deepspeed_values(const nlohmann::ordered_json& values,
                                      const SourcedValues* sources) {
