@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "diagnostic_printer.hpp"
 #include "import/importer.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
@@ -79,13 +80,14 @@ int run_import(const std::vector<std::string>& args) {
   if (format == "json") {
     std::cout << to_json_text(findings_to_json(result.findings));
   } else {
-    for (const auto& f : result.findings) std::cout << format_finding(f) << '\n';
+    for (const auto& f : result.findings) print_message(std::cout, format_finding(f));
     std::cout << plural(result.configs.size(), "config") << ": " << plural(errors, "error") << ", "
               << plural(warnings, "warning") << ", " << plural(notes, "note") << '\n';
-    std::cout << "zeroforge: wrote family '" << result.family.at("name").get<std::string>()
-              << "' to " << output << ": " << plural(result.configs.size(), "member") << ", "
-              << plural(result.shared_values, "shared value") << ", " << plural(carried, "key")
-              << " carried as written (extra)\n";
+    print_message(std::cout, "zeroforge: wrote family '" +
+                                 result.family.at("name").get<std::string>() + "' to " + output +
+                                 ": " + plural(result.configs.size(), "member") + ", " +
+                                 plural(result.shared_values, "shared value") + ", " +
+                                 plural(carried, "key") + " carried as written (extra)");
   }
   return errors > 0 ? kFindings : kSuccess;
 }

@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
+#include "diagnostic_printer.hpp"
 #include "plugin_options.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/family.hpp"
@@ -23,13 +24,25 @@ bool is_entry_template(const std::string& name) {
   return name.ends_with(".j2") && name.find("partials/") == std::string::npos;
 }
 
-std::vector<fs::path> json_files(const fs::path& dir) {
+// A directory zeroforge ships that is not there is an error: a listing of nothing would read
+// as "nothing ships".
+void require_directory(const fs::path& dir, const char* what) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw Error(ErrorKind::Io, std::string("the ") + what + " directory '" + dir.string() +
+                                   "' does not exist (set ZEROFORGE_DATA_DIR to where zeroforge's "
+                                   "share/zeroforge is, or reinstall)");
+  }
+}
+
+std::vector<fs::path> json_files(const fs::path& dir, const char* what) {
+  require_directory(dir, what);
   std::vector<fs::path> files;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file(ec) && entry.path().extension() == ".json")
-      files.push_back(entry.path());
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec) && it->path().extension() == ".json") files.push_back(it->path());
   }
+  if (ec) throw Error(ErrorKind::Io, "cannot list '" + dir.string() + "': " + ec.message());
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -53,8 +66,9 @@ int list_templates(const std::vector<std::string>& args) {
     return kSuccess;
   }
   po::notify(vm);
+  require_directory(builtin_templates_dir(), "built-in templates");
   for (const auto& name : make_environment(inputs)->list_templates()) {
-    if (all ? name.ends_with(".j2") : is_entry_template(name)) std::cout << name << '\n';
+    if (all ? name.ends_with(".j2") : is_entry_template(name)) print_message(std::cout, name);
   }
   return kSuccess;
 }
@@ -76,12 +90,12 @@ int list_presets(const std::vector<std::string>& args) {
                          "Lists the shipped families (presets/families/) with their template, "
                          "tier count and description."))
     return kSuccess;
-  for (const auto& path : json_files(builtin_presets_dir() / "families")) {
+  for (const auto& path : json_files(builtin_presets_dir() / "families", "shipped families")) {
     Family family = load_family(path);
     std::size_t tiers = std::max<std::size_t>(family.tiers.size(), 1);
-    std::cout << family.name << "  (" << family.template_name << ", " << tiers
-              << (tiers == 1 ? " tier" : " tiers") << ")\n";
-    if (!family.description.empty()) std::cout << "    " << family.description << '\n';
+    print_message(std::cout, family.name + "  (" + family.template_name + ", " +
+                                 std::to_string(tiers) + (tiers == 1 ? " tier" : " tiers") + ")");
+    if (!family.description.empty()) print_message(std::cout, "    " + family.description);
   }
   return kSuccess;
 }
@@ -91,15 +105,16 @@ int list_tiers(const std::vector<std::string>& args) {
                          "Lists the shipped tiers (presets/tiers/): nodes, GPUs and their memory, "
                          "host memory, NVMe path and micro batch."))
     return kSuccess;
-  for (const auto& path : json_files(builtin_presets_dir() / "tiers")) {
-    Json tier = load_values_file(path);
-    std::cout << path.stem().string() << "  " << number(tier, "nodes") << " node(s) x "
-              << number(tier, "gpus_per_node") << " GPU(s) of " << number(tier, "gpu_memory_gib")
-              << " GiB, " << number(tier, "cpu_memory_gib") << " GiB host memory";
+  for (const auto& path : json_files(builtin_presets_dir() / "tiers", "shipped tiers")) {
+    Json tier = load_tier_file(path);
+    std::string line = path.stem().string() + "  " + number(tier, "nodes") + " node(s) x " +
+                       number(tier, "gpus_per_node") + " GPU(s) of " +
+                       number(tier, "gpu_memory_gib") + " GiB, " + number(tier, "cpu_memory_gib") +
+                       " GiB host memory";
     if (auto nvme = tier.find("nvme_path"); nvme != tier.end() && nvme->is_string()) {
-      std::cout << ", NVMe at " << nvme->get<std::string>();
+      line += ", NVMe at " + nvme->get<std::string>();
     }
-    std::cout << "; micro batch " << number(tier, "micro_batch_size") << '\n';
+    print_message(std::cout, line + "; micro batch " + number(tier, "micro_batch_size"));
   }
   return kSuccess;
 }
