@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "common_options.hpp"
 #include "diagnostic_printer.hpp"
 #include "import/importer.hpp"
 #include "zeroforge/error.hpp"
@@ -21,6 +22,9 @@ std::string plural(std::size_t n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
+// As validate's --world-size: far beyond any cluster, and keeps the batch arithmetic in range.
+constexpr long long kMaxWorldSize = 1000000000;
+
 }  // namespace
 
 int run_import(const std::vector<std::string>& args) {
@@ -28,6 +32,7 @@ int run_import(const std::vector<std::string>& args) {
   std::string output;
   std::string format = "text";
   std::vector<std::string> template_dirs;
+  long long world_size = 0;
   po::options_description options("zeroforge import CONFIG.json... -o FAMILY.json [options]");
   options.add_options()("help,h", "show this help")("output,o", po::value(&output),
                                                     "the family file to write (atomically)")(
@@ -38,7 +43,14 @@ int run_import(const std::vector<std::string>& args) {
       "are solved for, and the inputs are judged at it")(
       "template-dir", po::value(&template_dirs),
       "directory searched for templates before the built-in ones (repeatable)")(
-      "format", po::value(&format), "text (default) or json: the findings");
+      "world-size", po::value(&world_size),
+      "judge the inputs at this data-parallel world size, as validate --world-size (default: "
+      "the tier's, else 1)")("strict",
+                             "treat warnings (keys that have no effect) as errors, as validate "
+                             "--strict")("format", po::value(&format),
+                                         "text (default) or json: the findings");
+  // Options that change how validate judges a config belong in request.validate, so import
+  // judges its inputs the same way (the DeepSpeed release, --deepspeed-version, goes there).
   po::options_description hidden;
   hidden.add_options()("config", po::value(&request.configs));
   po::options_description all;
@@ -63,6 +75,11 @@ int run_import(const std::vector<std::string>& args) {
   if (format != "text" && format != "json") {
     throw Error(ErrorKind::Usage, "import: --format must be text or json, not '" + format + "'");
   }
+  if (vm.count("world-size")) {
+    request.validate.world_size =
+        checked_number("import", "world-size", world_size, 1, kMaxWorldSize);
+  }
+  request.validate.strict = vm.count("strict") > 0;
   request.family_file = output;
   for (const auto& dir : template_dirs) request.template_dirs.emplace_back(dir);
   request.data_dir = data_dir();

@@ -259,8 +259,12 @@ class Mapper {
         add(simple("gradient_clipping", {"gradient_clipping"}, *v, {"gradient_clipping"}));
       }
     }
-    if (const Json* v = at({"steps_per_print"}); is_positive_integer(v)) {
-      add(simple("steps_per_print", {"steps_per_print"}, *v, {"steps_per_print"}));
+    // 1e5 is 100000 as a JSON value (LLaVA writes it so).
+    if (const Json* v = at({"steps_per_print"}); v != nullptr) {
+      const Json count = as_count(*v);
+      if (is_positive_integer(&count)) {
+        add(simple("steps_per_print", {"steps_per_print"}, count, {"steps_per_print"}));
+      }
     }
     if (const Json* v = at({"wall_clock_breakdown"}); v != nullptr && v->is_boolean()) {
       add(simple("wall_clock_breakdown", {"wall_clock_breakdown"}, *v, {"wall_clock_breakdown"}));

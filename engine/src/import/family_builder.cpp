@@ -37,8 +37,9 @@ void split(const Json& values, Path& path, const std::vector<MemberValues>& memb
       bool everyone = true;
       for (const MemberValues& member : members) {
         const Json* other = find(member.values, path);
-        // Exactly equal, so a member's 1.0 stays 1.0.
-        if (other == nullptr || *other != value) {
+        // Exactly as written (nlohmann's == calls 1 and 1.0 equal), so a member's 1.0 stays
+        // 1.0 and a value the fit checked as an integer stays one.
+        if (other == nullptr || other->dump() != value.dump()) {
           everyone = false;
           break;
         }

@@ -23,22 +23,39 @@ Finding finding(const std::string& file, std::string pointer, Severity severity,
   return Finding{file, std::move(pointer), severity, rule, std::move(message)};
 }
 
+// The rules of the validator's findings at `pointer` or inside it ("[ignored-key]"), which
+// say why DeepSpeed would not want the key either.
+std::string judged_rules(const std::vector<Finding>& judged, const std::string& pointer) {
+  std::string out;
+  for (const Finding& f : judged) {
+    const bool inside = f.pointer == pointer || f.pointer.starts_with(pointer + "/");
+    const std::string rule = "[" + f.rule + "]";
+    if (inside && f.severity != Severity::Note && out.find(rule) == std::string::npos) {
+      out += (out.empty() ? "" : ", ") + rule;
+    }
+  }
+  return out;
+}
+
 void walk_extra(const std::string& file, const Json& extra, const Json* written,
                 const std::string& pointer, const ConfigMapping& mapping,
-                std::vector<Finding>& out) {
+                const std::vector<Finding>& judged, std::vector<Finding>& out) {
   for (const auto& [key, value] : extra.items()) {
     const std::string at = pointer + "/" + escape_pointer_segment(key);
     const Json* inside = written != nullptr && written->is_object() && written->contains(key)
                              ? &written->at(key)
                              : nullptr;
     if (inside != nullptr && inside->is_object() && value.is_object()) {
-      walk_extra(file, value, inside, at, mapping, out);
+      walk_extra(file, value, inside, at, mapping, judged, out);
       continue;
     }
     const Binding* binding = binding_of_key(mapping, at);
     std::string why = binding != nullptr && !binding->demoted_because.empty()
                           ? "a value could say it, but " + binding->demoted_because
                           : "no value of the template writes it";
+    if (const std::string rules = judged_rules(judged, at); !rules.empty()) {
+      why += "; " + rules + " above";
+    }
     out.push_back(finding(file, at, Severity::Note, "import-passthrough",
                           "carried as written in extra (" + why + "): " + shown(value)));
   }
@@ -97,6 +114,11 @@ bool enabled(const Json& config, const char* section, bool count_auto) {
   return (v->is_boolean() && v->get<bool>()) || (count_auto && v->is_string() && *v == "auto");
 }
 
+// Where bf16 is turned on: `bf16`, or its old spelling `bfloat16`.
+std::string bf16_pointer(const Json& config) {
+  return enabled(config, "bf16", true) ? "/bf16/enabled" : "/bfloat16/enabled";
+}
+
 bool offloads(const Json& config) {
   for (const char* block : {"offload_optimizer", "offload_param"}) {
     const Json* device = at(config, {"zero_optimization", block, "device"});
@@ -109,9 +131,10 @@ bool offloads(const Json& config) {
 }  // namespace
 
 std::vector<Finding> passthrough_notes(const std::string& file, const Json& extra,
-                                       const Json& written, const ConfigMapping& mapping) {
+                                       const Json& written, const ConfigMapping& mapping,
+                                       const std::vector<Finding>& judged) {
   std::vector<Finding> out;
-  if (extra.is_object()) walk_extra(file, extra, &written, "", mapping, out);
+  if (extra.is_object()) walk_extra(file, extra, &written, "", mapping, judged, out);
   return out;
 }
 
@@ -141,7 +164,9 @@ std::vector<Finding> name_notes(const std::string& file, const Json& config) {
     const bool promises_fp32 = word == "fp32";
     std::string has = fp16 && bf16 ? "fp16 and bf16" : fp16 ? "fp16" : bf16 ? "bf16" : "fp32";
     if ((promises_fp16 && !fp16) || (promises_bf16 && !bf16) || (promises_fp32 && (fp16 || bf16))) {
-      out.push_back(finding(file, "", Severity::Warning, "import-name",
+      // At the section that is on (the precision the config really has), if any.
+      const std::string pointer = fp16 ? "/fp16/enabled" : bf16 ? bf16_pointer(config) : "";
+      out.push_back(finding(file, pointer, Severity::Warning, "import-name",
                             "the file name says " + word + ", but the config enables " + has +
                                 ": rename it or fix the precision"));
     }

@@ -221,6 +221,26 @@ std::string review_text(const std::vector<ImportedConfig>& configs,
   return out.empty() ? out : " To review:" + out;
 }
 
+// The input judged as validate judges it: an input that says "auto" as the HF Trainer loads
+// it; on a tier, at the world size its member runs (the tier's, or the ranks of it that its
+// batch keys ask for), unless the request names one.
+std::vector<Finding> judge(const ImportedConfig& imported, const ValidateOptions& requested,
+                           const TierInput& tier, const ConfigMapping& mapping) {
+  ValidateOptions options = requested;
+  options.hf = options.hf || says_auto(imported.config);
+  if (!options.world_size && !tier.reference.empty()) {
+    options.world_size = tier.cluster.world();
+    for (const Binding& b : mapping.bindings) {
+      for (const auto& [path, value] : b.values) {
+        if (path == Path{"world_size"} && value.is_number_integer()) {
+          options.world_size = value.get<std::int64_t>();
+        }
+      }
+    }
+  }
+  return validate_config(imported.config, options, imported.file);
+}
+
 }  // namespace
 
 ImportResult import_configs(const ImportRequest& request) {
@@ -244,12 +264,14 @@ ImportResult import_configs(const ImportRequest& request) {
                                       "writes its values (docs/values.md)");
   }
 
+  std::vector<std::vector<Finding>> judged(result.configs.size());
   std::vector<std::vector<Finding>> notes(result.configs.size());
   std::vector<MemberValues> members;
   for (std::size_t i = 0; i < result.configs.size(); ++i) {
     ImportedConfig& imported = result.configs[i];
     imported.output = outputs[i];
     ConfigMapping mapping = map_config(imported.config, tier.cluster);
+    judged[i] = judge(imported, request.validate, tier, mapping);
     FittedMember fitted = fit_member(mapping, imported.config, regenerator, imported.file);
     imported.values = fitted.values;
     for (const MappingNote& note : mapping.notes) {
@@ -262,7 +284,7 @@ ImportResult import_configs(const ImportRequest& request) {
     own["extra"] = Json::object();
     const Json extra = fitted.full.at("extra");
     for (const Finding& f :
-         passthrough_notes(imported.file, extra, regenerator.render(own), mapping)) {
+         passthrough_notes(imported.file, extra, regenerator.render(own), mapping, judged[i])) {
       imported.passthrough.push_back(f.pointer);
       notes[i].push_back(f);
     }
@@ -290,13 +312,7 @@ ImportResult import_configs(const ImportRequest& request) {
                *environment);
 
   for (std::size_t i = 0; i < result.configs.size(); ++i) {
-    const ImportedConfig& imported = result.configs[i];
-    ValidateOptions options = request.validate;
-    options.hf = options.hf || says_auto(imported.config);
-    if (!options.world_size && !tier.reference.empty()) options.world_size = tier.cluster.world();
-    for (auto& f : validate_config(imported.config, options, imported.file)) {
-      result.findings.push_back(std::move(f));
-    }
+    for (auto& f : judged[i]) result.findings.push_back(std::move(f));
     result.findings.insert(result.findings.end(), notes[i].begin(), notes[i].end());
     for (const Pair& pair : pairs) {
       if (pair.later == i) result.findings.push_back(pair_finding(pair, files));
