@@ -284,6 +284,11 @@ TEST(ImportCliTest, TheReportOfAnImportedFamilyShowsEachMemberSideBySide) {
       {"ds_z3_offload_config.json",
        "<td>3</td><td>CPU</td><td>CPU</td><td>auto (--fp16 or --bf16)</td>"},
   };
+  // What a reviewer should look at first, on top of the page.
+  EXPECT_NE(html.find("To review: ds_z2_config.json differs from ds_z0_config.json only at "
+                      "/zero_optimization/stage (2 vs 0). ds_z2_offload_config.json differs from "
+                      "ds_z2_config.json only at /zero_optimization/offload_optimizer"),
+            std::string::npos);
   for (const auto& row : rows) {
     SCOPED_TRACE(row.path);
     const auto at = html.find("<code>" + std::string(row.path) + "</code>");

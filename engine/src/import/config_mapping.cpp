@@ -11,32 +11,16 @@
 #include <cmath>
 #include <set>
 
+#include "zeroforge/family.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf::importer {
 namespace {
 
-// The keys the HF Trainer fills, in the order hf_auto lists them (docs/values.md).
-constexpr std::array<std::string_view, 17> kTrainerKeys = {
-    "train_batch_size",
-    "train_micro_batch_size_per_gpu",
-    "gradient_accumulation_steps",
-    "gradient_clipping",
-    "optimizer.params.lr",
-    "optimizer.params.betas",
-    "optimizer.params.eps",
-    "optimizer.params.weight_decay",
-    "scheduler.params.warmup_min_lr",
-    "scheduler.params.warmup_max_lr",
-    "scheduler.params.warmup_num_steps",
-    "scheduler.params.total_num_steps",
-    "fp16.enabled",
-    "bf16.enabled",
-    "zero_optimization.reduce_bucket_size",
-    "zero_optimization.stage3_prefetch_bucket_size",
-    "zero_optimization.stage3_param_persistence_threshold"};
-constexpr std::array<std::string_view, 3> kBatchKeys = {
-    "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"};
+// The keys the HF Trainer fills, in the order hf_auto lists them, and the batch keys in the
+// order batch_keys lists them: the values contract's own lists.
+const std::vector<std::string_view>& kTrainerKeys = trainer_filled_keys();
+const std::vector<std::string_view>& kBatchKeys = deepspeed_batch_keys();
 
 bool is_auto(const Json* v) { return v != nullptr && v->is_string() && *v == "auto"; }
 bool is_true(const Json* v) { return v != nullptr && v->is_boolean() && v->get<bool>(); }
