@@ -19,6 +19,7 @@ namespace fs = std::filesystem;
 using test::run_cli;
 using test::source_dir;
 using test::TempDir;
+using Json = nlohmann::ordered_json;
 
 // Every real config the tests hold: tests/data/peer-configs and tests/data/collected-configs
 // (their READMEs name each file's source).
@@ -146,6 +147,36 @@ TEST(ImportCliTest, MatchesTheGoldenImportOfEachFolder) {
   EXPECT_GE(cases, 3u);
 }
 
+// A tier file is named relative to the family file, as generate reads it; the members run on
+// it, and a member whose batch keys ask for fewer ranks than it has GPUs gets world_size.
+TEST(ImportCliTest, ATierFileIsNamedRelativeToTheFamily) {
+  TempDir tmp;
+  tmp.write("site/tiers/h100x4.json", R"({"gpus_per_node": 4, "nodes": 1})");
+  const auto a = tmp.write("team/deepspeed-configs/zero2-bs64.json",
+                           R"({"train_batch_size": 64, "train_micro_batch_size_per_gpu": 8,
+                               "gradient_accumulation_steps": 2, "zero_optimization": {"stage": 2}})");
+  const auto b = tmp.write("team/deepspeed-configs/zero3-bs32.json",
+                           R"({"train_batch_size": 32, "train_micro_batch_size_per_gpu": 8,
+                               "gradient_accumulation_steps": 2, "zero_optimization": {"stage": 3}})");
+  const fs::path family = tmp.path() / "families" / "team.json";
+  const auto imported = run_cli({"import", a.string(), b.string(), "-o", family.string(), "--tier",
+                                 (tmp.path() / "site/tiers/h100x4.json").string()});
+  ASSERT_EQ(imported.exit_code, 0) << imported.out << imported.err;
+  const Json written = parse_json_text(read_file(family), family.string());
+  EXPECT_EQ(written.at("tiers"), Json::array({"../site/tiers/h100x4.json"}));
+  EXPECT_EQ(written.at("include").at(1).at("world_size"), 2);
+  const fs::path out = tmp.path() / "out";
+  const auto generated = run_cli({"generate", family.string(), "-o", out.string(), "--quiet"});
+  ASSERT_EQ(generated.exit_code, 0) << generated.err;
+  EXPECT_EQ(as_value(out / "zero2-bs64.json"), as_value(a));
+  EXPECT_EQ(as_value(out / "zero3-bs32.json"), as_value(b));
+  EXPECT_NE(imported.out.find(b.string() +
+                              ": /train_batch_size: note [import-world-size]: train_batch_size 32 "
+                              "= 8 x 2 x world 2: the member runs 2 ranks of tier "),
+            std::string::npos)
+      << imported.out;
+}
+
 class ImportCliErrorsTest : public ::testing::Test {
  protected:
   std::string write(const std::string& name, const std::string& text) const {
@@ -239,7 +270,7 @@ TEST_F(ImportCliErrorsTest, AnInputWithErrorsExitsOneAndTheFamilyIsStillWritten)
   const std::string family = (dir.path() / "family.json").string();
   const auto result = run_cli({"import", good_, bad_batch, "-o", family, "--format", "json"});
   EXPECT_EQ(result.exit_code, 1) << result.err;
-  const nlohmann::ordered_json findings = parse_json_text(result.out, "stdout");
+  const Json findings = parse_json_text(result.out, "stdout");
   ASSERT_FALSE(findings.empty());
   EXPECT_EQ(findings[0]["file"], bad_batch);
   EXPECT_EQ(findings[0]["pointer"], "/train_batch_size");

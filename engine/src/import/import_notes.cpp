@@ -23,14 +23,14 @@ Finding finding(const std::string& file, std::string pointer, Severity severity,
   return Finding{file, std::move(pointer), severity, rule, std::move(message)};
 }
 
-// The rules of the validator's findings at `pointer` or inside it ("[ignored-key]"), which
-// say why DeepSpeed would not want the key either.
+// The rules of the validator's findings at `pointer` or inside it ("[ignored-key]",
+// "[alias]"): what DeepSpeed makes of the key the template does not write.
 std::string judged_rules(const std::vector<Finding>& judged, const std::string& pointer) {
   std::string out;
   for (const Finding& f : judged) {
     const bool inside = f.pointer == pointer || f.pointer.starts_with(pointer + "/");
     const std::string rule = "[" + f.rule + "]";
-    if (inside && f.severity != Severity::Note && out.find(rule) == std::string::npos) {
+    if (inside && out.find(rule) == std::string::npos) {
       out += (out.empty() ? "" : ", ") + rule;
     }
   }
