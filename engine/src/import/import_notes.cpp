@@ -23,12 +23,15 @@ Finding finding(const std::string& file, std::string pointer, Severity severity,
   return Finding{file, std::move(pointer), severity, rule, std::move(message)};
 }
 
-// The rules of the validator's findings at `pointer` or inside it ("[ignored-key]",
-// "[alias]"): what DeepSpeed makes of the key the template does not write.
+// The rules of the validator's findings about the key at `pointer` ("[ignored-key]",
+// "[alias]"): what DeepSpeed makes of a key the template does not write.
 std::string judged_rules(const std::vector<Finding>& judged, const std::string& pointer) {
   std::string out;
   for (const Finding& f : judged) {
-    const bool inside = f.pointer == pointer || f.pointer.starts_with(pointer + "/");
+    // At the key, inside it, or at an object around it (not the whole config): ZeRO's keys
+    // at stage 0 are one finding at /zero_optimization.
+    const bool inside = f.pointer == pointer || f.pointer.starts_with(pointer + "/") ||
+                        (!f.pointer.empty() && pointer.starts_with(f.pointer + "/"));
     const std::string rule = "[" + f.rule + "]";
     if (inside && out.find(rule) == std::string::npos) {
       out += (out.empty() ? "" : ", ") + rule;

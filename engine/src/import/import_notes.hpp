@@ -16,7 +16,8 @@ namespace zf::importer {
 /// One `import-passthrough` note per key of `extra` that the template does not write:
 /// recursing into the objects `written` (the template's own output for the member) has. The
 /// note says why when a binding of `mapping` would have written it, and names the rules of
-/// the validator's findings in `judged` (the input's) at or inside the key.
+/// the validator's findings in `judged` (the input's) at the key, inside it, or at an object
+/// around it other than the whole config.
 std::vector<Finding> passthrough_notes(const std::string& file, const Json& extra,
                                        const Json& written, const ConfigMapping& mapping,
                                        const std::vector<Finding>& judged);
