@@ -249,6 +249,10 @@ TEST_F(ImportCliErrorsTest, UsageErrorsExitTwo) {
   } cases[] = {
       {{"import", "-o", family}, "zeroforge: error: import: missing CONFIG.json\n"},
       {{"import", good_}, "zeroforge: error: import: missing -o FAMILY.json\n"},
+      // The family would replace the config it is made from.
+      {{"import", good_, "-o", good_},
+       "zeroforge: error: import: -o " + good_ + " is the input " + good_ +
+           "; write the family to another file\n"},
       {{"import", good_, "-o", family, "--format", "yaml"},
        "zeroforge: error: import: --format must be text or json, not 'yaml'\n"},
       {{"import", good_, "-o", family, "--world-size", "0"},
@@ -262,6 +266,8 @@ TEST_F(ImportCliErrorsTest, UsageErrorsExitTwo) {
     EXPECT_EQ(result.err, c.err);
     expect_nothing_written();
   }
+  EXPECT_EQ(read_file(good_), R"({"train_micro_batch_size_per_gpu": 2,
+        "zero_optimization": {"stage": 2}})");
 }
 
 TEST_F(ImportCliErrorsTest, AnInputWithErrorsExitsOneAndTheFamilyIsStillWritten) {

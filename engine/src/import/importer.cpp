@@ -111,6 +111,18 @@ std::vector<std::string> output_paths(const std::vector<std::string>& files) {
   return out;
 }
 
+// -o naming an input would replace the config with the family made from it.
+void refuse_family_over_input(const fs::path& family, const std::vector<std::string>& files) {
+  const fs::path target = fs::absolute(family).lexically_normal();
+  for (const auto& file : files) {
+    std::error_code ec;
+    if (fs::absolute(file).lexically_normal() == target || fs::equivalent(file, family, ec)) {
+      throw Error(ErrorKind::Usage, "import: -o " + family.string() + " is the input " + file +
+                                        "; write the family to another file");
+    }
+  }
+}
+
 // The family's name: the -o file's name without `.json`, in the characters a name may have.
 std::string family_name(const fs::path& family_file) {
   std::string stem = family_file.filename().string();
@@ -254,6 +266,7 @@ ImportResult import_configs(const ImportRequest& request) {
     result.configs.push_back(std::move(config));
   }
   const std::vector<std::string> outputs = output_paths(request.configs);
+  refuse_family_over_input(request.family_file, request.configs);
   const fs::path data_dir = request.data_dir.empty() ? default_data_dir() : request.data_dir;
   auto environment = make_environment(request, data_dir);
   const TierInput tier = load_tier(request.tier, data_dir, request.family_file);
