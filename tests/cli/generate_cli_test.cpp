@@ -437,7 +437,7 @@ TEST_F(GenerateCliTest, BadFamiliesAreErrorsNamingFileAndPointer) {
        "/axes/stage: error: empty axis 'stage': the product would have no variants\n"},
       {"stage 4",
        R"({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": [3, 4]}})", "",
-       "/axes/stage/1: error: variant 'stage=4': stage must be an integer 0-3, got 4\n"},
+       "/axes/stage/1: error: variant 'stage=4': stage must be an integer 0-3 or null, got 4\n"},
       {"precision fp8",
        R"({"name": "a", "template": "deepspeed/config.json.j2", "values": {"precision": "fp8"}})",
        "",
@@ -473,7 +473,7 @@ TEST_F(GenerateCliTest, BadFamiliesAreErrorsNamingFileAndPointer) {
   EXPECT_EQ(
       set.err.rfind(
           "--set stage=7: /stage: error: variant 'small stage=1 precision=bf16' (and 17 more): "
-          "stage must be an integer 0-3, got 7\n",
+          "stage must be an integer 0-3 or null, got 7\n",
           0),
       0u)
       << set.err;

@@ -145,7 +145,20 @@ struct DeepSpeedFacts {
   std::int64_t gradient_accumulation = 1;
   /// micro_batch_size * gradient_accumulation * world_size: DeepSpeed asserts it.
   std::int64_t train_batch_size = 1;
+  /// The batch keys the config writes, bit i for deepspeed_batch_keys()[i] (`batch_keys`;
+  /// DeepSpeed derives the others the same way): all three unless the values say otherwise.
+  std::uint8_t batch_keys = 0b111;
+  /// With `hf_auto` a list, the keys that say "auto", bit i for trainer_filled_keys()[i];
+  /// 0 otherwise (hf_auto true: every key the config writes of them).
+  std::uint32_t auto_keys = 0;
 };
+
+/// The batch keys of a DeepSpeed config in the order the template writes them:
+/// train_batch_size, train_micro_batch_size_per_gpu, gradient_accumulation_steps.
+const std::vector<std::string_view>& deepspeed_batch_keys();
+/// The keys the HF Trainer fills when they say "auto", as `hf_auto` names them
+/// (`optimizer.params.lr`, `bf16.enabled`, ...; docs/values.md).
+const std::vector<std::string_view>& trainer_filled_keys();
 
 /// The outcome of a contract check: the facts (meaningful only without problems) and every
 /// problem found, each a Values error placed at the offending value.
@@ -410,7 +423,8 @@ struct ManifestEntry {
 
 /// The facts a manifest entry records for a DeepSpeed config: world_size, stage, precision,
 /// offload_optimizer, offload_param, hf_auto, micro_batch_size, gradient_accumulation,
-/// train_batch_size.
+/// train_batch_size; and `batch_keys` / `auto_keys` (lists) where the values write only some
+/// batch keys or leave only some keys to the Trainer.
 nlohmann::ordered_json facts_to_json(const DeepSpeedFacts& facts);
 
 /// `{"zeroforge_version", "family", "template", "configs": [...]}`, the configs sorted by

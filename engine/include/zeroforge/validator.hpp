@@ -174,8 +174,8 @@ std::vector<Finding> validate_config(const nlohmann::ordered_json& config,
 
 /// Options for validating what the built-in DeepSpeed template rendered from `values`
 /// (DESIGN.md values contract): world_size = `world_size`, else `gpus_per_node * nodes`
-/// when either is given, else unset; hf = `hf_auto`; deepspeed_version = `deepspeed_version`
-/// when it is a string.
+/// when either is given, else unset; hf = `hf_auto` (true, or a non-empty list of keys);
+/// deepspeed_version = `deepspeed_version` when it is a string.
 ValidateOptions validate_options_from_values(const nlohmann::ordered_json& values);
 
 /// True when a rendered JSON document looks like a DeepSpeed config: an object with at least

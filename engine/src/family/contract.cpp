@@ -34,19 +34,21 @@ struct Field {
 };
 
 // The sections the template reads, with their fields. Top-level scalars are checked one by one.
+// A nullable knob the template writes is left out when null (DeepSpeed's default applies):
+// how an imported config that leaves a key to DeepSpeed is said (docs/values.md).
 constexpr std::array kZeroFields = {
-    Field{"overlap_comm", Type::Bool},
-    Field{"contiguous_gradients", Type::Bool},
-    Field{"reduce_scatter", Type::Bool},
-    Field{"reduce_bucket_size", Type::PositiveInt},
-    Field{"allgather_bucket_size", Type::PositiveInt},
+    Field{"overlap_comm", Type::Bool, true},
+    Field{"contiguous_gradients", Type::Bool, true},
+    Field{"reduce_scatter", Type::Bool, true},
+    Field{"reduce_bucket_size", Type::PositiveInt, true},
+    Field{"allgather_bucket_size", Type::PositiveInt, true},
     Field{"round_robin_gradients", Type::Bool},
-    Field{"sub_group_size", Type::PositiveInt},
-    Field{"stage3_prefetch_bucket_size", Type::NonNegativeInt},
-    Field{"stage3_param_persistence_threshold", Type::NonNegativeInt},
-    Field{"stage3_max_live_parameters", Type::NonNegativeInt},
-    Field{"stage3_max_reuse_distance", Type::NonNegativeInt},
-    Field{"stage3_gather_16bit_weights_on_model_save", Type::Bool},
+    Field{"sub_group_size", Type::PositiveInt, true},
+    Field{"stage3_prefetch_bucket_size", Type::NonNegativeInt, true},
+    Field{"stage3_param_persistence_threshold", Type::NonNegativeInt, true},
+    Field{"stage3_max_live_parameters", Type::NonNegativeInt, true},
+    Field{"stage3_max_reuse_distance", Type::NonNegativeInt, true},
+    Field{"stage3_gather_16bit_weights_on_model_save", Type::Bool, true},
     Field{"quantized_weights", Type::Bool},
     Field{"quantized_gradients", Type::Bool},
     Field{"hpz", Type::Bool},
@@ -54,38 +56,39 @@ constexpr std::array kZeroFields = {
     Field{"log_trace_cache_warnings", Type::Bool},
 };
 constexpr std::array kFp16Fields = {
-    Field{"initial_scale_power", Type::NonNegativeInt},
-    Field{"loss_scale_window", Type::PositiveInt},
-    Field{"hysteresis", Type::PositiveInt},
-    Field{"min_loss_scale", Type::PositiveNumber},
+    Field{"loss_scale", Type::NonNegativeNumber, true},
+    Field{"initial_scale_power", Type::NonNegativeInt, true},
+    Field{"loss_scale_window", Type::PositiveInt, true},
+    Field{"hysteresis", Type::PositiveInt, true},
+    Field{"min_loss_scale", Type::PositiveNumber, true},
 };
 constexpr std::array kOffloadFields = {
-    Field{"pin_memory", Type::Bool},
-    Field{"optimizer_buffer_count", Type::PositiveInt},
-    Field{"param_buffer_count", Type::PositiveInt},
-    Field{"param_buffer_size", Type::PositiveInt},
-    Field{"param_max_in_cpu", Type::NonNegativeInt},
+    Field{"pin_memory", Type::Bool, true},
+    Field{"optimizer_buffer_count", Type::PositiveInt, true},
+    Field{"param_buffer_count", Type::PositiveInt, true},
+    Field{"param_buffer_size", Type::PositiveInt, true},
+    Field{"param_max_in_cpu", Type::NonNegativeInt, true},
 };
 constexpr std::array kAioFields = {
-    Field{"block_size", Type::PositiveInt},
-    Field{"queue_depth", Type::PositiveInt},
-    Field{"intra_op_parallelism", Type::PositiveInt},
-    Field{"single_submit", Type::Bool},
-    Field{"overlap_events", Type::Bool},
+    Field{"block_size", Type::PositiveInt, true},
+    Field{"queue_depth", Type::PositiveInt, true},
+    Field{"intra_op_parallelism", Type::PositiveInt, true},
+    Field{"single_submit", Type::Bool, true},
+    Field{"overlap_events", Type::Bool, true},
 };
 constexpr std::array kOptimizerFields = {
     Field{"type", Type::String},
-    Field{"lr", Type::PositiveNumber},
+    Field{"lr", Type::PositiveNumber, true},
     Field{"betas", Type::Any},
-    Field{"eps", Type::PositiveNumber},
-    Field{"weight_decay", Type::NonNegativeNumber},
+    Field{"eps", Type::PositiveNumber, true},
+    Field{"weight_decay", Type::NonNegativeNumber, true},
 };
 constexpr std::array kSchedulerFields = {
     Field{"type", Type::String},
-    Field{"warmup_min_lr", Type::NonNegativeNumber},
-    Field{"warmup_max_lr", Type::PositiveNumber},
-    Field{"warmup_num_steps", Type::PositiveInt},
-    Field{"total_num_steps", Type::PositiveInt},
+    Field{"warmup_min_lr", Type::NonNegativeNumber, true},
+    Field{"warmup_max_lr", Type::PositiveNumber, true},
+    Field{"warmup_num_steps", Type::PositiveInt, true},
+    Field{"total_num_steps", Type::PositiveInt, true},
 };
 constexpr std::array kCheckpointingFields = {
     Field{"partition_activations", Type::Bool},
@@ -93,7 +96,7 @@ constexpr std::array kCheckpointingFields = {
     Field{"contiguous_memory_optimization", Type::Bool},
     Field{"number_checkpoints", Type::PositiveInt, true},
     Field{"synchronize_checkpoint_boundary", Type::Bool},
-    Field{"profile", Type::Bool},
+    Field{"profile", Type::Bool, true},
 };
 // Values that ask for a DeepSpeed config key some releases lack, with that key: asked for when
 // set and neither null nor false, refused where deepspeed_version does not read the key (the
@@ -107,11 +110,34 @@ constexpr std::array kReleaseFeatures = {
     ReleaseFeature{"/zero/log_trace_cache_warnings", "/zero_optimization/log_trace_cache_warnings"},
 };
 
+// The DeepSpeed keys the HF Trainer fills when they say "auto" (deepspeed-notes.md): what a
+// list in `hf_auto` may name (`true` names them all).
+constexpr std::array<std::string_view, 17> kTrainerKeys = {
+    "train_batch_size",
+    "train_micro_batch_size_per_gpu",
+    "gradient_accumulation_steps",
+    "gradient_clipping",
+    "optimizer.params.lr",
+    "optimizer.params.betas",
+    "optimizer.params.eps",
+    "optimizer.params.weight_decay",
+    "scheduler.params.warmup_min_lr",
+    "scheduler.params.warmup_max_lr",
+    "scheduler.params.warmup_num_steps",
+    "scheduler.params.total_num_steps",
+    "fp16.enabled",
+    "bf16.enabled",
+    "zero_optimization.reduce_bucket_size",
+    "zero_optimization.stage3_prefetch_bucket_size",
+    "zero_optimization.stage3_param_persistence_threshold"};
+// The batch keys `batch_keys` may name: the ones the template writes.
+constexpr std::array<std::string_view, 3> kBatchKeys = {
+    "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"};
 // Every top-level value the contract knows, plus the tier facts plugins read, the memory
 // plugin's `auto_fit`, and what companions read (`launch`; the template ignores it):
 // an unknown name close to one of these is a typo, reported; other names are left for custom
 // templates.
-constexpr std::array<std::string_view, 31> kKnownNames = {"stage",
+constexpr std::array<std::string_view, 34> kKnownNames = {"stage",
                                                           "precision",
                                                           "offload_optimizer",
                                                           "offload_param",
@@ -119,6 +145,7 @@ constexpr std::array<std::string_view, 31> kKnownNames = {"stage",
                                                           "micro_batch_size",
                                                           "gradient_accumulation",
                                                           "global_batch_size",
+                                                          "batch_keys",
                                                           "gpus_per_node",
                                                           "nodes",
                                                           "world_size",
@@ -134,6 +161,7 @@ constexpr std::array<std::string_view, 31> kKnownNames = {"stage",
                                                           "aio",
                                                           "activation_checkpointing",
                                                           "monitor",
+                                                          "extra",
                                                           "gpu_memory_gib",
                                                           "cpu_memory_gib",
                                                           "gpu_memory_margin",
@@ -212,12 +240,13 @@ class Checker {
     check_section(known("fp16"), kFp16Fields, false);
     check_section(known("zero"), kZeroFields, false);
     check_section(known("offload"), kOffloadFields, false);
-    check_section(known("aio"), kAioFields, false);
+    check_section(known("aio"), kAioFields, true);
     check_optimizer();
     check_scheduler();
     check_section(known("activation_checkpointing"), kCheckpointingFields, true);
     check_monitor();
     check_deepspeed_release();
+    if (result_.ok()) check_hf_keys();
     if (result_.ok()) check_applicability();
     if (result_.ok()) check_batch();
     return std::move(result_);
@@ -328,8 +357,10 @@ class Checker {
     if (const Value* v = require(known("stage"))) {
       if (v->is_int() && v->as_int() >= 0 && v->as_int() <= 3) {
         result_.facts.stage = static_cast<int>(v->as_int());
+      } else if (v->is_none()) {
+        result_.facts.stage = 0;  // no zero_optimization is written: DeepSpeed's stage 0
       } else {
-        fail("/stage", "stage must be an integer 0-3, got " + shown(*v));
+        fail("/stage", "stage must be an integer 0-3 or null, got " + shown(*v));
       }
     }
     check_enum(known("precision"), {"fp32", "fp16", "bf16"}, &result_.facts.precision);
@@ -377,6 +408,87 @@ class Checker {
     return true;
   }
 
+  // A list of distinct names from `allowed` (`empty_ok`: may be empty): else a problem that
+  // starts with `what`, or one per bad item saying it is not `kind`.
+  template <std::size_t N>
+  bool check_name_list(const std::string& pointer, const Value& v,
+                       const std::array<std::string_view, N>& allowed, const char* what,
+                       const char* kind, bool empty_ok = false) {
+    if (!v.is_list() || (!empty_ok && v.as_list().empty())) {
+      fail(pointer, std::string(what) + ", got " + shown(v));
+      return false;
+    }
+    bool ok = true;
+    const auto& items = v.as_list();
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const std::string at = pointer + "/" + std::to_string(i);
+      if (!items[i].is_string() ||
+          std::find(allowed.begin(), allowed.end(), items[i].as_string()) == allowed.end()) {
+        std::string guess = items[i].is_string() ? closest(items[i].as_string(), allowed) : "";
+        fail(at, shown(items[i]) + " is not " + kind +
+                     (guess.empty() ? std::string() : "; did you mean '" + guess + "'?"));
+        ok = false;
+      } else if (std::any_of(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(i),
+                             [&](const Value& earlier) {
+                               return earlier.is_string() &&
+                                      earlier.as_string() == items[i].as_string();
+                             })) {
+        fail(at, shown(items[i]) + " is listed twice");
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  // Bit i set for each name of the (checked) list `v` that is allowed[i].
+  template <std::size_t N>
+  static std::uint32_t name_bits(const Value& v, const std::array<std::string_view, N>& allowed) {
+    std::uint32_t bits = 0;
+    for (const Value& item : v.as_list()) {
+      auto at = std::find(allowed.begin(), allowed.end(), item.as_string());
+      bits |= std::uint32_t{1} << (at - allowed.begin());
+    }
+    return bits;
+  }
+
+  // A list in hf_auto names keys the template then writes as "auto": each must be one it
+  // writes (a key it does not write would be "auto" nowhere, silently).
+  void check_hf_keys() {
+    const Value* v = get(known("hf_auto"));
+    if (v == nullptr || !v->is_list()) return;
+    const Value* batch = get(known("batch_keys"));
+    const Value* optimizer = get(known("optimizer"));
+    const Value* scheduler = get(known("scheduler"));
+    const Value* type =
+        scheduler != nullptr && scheduler->is_dict() ? scheduler->as_dict().find("type") : nullptr;
+    const auto& items = v->as_list();
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const std::string& key = items[i].as_string();
+      std::string why;
+      if (std::find(kBatchKeys.begin(), kBatchKeys.end(), key) != kBatchKeys.end() &&
+          batch != nullptr &&
+          std::none_of(batch->as_list().begin(), batch->as_list().end(),
+                       [&](const Value& b) { return b.as_string() == key; })) {
+        why = "batch_keys does not write it; add it to batch_keys";
+      } else if (key.starts_with("optimizer.") && (optimizer == nullptr || optimizer->is_none())) {
+        why = "optimizer is null, so no optimizer section is written";
+      } else if (key.starts_with("scheduler.") && (scheduler == nullptr || scheduler->is_none())) {
+        why = "scheduler is null, so no scheduler section is written";
+      } else if (key == "scheduler.params.total_num_steps" &&
+                 !(type != nullptr && type->is_string() && type->as_string() == "WarmupDecayLR")) {
+        why = "only WarmupDecayLR takes total_num_steps";
+      } else if (key.starts_with("zero_optimization.stage3_") && result_.facts.stage != 3) {
+        why = "the Trainer fills it at ZeRO stage 3 only, but " + describe("/stage");
+      } else if (key == "zero_optimization.reduce_bucket_size" && result_.facts.stage == 0) {
+        why = "the template writes no bucket at ZeRO stage 0";
+      }
+      if (!why.empty()) {
+        fail("/hf_auto/" + std::to_string(i),
+             "hf_auto names " + key + ", which the template would not write: " + why);
+      }
+    }
+  }
+
   void check_scalar(Name name, Type type, bool nullable = false) {
     if (const Value* v = require(name))
       check_type_at([&] { return "/" + std::string(name.text()); }, *v, type, nullable);
@@ -389,16 +501,35 @@ class Checker {
     check_scalar(known("gpus_per_node"), Type::PositiveInt);
     check_scalar(known("nodes"), Type::PositiveInt);
     check_scalar(known("world_size"), Type::PositiveInt, true);
-    check_scalar(known("gradient_clipping"), Type::NonNegativeNumber);
+    check_scalar(known("gradient_clipping"), Type::NonNegativeNumber, true);
     check_scalar(known("steps_per_print"), Type::PositiveInt, true);
   }
 
   void check_flags() {
-    if (const Value* v = require(known("hf_auto"));
-        v && check_type("/hf_auto", *v, Type::Bool, false)) {
-      result_.facts.hf_auto = v->as_bool();
+    if (const Value* v = require(known("hf_auto"))) {
+      if (v->is_bool()) {
+        result_.facts.hf_auto = v->as_bool();
+      } else if (check_name_list("/hf_auto", *v, kTrainerKeys,
+                                 "hf_auto must be true, false or a non-empty list of keys the HF "
+                                 "Trainer fills (docs/values.md)",
+                                 "a key the HF Trainer fills (docs/values.md)")) {
+        result_.facts.hf_auto = true;
+        result_.facts.auto_keys = name_bits(*v, kTrainerKeys);
+      }
     }
-    check_scalar(known("wall_clock_breakdown"), Type::Bool);
+    check_scalar(known("wall_clock_breakdown"), Type::Bool, true);
+    if (const Value* v = get(known("batch_keys"))) {
+      if (check_name_list("/batch_keys", *v, kBatchKeys,
+                          "batch_keys must be a list of train_batch_size, "
+                          "train_micro_batch_size_per_gpu, gradient_accumulation_steps",
+                          "a batch key the template writes", true)) {
+        result_.facts.batch_keys = static_cast<std::uint8_t>(name_bits(*v, kBatchKeys));
+      }
+    }
+    if (const Value* v = get(known("extra")); v && !v->is_none() && !v->is_dict()) {
+      fail("/extra",
+           "extra must be an object (keys merged into the config) or null, got " + shown(*v));
+    }
   }
 
   // An object section: every key known, every known key of the right type. `nullable`
@@ -456,7 +587,7 @@ class Checker {
                  shown(*type));
       }
     }
-    if (const Value* betas = optimizer.find("betas")) {
+    if (const Value* betas = optimizer.find("betas"); betas && !betas->is_none()) {
       bool ok = betas->is_list() && betas->as_list().size() == 2 &&
                 std::all_of(betas->as_list().begin(), betas->as_list().end(), [](const Value& b) {
                   return is_json_number(b) && b.as_double() >= 0 && b.as_double() < 1;
@@ -485,7 +616,8 @@ class Checker {
     if (type == "WarmupDecayLR" && !scheduler.contains("total_num_steps")) {
       fail("/scheduler", "scheduler.type WarmupDecayLR needs scheduler.total_num_steps");
     }
-    if (type == "WarmupLR" && scheduler.contains("total_num_steps")) {
+    if (const Value* total = scheduler.find("total_num_steps");
+        type == "WarmupLR" && total != nullptr && !total->is_none()) {
       fail("/scheduler/total_num_steps", "WarmupLR takes no total_num_steps (WarmupDecayLR does)");
     }
     const Value* optimizer = get(known("optimizer"));
@@ -782,6 +914,16 @@ class Checker {
 };
 
 }  // namespace
+
+const std::vector<std::string_view>& deepspeed_batch_keys() {
+  static const std::vector<std::string_view> keys(kBatchKeys.begin(), kBatchKeys.end());
+  return keys;
+}
+
+const std::vector<std::string_view>& trainer_filled_keys() {
+  static const std::vector<std::string_view> keys(kTrainerKeys.begin(), kTrainerKeys.end());
+  return keys;
+}
 
 ContractCheck check_deepspeed_values(const nlohmann::ordered_json& values,
                                      const SourcedValues* sources) {

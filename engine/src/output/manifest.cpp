@@ -79,6 +79,21 @@ Json facts_to_json(const DeepSpeedFacts& facts) {
   members.emplace_back("micro_batch_size", facts.micro_batch_size);
   members.emplace_back("gradient_accumulation", facts.gradient_accumulation);
   members.emplace_back("train_batch_size", facts.train_batch_size);
+  // Only where the values chose keys one by one (an imported config): other manifests keep
+  // their nine facts.
+  auto names = [](std::uint32_t bits, const std::vector<std::string_view>& all) {
+    Json list = Json::array();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (bits & (std::uint32_t{1} << i)) list.push_back(all[i]);
+    }
+    return list;
+  };
+  if (facts.batch_keys != 0b111) {
+    members.emplace_back("batch_keys", names(facts.batch_keys, deepspeed_batch_keys()));
+  }
+  if (facts.auto_keys != 0) {
+    members.emplace_back("auto_keys", names(facts.auto_keys, trainer_filled_keys()));
+  }
   return json;
 }
 

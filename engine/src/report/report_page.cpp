@@ -4,10 +4,12 @@
 // through escape(); ids are made from indexes, never from names.
 #include "report/report_page.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "report/html_text.hpp"
 #include "report/memory_chart.hpp"
+#include "zeroforge/family.hpp"
 
 namespace zf::report {
 namespace {
@@ -92,7 +94,32 @@ std::string href(const View& view, const std::string& path) {
   return escape(url_path(view.link_dir.empty() ? path : view.link_dir + "/" + path));
 }
 
-// "micro × accumulation × world = train batch" from the manifest's facts.
+// The facts' list `key` (batch_keys, auto_keys), or `otherwise` when the manifest has none.
+std::vector<std::string> names(const Json& facts, const char* key,
+                               std::vector<std::string> otherwise) {
+  auto it = facts.find(key);
+  if (it == facts.end() || !it->is_array()) return otherwise;
+  std::vector<std::string> out;
+  for (const auto& name : *it) {
+    if (name.is_string()) out.push_back(name.get<std::string>());
+  }
+  return out;
+}
+
+bool has(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+// The Trainer keys that say "auto": every one with hf_auto true, the listed ones with a list.
+std::vector<std::string> auto_keys(const Json& facts) {
+  if (!facts.value("hf_auto", false)) return {};
+  std::vector<std::string> all;
+  for (auto key : trainer_filled_keys()) all.emplace_back(key);
+  return names(facts, "auto_keys", all);
+}
+
+// "micro × accumulation × world = train batch" from the manifest's facts, and which of the
+// batch keys the config writes when not all three, or leaves to the Trainer.
 std::string batch_text(const Json& facts) {
   auto number = [&](const char* key) -> std::string {
     auto it = facts.find(key);
@@ -102,10 +129,54 @@ std::string batch_text(const Json& facts) {
   const std::string micro = number("micro_batch_size"), acc = number("gradient_accumulation"),
                     world = number("world_size"), total = number("train_batch_size");
   if (micro.empty() || acc.empty() || world.empty() || total.empty()) return "\xE2\x80\x94";
+  std::vector<std::string> all;
+  for (auto key : deepspeed_batch_keys()) all.emplace_back(key);
+  const std::vector<std::string> written = names(facts, "batch_keys", all);
+  if (written.empty()) {
+    return "\xE2\x80\x94 (no batch keys: DeepSpeed needs train_batch_size or "
+           "train_micro_batch_size_per_gpu)";
+  }
   std::string out = micro + " \xC3\x97 " + acc + " \xC3\x97 " + world + " = " + total;
-  if (facts.value("hf_auto", false))
-    out += " (the config says \"auto\": the HF Trainer fills them)";
-  return out;
+  const std::vector<std::string> autos = auto_keys(facts);
+  if (written.size() < all.size()) {
+    std::string keys;
+    for (const auto& key : written) {
+      keys += (keys.empty() ? "" : ", ") + key + (has(autos, key) ? " \"auto\"" : "");
+    }
+    return out + " (the config writes only " + keys + "; DeepSpeed derives the rest)";
+  }
+  std::string said_auto;
+  for (const auto& key : written) {
+    if (has(autos, key)) said_auto += (said_auto.empty() ? "" : ", ") + key;
+  }
+  if (said_auto.empty()) return out;
+  const bool every = std::all_of(written.begin(), written.end(),
+                                 [&](const std::string& key) { return has(autos, key); });
+  return out + (every ? " (the config says \"auto\": the HF Trainer fills them)"
+                      : " (\"auto\": " + said_auto + ", which the HF Trainer fills)");
+}
+
+// The precision, or "auto" where the Trainer's --fp16 / --bf16 decide it.
+std::string precision_text(const Json& facts) {
+  const std::vector<std::string> autos = auto_keys(facts);
+  const bool fp16 = has(autos, "fp16.enabled"), bf16 = has(autos, "bf16.enabled");
+  if (fp16 && bf16) return "auto (--fp16 or --bf16)";
+  const std::string precision = text_or_dash(facts, "precision");
+  if (!fp16 && !bf16) return precision;
+  const std::string section = fp16 ? "fp16" : "bf16";
+  if (precision == section) return section + " with --" + section + ", else fp32 (\"auto\")";
+  return precision + "; " + section + " \"auto\"";
+}
+
+// A variant's text as a table cell: long ones (an imported config's include entry, with its
+// passthrough) are cut, the whole text in the title.
+std::string variant_cell(const std::string& variant) {
+  constexpr std::size_t kShown = 160;
+  if (variant.size() <= kShown) return escape(variant);
+  std::size_t cut = kShown;
+  while (cut > 0 && (static_cast<unsigned char>(variant[cut]) & 0xC0) == 0x80) --cut;
+  return "<span title=\"" + escape(variant) + "\">" + escape(variant.substr(0, cut)) +
+         "\xE2\x80\xA6</span>";
 }
 
 std::string gib_cell(std::int64_t bytes) {
@@ -239,9 +310,9 @@ std::string configs_table(const View& view, const Tier& tier, std::size_t tier_i
     const std::string anchor = "config-" + std::to_string(tier_index) + "-" + std::to_string(i);
     out += R"(<tr><td><a href=")" + href(view, c.path) + R"("><code>)" + escape(c.path) +
            "</code></a></td><td>" + mark(c.change) + R"(</td><td class="variant">)" +
-           escape(c.variant) + "</td><td>" + text_or_dash(c.facts, "stage") + "</td><td>" +
+           variant_cell(c.variant) + "</td><td>" + text_or_dash(c.facts, "stage") + "</td><td>" +
            where_text(c.facts, "offload_optimizer") + "</td><td>" +
-           where_text(c.facts, "offload_param") + "</td><td>" + text_or_dash(c.facts, "precision") +
+           where_text(c.facts, "offload_param") + "</td><td>" + precision_text(c.facts) +
            "</td><td>" + batch_text(c.facts) + "</td><td>";
     if (c.findings.empty()) {
       out += "none";

@@ -70,7 +70,10 @@ ValidateOptions validate_options_from_values(const nlohmann::ordered_json& value
         options.world_size = *world_size;
     }
   }
-  options.hf = validate::is_true(values, "hf_auto");
+  // hf_auto is true, or a non-empty list of the keys left to the Trainer (docs/values.md).
+  const nlohmann::ordered_json* hf = validate::member(values, "hf_auto");
+  options.hf =
+      validate::is_true(values, "hf_auto") || (hf != nullptr && hf->is_array() && !hf->empty());
   if (const nlohmann::ordered_json* version = validate::member(values, "deepspeed_version");
       version != nullptr && version->is_string()) {
     options.deepspeed_version = version->get<std::string>();

@@ -45,8 +45,8 @@ TEST(ContractTest, RefusesEachBadValueByName) {
     const char* expected;
   };
   const Case cases[] = {
-      {R"({"stage": 4})", "/stage: error: stage must be an integer 0-3, got 4"},
-      {R"({"stage": "3"})", "/stage: error: stage must be an integer 0-3, got \"3\""},
+      {R"({"stage": 4})", "/stage: error: stage must be an integer 0-3 or null, got 4"},
+      {R"({"stage": "3"})", "/stage: error: stage must be an integer 0-3 or null, got \"3\""},
       {R"({"precision": "fp8"})",
        "/precision: error: precision must be one of fp32|fp16|bf16, got \"fp8\""},
       {R"({"offload_param": "disk"})",
@@ -55,7 +55,9 @@ TEST(ContractTest, RefusesEachBadValueByName) {
        "/micro_batch_size: error: micro_batch_size must be an integer > 0, got 0"},
       {R"({"gpus_per_node": 1.5})",
        "/gpus_per_node: error: gpus_per_node must be an integer > 0, got 1.5"},
-      {R"({"hf_auto": "yes"})", "/hf_auto: error: hf_auto must be true or false, got \"yes\""},
+      {R"({"hf_auto": "yes"})",
+       "/hf_auto: error: hf_auto must be true, false or a non-empty list of keys the HF Trainer "
+       "fills (docs/values.md), got \"yes\""},
       {R"({"zero": {"reduce_bucket_size": -1}})",
        "/zero/reduce_bucket_size: error: zero.reduce_bucket_size must be an integer > 0, got -1"},
       {R"({"zero": {"reduce_bucket": 5}})",
@@ -112,6 +114,32 @@ TEST(ContractTest, RefusesEachBadValueByName) {
        "/gradient_accumulation: error: micro_batch_size x gradient_accumulation x world_size = 1 x "
        "4 x 1 = 4, "
        "but global_batch_size=8; set only one of the two"},
+      {R"({"hf_auto": []})",
+       "/hf_auto: error: hf_auto must be true, false or a non-empty list of keys the HF Trainer "
+       "fills (docs/values.md), got []"},
+      {R"({"hf_auto": ["gradient_clip"]})",
+       "/hf_auto/0: error: \"gradient_clip\" is not a key the HF Trainer fills (docs/values.md); "
+       "did you mean 'gradient_clipping'?"},
+      {R"({"hf_auto": ["bf16.enabled", "bf16.enabled"]})",
+       "/hf_auto/1: error: \"bf16.enabled\" is listed twice"},
+      {R"({"stage": 2, "hf_auto": ["zero_optimization.stage3_prefetch_bucket_size"]})",
+       "/hf_auto/0: error: hf_auto names zero_optimization.stage3_prefetch_bucket_size, which the "
+       "template would not write: the Trainer fills it at ZeRO stage 3 only, but stage=2"},
+      {R"({"batch_keys": ["train_micro_batch_size_per_gpu"], "hf_auto": ["train_batch_size"]})",
+       "/hf_auto/0: error: hf_auto names train_batch_size, which the template would not write: "
+       "batch_keys does not write it; add it to batch_keys"},
+      {R"({"scheduler": {"type": "WarmupLR"}, "hf_auto": ["scheduler.params.total_num_steps"]})",
+       "/hf_auto/0: error: hf_auto names scheduler.params.total_num_steps, which the template "
+       "would not write: only WarmupDecayLR takes total_num_steps"},
+      {R"({"batch_keys": ["micro_batch_size"]})",
+       "/batch_keys/0: error: \"micro_batch_size\" is not a batch key the template writes"},
+      {R"({"batch_keys": "train_batch_size"})",
+       "/batch_keys: error: batch_keys must be a list of train_batch_size, "
+       "train_micro_batch_size_per_gpu, gradient_accumulation_steps, got \"train_batch_size\""},
+      {R"({"extra": [1]})",
+       "/extra: error: extra must be an object (keys merged into the config) or null, got [1]"},
+      {R"({"fp16": {"loss_scale": -1}})",
+       "/fp16/loss_scale: error: fp16.loss_scale must be a number >= 0, got -1"},
       {R"({"world_size": 3, "gpus_per_node": 8})",
        "/world_size: error: world_size=3 must divide the GPU count gpus_per_node x nodes = 8 "
        "(data-parallel ranks share the GPUs); give it the GPUs: --set gpus_per_node=N and nodes=M "
@@ -133,6 +161,31 @@ TEST(ContractTest, RefusesEachBadValueByName) {
     ASSERT_EQ(layered.problems.size(), 1u);
     EXPECT_EQ(std::string(layered.problems[0].what()), c.expected);
   }
+}
+
+// merge_patch deletes a key given null, so these values are set one by one.
+TEST(ContractTest, NullKnobsAndAListOfTrainerKeysAreValues) {
+  Json values = defaults();
+  values["stage"] = nullptr;
+  values["gradient_clipping"] = nullptr;
+  values["wall_clock_breakdown"] = nullptr;
+  values["aio"] = nullptr;
+  values["zero"]["reduce_bucket_size"] = nullptr;
+  values["fp16"]["loss_scale"] = nullptr;
+  values["optimizer"]["betas"] = nullptr;
+  values["scheduler"]["warmup_max_lr"] = nullptr;
+  values["activation_checkpointing"] = Json{{"profile", nullptr}};
+  values["batch_keys"] = Json::array({"train_micro_batch_size_per_gpu"});
+  values["hf_auto"] = Json::array({"train_micro_batch_size_per_gpu", "bf16.enabled"});
+  values["extra"] = Json{{"zero_optimization", {{"stage", 1}}}};
+  ContractCheck check = check_deepspeed_values(values);
+  ASSERT_TRUE(check.ok()) << check.problems.front().what();
+  EXPECT_EQ(check.facts.stage, 0) << "no zero_optimization: DeepSpeed's stage 0";
+  EXPECT_TRUE(check.facts.hf_auto);
+  values["extra"] = nullptr;
+  values["batch_keys"] = Json::array();
+  values["hf_auto"] = Json::array({"bf16.enabled"});
+  EXPECT_TRUE(check_deepspeed_values(values).ok());
 }
 
 // Every batch value may be anything up to 2^63 - 1: each product of them is checked, and one

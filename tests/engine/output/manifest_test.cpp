@@ -130,3 +130,28 @@ TEST(ManifestTest, OutputPathsAreCheckedNamedAndShownQuoted) {
 }
 
 }  // namespace zf
+
+namespace zf {
+namespace {
+
+// An imported config may write only some batch keys, or leave only some keys to the Trainer:
+// the manifest lists them then, and only then (other manifests keep their nine facts).
+TEST(ManifestTest, FactsListTheBatchKeysAndAutoKeysOnlyWhenTheValuesChoseSome) {
+  DeepSpeedFacts facts;
+  EXPECT_FALSE(facts_to_json(facts).contains("batch_keys"));
+  EXPECT_FALSE(facts_to_json(facts).contains("auto_keys"));
+  EXPECT_EQ(facts_to_json(facts).size(), 9u);
+  facts.hf_auto = true;
+  facts.batch_keys = 0b110;  // train_micro_batch_size_per_gpu, gradient_accumulation_steps
+  facts.auto_keys = (1u << 1) | (1u << 13);
+  const Json json = facts_to_json(facts);
+  EXPECT_EQ(json.at("batch_keys"),
+            Json::parse(R"(["train_micro_batch_size_per_gpu", "gradient_accumulation_steps"])"));
+  EXPECT_EQ(json.at("auto_keys"),
+            Json::parse(R"(["train_micro_batch_size_per_gpu", "bf16.enabled"])"));
+  facts.batch_keys = 0;
+  EXPECT_EQ(facts_to_json(facts).at("batch_keys"), Json::array());
+}
+
+}  // namespace
+}  // namespace zf

@@ -197,5 +197,44 @@ TEST(ReportPageTest, EveryPatternABarUsesIsDefinedAndInTheLegend) {
   }
 }
 
+// An imported config may write only some batch keys and leave only some keys to the Trainer
+// (manifest facts batch_keys / auto_keys): its row says which, and what precision "auto" means.
+TEST(ReportPageTest, BatchAndPrecisionCellsSayWhatAnImportedConfigWritesAndLeavesToTheTrainer) {
+  struct Case {
+    const char* facts;  // merged over config()'s facts
+    const char* cells;  // precision and batch cells
+  };
+  const Case cases[] = {
+      {R"({})", "<td>bf16</td><td>2 \xC3\x97 4 \xC3\x97 8 = 64</td>"},
+      {R"({"hf_auto": true})",
+       "<td>auto (--fp16 or --bf16)</td><td>2 \xC3\x97 4 \xC3\x97 8 = 64 (the config says "
+       "\"auto\": the HF Trainer fills them)</td>"},
+      {R"({"hf_auto": true, "auto_keys": ["train_micro_batch_size_per_gpu", "bf16.enabled"],
+           "batch_keys": ["train_micro_batch_size_per_gpu", "gradient_accumulation_steps"]})",
+       "<td>bf16 with --bf16, else fp32 (\"auto\")</td><td>2 \xC3\x97 4 \xC3\x97 8 = 64 (the "
+       "config writes only train_micro_batch_size_per_gpu \"auto\", "
+       "gradient_accumulation_steps; DeepSpeed derives the rest)</td>"},
+      {R"({"hf_auto": true, "precision": "fp32", "auto_keys": ["gradient_clipping",
+           "fp16.enabled"]})",
+       "<td>fp32; fp16 \"auto\"</td><td>2 \xC3\x97 4 \xC3\x97 8 = 64</td>"},
+      {R"({"hf_auto": true, "auto_keys": ["train_batch_size"]})",
+       "<td>bf16</td><td>2 \xC3\x97 4 \xC3\x97 8 = 64 (\"auto\": train_batch_size, which the HF "
+       "Trainer fills)</td>"},
+      {R"({"batch_keys": []})",
+       "<td>bf16</td><td>\xE2\x80\x94 (no batch keys: DeepSpeed needs train_batch_size or "
+       "train_micro_batch_size_per_gpu)</td>"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.facts);
+    View v = view();
+    v.tiers[1].configs[0].facts.update(nlohmann::ordered_json::parse(c.facts));
+    const std::string page = render_page(v);
+    const auto row = page.find("<code>large/a.json</code>");
+    ASSERT_NE(row, std::string::npos);
+    const std::string tr = page.substr(row, page.find("</tr>", row) - row);
+    EXPECT_NE(tr.find(c.cells), std::string::npos) << tr;
+  }
+}
+
 }  // namespace
 }  // namespace zf::report

@@ -336,6 +336,130 @@ TEST_F(DeepSpeedTemplatesTest, ReleaseFeaturesAreRefusedBeforeRendering) {
   }
 }
 
+// A null knob leaves its key to DeepSpeed's default; `batch_keys` and a list in `hf_auto` choose
+// keys one by one; `extra` is merged into the objects the template writes (docs/values.md).
+TEST_F(DeepSpeedTemplatesTest, NullKnobsAreLeftOutAndExtraIsMergedIntoWhatTheTemplateWrites) {
+  const Json nothing = Json::parse(R"({"stage": null, "batch_keys": [], "gradient_clipping": null,
+      "steps_per_print": null, "wall_clock_breakdown": null, "optimizer": null,
+      "scheduler": null, "precision": "fp32"})");
+  struct Case {
+    const char* name;
+    const char* values;  // over `nothing`
+    const char* expected;
+  };
+  const Case cases[] = {
+      {"every key left out", "{}", "{}"},
+      {"a micro batch, stage 0 and passthrough",
+       R"({"stage": 0, "batch_keys": ["train_micro_batch_size_per_gpu"], "micro_batch_size": 4,
+           "precision": "bf16",
+           "extra": {"zero_optimization": {"allgather_partitions": true},
+                     "zero_allow_untested_optimizer": true, "fp16": {"enabled": false},
+                     "bf16": {"immediate_grad_update": true}}})",
+       R"({"train_micro_batch_size_per_gpu": 4, "fp16": {"enabled": false},
+           "bf16": {"enabled": true, "immediate_grad_update": true},
+           "zero_optimization": {"stage": 0, "allgather_partitions": true},
+           "zero_allow_untested_optimizer": true})"},
+      {"some keys left to the Trainer (LLaMA-Factory's ds_z3_fp8_config shape)",
+       R"({"stage": 3, "offload_optimizer": "cpu", "precision": "bf16",
+           "batch_keys": ["train_micro_batch_size_per_gpu", "gradient_accumulation_steps"],
+           "hf_auto": ["train_micro_batch_size_per_gpu", "gradient_accumulation_steps",
+                       "gradient_clipping", "bf16.enabled"],
+           "offload": {"pin_memory": false},
+           "zero": {"overlap_comm": false, "reduce_scatter": null, "reduce_bucket_size": 12845056,
+                    "stage3_prefetch_bucket_size": 11560550,
+                    "stage3_param_persistence_threshold": 35840},
+           "extra": {"zero_optimization": {"offload_optimizer": {"fast_init": true}}}})",
+       R"({"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto",
+           "gradient_clipping": "auto", "bf16": {"enabled": "auto"},
+           "zero_optimization": {"stage": 3,
+             "offload_optimizer": {"device": "cpu", "pin_memory": false, "fast_init": true},
+             "overlap_comm": false, "contiguous_gradients": true, "sub_group_size": 1000000000,
+             "stage3_prefetch_bucket_size": 11560550, "stage3_param_persistence_threshold": 35840,
+             "stage3_max_live_parameters": 1000000000, "stage3_max_reuse_distance": 1000000000,
+             "stage3_gather_16bit_weights_on_model_save": true, "reduce_bucket_size": 12845056}})"},
+      {"fp16 with a static loss scale, optimizer parameters left out and added",
+       R"({"stage": 1, "precision": "fp16", "batch_keys": ["train_batch_size"],
+           "micro_batch_size": 2, "gradient_accumulation": 8,
+           "fp16": {"loss_scale": 128, "hysteresis": null, "loss_scale_window": null,
+                    "initial_scale_power": null, "min_loss_scale": null},
+           "optimizer": {"type": "Adam", "lr": 0.001, "betas": null, "eps": null,
+                         "weight_decay": null},
+           "zero": {"overlap_comm": null, "contiguous_gradients": null, "reduce_scatter": null,
+                    "allgather_bucket_size": null, "reduce_bucket_size": null},
+           "extra": {"optimizer": {"params": {"torch_adam": true}, "legacy_fusion": false},
+                     "fp16": {"auto_cast": false}}})",
+       R"({"train_batch_size": 16, "fp16": {"enabled": true, "loss_scale": 128, "auto_cast": false},
+           "optimizer": {"type": "Adam", "params": {"lr": 0.001, "torch_adam": true},
+                         "legacy_fusion": false},
+           "zero_optimization": {"stage": 1}})"},
+      {"NVMe without an aio block, checkpointing without profile, a wandb entity",
+       R"({"stage": 3, "offload_param": "nvme", "nvme_path": "/nvme", "aio": null,
+           "activation_checkpointing": {"partition_activations": true, "profile": null},
+           "monitor": {"wandb": {"project": "p"}},
+           "zero": {"overlap_comm": null, "contiguous_gradients": null, "reduce_scatter": null,
+                    "sub_group_size": null, "stage3_prefetch_bucket_size": null,
+                    "stage3_param_persistence_threshold": null,
+                    "stage3_max_live_parameters": null, "stage3_max_reuse_distance": null,
+                    "stage3_gather_16bit_weights_on_model_save": null,
+                    "reduce_bucket_size": null},
+           "offload": {"param_buffer_size": null, "param_max_in_cpu": null},
+           "extra": {"aio": {"block_size": 262144}, "wandb": {"entity": "e"},
+                     "activation_checkpointing": {"cpu_checkpointing": false}}})",
+       R"({"zero_optimization": {"stage": 3,
+             "offload_param": {"device": "nvme", "nvme_path": "/nvme", "buffer_count": 5,
+                               "pin_memory": true}},
+           "aio": {"block_size": 262144},
+           "activation_checkpointing": {"partition_activations": true, "cpu_checkpointing": false},
+           "wandb": {"enabled": true, "project": "p", "entity": "e"}})"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Json values = nothing;
+    const Json patch = Json::parse(c.values);
+    for (const auto& [key, value] : patch.items()) values[key] = value;
+    ContractCheck check;
+    Json config = render("deepspeed/config.json.j2", values, &check);
+    EXPECT_TRUE(check.ok()) << check.problems.front().what();
+    EXPECT_EQ(to_json_text(config), to_json_text(Json::parse(c.expected)));
+  }
+}
+
+TEST_F(DeepSpeedTemplatesTest, ExtraMayNotContradictWhatTheTemplateWrites) {
+  struct Case {
+    const char* values;
+    const char* message;
+  };
+  const Case cases[] = {
+      {R"({"extra": {"zero_optimization": {"stage": 3}}})",
+       "extra.zero_optimization.stage would replace a key the template writes from its values: "
+       "set that value instead (docs/values.md), or leave the key out of extra"},
+      {R"({"extra": {"train_batch_size": 64}})",
+       "extra.train_batch_size would replace a key the template writes from its values: set that "
+       "value instead (docs/values.md), or leave the key out of extra"},
+      {R"({"precision": "fp16", "extra": {"fp16": {"loss_scale": 128}}})",
+       "extra.fp16.loss_scale would replace a key the template writes from its values: set that "
+       "value instead (docs/values.md), or leave the key out of extra"},
+      {R"({"offload_optimizer": "cpu", "extra": {"zero_optimization": {"offload_optimizer": 1}}})",
+       "extra.zero_optimization.offload_optimizer must be an object: the template writes "
+       "zero_optimization.offload_optimizer as one, got 1"},
+      {R"({"extra": {"zero_optimization": true}})",
+       "extra.zero_optimization must be an object: the template writes zero_optimization as one, "
+       "got true"},
+      {R"({"extra": [1]})", "extra must be an object (keys merged into the config), got [1]"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.values);
+    EXPECT_EQ(render_error("deepspeed/config.json.j2", Json::parse(c.values)),
+              std::string("'dict object' has no attribute 'zeroforge refuses these values: ") +
+                  c.message + "'");
+  }
+  // What the template does not write at that stage may come from extra.
+  Json config =
+      render("deepspeed/config.json.j2", Json::parse(R"({"stage": 3, "extra": {"zero_optimization":
+                                       {"allgather_bucket_size": 200000000}}})"));
+  EXPECT_EQ(config.at("zero_optimization").at("allgather_bucket_size"), 200000000);
+}
+
 // Key sets of two JSON objects, recursively, as pointers.
 void collect_keys(const Json& json, const std::string& pointer, std::set<std::string>& out) {
   if (!json.is_object()) return;

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+// Rendering members and fitting a config's values (see regenerate.hpp).
+#include "import/regenerate.hpp"
+
+#include "import/json_compare.hpp"
+#include "zeroforge/values.hpp"
+
+namespace zf::importer {
+namespace {
+
+// Each round demotes at least one binding, so this many rounds is more than a config has
+// bindings; it only guards against a bug looping.
+constexpr int kMaxRounds = 500;
+
+// Every leaf of `values` (scalars, arrays, null, empty objects), depth first; `extra` counts
+// as one leaf: it is exactly what the template does not write.
+void leaves(const Json& node, Path& path, std::vector<Path>& out) {
+  if (!node.is_object() || node.empty() || (path.size() == 1 && path[0] == "extra")) {
+    out.push_back(path);
+    return;
+  }
+  for (const auto& [key, value] : node.items()) {
+    path.push_back(key);
+    leaves(value, path, out);
+    path.pop_back();
+  }
+}
+
+// `values` without the leaf at `path` (objects it empties go too).
+Json without(const Json& values, const Path& path) {
+  Json out = values;
+  std::vector<Json*> chain{&out};
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) chain.push_back(&(*chain.back())[path[i]]);
+  chain.back()->erase(path.back());
+  for (std::size_t i = chain.size() - 1; i > 0 && chain[i]->empty(); --i) {
+    chain[i - 1]->erase(path[i - 1]);
+  }
+  return out;
+}
+
+}  // namespace
+
+Regenerator::Regenerator(const Environment& environment, const std::string& template_name,
+                         Json tier, std::string tier_file)
+    : template_name_(template_name),
+      template_(environment.load(template_name)),
+      defaults_(load_template_defaults(environment, template_name)),
+      tier_(std::move(tier)),
+      tier_file_(std::move(tier_file)) {}
+
+Json Regenerator::merged(const Json& member) const {
+  LayeredValues values;
+  for (const Layer& layer : defaults_.layers) values.apply(layer.source, layer.values);
+  if (!tier_.empty()) values.apply({LayerKind::Tier, tier_file_}, tier_);
+  values.apply({LayerKind::Variant, "member"}, member);
+  return values.merged();
+}
+
+std::vector<Error> Regenerator::problems(const Json& member) const {
+  const Json values = merged(member);
+  std::vector<Error> out = check_pinned_values(defaults_.pins, values);
+  if (defaults_.contract == "deepspeed") {
+    ContractCheck check = check_deepspeed_values(values);
+    out.insert(out.end(), check.problems.begin(), check.problems.end());
+  }
+  return out;
+}
+
+Json Regenerator::render(const Json& member) const {
+  return template_->render_json(Value::from_json(merged(member)));
+}
+
+FittedMember fit_member(ConfigMapping& mapping, const Json& config, const Regenerator& regenerator,
+                        const std::string& file) {
+  const std::string& name = regenerator.template_name();
+  Json values;
+  for (int round = 0;; ++round) {
+    if (round == kMaxRounds) {
+      throw Error(ErrorKind::Values, file + ": import did not settle on values (a bug)");
+    }
+    values = assemble(mapping, config);
+    std::vector<Error> problems = regenerator.problems(values);
+    if (!problems.empty()) {
+      bool demoted = false;
+      for (const Error& problem : problems) {
+        if (auto owner = owner_of_value(mapping, values, problem.json_pointer())) {
+          demote(mapping, *owner, "the values contract refuses it: " + problem.message());
+          demoted = true;
+        }
+      }
+      if (!demoted) {
+        throw Error(ErrorKind::Values,
+                    file + ": cannot be imported with " + name + ": " + problems.front().message());
+      }
+      continue;
+    }
+    Json rendered;
+    try {
+      rendered = regenerator.render(values);
+    } catch (const Error& error) {
+      throw Error(ErrorKind::Values, file + ": cannot be imported with " + name +
+                                         ": rendering its values failed: " + error.what());
+    }
+    const std::vector<std::string> differences = json_differences(rendered, config);
+    if (differences.empty()) break;
+    bool demoted = false;
+    for (const auto& pointer : differences) {
+      for (std::size_t owner : owners_of_key(mapping, pointer)) {
+        demote(mapping, owner, name + " writes " + pointer + " otherwise");
+        demoted = true;
+      }
+    }
+    if (!demoted) {
+      throw Error(ErrorKind::Values, file + ": " + differences.front() +
+                                         ": the template writes this key whatever its values say, "
+                                         "so the config cannot be given back");
+    }
+  }
+  FittedMember fitted;
+  fitted.full = values;
+  // Drop each value the base already gives, as long as the config still comes back.
+  std::vector<Path> all;
+  Path path;
+  leaves(values, path, all);
+  for (const Path& leaf : all) {
+    Json candidate = without(values, leaf);
+    if (!regenerator.problems(candidate).empty()) continue;
+    try {
+      if (same_json(regenerator.render(candidate), config)) values = std::move(candidate);
+    } catch (const Error&) {
+      // The base's value fails to render here (a guard refuses it): the value stays.
+    }
+  }
+  fitted.values = std::move(values);
+  return fitted;
+}
+
+}  // namespace zf::importer

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// Rendering a member's values as `generate` will (template defaults < tier < member, the pins
+// and the values contract, then the template), and fitting a config's values until the render
+// gives the config back: what the contract refuses or the render gets wrong is demoted to
+// `extra`, then every value the render does not need is dropped.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "import/config_mapping.hpp"
+#include "zeroforge/environment.hpp"
+#include "zeroforge/family.hpp"
+#include "zeroforge/template.hpp"
+
+namespace zf::importer {
+
+/// One template over a fixed base (its defaults and the tier): members' values rendered.
+class Regenerator {
+ public:
+  /// `tier` is the tier file's values (an object; empty without a tier), named `tier_file`.
+  Regenerator(const Environment& environment, const std::string& template_name, Json tier,
+              std::string tier_file);
+
+  /// The base, then `member`, merged as generate layers them.
+  Json merged(const Json& member) const;
+  /// What the template's pins and (DeepSpeed contract) the values contract refuse in them.
+  std::vector<Error> problems(const Json& member) const;
+  /// The rendered config (normalised JSON). Throws zf::Error for a template error.
+  Json render(const Json& member) const;
+  /// The template defaults' layers (what expand_family takes).
+  const TemplateDefaults& defaults() const noexcept { return defaults_; }
+  const std::string& template_name() const noexcept { return template_name_; }
+
+ private:
+  std::string template_name_;
+  std::shared_ptr<const Template> template_;
+  TemplateDefaults defaults_;
+  Json tier_;
+  std::string tier_file_;
+};
+
+/// A config's member values, fitted.
+struct FittedMember {
+  /// The member's values over the base: only those the render needs.
+  Json values;
+  /// The values with every key the template can say (before dropping what the base gives).
+  Json full;
+};
+
+/// Fits `config`'s values: assembles the mapping, demotes what the contract refuses or the
+/// render does not give back, until `regenerator.render(values)` equals `config` as a JSON
+/// value; then drops each value the base already gives. `file` names the config in errors.
+/// Throws zf::Error (Values) when the template cannot give the config back at all (a pinned
+/// value it contradicts, a key a custom template always writes).
+FittedMember fit_member(ConfigMapping& mapping, const Json& config, const Regenerator& regenerator,
+                        const std::string& file);
+
+}  // namespace zf::importer
