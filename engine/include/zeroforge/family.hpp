@@ -178,12 +178,26 @@ struct Axis {
 
 /// A tier a family emits, with the family's values for that tier only.
 struct TierRef {
-  /// A tier name (`small`, resolved to presets/tiers/small.json) or a path relative to the
-  /// family file (`tiers/site.json`).
+  /// The tier as the family names it: a tier name (`small`, found on the tier search path) or
+  /// a path relative to the family file (`tiers/site.json`: it contains `/` or ends in
+  /// `.json`).
+  std::string ref;
+  /// The tier's name: `ref` itself, or the file stem of a path (`site`). The manifest, the
+  /// output pattern's `tier` and messages use it; include and exclude match either.
   std::string name;
   /// Values layered (as family values) above the base values, for this tier only.
   nlohmann::ordered_json values = nlohmann::ordered_json::object();
+  /// True when an include or exclude entry's `"tier": TEXT` means this tier: TEXT is its name
+  /// or its reference as written.
+  bool matches(std::string_view text) const noexcept { return text == name || text == ref; }
 };
+
+/// True when a tier reference names a file (it contains `/` or ends in `.json`) rather than a
+/// tier on the search path.
+bool is_tier_path(std::string_view ref);
+/// The name of the tier `ref` refers to: `ref` itself, or its file stem for a path
+/// (`../../tiers/a100x8.json` is `a100x8`).
+std::string tier_name_of(std::string_view ref);
 
 /// A plugin a family loads: a name or path, and its options (a JSON object).
 struct PluginRef {

@@ -188,7 +188,7 @@ class FamilyReader {
       std::string pointer = "/tiers/" + std::to_string(i);
       TierRef tier;
       if (entry.is_string()) {
-        tier.name = entry.get<std::string>();
+        tier.ref = entry.get<std::string>();
       } else if (entry.is_object()) {
         for (const auto& [key, value] : entry.items()) {
           if (key != "name" && key != "values") {
@@ -196,7 +196,7 @@ class FamilyReader {
                  "unknown field '" + key + "' in a tier (expected name, values)");
           }
         }
-        tier.name = string_field_at(entry, "name", pointer);
+        tier.ref = string_field_at(entry, "name", pointer);
         if (auto values = entry.find("values"); values != entry.end()) {
           if (!values->is_object()) fail(pointer + "/values", "tier values must be an object");
           tier.values = *values;
@@ -204,9 +204,18 @@ class FamilyReader {
       } else {
         fail(pointer, "a tier must be a name or {\"name\", \"values\"}, got " + entry.dump());
       }
-      if (tier.name.empty()) fail(pointer, "empty tier name");
-      for (const auto& other : family.tiers) {
-        if (other.name == tier.name) fail(pointer, "tier '" + tier.name + "' is listed twice");
+      if (tier.ref.empty()) fail(pointer, "empty tier name");
+      tier.name = tier_name_of(tier.ref);
+      if (tier.name.empty()) fail(pointer, "tier file '" + tier.ref + "' has no file name");
+      for (std::size_t j = 0; j < family.tiers.size(); ++j) {
+        const TierRef& other = family.tiers[j];
+        if (other.ref == tier.ref) fail(pointer, "tier '" + tier.ref + "' is listed twice");
+        if (other.name == tier.name) {
+          // The manifest, the output pattern and include/exclude know a tier by its name.
+          fail(pointer, "tier '" + tier.ref + "' is named '" + tier.name + "', as is '" +
+                            other.ref + "' (/tiers/" + std::to_string(j) +
+                            "): a tier is named after its file stem; rename one of the files");
+        }
       }
       family.tiers.push_back(std::move(tier));
     }
@@ -226,7 +235,7 @@ class FamilyReader {
     if (!value.is_string()) fail(pointer, "tier must be a tier name, got " + value.dump());
     std::string name = value.get<std::string>();
     bool known = std::any_of(family.tiers.begin(), family.tiers.end(),
-                             [&](const TierRef& t) { return t.name == name; });
+                             [&](const TierRef& t) { return t.matches(name); });
     if (!known) fail(pointer, "tier '" + name + "' is not one of the family's tiers");
   }
 
@@ -292,6 +301,15 @@ class FamilyReader {
 };
 
 }  // namespace
+
+bool is_tier_path(std::string_view ref) {
+  return ref.find('/') != std::string_view::npos || ref.ends_with(".json");
+}
+
+std::string tier_name_of(std::string_view ref) {
+  if (!is_tier_path(ref)) return std::string(ref);
+  return std::filesystem::path(std::string(ref)).stem().string();
+}
 
 const std::vector<std::string>& companion_kinds() {
   static const std::vector<std::string> kinds = {"deepspeed", "torchrun", "accelerate",

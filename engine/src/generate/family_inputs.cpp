@@ -44,21 +44,21 @@ fs::path display_path(const fs::path& path) {
 
 Tier load_tier(const Family& family, std::size_t index, const fs::path& data_dir,
                std::vector<fs::path>& inputs) {
-  const std::string& name = family.tiers[index].name;
+  const TierRef& ref = family.tiers[index];
   std::string pointer = "/tiers/" + std::to_string(index);
   std::error_code ec;
   fs::path path;
-  if (name.find('/') != std::string::npos || name.ends_with(".json")) {
-    path = fs::path(family.file).parent_path() / name;
+  if (is_tier_path(ref.ref)) {
+    path = fs::path(family.file).parent_path() / ref.ref;
   } else {
-    path = data_dir / "presets" / "tiers" / (name + ".json");
+    path = data_dir / "presets" / "tiers" / (ref.ref + ".json");
   }
   if (!fs::is_regular_file(path, ec)) {
-    throw Error(ErrorKind::Values, "tier '" + name + "' not found (no " + path.string() + ")",
+    throw Error(ErrorKind::Values, "tier '" + ref.ref + "' not found (no " + path.string() + ")",
                 family.file, pointer);
   }
   inputs.push_back(path);
-  return Tier{name, display_path(path).string(), load_values_file(path)};
+  return Tier{ref.name, display_path(path).string(), load_values_file(path)};
 }
 
 }  // namespace

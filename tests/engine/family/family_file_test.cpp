@@ -43,6 +43,25 @@ TEST(FamilyFileTest, ReadsEveryField) {
   EXPECT_EQ(family.companions, (std::vector<std::string>{"torchrun", "hf-args"}));
 }
 
+TEST(FamilyFileTest, ATierFileIsNamedAfterItsStemAndMatchedByEither) {
+  Family family = parse_family(Json::parse(R"({
+    "name": "team", "template": "t",
+    "axes": {"stage": [2, 3]},
+    "tiers": ["../../tiers/a100x8.json", {"name": "small"}, "h100x32.json"],
+    "exclude": [{"tier": "../../tiers/a100x8.json", "stage": 2}, {"tier": "h100x32", "stage": 3}],
+    "include": [{"tier": "a100x8", "stage": 1}]})"),
+                               "teams/vision/family.json");
+  ASSERT_EQ(family.tiers.size(), 3u);
+  EXPECT_EQ(family.tiers[0].ref, "../../tiers/a100x8.json");
+  EXPECT_EQ(family.tiers[0].name, "a100x8");
+  EXPECT_EQ(family.tiers[1].ref, "small");
+  EXPECT_EQ(family.tiers[1].name, "small");
+  EXPECT_EQ(family.tiers[2].name, "h100x32");
+  EXPECT_TRUE(family.tiers[0].matches("a100x8"));
+  EXPECT_TRUE(family.tiers[0].matches("../../tiers/a100x8.json"));
+  EXPECT_FALSE(family.tiers[0].matches("tiers/a100x8.json"));
+}
+
 TEST(FamilyFileTest, DefaultsTheOutputPattern) {
   Family family = parse_family(Json::parse(R"({"name": "a", "template": "t.json.j2"})"), "f.json");
   EXPECT_EQ(family.output, "{% if tier %}{{ tier }}/{% endif %}{{ variant }}.json");
@@ -102,6 +121,18 @@ TEST(FamilyFileTest, ReportsEachMistakeWithFileAndPointer) {
        "f.json: /include/0: error: an include entry must be a non-empty values object, got {}"},
       {"duplicate tier", R"({"name": "a", "template": "t", "tiers": ["small", "small"]})",
        "f.json: /tiers/1: error: tier 'small' is listed twice"},
+      {"two tier files with one stem",
+       R"({"name": "a", "template": "t",
+           "tiers": ["../../site-a/tiers/a100x8.json", "../../site-b/tiers/a100x8.json"]})",
+       "f.json: /tiers/1: error: tier '../../site-b/tiers/a100x8.json' is named 'a100x8', as is "
+       "'../../site-a/tiers/a100x8.json' (/tiers/0): a tier is named after its file stem; rename "
+       "one of the files"},
+      {"a tier file named like a tier on the search path",
+       R"({"name": "a", "template": "t", "tiers": ["small", {"name": "tiers/small.json"}]})",
+       "f.json: /tiers/1: error: tier 'tiers/small.json' is named 'small', as is 'small' "
+       "(/tiers/0): a tier is named after its file stem; rename one of the files"},
+      {"tier path without a file name", R"({"name": "a", "template": "t", "tiers": ["tiers/"]})",
+       "f.json: /tiers/0: error: tier file 'tiers/' has no file name"},
       {"empty tiers", R"({"name": "a", "template": "t", "tiers": []})",
        "f.json: /tiers: error: empty tier list: leave out 'tiers' for configs without a tier"},
       {"bad tier field", R"({"name": "a", "template": "t", "tiers": [{"name": "s", "value": {}}]})",
