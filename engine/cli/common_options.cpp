@@ -8,6 +8,7 @@
 #include "command.hpp"
 #include "generate/family_inputs.hpp"
 #include "zeroforge/error.hpp"
+#include "zeroforge/family.hpp"
 
 namespace zf::cli {
 namespace po = boost::program_options;
@@ -41,11 +42,11 @@ fs::path resolve_tier(const std::string& tier) {
       throw Error(ErrorKind::Usage, "tier file '" + tier + "' not found");
     return tier;
   }
-  fs::path path = builtin_presets_dir() / "tiers" / (tier + ".json");
-  if (!fs::is_regular_file(path, ec)) {
-    throw Error(ErrorKind::Usage, "unknown tier '" + tier + "' (no " + path.string() + ")");
-  }
-  return path;
+  const std::vector<TierDirectory> search = tier_search_path({}, data_dir());
+  if (auto path = find_tier(tier, search)) return *path;
+  throw Error(ErrorKind::Usage,
+              "unknown tier '" + tier + "' (no " + tier + ".json on the tier search path: " +
+                  describe_search_path(search) + "; 'zeroforge list tiers' shows the tiers found)");
 }
 
 void add_validation_options(po::options_description& options, ValidationInputs& inputs,

@@ -34,7 +34,8 @@ void add_value_options(boost::program_options::options_description& options, Com
 /// The search path: --template-dir directories in order, then the built-in templates.
 std::unique_ptr<Environment> make_environment(const CommonInputs& inputs);
 
-/// Resolves a tier name (`small`) or path (`my/tier.json`) to a file; throws if missing.
+/// Resolves a tier name (`small`, on the tier search path: ZEROFORGE_TIER_PATH, then the
+/// built-in tiers) or path (`my/tier.json`) to a file; throws if missing.
 std::filesystem::path resolve_tier(const std::string& tier);
 
 /// What --validate and --no-validate collected.

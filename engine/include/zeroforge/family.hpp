@@ -199,6 +199,41 @@ bool is_tier_path(std::string_view ref);
 /// (`../../tiers/a100x8.json` is `a100x8`).
 std::string tier_name_of(std::string_view ref);
 
+/// Why a directory is on the tier search path.
+enum class TierOrigin {
+  Family,       ///< `tiers/` beside the family file
+  Environment,  ///< a directory of ZEROFORGE_TIER_PATH
+  BuiltIn,      ///< the shipped tiers, `DATA_DIR/presets/tiers`
+};
+
+/// "beside the family", "ZEROFORGE_TIER_PATH" or "built-in": how `list tiers` and messages
+/// say where a tier comes from.
+std::string_view to_string(TierOrigin origin) noexcept;
+
+/// One directory of the tier search path.
+struct TierDirectory {
+  std::filesystem::path path;
+  TierOrigin origin;
+};
+
+/// Where a tier name is looked up, first match winning: `tiers/` beside `family_file` (when
+/// one is given), then each directory of the colon-separated ZEROFORGE_TIER_PATH (empty
+/// entries skipped), then `data_dir/presets/tiers`. A team's repository comes first, so a
+/// checkout generates the same configs whatever the environment of the machine.
+///
+///     auto path = zf::tier_search_path("teams/vision/family.json", "/usr/share/zeroforge");
+///     // teams/vision/tiers, $ZEROFORGE_TIER_PATH..., /usr/share/zeroforge/presets/tiers
+std::vector<TierDirectory> tier_search_path(const std::filesystem::path& family_file,
+                                            const std::filesystem::path& data_dir);
+
+/// The file of tier `name`: `NAME.json` in the first directory of `path` that has it, or
+/// nullopt.
+std::optional<std::filesystem::path> find_tier(std::string_view name,
+                                               const std::vector<TierDirectory>& path);
+
+/// The directories of `path`, comma-separated, for "not found (searched: ...)" messages.
+std::string describe_search_path(const std::vector<TierDirectory>& path);
+
 /// A plugin a family loads: a name or path, and its options (a JSON object).
 struct PluginRef {
   std::string name;
@@ -213,6 +248,9 @@ struct Family {
   std::string description;
   /// The template every config renders, e.g. `deepspeed/config.json.j2`.
   std::string template_name;
+  /// Template directories, as written (relative to the family file): searched after
+  /// `--template-dir` and before the built-in templates.
+  std::vector<std::string> template_dirs;
   /// The values contract ("deepspeed"), when the template's directory does not declare one.
   std::string contract;
   /// The output path pattern, a template over the variant's values plus `tier`, `family` and

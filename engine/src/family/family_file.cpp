@@ -13,9 +13,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr std::string_view kFields[] = {"name",    "description", "template", "contract",
-                                        "output",  "values",      "axes",     "include",
-                                        "exclude", "tiers",       "plugins",  "companions"};
+constexpr std::string_view kFields[] = {
+    "name", "description", "template", "template_dirs", "contract", "output",    "values",
+    "axes", "include",     "exclude",  "tiers",         "plugins",  "companions"};
 
 class FamilyReader {
  public:
@@ -48,8 +48,8 @@ class FamilyReader {
       if (std::find(std::begin(kFields), std::end(kFields), key) == std::end(kFields)) {
         fail("/" + escape_pointer_segment(key),
              "unknown field '" + key +
-                 "' (expected name, description, template, contract, output, values, axes, "
-                 "include, exclude, tiers, plugins, companions)");
+                 "' (expected name, description, template, template_dirs, contract, output, "
+                 "values, axes, include, exclude, tiers, plugins, companions)");
       }
     }
     Family family;
@@ -63,6 +63,7 @@ class FamilyReader {
     }
     family.description = string_field(json, "description", false);
     family.template_name = string_field(json, "template", true);
+    read_template_dirs(json, family);
     family.contract = string_field(json, "contract", false);
     if (json.contains("output")) family.output = string_field(json, "output", true);
     if (auto it = json.find("values"); it != json.end()) {
@@ -107,6 +108,25 @@ class FamilyReader {
       plugin.options = *options;
     }
     return plugin;
+  }
+
+  void read_template_dirs(const Json& json, Family& family) const {
+    auto it = json.find("template_dirs");
+    if (it == json.end()) return;
+    if (!it->is_array()) {
+      fail("/template_dirs",
+           "template_dirs must be a list of directories (relative to the "
+           "family file), got " +
+               it->dump());
+    }
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const Json& entry = (*it)[i];
+      if (!entry.is_string() || entry.get<std::string>().empty()) {
+        fail("/template_dirs/" + std::to_string(i),
+             "a template directory must be a non-empty string, got " + entry.dump());
+      }
+      family.template_dirs.push_back(entry.get<std::string>());
+    }
   }
 
   void read_companions(const Json& json, Family& family) const {

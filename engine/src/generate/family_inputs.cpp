@@ -42,7 +42,7 @@ fs::path display_path(const fs::path& path) {
   return shown;
 }
 
-Tier load_tier(const Family& family, std::size_t index, const fs::path& data_dir,
+Tier load_tier(const Family& family, std::size_t index, const std::vector<TierDirectory>& search,
                std::vector<fs::path>& inputs) {
   const TierRef& ref = family.tiers[index];
   std::string pointer = "/tiers/" + std::to_string(index);
@@ -50,11 +50,18 @@ Tier load_tier(const Family& family, std::size_t index, const fs::path& data_dir
   fs::path path;
   if (is_tier_path(ref.ref)) {
     path = fs::path(family.file).parent_path() / ref.ref;
+    if (!fs::is_regular_file(path, ec)) {
+      throw Error(ErrorKind::Values, "tier '" + ref.ref + "' not found (no " + path.string() + ")",
+                  family.file, pointer);
+    }
+  } else if (auto found = find_tier(ref.ref, search)) {
+    path = *found;
   } else {
-    path = data_dir / "presets" / "tiers" / (ref.ref + ".json");
-  }
-  if (!fs::is_regular_file(path, ec)) {
-    throw Error(ErrorKind::Values, "tier '" + ref.ref + "' not found (no " + path.string() + ")",
+    throw Error(ErrorKind::Values,
+                "tier '" + ref.ref + "' not found on the tier search path (searched: " +
+                    describe_search_path(search) + "); put " + ref.ref +
+                    ".json in tiers/ beside the family or in a ZEROFORGE_TIER_PATH directory, "
+                    "or give its path ('zeroforge list tiers' shows the tiers found)",
                 family.file, pointer);
   }
   inputs.push_back(path);
@@ -63,7 +70,35 @@ Tier load_tier(const Family& family, std::size_t index, const fs::path& data_dir
 
 }  // namespace
 
-std::unique_ptr<Environment> make_environment(const GenerateRequest& request) {
+std::vector<fs::path> family_template_dirs(const Family& family) {
+  std::vector<fs::path> dirs;
+  const fs::path base = fs::path(family.file).parent_path();
+  for (std::size_t i = 0; i < family.template_dirs.size(); ++i) {
+    fs::path dir = base / family.template_dirs[i];
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+      throw Error(ErrorKind::Values,
+                  "template directory '" + family.template_dirs[i] + "' is not a directory (" +
+                      dir.string() + "; template_dirs are relative to the family file)",
+                  family.file, "/template_dirs/" + std::to_string(i));
+    }
+    dirs.push_back(std::move(dir));
+  }
+  return dirs;
+}
+
+std::string template_not_found(const Family& family, const Environment& environment) {
+  std::string searched;
+  for (const auto& dir : environment.options().search_path)
+    searched += (searched.empty() ? "" : ", ") + dir.string();
+  return "template '" + family.template_name + "' not found on the template search path " +
+         "(searched: " + searched +
+         "); for a team's own templates, list their directory in the family's " +
+         "\"template_dirs\" (relative to the family file) or pass --template-dir DIR";
+}
+
+std::unique_ptr<Environment> make_environment(const GenerateRequest& request,
+                                              const std::vector<fs::path>& family_dirs) {
   EnvironmentOptions options;
   options.trim_blocks = request.trim_blocks;
   options.lstrip_blocks = request.lstrip_blocks;
@@ -74,6 +109,7 @@ std::unique_ptr<Environment> make_environment(const GenerateRequest& request) {
     }
     options.search_path.push_back(dir);
   }
+  options.search_path.insert(options.search_path.end(), family_dirs.begin(), family_dirs.end());
   options.search_path.push_back(data_dir_of(request) / "templates");
   return std::make_unique<Environment>(std::move(options));
 }
@@ -119,7 +155,7 @@ FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink&
   setup.inputs.push_back(file);
   // A path the user typed is shown as typed; a shipped family by its place in the sources.
   Family family = load_family(family_arg == file.string() ? file : display_path(file));
-  setup.environment = make_environment(request);
+  setup.environment = make_environment(request, family_template_dirs(family));
 
   std::vector<PluginRequest> requests;
   for (const auto& plugin : family.plugins) requests.push_back({plugin.name, plugin.options});
@@ -128,10 +164,8 @@ FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink&
   setup.plugins->register_functions(*setup.environment);
 
   if (!setup.environment->resolve(family.template_name)) {
-    throw Error(ErrorKind::Values,
-                "template '" + family.template_name +
-                    "' not found on the template search path ('zeroforge list templates')",
-                family.file, "/template");
+    throw Error(ErrorKind::Values, template_not_found(family, *setup.environment), family.file,
+                "/template");
   }
   setup.template_ = setup.environment->load(family.template_name);
   TemplateDefaults defaults =
@@ -140,8 +174,9 @@ FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink&
   setup.pins = std::move(defaults.pins);
 
   std::vector<Tier> tiers;
+  const std::vector<TierDirectory> tier_path = tier_search_path(family.file, data_dir);
   for (std::size_t i = 0; i < family.tiers.size(); ++i)
-    tiers.push_back(load_tier(family, i, data_dir, setup.inputs));
+    tiers.push_back(load_tier(family, i, tier_path, setup.inputs));
 
   std::vector<Layer> overrides;
   for (const auto& path : request.values_files) {

@@ -80,8 +80,14 @@ TEST(FamilyFileTest, ReportsEachMistakeWithFileAndPointer) {
       {"missing template", R"({"name": "a"})", "f.json: /: error: missing field 'template'"},
       {"unknown field", R"({"name": "a", "template": "t", "axis": {}})",
        "f.json: /axis: error: unknown field 'axis' (expected name, description, template, "
-       "contract, "
-       "output, values, axes, include, exclude, tiers, plugins, companions)"},
+       "template_dirs, contract, output, values, axes, include, exclude, tiers, plugins, "
+       "companions)"},
+      {"template_dirs not a list", R"({"name": "a", "template": "t", "template_dirs": "x"})",
+       "f.json: /template_dirs: error: template_dirs must be a list of directories (relative to "
+       "the family file), got \"x\""},
+      {"template_dirs entry empty", R"({"name": "a", "template": "t", "template_dirs": ["a", ""]})",
+       "f.json: /template_dirs/1: error: a template directory must be a non-empty string, got "
+       "\"\""},
       {"companions not a list", R"({"name": "a", "template": "t", "companions": "deepspeed"})",
        "f.json: /companions: error: companions must be a list of companion kinds (deepspeed, "
        "torchrun, accelerate, hf-args, hostfile, deepspeed-env), got \"deepspeed\""},
