@@ -3,10 +3,13 @@
 #include "common_options.hpp"
 
 #include <algorithm>
+#include <set>
 #include <thread>
 
 #include "command.hpp"
 #include "generate/family_inputs.hpp"
+#include "template/analyzer.hpp"
+#include "template_values.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/family.hpp"
 
@@ -93,10 +96,14 @@ GenerateRequest family_request(const std::string& family, const CommonInputs& in
   return request;
 }
 
-void apply_value_layers(const CommonInputs& inputs, LayeredValues& values) {
+void apply_value_layers(const CommonInputs& inputs, LayeredValues& values, const Template& tpl) {
   if (!inputs.tier.empty()) {
     fs::path tier = resolve_tier(inputs.tier);
-    values.apply({LayerKind::Tier, tier.string()}, load_values_file(tier));
+    nlohmann::ordered_json tier_values = load_values_file(tier);
+    const std::set<std::string> reads =
+        detail::find_names_read(tpl.tree(), tpl.environment()).names;
+    throw_problems(check_tier_keys(tier_values, tier.string(), {reads.begin(), reads.end()}));
+    values.apply({LayerKind::Tier, tier.string()}, std::move(tier_values));
   }
   for (const auto& file : inputs.values_files) {
     values.apply({LayerKind::ValuesFile, file}, load_values_file(file));

@@ -11,6 +11,7 @@
 #include "plugin_options.hpp"
 #include "zeroforge/environment.hpp"
 #include "zeroforge/generate.hpp"
+#include "zeroforge/template.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf::cli {
@@ -61,7 +62,8 @@ unsigned checked_jobs(const char* command, bool given, unsigned jobs);
 GenerateRequest family_request(const std::string& family, const CommonInputs& inputs,
                                const PluginInputs& plugin_inputs);
 
-/// Applies the tier, then --values files in order, then --set in order.
-void apply_value_layers(const CommonInputs& inputs, LayeredValues& values);
+/// Applies the tier, then --values files in order, then --set in order. The tier's keys are
+/// checked (check_tier_keys) against what `tpl` reads; every unknown one is reported.
+void apply_value_layers(const CommonInputs& inputs, LayeredValues& values, const Template& tpl);
 
 }  // namespace zf::cli

@@ -120,7 +120,14 @@ bool print_tier_group(const std::string& heading, const std::vector<fs::path>& f
     }
     seen.emplace(name, path);
     try {
-      std::cout << "  " << shown << "  " << tier_facts(load_values_file(path)) << '\n';
+      const Json tier = load_values_file(path);
+      std::cout << "  " << shown << "  " << tier_facts(tier) << '\n';
+      // Without a template, a key outside the contract may still be one a template reads:
+      // a warning here, an error where the tier is used with a template that does not.
+      for (const auto& problem : check_tier_keys(tier, path.string())) {
+        std::cerr << problem.where().file << ": " << problem.json_pointer()
+                  << ": warning: " << problem.message() << '\n';
+      }
     } catch (const Error& error) {
       std::cout << "  " << shown << "  unreadable (below)\n";
       print_error(std::cerr, error);

@@ -178,6 +178,62 @@ TEST_F(TierSearchPathTest, AMissingTierNamesEveryDirectorySearched) {
                 "; 'zeroforge list tiers' shows the tiers found)\n");
 }
 
+TEST_F(TierSearchPathTest, AMisspeltKeyInATierIsAnErrorWhereverTheTierIsUsed) {
+  const fs::path tier = write("tiers/a100x8.json", R"({"gpus_per_node": 8, "nodes": 1,
+    "gpu_mem_gib": 79.15, "cpu_memory_gib": 1007.5, "micro_bach_size": 2})");
+  const std::string gpu_error =
+      tier.string() +
+      ": /gpu_mem_gib: error: unknown key 'gpu_mem_gib' in a tier; did you mean "
+      "'gpu_memory_gib'? (a tier holds the cluster facts and values of docs/tiers.md, and "
+      "values its template reads)\n";
+  const std::string micro_error =
+      tier.string() +
+      ": /micro_bach_size: error: unknown key 'micro_bach_size' in a tier; did you mean "
+      "'micro_batch_size'? (a tier holds the cluster facts and values of docs/tiers.md, and "
+      "values its template reads)\n";
+  auto generate =
+      run_cli({"generate", (repo() / "family.json").string(), "-o", (dir.path() / "out").string()},
+              {}, env());
+  EXPECT_EQ(generate.exit_code, 2);
+  EXPECT_EQ(generate.err, gpu_error);
+  EXPECT_FALSE(fs::exists(dir.path() / "out"));
+
+  auto render = run_cli({"render", "deepspeed/config.json.j2", "--tier", tier.string()}, {}, env());
+  EXPECT_EQ(render.exit_code, 2);
+  EXPECT_EQ(render.err, gpu_error + micro_error);
+
+  auto list = run_cli({"list", "tiers", "--family", (repo() / "family.json").string()}, {}, env());
+  EXPECT_EQ(list.exit_code, 0);
+  std::string warnings = gpu_error + micro_error;
+  for (std::size_t at; (at = warnings.find(": error: ")) != std::string::npos;)
+    warnings.replace(at, 9, ": warning: ");
+  EXPECT_EQ(list.err, warnings);
+}
+
+TEST_F(TeamRepositoryCliTest, ATierKeyTheTemplateReadsIsTheTeamsOwnValue) {
+  write("templates/team/config.json.j2", R"({%- extends "deepspeed/config.json.j2" -%}
+{%- block extra %}
+  "comms_logger": {"enabled": {{ comms_logging | default(false) | tojson }}},
+{%- endblock %})");
+  write("tiers/a100x8.json", R"({"gpus_per_node": 8, "gpu_memory_gib": 79.15,
+                                 "comms_logging": true})");
+  const fs::path family = write("family.json", R"({"name": "team",
+    "template": "team/config.json.j2", "template_dirs": ["templates"], "tiers": ["a100x8"],
+    "output": "{{ tier }}.json"})");
+  const fs::path out = dir.path() / "out";
+  auto result = run_cli({"generate", family.string(), "-o", out.string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(Json::parse(read_file(out / "a100x8.json")).at("comms_logger").at("enabled"), true);
+  // The shipped template reads no comms_logging: there the key is an error.
+  write("family.json", R"({"name": "team", "template": "deepspeed/config.json.j2",
+                           "tiers": ["a100x8"]})");
+  auto shipped = run_cli({"generate", family.string(), "-o", out.string()});
+  EXPECT_EQ(shipped.exit_code, 2);
+  EXPECT_NE(shipped.err.find(": /comms_logging: error: unknown key 'comms_logging' in a tier"),
+            std::string::npos)
+      << shipped.err;
+}
+
 // A template of the team's, extending the shipped one: one block changed.
 constexpr const char* kTeamTemplate = R"({#- team/config.json.j2: the team's monitoring -#}
 {%- extends "deepspeed/config.json.j2" -%}

@@ -234,6 +234,17 @@ std::optional<std::filesystem::path> find_tier(std::string_view name,
 /// The directories of `path`, comma-separated, for "not found (searched: ...)" messages.
 std::string describe_search_path(const std::vector<TierDirectory>& path);
 
+/// Checks the top-level keys of a tier file (docs/tiers.md): each must be a value the DeepSpeed
+/// values contract knows (docs/values.md: the cluster facts, policy such as micro_batch_size,
+/// the values plugins read) or one of `template_reads` (what the template rendered with the
+/// tier reads: a team's own values); `tier` is reserved (a tier is named after its file).
+/// Returns one Values error per other key, at `file` and `/KEY`, with a did-you-mean:
+///
+///     tiers/a100x8.json: /gpu_mem_gib: error: unknown key 'gpu_mem_gib' in a tier; did you
+///     mean 'gpu_memory_gib'? ...
+std::vector<Error> check_tier_keys(const nlohmann::ordered_json& tier, const std::string& file,
+                                   const std::vector<std::string>& template_reads = {});
+
 /// A plugin a family loads: a name or path, and its options (a JSON object).
 struct PluginRef {
   std::string name;

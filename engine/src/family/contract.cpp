@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "family/value_names.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/family.hpp"
 
@@ -679,6 +680,10 @@ class Checker {
 };
 
 }  // namespace
+
+namespace detail {
+std::span<const std::string_view> contract_value_names() noexcept { return kKnownNames; }
+}  // namespace detail
 
 ContractCheck check_deepspeed_values(const nlohmann::ordered_json& values,
                                      const SourcedValues* sources) {

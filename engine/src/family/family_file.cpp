@@ -2,6 +2,7 @@
 // Family files: reading and checking the JSON format of docs/families.md into zf::Family.
 // Every error names the file and the JSON pointer of the offending field.
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 #include "text_helpers.hpp"
@@ -16,6 +17,13 @@ using Json = nlohmann::ordered_json;
 constexpr std::string_view kFields[] = {
     "name", "description", "template", "template_dirs", "contract", "output",    "values",
     "axes", "include",     "exclude",  "tiers",         "plugins",  "companions"};
+
+// "; did you mean 'x'?" for a mistyped field, or "".
+template <typename Range>
+std::string did_you_mean(const std::string& key, const Range& fields) {
+  const std::string guess = detail::nearest_name(key, fields);
+  return guess.empty() ? "" : "; did you mean '" + guess + "'?";
+}
 
 class FamilyReader {
  public:
@@ -49,7 +57,8 @@ class FamilyReader {
         fail("/" + escape_pointer_segment(key),
              "unknown field '" + key +
                  "' (expected name, description, template, template_dirs, contract, output, "
-                 "values, axes, include, exclude, tiers, plugins, companions)");
+                 "values, axes, include, exclude, tiers, plugins, companions)" +
+                 did_you_mean(key, kFields));
       }
     }
     Family family;
@@ -99,7 +108,8 @@ class FamilyReader {
     for (const auto& [key, value] : entry.items()) {
       if (key != "name" && key != "options") {
         fail(pointer + "/" + escape_pointer_segment(key),
-             "unknown field '" + key + "' in a plugin (expected name, options)");
+             "unknown field '" + key + "' in a plugin (expected name, options)" +
+                 did_you_mean(key, std::array<std::string_view, 2>{"name", "options"}));
       }
     }
     plugin.name = string_field_at(entry, "name", pointer);
@@ -213,7 +223,8 @@ class FamilyReader {
         for (const auto& [key, value] : entry.items()) {
           if (key != "name" && key != "values") {
             fail(pointer + "/" + escape_pointer_segment(key),
-                 "unknown field '" + key + "' in a tier (expected name, values)");
+                 "unknown field '" + key + "' in a tier (expected name, values)" +
+                     did_you_mean(key, std::array<std::string_view, 2>{"name", "values"}));
           }
         }
         tier.ref = string_field_at(entry, "name", pointer);

@@ -2,6 +2,9 @@
 // Loading a family and everything it names, for generate and explain.
 #include "family_inputs.hpp"
 
+#include <set>
+
+#include "template/analyzer.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/values.hpp"
 
@@ -177,6 +180,16 @@ FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink&
   const std::vector<TierDirectory> tier_path = tier_search_path(family.file, data_dir);
   for (std::size_t i = 0; i < family.tiers.size(); ++i)
     tiers.push_back(load_tier(family, i, tier_path, setup.inputs));
+  if (!tiers.empty()) {
+    // A tier's keys: the contract's, or what this family's template reads.
+    const std::set<std::string> reads =
+        detail::find_names_read(setup.template_->tree(), *setup.environment).names;
+    const std::vector<std::string> read_names(reads.begin(), reads.end());
+    for (const Tier& tier : tiers) {
+      std::vector<Error> problems = check_tier_keys(tier.values, tier.file, read_names);
+      if (!problems.empty()) throw problems.front();
+    }
+  }
 
   std::vector<Layer> overrides;
   for (const auto& path : request.values_files) {

@@ -81,7 +81,19 @@ TEST(FamilyFileTest, ReportsEachMistakeWithFileAndPointer) {
       {"unknown field", R"({"name": "a", "template": "t", "axis": {}})",
        "f.json: /axis: error: unknown field 'axis' (expected name, description, template, "
        "template_dirs, contract, output, values, axes, include, exclude, tiers, plugins, "
+       "companions); did you mean 'axes'?"},
+      {"misspelt field", R"({"name": "a", "template": "t", "template_dir": ["x"]})",
+       "f.json: /template_dir: error: unknown field 'template_dir' (expected name, description, "
+       "template, template_dirs, contract, output, values, axes, include, exclude, tiers, "
+       "plugins, companions); did you mean 'template_dirs'?"},
+      {"unknown field, nothing near", R"({"name": "a", "template": "t", "owner": "me"})",
+       "f.json: /owner: error: unknown field 'owner' (expected name, description, template, "
+       "template_dirs, contract, output, values, axes, include, exclude, tiers, plugins, "
        "companions)"},
+      {"misspelt plugin field",
+       R"({"name": "a", "template": "t", "plugins": [{"name": "memory", "option": {}}]})",
+       "f.json: /plugins/0/option: error: unknown field 'option' in a plugin (expected name, "
+       "options); did you mean 'options'?"},
       {"template_dirs not a list", R"({"name": "a", "template": "t", "template_dirs": "x"})",
        "f.json: /template_dirs: error: template_dirs must be a list of directories (relative to "
        "the family file), got \"x\""},
@@ -142,7 +154,8 @@ TEST(FamilyFileTest, ReportsEachMistakeWithFileAndPointer) {
       {"empty tiers", R"({"name": "a", "template": "t", "tiers": []})",
        "f.json: /tiers: error: empty tier list: leave out 'tiers' for configs without a tier"},
       {"bad tier field", R"({"name": "a", "template": "t", "tiers": [{"name": "s", "value": {}}]})",
-       "f.json: /tiers/0/value: error: unknown field 'value' in a tier (expected name, values)"},
+       "f.json: /tiers/0/value: error: unknown field 'value' in a tier (expected name, values); "
+       "did you mean 'values'?"},
       {"bad plugin", R"({"name": "a", "template": "t", "plugins": [3]})",
        "f.json: /plugins/0: error: a plugin must be a name, a path or {\"name\", \"options\"}, got "
        "3"},
