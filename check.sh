@@ -2,11 +2,14 @@
 # Builds zeroforge and runs every test suite: the normal build, the Release build of the
 # product (warnings-clean at -O3, and it generates the example family), the ASan+UBSan build,
 # then (when clang++ is installed) each libFuzzer target over its seed corpus for a few seconds.
+# The set-up installs the test-only packages too (Chromium: the report's browser tests run in
+# the default and ASan builds, and with CI=true a missing browser fails them instead of
+# skipping them).
 # Usage: ./check.sh            all of them
 #        ./check.sh --fast     the normal build only
 set -euo pipefail
 cd "$(dirname "$0")"
-./setup.sh
+./setup.sh --test
 jobs=$(nproc)
 presets=(default release asan)
 [ "${1:-}" = "--fast" ] && presets=(default)

@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
-# Installs the Debian packages zeroforge builds and tests with, only those that are missing:
-# python3-jinja2 is the template engine's test oracle (the differential corpus), python3-yaml
-# the accelerate config reader's (PyYAML, what accelerate reads its config with).
+# Installs the Debian packages zeroforge builds and tests with, only those that are missing.
 # Idempotent; needs root (or sudo) only when something is missing.
+# Usage: ./setup.sh          what building and running zeroforge needs (run.sh)
+#        ./setup.sh --test   that, and what only the test suites need (check.sh): Chromium for
+#                            the report's browser tests, python3-jinja2 (the template engine's
+#                            oracle in the differential corpus) and python3-yaml (PyYAML, what
+#                            accelerate reads its config with: the YAML reader's oracle)
 set -euo pipefail
-packages=(g++ cmake ninja-build make nlohmann-json3-dev libboost-program-options-dev libgtest-dev python3 python3-yaml python3-jinja2)
+packages=(g++ cmake ninja-build make nlohmann-json3-dev libboost-program-options-dev libgtest-dev python3)
+test_packages=(chromium python3-yaml python3-jinja2)
+case "${1:-}" in
+  "") ;;
+  --test) packages+=("${test_packages[@]}") ;;
+  *) echo "usage: $0 [--test]" >&2; exit 2 ;;
+esac
 # The real-consumer check (tests/consumers/README.md) runs torch's own torchrun parser: Debian's
 # python3-torch is 177 packages and 608 MiB installed, so only on request.
 if [ -n "${ZEROFORGE_SETUP_CONSUMERS:-}" ]; then

@@ -22,6 +22,11 @@ struct Command {
 /// Every command, in the order `--help` lists them.
 const std::vector<Command>& commands();
 
+/// `zeroforge ARGS...` (the arguments after the program name): runs the command, prints what
+/// it has to say and every failure, and returns the exit code (0, 1 or 2). Never exits, so a
+/// test or fuzz target can call it in process; a failure to write stdout is exit 2.
+int run_main(const std::vector<std::string>& args);
+
 /// Directories zeroforge ships next to its executable (build tree and install tree alike):
 /// `<exe>/../share/zeroforge/templates`, `.../presets`, `<exe>/../lib/zeroforge/plugins`.
 std::filesystem::path data_dir();

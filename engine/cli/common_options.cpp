@@ -69,14 +69,21 @@ Validation validation_of(const ValidationInputs& inputs) {
               "--validate must be contract, deepspeed or none, got '" + inputs.mode + "'");
 }
 
-unsigned checked_jobs(const char* command, bool given, unsigned jobs) {
+long long checked_number(const char* command, const char* option, long long value, long long min,
+                         long long max) {
+  if (value < min || value > max) {
+    throw Error(ErrorKind::Usage, std::string(command) + ": --" + option +
+                                      " must be a whole number from " + std::to_string(min) +
+                                      " to " + std::to_string(max) + ", got " +
+                                      std::to_string(value));
+  }
+  return value;
+}
+
+unsigned checked_jobs(const char* command, bool given, long long jobs) {
   constexpr unsigned kMaxJobs = 256;
   if (!given) return std::clamp(std::thread::hardware_concurrency(), 1u, kMaxJobs);
-  if (jobs == 0 || jobs > kMaxJobs) {
-    throw Error(ErrorKind::Usage, std::string(command) + ": --jobs must be 1-" +
-                                      std::to_string(kMaxJobs) + ", got " + std::to_string(jobs));
-  }
-  return jobs;
+  return static_cast<unsigned>(checked_number(command, "jobs", jobs, 1, kMaxJobs));
 }
 
 GenerateRequest family_request(const std::string& family, const CommonInputs& inputs,
@@ -99,7 +106,7 @@ GenerateRequest family_request(const std::string& family, const CommonInputs& in
 void apply_value_layers(const CommonInputs& inputs, LayeredValues& values, const Template& tpl) {
   if (!inputs.tier.empty()) {
     fs::path tier = resolve_tier(inputs.tier);
-    nlohmann::ordered_json tier_values = load_values_file(tier);
+    nlohmann::ordered_json tier_values = load_tier_file(tier);
     const std::set<std::string> reads =
         detail::find_names_read(tpl.tree(), tpl.environment()).names;
     throw_problems(check_tier_keys(tier_values, tier.string(), {reads.begin(), reads.end()}));

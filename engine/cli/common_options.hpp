@@ -53,9 +53,16 @@ void add_validation_options(boost::program_options::options_description& options
 /// The Validation the options ask for; throws zf::Error (Usage) for an unknown mode.
 Validation validation_of(const ValidationInputs& inputs);
 
-/// Threads for `generate` and `report` (--jobs): `jobs` as given (1-256; the command's name
-/// starts the error otherwise), or one per core when `given` is false.
-unsigned checked_jobs(const char* command, bool given, unsigned jobs);
+/// A whole-number option as given (Boost reads it as a signed number, so `-j -1` is -1, not
+/// 4294967295): `value` when it lies in [min, max], else zf::Error (Usage)
+/// `COMMAND: --OPTION must be a whole number from MIN to MAX, got VALUE`. Every numeric option
+/// of every command is checked here.
+long long checked_number(const char* command, const char* option, long long value, long long min,
+                         long long max);
+
+/// Threads for `generate` and `report` (--jobs): `jobs` as given (1-256, checked_number), or
+/// one per core when `given` is false.
+unsigned checked_jobs(const char* command, bool given, long long jobs);
 
 /// A request for FAMILY with the shared options (templates, values, plugins) and the CLI's
 /// data directories; generate and explain fill in the rest.

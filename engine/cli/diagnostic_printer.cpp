@@ -1,28 +1,24 @@
 // SPDX-License-Identifier: MIT
-// print_error: message, source line, caret; print_variant_problem: the same for a family's
-// values problem.
+// print_message: one line, escaped; print_error: message, source line, caret;
+// print_variant_problem: the same for a family's values problem.
 #include "diagnostic_printer.hpp"
+
+#include <string>
+
+#include "terminal_text.hpp"
 
 namespace zf::cli {
 
+void print_message(std::ostream& out, std::string_view line) { out << terminal_text(line) << '\n'; }
+
 void print_error(std::ostream& out, const Error& error) {
-  if (error.has_location()) {
-    out << error.what() << '\n';
-  } else {
-    out << "zeroforge: " << error.what() << '\n';
-  }
+  print_message(out, error.has_location() ? std::string(error.what())
+                                          : "zeroforge: " + std::string(error.what()));
   const std::string& line = error.source_line();
   if (line.empty() || error.where().column == 0) return;
-  out << "  " << line << '\n' << "  ";
-  // Keep tabs so the caret lines up under the same column in a terminal.
-  std::size_t column = 1;
-  for (std::size_t i = 0; i < line.size() && column < error.where().column; ++i) {
-    unsigned char c = static_cast<unsigned char>(line[i]);
-    if ((c & 0xC0) == 0x80) continue;
-    out << (c == '\t' ? '\t' : ' ');
-    ++column;
-  }
-  out << "^\n";
+  // Tabs are kept, so that the caret lines up under the same column in a terminal.
+  out << "  " << terminal_text(line, true) << '\n'
+      << "  " << caret_line(line, error.where().column) << '\n';
 }
 
 void print_variant_problem(std::ostream& out, const VariantProblem& problem) {

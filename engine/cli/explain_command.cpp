@@ -88,7 +88,7 @@ void print_rows(std::ostream& out, const std::vector<Row>& rows) {
     if (left.size() < width) left.resize(width, ' ');
     // A label that starts with its layer's name (`--set stage=3`) is shown once.
     const bool named = row.source.rfind(row.layer, 0) == 0;
-    out << "  " << left << "  " << (named ? row.source : row.layer + ": " + row.source) << '\n';
+    print_message(out, "  " + left + "  " + (named ? row.source : row.layer + ": " + row.source));
   }
 }
 
@@ -119,26 +119,31 @@ int print_explanation(const ExplainOptions& opt, const std::string& title, const
     if (facts) out["derived"] = facts_to_json(*facts);
     std::cout << to_json_text(out);
   } else {
-    std::cout << title << "\nvalues " << tpl.name()
-              << " reads (value, then the layer that set it):\n";
+    print_message(std::cout, title);
+    print_message(std::cout,
+                  "values " + tpl.name() + " reads (value, then the layer that set it):");
     print_rows(std::cout, rows);
     if (facts) {
-      std::cout << "derived:\n  world_size = " << facts->world_size
-                << ", gradient_accumulation = " << facts->gradient_accumulation
-                << ", train_batch_size = " << facts->train_batch_size << " ("
-                << facts->micro_batch_size << " x " << facts->gradient_accumulation << " x "
-                << facts->world_size << ")\n";
+      print_message(std::cout, "derived:");
+      print_message(
+          std::cout,
+          "  world_size = " + std::to_string(facts->world_size) +
+              ", gradient_accumulation = " + std::to_string(facts->gradient_accumulation) +
+              ", train_batch_size = " + std::to_string(facts->train_batch_size) + " (" +
+              std::to_string(facts->micro_batch_size) + " x " +
+              std::to_string(facts->gradient_accumulation) + " x " +
+              std::to_string(facts->world_size) + ")");
     }
     if (!undefined.empty()) {
-      std::cout << "read by the template but not set (it must guard them):\n";
-      for (const auto& name : undefined) std::cout << "  " << name << '\n';
+      print_message(std::cout, "read by the template but not set (it must guard them):");
+      for (const auto& name : undefined) print_message(std::cout, "  " + name);
     }
     if (!for_plugins.empty()) {
-      std::cout << "for plugins (tier facts and auto_fit; no template reads them):\n";
+      print_message(std::cout, "for plugins (tier facts and auto_fit; no template reads them):");
       print_rows(std::cout, for_plugins);
     }
     if (!unused.empty()) {
-      std::cout << "set but not read by the template:\n";
+      print_message(std::cout, "set but not read by the template:");
       print_rows(std::cout, unused);
     }
   }
@@ -171,7 +176,7 @@ int explain_template(const ExplainOptions& opt) {
 int explain_family(const ExplainOptions& opt) {
   pipeline::FamilySetup setup =
       pipeline::load_family_setup(family_request(opt.subject, opt.inputs, opt.plugin_inputs),
-                                  [](std::string_view line) { std::cerr << line << '\n'; });
+                                  [](std::string_view line) { print_message(std::cerr, line); });
   const Expansion& expansion = *setup.expansion;
   const Family& family = expansion.family();
   auto output_path = setup.environment->from_string(family.output, family.file + " /output");
@@ -208,9 +213,13 @@ int explain_family(const ExplainOptions& opt) {
                                     family.name + "'; its configs:";
     std::sort(paths.begin(), paths.end());
     paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
-    for (std::size_t i = 0; i < paths.size() && i < 20; ++i) message += "\n  " + paths[i];
-    if (paths.size() > 20) message += "\n  ... (" + std::to_string(paths.size() - 20) + " more)";
-    throw Error(ErrorKind::Usage, message);
+    // The message, then the configs a line each (a message is one line: print_message).
+    print_message(std::cerr, "zeroforge: error: " + message);
+    for (std::size_t i = 0; i < paths.size() && i < 20; ++i)
+      print_message(std::cerr, "  " + paths[i]);
+    if (paths.size() > 20)
+      print_message(std::cerr, "  ... (" + std::to_string(paths.size() - 20) + " more)");
+    return kError;
   }
   SourcedValues values = expansion.values(*chosen);
   ValuesHookResult hooks;

@@ -31,7 +31,7 @@ struct GenerateOptions {
   bool check = false;
   ValidationInputs validation;
   bool quiet = false;
-  unsigned jobs = 0;
+  long long jobs = 0;
   std::string companions;  // --companions, as given
 };
 
@@ -69,61 +69,68 @@ void print_text(const GenerateOptions& opt, const GenerateResult& result) {
   const std::string& dir = opt.output;
   if (result.failure) {
     print_error(std::cerr, result.failure->error);
-    std::cerr << "zeroforge: note: while " << result.failure->doing << " variant '"
-              << result.failure->variant << "' of " << result.family_file
-              << "; nothing was written\n";
+    print_message(std::cerr, "zeroforge: note: while " + result.failure->doing + " variant '" +
+                                 result.failure->variant + "' of " + result.family_file +
+                                 "; nothing was written");
     return;
   }
   print_plugin_findings(std::cerr, result.family_file, result.refusals);
   if (!result.problems.empty()) {
     for (const auto& problem : result.problems) print_variant_problem(std::cerr, problem);
-    std::cerr << "zeroforge: error: family '" << result.family_name
-              << "' not generated; nothing was written\n";
+    print_message(std::cerr, "zeroforge: error: family '" + result.family_name +
+                                 "' not generated; nothing was written");
     return;
   }
   if (!result.refusals.empty()) {
-    std::cerr << "zeroforge: error: family '" << result.family_name
-              << "' not generated: " << result.refusals.size()
-              << " config(s) cannot be made as asked; nothing was written\n";
+    print_message(std::cerr, "zeroforge: error: family '" + result.family_name +
+                                 "' not generated: " + std::to_string(result.refusals.size()) +
+                                 " config(s) cannot be made as asked; nothing was written");
     return;
   }
   if (!opt.quiet || result.exit_code != 0) {
-    for (const auto& finding : result.findings) std::cerr << format_finding(finding) << '\n';
+    for (const auto& finding : result.findings) print_message(std::cerr, format_finding(finding));
   }
   if (has_errors(result.findings)) {
-    std::cerr << "zeroforge: error: the validator found errors in generated configs; nothing was "
-                 "written (--no-validate writes them anyway)\n";
+    print_message(std::cerr,
+                  "zeroforge: error: the validator found errors in generated configs; nothing was "
+                  "written (--no-validate writes them anyway)");
     return;
   }
   if (opt.check) {
     if (opt.format == "text") {
       for (const auto& file : result.files)
-        std::cout << dir << '/' << file.path << ": " << to_string(file.change) << '\n';
+        print_message(std::cout,
+                      dir + "/" + file.path + ": " + std::string(to_string(file.change)));
     }
     if (result.exit_code != 0) {
-      std::cerr << "zeroforge: " << dir << " differs from family '" << result.family_name << "' ("
-                << result.missing << " missing, " << result.changed << " changed, " << result.extra
-                << " extra); run zeroforge generate without --check to update it"
-                << (result.extra > 0
-                        ? " (it keeps files no manifest listed: delete the extra ones yourself)"
-                        : "")
-                << "\n";
+      print_message(std::cerr,
+                    "zeroforge: " + dir + " differs from family '" + result.family_name + "' (" +
+                        std::to_string(result.missing) + " missing, " +
+                        std::to_string(result.changed) + " changed, " +
+                        std::to_string(result.extra) +
+                        " extra); run zeroforge generate without --check to update it" +
+                        (result.extra > 0 ? " (it keeps files no manifest listed: delete the "
+                                            "extra ones yourself)"
+                                          : ""));
     } else if (!opt.quiet && opt.format == "text") {
-      std::cout << "zeroforge: " << dir << " is up to date (" << result.configs << " configs"
-                << (result.companions > 0
-                        ? " and " + std::to_string(result.companions) + " companion files"
-                        : "")
-                << " of family '" << result.family_name << "')\n";
+      print_message(std::cout,
+                    "zeroforge: " + dir + " is up to date (" + std::to_string(result.configs) +
+                        " configs" +
+                        (result.companions > 0
+                             ? " and " + std::to_string(result.companions) + " companion files"
+                             : "") +
+                        " of family '" + result.family_name + "')");
     }
     return;
   }
   if (!opt.quiet && opt.format == "text") {
-    std::cout << "zeroforge: wrote " << result.configs << " configs"
-              << (result.companions > 0
-                      ? " and " + std::to_string(result.companions) + " companion files"
-                      : "")
-              << " of family '" << result.family_name << "' to " << dir
-              << " (index: " << result.manifest.string() << ")\n";
+    print_message(std::cout,
+                  "zeroforge: wrote " + std::to_string(result.configs) + " configs" +
+                      (result.companions > 0
+                           ? " and " + std::to_string(result.companions) + " companion files"
+                           : "") +
+                      " of family '" + result.family_name + "' to " + dir +
+                      " (index: " + result.manifest.string() + ")");
   }
 }
 
@@ -238,7 +245,19 @@ int run_generate(const std::vector<std::string>& args) {
   po::notify(vm);
   if (opt.family.empty()) throw Error(ErrorKind::Usage, "generate: missing FAMILY");
   if (opt.output.empty()) throw Error(ErrorKind::Usage, "generate: missing -o DIR");
-  opt.jobs = checked_jobs("generate", vm.count("jobs") != 0, opt.jobs);
+  // '-' is stdout where a command's one output is a file (render, schema, report -o); here
+  // the output is a directory, and the depfile and report go beside generate's own output.
+  if (opt.output == "-")
+    throw Error(ErrorKind::Usage, "generate: -o - is stdout, but generate writes a directory");
+  if (opt.depfile == "-")
+    throw Error(ErrorKind::Usage,
+                "generate: --depfile - is stdout, but Make and Ninja read the depfile from a "
+                "file; give its path");
+  if (opt.report == "-")
+    throw Error(ErrorKind::Usage,
+                "generate: --report - is stdout, where generate prints its own output; give a "
+                "file, or run zeroforge report -o -");
+  const unsigned jobs = checked_jobs("generate", vm.count("jobs") != 0, opt.jobs);
   if (opt.format != "text" && opt.format != "json")
     throw Error(ErrorKind::Usage,
                 "generate: --format must be text or json, got '" + opt.format + "'");
@@ -251,8 +270,9 @@ int run_generate(const std::vector<std::string>& args) {
   request.output_dir = opt.output;
   request.check = opt.check;
   request.validation = validation_of(opt.validation);
-  request.jobs = opt.jobs;
+  request.jobs = jobs;
   request.list_files = opt.format == "json";
+  request.depfile = !opt.depfile.empty();
   if (vm.count("companions")) request.companions = companion_list(opt.companions);
   // Notes and warnings as they happen; with --quiet only once the run has failed.
   std::vector<std::string> held;
@@ -260,7 +280,7 @@ int run_generate(const std::vector<std::string>& args) {
     if (opt.quiet) {
       held.emplace_back(line);
     } else {
-      std::cerr << line << '\n';
+      print_message(std::cerr, line);
     }
   };
 
@@ -272,24 +292,22 @@ int run_generate(const std::vector<std::string>& args) {
   }
   GenerateResult result = generate(request);
   if (opt.quiet && result.exit_code != 0) {
-    for (const auto& line : held) std::cerr << line << '\n';
+    for (const auto& line : held) print_message(std::cerr, line);
   }
   print_text(opt, result);
   if (opt.format == "json") std::cout << to_json_text(summary_json(opt, result));
   if (!opt.depfile.empty() && result.exit_code == 0) {
     // The target as the build file names it (-o as given); the inputs absolute, since Make and
     // Ninja read them from their own working directory.
-    GenerateResult dependencies;
-    for (const auto& input : result.inputs)
-      dependencies.inputs.push_back(fs::absolute(input).lexically_normal());
-    write_file_atomically(opt.depfile, depfile_text(result.manifest.string(), dependencies));
+    write_file_atomically(opt.depfile, depfile_text(result.manifest.string(), result));
   }
   if (!opt.report.empty() && result.exit_code == 0) {
     if (!baseline.problem.empty() && !opt.quiet)
-      std::cerr << "zeroforge: warning: " << baseline.problem << " (no changes are marked)\n";
+      print_message(std::cerr,
+                    "zeroforge: warning: " + baseline.problem + " (no changes are marked)");
     write_report(opt.report, request, result, baseline);
     if (!opt.quiet && opt.format == "text")
-      std::cout << "zeroforge: wrote the report to " << opt.report << '\n';
+      print_message(std::cout, "zeroforge: wrote the report to " + opt.report);
   }
   return result.exit_code;
 }

@@ -27,13 +27,25 @@ bool is_entry_template(const std::string& name) {
   return name.ends_with(".j2") && name.find("partials/") == std::string::npos;
 }
 
-std::vector<fs::path> json_files(const fs::path& dir) {
+// A directory zeroforge ships that is not there is an error: a listing of nothing would read
+// as "nothing ships".
+void require_directory(const fs::path& dir, const char* what) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw Error(ErrorKind::Io, std::string("the ") + what + " directory '" + dir.string() +
+                                   "' does not exist (set ZEROFORGE_DATA_DIR to where zeroforge's "
+                                   "share/zeroforge is, or reinstall)");
+  }
+}
+
+std::vector<fs::path> json_files(const fs::path& dir, const char* what) {
+  require_directory(dir, what);
   std::vector<fs::path> files;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file(ec) && entry.path().extension() == ".json")
-      files.push_back(entry.path());
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec) && it->path().extension() == ".json") files.push_back(it->path());
   }
+  if (ec) throw Error(ErrorKind::Io, "cannot list '" + dir.string() + "': " + ec.message());
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -57,8 +69,9 @@ int list_templates(const std::vector<std::string>& args) {
     return kSuccess;
   }
   po::notify(vm);
+  require_directory(builtin_templates_dir(), "built-in templates");
   for (const auto& name : make_environment(inputs)->list_templates()) {
-    if (all ? name.ends_with(".j2") : is_entry_template(name)) std::cout << name << '\n';
+    if (all ? name.ends_with(".j2") : is_entry_template(name)) print_message(std::cout, name);
   }
   return kSuccess;
 }
@@ -80,12 +93,12 @@ int list_presets(const std::vector<std::string>& args) {
                          "Lists the shipped families (presets/families/) with their template, "
                          "tier count and description."))
     return kSuccess;
-  for (const auto& path : json_files(builtin_presets_dir() / "families")) {
+  for (const auto& path : json_files(builtin_presets_dir() / "families", "shipped families")) {
     Family family = load_family(path);
     std::size_t tiers = std::max<std::size_t>(family.tiers.size(), 1);
-    std::cout << family.name << "  (" << family.template_name << ", " << tiers
-              << (tiers == 1 ? " tier" : " tiers") << ")\n";
-    if (!family.description.empty()) std::cout << "    " << family.description << '\n';
+    print_message(std::cout, family.name + "  (" + family.template_name + ", " +
+                                 std::to_string(tiers) + (tiers == 1 ? " tier" : " tiers") + ")");
+    if (!family.description.empty()) print_message(std::cout, "    " + family.description);
   }
   return kSuccess;
 }
@@ -105,8 +118,8 @@ std::string tier_facts(const Json& tier) {
 // Returns false when a tier file could not be read (its error is printed, the listing goes on).
 bool print_tier_group(const std::string& heading, const std::vector<fs::path>& files,
                       std::map<std::string, fs::path>& seen) {
-  std::cout << heading << ":\n";
-  if (files.empty()) std::cout << "  (no tiers)\n";
+  print_message(std::cout, heading + ":");
+  if (files.empty()) print_message(std::cout, "  (no tiers)");
   bool ok = true;
   std::size_t width = 0;
   for (const auto& path : files) width = std::max(width, path.stem().string().size());
@@ -115,21 +128,21 @@ bool print_tier_group(const std::string& heading, const std::vector<fs::path>& f
     std::string shown = name;
     shown.resize(width, ' ');
     if (auto first = seen.find(name); first != seen.end()) {
-      std::cout << "  " << shown << "  shadowed by " << first->second.string() << '\n';
+      print_message(std::cout, "  " + shown + "  shadowed by " + first->second.string());
       continue;
     }
     seen.emplace(name, path);
     try {
-      const Json tier = load_values_file(path);
-      std::cout << "  " << shown << "  " << tier_facts(tier) << '\n';
+      const Json tier = load_tier_file(path);
+      print_message(std::cout, "  " + shown + "  " + tier_facts(tier));
       // Without a template, a key outside the contract may still be one a template reads:
       // a warning here, an error where the tier is used with a template that does not.
       for (const auto& problem : check_tier_keys(tier, path.string())) {
-        std::cerr << problem.where().file << ": " << problem.json_pointer()
-                  << ": warning: " << problem.message() << '\n';
+        print_message(std::cerr, problem.where().file + ": " + problem.json_pointer() +
+                                     ": warning: " + problem.message());
       }
     } catch (const Error& error) {
-      std::cout << "  " << shown << "  unreadable (below)\n";
+      print_message(std::cout, "  " + shown + "  unreadable (below)");
       print_error(std::cerr, error);
       ok = false;
     }
@@ -173,12 +186,15 @@ int list_tiers(const std::vector<std::string>& args) {
   for (const auto& dir : tier_search_path(family_file, data_dir())) {
     std::string heading = std::string(to_string(dir.origin)) + " " + dir.path.string();
     if (dir.origin == TierOrigin::Family) heading = dir.path.string() + " (beside the family)";
+    // The shipped tiers must be there (a listing without them would read as "none ship"); a
+    // team's directory or one of ZEROFORGE_TIER_PATH may not exist yet.
     std::error_code ec;
-    if (!fs::is_directory(dir.path, ec)) {
-      std::cout << heading << ":\n  (not a directory)\n";
+    if (dir.origin != TierOrigin::BuiltIn && !fs::is_directory(dir.path, ec)) {
+      print_message(std::cout, heading + ":");
+      print_message(std::cout, "  (not a directory)");
       continue;
     }
-    ok = print_tier_group(heading, json_files(dir.path), seen) && ok;
+    ok = print_tier_group(heading, json_files(dir.path, "shipped tiers"), seen) && ok;
   }
   return ok ? kSuccess : kError;
 }

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "diagnostic_printer.hpp"
 #include "plugin_options.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
@@ -55,7 +56,8 @@ int list_plugins(const std::vector<std::string>& args) {
       found.push_back(PluginHost::inspect(path));
     } catch (const Error& error) {
       errors.push_back({{"path", path.string()}, {"error", error.message()}});
-      if (format == "text") std::cerr << "zeroforge: warning: " << error.what() << '\n';
+      if (format == "text")
+        print_message(std::cerr, "zeroforge: warning: " + std::string(error.what()));
     }
   }
   if (format == "json") {
@@ -90,11 +92,13 @@ int list_plugins(const std::vector<std::string>& args) {
     text.resize(std::max(width, text.size()), ' ');
     return text;
   };
-  std::cout << pad("NAME", name_width) << "  " << pad("VERSION", version_width) << "  ABI  HOOKS\n";
+  print_message(std::cout,
+                pad("NAME", name_width) + "  " + pad("VERSION", version_width) + "  ABI  HOOKS");
   for (const auto& info : found) {
-    std::cout << pad(info.name, name_width) << "  " << pad(info.version, version_width) << "  "
-              << pad(std::to_string(info.abi_version), 3) << "  " << hooks_of(info) << "\n"
-              << pad("", name_width) << "  " << info.path.string() << '\n';
+    print_message(std::cout, pad(info.name, name_width) + "  " + pad(info.version, version_width) +
+                                 "  " + pad(std::to_string(info.abi_version), 3) + "  " +
+                                 hooks_of(info));
+    print_message(std::cout, pad("", name_width) + "  " + info.path.string());
   }
   return kSuccess;
 }

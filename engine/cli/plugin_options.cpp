@@ -7,6 +7,7 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
+#include "diagnostic_printer.hpp"
 #include "generate/family_inputs.hpp"
 #include "zeroforge/error.hpp"
 
@@ -33,13 +34,13 @@ PluginHostOptions plugin_host_options(const PluginInputs& inputs) {
 std::unique_ptr<PluginHost> make_plugin_host(const PluginInputs& inputs,
                                              const std::vector<PluginRequest>& requests) {
   return pipeline::make_plugin_host(family_request("", CommonInputs{}, inputs), requests,
-                                    [](std::string_view line) { std::cerr << line << '\n'; });
+                                    [](std::string_view line) { print_message(std::cerr, line); });
 }
 
 bool print_plugin_findings(std::ostream& out, const std::string& subject,
                            const std::vector<PluginFinding>& findings) {
   for (const auto& finding : findings) {
-    out << subject << ": error [" << finding.plugin << "]: " << finding.message << '\n';
+    print_message(out, subject + ": error [" + finding.plugin + "]: " + finding.message);
   }
   return !findings.empty();
 }
@@ -77,8 +78,8 @@ int run_plugin_command(const std::string& plugin, const std::string& command,
   CommandResult result = host->run_command(command, rest);
   if (!result.message.empty()) {
     // The command's own verdict on its arguments, phrased as the built-in commands do.
-    std::cerr << "zeroforge " << command << ": error: " << result.message << "\nRun 'zeroforge "
-              << command << " --help' for usage.\n";
+    print_message(std::cerr, "zeroforge " + command + ": error: " + result.message);
+    print_message(std::cerr, "Run 'zeroforge " + command + " --help' for usage.");
   }
   std::cout << result.output;
   if (!result.output.empty() && result.output.back() != '\n') std::cout << '\n';

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -12,7 +13,10 @@
 #include <sstream>
 
 #include "command.hpp"
+#include "common_options.hpp"
+#include "diagnostic_printer.hpp"
 #include "gpu_query.hpp"
+#include "visible_gpus.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 
@@ -70,10 +74,35 @@ bool is_plain_name(const std::string& name) {
   return true;
 }
 
+// nvidia-smi answers in well under a second; a wedged driver can make it hang for good.
+constexpr long long kDefaultTimeout = 60;
+constexpr long long kMaxTimeout = 86400;
+
+// --timeout, else ZEROFORGE_PROBE_TIMEOUT, else the default; anything but whole seconds in
+// range is an error, not ignored.
+std::chrono::seconds probe_timeout(bool given, long long option) {
+  if (given)
+    return std::chrono::seconds(checked_number("probe", "timeout", option, 1, kMaxTimeout));
+  const char* env = std::getenv("ZEROFORGE_PROBE_TIMEOUT");
+  if (env == nullptr) return std::chrono::seconds(kDefaultTimeout);
+  const std::string text = env;
+  long long seconds = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || seconds < 1 ||
+      seconds > kMaxTimeout) {
+    throw Error(ErrorKind::Usage, "ZEROFORGE_PROBE_TIMEOUT='" + text +
+                                      "' must be a whole number from 1 to " +
+                                      std::to_string(kMaxTimeout) +
+                                      " (the seconds probe waits for nvidia-smi; 60 when unset)");
+  }
+  return std::chrono::seconds(seconds);
+}
+
 }  // namespace
 
 int run_probe(const std::vector<std::string>& args) {
-  std::int64_t nodes = 1;
+  long long nodes = 1;
+  long long timeout = kDefaultTimeout;
   std::string save;
   std::string dir = ".";
   std::string format = "text";
@@ -83,16 +112,20 @@ int run_probe(const std::vector<std::string>& args) {
       "save", po::value(&save),
       "write the tier to DIR/NAME.json (atomically) instead of stdout; NAME is a plain file "
       "name")("dir", po::value(&dir), "the directory --save writes to (default: the current one)")(
-      "format", po::value(&format), "text (default: a summary on stderr) or json (no summary)");
+      "format", po::value(&format), "text (default: a summary on stderr) or json (no summary)")(
+      "timeout", po::value(&timeout),
+      "seconds to wait for nvidia-smi (default 60, or ZEROFORGE_PROBE_TIMEOUT); it and what it "
+      "started are killed then");
   po::variables_map vm;
   // No positional arguments: a stray word is an error, not ignored.
   const po::positional_options_description none;
   po::store(po::command_line_parser(args).options(options).positional(none).run(), vm);
   if (vm.count("help")) {
     std::cout
-        << "Reads this machine's GPUs (nvidia-smi on PATH) and host memory (/proc/meminfo)\n"
-           "and prints them as a tier in the format of presets/tiers/*.json. Mixed GPUs:\n"
-           "the smallest memory, with a warning. Use a saved tier with --tier DIR/NAME.json.\n"
+        << "Reads this machine's GPUs (nvidia-smi on PATH; only those CUDA_VISIBLE_DEVICES\n"
+           "names, when it is set) and host memory (/proc/meminfo) and prints them as a tier\n"
+           "in the format of presets/tiers/*.json. Mixed GPUs: the smallest memory, with a\n"
+           "warning. Use a saved tier with --tier DIR/NAME.json.\n"
            "Exit 0: the tier; 2: no nvidia-smi, no GPU, or output it cannot read.\n\n"
         << options << '\n';
     return kSuccess;
@@ -101,10 +134,7 @@ int run_probe(const std::vector<std::string>& args) {
   if (format != "text" && format != "json") {
     throw Error(ErrorKind::Usage, "probe: --format must be text or json, not '" + format + "'");
   }
-  if (nodes < 1 || nodes > 1000000) {
-    throw Error(ErrorKind::Usage, "probe: --nodes must be an integer from 1 to 1000000, not " +
-                                      std::to_string(nodes));
-  }
+  checked_number("probe", "nodes", nodes, 1, 1000000);
   std::string file_name;
   if (vm.count("save")) {
     file_name = save.ends_with(".json") ? save : save + ".json";
@@ -120,8 +150,20 @@ int run_probe(const std::vector<std::string>& args) {
   } else if (vm.count("dir")) {
     throw Error(ErrorKind::Usage, "probe: --dir is where --save writes; give --save NAME too");
   }
+  if (dir == "-") {
+    throw Error(ErrorKind::Usage,
+                "probe: --dir - is stdout, but --save writes into a directory; leave out --save "
+                "to print the tier");
+  }
 
-  const std::vector<Gpu> gpus = query_gpus();
+  const std::chrono::seconds wait = probe_timeout(vm.count("timeout") != 0, timeout);
+  const std::vector<Gpu> all = query_gpus(wait);
+  const char* cuda_visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  VisibleGpus visible = visible_gpus(all, cuda_visible, std::getenv("CUDA_DEVICE_ORDER"));
+  for (const auto& warning : visible.warnings)
+    print_message(std::cerr, "zeroforge: warning: " + warning);
+  if (visible.gpus.empty()) throw Error(ErrorKind::Usage, visible.none_left);
+  const std::vector<Gpu>& gpus = visible.gpus;
   std::string meminfo;
   const std::int64_t host_kib = mem_total_kib(meminfo);
 
@@ -134,6 +176,17 @@ int run_probe(const std::vector<std::string>& args) {
   }
   const std::int64_t gpu_centi = centi_gib(smallest_mib, 1024);
   const std::int64_t cpu_centi = centi_gib(host_kib, 1024 * 1024);
+  // A tier with no memory is refused wherever it is read (load_tier_file): never write one.
+  if (gpu_centi == 0) {
+    throw Error(ErrorKind::Usage, "nvidia-smi reports " + std::to_string(smallest_mib) +
+                                      " MiB of memory for a GPU: less than 0.01 GiB, which a "
+                                      "tier cannot describe; " +
+                                      "check the driver (run nvidia-smi yourself)");
+  }
+  if (cpu_centi == 0) {
+    throw Error(ErrorKind::Io, meminfo + ": MemTotal is " + std::to_string(host_kib) +
+                                   " kB, less than 0.01 GiB, which a tier cannot describe");
+  }
   auto describe = [](const std::pair<std::string, std::int64_t>& kind, int count) {
     return std::to_string(count) + " x " + kind.first + " (" + std::to_string(kind.second) +
            " MiB = " + centi_text(centi_gib(kind.second, 1024)) + " GiB)";
@@ -147,10 +200,12 @@ int run_probe(const std::vector<std::string>& args) {
       if (std::find(order.begin(), order.end(), kind) == order.end()) order.push_back(kind);
     }
     for (const auto& kind : order) list += (list.empty() ? "" : ", ") + describe(kind, kinds[kind]);
-    std::cerr << "zeroforge: warning: this machine mixes GPUs: " << list
-              << "; the tier takes the smallest, " << centi_text(gpu_centi)
-              << " GiB, for every GPU so that a config fits every rank (set gpus_per_node to the "
-                 "GPUs the job uses if it leaves some out)\n";
+    print_message(std::cerr, std::string("zeroforge: warning: ") +
+                                 (cuda_visible ? "the GPUs CUDA_VISIBLE_DEVICES names mix: "
+                                               : "this machine mixes GPUs: ") +
+                                 list + "; the tier takes the smallest, " + centi_text(gpu_centi) +
+                                 " GiB, for every GPU so that a config fits every rank (set "
+                                 "gpus_per_node to the GPUs the job uses if it leaves some out)");
   }
 
   nlohmann::ordered_json tier;
@@ -169,18 +224,22 @@ int run_probe(const std::vector<std::string>& args) {
     std::cout.flush();
   }
   if (format == "text") {
-    std::cerr << "GPUs: ";
-    if (kinds.size() == 1) {
-      std::cerr << describe(kinds.begin()->first, kinds.begin()->second) << '\n';
-    } else {
-      std::cerr << gpus.size() << ", counted as " << centi_text(gpu_centi) << " GiB each\n";
+    print_message(std::cerr, "GPUs: " + (kinds.size() == 1
+                                             ? describe(kinds.begin()->first, kinds.begin()->second)
+                                             : std::to_string(gpus.size()) + ", counted as " +
+                                                   centi_text(gpu_centi) + " GiB each"));
+    if (cuda_visible) {
+      print_message(std::cerr, "CUDA_VISIBLE_DEVICES=" + std::string(cuda_visible) + ": " +
+                                   std::to_string(gpus.size()) + " of the " +
+                                   std::to_string(all.size()) + " GPUs nvidia-smi lists");
     }
-    std::cerr << "host memory: " << centi_text(cpu_centi) << " GiB (MemTotal of " << meminfo
-              << ")\n"
-              << "nodes: " << nodes << (nodes == 1 ? "" : " (each taken to be like this one)")
-              << '\n';
+    print_message(std::cerr,
+                  "host memory: " + centi_text(cpu_centi) + " GiB (MemTotal of " + meminfo + ")");
+    print_message(std::cerr, "nodes: " + std::to_string(nodes) +
+                                 (nodes == 1 ? "" : " (each taken to be like this one)"));
     if (!saved.empty()) {
-      std::cerr << "saved " << saved.string() << ": use it with --tier " << saved.string() << '\n';
+      print_message(std::cerr,
+                    "saved " + saved.string() + ": use it with --tier " + saved.string());
     }
   }
   return kSuccess;

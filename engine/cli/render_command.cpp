@@ -5,6 +5,7 @@
 
 #include "command.hpp"
 #include "common_options.hpp"
+#include "diagnostic_printer.hpp"
 #include "plugin_options.hpp"
 #include "template_values.hpp"
 #include "zeroforge/error.hpp"
@@ -65,7 +66,7 @@ int run_render(const std::vector<std::string>& args) {
       {"template", template_name}, {"tier", inputs.tier}, {"pinned", defaults.pins.names()}};
   auto hooks = plugins->run_values_hooks(values, hook_context);
   if (print_plugin_findings(std::cerr, template_name, hooks.findings)) {
-    std::cerr << "zeroforge: error: nothing was written\n";
+    print_message(std::cerr, "zeroforge: error: nothing was written");
     return kFindings;
   }
   check_template_values(defaults, values);

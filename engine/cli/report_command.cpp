@@ -26,7 +26,7 @@ struct ReportOptions {
   std::string model;
   ValidationInputs validation;
   bool quiet = false;
-  unsigned jobs = 0;
+  long long jobs = 0;
 };
 
 int print_help(const po::options_description& options) {
@@ -45,21 +45,22 @@ int print_help(const po::options_description& options) {
 void print_failure(const GenerateResult& result) {
   if (result.failure) {
     print_error(std::cerr, result.failure->error);
-    std::cerr << "zeroforge: note: while " << result.failure->doing << " variant '"
-              << result.failure->variant << "' of " << result.family_file
-              << "; no report was written\n";
+    print_message(std::cerr, "zeroforge: note: while " + result.failure->doing + " variant '" +
+                                 result.failure->variant + "' of " + result.family_file +
+                                 "; no report was written");
     return;
   }
   print_plugin_findings(std::cerr, result.family_file, result.refusals);
   for (const auto& problem : result.problems) print_variant_problem(std::cerr, problem);
-  for (const auto& finding : result.findings) std::cerr << format_finding(finding) << '\n';
-  std::cerr << "zeroforge: error: family '" << result.family_name << "' not reported: "
-            << (!result.problems.empty() ? "its values are wrong"
-                : !result.refusals.empty()
-                    ? std::to_string(result.refusals.size()) + " config(s) cannot be made as asked"
-                    : "the validator found errors in its configs "
-                      "(--no-validate reports them anyway)")
-            << "; no report was written\n";
+  for (const auto& finding : result.findings) print_message(std::cerr, format_finding(finding));
+  print_message(std::cerr,
+                "zeroforge: error: family '" + result.family_name + "' not reported: " +
+                    (!result.problems.empty()   ? "its values are wrong"
+                     : !result.refusals.empty() ? std::to_string(result.refusals.size()) +
+                                                      " config(s) cannot be made as asked"
+                                                : "the validator found errors in its configs "
+                                                  "(--no-validate reports them anyway)") +
+                    "; no report was written");
 }
 
 }  // namespace
@@ -68,7 +69,9 @@ int run_report(const std::vector<std::string>& args) {
   ReportOptions opt;
   po::options_description options("zeroforge report FAMILY [-o FILE] [options]");
   options.add_options()("help,h", "show this help")(
-      "output,o", po::value(&opt.output), "the HTML file to write (default: report.html)")(
+      "output,o", po::value(&opt.output),
+      "the HTML file to write (default: report.html; - for stdout, links relative to the "
+      "working directory)")(
       "dir", po::value(&opt.dir),
       "where the configs are, or zeroforge generate -o DIR writes them: the page links to "
       "them there and marks what changed against DIR/manifest.json (default: FILE's "
@@ -99,36 +102,47 @@ int run_report(const std::vector<std::string>& args) {
   po::notify(vm);
   if (opt.family.empty()) throw Error(ErrorKind::Usage, "report: missing FAMILY");
   if (opt.output.empty()) throw Error(ErrorKind::Usage, "report: -o needs a file name");
-  opt.jobs = checked_jobs("report", vm.count("jobs") != 0, opt.jobs);
+  const unsigned jobs = checked_jobs("report", vm.count("jobs") != 0, opt.jobs);
 
   ReportRequest request;
   request.generate = family_request(opt.family, opt.inputs, opt.plugin_inputs);
   // The configs' directory defaults to the report's: `-o out/report.html` links into out/.
-  const fs::path dir = opt.dir.empty() ? fs::path(opt.output).parent_path() : fs::path(opt.dir);
+  const bool to_stdout = opt.output == "-";
+  const fs::path dir = !opt.dir.empty() ? fs::path(opt.dir)
+                       : to_stdout      ? fs::path(".")
+                                        : fs::path(opt.output).parent_path();
   request.generate.output_dir = dir.empty() ? fs::path(".") : dir;
   request.generate.validation = validation_of(opt.validation);
-  request.generate.jobs = opt.jobs;
-  request.file = opt.output;
+  request.generate.jobs = jobs;
+  if (to_stdout) {
+    request.sink = [](std::string_view html) { std::cout << html; };
+  } else {
+    request.file = opt.output;
+  }
   request.model = opt.model;
   std::vector<std::string> held;
   request.generate.on_message = [&](std::string_view line) {
     if (opt.quiet) {
       held.emplace_back(line);
     } else {
-      std::cerr << line << '\n';
+      print_message(std::cerr, line);
     }
   };
 
   GenerateResult result = report_family(request);
   if (result.exit_code != 0) {
-    for (const auto& line : held) std::cerr << line << '\n';
+    for (const auto& line : held) print_message(std::cerr, line);
     print_failure(result);
     return result.exit_code;
   }
   if (!opt.quiet) {
-    for (const auto& finding : result.findings) std::cerr << format_finding(finding) << '\n';
-    std::cout << "zeroforge: wrote the report of family '" << result.family_name << "' ("
-              << result.configs << " configs) to " << opt.output << '\n';
+    for (const auto& finding : result.findings) print_message(std::cerr, format_finding(finding));
+  }
+  // With -o -, stdout holds the page and nothing else.
+  if (!opt.quiet && !to_stdout) {
+    print_message(std::cout, "zeroforge: wrote the report of family '" + result.family_name +
+                                 "' (" + std::to_string(result.configs) + " configs) to " +
+                                 opt.output);
   }
   return kSuccess;
 }

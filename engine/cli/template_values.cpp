@@ -44,9 +44,9 @@ void warn_unread_values(const Template& tpl, const LayeredValues& values) {
     if (is_plugin_fact(top) || std::find(read.begin(), read.end(), top) != read.end()) continue;
     if (std::find(warned.begin(), warned.end(), top) != warned.end()) continue;
     warned.push_back(top);
-    std::cerr << source.label << ": warning: " << top << " is set but " << tpl.name()
-              << " never reads it (a typo? `zeroforge explain " << tpl.name()
-              << "` lists what it reads)\n";
+    print_message(std::cerr, source.label + ": warning: " + top + " is set but " + tpl.name() +
+                                 " never reads it (a typo? `zeroforge explain " + tpl.name() +
+                                 "` lists what it reads)");
   }
 }
 

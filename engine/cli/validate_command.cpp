@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "common_options.hpp"
+#include "diagnostic_printer.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/validator.hpp"
@@ -30,12 +32,16 @@ std::string plural(std::size_t n, const char* word) {
 bool check_rendered_config(const nlohmann::ordered_json& config,
                            const nlohmann::ordered_json& values, const std::string& label) {
   auto findings = validate_config(config, validate_options_from_values(values), label);
-  for (const auto& f : findings) std::cerr << format_finding(f) << '\n';
+  for (const auto& f : findings) print_message(std::cerr, format_finding(f));
   if (!has_errors(findings)) return true;
-  std::cerr << "zeroforge: not written: the rendered config has errors (--no-validate writes it "
-               "anyway)\n";
+  print_message(std::cerr,
+                "zeroforge: not written: the rendered config has errors (--no-validate writes it "
+                "anyway)");
   return false;
 }
+
+// Far beyond any cluster; the check keeps batch arithmetic on the world size in range.
+constexpr long long kMaxWorldSize = 1000000000;
 
 int run_validate(const std::vector<std::string>& args) {
   std::vector<std::string> files;
@@ -74,8 +80,8 @@ int run_validate(const std::vector<std::string>& args) {
   }
   ValidateOptions validate_options;
   if (vm.count("world-size")) {
-    if (world_size < 1) throw Error(ErrorKind::Usage, "validate: --world-size must be at least 1");
-    validate_options.world_size = world_size;
+    validate_options.world_size =
+        checked_number("validate", "world-size", world_size, 1, kMaxWorldSize);
   }
   validate_options.hf = vm.count("hf") > 0;
   validate_options.strict = vm.count("strict") > 0;
@@ -97,7 +103,7 @@ int run_validate(const std::vector<std::string>& args) {
   } else {
     std::size_t errors = 0, warnings = 0, notes = 0;
     for (const auto& f : findings) {
-      std::cout << format_finding(f) << '\n';
+      print_message(std::cout, format_finding(f));
       (f.severity == Severity::Error     ? errors
        : f.severity == Severity::Warning ? warnings
                                          : notes) += 1;

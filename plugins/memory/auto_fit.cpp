@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "checked.hpp"
+
 namespace zf::memory {
 namespace {
 
@@ -87,7 +89,13 @@ FitResult fit(const FitRequest& request) {
         "min_micro_batch_size=" + std::to_string(request.min_micro_batch_size) +
             " exceeds max_micro_batch_size=" + std::to_string(request.max_micro_batch_size));
   }
-  const std::int64_t world = base.gpus_per_node * base.nodes;
+  const std::optional<std::int64_t> all_gpus = checked_product({base.gpus_per_node, base.nodes});
+  if (!all_gpus) {
+    throw FitInputError(
+        "/nodes", beyond_int64("gpus_per_node x nodes = " + std::to_string(base.gpus_per_node) +
+                               " x " + std::to_string(base.nodes)));
+  }
+  const std::int64_t world = *all_gpus;
   std::optional<std::int64_t> per_rank;  // global batch / world size: micro x accumulation
   std::optional<std::int64_t> pinned = request.pinned_micro_batch;
   if (request.global_batch_size) {
@@ -97,13 +105,16 @@ FitResult fit(const FitRequest& request) {
     if (global % world != 0) {
       // Keeping the global batch is the point of auto-fit; a different one would change the
       // optimisation (learning-rate schedule, samples per step) between tiers. Refuse.
-      const std::int64_t below = global / world * world, above = below + world;
+      const std::int64_t below = global / world * world;
+      std::string instead;  // the multiples of the world size around it (that fit in 64 bits)
+      if (below > 0) instead += std::to_string(below);
+      if (below <= INT64_MAX - world)
+        instead += (instead.empty() ? "" : " or ") + std::to_string(below + world);
       throw FitInputError("/global_batch_size",
                           "global_batch_size=" + std::to_string(global) +
                               " is not a multiple of world_size=" + std::to_string(world) +
-                              ", so no micro batch x accumulation keeps it; use " +
-                              (below > 0 ? std::to_string(below) + " or " : std::string()) +
-                              std::to_string(above) + ", or leave this tier out");
+                              ", so no micro batch x accumulation keeps it; use " + instead +
+                              ", or leave this tier out");
     }
     per_rank = global / world;
     if (request.pinned_accumulation) {
@@ -166,11 +177,21 @@ FitResult fit(const FitRequest& request) {
       result.rejected.push_back({rung, lowest, smallest, describe_need(smallest)});
       continue;
     }
-    // Memory grows with the micro batch (activations only), so the fitting ones are a prefix.
-    std::int64_t good = lowest, bad = cap + 1;
+    // Memory grows with the micro batch (activations only), so the fitting ones are a prefix:
+    // the largest is `cap`, or found between `good` (fits) and `bad` (does not). A micro batch
+    // whose estimate passes 8 EiB (estimate() refuses it) fits nowhere.
+    auto fits_at = [&](std::int64_t micro) {
+      try {
+        return fits(at(micro));
+      } catch (const std::invalid_argument&) {
+        return false;
+      }
+    };
+    std::int64_t good = lowest, bad = cap;
+    if (fits_at(cap)) good = cap;
     while (bad - good > 1) {
       std::int64_t mid = good + (bad - good) / 2;
-      (fits(at(mid)) ? good : bad) = mid;
+      (fits_at(mid) ? good : bad) = mid;
     }
     std::int64_t micro = per_rank && !pinned ? largest_divisor_up_to(*per_rank, good) : good;
     if (micro < lowest) {

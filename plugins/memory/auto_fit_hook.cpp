@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "auto_fit.hpp"
+#include "checked.hpp"
 #include "estimate_command.hpp"
 #include "hook_values.hpp"
 
@@ -92,8 +93,7 @@ Json estimate_record(const Inputs& base, const Rung& rung, std::int64_t micro, c
 
 }  // namespace
 
-Json auto_fit_values(const Json& input, const std::string& data_dir,
-                     const std::function<void(const std::string&)>& note_input) {
+Json auto_fit_values(const Json& input, const std::string& data_dir, const FileReader& read) {
   const Json& values = input.at("values");
   auto it = values.find("auto_fit");
   if (it == values.end() || it->is_null()) return nullptr;
@@ -122,7 +122,7 @@ Json auto_fit_values(const Json& input, const std::string& data_dir,
       [&](const std::string& key, const std::string& message) {
         r.fail("/auto_fit/" + key, message);
       },
-      note_input);
+      read);
   FitRequest request;
   Inputs& in = request.base;
   in = model.inputs;
@@ -140,7 +140,7 @@ Json auto_fit_values(const Json& input, const std::string& data_dir,
 
   // The config's own values: precision, the cluster (the tier), the buckets it sets.
   read_cluster(r, in, "auto-fit", true);
-  const std::int64_t world = in.gpus_per_node * in.nodes;
+  const std::int64_t world = in.gpus_per_node * in.nodes;  // read_cluster checked the product
   const Json* nvme_path = r.find("/nvme_path");
   request.space.nvme_available =
       nvme_path && nvme_path->is_string() && !nvme_path->get<std::string>().empty();
@@ -241,7 +241,16 @@ Json auto_fit_values(const Json& input, const std::string& data_dir,
   note["micro_batch_size"] = result.micro_batch_size;
   note["gradient_accumulation"] = accumulation_steps;
   note["world_size"] = world;
-  note["train_batch_size"] = result.micro_batch_size * accumulation_steps * world;
+  // fit() chose them to keep the global batch, or from a pinned accumulation: checked here.
+  const std::optional<std::int64_t> train =
+      checked_product({result.micro_batch_size, accumulation_steps, world});
+  if (!train) {
+    r.fail("/gradient_accumulation",
+           beyond_int64("micro_batch_size x gradient_accumulation x world_size = " +
+                        std::to_string(result.micro_batch_size) + " x " +
+                        std::to_string(accumulation_steps) + " x " + std::to_string(world)));
+  }
+  note["train_batch_size"] = *train;
   note["global_batch_size"] =
       request.global_batch_size ? Json(*request.global_batch_size) : Json(nullptr);
   note["largest_fitting_micro_batch_size"] = result.largest_fitting_micro_batch;

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "model_presets.hpp"
+
 namespace zf::memory {
 
 /// The values hook's work, free of the ABI: `input` is the hook input ({"values",
@@ -15,8 +17,7 @@ namespace zf::memory {
 /// fits, {"findings": [...]}. Throws std::invalid_argument naming the JSON pointer of bad
 /// input (unknown keys, bad sizes, unknown model preset, a global batch that no micro batch
 /// and accumulation keep).
-nlohmann::ordered_json auto_fit_values(
-    const nlohmann::ordered_json& input, const std::string& data_dir,
-    const std::function<void(const std::string& file)>& note_input = {});
+nlohmann::ordered_json auto_fit_values(const nlohmann::ordered_json& input,
+                                       const std::string& data_dir, const FileReader& read);
 
 }  // namespace zf::memory

@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "checked.hpp"
 #include "model_presets.hpp"
 #include "suggestion.hpp"
 
@@ -120,7 +121,8 @@ Offload parse_offload(const std::string& flag, const std::string& text) {
   throw std::invalid_argument(flag + ": expected none, cpu or nvme, got '" + text + "'");
 }
 
-Options parse(const std::vector<std::string>& args, const std::string& data_dir) {
+Options parse(const std::vector<std::string>& args, const std::string& data_dir,
+              const FileReader& read) {
   Options o;
   Inputs& in = o.inputs;
   std::optional<std::string> model;
@@ -242,7 +244,7 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir)
   ModelShape shape;
   bool have_shape = false;
   if (model) {
-    o.preset = load_model_preset(*model, data_dir);
+    o.preset = load_model_preset(*model, data_dir, read);
     shape = o.preset->shape;
     have_shape = true;
   }
@@ -352,7 +354,7 @@ std::string header(const Options& o) {
   }
   out += "\ncluster: " + std::to_string(in.nodes) + " node(s) x " +
          std::to_string(in.gpus_per_node) + " GPU(s) (world size " +
-         std::to_string(in.nodes * in.gpus_per_node) + "), micro batch " +
+         std::to_string(bytes_product({in.nodes, in.gpus_per_node})) + "), micro batch " +
          std::to_string(in.micro_batch_size) + ", " + to_string(in.precision) + ", " +
          to_string(in.optimizer) + ", activation checkpointing " + to_string(in.checkpointing) +
          ", " + to_string(in.attention) + " attention, " + to_string(in.loss) + " loss\n";
@@ -385,26 +387,28 @@ std::string table(const Options& o, const Estimate& e) {
     out += pad(label, 34) + pad(per_gpu ? gib(*per_gpu) : "-", 14, true) +
            pad(gib(per_node), 15, true) + "\n";
   };
-  row("GPU model states (ZeRO paper)", e.model_states_gpu, e.model_states_gpu * g);
-  row("GPU stage-3 working set", e.stage3_working_set, e.stage3_working_set * g);
-  row("GPU communication buckets", e.comm_buffers, e.comm_buffers * g);
+  auto gpu_row = [&](const std::string& label, std::int64_t per_gpu) {
+    row(label, per_gpu, bytes_product({per_gpu, g}));
+  };
+  gpu_row("GPU model states (ZeRO paper)", e.model_states_gpu);
+  gpu_row("GPU stage-3 working set", e.stage3_working_set);
+  gpu_row("GPU communication buckets", e.comm_buffers);
   const char* mark_fb = e.step_is_peak ? "  " : "* ";
   const char* mark_step = e.step_is_peak ? "* " : "  ";
-  row(std::string(mark_fb) + "activations (forward/backward)", e.activations_gpu,
-      e.activations_gpu * g);
+  gpu_row(std::string(mark_fb) + "activations (forward/backward)", e.activations_gpu);
   char pct[48];
   std::snprintf(pct, sizeof pct, "%sfragmentation (%.0f%% of them)", mark_fb,
                 e.headroom_fraction * 100);
-  row(pct, e.headroom, e.headroom * g);
-  row(std::string(mark_step) + "optimizer step", e.optimizer_step, e.optimizer_step * g);
-  row(std::string(mark_step) + "activation blocks kept", e.step_unreused, e.step_unreused * g);
-  row("GPU CUDA context", e.cuda_context, e.cuda_context * g);
-  row("GPU total (* the peak phase)", e.total_gpu, e.total_gpu * g);
+  gpu_row(pct, e.headroom);
+  gpu_row(std::string(mark_step) + "optimizer step", e.optimizer_step);
+  gpu_row(std::string(mark_step) + "activation blocks kept", e.step_unreused);
+  gpu_row("GPU CUDA context", e.cuda_context);
+  gpu_row("GPU total (* the peak phase)", e.total_gpu);
   row("CPU model states (offloaded)", std::nullopt, e.model_states_cpu);
   if (e.model_states_nvme) row("NVMe model states (offloaded)", std::nullopt, e.model_states_nvme);
   row("CPU total", std::nullopt, e.total_cpu);
   if (e.deepspeed) {
-    row("DeepSpeed estimator GPU", e.deepspeed->gpu_bytes, e.deepspeed->gpu_bytes * g);
+    gpu_row("DeepSpeed estimator GPU", e.deepspeed->gpu_bytes);
     row("DeepSpeed estimator CPU", std::nullopt, e.deepspeed->cpu_bytes);
   } else {
     out += "DeepSpeed estimator: none for this stage and offload\n";
@@ -531,14 +535,14 @@ Json to_json(const Inputs& in, const Estimate& e) {
 }
 
 int run_estimate(const std::vector<std::string>& args, const std::string& data_dir,
-                 std::string& out) {
+                 const FileReader& read, std::string& out) {
   for (const auto& arg : args) {
     if (arg == "--help" || arg == "-h") {
       out = kHelp;
       return 0;
     }
   }
-  Options o = parse(args, data_dir);
+  Options o = parse(args, data_dir, read);
   if (o.all_stages) {
     std::vector<Inputs> inputs = all_stage_inputs(o.inputs);
     std::vector<Estimate> estimates;

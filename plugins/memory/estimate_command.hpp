@@ -7,13 +7,14 @@
 #include <vector>
 
 #include "estimator.hpp"
+#include "model_presets.hpp"
 
 namespace zf::memory {
 
 /// Runs `zeroforge estimate ARGS...`; writes to `out` and returns the exit code (0 fits or no
 /// capacity given, 1 does not fit). Throws std::exception with a one-line message on bad input.
 int run_estimate(const std::vector<std::string>& args, const std::string& data_dir,
-                 std::string& out);
+                 const FileReader& read, std::string& out);
 
 /// One estimate as the JSON `--format json` prints.
 nlohmann::ordered_json to_json(const Inputs& inputs, const Estimate& estimate);

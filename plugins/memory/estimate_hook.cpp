@@ -56,9 +56,9 @@ Offload offload_at(const HookReader& r, const char* key) {
 }  // namespace
 
 Json estimate_values(const Json& input, const Json& option, const std::string& data_dir,
-                     const std::function<void(const std::string&)>& note_input) {
+                     const FileReader& read) {
   const Json object = option_object(option);
-  Model model = read_model(object, data_dir, option_error, note_input);
+  Model model = read_model(object, data_dir, option_error, read);
   Inputs in = model.inputs;
   Json record;
   try {

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "model_presets.hpp"
+
 namespace zf::memory {
 
 /// The keys the `estimate` option takes: the model keys of `auto_fit`.
@@ -23,9 +25,8 @@ inline constexpr const char* kEstimateKeys[] = {
 /// where DeepSpeed ignores it) RECORD is {"skipped": "why"} instead, and the values contract
 /// reports what is wrong with them. Throws std::invalid_argument naming `estimate.KEY` for a
 /// bad option.
-nlohmann::ordered_json estimate_values(
-    const nlohmann::ordered_json& input, const nlohmann::ordered_json& option,
-    const std::string& data_dir,
-    const std::function<void(const std::string& file)>& note_input = {});
+nlohmann::ordered_json estimate_values(const nlohmann::ordered_json& input,
+                                       const nlohmann::ordered_json& option,
+                                       const std::string& data_dir, const FileReader& read);
 
 }  // namespace zf::memory

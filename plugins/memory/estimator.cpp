@@ -8,13 +8,18 @@
 #include <stdexcept>
 #include <string>
 
+#include "checked.hpp"
+
 namespace zf::memory {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-// Python's int(x) for a float: truncation toward zero.
-std::int64_t py_int(double x) { return static_cast<std::int64_t>(std::trunc(x)); }
+// Python's int(x) for a float: truncation toward zero (of a figure within 8 EiB).
+std::int64_t py_int(double x) {
+  if (!(std::fabs(x) < 9.0e18)) bytes_beyond_range();
+  return static_cast<std::int64_t>(std::trunc(x));
+}
 
 // Python's `a * b / c` for ints: true division, correctly rounded, as IEEE division is when
 // both operands are exact doubles (all our products stay below 2^53).
@@ -39,18 +44,23 @@ void require_positive(std::int64_t value, const char* name) {
 DeepSpeedEstimate deepspeed_zero2(std::int64_t total_params, std::int64_t gpus_per_node,
                                   std::int64_t nodes, bool cpu_offload,
                                   double additional_buffer_factor) {
-  const std::int64_t total_gpus = nodes * gpus_per_node;
+  const std::int64_t total_gpus = bytes_product({nodes, gpus_per_node});
   std::int64_t gpu = 0;
   double cpu = 0;
+  // Python multiplies the ints exactly and converts the product to a float for the factor:
+  // one rounding, as the product of the two exact doubles below (which cannot overflow).
   if (cpu_offload) {
-    gpu = 2 * total_params;
-    cpu = static_cast<double>(total_params * std::max<std::int64_t>(4 * total_gpus, 16)) *
+    gpu = bytes_product({2, total_params});
+    cpu = static_cast<double>(total_params) *
+          static_cast<double>(std::max<std::int64_t>(bytes_product({4, total_gpus}), 16)) *
           additional_buffer_factor;
   } else {
     // 2 bytes of 16-bit weights replicated; 18 partitioned: 16-bit and fp32 gradients, fp32
     // weights, momentum and variance (the v0.14.3 formula; before it was 4Ψ + 16Ψ/N).
-    gpu = 2 * total_params + py_int(py_truediv(18 * total_params, total_gpus));
-    cpu = static_cast<double>(total_params * 4 * gpus_per_node) * additional_buffer_factor;
+    gpu = bytes_sum({bytes_product({2, total_params}),
+                     py_int(py_truediv(bytes_product({18, total_params}), total_gpus))});
+    cpu = static_cast<double>(total_params) *
+          static_cast<double>(bytes_product({4, gpus_per_node})) * additional_buffer_factor;
   }
   return {py_int(cpu), gpu};
 }
@@ -59,14 +69,14 @@ DeepSpeedEstimate deepspeed_zero3(std::int64_t total_params, std::int64_t larges
                                   std::int64_t gpus_per_node, std::int64_t nodes, bool cpu_offload,
                                   bool cpu_offload_params, bool zero_init,
                                   double additional_buffer_factor) {
-  const std::int64_t total_gpus = nodes * gpus_per_node;
+  const std::int64_t total_gpus = bytes_product({nodes, gpus_per_node});
   const double gpus_factor = 1.0 / static_cast<double>(nodes);
-  const std::int64_t largest_layer_memory = 4 * largest_layer_params;
+  const std::int64_t largest_layer_memory = bytes_product({4, largest_layer_params});
   const auto psi = static_cast<double>(total_params);
   // Python's max(int, float) keeps the int unless the float is strictly larger; either way
   // the product with Ψ is exact below 2^53, so one double expression reproduces it.
   auto cpu_factor = [&](double per_node_factor) {
-    const auto replicated = static_cast<double>(4 * gpus_per_node);
+    const auto replicated = static_cast<double>(bytes_product({4, gpus_per_node}));
     return per_node_factor > replicated ? per_node_factor : replicated;
   };
   std::int64_t gpu = 0;
@@ -74,17 +84,20 @@ DeepSpeedEstimate deepspeed_zero3(std::int64_t total_params, std::int64_t larges
   if (cpu_offload) {
     if (cpu_offload_params) {
       gpu = largest_layer_memory;
-      cpu = zero_init ? static_cast<double>(total_params * 18) * gpus_factor
+      cpu = zero_init ? static_cast<double>(bytes_product({total_params, 18})) * gpus_factor
                       : psi * cpu_factor(18 * gpus_factor);
     } else {
-      gpu = largest_layer_memory + py_int(py_truediv(2 * total_params, total_gpus));
-      cpu = zero_init ? static_cast<double>(total_params * 16) * gpus_factor
+      gpu = bytes_sum(
+          {largest_layer_memory, py_int(py_truediv(bytes_product({2, total_params}), total_gpus))});
+      cpu = zero_init ? static_cast<double>(bytes_product({total_params, 16})) * gpus_factor
                       : psi * cpu_factor(16 * gpus_factor);
     }
   } else {
-    gpu = largest_layer_memory + py_int(py_truediv(18 * total_params, total_gpus));
-    cpu = zero_init ? static_cast<double>(largest_layer_params * 4 * gpus_per_node)
-                    : static_cast<double>(total_params * 4 * gpus_per_node);
+    gpu = bytes_sum(
+        {largest_layer_memory, py_int(py_truediv(bytes_product({18, total_params}), total_gpus))});
+    // Exact products of exact doubles, rounded once as Python converts its exact int.
+    cpu = (zero_init ? static_cast<double>(largest_layer_params) : psi) *
+          static_cast<double>(bytes_product({4, gpus_per_node}));
   }
   return {py_int(cpu * additional_buffer_factor), gpu};
 }
@@ -105,9 +118,12 @@ Estimate estimate(const Inputs& in) {
                                 " is beyond any cluster this estimator describes (at most "
                                 "1000000 GPUs)");
   }
-  if (in.params > 1'000'000'000'000'000LL) {
-    throw std::invalid_argument("params=" + std::to_string(in.params) +
-                                " is beyond any model this estimator describes (max 1e15)");
+  for (auto [value, name] :
+       {std::pair{in.params, "params"}, {in.largest_layer_params, "largest_layer_params"}}) {
+    if (value > 1'000'000'000'000'000LL) {
+      throw std::invalid_argument(std::string(name) + "=" + std::to_string(value) +
+                                  " is beyond any model this estimator describes (max 1e15)");
+    }
   }
   require_positive(in.micro_batch_size, "micro_batch_size");
   if (in.stage < 0 || in.stage > 3) {
@@ -173,8 +189,10 @@ Estimate estimate(const Inputs& in) {
   if (param_off) param_offloaded = wb * part;
   out.model_states_gpu = gpu;
   auto place = [&](Offload where, std::int64_t per_rank) {
-    if (where == Offload::Cpu) out.model_states_cpu += per_rank * in.gpus_per_node;
-    if (where == Offload::Nvme) out.model_states_nvme += per_rank * in.gpus_per_node;
+    const std::int64_t per_node = bytes_product({per_rank, in.gpus_per_node});
+    if (where == Offload::Cpu) out.model_states_cpu = bytes_sum({out.model_states_cpu, per_node});
+    if (where == Offload::Nvme)
+      out.model_states_nvme = bytes_sum({out.model_states_nvme, per_node});
   };
   place(in.offload_optimizer, offloaded);
   place(in.offload_param, param_offloaded);
@@ -233,14 +251,13 @@ Estimate estimate(const Inputs& in) {
   out.step_unreused = std::max<std::int64_t>(0, out.activations_gpu - reusable);
 
   out.headroom_fraction = in.headroom.value_or(default_headroom(in.checkpointing));
-  out.headroom = static_cast<std::int64_t>(
-      std::llround(static_cast<double>(out.activations_gpu) * out.headroom_fraction));
-  const std::int64_t forward_backward = out.activations_gpu + out.headroom;
-  const std::int64_t step = out.optimizer_step + out.step_unreused;
+  out.headroom = bytes_of(static_cast<double>(out.activations_gpu) * out.headroom_fraction);
+  const std::int64_t forward_backward = bytes_sum({out.activations_gpu, out.headroom});
+  const std::int64_t step = bytes_sum({out.optimizer_step, out.step_unreused});
   out.step_is_peak = out.optimizer_step > 0 && step > forward_backward;
-  out.cuda_context = static_cast<std::int64_t>(std::llround(in.cuda_context_gib * kGiB));
-  out.total_gpu = out.model_states_gpu + out.stage3_working_set + out.comm_buffers +
-                  std::max(forward_backward, step) + out.cuda_context;
+  out.cuda_context = bytes_of(in.cuda_context_gib * kGiB);
+  out.total_gpu = bytes_sum({out.model_states_gpu, out.stage3_working_set, out.comm_buffers,
+                             std::max(forward_backward, step), out.cuda_context});
   out.total_cpu = out.model_states_cpu;
 
   // DeepSpeed's estimators know ZeRO-2 and ZeRO-3 with CPU offload; NVMe offload keeps the
@@ -254,11 +271,11 @@ Estimate estimate(const Inputs& in) {
   }
 
   if (in.gpu_memory_gib) {
-    out.gpu_capacity = static_cast<std::int64_t>(std::llround(*in.gpu_memory_gib * kGiB));
+    out.gpu_capacity = bytes_of(*in.gpu_memory_gib * kGiB);
     out.gpu_fits = out.total_gpu <= out.gpu_capacity;
   }
   if (in.cpu_memory_gib) {
-    out.cpu_capacity = static_cast<std::int64_t>(std::llround(*in.cpu_memory_gib * kGiB));
+    out.cpu_capacity = bytes_of(*in.cpu_memory_gib * kGiB);
     out.cpu_fits = out.total_cpu <= out.cpu_capacity;
   }
   return out;

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "checked.hpp"
+
 namespace zf::memory {
 namespace {
 
@@ -106,18 +108,17 @@ std::string describe_context(const Json& context, bool with_family) {
 }
 
 Model read_model(const Json& object, const std::string& data_dir, const FieldError& fail,
-                 const std::function<void(const std::string&)>& note_input) {
+                 const FileReader& read) {
   const Json& model = object.at("model");
   Model out;
   Inputs& in = out.inputs;
   if (model.is_string()) {
     ModelPreset preset;
     try {
-      preset = load_model_preset(model.get<std::string>(), data_dir);
+      preset = load_model_preset(model.get<std::string>(), data_dir, read);
     } catch (const std::invalid_argument& e) {
       fail("model", e.what());
     }
-    if (note_input) note_input(preset.file);
     out.name = preset.name;
     in.params = preset.params;
     in.largest_layer_params = preset.largest_layer_params;
@@ -180,7 +181,12 @@ void read_cluster(const HookReader& r, Inputs& in, const std::string& who,
   in.gpus_per_node =
       r.positive_int("/gpus_per_node", r.tier_fact("gpus_per_node", who, "gpus_per_node"));
   in.nodes = r.positive_int("/nodes", r.tier_fact("nodes", who, "nodes"));
-  const std::int64_t world = in.gpus_per_node * in.nodes;
+  const std::optional<std::int64_t> all_gpus = checked_product({in.gpus_per_node, in.nodes});
+  if (!all_gpus) {
+    r.fail("/nodes", beyond_int64("gpus_per_node x nodes = " + std::to_string(in.gpus_per_node) +
+                                  " x " + std::to_string(in.nodes)));
+  }
+  const std::int64_t world = *all_gpus;
   if (const Json* w = r.find("/world_size");
       w && !w->is_null() && (!is_integral(*w) || as_int(*w) != world)) {
     r.fail("/world_size", who + " models data parallelism over every GPU; world_size=" + w->dump() +

@@ -55,10 +55,9 @@ struct Model {
 /// (a preset name or file, or a shape object), `seq_len`, `activation_checkpointing`,
 /// `attention`, `loss`, `headroom`, `cuda_context_gib`. Other keys are left to the caller.
 /// A bad value goes to `fail` with its key (`model`, `model/layers`, `seq_len`, ...), which
-/// must throw; `note_input` hears the preset file read.
+/// must throw; a preset file is read with `read`.
 Model read_model(const nlohmann::ordered_json& object, const std::string& data_dir,
-                 const FieldError& fail,
-                 const std::function<void(const std::string& file)>& note_input);
+                 const FieldError& fail, const FileReader& read);
 
 /// Reads the cluster and config facts into `in`: `precision`, `gpus_per_node` x `nodes`
 /// (a `world_size` that differs is refused: `who`, "auto-fit" or "the estimate", models

@@ -15,11 +15,17 @@ std::string data_dir(const zf::sdk::Context& ctx) {
   return ctx.option<std::string>("data_dir", ctx.data_dir());
 }
 
+// Model presets are read through the host: its input limit, no wait on a FIFO, and the file
+// recorded for `generate --depfile`.
+zf::memory::FileReader reader(const zf::sdk::Context& ctx) {
+  return [&ctx](const std::string& path) { return ctx.read_file(path); };
+}
+
 // Its std::invalid_argument errors are all about what the user gave (options, numbers, a
 // model file): usage errors, not failures of the plugin.
 int estimate(const zf::sdk::Context& ctx, const std::vector<std::string>& args, std::string& out) {
   try {
-    return zf::memory::run_estimate(args, data_dir(ctx), out);
+    return zf::memory::run_estimate(args, data_dir(ctx), reader(ctx), out);
   } catch (const std::invalid_argument& e) {
     throw zf::sdk::UsageError(e.what());
   }
@@ -28,12 +34,11 @@ int estimate(const zf::sdk::Context& ctx, const std::vector<std::string>& args, 
 // A config with `auto_fit` is fitted (and its estimate recorded); with the `estimate` option
 // any other config is estimated as it stands.
 zf::sdk::Json values_hook(const zf::sdk::Context& ctx, const zf::sdk::Json& input) {
-  auto note_input = [&](const std::string& file) { ctx.note_input(file); };
-  zf::sdk::Json out = zf::memory::auto_fit_values(input, data_dir(ctx), note_input);
+  zf::sdk::Json out = zf::memory::auto_fit_values(input, data_dir(ctx), reader(ctx));
   if (!out.is_null()) return out;
   auto option = ctx.options().find("estimate");
   if (option == ctx.options().end() || option->is_null()) return nullptr;
-  return zf::memory::estimate_values(input, *option, data_dir(ctx), note_input);
+  return zf::memory::estimate_values(input, *option, data_dir(ctx), reader(ctx));
 }
 
 }  // namespace

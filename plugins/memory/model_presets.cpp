@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -124,31 +123,41 @@ ModelPreset read_model_shape(const nlohmann::json& object, const FieldError& fai
   if (object.contains("positions")) s.positions = integer("positions", false, 0);
   try {
     check_shape(s);
+    if (!object.contains("params")) out.params = params_from_shape(s);
+    if (!object.contains("largest_layer_params"))
+      out.largest_layer_params = largest_layer_from_shape(s);
   } catch (const std::invalid_argument& e) {
     fail("", e.what());
   }
-  out.params = object.contains("params") ? integer("params", false, 1) : params_from_shape(s);
-  out.largest_layer_params = object.contains("largest_layer_params")
-                                 ? integer("largest_layer_params", false, 1)
-                                 : largest_layer_from_shape(s);
+  if (object.contains("params")) out.params = integer("params", false, 1);
+  if (object.contains("largest_layer_params"))
+    out.largest_layer_params = integer("largest_layer_params", false, 1);
   return out;
 }
 
-ModelPreset load_model_preset(const std::string& name_or_path, const std::string& data_dir) {
+ModelPreset load_model_preset(const std::string& name_or_path, const std::string& data_dir,
+                              const FileReader& read) {
   const bool is_path =
       name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".json";
   const fs::path dir = fs::path(data_dir) / "presets" / "models";
   const fs::path file = is_path ? fs::path(name_or_path) : dir / (name_or_path + ".json");
-  std::ifstream in(file);
-  if (!in) {
-    if (is_path) throw std::invalid_argument("cannot read model preset '" + file.string() + "'");
+  std::error_code ec;
+  if (!is_path && !fs::exists(file, ec)) {
     throw std::invalid_argument("unknown model preset '" + name_or_path +
                                 "' (known: " + known_presets(dir) + ")");
   }
   const std::string where = file.string();
+  std::string text;
+  try {
+    // The host's reader: a FIFO or /dev/zero as --model is an error, not a hang or an
+    // exhausted machine.
+    text = read(where);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("model preset: ") + e.what());
+  }
   nlohmann::json json;
   try {
-    json = nlohmann::json::parse(in);
+    json = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     // nlohmann's byte offset is the position; its own message prefix says nothing more.
     throw std::invalid_argument(where + ": malformed JSON at byte " + std::to_string(e.byte) +

@@ -22,6 +22,11 @@ struct ModelPreset {
   std::string file;                       ///< the file it was read from
 };
 
+/// Reads a whole file for the plugin and returns its bytes, or throws std::exception with a
+/// one-line message naming it: the host's bounded reader (zf::sdk::Context::read_file), which
+/// also records the file for `generate --depfile`.
+using FileReader = std::function<std::string(const std::string& path)>;
+
 /// Reports a bad field: (key, message). Must throw.
 using FieldError = std::function<void(const std::string& key, const std::string& message)>;
 
@@ -33,8 +38,10 @@ ModelPreset read_model_shape(const nlohmann::json& object, const FieldError& fai
                              std::initializer_list<const char*> extra_keys = {});
 
 /// Reads `name_or_path`: a path to a .json file, or NAME looked up as
-/// `<data_dir>/presets/models/NAME.json`. Throws std::invalid_argument naming the file and
-/// the presets that exist when there is none, or the key that is missing or not positive.
-ModelPreset load_model_preset(const std::string& name_or_path, const std::string& data_dir);
+/// `<data_dir>/presets/models/NAME.json`, with `read`. Throws std::invalid_argument naming the
+/// file and the presets that exist when there is none, the reader's message when it cannot be
+/// read, or the key that is missing or not positive.
+ModelPreset load_model_preset(const std::string& name_or_path, const std::string& data_dir,
+                              const FileReader& read);
 
 }  // namespace zf::memory

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "checked.hpp"
+
 namespace zf::memory {
 namespace {
 
@@ -41,13 +43,14 @@ void check_shape(const ModelShape& s) {
         "heads=" + std::to_string(s.heads) +
         " is not a multiple of kv_heads=" + std::to_string(s.kv_heads_or_default()));
   }
-  // Shapes past ~10^6 in any dimension are typos; refusing them keeps every product below
-  // 2^63 (a 10^6-wide, 10^4-layer model would already be 10^16 parameters).
+  // Shapes past 10^7 in any dimension are typos. That keeps each dimension's product with
+  // another below 2^63; the parameter count, a product of three, is checked in full.
   for (auto [value, name] : {std::pair{s.layers, "layers"},
                              {s.hidden, "hidden"},
                              {s.vocab, "vocab"},
                              {s.seq_len, "seq_len"},
-                             {s.intermediate_or_default(), "intermediate_size"}}) {
+                             {s.intermediate_or_default(), "intermediate_size"},
+                             {s.position_rows(), "positions"}}) {
     if (value > 10'000'000) {
       throw std::invalid_argument(std::string(name) + "=" + std::to_string(value) +
                                   " is beyond any model this estimator describes (max 10000000)");
@@ -56,6 +59,9 @@ void check_shape(const ModelShape& s) {
 }
 
 std::int64_t params_from_shape(const ModelShape& s) {
+  // Each dimension is at most 10^7 once checked, so a layer's count fits easily; only the
+  // product with the layer count can pass 2^63.
+  check_shape(s);
   const std::int64_t h = s.hidden, k = s.kv_dim(), i = s.intermediate_or_default();
   std::int64_t layer = 0, final_norm = 0;
   if (s.mlp == Mlp::Gelu) {
@@ -69,10 +75,18 @@ std::int64_t params_from_shape(const ModelShape& s) {
     final_norm = h;
   }
   const std::int64_t embeddings = s.vocab * h * (s.tied() ? 1 : 2) + s.position_rows() * h;
-  return s.layers * layer + final_norm + embeddings;
+  const std::optional<std::int64_t> layers = checked_product({s.layers, layer});
+  if (!layers || *layers > INT64_MAX - final_norm - embeddings) {
+    throw std::invalid_argument(
+        beyond_int64("the parameter count of layers=" + std::to_string(s.layers) + " x " +
+                     std::to_string(layer) + " per layer") +
+        "; check the sizes");
+  }
+  return *layers + final_norm + embeddings;
 }
 
 std::int64_t largest_layer_from_shape(const ModelShape& s) {
+  check_shape(s);  // each dimension at most 10^7: no product of two passes 2^63
   const std::int64_t h = s.hidden;
   return std::max({s.vocab * h, h * s.intermediate_or_default(), h * (h + 2 * s.kv_dim())});
 }

@@ -5,7 +5,6 @@
 #include "profile.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <utility>
 
@@ -192,30 +191,6 @@ class Checker {
   bool allow_unknown_;
 };
 
-// A host name as a hostfile line (`host slots=N`) and pdsh's `-w` list can hold it.
-bool is_host_name(const std::string& name) {
-  if (name.empty() || name.front() == '-' || name.front() == '.') return false;
-  return std::all_of(name.begin(), name.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '.' || c == '-' || c == '_';
-  });
-}
-
-bool is_variable_name(const std::string& name) {
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front()))) return false;
-  return std::all_of(name.begin(), name.end(),
-                     [](unsigned char c) { return std::isalnum(c) || c == '_'; });
-}
-
-// DeepSpeed's launcher strips each .deepspeed_env value and, when it holds anything outside
-// [\w@%+=:,./-], wraps it in double quotes for the other nodes' shell without escaping
-// (deepspeed/launcher/multinode_runner.py add_export): these would break it.
-bool is_exportable(const std::string& value) {
-  if (!value.empty() && (std::isspace(static_cast<unsigned char>(value.front())) ||
-                         std::isspace(static_cast<unsigned char>(value.back()))))
-    return false;
-  return value.find_first_of("\n\r\"$`\\") == std::string::npos;
-}
-
 // Deep merge that keeps nulls, so that a null in "fields" deletes the key from the config.
 void merge_keeping_nulls(Json& target, const Json& patch) {
   for (const auto& [key, value] : patch.items()) {
@@ -237,7 +212,8 @@ const std::vector<std::string>* section_keys(const std::string& section) {
   return it == kSectionKeys.end() ? nullptr : &it->second;
 }
 
-Profile::Profile(const Json& profile, std::string source) : source_(std::move(source)) {
+Profile::Profile(const Json& profile, std::string source, const LaunchCheck& launch_text_problem)
+    : source_(std::move(source)) {
   bool allow_unknown = false;
   Checker checker(source_, false);
   if (!profile.is_object())
@@ -275,12 +251,11 @@ Profile::Profile(const Json& profile, std::string source) : source_(std::move(so
       if (!value.is_array() || value.empty())
         checker.fail(pointer, "expected a non-empty list of host names");
       for (std::size_t i = 0; i < value.size(); ++i) {
-        if (!value[i].is_string() || !is_host_name(value[i].get<std::string>())) {
-          checker.fail(pointer + "/" + std::to_string(i),
-                       value[i].dump() +
-                           " is not a host name (letters, digits, '.', '-' and '_', as a "
-                           "hostfile line and pdsh take it)");
-        }
+        const std::string where = pointer + "/" + std::to_string(i);
+        if (!value[i].is_string())
+          checker.fail(where, "expected a host name (a string), got " + value[i].dump());
+        std::string problem = launch_text_problem(ZF_LAUNCH_HOST_NAME, value[i].get<std::string>());
+        if (!problem.empty()) checker.fail(where, problem);
       }
       hosts_ = value;
     } else if (key == "environment") {
@@ -288,19 +263,11 @@ Profile::Profile(const Json& profile, std::string source) : source_(std::move(so
         checker.fail(pointer, "expected an object of variable name to string value");
       for (const auto& [name, text] : value.items()) {
         std::string where = pointer + "/" + name;
-        if (!is_variable_name(name)) {
-          checker.fail(where, "'" + name +
-                                  "' is not an environment variable name (letters, digits and "
-                                  "'_', not starting with a digit)");
-        }
+        std::string problem = launch_text_problem(ZF_LAUNCH_VARIABLE_NAME, name);
+        if (!problem.empty()) checker.fail(where, problem);
         if (!text.is_string()) checker.fail(where, "expected a string, got " + text.dump());
-        if (!is_exportable(text.get<std::string>())) {
-          checker.fail(where, text.dump() +
-                                  ": DeepSpeed's launcher strips the value and hands it to the "
-                                  "other nodes' shell in double quotes, so it cannot hold a "
-                                  "newline, '\"', '$', '`' or '\\', nor begin or end with a "
-                                  "space");
-        }
+        problem = launch_text_problem(ZF_LAUNCH_VARIABLE_VALUE, text.get<std::string>());
+        if (!problem.empty()) checker.fail(where, problem);
       }
       environment_ = value;
     } else if (key == "fields") {

@@ -4,7 +4,9 @@
 // what its launches need (host names, environment), handed to companions as values.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 #include <zeroforge/plugin.hpp>
 
@@ -12,12 +14,18 @@ namespace site_fields {
 
 using zf::sdk::Json;
 
+/// The host's check of launch text (zf::sdk::Context::launch_text_problem): "" when `text` is
+/// acceptable as `kind` (ZF_LAUNCH_*), else the message saying why.
+using LaunchCheck = std::function<std::string(int kind, std::string_view text)>;
+
 /// A checked site profile. Throws zf::sdk::Error naming the file and JSON pointer of the
-/// first problem (unknown profile key, wrong type, a key DeepSpeed does not know).
+/// first problem (unknown profile key, wrong type, a key DeepSpeed does not know, a host or
+/// environment variable the companions would refuse).
 class Profile {
  public:
-  /// `source` names the profile in errors (its path, or "inline profile").
-  Profile(const Json& profile, std::string source);
+  /// `source` names the profile in errors (its path, or "(inline)"); `launch_text_problem`
+  /// checks its hosts and environment with the rules the companions apply.
+  Profile(const Json& profile, std::string source, const LaunchCheck& launch_text_problem);
 
   /// The merge patch for one rendered config (the NVMe path only where it offloads to NVMe).
   Json patch_for(const Json& config) const;

@@ -3,8 +3,7 @@
 // the profile inline as an object) and patches every rendered config with it (output hook);
 // its host names and environment become the values launch.hosts / launch.environment that
 // companions read (values hook).
-#include <fstream>
-#include <sstream>
+#include <string_view>
 #include <zeroforge/plugin.hpp>
 
 #include "profile.hpp"
@@ -28,22 +27,25 @@ struct SiteFields {
       throw zf::sdk::Error(
           "option \"profile\" is required (e.g. --plugin-opt site_fields.profile=site.json)");
     }
-    if (it->is_object()) return site_fields::Profile(*it, "(inline)");
+    // The host's rules for hosts and environment, so the profile refuses what the
+    // companions would.
+    const site_fields::LaunchCheck check = [&ctx](int kind, std::string_view text) {
+      return ctx.launch_text_problem(kind, text);
+    };
+    if (it->is_object()) return site_fields::Profile(*it, "(inline)", check);
     if (!it->is_string())
       throw zf::sdk::Error("option \"profile\" must be a file path or an object");
     std::string path = it->get<std::string>();
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw zf::sdk::Error("cannot read site profile '" + path + "'");
-    ctx.note_input(path);
-    std::stringstream text;
-    text << in.rdbuf();
+    // The host's reader: its input limit, and no wait on a FIFO (a profile of /dev/zero is
+    // an error, not an exhausted machine).
+    const std::string text = ctx.read_file(path);
     Json profile;
     try {
-      profile = Json::parse(text.str());
+      profile = Json::parse(text);
     } catch (const Json::parse_error& e) {
       throw zf::sdk::Error("site profile " + path + " is not valid JSON: " + e.what());
     }
-    return site_fields::Profile(profile, path);
+    return site_fields::Profile(profile, path, check);
   }
 
   site_fields::Profile profile;

@@ -314,8 +314,9 @@ TEST_F(GenerateJobsTest, JobsOutsideOneTo256AreUsageErrors) {
   for (unsigned jobs : {0u, 257u}) {
     auto result = generate(out(), jobs);
     EXPECT_EQ(result.exit_code, 2) << jobs;
-    EXPECT_NE(result.err.find("--jobs must be 1-256, got " + std::to_string(jobs)),
-              std::string::npos)
+    EXPECT_NE(
+        result.err.find("--jobs must be a whole number from 1 to 256, got " + std::to_string(jobs)),
+        std::string::npos)
         << result.err;
     EXPECT_FALSE(fs::exists(out())) << jobs;
   }
@@ -443,6 +444,123 @@ TEST_F(GenerateCliTest, BadFamiliesAreErrorsNamingFileAndPointer) {
       << set.err;
   EXPECT_EQ(run_cli({"generate", "no-such-family", "-o", out().string()}).exit_code, 2);
   EXPECT_EQ(run_cli({"generate", "example"}).exit_code, 2) << "-o is required";
+}
+
+// Every command that layers values refuses a bad --values file, --set or family with exit 2
+// and the place. The paths and assignments are longer than std::string's small buffer (15
+// bytes): a Layer built in place around a throwing load freed its label twice (issue 22),
+// and the short names the suites used hid it. Run under the ASan build too.
+TEST_F(GenerateCliTest, ValuesSetAndFamilyFailuresAreExit2OnEveryCommandWithLongPaths) {
+  const std::string folder = "experiments-of-the-platform-team-for-llama-finetuning/values-files";
+  const std::string missing =
+      (dir.path() / folder / "no-such-values-file-of-a-rather-long-name.json").string();
+  const std::string broken =
+      dir.write(folder + "/broken-values-file-of-a-rather-long-name.json", "{\"a\": 1,,}").string();
+  const std::string big = "n_of_a_rather_long_name_for_a_value=18446744073709551616";
+  const std::string no_value = "a_rather_long_name_for_a_value_without_any_assignment";
+  struct Failure {
+    std::vector<std::string> args;
+    std::string first_line;
+  };
+  const Failure failures[] = {
+      {{"--values", missing},
+       "zeroforge: error: cannot read '" + missing + "': No such file or directory"},
+      {{"--values", broken}, broken + ":1:9: error: expected a string key, found ','"},
+      {{"--set", big},
+       "zeroforge: error: '--set " + big +
+           "': integer 18446744073709551616 is out of range: integers are 64-bit "
+           "(-9223372036854775808 to 9223372036854775807)"},
+      {{"--set", no_value}, "zeroforge: error: '--set " + no_value + "': expected KEY=VALUE"},
+  };
+  const std::string report = (dir.path() / folder / "report-of-the-llama-finetuning.html").string();
+  const std::vector<std::vector<std::string>> commands = {
+      {"generate", "example", "-o", out().string()},
+      {"generate", "example", "-o", out().string(), "--check"},
+      {"report", "example", "-o", report},
+      {"explain", "example"},
+      {"render", "deepspeed/config.json.j2", "--tier", "medium"},
+  };
+  auto first_line = [](const std::string& text) { return text.substr(0, text.find('\n')); };
+  for (const auto& command : commands) {
+    for (const auto& failure : failures) {
+      std::vector<std::string> args = command;
+      args.insert(args.end(), failure.args.begin(), failure.args.end());
+      SCOPED_TRACE(command[0] + " " + command[1] + " " + failure.args[0] + " " + failure.args[1]);
+      auto result = run_cli(args);
+      EXPECT_EQ(result.exit_code, 2) << result.err;
+      EXPECT_EQ(first_line(result.err), failure.first_line);
+      EXPECT_FALSE(fs::exists(out()));
+      EXPECT_FALSE(fs::exists(report));
+    }
+  }
+  // The family file itself, and the tier file it names, at long paths.
+  const std::string missing_tier =
+      dir.write(folder + "/family-naming-a-missing-tier-file.json",
+                R"({"name": "x", "template": "deepspeed/config.json.j2",
+                                                 "tiers": ["tiers/no-such-tier-of-a-long-name.json"]})")
+          .string();
+  const std::string bad_template =
+      dir.write(folder + "/family-with-a-template-that-is-a-number.json",
+                R"({"name": "x", "template": 3})")
+          .string();
+  const std::string no_family =
+      (dir.path() / folder / "no-such-family-of-a-long-name.json").string();
+  const Failure families[] = {
+      {{missing_tier},
+       missing_tier +
+           ": /tiers/0: error: tier 'tiers/no-such-tier-of-a-long-name.json' not found (no " +
+           (dir.path() / folder / "tiers/no-such-tier-of-a-long-name.json").string() + ")"},
+      {{bad_template},
+       bad_template + ": /template: error: template must be a non-empty string, got 3"},
+      {{no_family}, "zeroforge: error: family file '" + no_family + "' not found"},
+  };
+  for (const auto& family : families) {
+    for (const auto& command : commands) {
+      if (command[0] == "render") continue;
+      std::vector<std::string> args = command;
+      args[1] = family.args[0];
+      SCOPED_TRACE(command[0] + " " + args[1]);
+      auto result = run_cli(args);
+      EXPECT_EQ(result.exit_code, 2) << result.err;
+      EXPECT_EQ(first_line(result.err), family.first_line);
+      EXPECT_FALSE(fs::exists(out()));
+      EXPECT_FALSE(fs::exists(report));
+    }
+  }
+}
+
+// A family's output pattern is a template too: a chain of 40,000 filters is one level of its
+// tree and renders; 40,000 `not`s nest, and are refused at the place they pass the limit, with
+// the family file and /output named (issue 22: both overflowed the stack).
+TEST_F(GenerateCliTest, AnOutputPatternIsATemplateWithTheSameNestingLimit) {
+  auto pattern_family = [&](const std::string& name, const std::string& output) {
+    Json text = {{"name", "chains"},
+                 {"template", "deepspeed/config.json.j2"},
+                 {"axes", {{"stage", {1, 2}}}},
+                 {"output", output}};
+    return family(name, text.dump());
+  };
+  std::string filters, nots;
+  for (int i = 0; i < 40000; ++i) {
+    filters += " | string";
+    nots += "not ";
+  }
+  const std::string chained = pattern_family("chained-filters-in-the-output-pattern.json",
+                                             "{{ stage" + filters + " }}/config.json");
+  auto ok = run_cli({"generate", chained, "-o", out().string()});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err.substr(0, 500);
+  EXPECT_TRUE(fs::exists(out() / "1/config.json"));
+  EXPECT_TRUE(fs::exists(out() / "2/config.json"));
+  fs::remove_all(out());
+  const std::string nested =
+      pattern_family("nested-nots-in-the-output-pattern.json", "{{ " + nots + "stage }}.json");
+  auto refused = run_cli({"generate", nested, "-o", out().string()});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.err.substr(0, refused.err.find('\n')),
+            nested +
+                " /output:1:1020: error: statements and expressions nest deeper than 256 levels "
+                "(EnvironmentOptions::max_nesting raises the limit)");
+  EXPECT_FALSE(fs::exists(out()));
 }
 
 TEST_F(GenerateCliTest, RenderRefusesTheSameCombinationsBeforeRendering) {

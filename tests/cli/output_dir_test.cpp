@@ -206,6 +206,60 @@ TEST_F(OutputDirTest, NeverWritesOrDeletesThroughALinkOutOfDir) {
   EXPECT_TRUE(fs::is_symlink(dir_ / "a")) << "a link the user made is kept";
 }
 
+// -o LINK, LINK a symbolic link to a directory: the exchange put a mode-0777 directory where
+// the link was, with exit 0 (docs/families.md promised exit 2).
+TEST_F(OutputDirTest, AnOutputDirectoryThatIsALinkIsRefused) {
+  const fs::path real = root_ / "the-real-directory-the-team-keeps-configs-in";
+  fs::create_directories(real);
+  write_file_atomically(real / "notes.txt", "mine\n");
+  const fs::path link = root_ / "configs-as-the-pipeline-names-them";
+  fs::create_symlink(real, link);
+  std::vector<std::string> args = generate_args("a");
+  args[3] = link.string();
+  auto r = run_cli(args);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "zeroforge: error: output '" + link.string() +
+                       "' is a symbolic link; zeroforge does not write through links (the run "
+                       "replaces DIR as a whole): give the directory it points to ('" +
+                       real.string() + "') instead\n");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(std::distance(fs::directory_iterator(real), fs::directory_iterator()), 1);
+  for (const auto& entry : fs::directory_iterator(root_)) {
+    EXPECT_EQ(entry.path().filename().string().find("zeroforge-staging"), std::string::npos);
+  }
+}
+
+// Every directory and file generate creates (DIR, its subdirectories, parents of -o it makes)
+// takes its mode from the umask.
+TEST_F(OutputDirTest, EveryDirectoryAndFileItCreatesHonoursTheUmask) {
+  for (const mode_t mask : {mode_t{077}, mode_t{027}}) {
+    SCOPED_TRACE(mask);
+    const fs::path parent = root_ / ("new-parent-" + std::to_string(mask));
+    std::vector<std::string> args = generate_args("a");
+    args[3] = (parent / "below" / "out").string();
+    const mode_t saved = ::umask(mask);
+    auto r = run_cli(args);
+    ::umask(saved);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::size_t dirs = 0, files = 0;
+    auto mode_of = [](const fs::path& path) {
+      struct stat info {};
+      ::lstat(path.c_str(), &info);
+      return info.st_mode & 07777;
+    };
+    EXPECT_EQ(mode_of(parent), 0777 & ~mask);
+    EXPECT_EQ(mode_of(parent / "below"), 0777 & ~mask);
+    for (auto it = fs::recursive_directory_iterator(parent);
+         it != fs::recursive_directory_iterator(); ++it) {
+      const bool dir = it->is_directory();
+      (dir ? dirs : files) += 1;
+      EXPECT_EQ(mode_of(it->path()), (dir ? 0777 : 0644) & ~mask) << it->path();
+    }
+    EXPECT_GT(dirs, 10u);
+    EXPECT_GT(files, 1000u);
+  }
+}
+
 TEST_F(OutputDirTest, AFailedRunLeavesNoParentDirectoriesBehind) {
   const fs::path deep = root_ / "new" / "parent" / "out";
   auto r = run_cli({"generate", (root_ / "f.json").string(), "-o", deep.string(), "--template-dir",

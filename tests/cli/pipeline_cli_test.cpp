@@ -4,7 +4,12 @@
 // directory (they inherit its contract and defaults).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "support/cli_runner.hpp"
 #include "zeroforge/output.hpp"
@@ -50,6 +55,110 @@ TEST_F(PipelineCliTest, DepfileMakesTheManifestDependOnEveryInput) {
   while (at != std::string::npos) {
     EXPECT_EQ(text[at + 4], '/') << text;
     at = text.find("\\\n  ", at + 1);
+  }
+}
+
+// Real Make and Ninja read the depfile of a run whose paths hold a space, '#', ':' and '$':
+// both find every input (touching the values file makes each rebuild) and Ninja's parse of it
+// is exactly the list of inputs.
+TEST_F(PipelineCliTest, MakeAndNinjaReadTheDepfileOfPathsWithSpecialCharacters) {
+  const fs::path work = dir.path() / "pipeline #2: $HOME of the team";
+  fs::create_directories(work);
+  const std::string family_file = (work / "family of run #7: $x.json").string();
+  dir.write("pipeline #2: $HOME of the team/family of run #7: $x.json", kFamily);
+  const std::string values =
+      dir.write("pipeline #2: $HOME of the team/values for #7: $lr.json", R"({"stage": 3})")
+          .string();
+  auto r = run_cli({"generate", family_file, "-o", "configs of #7: $x", "--values", values,
+                    "--depfile", "gen.d"},
+                   work);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string depfile = read_file(work / "gen.d");
+  const std::string target = depfile.substr(0, depfile.find(": \\\n"));
+  EXPECT_EQ(target, "configs\\ of\\ \\#7\\:\\ $$x/manifest.json");
+
+  // Make: the manifest is up to date, and stale once the values file changes.
+  dir.write("pipeline #2: $HOME of the team/Makefile",
+            "all: " + target + "\n" + target + ":\n\t@echo regenerate\n-include gen.d\n");
+  auto make = [&] {
+    return test::run_program("/usr/bin/make", {"-C", work.string(), "-q", "all"}, work);
+  };
+  auto set_time = [&](std::chrono::hours shift) {
+    fs::last_write_time(values, fs::file_time_type::clock::now() + shift);
+  };
+  auto fresh = make();
+  EXPECT_EQ(fresh.exit_code, 0) << fresh.out << fresh.err;
+  set_time(std::chrono::hours(1));
+  EXPECT_EQ(make().exit_code, 1) << "make did not see the values file";
+  set_time(-std::chrono::hours(1));
+
+  // Ninja: the same depfile, the target written the way build.ninja escapes it. With
+  // `deps = gcc` it records what it parsed, which `ninja -t deps` shows.
+  dir.write("pipeline #2: $HOME of the team/build.ninja",
+            "rule gen\n  command = touch $out\n  depfile = gen.d\n  deps = gcc\n"
+            "build configs$ of$ #7$:$ $$x/manifest.json: gen\n");
+  auto ninja = [&](const std::vector<std::string>& args) {
+    std::vector<std::string> all{"-C", work.string()};
+    all.insert(all.end(), args.begin(), args.end());
+    return test::run_program("/usr/bin/ninja", all, work);
+  };
+  auto built = ninja({});
+  ASSERT_EQ(built.exit_code, 0) << built.out << built.err;
+  auto deps = ninja({"-t", "deps"});
+  ASSERT_EQ(deps.exit_code, 0) << deps.err;
+  // `ninja -t deps`: the target, then each dependency indented by four spaces.
+  std::vector<std::string> parsed;
+  std::stringstream lines(deps.out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("    ")) parsed.push_back(line.substr(4));
+  for (const auto& input : {family_file, values}) {
+    const std::string absolute = fs::absolute(input).lexically_normal().string();
+    EXPECT_NE(std::find(parsed.begin(), parsed.end(), absolute), parsed.end())
+        << absolute << " in\n"
+        << deps.out;
+  }
+  for (const auto& path : parsed) EXPECT_TRUE(fs::exists(path)) << path;
+  EXPECT_NE(ninja({"-n"}).out.find("no work to do"), std::string::npos);
+  set_time(std::chrono::hours(1));
+  EXPECT_EQ(ninja({"-n"}).out.find("no work to do"), std::string::npos)
+      << "ninja did not see the values file";
+}
+
+// What Make or Ninja cannot read back is refused before anything is written, naming the path.
+TEST_F(PipelineCliTest, DepfileRefusesPathsMakeOrNinjaCannotRead) {
+  const std::string syntax = ", which Make or Ninja reads as syntax and cannot escape";
+  const std::string values_eq = dir.write("runs/lr=1e-4/values.json", "{}").string();
+  const std::string values_nl = dir.write("runs/values of\nmonday.json", "{}").string();
+  struct Case {
+    std::vector<std::string> args;
+    std::string path;
+    std::string problem;
+  };
+  const std::vector<Case> cases = {
+      {{"-o", (dir.path() / "runs/50%/configs").string()},
+       (dir.path() / "runs/50%/configs/manifest.json").string(),
+       "it holds '%', which makes Make read the rule as a pattern rule"},
+      {{"-o", out(), "--values", values_eq}, values_eq, "it holds '='" + syntax},
+      {{"-o", out(), "--values", values_nl},
+       values_nl,
+       "it holds a control character (U+000A), which ends a name or the rule in Make and Ninja"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.path);
+    std::vector<std::string> args{"generate", family(), "--depfile",
+                                  (dir.path() / "gen.d").string()};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2);
+    // The newline shows as clang shows it (every message escapes what the input holds).
+    std::string shown = c.path;
+    if (const auto at = shown.find('\n'); at != std::string::npos) shown.replace(at, 1, "<U+000A>");
+    EXPECT_EQ(r.err, "zeroforge: error: --depfile: cannot write the path '" + shown +
+                         "' into a depfile: " + c.problem +
+                         "; rename it, or leave out --depfile\n");
+    EXPECT_FALSE(fs::exists(dir.path() / "gen.d"));
+    EXPECT_FALSE(fs::exists(out()));
+    EXPECT_FALSE(fs::exists(dir.path() / "runs/50%"));
   }
 }
 

@@ -33,6 +33,25 @@ TEST(CliTest, PrintsVersionAndHelp) {
   EXPECT_NE(render_help.out.find("--set"), std::string::npos);
 }
 
+// micro_batch_size x world_size once wrapped to 0 and the batch check divided by it: SIGFPE
+// (exit 136; issue 22). Now exit 2 at the value, with the layer that wrote it.
+TEST(CliTest, BatchProductsPast64BitsAreExit2AtTheValue) {
+  auto r = run_cli({"render", "deepspeed/config.json.j2", "--tier", "medium", "--set",
+                    "micro_batch_size=2305843009213693952", "--set", "global_batch_size=256"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "--set micro_batch_size=2305843009213693952: /micro_batch_size: error: "
+            "micro_batch_size x world_size = 2305843009213693952 x 8 is beyond 64-bit integers "
+            "(9223372036854775807), so no global_batch_size (global_batch_size=256) can hold it");
+  EXPECT_EQ(r.out, "");
+  auto validate = run_cli({"render", "deepspeed/config.json.j2", "--set",
+                           "gpus_per_node=9223372036854775807", "--set", "nodes=2"});
+  EXPECT_EQ(validate.exit_code, 2);
+  EXPECT_EQ(validate.err.substr(0, validate.err.find('\n')),
+            "--set nodes=2: /nodes: error: gpus_per_node x nodes = 9223372036854775807 x 2 is "
+            "beyond 64-bit integers (9223372036854775807); no cluster has that many GPUs");
+}
+
 TEST(CliTest, AnErrorAboutAnObjectNamesTheSetThatWroteIt) {
   // The contract reports /zero/offload_optimizer, an object whose only leaf --set wrote.
   auto r =
@@ -206,20 +225,27 @@ TEST_F(RenderCliTest, UndefinedNamesAreAllListed) {
   EXPECT_EQ(r.out, "");
 }
 
+// The paths and assignments are longer than std::string's small buffer: short ones once hid
+// a double free on these paths (issue 22).
 TEST_F(RenderCliTest, BadInputsAreErrorsWithExitCode2) {
   dir.write("t/x.j2", "{{ a }}");
-  dir.write("bad.json", "{\"a\": 1,,}");
+  const std::string folder = "experiments-of-the-platform-team-for-llama-finetuning/values";
+  dir.write(folder + "/broken-values-of-a-rather-long-name.json", "{\"a\": 1,,}");
   struct Case {
     std::vector<std::string> args;
     std::string first_line;
   };
   const Case cases[] = {
-      {{"render", "x.j2", "--template-dir", "t", "--values", "bad.json"},
-       "bad.json:1:9: error: expected a string key, found ','"},
-      {{"render", "x.j2", "--template-dir", "t", "--values", "missing.json"},
-       "zeroforge: error: cannot read 'missing.json': No such file or directory"},
-      {{"render", "x.j2", "--template-dir", "t", "--set", "novalue"},
-       "zeroforge: error: '--set novalue': expected KEY=VALUE"},
+      {{"render", "x.j2", "--template-dir", "t", "--values",
+        folder + "/broken-values-of-a-rather-long-name.json"},
+       folder + "/broken-values-of-a-rather-long-name.json:1:9: error: expected a string key, "
+                "found ','"},
+      {{"render", "x.j2", "--template-dir", "t", "--values",
+        folder + "/missing-values-of-a-rather-long-name.json"},
+       "zeroforge: error: cannot read '" + folder +
+           "/missing-values-of-a-rather-long-name.json': No such file or directory"},
+      {{"render", "x.j2", "--template-dir", "t", "--set", "a_rather_long_name_without_a_value"},
+       "zeroforge: error: '--set a_rather_long_name_without_a_value': expected KEY=VALUE"},
       {{"render", "x.j2", "--template-dir", "nodir"},
        "zeroforge: error: --template-dir 'nodir' is not a directory"},
       {{"render", "nope.j2", "--template-dir", "t"},

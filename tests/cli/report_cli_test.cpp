@@ -4,6 +4,7 @@
 // the config's own settings and tier, auto-fit's trail, changes against the old manifest,
 // byte-identical reruns, escaping, and the errors.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <regex>
@@ -411,6 +412,9 @@ TEST_F(ReportCliTest, Errors) {
   const std::string bad =
       dir.write("bad.json", R"({"name": "bad", "template": "bad.json.j2", "output": "bad.json"})")
           .string();
+  const std::string fifo = path("models-from-the-team-share/a-named-pipe.json");
+  fs::create_directories(fs::path(fifo).parent_path());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   struct Case {
     const char* name;
     std::vector<std::string> args;
@@ -434,6 +438,12 @@ TEST_F(ReportCliTest, Errors) {
        2,
        "error: plugin 'memory': values hook failed: option estimate.model: unknown model preset "
        "'llama-9b' (known: gpt2, ",
+       false},
+      {"model from a FIFO no one writes to (it waited forever)",
+       {"report", "example", "--dir", path("out"), "-o", path("r.html"), "--model", fifo},
+       2,
+       "error: plugin 'memory': values hook failed: option estimate.model: " + fifo +
+           ": malformed JSON at byte 1 (a model preset is a JSON object)",
        false},
       {"validator errors",
        {"report", bad, "--template-dir", path("t"), "--validate", "deepspeed", "--dir", path("out"),

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "generate/companions.hpp"
 #include "text_helpers.hpp"
 #include "validate/yaml_subset.hpp"

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "zeroforge/environment.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/family.hpp"

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "zeroforge/error.hpp"
 #include "zeroforge/plugin_host.hpp"
 #include "zeroforge/values.hpp"

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "zeroforge/environment.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/template.hpp"

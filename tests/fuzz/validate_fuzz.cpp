@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/validator.hpp"

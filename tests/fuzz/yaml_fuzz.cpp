@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "validate/yaml_subset.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"

@@ -29,14 +29,17 @@ struct EnvironmentOptions {
   bool lstrip_blocks = false;
   /// Directories searched in order for templates, `include` and `extends`.
   std::vector<std::filesystem::path> search_path;
-  /// Deepest nesting of includes, macro calls and inheritance before rendering stops
+  /// Deepest nesting of includes, imports, macro calls and blocks before rendering stops
   /// with an error (a runaway recursion is an error, never a crash).
   int max_depth = 64;
-  /// Deepest nesting of expressions (parentheses, lists, dicts, operators, conditionals) and
-  /// of statements (`if`, `for`, `block`, ...) the parser accepts: the parser, the analysis
-  /// and the renderer recurse over the tree, so this bound is what keeps a hostile template
-  /// from overflowing the stack (an error naming the place, never a crash). Jinja2 itself
-  /// stops near 100 levels (Python's recursion limit).
+  /// Deepest nesting of statements (`if`, `for`, `block`, ...) and expressions (parentheses,
+  /// lists, dicts, `not`, conditionals, call arguments), counted together, that the parser
+  /// accepts: it bounds the parser's recursion and the height of the tree it builds, which the
+  /// resolver, the analysis, the renderer and the destructor walk. Rendering adds the heights
+  /// of the includes, imports, parent templates, blocks and macro calls it enters, under the
+  /// same bound. So this is what keeps a hostile template from overflowing the stack (an error
+  /// naming the place, never a crash). Chains of one kind (`a + b + c`, `x | f | g`, `x.a.b`)
+  /// are one level however long. Jinja2 itself stops near 100 levels.
   int max_nesting = 256;
   /// Largest string (bytes) or list (items) one operator or filter may build: `'x' * n`, `+`,
   /// `~`, `join`, `center`, `indent`, `replace`, `%`-format widths... Checked before anything

@@ -30,8 +30,12 @@ class Environment;
 /// `file_pointer + rest` in `file`.
 ///
 ///     // the second value of the family's `stage` axis: {"stage": 3} at /axes/stage/1
-///     zf::Layer{{zf::LayerKind::Variant, "family.json /axes/stage/1"}, {{"stage", 3}},
-///               "family.json", "/axes/stage/1", "/stage"};
+///     zf::Layer{zf::LayerSource{zf::LayerKind::Variant, "family.json /axes/stage/1"},
+///               {{"stage", 3}}, "family.json", "/axes/stage/1", "/stage"};
+///
+/// Name `LayerSource` as above rather than writing `{kind, label}`, and read the values
+/// (`load_values_file`, `parse_set`) into a local first: when an initialiser after a nested
+/// brace-initialised member throws, g++ 12 destroys that member twice (a double free).
 struct Layer {
   /// Kind and the label `explain` shows.
   LayerSource source;

@@ -80,6 +80,9 @@ struct GenerateRequest {
   /// memory then holds for every config). Missing, changed and extra paths of a `check` are
   /// always listed.
   bool list_files = false;
+  /// A depfile will be written (`--depfile`): before anything is written, the manifest's path
+  /// and every input's must be ones depfile_text can write (else zf::Error, Usage).
+  bool depfile = false;
   /// Receives notes and warnings as they happen (`zeroforge: note: ...`, one line, no newline):
   /// waiting for another run into the same directory, staging of killed runs removed, plugin
   /// warnings. Unset: they are kept in GenerateResult::messages.
@@ -171,8 +174,17 @@ std::filesystem::path default_data_dir();
 /// The shipped plugins when a request names none: `<executable>/../lib/zeroforge/plugins`.
 std::filesystem::path default_plugin_dir();
 
-/// Writes `result.inputs` as a Makefile rule for `target` (what Ninja and Make read as a
-/// depfile): `target: input input ...`, spaces and `#` escaped, `$` doubled.
+/// Writes `result.inputs`, made absolute, as a Makefile rule for `target` (what Ninja and Make
+/// read as a depfile, as GCC's -MD writes it): `target: input input ...`. A space, `#` and `:`
+/// are escaped with `\`, `$` is doubled. A path that Make and Ninja cannot both read back as
+/// written is refused: throws zf::Error (Usage) naming it (depfile_path_problem).
 std::string depfile_text(const std::string& target, const GenerateResult& result);
+
+/// Why `path` cannot be written into a depfile, or "" when it can: a control character (a
+/// newline, a tab), one of `"'`;&|<>*?[]()=^` and `` ` `` (Make or Ninja reads each as syntax
+/// and neither can escape it), a `\` before anything but a letter, a digit or
+/// `+,-./_@!~{}%`, a `:` at the end, a `~` at the start; in the `target` also a `%` (Make
+/// reads the rule as a pattern rule).
+std::string depfile_path_problem(std::string_view path, bool target);
 
 }  // namespace zf

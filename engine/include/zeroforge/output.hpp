@@ -36,9 +36,13 @@ nlohmann::ordered_json parse_json_text(std::string_view text, const std::string&
 /// max_input_bytes(). A FIFO no one writes to reads as empty instead of blocking.
 std::string read_file(const std::filesystem::path& path);
 
+/// The most ZEROFORGE_MAX_INPUT_MIB may say: 1 TiB.
+inline constexpr std::uint64_t kMaxInputMib = std::uint64_t{1} << 20;
+
 /// The largest input file read_file accepts: 64 MiB, or ZEROFORGE_MAX_INPUT_MIB MiB when that
 /// environment variable is set (`/dev/zero` as a values file is an error, not an exhausted
-/// machine).
+/// machine). Throws zf::Error (Usage) when the variable is set to anything but a whole number
+/// from 1 to kMaxInputMib (`0`, `64M`, ``): a limit set wrongly is never ignored.
 std::uint64_t max_input_bytes();
 
 /// Writes `content` to `path` through a temporary file in the same directory and a rename,

@@ -14,8 +14,10 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "zeroforge/generate.hpp"
 
@@ -45,6 +47,9 @@ struct ReportRequest {
   GenerateRequest generate;
   /// Where the page goes (written atomically; missing directories are created).
   std::filesystem::path file;
+  /// When set, receives the page instead of `file` (`zeroforge report -o -` prints it); its
+  /// links are then relative to the working directory.
+  std::function<void(std::string_view html)> sink;
   /// A model preset name or file: the memory plugin (loaded when the family does not load
   /// it) estimates every config that auto-fit does not fit with it, as the config stands
   /// (its plugin option `estimate.model`). The configs do not change. "" for none.
@@ -52,7 +57,8 @@ struct ReportRequest {
 };
 
 /// `zeroforge report`: makes every config of the family in memory (validated as generate
-/// does) and, when that succeeds (exit_code 0), writes the report to `request.file`.
+/// does) and, when that succeeds (exit_code 0), writes the report to `request.file` (or hands
+/// it to `request.sink`).
 /// Returns what generate would have returned; throws zf::Error like generate, and for a
 /// report that cannot be written. Warns (on_message, else the result's messages) when the
 /// old manifest cannot be read, and notes a report written inside an output directory that

@@ -71,6 +71,16 @@ nlohmann::ordered_json parse_set(std::string_view assignment);
 /// column (or say that the top level is not an object).
 nlohmann::ordered_json load_values_file(const std::filesystem::path& path);
 
+/// The most memory a tier may claim per GPU or per host, in GiB (1 PiB).
+inline constexpr double kMaxTierMemoryGib = 1048576.0;
+
+/// Reads a tier file (presets/tiers/NAME.json, `probe --save`) as load_values_file does, and
+/// checks its memory facts: `gpu_memory_gib` and `cpu_memory_gib`, when present, must be
+/// positive numbers of GiB up to kMaxTierMemoryGib. Throws zf::Error (Values) at the file and
+/// pointer of the first that is not:
+/// `t.json: /gpu_memory_gib: error: a tier's gpu_memory_gib must be a positive number ...`.
+nlohmann::ordered_json load_tier_file(const std::filesystem::path& path);
+
 /// Escapes a key for a JSON pointer segment (`~` → `~0`, `/` → `~1`).
 std::string escape_pointer_segment(std::string_view key);
 

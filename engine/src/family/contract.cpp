@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
+#include "checked_math.hpp"
 #include "family/value_names.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/family.hpp"
@@ -576,8 +578,14 @@ class Checker {
     }
     const std::int64_t gpus = as_int(*get(known("gpus_per_node")));
     const Value& world_value = *get(known("world_size"));
-    const std::int64_t world =
-        world_value.is_none() ? gpus * as_int(*get(known("nodes"))) : as_int(world_value);
+    std::int64_t world = 0;
+    if (world_value.is_none()) {
+      const std::optional<std::int64_t> all = gpu_count();
+      if (!all) return;
+      world = *all;
+    } else {
+      world = as_int(world_value);
+    }
     const Value* size_value = zero.find("hpz_partition_size");
     const bool size_given = size_value != nullptr && !size_value->is_none();
     if (size_given && !on("hpz")) {
@@ -620,10 +628,26 @@ class Checker {
     }
   }
 
-  // train_batch_size = micro x accumulation x world size, as DeepSpeed asserts.
+  // gpus_per_node x nodes, or nullopt (reported at /nodes) when it overflows.
+  std::optional<std::int64_t> gpu_count() {
+    const std::int64_t gpus = as_int(*get(known("gpus_per_node")));
+    const std::int64_t nodes = as_int(*get(known("nodes")));
+    const std::optional<std::int64_t> count = detail::checked_product({gpus, nodes});
+    if (!count) {
+      fail("/nodes", "gpus_per_node x nodes = " + std::to_string(gpus) + " x " +
+                         std::to_string(nodes) + " " + detail::beyond_int64() +
+                         "; no cluster has that many GPUs");
+    }
+    return count;
+  }
+
+  // train_batch_size = micro x accumulation x world size, as DeepSpeed asserts. The values
+  // may be anything up to 2^63 - 1, so every product is checked.
   void check_batch() {
     DeepSpeedFacts& f = result_.facts;
-    std::int64_t gpus = as_int(*get(known("gpus_per_node"))) * as_int(*get(known("nodes")));
+    const std::optional<std::int64_t> all_gpus = gpu_count();
+    if (!all_gpus) return;
+    const std::int64_t gpus = *all_gpus;
     const Value& world = *get(known("world_size"));
     f.world_size = world.is_none() ? gpus : as_int(world);
     if (f.world_size > gpus || gpus % f.world_size != 0) {
@@ -640,37 +664,58 @@ class Checker {
     f.micro_batch_size = as_int(*get(known("micro_batch_size")));
     const Value& accumulation = *get(known("gradient_accumulation"));
     const Value& global = *get(known("global_batch_size"));
+    const std::string micro_times_world =
+        std::to_string(f.micro_batch_size) + " x " + std::to_string(f.world_size);
     if (!global.is_none()) {
-      std::int64_t per_step = f.micro_batch_size * f.world_size;
-      std::int64_t total = as_int(global);
+      const std::optional<std::int64_t> per_step =
+          detail::checked_product({f.micro_batch_size, f.world_size});
+      const std::int64_t total = as_int(global);
+      if (!per_step) {
+        fail("/micro_batch_size", "micro_batch_size x world_size = " + micro_times_world + " " +
+                                      detail::beyond_int64() + ", so no global_batch_size (" +
+                                      describe("/global_batch_size") + ") can hold it");
+        return;
+      }
       if (!accumulation.is_none()) {
         // Both given (e.g. a plugin chose the accumulation): they must agree.
         f.gradient_accumulation = as_int(accumulation);
-        if (per_step * f.gradient_accumulation != total) {
+        const std::optional<std::int64_t> product =
+            detail::checked_product({*per_step, f.gradient_accumulation});
+        if (product != total) {
           fail("/gradient_accumulation",
                "micro_batch_size x gradient_accumulation x world_size = " +
                    std::to_string(f.micro_batch_size) + " x " +
                    std::to_string(f.gradient_accumulation) + " x " + std::to_string(f.world_size) +
-                   " = " + std::to_string(per_step * f.gradient_accumulation) + ", but " +
-                   describe("/global_batch_size") + "; set only one of the two");
+                   (product ? " = " + std::to_string(*product) : " " + detail::beyond_int64()) +
+                   ", but " + describe("/global_batch_size") + "; set only one of the two");
           return;
         }
-      } else if (total % per_step != 0) {
+      } else if (total % *per_step != 0) {
         fail("/global_batch_size",
              "global_batch_size=" + std::to_string(total) +
-                 " is not a multiple of micro_batch_size x world_size = " +
-                 std::to_string(f.micro_batch_size) + " x " + std::to_string(f.world_size) + " = " +
-                 std::to_string(per_step) +
+                 " is not a multiple of micro_batch_size x world_size = " + micro_times_world +
+                 " = " + std::to_string(*per_step) +
                  " (DeepSpeed asserts train_batch_size = micro batch x accumulation x world "
                  "size)");
         return;
       } else {
-        f.gradient_accumulation = total / per_step;
+        f.gradient_accumulation = total / *per_step;
       }
-    } else {
-      f.gradient_accumulation = accumulation.is_none() ? 1 : as_int(accumulation);
+      f.train_batch_size = total;
+      return;
     }
-    f.train_batch_size = f.micro_batch_size * f.gradient_accumulation * f.world_size;
+    f.gradient_accumulation = accumulation.is_none() ? 1 : as_int(accumulation);
+    const std::optional<std::int64_t> train =
+        detail::checked_product({f.micro_batch_size, f.gradient_accumulation, f.world_size});
+    if (!train) {
+      fail(accumulation.is_none() ? "/micro_batch_size" : "/gradient_accumulation",
+           "train_batch_size = micro_batch_size x gradient_accumulation x world_size = " +
+               std::to_string(f.micro_batch_size) + " x " +
+               std::to_string(f.gradient_accumulation) + " x " + std::to_string(f.world_size) +
+               " " + detail::beyond_int64());
+      return;
+    }
+    f.train_batch_size = *train;
   }
 
   Layers values_;

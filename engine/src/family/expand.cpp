@@ -94,17 +94,14 @@ std::vector<Layer> Expansion::tier_layers(std::size_t tier) const {
   std::vector<Layer> layers;
   if (tier != Variant::npos) {
     const Tier& t = tiers_[tier];
-    layers.push_back(Layer{{LayerKind::Tier, t.file}, t.values, t.file, "", ""});
+    layers.push_back(Layer{LayerSource{LayerKind::Tier, t.file}, t.values, t.file, "", ""});
   }
-  layers.push_back(
-      Layer{{LayerKind::Family, family_.file}, family_.values, family_.file, "/values", ""});
+  layers.push_back(Layer{LayerSource{LayerKind::Family, family_.file}, family_.values, family_.file,
+                         "/values", ""});
   if (tier != Variant::npos && !family_.tiers[tier].values.empty()) {
     std::string pointer = "/tiers/" + std::to_string(tier) + "/values";
-    layers.push_back(Layer{{LayerKind::Family, family_.file + " " + pointer},
-                           family_.tiers[tier].values,
-                           family_.file,
-                           pointer,
-                           ""});
+    layers.push_back(Layer{LayerSource{LayerKind::Family, family_.file + " " + pointer},
+                           family_.tiers[tier].values, family_.file, pointer, ""});
   }
   return layers;
 }
@@ -113,22 +110,18 @@ std::vector<Layer> Expansion::variant_layers(const Variant& variant) const {
   std::vector<Layer> layers;
   if (variant.include != Variant::npos) {
     std::string pointer = "/include/" + std::to_string(variant.include);
-    layers.push_back(Layer{{LayerKind::Variant, family_.file + " " + pointer},
-                           expand_dotted_keys(variant.choice),
-                           family_.file,
-                           pointer,
-                           ""});
+    Json values = expand_dotted_keys(variant.choice);
+    layers.push_back(Layer{LayerSource{LayerKind::Variant, family_.file + " " + pointer},
+                           std::move(values), family_.file, pointer, ""});
     return layers;
   }
   for (std::size_t a = 0; a < family_.axes.size(); ++a) {
     const Axis& axis = family_.axes[a];
     std::size_t index = variant.axis_index[a];
     std::string pointer = "/axes/" + escape_pointer_segment(axis.key) + "/" + std::to_string(index);
-    layers.push_back(Layer{{LayerKind::Variant, family_.file + " " + pointer},
-                           nest(axis.key, axis.values[index]),
-                           family_.file,
-                           pointer,
-                           value_pointer_of(axis.key)});
+    Json values = nest(axis.key, axis.values[index]);
+    layers.push_back(Layer{LayerSource{LayerKind::Variant, family_.file + " " + pointer},
+                           std::move(values), family_.file, pointer, value_pointer_of(axis.key)});
   }
   return layers;
 }

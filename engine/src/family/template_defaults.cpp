@@ -129,7 +129,8 @@ TemplateDefaults load_template_defaults(const Environment& environment, std::str
   }
   if (auto it = json.find("values"); it != json.end()) {
     if (!it->is_object()) throw Error(ErrorKind::Values, "expected an object", file, "/values");
-    defaults.layers.push_back(Layer{{LayerKind::TemplateDefault, name}, *it, file, "/values", ""});
+    defaults.layers.push_back(
+        Layer{LayerSource{LayerKind::TemplateDefault, name}, *it, file, "/values", ""});
   } else if (!defaults.contract.empty() && defaults.contract + "/defaults.json" != name) {
     // `{"contract": "deepspeed"}` alone: a team's directory of templates that extend the
     // built-in ones takes the contract's defaults.
@@ -145,7 +146,8 @@ TemplateDefaults load_template_defaults(const Environment& environment, std::str
       std::string pointer = "/templates/" + escape_pointer_segment(key);
       if (!entry->is_object()) throw Error(ErrorKind::Values, "expected an object", file, pointer);
       defaults.layers.push_back(
-          Layer{{LayerKind::TemplateDefault, name + " (" + key + ")"}, *entry, file, pointer, ""});
+          Layer{LayerSource{LayerKind::TemplateDefault, name + " (" + key + ")"}, *entry, file,
+                pointer, ""});
     }
   }
   if (auto it = json.find("pinned"); it != json.end()) {

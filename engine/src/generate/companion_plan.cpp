@@ -12,7 +12,9 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "checked_math.hpp"
 #include "companions.hpp"
+#include "launch_text.hpp"
 #include "text_helpers.hpp"
 
 namespace zf::pipeline {
@@ -82,52 +84,6 @@ const Json* at(const Json& json, std::initializer_list<std::string_view> path) {
 
 bool is_auto(const Json* v) { return v != nullptr && v->is_string() && *v == "auto"; }
 
-// A host name as a hostfile line and pdsh's `-w` list can hold it.
-bool is_host_name(const std::string& name) {
-  if (name.empty() || name.front() == '-' || name.front() == '.') return false;
-  return std::all_of(name.begin(), name.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '.' || c == '-' || c == '_';
-  });
-}
-
-bool is_variable_name(const std::string& name) {
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front()))) return false;
-  return std::all_of(name.begin(), name.end(),
-                     [](unsigned char c) { return std::isalnum(c) || c == '_'; });
-}
-
-// DeepSpeed's launcher reads `.deepspeed_env` as NAME=VALUE lines, strips each value and, when
-// it holds anything outside [\w@%+=:,./-], wraps it in double quotes for the other nodes'
-// shell without escaping (multinode_runner.py add_export): these characters would break it.
-// (Control characters and line breaks are refused before, with the launch values'.)
-bool is_exportable_value(const std::string& value) {
-  if (!value.empty() && (value.front() == ' ' || value.back() == ' ')) return false;
-  return value.find_first_of("\"$`\\") == std::string::npos;
-}
-
-// Variables the launch scripts (bash) cannot export as written. Read-only in bash 5 (`readonly
-// -p` in a new shell; variables.c): exporting one stops the script at its first line under
-// `set -e`.
-constexpr std::array<std::string_view, 6> kBashReadOnly = {"BASHOPTS", "BASH_VERSINFO", "EUID",
-                                                           "PPID",     "SHELLOPTS",     "UID"};
-// Computed by bash on each use (its dynamic and integer variables): an exported value is not
-// what reaches the processes, or (OPTIND, RANDOM, ... under `set -u`) a word that is not a
-// number stops the script.
-constexpr std::array<std::string_view, 20> kBashComputed = {
-    "BASHPID",      "BASH_ALIASES", "BASH_ARGC",   "BASH_ARGV", "BASH_CMDS",
-    "BASH_COMMAND", "BASH_LINENO",  "BASH_SOURCE", "DIRSTACK",  "EPOCHREALTIME",
-    "EPOCHSECONDS", "FUNCNAME",     "GROUPS",      "HISTCMD",   "LINENO",
-    "OPTIND",       "RANDOM",       "SECONDS",     "SRANDOM",   "_"};
-// The shipped launch scripts' own variables (companions/partials/script_head.sh.j2 and the
-// scripts): set from the environment, they would move the config (`here`) or change the launch.
-constexpr std::array<std::string_view, 5> kScriptVariables = {"here", "cmd", "master_addr",
-                                                              "rdzv_id", "ZEROFORGE_DRY_RUN"};
-
-template <std::size_t N>
-bool listed(const std::array<std::string_view, N>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 // What is wrong with `text` as a value written on one line, or "": a launch is written on one
 // line in places where a line break would end it early and start something else (the
 // accelerate config's comment, which YAML would then read as keys; a hostfile line; the
@@ -174,13 +130,14 @@ class Planner {
                          std::to_string(nodes));
       return std::move(plan_);
     }
-    std::int64_t world = 0;
-    if (__builtin_mul_overflow(gpus, nodes, &world)) {
+    const std::optional<std::int64_t> all_gpus = detail::checked_product({gpus, nodes});
+    if (!all_gpus) {
       fail("/gpus_per_node", "gpus_per_node " + std::to_string(gpus) + " x nodes " +
                                  std::to_string(nodes) +
                                  " is more processes than a launcher can count");
       return std::move(plan_);
     }
+    const std::int64_t world = *all_gpus;
     if (facts_.world_size != world) {
       fail("/world_size",
            "companions launch one data-parallel process per GPU, gpus_per_node x nodes = " +
@@ -373,11 +330,15 @@ class Planner {
     // processes on one node when only the case differs.
     std::unordered_map<std::string, std::size_t> seen;
     for (std::size_t i = 0; i < value.size(); ++i) {
-      if (!value[i].is_string() || !is_host_name(value[i].get<std::string>())) {
-        fail(pointer + "/" + std::to_string(i),
-             "launch.hosts: " + value[i].dump() +
-                 " is not a host name (letters, digits, '.', '-' and '_', as a hostfile line "
-                 "and pdsh take it)");
+      const std::string where = pointer + "/" + std::to_string(i);
+      if (!value[i].is_string()) {
+        fail(where, "launch.hosts: expected a host name (a string), got " + value[i].dump());
+        return;
+      }
+      if (std::string problem =
+              launch_text_problem(LaunchText::HostName, value[i].get<std::string>());
+          !problem.empty()) {
+        fail(where, "launch.hosts: " + problem);
         return;
       }
       const std::string& name = value[i].get_ref<const std::string&>();
@@ -409,35 +370,14 @@ class Planner {
     }
     for (const auto& [name, text] : value.items()) {
       const std::string child = pointer + "/" + escape_pointer_segment(name);
-      if (!is_variable_name(name)) {
-        fail(child, "launch.environment: " + detail::quoted_for_message(name) +
-                        " is not an environment variable name (letters, digits and '_', not "
-                        "starting with a digit)");
-      } else if (listed(kBashReadOnly, name)) {
-        fail(child, "launch.environment: " + name +
-                        " is read-only in bash, so the launch scripts would stop at its export "
-                        "before launching anything; leave it out");
-      } else if (listed(kBashComputed, name)) {
-        fail(child, "launch.environment: " + name +
-                        " is a variable bash computes itself, so the launch scripts cannot pass "
-                        "a value of it on; leave it out");
-      } else if (listed(kScriptVariables, name)) {
-        fail(child, "launch.environment: " + name +
-                        " is a variable of the launch scripts themselves (here, cmd, master_addr, "
-                        "rdzv_id, ZEROFORGE_DRY_RUN): set from the environment it would change "
-                        "the launch; choose another name");
+      if (std::string problem = launch_text_problem(LaunchText::VariableName, name);
+          !problem.empty()) {
+        fail(child, "launch.environment: " + problem);
       } else if (!text.is_string()) {
         fail(child, "launch.environment." + name + " must be a string, got " + text.dump());
-      } else if (std::string problem = line_control_problem(text.get<std::string>());
+      } else if (problem = launch_text_problem(LaunchText::VariableValue, text.get<std::string>());
                  !problem.empty()) {
-        fail(child, "launch.environment." + name + " = " + problem +
-                        "; each variable is written on one line (the scripts' export, the "
-                        "environment file DeepSpeed's launcher reads line by line)");
-      } else if (!is_exportable_value(text.get<std::string>())) {
-        fail(child, "launch.environment." + name + " = " + text.dump() +
-                        ": DeepSpeed's launcher strips the value and hands it to the other "
-                        "nodes' shell in double quotes, so it cannot hold '\"', '$', '`' or "
-                        "'\\', nor begin or end with a space");
+        fail(child, "launch.environment." + name + " = " + problem);
       }
     }
     launch_.environment = value;

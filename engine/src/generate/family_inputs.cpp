@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "checked_math.hpp"
 #include "template/analyzer.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/values.hpp"
@@ -68,7 +69,8 @@ Tier load_tier(const Family& family, std::size_t index, const std::vector<TierDi
                 family.file, pointer);
   }
   inputs.push_back(path);
-  return Tier{ref.name, display_path(path).string(), load_values_file(path)};
+  nlohmann::ordered_json values = load_tier_file(path);
+  return Tier{ref.name, display_path(path).string(), std::move(values)};
 }
 
 }  // namespace
@@ -195,11 +197,15 @@ FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink&
   for (const auto& path : request.values_files) {
     const std::string file = path.string();
     setup.inputs.push_back(path);
-    overrides.push_back(Layer{{LayerKind::ValuesFile, file}, load_values_file(file), file, "", ""});
+    nlohmann::ordered_json values = load_values_file(file);
+    overrides.push_back(
+        Layer{LayerSource{LayerKind::ValuesFile, file}, std::move(values), file, "", ""});
   }
   for (const auto& set : request.sets) {
     std::string label = "--set " + set;
-    overrides.push_back(Layer{{LayerKind::Set, label}, parse_set(set), label, "", ""});
+    nlohmann::ordered_json values = parse_set(set);
+    overrides.push_back(
+        Layer{LayerSource{LayerKind::Set, label}, std::move(values), label, "", ""});
   }
   setup.expansion = std::make_unique<Expansion>(expand_family(
       std::move(family), std::move(tiers), std::move(defaults.layers), std::move(overrides)));
@@ -213,7 +219,10 @@ Json world_size_of(const Json& values) {
   auto nodes = values.find("nodes");
   if (gpus != values.end() && nodes != values.end() && gpus->is_number_integer() &&
       nodes->is_number_integer()) {
-    return gpus->get<std::int64_t>() * nodes->get<std::int64_t>();
+    // Unknown past 64 bits (the values contract refuses such a product at /nodes).
+    if (auto world =
+            detail::checked_product({gpus->get<std::int64_t>(), nodes->get<std::int64_t>()}))
+      return *world;
   }
   return nullptr;
 }

@@ -5,6 +5,7 @@
 #include "zeroforge/generate.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -194,6 +195,8 @@ GenerateResult generate(const GenerateRequest& request) {
     throw Error(ErrorKind::Usage, "generate: --jobs must be 1-" + std::to_string(kMaxJobs) +
                                       ", got " + std::to_string(jobs));
   }
+  // A depfile that cannot name the manifest is refused before anything is read or written.
+  if (request.depfile) depfile_text((request.output_dir / "manifest.json").string(), result);
   const MessageSink messages = [&](std::string_view line) {
     if (request.on_message) {
       request.on_message(line);
@@ -323,6 +326,9 @@ GenerateResult generate(const GenerateRequest& request) {
     return result;
   }
 
+  // And one that cannot name an input, before DIR changes.
+  if (request.depfile) depfile_text(result.manifest.string(), result);
+
   result.companions = companion_files;
   result.configs = manifest.size() - companion_files;
   std::function<void(const StagedOutput::Sink&)> write_manifest =
@@ -367,20 +373,57 @@ GenerateResult generate(const GenerateRequest& request) {
   return result;
 }
 
+std::string depfile_path_problem(std::string_view path, bool target) {
+  // Make's and Ninja's (1.11 depfile_parser) readings agree on letters, digits, these, and
+  // bytes of UTF-8 sequences; a space, '#', ':' and '$' have an escape both read.
+  auto plain = [](unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c >= 0x80 ||
+           std::string_view("+,-./_@!~{}%").find(static_cast<char>(c)) != std::string_view::npos;
+  };
+  if (path.empty()) return "it is empty";
+  if (path.front() == '~') return "it starts with '~', which Make reads as a home directory";
+  if (path.back() == ':') return "it ends in ':', which Ninja cannot read escaped there";
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const auto c = static_cast<unsigned char>(path[i]);
+    if (c == '%' && target) return "it holds '%', which makes Make read the rule as a pattern rule";
+    if (plain(c) || c == ' ' || c == '#' || c == ':' || c == '$') continue;
+    if (c == '\\') {
+      if (i + 1 < path.size() && plain(static_cast<unsigned char>(path[i + 1]))) continue;
+      return "it holds a '\\' before a character Make or Ninja would read it as escaping";
+    }
+    if (c < 0x20 || c == 0x7f) {
+      char code[8];
+      std::snprintf(code, sizeof code, "U+%04X", c);
+      return std::string("it holds a control character (") + code +
+             "), which ends a name or the rule in Make and Ninja";
+    }
+    return std::string("it holds '") + static_cast<char>(c) +
+           "', which Make or Ninja reads as syntax and cannot escape";
+  }
+  return "";
+}
+
 std::string depfile_text(const std::string& target, const GenerateResult& result) {
-  // Make's rules, which Ninja reads too (as GCC writes them for -MD): a space and '#' are
-  // escaped with '\', '$' is doubled. A name with a newline cannot be written as a rule.
-  auto escape = [](const std::string& path) {
+  // Make's rules, which Ninja reads too (as GCC writes them for -MD): a space, '#' and ':'
+  // are escaped with '\', '$' is doubled; whatever else either reads as syntax is refused.
+  auto escape = [](const std::string& path, bool is_target) {
+    if (std::string problem = depfile_path_problem(path, is_target); !problem.empty()) {
+      throw Error(ErrorKind::Usage, "--depfile: cannot write the path '" + path +
+                                        "' into a depfile: " + problem +
+                                        "; rename it, or leave out --depfile");
+    }
     std::string out;
     for (char c : path) {
-      if (c == ' ' || c == '#') out += '\\';
+      if (c == ' ' || c == '#' || c == ':') out += '\\';
       if (c == '$') out += '$';
       out += c;
     }
     return out;
   };
-  std::string text = escape(target) + ":";
-  for (const auto& input : result.inputs) text += " \\\n  " + escape(input.string());
+  std::string text = escape(target, true) + ":";
+  for (const auto& input : result.inputs)
+    text += " \\\n  " + escape(fs::absolute(input).lexically_normal().string(), false);
   text += '\n';
   return text;
 }

@@ -218,6 +218,15 @@ StagedOutput::StagedOutput(fs::path dir, Messages messages, bool list_unchanged)
     throw Error(ErrorKind::Usage,
                 "output '" + dir.string() + "' is the file system root; give a directory below it");
   }
+  // DIR is replaced by a rename: through a link that would put a directory where the link
+  // was (and with the link's mode, 0777), so a link is refused like any other non-directory.
+  if (fs::is_symlink(fs::symlink_status(dir_, ec))) {
+    throw Error(ErrorKind::Usage,
+                "output '" + dir.string() +
+                    "' is a symbolic link; zeroforge does not write through links (the run "
+                    "replaces DIR as a whole): give the directory it points to ('" +
+                    fs::read_symlink(dir_, ec).string() + "') instead");
+  }
   if (fs::exists(fs::symlink_status(dir_, ec)) && !fs::is_directory(dir_, ec)) {
     throw Error(ErrorKind::Usage, "output '" + dir.string() + "' exists and is not a directory");
   }

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -20,19 +21,27 @@ namespace zf {
 namespace fs = std::filesystem;
 
 std::uint64_t max_input_bytes() {
-  // ZEROFORGE_MAX_INPUT_MIB raises (or lowers) the limit for one run.
-  if (const char* mib = std::getenv("ZEROFORGE_MAX_INPUT_MIB")) {
-    char* end = nullptr;
-    unsigned long long value = std::strtoull(mib, &end, 10);
-    if (end != mib && *end == '\0' && value > 0 && value < (1ull << 40)) return value << 20;
+  // ZEROFORGE_MAX_INPUT_MIB raises (or lowers) the limit for one run; a value that is not a
+  // limit is an error, never ignored.
+  const char* mib = std::getenv("ZEROFORGE_MAX_INPUT_MIB");
+  if (mib == nullptr) return std::uint64_t{64} << 20;
+  std::uint64_t value = 0;
+  const char* end = mib + std::strlen(mib);
+  const auto [stop, ec] = std::from_chars(mib, end, value);
+  if (stop == mib || stop != end || ec != std::errc() || value < 1 || value > kMaxInputMib) {
+    throw Error(ErrorKind::Usage, std::string("ZEROFORGE_MAX_INPUT_MIB='") + mib +
+                                      "' must be a whole number of MiB from 1 to " +
+                                      std::to_string(kMaxInputMib) +
+                                      " (the largest input file zeroforge reads; 64 when unset)");
   }
-  return std::uint64_t{64} << 20;
+  return value << 20;
 }
 
 std::string read_file(const fs::path& path) {
   auto fail = [&](const std::string& why) {
     throw Error(ErrorKind::Io, "cannot read '" + path.string() + "': " + why);
   };
+  const std::uint64_t limit = max_input_bytes();  // before the file is open: it may throw
   // O_NONBLOCK: a FIFO nobody writes to opens at once (and reads as empty) instead of
   // blocking forever; a process substitution (`--values <(...)`) still reads what it writes.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -43,7 +52,6 @@ std::string read_file(const fs::path& path) {
     fail(S_ISDIR(info.st_mode) ? "is a directory" : std::strerror(errno));
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  const std::uint64_t limit = max_input_bytes();
   auto too_large = [&] {
     ::close(fd);
     fail("larger than " + std::to_string(limit >> 20) +

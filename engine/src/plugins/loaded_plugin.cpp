@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
+#include <cstring>
 #include <utility>
 
+#include "generate/launch_text.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/output.hpp"
 
@@ -36,6 +39,17 @@ bool valid_identifier(std::string_view name) {
 }
 
 const char* or_empty(const char* text) { return text ? text : ""; }
+
+// A copy of `text` the plugin releases with zf_host::free_host_string; nullptr when memory ran
+// out (the plugin then sees no message, never a crash).
+char* host_string(std::string_view text, std::size_t* size = nullptr) noexcept {
+  char* out = static_cast<char*>(std::malloc(text.size() + 1));
+  if (!out) return nullptr;
+  std::memcpy(out, text.data(), text.size());
+  out[text.size()] = '\0';
+  if (size) *size = text.size();
+  return out;
+}
 
 }  // namespace
 
@@ -203,6 +217,9 @@ void LoadedPlugin::start(const nlohmann::ordered_json& options,
   host_.host_data = this;
   host_.log = &LoadedPlugin::host_log;
   host_.note_input = &LoadedPlugin::host_note_input;
+  host_.read_file = &LoadedPlugin::host_read_file;
+  host_.check_launch_text = &LoadedPlugin::host_check_launch_text;
+  host_.free_host_string = &LoadedPlugin::host_free_string;
   context_.struct_size = sizeof(zf_context);
   context_.host = &host_;
   context_.options_json = options_text_.c_str();
@@ -322,6 +339,61 @@ void LoadedPlugin::host_note_input(void* host_data, const char* path) noexcept {
     // Never unwind into plugin code.
   }
 }
+
+int LoadedPlugin::host_read_file(void* host_data, const char* path, char** contents,
+                                 std::size_t* size, char** error) noexcept {
+  if (contents) *contents = nullptr;
+  if (size) *size = 0;
+  if (error) *error = nullptr;
+  if (!path || !contents || !size) {
+    if (error) *error = host_string("read_file: path, contents and size must not be NULL");
+    return ZF_ERROR;
+  }
+  try {
+    // The engine's own reader: the same size limit and FIFO guard as every other input.
+    const std::string text = zf::read_file(path);
+    *contents = host_string(text, size);
+    if (!*contents) throw std::bad_alloc();
+    host_note_input(host_data, path);
+    return ZF_OK;
+  } catch (const Error& e) {
+    if (error) *error = host_string(e.message());
+  } catch (const std::bad_alloc&) {
+    if (error) *error = host_string(std::string("cannot read '") + path + "': out of memory");
+  } catch (...) {
+    if (error) *error = host_string(std::string("cannot read '") + path + "'");
+  }
+  return ZF_ERROR;
+}
+
+int LoadedPlugin::host_check_launch_text(void*, int kind, const char* text, std::size_t size,
+                                         char** message) noexcept {
+  if (message) *message = nullptr;
+  try {
+    using pipeline::LaunchText;
+    std::string problem;
+    if (kind != ZF_LAUNCH_HOST_NAME && kind != ZF_LAUNCH_VARIABLE_NAME &&
+        kind != ZF_LAUNCH_VARIABLE_VALUE) {
+      problem = "check_launch_text: unknown kind " + std::to_string(kind) +
+                " (expected ZF_LAUNCH_HOST_NAME, ZF_LAUNCH_VARIABLE_NAME or "
+                "ZF_LAUNCH_VARIABLE_VALUE)";
+    } else if (!text && size != 0) {
+      problem = "check_launch_text: text is NULL";
+    } else {
+      const LaunchText which = kind == ZF_LAUNCH_HOST_NAME       ? LaunchText::HostName
+                               : kind == ZF_LAUNCH_VARIABLE_NAME ? LaunchText::VariableName
+                                                                 : LaunchText::VariableValue;
+      problem = pipeline::launch_text_problem(which, std::string_view(text ? text : "", size));
+    }
+    if (problem.empty()) return ZF_OK;
+    if (message) *message = host_string(problem);
+  } catch (...) {
+    if (message) *message = host_string("check_launch_text: out of memory");
+  }
+  return ZF_ERROR;
+}
+
+void LoadedPlugin::host_free_string(void*, char* text) noexcept { std::free(text); }
 
 std::vector<std::filesystem::path> LoadedPlugin::files_read() const {
   std::lock_guard lock(inputs_mutex_);

@@ -75,6 +75,11 @@ struct LoadedPlugin {
 
   static void host_log(void* host_data, int level, const char* message) noexcept;
   static void host_note_input(void* host_data, const char* path) noexcept;
+  static int host_read_file(void* host_data, const char* path, char** contents, std::size_t* size,
+                            char** error) noexcept;
+  static int host_check_launch_text(void* host_data, int kind, const char* text, std::size_t size,
+                                    char** message) noexcept;
+  static void host_free_string(void* host_data, char* text) noexcept;
 
  public:
   /// The files the plugin said it read (zf_host::note_input), each once, in order.

@@ -120,7 +120,11 @@ void write_report(const fs::path& file, const GenerateRequest& request,
 
 GenerateResult report_family(const ReportRequest& request) {
   if (request.generate.family.empty()) throw Error(ErrorKind::Usage, "report: missing FAMILY");
-  if (request.file.empty()) throw Error(ErrorKind::Usage, "report: missing -o FILE");
+  if (request.file.empty() && !request.sink)
+    throw Error(ErrorKind::Usage, "report: missing -o FILE");
+  // A page on a stream links relative to the working directory, as if written there (only
+  // the page's directory matters).
+  const fs::path page = request.sink ? fs::path("-") : request.file;
   if (request.generate.output_dir.empty())
     throw Error(ErrorKind::Usage, "report: missing the output directory (--dir DIR)");
   const ManifestBaseline baseline = read_manifest_baseline(request.generate.output_dir);
@@ -137,7 +141,8 @@ GenerateResult report_family(const ReportRequest& request) {
     dry.plugin_options.push_back("memory.estimate.model=" + Json(request.model).dump());
   }
   GenerateResult result = generate(dry);
-  if (result.exit_code == 0 && baseline.present) note_inside(request.file, dry, &result.messages);
+  if (result.exit_code == 0 && baseline.present && !request.sink)
+    note_inside(request.file, dry, &result.messages);
   if (!baseline.problem.empty()) {
     const std::string line = "zeroforge: warning: " + baseline.problem + " (no changes are marked)";
     if (request.generate.on_message) {
@@ -146,8 +151,14 @@ GenerateResult report_family(const ReportRequest& request) {
       result.messages.push_back(line);
     }
   }
-  if (result.exit_code == 0)
-    write_file_atomically(request.file, report_html(request.file, dry, result, baseline, false));
+  if (result.exit_code == 0) {
+    const std::string html = report_html(page, dry, result, baseline, false);
+    if (request.sink) {
+      request.sink(html);
+    } else {
+      write_file_atomically(request.file, html);
+    }
+  }
   return result;
 }
 

@@ -23,6 +23,7 @@ class Analyzer {
 
   void run(const TemplateTree& tree) {
     scopes_.emplace_back();
+    levels_ = tree.height;
     visit_tree(tree);
   }
 
@@ -68,6 +69,16 @@ class Analyzer {
       if (!env_.resolve(literal->value.as_string())) return;
       auto tpl = env_.load(literal->value.as_string());
       keep_.push_back(tpl);
+      // This pass nests as a render would, and draws on the same budget (render_state.hpp,
+      // DepthGuard): a render fails before it reaches a template past it.
+      const std::uint32_t height = tpl->tree().height;
+      if (levels_ + height > env_.options().max_nesting) return;
+      levels_ += height;
+      struct Release {
+        std::int64_t& levels;
+        std::uint32_t height;
+        ~Release() { levels -= height; }
+      } release{levels_, height};
       visit_tree(tpl->tree());
     } catch (const std::exception&) {
       // A broken include is reported when rendering reaches it.
@@ -199,27 +210,28 @@ class Analyzer {
   void visit_expr(const NameRef& node) {
     if (node.reaches_outside && !declared(node.name)) used_.insert(node.name);
   }
+  // A link of a Chain has no callee or subject of its own (it applies to the chain's value).
   void visit_expr(const Call& node) {
-    auto* name = std::get_if<NameRef>(&node.callee->node);
+    auto* name = node.callee ? std::get_if<NameRef>(&node.callee->node) : nullptr;
     if (name && name->name == "super") calls_super_ = true;
     bool global =
         name && name->reaches_outside && !declared(name->name) &&
         (name->name == "super" || env_.functions().find(FunctionKind::Global, name->name));
-    if (!global) visit(*node.callee);
+    if (!global && node.callee) visit(*node.callee);
     visit_args(node.args);
   }
   void visit_expr(const FilterExpr& node) {
-    if (node.name == "default" || node.name == "d") {
+    if (node.subject && (node.name == "default" || node.name == "d")) {
       guard_subject(*node.subject);
-    } else {
+    } else if (node.subject) {
       visit(*node.subject);
     }
     visit_args(node.args);
   }
   void visit_expr(const TestExpr& node) {
-    if (node.name == "defined" || node.name == "undefined") {
+    if (node.subject && (node.name == "defined" || node.name == "undefined")) {
       guard_subject(*node.subject);
-    } else {
+    } else if (node.subject) {
       visit(*node.subject);
     }
     visit_args(node.args);
@@ -233,6 +245,7 @@ class Analyzer {
   std::vector<std::shared_ptr<const Template>> keep_;
   const std::set<const BlockStmt*>* skip_;
   bool calls_super_ = false;
+  std::int64_t levels_ = 0;  // the heights of the templates being visited, summed
 };
 
 }  // namespace

@@ -81,9 +81,18 @@ struct Unary {
   UnaryOp op;
   ExprPtr operand;
 };
-struct Binary {
+/// `first op operand op operand ...` of one precedence level, applied left to right:
+/// `a + b - c` is one node however long it is, as a comparison chain is, so that a long sum
+/// or concatenation adds one level to the tree, not one per operator. `offset` is the
+/// operator's, where its errors point.
+struct BinaryOperand {
   BinaryOp op;
-  ExprPtr left, right;
+  std::size_t offset;
+  ExprPtr operand;
+};
+struct Binary {
+  ExprPtr first;
+  std::vector<BinaryOperand> rest;  // not empty; `and` and `or` never share a chain
 };
 struct Compare {
   ExprPtr first;
@@ -127,11 +136,28 @@ struct TestExpr {
   DirectBody direct = nullptr;
 };
 
+/// A long chain of postfix operations and filters, `x.a.b[0](1) | f | g is t ...`, stored
+/// flat: `subject`, then each link applied in turn to the value so far. A link is a GetAttr,
+/// GetItem, SliceExpr, Call, FilterExpr or TestExpr whose object (callee, subject) is null.
+/// Short chains, the usual ones, are nested nodes instead (parser.cpp, kFlatChainFrom), which
+/// the renderer reads in place without copying each step's value.
+struct Chain {
+  ExprPtr subject;
+  std::vector<ExprPtr> links;
+};
+
+/// `height`: the levels of the tree this node roots (1 for a leaf). The parser refuses a node
+/// that would nest deeper than EnvironmentOptions::max_nesting, which bounds every pass that
+/// recurses over the tree (the renderer, the analyzer, the resolver and this destructor).
 struct Expr {
   std::size_t offset;
+  std::uint32_t height;
   std::variant<Literal, NameRef, GetAttr, GetItem, SliceExpr, Unary, Binary, Compare, Conditional,
-               ListExpr, DictExpr, Call, FilterExpr, TestExpr>
+               ListExpr, DictExpr, Call, FilterExpr, TestExpr, Chain>
       node;
+  /// Releases the operands from a work list instead of recursing into them: however the tree
+  /// was built, destroying it takes a bounded stack.
+  ~Expr();
 };
 
 struct Stmt;
@@ -195,6 +221,7 @@ struct BlockStmt {
   bool scoped;
   bool required;
   Scope scope;
+  std::uint32_t height = 0;  ///< its Stmt's: what rendering it draws on the depth budget
 };
 /// A macro parameter is slot i of its macro's scope, i its position.
 struct MacroParam {
@@ -207,6 +234,7 @@ struct MacroStmt {
   std::vector<MacroParam> params;
   Body body;
   Scope scope;
+  std::uint32_t height = 0;  ///< its Stmt's: what a call draws on the depth budget
 };
 struct FilterBlockStmt {
   std::vector<FilterCall> filters;
@@ -229,8 +257,10 @@ struct WithStmt {
   Scope scope;
 };
 
+/// `height`: as Expr's, counting the statements and expressions inside.
 struct Stmt {
   std::size_t offset;
+  std::uint32_t height;
   std::variant<TextStmt, PrintStmt, IfStmt, ForStmt, SetStmt, SetBlockStmt, IncludeStmt,
                ExtendsStmt, BlockStmt, MacroStmt, FilterBlockStmt, ImportStmt, FromImportStmt,
                WithStmt>
@@ -246,6 +276,8 @@ struct TemplateTree {
   Body body;
   Scope scope;
   std::map<std::string, const BlockStmt*, std::less<>> blocks;
+  /// The levels of statements and expressions of the deepest statement (0 when empty).
+  std::uint32_t height = 0;
   bool has_extends = false;
   bool is_json = false;
 };

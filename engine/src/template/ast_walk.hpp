@@ -1,88 +1,85 @@
 // SPDX-License-Identifier: MIT
 // The expressions directly inside an expression node, for the passes that walk the tree (the
-// resolver, the analyzer). A node's operands are owned through ExprPtr, so `each` receives
-// `Expr&` even from a const node: a pass that rewrites expressions and one that only reads
-// them share these.
+// resolver, the analyzer, the parser's height count, Expr's destructor). A node's operands are
+// owned through ExprPtr, so `each` receives `Expr&` even from a const node: a pass that
+// rewrites expressions and one that only reads them share these.
 #pragma once
 
 #include <initializer_list>
+#include <type_traits>
 
 #include "template/ast.hpp"
 
 namespace zf::detail {
 
+/// Calls `each(slot)` for every ExprPtr directly inside `node`, null ones included (an
+/// optional part, or the object of a Chain's link); `Node` may be const. The one list of a
+/// node kind's operands: every other walk is built on it.
+template <typename Node, typename Each>
+void for_each_slot(Node& node, Each&& each) {
+  using Plain = std::remove_const_t<Node>;
+  auto arguments = [&](auto& args) {
+    for (auto& arg : args.positional) each(arg);
+    for (auto& keyword : args.keyword) each(keyword.second);
+  };
+  if constexpr (std::is_same_v<Plain, Literal> || std::is_same_v<Plain, NameRef>) {
+    (void)arguments;
+  } else if constexpr (std::is_same_v<Plain, GetAttr>) {
+    each(node.object);
+  } else if constexpr (std::is_same_v<Plain, GetItem>) {
+    each(node.object);
+    each(node.key);
+  } else if constexpr (std::is_same_v<Plain, SliceExpr>) {
+    each(node.object);
+    each(node.start);
+    each(node.stop);
+    each(node.step);
+  } else if constexpr (std::is_same_v<Plain, Unary>) {
+    each(node.operand);
+  } else if constexpr (std::is_same_v<Plain, Binary>) {
+    each(node.first);
+    for (auto& operand : node.rest) each(operand.operand);
+  } else if constexpr (std::is_same_v<Plain, Compare>) {
+    each(node.first);
+    for (auto& link : node.rest) each(link.second);
+  } else if constexpr (std::is_same_v<Plain, Conditional>) {
+    each(node.test);
+    each(node.then);
+    each(node.otherwise);
+  } else if constexpr (std::is_same_v<Plain, ListExpr>) {
+    for (auto& item : node.items) each(item);
+  } else if constexpr (std::is_same_v<Plain, DictExpr>) {
+    for (auto& item : node.items) {
+      each(item.first);
+      each(item.second);
+    }
+  } else if constexpr (std::is_same_v<Plain, Call>) {
+    each(node.callee);
+    arguments(node.args);
+  } else if constexpr (std::is_same_v<Plain, FilterExpr> || std::is_same_v<Plain, TestExpr>) {
+    each(node.subject);
+    arguments(node.args);
+  } else if constexpr (std::is_same_v<Plain, Chain>) {
+    each(node.subject);
+    for (auto& link : node.links) each(link);
+  } else {
+    static_assert(!sizeof(Plain), "an expression node kind for_each_slot does not know");
+  }
+}
+
 /// Calls `each(child)` for every expression directly inside `node`.
-template <typename Each>
-void for_each_operand(const Literal&, Each&&) {}
-template <typename Each>
-void for_each_operand(const NameRef&, Each&&) {}
-template <typename Each>
-void for_each_operand(const GetAttr& node, Each&& each) {
-  each(*node.object);
+template <typename Node, typename Each>
+void for_each_operand(const Node& node, Each&& each) {
+  for_each_slot(node, [&](const ExprPtr& slot) {
+    if (slot) each(*slot);
+  });
 }
-template <typename Each>
-void for_each_operand(const GetItem& node, Each&& each) {
-  each(*node.object);
-  each(*node.key);
-}
-template <typename Each>
-void for_each_operand(const SliceExpr& node, Each&& each) {
-  each(*node.object);
-  for (const ExprPtr* bound : {&node.start, &node.stop, &node.step}) {
-    if (*bound) each(**bound);
-  }
-}
-template <typename Each>
-void for_each_operand(const Unary& node, Each&& each) {
-  each(*node.operand);
-}
-template <typename Each>
-void for_each_operand(const Binary& node, Each&& each) {
-  each(*node.left);
-  each(*node.right);
-}
-template <typename Each>
-void for_each_operand(const Compare& node, Each&& each) {
-  each(*node.first);
-  for (const auto& [op, operand] : node.rest) each(*operand);
-}
-template <typename Each>
-void for_each_operand(const Conditional& node, Each&& each) {
-  each(*node.test);
-  each(*node.then);
-  if (node.otherwise) each(*node.otherwise);
-}
-template <typename Each>
-void for_each_operand(const ListExpr& node, Each&& each) {
-  for (const auto& item : node.items) each(*item);
-}
-template <typename Each>
-void for_each_operand(const DictExpr& node, Each&& each) {
-  for (const auto& [key, value] : node.items) {
-    each(*key);
-    each(*value);
-  }
-}
+
 /// Calls `each(arg)` for every positional and keyword argument.
 template <typename Each>
 void for_each_argument(const CallArguments& args, Each&& each) {
   for (const auto& arg : args.positional) each(*arg);
   for (const auto& [name, arg] : args.keyword) each(*arg);
-}
-template <typename Each>
-void for_each_operand(const Call& node, Each&& each) {
-  each(*node.callee);
-  for_each_argument(node.args, each);
-}
-template <typename Each>
-void for_each_operand(const FilterExpr& node, Each&& each) {
-  each(*node.subject);
-  for_each_argument(node.args, each);
-}
-template <typename Each>
-void for_each_operand(const TestExpr& node, Each&& each) {
-  each(*node.subject);
-  for_each_argument(node.args, each);
 }
 
 }  // namespace zf::detail

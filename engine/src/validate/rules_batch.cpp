@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "checked_math.hpp"
 #include "rules.hpp"
 
 namespace zf::validate {
@@ -16,12 +17,19 @@ struct Batch {
 
 struct Derived {
   long long train = 0, micro = 0, gas = 0;
-  std::string how;  // which keys DeepSpeed derived, for the message
+  std::string how;      // which keys DeepSpeed derived, for the message
+  bool beyond = false;  // DeepSpeed's train = micro * gas * world is past 64 bits
 };
+
+// micro * gas * world, or nullopt past 64 bits (Python's integers have no such limit, so a
+// product that large is simply not equal to any train_batch_size a config can hold).
+std::optional<long long> product(long long micro, long long gas, long long world) {
+  return detail::checked_product({micro, gas, world});
+}
 
 // DeepSpeed's own derivation for one world size.
 Derived derive(const Batch& b, long long world) {
-  Derived d{b.train.value_or(0), b.micro.value_or(0), b.gas.value_or(0), ""};
+  Derived d{b.train.value_or(0), b.micro.value_or(0), b.gas.value_or(0), "", false};
   if (b.train && b.micro && b.gas) return d;
   if (b.train && b.micro) {
     d.gas = world > 0 && d.micro > 0 ? d.train / d.micro / world : 0;
@@ -33,8 +41,6 @@ Derived derive(const Batch& b, long long world) {
     d.how = "train_micro_batch_size_per_gpu = " + std::to_string(d.train) + " // " +
             std::to_string(world) + " // " + std::to_string(d.gas) + " = " +
             std::to_string(d.micro);
-  } else if (b.micro && b.gas) {
-    d.train = d.micro * d.gas * world;
   } else if (b.train) {
     d.gas = 1;
     d.micro = world > 0 ? d.train / world : 0;
@@ -42,14 +48,18 @@ Derived derive(const Batch& b, long long world) {
             std::to_string(d.train) + " // " + std::to_string(world) + " = " +
             std::to_string(d.micro);
   } else {
-    d.gas = 1;
-    d.train = d.micro * world;
+    if (!b.gas) d.gas = 1;
+    const std::optional<long long> train = product(d.micro, d.gas, world);
+    d.beyond = !train;
+    d.train = train.value_or(0);
+    d.how = "train_batch_size = " + std::to_string(d.micro) + " * " + std::to_string(d.gas) +
+            " * " + std::to_string(world);
   }
   return d;
 }
 
 bool consistent(const Derived& d, long long world) {
-  return d.train > 0 && d.micro > 0 && d.gas > 0 && d.train == d.micro * d.gas * world;
+  return d.train > 0 && d.micro > 0 && d.gas > 0 && product(d.micro, d.gas, world) == d.train;
 }
 
 std::string first_present(const Batch& b) {
@@ -112,7 +122,10 @@ void check_batch(const Context& ctx) {
       world_text += " (" + std::to_string(*world_option) + " GPUs / sequence_parallel_size " +
                     std::to_string(sp) + ")";
     std::string message;
-    if (d.micro <= 0 || d.gas <= 0) {
+    if (d.beyond) {
+      message = "at world size " + world_text + " DeepSpeed derives " + d.how + ", which " +
+                detail::beyond_int64();
+    } else if (d.micro <= 0 || d.gas <= 0) {
       message =
           "at world size " + world_text + " DeepSpeed derives " + d.how + ", which must be > 0";
     } else {
@@ -124,9 +137,12 @@ void check_batch(const Context& ctx) {
           std::to_string(d.gas) + " * " + world_text;
       if (!d.how.empty()) message += " (DeepSpeed derived " + d.how + ")";
     }
-    long long want = b.micro.value_or(d.micro) * b.gas.value_or(d.gas) * world;
-    if (b.micro && b.gas && want > 0) {
-      message += "; set train_batch_size to " + std::to_string(want) + " or remove it";
+    const std::optional<long long> want =
+        product(b.micro.value_or(d.micro), b.gas.value_or(d.gas), world);
+    if (b.micro && b.gas && !want) {
+      message += "; lower train_micro_batch_size_per_gpu or gradient_accumulation_steps";
+    } else if (b.micro && b.gas && *want > 0) {
+      message += "; set train_batch_size to " + std::to_string(*want) + " or remove it";
     } else {
       message += "; make train_batch_size a multiple of the other two times the world size";
     }
@@ -137,7 +153,8 @@ void check_batch(const Context& ctx) {
   std::vector<long long> worlds;
   long long limit = std::min<long long>(b.train.value_or(1), 1 << 20);
   for (long long w = 1; w <= limit; ++w) {
-    if (consistent(derive(b, w), w)) worlds.push_back(w * sp);
+    if (!consistent(derive(b, w), w)) continue;
+    if (std::optional<long long> gpus = detail::checked_product({w, sp})) worlds.push_back(*gpus);
   }
   if (worlds.empty()) {
     ctx.report(first_present(b), Severity::Error, "batch-mismatch",

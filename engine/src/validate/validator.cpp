@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // validate_config: runs the rule families in order over one config, plus the catalogue of
 // rule ids and the text/JSON forms of findings.
+#include "checked_math.hpp"
 #include "rules.hpp"
 
 namespace zf {
@@ -48,7 +49,9 @@ ValidateOptions validate_options_from_values(const nlohmann::ordered_json& value
   } else if (gpus_value != nullptr || nodes_value != nullptr) {
     auto gpus = integer(gpus_value), nodes = integer(nodes_value);
     if ((gpus || gpus_value == nullptr) && (nodes || nodes_value == nullptr)) {
-      options.world_size = gpus.value_or(1) * nodes.value_or(1);
+      // Unset past 64 bits: the values contract reports that product at /nodes.
+      if (auto world_size = detail::checked_product({gpus.value_or(1), nodes.value_or(1)}))
+        options.world_size = *world_size;
     }
   }
   options.hf = validate::is_true(values, "hf_auto");

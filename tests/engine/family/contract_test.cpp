@@ -135,6 +135,68 @@ TEST(ContractTest, RefusesEachBadValueByName) {
   }
 }
 
+// Every batch value may be anything up to 2^63 - 1: each product of them is checked, and one
+// past 64 bits is an error at the value, never a wrapped number (a product that wrapped to 0
+// once ended in `% 0`, SIGFPE; issue 22). The largest products that fit still work.
+TEST(ContractTest, BatchProductsPast64BitsAreErrorsAtTheValue) {
+  struct Case {
+    const char* patch;
+    const char* expected;  // "" when the values are accepted
+  };
+  const Case cases[] = {
+      {R"({"gpus_per_node": 8, "micro_batch_size": 2305843009213693952, "global_batch_size": 256})",
+       "/micro_batch_size: error: micro_batch_size x world_size = 2305843009213693952 x 8 is "
+       "beyond 64-bit integers (9223372036854775807), so no global_batch_size "
+       "(global_batch_size=256) can hold it"},
+      {R"({"gpus_per_node": 8, "micro_batch_size": 1152921504606846975,
+           "global_batch_size": 9223372036854775807})",
+       "/global_batch_size: error: global_batch_size=9223372036854775807 is not a multiple of "
+       "micro_batch_size x world_size = 1152921504606846975 x 8 = 9223372036854775800 (DeepSpeed "
+       "asserts train_batch_size = micro batch x accumulation x world size)"},
+      {R"({"gpus_per_node": 8, "micro_batch_size": 2305843009213693952})",
+       "/micro_batch_size: error: train_batch_size = micro_batch_size x gradient_accumulation x "
+       "world_size = 2305843009213693952 x 1 x 8 is beyond 64-bit integers (9223372036854775807)"},
+      {R"({"gpus_per_node": 2, "micro_batch_size": 2, "gradient_accumulation": 2305843009213693952})",
+       "/gradient_accumulation: error: train_batch_size = micro_batch_size x gradient_accumulation "
+       "x world_size = 2 x 2305843009213693952 x 2 is beyond 64-bit integers "
+       "(9223372036854775807)"},
+      {R"({"gpus_per_node": 2, "micro_batch_size": 2, "gradient_accumulation": 2305843009213693952,
+           "global_batch_size": 8})",
+       "/gradient_accumulation: error: micro_batch_size x gradient_accumulation x world_size = 2 x "
+       "2305843009213693952 x 2 is beyond 64-bit integers (9223372036854775807), but "
+       "global_batch_size=8; set only one of the two"},
+      {R"({"gpus_per_node": 4611686018427387904, "nodes": 2})",
+       "/nodes: error: gpus_per_node x nodes = 4611686018427387904 x 2 is beyond 64-bit integers "
+       "(9223372036854775807); no cluster has that many GPUs"},
+      {R"({"gpus_per_node": 9223372036854775807, "nodes": 9223372036854775807})",
+       "/nodes: error: gpus_per_node x nodes = 9223372036854775807 x 9223372036854775807 is beyond "
+       "64-bit integers (9223372036854775807); no cluster has that many GPUs"},
+      {R"({"stage": 3, "zero": {"hpz": true}, "gpus_per_node": 4611686018427387904, "nodes": 4})",
+       "/nodes: error: gpus_per_node x nodes = 4611686018427387904 x 4 is beyond 64-bit integers "
+       "(9223372036854775807); no cluster has that many GPUs"},
+      // The largest that fit.
+      {R"({"gpus_per_node": 1, "micro_batch_size": 9223372036854775807})", ""},
+      {R"({"gpus_per_node": 4611686018427387903, "nodes": 2, "micro_batch_size": 1})", ""},
+      {R"({"gpus_per_node": 2, "micro_batch_size": 2, "global_batch_size": 9223372036854775804})",
+       ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.patch);
+    ContractCheck check = check_deepspeed_values(with(c.patch));
+    if (*c.expected == '\0') {
+      EXPECT_TRUE(check.ok()) << check.problems.front().what();
+      continue;
+    }
+    ASSERT_EQ(check.problems.size(), 1u) << (check.ok() ? "no problem" : check.problems[1].what());
+    EXPECT_EQ(std::string(check.problems[0].what()), c.expected);
+  }
+  ContractCheck largest = check_deepspeed_values(with(
+      R"({"gpus_per_node": 2, "micro_batch_size": 2, "global_batch_size": 9223372036854775804})"));
+  ASSERT_TRUE(largest.ok());
+  EXPECT_EQ(largest.facts.gradient_accumulation, 2305843009213693951);
+  EXPECT_EQ(largest.facts.train_batch_size, 9223372036854775804);
+}
+
 TEST(ContractTest, RefusesZeroPlusPlusWhereDeepSpeedIgnoresOrRejectsIt) {
   struct Case {
     const char* patch;

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "support/cli_runner.hpp"
 #include "zeroforge/output.hpp"
@@ -198,9 +200,59 @@ TEST_F(GenerateTest, AnUnknownFamilyThrows) {
 
 TEST(DepfileText, EscapesWhatMakeAndNinjaWouldMisread) {
   GenerateResult result;
-  result.inputs = {"/a b/t.j2", "/c#d/v.json", "/e$f/x.json"};
-  EXPECT_EQ(depfile_text("/out dir/manifest.json", result),
-            "/out\\ dir/manifest.json: \\\n  /a\\ b/t.j2 \\\n  /c\\#d/v.json \\\n  /e$$f/x.json\n");
+  result.inputs = {
+      "/a b/t.j2",      "/c#d/v.json", "/e$f/x.json", "/g:h/i.json", "/50%/j\\k/é!@{}~,+.json",
+      "relative/l.json"};
+  EXPECT_EQ(depfile_text("/out dir:1/manifest.json", result),
+            "/out\\ dir\\:1/manifest.json: \\\n  /a\\ b/t.j2 \\\n  /c\\#d/v.json \\\n"
+            "  /e$$f/x.json \\\n  /g\\:h/i.json \\\n  /50%/j\\k/é!@{}~,+.json \\\n  " +
+                (fs::current_path() / "relative/l.json").string() + "\n");
+}
+
+// What neither can escape is refused, naming the path, instead of a rule that breaks the build
+// or depends on something else.
+TEST(DepfileText, RefusesWhatMakeOrNinjaCannotReadBack) {
+  struct Case {
+    std::string path;
+    bool target;
+    std::string problem;
+  };
+  const std::string syntax = ", which Make or Ninja reads as syntax and cannot escape";
+  const std::vector<Case> cases = {
+      {"/runs/50%/manifest.json", true,
+       "it holds '%', which makes Make read the rule as a pattern rule"},
+      {"~/runs/manifest.json", true, "it starts with '~', which Make reads as a home directory"},
+      {"/runs/lr=1e-4/values.json", false, "it holds '='" + syntax},
+      {"/runs/a;b.json", false, "it holds ';'" + syntax},
+      {"/runs/(old)/v.json", false, "it holds '('" + syntax},
+      {"/runs/v*.json", false, "it holds '*'" + syntax},
+      {"/runs/it's.json", false, "it holds '''" + syntax},
+      {"/runs/tab\there.json", false,
+       "it holds a control character (U+0009), which ends a name or the rule in Make and Ninja"},
+      {"/runs/new\nline.json", false,
+       "it holds a control character (U+000A), which ends a name or the rule in Make and Ninja"},
+      {"/runs/a\\ b.json", false,
+       "it holds a '\\' before a character Make or Ninja would read it as escaping"},
+      {"/runs/a\\", false,
+       "it holds a '\\' before a character Make or Ninja would read it as escaping"},
+      {"/runs/ends-in:", false, "it ends in ':', which Ninja cannot read escaped there"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.path);
+    EXPECT_EQ(depfile_path_problem(c.path, c.target), c.problem);
+    GenerateResult result;
+    if (!c.target) result.inputs = {c.path};
+    const std::string target = c.target ? c.path : "/out/manifest.json";
+    try {
+      depfile_text(target, result);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.message(), "--depfile: cannot write the path '" + c.path + "' into a depfile: " +
+                                 c.problem + "; rename it, or leave out --depfile");
+    }
+  }
+  // In a prerequisite, '%' is only a character.
+  EXPECT_EQ(depfile_path_problem("/runs/50%/values.json", false), "");
 }
 
 }  // namespace

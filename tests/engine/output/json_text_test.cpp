@@ -195,6 +195,30 @@ TEST(AtomicFileTest, FailureNamesTheFileAndLeavesNothing) {
   EXPECT_EQ(read_file(blocker), "x");
 }
 
+// ZEROFORGE_MAX_INPUT_MIB=0 (or anything but a whole number of MiB in range) was silently
+// ignored: the default limit applied. It is an error, before any file is opened.
+TEST(AtomicFileTest, AnInputLimitThatIsNotOneIsAnError) {
+  test::TempDir dir;
+  const auto file = dir.write("values-of-the-team-for-the-medium-tier.json", "{}");
+  for (const char* value :
+       {"0", "", " 1", "1 ", "64M", "-1", "0x40", "1048577", "18446744073709551617"}) {
+    SCOPED_TRACE(value);
+    ::setenv("ZEROFORGE_MAX_INPUT_MIB", value, 1);
+    try {
+      read_file(file);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Usage);
+      EXPECT_EQ(e.message(), std::string("ZEROFORGE_MAX_INPUT_MIB='") + value +
+                                 "' must be a whole number of MiB from 1 to 1048576 (the largest "
+                                 "input file zeroforge reads; 64 when unset)");
+    }
+  }
+  ::setenv("ZEROFORGE_MAX_INPUT_MIB", "1048576", 1);
+  EXPECT_EQ(max_input_bytes(), std::uint64_t{1} << 40);
+  ::unsetenv("ZEROFORGE_MAX_INPUT_MIB");
+}
+
 // `--values /dev/zero` read until the machine ran out of memory; a FIFO no one writes to
 // blocked `validate` forever.
 TEST(AtomicFileTest, ReadingIsBoundedAndNeverBlocks) {

@@ -16,44 +16,123 @@ std::string repeat(std::string_view text, int times) {
   return out;
 }
 
+const std::string kTooDeep =
+    "statements and expressions nest deeper than 256 levels (EnvironmentOptions::max_nesting "
+    "raises the limit)";
+
 // A hostile template nests without end: each case once crashed the process with a stack
-// overflow (issue 14); now the parser stops at EnvironmentOptions::max_nesting (256) and
-// names the place, and the deepest accepted template still renders.
+// overflow (issue 14); now the parser stops at EnvironmentOptions::max_nesting (256), which
+// statements and expressions share, and names the place. It bounds the parser's own recursion
+// (parentheses build no node) and the height of the tree it builds, which every later pass
+// walks (issue 22: a chain the parser built in a loop overflowed the renderer).
 TEST(ParserTest, NestingIsBoundedNeverAStackOverflow) {
   struct Case {
     std::string name, source, expected;
   };
   const Case cases[] = {
       {"100,000 parentheses", "{{ " + repeat("(", 100000) + "1" + repeat(")", 100000) + " }}",
-       "t.j2:1:260: error: expressions nest deeper than 256 levels "
-       "(EnvironmentOptions::max_nesting)"},
+       "t.j2:1:259: error: " + kTooDeep},
       {"a list 100,000 deep", "{{ " + repeat("[", 100000) + repeat("]", 100000) + " }}",
-       "t.j2:1:260: error: expressions nest deeper than 256 levels "
-       "(EnvironmentOptions::max_nesting)"},
+       "t.j2:1:259: error: " + kTooDeep},
       {"10,000 ifs", repeat("{% if true %}", 10000) + "x" + repeat("{% endif %}", 10000),
-       "t.j2:1:3329: error: statements nest deeper than 256 levels "
-       "(EnvironmentOptions::max_nesting)"},
-      {"not chains", "{{ " + repeat("not ", 100000) + "1 }}",
-       "t.j2:1:1024: error: expressions nest deeper than 256 levels "
-       "(EnvironmentOptions::max_nesting)"},
+       "t.j2:1:3322: error: " + kTooDeep},
+      {"not chains", "{{ " + repeat("not ", 100000) + "1 }}", "t.j2:1:1020: error: " + kTooDeep},
       {"unary minus chains", "{{ " + repeat("-", 100000) + "1 }}",
-       "t.j2:1:259: error: expressions nest deeper than 256 levels "
-       "(EnvironmentOptions::max_nesting)"},
+       "t.j2:1:258: error: " + kTooDeep},
       {"conditional chains", "{{ " + repeat("1 if x else ", 100000) + "2 }}",
-       "t.j2:1:3076: error: expressions nest deeper than 256 levels "
-       "(EnvironmentOptions::max_nesting)"},
+       "t.j2:1:3064: error: " + kTooDeep},
       {"filter arguments", "{{ " + repeat("x|default(", 100000) + "1" + repeat(")", 100000) + " }}",
-       "t.j2:1:2564: error: expressions nest deeper than 256 levels "
-       "(EnvironmentOptions::max_nesting)"},
+       "t.j2:1:2554: error: " + kTooDeep},
+      // Built by a loop, not by recursion: the height of the tree stops these.
+      {"inline ifs without else", "{{ 1" + repeat(" if x", 100000) + " }}",
+       "t.j2:1:1276: error: " + kTooDeep},
+      {"parentheses inside ifs",
+       repeat("{% if true %}", 200) + "{{ " + repeat("(", 100) + "1" + repeat(")", 100) + " }}" +
+           repeat("{% endif %}", 200),
+       "t.j2:1:2659: error: " + kTooDeep},
+      {"inline ifs inside ifs",
+       repeat("{% if true %}", 200) + "{{ 1" + repeat(" if x", 100) + " }}" +
+           repeat("{% endif %}", 200),
+       "t.j2:1:2876: error: " + kTooDeep},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    EXPECT_EQ(render_error(c.source), c.expected);
+    EXPECT_EQ(render_error(c.source, {{"x", 1}}), c.expected);
   }
-  // 255 loops around 254 parentheses: the deepest of both that parses, analyses and renders.
-  const std::string deepest = repeat("{% for x in [1] %}", 255) + "{{ " + repeat("(", 254) + "x" +
-                              repeat(")", 254) + " }}" + repeat("{% endfor %}", 255);
-  EXPECT_EQ(render(deepest), "1");
+  // The deepest of both that parses, analyses and renders: 127 loops (128 levels of bodies)
+  // around 127 parentheses (128 levels of the parser's recursion); one more of either fails.
+  auto nested = [](int loops, int parens) {
+    return repeat("{% for x in [1] %}", loops) + "{{ " + repeat("(", parens) + "x" +
+           repeat(")", parens) + " }}" + repeat("{% endfor %}", loops);
+  };
+  EXPECT_EQ(render(nested(127, 127)), "1");
+  EXPECT_EQ(render_error(nested(128, 127)), "t.j2:1:2435: error: " + kTooDeep);
+  EXPECT_EQ(render_error(nested(127, 128)), "t.j2:1:2418: error: " + kTooDeep);
+}
+
+// "a + b + c ..." joined by `sep`, `n` terms of `term`.
+std::string chain(const std::string& term, const std::string& sep, int n) {
+  std::string out = term;
+  for (int i = 1; i < n; ++i) out += sep + term;
+  return out;
+}
+
+// A long chain of one kind is one level of the tree, as a comparison chain is, so ordinary
+// long templates parse and render however long the chain (issue 22: 40,000 terms overflowed
+// the stack). The proof: each renders with EnvironmentOptions::max_nesting at 5. Chains that
+// nest by their nature (`not not ...`, `- - ...`, `1 if x if x ...`) stop at the limit.
+TEST(ParserTest, LongChainsAreOneLevelOfTheTree) {
+  constexpr int n = 40000;
+  EnvironmentOptions shallow;
+  shallow.max_nesting = 5;
+  struct Case {
+    std::string name, source, expected;
+  };
+  const Case cases[] = {
+      {"+", "{{ " + chain("1", " + ", n) + " }}", "40000"},
+      {"-", "{{ " + chain("1", " - ", n) + " }}", "-39998"},
+      {"* / // %", "{{ 7 * " + chain("1", " * ", n) + " // 2 / 1 % 2 }}", "1.0"},
+      {"**", "{{ " + chain("2", " ** ", 3) + " ** " + chain("1", " ** ", n) + " }}", "16"},
+      {"~", "{{ (" + chain("'ab'", " ~ ", n) + ") | length }}", "80000"},
+      {"and", "{{ " + chain("x", " and ", n) + " }}", "7"},
+      {"or", "{{ " + chain("0", " or ", n) + " or x }}", "7"},
+      {"| filter", "{{ -x" + repeat(" | abs", n) + " }}", "7"},
+      {"| filter(args)", "{{ 'x'" + repeat(" | replace('x', 'x')", n) + " }}", "x"},
+      {"[0]", "{{ 'abc'" + repeat("[0]", n) + " }}", "a"},
+      {"[1:]", "{{ 'abc'" + repeat("[1:]", n) + " }}", ""},
+      {".method()", "{{ 'a'" + repeat(".upper().lower()", n / 2) + " }}", "a"},
+      {"is test", "{{ x" + repeat(" is number", n) + " }}", "True"},
+      {"is test arg", "{{ x" + repeat(" is divisibleby 1", n) + " }}", "True"},
+      {"compare", "{{ " + chain("1", " < ", n) + " }}", "False"},
+      {"mixed", "{{ " + chain("x.real | abs + 1", " - ", n) + " }}",
+       "t.j2:1:13: error: 'int object' has no attribute 'real'"},
+      {".attr", "{{ d" + repeat(".a", n) + " }}",
+       "t.j2:1:7: error: 'int object' has no attribute 'a'"},
+      {"(1)", "{{ f" + repeat("(1)", n) + " }}",
+       "t.j2:1:4: error: undefined function or variable 'f' (the values lack 'f')"},
+      {"~ of names and literals", "{{ (" + chain("x", " ~ '-' ~ ", n / 2) + ") | length }}",
+       "39999"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const nlohmann::ordered_json values = {{"x", 7}, {"d", {{"a", 1}}}};
+    if (c.expected.rfind("t.j2:", 0) == 0) {
+      EXPECT_EQ(render_error(c.source, values, shallow), c.expected);
+    } else {
+      EXPECT_EQ(render(c.source, values, shallow), c.expected);
+    }
+  }
+  // Chains that nest by their nature: refused where they pass the limit, never a crash.
+  const Case nesting[] = {
+      {"not", "{{ " + repeat("not ", n) + "x }}", "t.j2:1:1020: error: " + kTooDeep},
+      {"unary -", "{{ " + repeat("- ", n) + "x }}", "t.j2:1:512: error: " + kTooDeep},
+      {"inline if", "{{ 1" + repeat(" if x", n) + " }}", "t.j2:1:1276: error: " + kTooDeep},
+      {"else if", "{{ " + repeat("1 if x else ", n) + "2 }}", "t.j2:1:3064: error: " + kTooDeep},
+  };
+  for (const auto& c : nesting) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(render_error(c.source, {{"x", 1}}), c.expected);
+  }
 }
 
 TEST(ParserTest, ReportsMalformedTemplates) {

@@ -233,8 +233,10 @@ TEST(RendererTest, ReportsRuntimeErrorsAtTheFailingExpression) {
       {"recursive macro",
        "{% macro m() %}{{ m() }}{% endmacro %}{{ m() }}",
        {},
-       "t.j2:1:19: error: recursion too deep: more than 64 nested includes, macro calls or blocks "
-       "(at macro)"},
+       // Each call draws the macro's height (4) on max_nesting: 63 calls fit in 256 levels.
+       "t.j2:1:19: error: recursion too deep: the includes, imports, parent templates, blocks "
+       "and macro calls open here nest their statements and expressions deeper than 256 levels "
+       "(at macro; EnvironmentOptions::max_nesting raises the limit)"},
       // Conditions that are comparisons or tests are answered without a bool value in between;
       // their errors point where an expression's would.
       {"comparison in if",
@@ -320,6 +322,74 @@ TEST(RendererTest, UndeclaredVariablesFollowWhereRenderingLooks) {
       "{% macro n() %}{{ branch }}{% endmacro %}{% if c %}{% set branch = 3 %}{% endif %}",
       "t");
   EXPECT_EQ(tpl->undeclared_variables(), (std::vector<std::string>{"branch", "c", "early"}));
+}
+
+// A chain of more than 8 postfix operations and filters is stored flat and applied link by
+// link (ast.hpp, Chain); a shorter one nests as before. Both give the same value and the same
+// error at the same place, link kind by link kind: each case is rendered with `k` = 3 links
+// (nested) and 12 (flat).
+TEST(RendererTest, AFlatChainGivesWhatNestedNodesGive) {
+  auto times = [](const std::string& text, int k) {
+    std::string out;
+    for (int i = 0; i < k; ++i) out += text;
+    return out;
+  };
+  // d.a.a... is a dict 12 deep: {"a": {"a": ... {"leaf": "x", "n": 3}}}.
+  ordered_json d = {{"leaf", "x"}, {"n", 3}};
+  for (int i = 0; i < 12; ++i) d = {{"a", d}};
+  const ordered_json values = {{"d", d}, {"s", "abcdefghijklmnopq"}, {"x", -7}};
+  struct Case {
+    std::string name;
+    std::string (*source)(const std::string& links);  // the template around the links
+    std::string link;
+    std::string nested, flat;  // the output (or the error) with 3 links and with 12
+  };
+  const std::vector<Case> cases = {
+      {"attribute", [](const std::string& l) { return "{{ d" + l + ".leaf }}"; }, ".a",
+       "t.j2:1:11: error: 'dict object' has no attribute 'leaf'", "x"},
+      {"missing attribute, default",
+       [](const std::string& l) { return "{{ d" + l + ".zz | default('none') }}"; }, ".a", "none",
+       "none"},
+      {"missing attribute, defined",
+       [](const std::string& l) { return "{{ d" + l + ".zz is defined }}"; }, ".a", "False",
+       "False"},
+      {"attribute of a missing one", [](const std::string& l) { return "{{ d" + l + ".zz.b }}"; },
+       ".a", "t.j2:1:11: error: 'dict object' has no attribute 'zz'",
+       "t.j2:1:29: error: 'dict object' has no attribute 'zz'"},
+      {"subscript", [](const std::string& l) { return "{{ s" + l + " }}"; }, "[1:]",
+       "defghijklmnopq", "mnopq"},
+      {"index", [](const std::string& l) { return "{{ s" + l + " }}"; }, "[0]", "a", "a"},
+      {"key", [](const std::string& l) { return "{{ d" + l + "['n'] }}"; }, "['a']",
+       "t.j2:1:20: error: 'dict object' has no attribute 'n'", "3"},
+      {"filter", [](const std::string& l) { return "{{ x" + l + " }}"; }, " | abs", "7", "7"},
+      {"filter with arguments", [](const std::string& l) { return "{{ s" + l + " }}"; },
+       " | replace('a', 'b') | replace('b', 'a')", "aacdefghijklmnopq", "aacdefghijklmnopq"},
+      {"method call", [](const std::string& l) { return "{{ s" + l + " }}"; }, ".upper()",
+       "ABCDEFGHIJKLMNOPQ", "ABCDEFGHIJKLMNOPQ"},
+      {"macro call",
+       [](const std::string& l) { return "{% macro m() %}mm{% endmacro %}{{ m()" + l + " }}"; },
+       "[0]", "m", "m"},
+      {"global function", [](const std::string& l) { return "{{ range(3)" + l + " }}"; }, " | list",
+       "[0, 1, 2]", "[0, 1, 2]"},
+      {"test", [](const std::string& l) { return "{{ x" + l + " }}"; }, " is number", "True",
+       "True"},
+      {"not callable", [](const std::string& l) { return "{{ s" + l + "() }}"; }, "[0]",
+       "t.j2:1:11: error: 'str' object is not callable",
+       "t.j2:1:38: error: 'str' object is not callable"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    for (int k : {3, 12}) {
+      SCOPED_TRACE(k);
+      const std::string source = c.source(times(c.link, k));
+      const std::string& expected = k == 3 ? c.nested : c.flat;
+      if (expected.rfind("t.j2:", 0) == 0) {
+        EXPECT_EQ(render_error(source, values).substr(0, expected.size()), expected);
+      } else {
+        EXPECT_EQ(render(source, values), expected);
+      }
+    }
+  }
 }
 
 }  // namespace

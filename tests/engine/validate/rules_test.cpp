@@ -68,6 +68,78 @@ TEST(ValidateRulesTest, BatchMismatchShowsDeepSpeedsDerivation) {
                 "multiple of the other two times the world size"});
 }
 
+// Batch keys may be anything up to 2^63 - 1: DeepSpeed (Python) multiplies them exactly, so a
+// product past 64 bits equals no train_batch_size a config holds. Each product is checked,
+// never wrapped (issue 22).
+TEST(ValidateRulesTest, BatchProductsPast64BitsAreMismatchesNeverWrapped) {
+  const std::string rule =
+      "train_batch_size must equal train_micro_batch_size_per_gpu * "
+      "gradient_accumulation_steps * world size, but ";
+  struct Case {
+    const char* name;
+    json config;
+    long long world;
+    std::vector<std::string> expected;
+  };
+  const std::vector<Case> cases = {
+      {"micro * world wraps to 0",
+       {{"train_batch_size", 256},
+        {"train_micro_batch_size_per_gpu", 2305843009213693952LL},
+        {"gradient_accumulation_steps", 1}},
+       8,
+       {"ds.json: /train_batch_size: error [batch-mismatch]: " + rule +
+        "256 != 2305843009213693952 * 1 * 8; lower train_micro_batch_size_per_gpu or "
+        "gradient_accumulation_steps"}},
+      {"derived train_batch_size",
+       {{"train_micro_batch_size_per_gpu", 4611686018427387904LL},
+        {"gradient_accumulation_steps", 4}},
+       2,
+       {"ds.json: /train_micro_batch_size_per_gpu: error [batch-mismatch]: at world size 2 "
+        "DeepSpeed derives train_batch_size = 4611686018427387904 * 4 * 2, which is beyond "
+        "64-bit integers (9223372036854775807); lower train_micro_batch_size_per_gpu or "
+        "gradient_accumulation_steps"}},
+      {"largest that fits",
+       {{"train_batch_size", 9223372036854775806LL},
+        {"train_micro_batch_size_per_gpu", 4611686018427387903LL},
+        {"gradient_accumulation_steps", 1}},
+       2,
+       {}},
+      {"max times max",
+       {{"train_batch_size", 9223372036854775807LL},
+        {"train_micro_batch_size_per_gpu", 9223372036854775807LL},
+        {"gradient_accumulation_steps", 9223372036854775807LL}},
+       9223372036854775807LL,
+       {"ds.json: /train_batch_size: error [batch-mismatch]: " + rule +
+        "9223372036854775807 != 9223372036854775807 * 9223372036854775807 * "
+        "9223372036854775807; lower train_micro_batch_size_per_gpu or "
+        "gradient_accumulation_steps"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    zf::ValidateOptions options;
+    options.world_size = c.world;
+    EXPECT_EQ(lines(c.config, options), c.expected);
+  }
+  // Without a world size, the consistent world sizes times a sequence-parallel size past
+  // 64 bits are not listed (none is a GPU count).
+  json huge_sp = {{"train_batch_size", 2},
+                  {"train_micro_batch_size_per_gpu", 1},
+                  {"sequence_parallel_size", 9223372036854775807LL}};
+  EXPECT_EQ(lines(huge_sp),
+            std::vector<std::string>{
+                "ds.json: /train_batch_size: note [batch-world-size]: the batch keys are "
+                "consistent only with world size 9223372036854775807; pass --world-size N to "
+                "check the one you launch with"});
+  // gpus_per_node x nodes past 64 bits gives no world size (the values contract names it).
+  EXPECT_FALSE(
+      zf::validate_options_from_values({{"gpus_per_node", 4611686018427387904LL}, {"nodes", 2}})
+          .world_size);
+  EXPECT_EQ(
+      zf::validate_options_from_values({{"gpus_per_node", 4611686018427387903LL}, {"nodes", 2}})
+          .world_size,
+      9223372036854775806LL);
+}
+
 TEST(ValidateRulesTest, BatchWithoutWorldSizeListsTheConsistentOnes) {
   json config = {{"train_batch_size", 16}, {"gradient_accumulation_steps", 1}};
   EXPECT_EQ(

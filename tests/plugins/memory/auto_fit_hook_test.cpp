@@ -167,5 +167,24 @@ TEST(AutoFitHookTest, MissingTierFactsAreBadInput) {
   }
 }
 
+// A GPU count past 64 bits is refused at /nodes, where the tier's layer set it (issue 22).
+TEST(AutoFitHookTest, AGpuCountPast64BitsIsBadInputAtNodes) {
+  LayeredValues values = small_tier_member(Json::object());
+  values.apply({LayerKind::Set, "--set gpus_per_node=4611686018427387904"},
+               {{"gpus_per_node", 4611686018427387904LL}});
+  values.apply({LayerKind::Set, "--set nodes=2"}, {{"nodes", 2}});
+  try {
+    host().run_values_hooks(values, context);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "values hook failed: family fam, tier small: /nodes: gpus_per_node x nodes = "
+                  "4611686018427387904 x 2 is beyond 64-bit integers (9223372036854775807) (set "
+                  "by --set nodes=2)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace zf

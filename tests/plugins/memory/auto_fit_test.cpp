@@ -6,16 +6,20 @@
 #include <gtest/gtest.h>
 
 #include "memory/model_presets.hpp"
+#include "zeroforge/output.hpp"
 
 namespace zf::memory {
 namespace {
+
+// The engine's reader, which the host hands the plugin (zf_host::read_file).
+const FileReader read_input = [](const std::string& path) { return zf::read_file(path); };
 
 constexpr Offload N = Offload::None, C = Offload::Cpu, V = Offload::Nvme;
 
 // A model preset on a cluster, the way a tier and the llama-2-7b-autofit family give it.
 FitRequest request(const std::string& model, std::int64_t gpus, std::int64_t nodes, double gpu_gib,
                    double cpu_gib, std::optional<std::int64_t> global) {
-  ModelPreset preset = load_model_preset(model, ZF_SOURCE_DIR);
+  ModelPreset preset = load_model_preset(model, ZF_SOURCE_DIR, read_input);
   FitRequest r;
   r.base.params = preset.params;
   r.base.largest_layer_params = preset.largest_layer_params;
@@ -272,6 +276,15 @@ TEST(AutoFitTest, BatchesThatCannotBeKeptAreRefusedWithTheirPointer) {
        4,
        "/auto_fit/min_micro_batch_size",
        "min_micro_batch_size=4 exceeds global_batch_size / world_size = 2"},
+      // Near the 64-bit limit the multiple above is past it, and only the one below is named.
+      {"global at the largest integer",
+       9223372036854775807,
+       {},
+       {},
+       1,
+       "/global_batch_size",
+       "global_batch_size=9223372036854775807 is not a multiple of world_size=8, so no micro "
+       "batch x accumulation keeps it; use 9223372036854775800, or leave this tier out"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -288,6 +301,34 @@ TEST(AutoFitTest, BatchesThatCannotBeKeptAreRefusedWithTheirPointer) {
       EXPECT_STREQ(e.what(), c.message);
     }
   }
+}
+
+// Sizes anywhere up to 2^63 - 1 are checked products and a search that cannot overflow (issue
+// 22): a cluster whose GPU count passes 64 bits is refused at /nodes, and the largest
+// max_micro_batch_size finds the same micro batch as a small one (memory limits it).
+TEST(AutoFitTest, SizesNearThe64BitLimitAreCheckedNeverWrapped) {
+  FitRequest huge_cluster = medium_7b();
+  huge_cluster.base.gpus_per_node = 4611686018427387904;
+  huge_cluster.base.nodes = 2;
+  try {
+    fit(huge_cluster);
+    ADD_FAILURE() << "no error";
+  } catch (const FitInputError& e) {
+    EXPECT_EQ(e.pointer(), "/nodes");
+    EXPECT_STREQ(e.what(),
+                 "gpus_per_node x nodes = 4611686018427387904 x 2 is beyond 64-bit integers "
+                 "(9223372036854775807)");
+  }
+  FitRequest bounded = medium_7b();
+  bounded.global_batch_size.reset();
+  bounded.max_micro_batch_size = 4096;
+  FitRequest unbounded = bounded;
+  unbounded.max_micro_batch_size = 9223372036854775807;
+  FitResult small = fit(bounded), largest = fit(unbounded);
+  ASSERT_TRUE(small.fits && largest.fits);
+  EXPECT_EQ(largest.micro_batch_size, small.micro_batch_size);
+  EXPECT_LT(largest.micro_batch_size, 4096) << "limited by memory, not by the maximum";
+  EXPECT_EQ(largest.limit, MicroLimit::Memory);
 }
 
 }  // namespace

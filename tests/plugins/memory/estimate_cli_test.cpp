@@ -2,6 +2,7 @@
 // `zeroforge estimate` end to end: the CLI loads the bundled memory plugin and prints its
 // table, JSON and --all-stages; bad input exits 2 with the plugin's message.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -54,6 +55,27 @@ TEST(EstimateCliTest, BadInputExitsTwo) {
   auto r = run_cli({"estimate", "--model", "nope"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown model preset 'nope'"), std::string::npos) << r.err;
+}
+
+// --model is read with the host's reader: /dev/zero stops at the input limit instead of
+// growing until bad_alloc, and a FIFO no one writes to reads as empty instead of hanging.
+TEST(EstimateCliTest, TheModelFileIsReadWithinTheInputLimit) {
+  auto zero = run_cli({"estimate", "--model", "/dev/zero"}, {}, {"ZEROFORGE_MAX_INPUT_MIB=1"});
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_EQ(zero.err,
+            "zeroforge estimate: error: model preset: cannot read '/dev/zero': larger than 1 MiB, "
+            "the limit on an input file (ZEROFORGE_MAX_INPUT_MIB raises it)\n"
+            "Run 'zeroforge estimate --help' for usage.\n");
+
+  test::TempDir dir;
+  const auto fifo = dir.path() / "models-shared-by-the-team" / "a-named-pipe.json";
+  std::filesystem::create_directories(fifo.parent_path());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto pipe = run_cli({"estimate", "--model", fifo.string()});
+  EXPECT_EQ(pipe.exit_code, 2);
+  EXPECT_EQ(pipe.err, "zeroforge estimate: error: " + fifo.string() +
+                          ": malformed JSON at byte 1 (a model preset is a JSON object)\n"
+                          "Run 'zeroforge estimate --help' for usage.\n");
 }
 
 // A missing or wrong argument is the user's to fix: the message reads as the built-in

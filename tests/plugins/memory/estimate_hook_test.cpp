@@ -117,6 +117,15 @@ TEST(EstimateHookTest, ValuesItCannotEstimateAreRecordedAsSkippedForTheContractT
       {{{"stage", "two"}},
        "/stage: expected a stage 0-3, got \"two\" (set by variant fam.json /axes/stage/0)"},
       {{{"stage", 2}, {"offload_param", "cpu"}}, "offload_param takes effect only at stage 3"},
+      // Sizes near the 64-bit limit: checked products, never wrapped ones (issue 22).
+      {{{"stage", 2}, {"gpus_per_node", 4611686018427387904LL}, {"nodes", 2}},
+       "/nodes: gpus_per_node x nodes = 4611686018427387904 x 2 is beyond 64-bit integers "
+       "(9223372036854775807) (set by variant fam.json /axes/stage/0)"},
+      {{{"stage", 2}, {"gpus_per_node", 9223372036854775807LL}},
+       "gpus_per_node=9223372036854775807 x nodes=1 is beyond any cluster this estimator "
+       "describes (at most 1000000 GPUs)"},
+      {{{"stage", 2}, {"micro_batch_size", 9223372036854775807LL}},
+       "the activations of this shape and micro batch exceed 8 EiB; check the sizes"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.values.dump());
@@ -142,6 +151,24 @@ TEST(EstimateHookTest, ABadOptionIsAnErrorNamingIt) {
       {{{"model", "gpt2"}, {"activation_checkpointing", "some"}},
        "option estimate.activation_checkpointing: expected none, selective or full, got \"some\""},
       {{{"model", {{"layers", 2}}}}, "option estimate.model."},
+      // A shape's sizes near the 64-bit limit are refused, never multiplied (issue 22).
+      {{{"model",
+         {{"layers", 2},
+          {"hidden", 64},
+          {"heads", 1},
+          {"vocab", 10},
+          {"seq_len", 10},
+          {"positions", 9223372036854775807LL}}}},
+       "option estimate.model: positions=9223372036854775807 is beyond any model this estimator "
+       "describes (max 10000000)"},
+      {{{"model",
+         {{"layers", 10000000},
+          {"hidden", 2000000},
+          {"heads", 1},
+          {"vocab", 10},
+          {"seq_len", 10}}}},
+       "option estimate.model: the parameter count of layers=10000000 x 48000026000000 per layer "
+       "is beyond 64-bit integers (9223372036854775807); check the sizes"},
       {42, "option estimate: expected a model preset name or an object with \"model\", got 42"},
   };
   for (const auto& c : cases) {

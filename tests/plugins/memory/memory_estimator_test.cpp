@@ -423,6 +423,29 @@ TEST(MemoryEstimatorTest, RejectsBadInputWithExactMessages) {
       {{"--layers", "1000", "--hidden", "100000", "--heads", "1", "--vocab", "10", "--seq-len",
         "100000", "--micro-batch-size", "1000000"},
        "the activations of this shape and micro batch exceed 8 EiB; check the sizes"},
+      // Every product near the 64-bit limit is checked, never wrapped (issue 22).
+      {{"--layers", "10000000", "--hidden", "2000000", "--heads", "1", "--vocab", "10", "--seq-len",
+        "10"},
+       "the parameter count of layers=10000000 x 48000026000000 per layer is beyond 64-bit "
+       "integers (9223372036854775807); check the sizes"},
+      {{"--layers", "2", "--hidden", "64", "--heads", "1", "--vocab", "10", "--seq-len", "10",
+        "--mlp", "gelu", "--positions", "9e15"},
+       "positions=9000000000000000 is beyond any model this estimator describes (max "
+       "10000000)"},
+      {{"--params", "1e9", "--largest-layer-params", "9e15"},
+       "largest_layer_params=9000000000000000 is beyond any model this estimator describes "
+       "(max 1e15)"},
+      {{"--params", "1e15", "--stage", "2", "--offload-optimizer", "cpu", "--gpus-per-node",
+        "1000000"},
+       "the estimate exceeds 8 EiB (2^63 bytes) per GPU or node; check the sizes"},
+      {{"--params", "1e15", "--stage", "0", "--gpus-per-node", "1000000"},
+       "the estimate exceeds 8 EiB (2^63 bytes) per GPU or node; check the sizes"},
+      {{"--params", "1e9", "--cuda-context-gib", "1e30"},
+       "the estimate exceeds 8 EiB (2^63 bytes) per GPU or node; check the sizes"},
+      {{"--params", "1e9", "--gpu-memory-gib", "1e30"},
+       "the estimate exceeds 8 EiB (2^63 bytes) per GPU or node; check the sizes"},
+      {{"--model", "llama-2-7b", "--headroom", "1e300"},
+       "the estimate exceeds 8 EiB (2^63 bytes) per GPU or node; check the sizes"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(Json(c.args).dump());

@@ -10,9 +10,13 @@
 
 #include "memory/model_presets.hpp"
 #include "support/cli_runner.hpp"
+#include "zeroforge/output.hpp"
 
 namespace zf::memory {
 namespace {
+
+// The engine's reader, which the host hands the plugin (zf_host::read_file).
+const FileReader read_input = [](const std::string& path) { return zf::read_file(path); };
 
 TEST(ModelShapeTest, EveryPresetsPublishedCountIsItsShapes) {
   int checked = 0;
@@ -20,7 +24,7 @@ TEST(ModelShapeTest, EveryPresetsPublishedCountIsItsShapes) {
        std::filesystem::directory_iterator(std::string(ZF_SOURCE_DIR) + "/presets/models")) {
     const std::string name = entry.path().stem().string();
     SCOPED_TRACE(name);
-    ModelPreset preset = load_model_preset(entry.path().string(), ZF_SOURCE_DIR);
+    ModelPreset preset = load_model_preset(entry.path().string(), ZF_SOURCE_DIR, read_input);
     EXPECT_EQ(preset.name, name);
     // T5's encoder-decoder shape is not a decoder-only stack; its count is the published one.
     if (name == "t5-3b") continue;
@@ -32,14 +36,14 @@ TEST(ModelShapeTest, EveryPresetsPublishedCountIsItsShapes) {
 }
 
 TEST(ModelShapeTest, RealShapesOfModernModels) {
-  ModelPreset llama3 = load_model_preset("llama-3-8b", ZF_SOURCE_DIR);
+  ModelPreset llama3 = load_model_preset("llama-3-8b", ZF_SOURCE_DIR, read_input);
   EXPECT_EQ(llama3.shape.kv_heads_or_default(), 8);
   EXPECT_EQ(llama3.shape.kv_dim(), 1024);
   EXPECT_EQ(llama3.shape.intermediate_or_default(), 14336);
   EXPECT_EQ(llama3.shape.vocab, 128256);
   EXPECT_FALSE(llama3.shape.tied());
   EXPECT_EQ(llama3.shape.position_rows(), 0);
-  ModelPreset gpt2 = load_model_preset("gpt2", ZF_SOURCE_DIR);
+  ModelPreset gpt2 = load_model_preset("gpt2", ZF_SOURCE_DIR, read_input);
   EXPECT_TRUE(gpt2.shape.tied());
   EXPECT_EQ(gpt2.shape.position_rows(), 1024);
 }
@@ -94,7 +98,7 @@ TEST(ModelShapeTest, AMisspeltKeyInAModelFileIsAnErrorWithADidYouMean) {
       R"({"layers": 32, "hidden": 1280, "heads": 16, "vocab_size": 1000, "seq_len": 257})");
   std::string error;
   try {
-    load_model_preset(file.string(), ZF_SOURCE_DIR);
+    load_model_preset(file.string(), ZF_SOURCE_DIR, read_input);
   } catch (const std::invalid_argument& e) {
     error = e.what();
   }

@@ -2,7 +2,12 @@
 // The bundled site_fields plugin, loaded from the build's plugin dir: what a profile sets,
 // where the NVMe path goes, and the profiles it refuses (with their exact messages).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <cstdlib>
+#include <filesystem>
+
+#include "generate/launch_text.hpp"
 #include "support/cli_runner.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/plugin_host.hpp"
@@ -115,6 +120,65 @@ TEST(SiteFieldsTest, ReadsTheProfileFromAFile) {
   EXPECT_EQ(out.manifest["site_fields"]["profile"], path.string());
 }
 
+TEST(SiteFieldsTest, ThePlainProfileFileIsAnInputOfTheRun) {
+  test::TempDir dir;
+  auto path = dir.write("profiles/site-fields-of-the-cluster.json", R"({"steps_per_print": 5})");
+  auto host = load({{"profile", path.string()}});
+  EXPECT_EQ(host->files_read(), std::vector<std::filesystem::path>({path}))
+      << "generate --depfile lists it";
+}
+
+// The profile is read by the host's reader: /dev/zero stops at the input limit (it grew to
+// 3.7 GB before), a FIFO no one writes to reads as empty (it waited forever).
+TEST(SiteFieldsTest, ReadsTheProfileWithinTheHostsInputLimit) {
+  ::setenv("ZEROFORGE_MAX_INPUT_MIB", "1", 1);
+  const std::string limit = load_error({{"profile", "/dev/zero"}});
+  ::unsetenv("ZEROFORGE_MAX_INPUT_MIB");
+  EXPECT_EQ(limit, kPlugin +
+                       ": error: plugin 'site_fields': init failed: cannot read '/dev/zero': "
+                       "larger than 1 MiB, the limit on an input file (ZEROFORGE_MAX_INPUT_MIB "
+                       "raises it)");
+
+  test::TempDir dir;
+  const auto fifo = dir.path() / "a-named-pipe-nobody-writes-to.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string empty = load_error({{"profile", fifo.string()}});
+  EXPECT_NE(empty.find("init failed: site profile " + fifo.string() + " is not valid JSON"),
+            std::string::npos)
+      << empty;
+}
+
+// One check, the companions': a host or variable the profile accepts is one `generate
+// --companions` writes, and one it refuses is refused with the companions' own words.
+TEST(SiteFieldsTest, RefusesExactlyTheLaunchTextTheCompanionsRefuse) {
+  using pipeline::LaunchText;
+  const std::vector<std::string> hosts = {"gpu-1", "gpu 1", "-gpu", ".gpu", "a_b.c", "gpu\n1"};
+  for (const auto& name : hosts) {
+    SCOPED_TRACE(name);
+    const std::string problem = pipeline::launch_text_problem(LaunchText::HostName, name);
+    const std::string error = load_error({{"profile", {{"hosts", {name}}}}});
+    EXPECT_EQ(error, problem.empty() ? ""
+                                     : kPlugin +
+                                           ": error: plugin 'site_fields': init failed: "
+                                           "site profile (inline): /hosts/0: " +
+                                           problem);
+  }
+  const std::vector<std::pair<std::string, std::string>> environment = {
+      {"NCCL_DEBUG", "INFO"}, {"1X", "a"},      {"A-B", "a"},        {"X", "$HOME"}, {"X", " x"},
+      {"X", "a\"b"},          {"X", "a:b,c@d"}, {"X", "line\nbreak"}};
+  for (const auto& [name, value] : environment) {
+    SCOPED_TRACE(name + "=" + value);
+    std::string problem = pipeline::launch_text_problem(LaunchText::VariableName, name);
+    if (problem.empty()) problem = pipeline::launch_text_problem(LaunchText::VariableValue, value);
+    const std::string error = load_error({{"profile", {{"environment", {{name, value}}}}}});
+    EXPECT_EQ(error, problem.empty() ? ""
+                                     : kPlugin +
+                                           ": error: plugin 'site_fields': init failed: "
+                                           "site profile (inline): /environment/" +
+                                           name + ": " + problem);
+  }
+}
+
 TEST(SiteFieldsTest, AllowsUnknownKeysOnlyWhenTheProfileSaysSo) {
   Json profile = {{"fields", {{"my_site_tag", "a"}}}, {"allow_unknown_keys", true}};
   auto host = load({{"profile", profile}});
@@ -157,7 +221,13 @@ TEST(SiteFieldsTest, RefusesBadProfilesWhenLoaded) {
       {"unknown option",
        {{"profile", Json::object()}, {"profiel", 1}},
        "unknown option 'profiel' (site_fields takes \"profile\")"},
-      {"missing file", {{"profile", "/no/site.json"}}, "cannot read site profile '/no/site.json'"},
+      {"missing file",
+       {{"profile", "/srv/cluster-profiles/site-fields/no-such-site-profile.json"}},
+       "cannot read '/srv/cluster-profiles/site-fields/no-such-site-profile.json': No such file or "
+       "directory"},
+      {"a directory",
+       {{"profile", dir.path().string()}},
+       "cannot read '" + dir.path().string() + "': is a directory"},
       {"unknown top-level field",
        {{"profile", {{"fields", {{"memory_efficient_linear", false}}}}}},
        "site profile (inline): /fields/memory_efficient_linear: 'memory_efficient_linear' is not a "
@@ -188,13 +258,13 @@ TEST(SiteFieldsTest, RefusesBadProfilesWhenLoaded) {
        "site profile (inline): /hosts: expected a non-empty list of host names"},
       {"bad variable name",
        {{"profile", {{"environment", {{"NCCL-DEBUG", "INFO"}}}}}},
-       "site profile (inline): /environment/NCCL-DEBUG: 'NCCL-DEBUG' is not an environment "
+       "site profile (inline): /environment/NCCL-DEBUG: \"NCCL-DEBUG\" is not an environment "
        "variable name (letters, digits and '_', not starting with a digit)"},
       {"value the other nodes' shell would expand",
        {{"profile", {{"environment", {{"LD_LIBRARY_PATH", "/opt/x:$LD_LIBRARY_PATH"}}}}}},
        "site profile (inline): /environment/LD_LIBRARY_PATH: \"/opt/x:$LD_LIBRARY_PATH\": "
        "DeepSpeed's launcher strips the value and hands it to the other nodes' shell in double "
-       "quotes, so it cannot hold a newline, '\"', '$', '`' or '\\', nor begin or end with a "
+       "quotes, so it cannot hold '\"', '$', '`' or '\\', nor begin or end with a "
        "space"},
       {"value not a string",
        {{"profile", {{"environment", {{"OMP_NUM_THREADS", 4}}}}}},

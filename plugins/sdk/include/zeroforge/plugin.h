@@ -41,8 +41,10 @@
  * Every string a hook hands back through a `char**` out-parameter (results, errors, command
  * output) is allocated by the plugin and released by the host through the plugin's
  * `free_string`, whatever the hook returned. The host sets every out-parameter to NULL
- * before a call. Strings in the descriptor, its function and command tables must stay valid
- * until the library is unloaded (static storage is the norm).
+ * before a call. Strings the host hands the plugin through a host service (zf_host.read_file,
+ * check_launch_text) are the host's, released with zf_host.free_host_string. Strings in the
+ * descriptor, its function and command tables must stay valid until the library is unloaded
+ * (static storage is the norm).
  *
  * Errors. A hook returns ZF_OK or ZF_ERROR; on ZF_ERROR it may set `*error` to a one-line
  * message, which the host reports with the plugin's name, file and hook. No C++ exception
@@ -91,6 +93,11 @@ extern "C" {
 #define ZF_LOG_WARNING 2
 #define ZF_LOG_ERROR 3
 
+/** Kinds of launch text for zf_host.check_launch_text. */
+#define ZF_LAUNCH_HOST_NAME 0     /**< a host name, as a hostfile line and pdsh's -w list take it */
+#define ZF_LAUNCH_VARIABLE_NAME 1 /**< the name of an environment variable of the launch */
+#define ZF_LAUNCH_VARIABLE_VALUE 2 /**< its value, as DeepSpeed's .deepspeed_env carries it */
+
 /** What the host offers a plugin. One per loaded plugin; valid until `destroy` returns. */
 typedef struct zf_host {
   uint32_t abi_version;     /**< the host's ZF_PLUGIN_ABI_VERSION */
@@ -105,6 +112,22 @@ typedef struct zf_host {
    *  so that build systems regenerate when it changes (`zeroforge generate --depfile`). Added
    *  after the first release: present when `struct_size` covers it. */
   void (*note_input)(void* host_data, const char* path);
+  /** Reads the whole file at `path` as zeroforge reads its own inputs: at most its input limit
+   *  (64 MiB, or ZEROFORGE_MAX_INPUT_MIB), a FIFO no one writes to as empty instead of waiting
+   *  forever, a directory refused; and notes it as note_input does. On ZF_OK, `*contents`
+   *  holds `*size` bytes plus a terminating NUL; on ZF_ERROR, `*error` is a one-line message
+   *  naming the path. Both strings are the host's: release them with free_host_string.
+   *  Added after the first release, with check_launch_text and free_host_string: present
+   *  when `struct_size` covers free_host_string. */
+  int (*read_file)(void* host_data, const char* path, char** contents, size_t* size, char** error);
+  /** Checks `size` bytes of `text` against the rules zeroforge's companions apply to launch
+   *  values of `kind` (ZF_LAUNCH_*), so that a plugin refuses exactly what they would:
+   *  ZF_OK when acceptable, else ZF_ERROR with `*message` (release it with free_host_string)
+   *  showing the text and the rule, e.g. `"gpu 1" is not a host name (letters, digits, ...)`. */
+  int (*check_launch_text)(void* host_data, int kind, const char* text, size_t size,
+                           char** message);
+  /** Releases a string read_file or check_launch_text handed to the plugin (NULL: nothing). */
+  void (*free_host_string)(void* host_data, char* text);
 } zf_host;
 
 /** Handed to every hook: the host, the plugin's options and the state `init` made. */

@@ -63,6 +63,51 @@ class Context {
         host->note_input)
       host->note_input(host->host_data, path.c_str());
   }
+  /// The file at `path`, read by the host as it reads its own inputs: its size limit (64 MiB,
+  /// or ZEROFORGE_MAX_INPUT_MIB), a FIFO no one writes to as empty instead of waiting, a
+  /// directory refused. The file is noted as an input (note_input). Throws Error with the
+  /// host's one-line message naming the path, e.g. `cannot read 'site.json': No such file or
+  /// directory`. Every file a plugin reads goes through here, so no input is unbounded.
+  ///
+  ///     Json profile = Json::parse(ctx.read_file(path));
+  std::string read_file(const std::string& path) const {
+    const zf_host* host = services("read_file");
+    char* contents = nullptr;
+    char* error = nullptr;
+    std::size_t size = 0;
+    if (host->read_file(host->host_data, path.c_str(), &contents, &size, &error) != ZF_OK) {
+      std::string message = error ? error : "cannot read '" + path + "'";
+      host->free_host_string(host->host_data, error);
+      host->free_host_string(host->host_data, contents);
+      throw Error(message);
+    }
+    host->free_host_string(host->host_data, error);
+    std::string out;
+    try {
+      if (contents) out.assign(contents, size);
+    } catch (...) {
+      host->free_host_string(host->host_data, contents);
+      throw;
+    }
+    host->free_host_string(host->host_data, contents);
+    return out;
+  }
+  /// "" when `text` passes the host's check for launch text of `kind` (ZF_LAUNCH_HOST_NAME,
+  /// ZF_LAUNCH_VARIABLE_NAME, ZF_LAUNCH_VARIABLE_VALUE): the rules zeroforge's companions
+  /// apply, so a plugin refuses what they would refuse, with the same words. Otherwise the
+  /// host's message, which shows the text and the rule.
+  std::string launch_text_problem(int kind, std::string_view text) const {
+    const zf_host* host = services("check_launch_text");
+    char* message = nullptr;
+    if (host->check_launch_text(host->host_data, kind, text.data(), text.size(), &message) ==
+        ZF_OK) {
+      host->free_host_string(host->host_data, message);
+      return "";
+    }
+    std::string out = message ? message : "refused by the host";
+    host->free_host_string(host->host_data, message);
+    return out;
+  }
   /// zeroforge's data directory (templates/, presets/), or empty when unknown.
   std::string data_dir() const { return raw_->host->data_dir ? raw_->host->data_dir : ""; }
   /// The file this plugin was loaded from.
@@ -70,6 +115,19 @@ class Context {
   const zf_context* raw() const noexcept { return raw_; }
 
  private:
+  // The host, when it offers read_file, check_launch_text and free_host_string (added
+  // together, after the first release); an older host gets an error naming `service`.
+  const zf_host* services(const char* service) const {
+    const zf_host* host = raw_->host;
+    if (host->struct_size < offsetof(zf_host, free_host_string) + sizeof(host->free_host_string) ||
+        !host->read_file || !host->check_launch_text || !host->free_host_string) {
+      throw Error(std::string("this zeroforge (") +
+                  (host->host_version ? host->host_version : "?") +
+                  ") does not offer plugins zf_host::" + service + "; use a newer zeroforge");
+    }
+    return host;
+  }
+
   const zf_context* raw_;
   mutable std::optional<Json> options_;
 };

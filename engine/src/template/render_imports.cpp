@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+// Other templates at render time: loading one by name (or the first of a list), include, and
+// import / from-import, which run a template as a module and export its top-level names.
+#include "template/render_state.hpp"
+#include "zeroforge/error.hpp"
+#include "zeroforge/template.hpp"
+
+namespace zf::detail {
+// The template `name` (or the first of a list of names) names, or nullptr when missing is
+// allowed. The Environment caches what it loads for its lifetime, which outlasts the
+// render, so the template is held by pointer.
+const Template* Renderer::load(const Value& name, bool ignore_missing) {
+  auto try_one = [&](const Value& candidate) -> const Template* {
+    if (!candidate.is_string()) {
+      throw Error(ErrorKind::Template,
+                  std::string("template name must be a string, got ") + candidate.type_name());
+    }
+    return env_.try_load(candidate.as_string()).get();
+  };
+  name.require_defined();
+  if (name.is_list()) {
+    for (const auto& candidate : name.as_list()) {
+      if (const Template* loaded = try_one(candidate)) return loaded;
+    }
+    if (ignore_missing) return nullptr;
+    throw Error(ErrorKind::Template,
+                "none of the templates " + name.repr() + " was found on the search path");
+  }
+  if (const Template* loaded = try_one(name)) return loaded;
+  if (ignore_missing) return nullptr;
+  env_.load(name.as_string());  // throws the loader's precise error
+  return nullptr;
+}
+
+void Renderer::exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame) {
+  const Template* included = nullptr;
+  std::optional<DepthGuard> depth;
+  guard(stmt, [&] {
+    Value scratch;
+    included = load(lookup_located(*node.name, frame, scratch), node.ignore_missing);
+    if (included) depth.emplace(*this, "include", included->tree().height);
+  });
+  if (!included) return;
+  const TemplateTree* saved_tree = tree_;
+  Frame inner(included->tree().scope);
+  if (node.with_context) {
+    inner.attach(&frame);
+  } else {
+    inner.set_context(nullptr);  // no names at all
+  }
+  try {
+    render_template(included->tree(), inner);
+  } catch (const Error& error) {
+    tree_ = saved_tree;
+    if (error.has_location()) throw;
+    throw locate(error, stmt.offset);
+  }
+  tree_ = saved_tree;
+}
+
+// Runs a template as a module (for import) and returns its exported names.
+Value Renderer::import_module(const Stmt& stmt, const Expr& name_expr, bool with_context,
+                              Frame& frame) {
+  const Template* loaded = nullptr;
+  guard(stmt, [&] {
+    Value scratch;
+    loaded = load(lookup_located(name_expr, frame, scratch), false);
+  });
+  std::optional<DepthGuard> depth;
+  guard(stmt, [&] { depth.emplace(*this, "import", loaded->tree().height); });
+  auto& module = *modules_.emplace_back(std::make_unique<Module>(loaded->tree().scope));
+  // As in Jinja2, `with context` hands the module the names visible here as they are now:
+  // its macros, called later, do not see what the importer sets after the import.
+  if (with_context) module.context = visible_names(frame);
+  Frame& module_frame = module.frame;
+  module_frame.set_context(with_context ? &module.context : nullptr);
+  std::string discard;
+  std::string* saved = out_;
+  const TemplateTree* saved_tree = tree_;
+  out_ = &discard;
+  ValueDict exported;
+  try {
+    render_template(loaded->tree(), module_frame, &exported);
+  } catch (...) {
+    out_ = saved;
+    tree_ = saved_tree;
+    throw;
+  }
+  out_ = saved;
+  tree_ = saved_tree;
+  return Value(std::move(exported));
+}
+
+// Every name `frame` sees, with its innermost value, as one dict.
+Value Renderer::visible_names(const Frame& frame) {
+  std::vector<const Frame*> chain;
+  for (const Frame* f = &frame; f; f = f->parent) chain.push_back(f);
+  ValueDict names;
+  if (const ValueDict* globals = frame.globals()) names = *globals;
+  if (const ValueDict* context = frame.context()) {
+    if (names.empty()) {
+      names = *context;
+    } else {
+      for (const auto& [name, value] : *context) names.set(name, value);
+    }
+  }
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    (*it)->for_each(
+        [&](std::string_view name, const Value& value) { names.set(std::string(name), value); });
+  }
+  return Value(std::move(names));
+}
+
+void Renderer::exec_node(const Stmt& stmt, const ImportStmt& node, Frame& frame) {
+  frame.assign(node.alias, import_module(stmt, *node.name, node.with_context, frame));
+}
+
+void Renderer::exec_node(const Stmt& stmt, const FromImportStmt& node, Frame& frame) {
+  Value module = import_module(stmt, *node.name, node.with_context, frame);
+  for (const auto& [name, alias] : node.names) {
+    const Value* value = module.as_dict().find(name);
+    if (!value) {
+      throw locate(
+          Error(ErrorKind::Template, "the imported template does not export '" + name + "'"),
+          stmt.offset);
+    }
+    frame.assign(alias, *value);
+  }
+}
+
+}  // namespace zf::detail

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+// Statements that run in the template where they stand: text, print, if, for, set (plain and
+// block), filter blocks and with.
+#include "template/builtin_filters.hpp"
+#include "template/python_ops.hpp"
+#include "template/render_state.hpp"
+#include "zeroforge/error.hpp"
+
+namespace zf::detail {
+void Renderer::exec_body(const Body& body, Frame& frame) {
+  for (const auto& stmt : body) exec(*stmt, frame);
+}
+
+void Renderer::exec(const Stmt& stmt, Frame& frame) {
+  // Text, most of what a template runs, is written without the dispatch.
+  if (auto* text = std::get_if<TextStmt>(&stmt.node)) {
+    exec_node(stmt, *text, frame);
+    return;
+  }
+  std::visit([&](const auto& node) { exec_node(stmt, node, frame); }, stmt.node);
+}
+
+void Renderer::exec_node(const Stmt& stmt, const TextStmt& node, Frame&) {
+  emit(node.text, stmt.offset);
+}
+
+void Renderer::exec_node(const Stmt& stmt, const PrintStmt& node, Frame& frame) {
+  // `{{ macro(...) }}` renders the macro straight into the output instead of capturing
+  // its text and copying it (the output is the same).
+  if (auto* call = std::get_if<Call>(&node.expr->node)) {
+    if (auto* name = std::get_if<NameRef>(&call->callee->node)) {
+      const Value* callee = frame.find(name->name, name->hash, name->where);
+      if (callee && callee->is_callable()) {
+        if (auto* macro = as_macro(callee->as_callable())) {
+          mark(stmt.offset);
+          try {
+            call_macro(*macro, call->args, frame, out_);
+          } catch (const Error& error) {
+            if (error.has_location()) throw;
+            throw locate(error, node.expr->offset);
+          }
+          return;
+        }
+      }
+    }
+  }
+  Value scratch;
+  if (auto* filter = std::get_if<FilterExpr>(&node.expr->node); filter && filter->builtin_tojson) {
+    // `{{ x | tojson }}`, the commonest print in a .json template: the subject is looked up
+    // in place and its JSON appended, with no text value in between.
+    const Value& subject = lookup(*filter->subject, frame, scratch);
+    mark(stmt.offset);
+    try {
+      append_tojson(*out_, subject);
+    } catch (const Error& error) {
+      if (error.has_location()) throw;
+      throw locate(error, node.expr->offset);
+    }
+    return;
+  }
+  const Value& value = lookup(*node.expr, frame, scratch);
+  mark(stmt.offset);
+  try {
+    value.append_str(*out_);
+    check_output();
+  } catch (const Error& error) {
+    throw error.has_location() ? error : locate(error, node.expr->offset);
+  }
+}
+
+void Renderer::exec_node(const Stmt&, const IfStmt& node, Frame& frame) {
+  for (const auto& [test, body] : node.branches) {
+    if (truthy(*test, frame)) {
+      exec_body(body, frame);
+      return;
+    }
+  }
+  exec_body(node.otherwise, frame);
+}
+
+void Renderer::assign_targets(Frame& frame, const std::vector<Target>& targets, Value&& value,
+                              std::size_t offset) {
+  if (targets.size() == 1) {
+    frame.assign(targets.front(), std::move(value));
+    return;
+  }
+  assign_targets(frame, targets, static_cast<const Value&>(value), offset);
+}
+
+void Renderer::assign_targets(Frame& frame, const std::vector<Target>& targets, const Value& value,
+                              std::size_t offset) {
+  if (targets.size() == 1) {
+    frame.assign(targets.front(), value);
+    return;
+  }
+  try {
+    value.require_defined();
+    // Python unpacks any iterable: a string gives its characters, a dict its keys.
+    if (!value.is_list() && !value.is_string() && !value.is_dict()) {
+      throw Error(ErrorKind::Render,
+                  std::string("cannot unpack non-iterable ") + value.type_name() + " object");
+    }
+    ValueList storage;
+    const ValueList& items = detail::iterate(value, storage);
+    if (items.size() != targets.size()) {
+      throw Error(ErrorKind::Render,
+                  (items.size() < targets.size() ? "not enough values to unpack (expected "
+                                                 : "too many values to unpack (expected ") +
+                      std::to_string(targets.size()) + ", got " + std::to_string(items.size()) +
+                      ")");
+    }
+    for (std::size_t i = 0; i < targets.size(); ++i) frame.assign(targets[i], items[i]);
+  } catch (const Error& error) {
+    throw error.has_location() ? error : locate(error, offset);
+  }
+}
+
+void Renderer::exec_node(const Stmt& stmt, const ForStmt& node, Frame& frame) {
+  Value iterable = eval(*node.iterable, frame);
+  // A list is iterated in place (values are immutable); other iterables are listed first.
+  ValueList storage;
+  const ValueList* list = &storage;
+  if (iterable.is_list()) {
+    list = &iterable.as_list();
+  } else {
+    storage = iterate(iterable, node.iterable->offset);
+  }
+  Frame loop_frame(&frame, node.scope);
+  if (node.condition) {
+    ValueList kept;
+    for (const auto& item : *list) {
+      step(stmt.offset);
+      loop_frame.clear();
+      assign_targets(loop_frame, node.targets, item, stmt.offset);
+      if (truthy(*node.condition, loop_frame)) kept.push_back(item);
+    }
+    storage = std::move(kept);
+    list = &storage;
+  }
+  const ValueList& items = *list;
+  if (items.empty()) {
+    Frame else_frame(&frame, node.else_scope);
+    exec_body(node.otherwise, else_frame);
+    return;
+  }
+  const auto length = static_cast<std::int64_t>(items.size());
+  for (std::int64_t i = 0; i < length; ++i) {
+    step(stmt.offset);
+    loop_frame.clear();
+    if (node.uses_loop) {
+      ValueDict loop;
+      loop.set("index", Value(i + 1));
+      loop.set("index0", Value(i));
+      loop.set("revindex", Value(length - i));
+      loop.set("revindex0", Value(length - i - 1));
+      loop.set("first", Value(i == 0));
+      loop.set("last", Value(i == length - 1));
+      loop.set("length", Value(length));
+      loop.set("depth", Value(1));
+      loop.set("depth0", Value(0));
+      loop.set("previtem",
+               i > 0 ? items[static_cast<std::size_t>(i - 1)]
+                     : Value::undefined("'loop.previtem' is undefined on the first iteration"));
+      loop.set("nextitem",
+               i + 1 < length
+                   ? items[static_cast<std::size_t>(i + 1)]
+                   : Value::undefined("'loop.nextitem' is undefined on the last iteration"));
+      loop_frame.assign(node.loop, Value(std::move(loop)));
+    }
+    assign_targets(loop_frame, node.targets, items[static_cast<std::size_t>(i)], stmt.offset);
+    exec_body(node.body, loop_frame);
+  }
+}
+
+void Renderer::exec_node(const Stmt& stmt, const SetStmt& node, Frame& frame) {
+  assign_targets(frame, node.targets, eval(*node.value, frame), stmt.offset);
+}
+
+std::string Renderer::capture(const Body& body, Frame& frame) {
+  std::string buffer;
+  std::string* saved = out_;
+  out_ = &buffer;
+  try {
+    exec_body(body, frame);
+  } catch (...) {
+    out_ = saved;
+    throw;
+  }
+  out_ = saved;
+  return buffer;
+}
+
+// As in Jinja2, the filters of a set or filter block run in the block's scope, after its
+// body: their arguments see what the body assigned.
+void Renderer::exec_node(const Stmt&, const SetBlockStmt& node, Frame& frame) {
+  Frame inner(&frame, node.scope);
+  Value value(capture(node.body, inner));
+  frame.assign(node.target, apply_filters(std::move(value), node.filters, inner));
+}
+
+void Renderer::exec_node(const Stmt&, const FilterBlockStmt& node, Frame& frame) {
+  Frame inner(&frame, node.scope);
+  Value value(capture(node.body, inner));
+  Value result = apply_filters(std::move(value), node.filters, inner);
+  emit(result.str(), 0);
+}
+
+void Renderer::exec_node(const Stmt&, const WithStmt& node, Frame& frame) {
+  Frame inner(&frame, node.scope);
+  std::vector<Value> values;
+  for (const auto& [target, expr] : node.assignments) values.push_back(eval(*expr, frame));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    inner.assign(node.assignments[i].first, std::move(values[i]));
+  exec_body(node.body, inner);
+}
+
+}  // namespace zf::detail
