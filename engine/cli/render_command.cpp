@@ -71,6 +71,7 @@ int run_render(const std::vector<std::string>& args) {
   }
   check_template_values(defaults, values);
   warn_unread_values(*tpl, values);
+  warn_overridden_block_values(*tpl, values);
   Value context = Value::from_json(values.merged());
   std::string text;
   if (tpl->is_json()) {

@@ -234,6 +234,47 @@ TEST_F(TeamRepositoryCliTest, ATierKeyTheTemplateReadsIsTheTeamsOwnValue) {
       << shipped.err;
 }
 
+// A team copies the shipped `precision` block to change one key: from then on the values that
+// block read are ignored, which render and generate say (docs/values.md, "Overriding a block").
+TEST_F(TeamRepositoryCliTest, ValuesAnOverriddenBlockLeavesUnreadAreWarnedAbout) {
+  const std::string copied = R"({%- extends "deepspeed/config.json.j2" -%}
+{%- block precision %}
+  "fp16": {"enabled": true, "loss_scale": 0, "initial_scale_power": 16,
+           "loss_scale_window": 1000, "hysteresis": 2, "min_loss_scale": 1},
+{%- endblock %})";
+  write("templates/team/config.json.j2", copied);
+  const std::string templates = (repo() / "templates").string();
+  auto warning = [](const std::string& where, const std::string& name) {
+    return where + ": warning: " + name +
+           " is set, but only block 'precision' of deepspeed/config.json.j2 reads it, and "
+           "team/config.json.j2 overrides that block without super(): the config ignores it (to "
+           "change one key, set its value rather than override the block; docs/values.md)\n";
+  };
+  auto render = run_cli({"render", "team/config.json.j2", "--template-dir", templates, "--tier",
+                         "medium", "--set", "fp16.loss_scale_window=2000"});
+  ASSERT_EQ(render.exit_code, 0) << render.err;
+  EXPECT_EQ(Json::parse(render.out).at("fp16").at("loss_scale_window"), 1000);
+  EXPECT_EQ(render.err, warning("--set fp16.loss_scale_window=2000", "fp16"));
+
+  const fs::path family = write("family.json", R"({"name": "team",
+    "template": "team/config.json.j2", "template_dirs": ["templates"],
+    "values": {"fp16": {"loss_scale_window": 2000}}, "tiers": ["medium"]})");
+  auto generate = run_cli({"generate", family.string(), "-o", (dir.path() / "out").string()});
+  ASSERT_EQ(generate.exit_code, 0) << generate.err;
+  EXPECT_EQ(generate.err.substr(0, generate.err.find('\n') + 1),
+            warning(family.string() + ": /values/fp16", "fp16"));
+
+  // The same change through super() keeps the parent's block: nothing is ignored.
+  write("templates/team/config.json.j2", R"({%- extends "deepspeed/config.json.j2" -%}
+{%- block precision %}{{ super() }}{%- endblock %})");
+  auto kept = run_cli({"render", "team/config.json.j2", "--template-dir", templates, "--tier",
+                       "medium", "--set", "precision=fp16", "--set",
+                       "fp16.loss_scale_window=2000"});
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  EXPECT_EQ(Json::parse(kept.out).at("fp16").at("loss_scale_window"), 2000);
+  EXPECT_EQ(kept.err, "");
+}
+
 // A template of the team's, extending the shipped one: one block changed.
 constexpr const char* kTeamTemplate = R"({#- team/config.json.j2: the team's monitoring -#}
 {%- extends "deepspeed/config.json.j2" -%}

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "checked_math.hpp"
+#include "generate/block_overrides.hpp"
 #include "template/analyzer.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/values.hpp"
@@ -152,6 +153,39 @@ std::unique_ptr<PluginHost> make_plugin_host(const GenerateRequest& request,
   return host;
 }
 
+namespace {
+
+// Every top-level value the family, its tiers, values files and --set give, with where each
+// is written: what an overridden block may leave unread.
+std::vector<ValueSet> values_set(const Family& family, const std::vector<Tier>& tiers,
+                                 const std::vector<Layer>& overrides) {
+  std::vector<ValueSet> sets;
+  const std::string at = family.file + ": ";
+  auto add = [&](const nlohmann::ordered_json& values, const std::string& label) {
+    if (!values.is_object()) return;
+    for (const auto& [name, value] : values.items())
+      sets.push_back({name, label + escape_pointer_segment(name)});
+  };
+  add(family.values, at + "/values/");
+  for (const auto& axis : family.axes) {
+    sets.push_back(
+        {axis.key.substr(0, axis.key.find('.')), at + "/axes/" + escape_pointer_segment(axis.key)});
+  }
+  for (std::size_t i = 0; i < family.include.size(); ++i)
+    add(family.include[i], at + "/include/" + std::to_string(i) + "/");  // its "tier" too: harmless
+  for (std::size_t i = 0; i < family.tiers.size(); ++i)
+    add(family.tiers[i].values, at + "/tiers/" + std::to_string(i) + "/values/");
+  for (const auto& tier : tiers) add(tier.values, tier.file + ": /");
+  for (const auto& layer : overrides) {
+    if (!layer.values.is_object()) continue;
+    for (const auto& [name, value] : layer.values.items())
+      sets.push_back({name, layer.source.label});
+  }
+  return sets;
+}
+
+}  // namespace
+
 FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink& messages) {
   FamilySetup setup;
   const fs::path data_dir = data_dir_of(request);
@@ -207,6 +241,9 @@ FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink&
     overrides.push_back(
         Layer{LayerSource{LayerKind::Set, label}, std::move(values), label, "", ""});
   }
+  for (const auto& line :
+       overridden_block_warnings(*setup.template_, values_set(family, tiers, overrides)))
+    messages(line);
   setup.expansion = std::make_unique<Expansion>(expand_family(
       std::move(family), std::move(tiers), std::move(defaults.layers), std::move(overrides)));
   return setup;
