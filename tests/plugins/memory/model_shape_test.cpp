@@ -28,11 +28,18 @@ TEST(ModelShapeTest, EveryPresetsPublishedCountIsItsShapes) {
     EXPECT_EQ(preset.name, name);
     // T5's encoder-decoder shape is not a decoder-only stack; its count is the published one.
     if (name == "t5-3b") continue;
-    EXPECT_EQ(params_from_shape(preset.shape), preset.params);
     EXPECT_EQ(largest_layer_from_shape(preset.shape), preset.largest_layer_params);
     ++checked;
+    // ViT's classes as an untied vocabulary stand for its patch projection and head: 2 x 1000
+    // x 768 where the model has 590,592 + 769,000, within 0.25% of its own count.
+    if (name == "vit-base-16") {
+      EXPECT_NEAR(static_cast<double>(params_from_shape(preset.shape)) / preset.params, 1.0,
+                  0.0025);
+      continue;
+    }
+    EXPECT_EQ(params_from_shape(preset.shape), preset.params);
   }
-  EXPECT_EQ(checked, 7);
+  EXPECT_EQ(checked, 8);
 }
 
 TEST(ModelShapeTest, RealShapesOfModernModels) {
