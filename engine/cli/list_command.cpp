@@ -5,12 +5,14 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "command.hpp"
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
 #include "generate/family_inputs.hpp"
 #include "plugin_options.hpp"
+#include "template/analyzer.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/family.hpp"
 #include "zeroforge/values.hpp"
@@ -114,10 +116,26 @@ std::string tier_facts(const Json& tier) {
   return line + "; micro batch " + number(tier, "micro_batch_size");
 }
 
+// What the family's template reads (a tier key it reads is the family's own value), or nothing
+// when the template does not load here (a plugin's function, say): generate reports that.
+std::vector<std::string> family_template_reads(const Family& family,
+                                               const std::string& family_arg) {
+  try {
+    const GenerateRequest request = family_request(family_arg, CommonInputs{}, PluginInputs{});
+    auto environment = pipeline::make_environment(request, pipeline::family_template_dirs(family));
+    auto tpl = environment->load(family.template_name);
+    const std::set<std::string> names = detail::find_names_read(tpl->tree(), *environment).names;
+    return {names.begin(), names.end()};
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
 // Prints the tiers of `files` under a heading; a name found before is shown as shadowed.
 // Returns false when a tier file could not be read (its error is printed, the listing goes on).
 bool print_tier_group(const std::string& heading, const std::vector<fs::path>& files,
-                      std::map<std::string, fs::path>& seen) {
+                      std::map<std::string, fs::path>& seen,
+                      const std::vector<std::string>& template_reads) {
   print_message(std::cout, heading + ":");
   if (files.empty()) print_message(std::cout, "  (no tiers)");
   bool ok = true;
@@ -135,9 +153,9 @@ bool print_tier_group(const std::string& heading, const std::vector<fs::path>& f
     try {
       const Json tier = load_tier_file(path);
       print_message(std::cout, "  " + shown + "  " + tier_facts(tier));
-      // Without a template, a key outside the contract may still be one a template reads:
-      // a warning here, an error where the tier is used with a template that does not.
-      for (const auto& problem : check_tier_keys(tier, path.string())) {
+      // A key outside the contract may be one of another template's values: a warning here,
+      // an error where the tier is used with a template that does not read it.
+      for (const auto& problem : check_tier_keys(tier, path.string(), template_reads)) {
         print_message(std::cerr, problem.where().file + ": " + problem.json_pointer() +
                                      ": warning: " + problem.message());
       }
@@ -175,13 +193,15 @@ int list_tiers(const std::vector<std::string>& args) {
   }
   std::map<std::string, fs::path> seen;
   bool ok = true;
+  const std::vector<std::string> reads =
+      family ? family_template_reads(*family, family_arg) : std::vector<std::string>{};
   if (family) {
     std::vector<fs::path> named;
     for (const auto& tier : family->tiers) {
       if (is_tier_path(tier.ref)) named.push_back(family_file.parent_path() / tier.ref);
     }
     if (!named.empty())
-      ok = print_tier_group("named by path in " + family_file.string(), named, seen) && ok;
+      ok = print_tier_group("named by path in " + family_file.string(), named, seen, reads) && ok;
   }
   for (const auto& dir : tier_search_path(family_file, data_dir())) {
     std::string heading = std::string(to_string(dir.origin)) + " " + dir.path.string();
@@ -194,7 +214,7 @@ int list_tiers(const std::vector<std::string>& args) {
       print_message(std::cout, "  (not a directory)");
       continue;
     }
-    ok = print_tier_group(heading, json_files(dir.path, "shipped tiers"), seen) && ok;
+    ok = print_tier_group(heading, json_files(dir.path, "shipped tiers"), seen, reads) && ok;
   }
   return ok ? kSuccess : kError;
 }

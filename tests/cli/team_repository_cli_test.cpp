@@ -224,6 +224,10 @@ TEST_F(TeamRepositoryCliTest, ATierKeyTheTemplateReadsIsTheTeamsOwnValue) {
   auto result = run_cli({"generate", family.string(), "-o", out.string()});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(Json::parse(read_file(out / "a100x8.json")).at("comms_logger").at("enabled"), true);
+  // list tiers --family knows the family's template: no warning for its value.
+  auto list = run_cli({"list", "tiers", "--family", family.string()});
+  EXPECT_EQ(list.exit_code, 0);
+  EXPECT_EQ(list.err, "");
   // The shipped template reads no comms_logging: there the key is an error.
   write("family.json", R"({"name": "team", "template": "deepspeed/config.json.j2",
                            "tiers": ["a100x8"]})");
@@ -232,6 +236,11 @@ TEST_F(TeamRepositoryCliTest, ATierKeyTheTemplateReadsIsTheTeamsOwnValue) {
   EXPECT_NE(shipped.err.find(": /comms_logging: error: unknown key 'comms_logging' in a tier"),
             std::string::npos)
       << shipped.err;
+  auto shipped_list = run_cli({"list", "tiers", "--family", family.string()});
+  EXPECT_EQ(shipped_list.exit_code, 0);
+  EXPECT_NE(shipped_list.err.find(": /comms_logging: warning: unknown key 'comms_logging'"),
+            std::string::npos)
+      << shipped_list.err;
 }
 
 // A team copies the shipped `precision` block to change one key: from then on the values that
