@@ -3,11 +3,15 @@
 #include "common_options.hpp"
 
 #include <algorithm>
+#include <set>
 #include <thread>
 
 #include "command.hpp"
 #include "generate/family_inputs.hpp"
+#include "template/analyzer.hpp"
+#include "template_values.hpp"
 #include "zeroforge/error.hpp"
+#include "zeroforge/family.hpp"
 
 namespace zf::cli {
 namespace po = boost::program_options;
@@ -41,11 +45,11 @@ fs::path resolve_tier(const std::string& tier) {
       throw Error(ErrorKind::Usage, "tier file '" + tier + "' not found");
     return tier;
   }
-  fs::path path = builtin_presets_dir() / "tiers" / (tier + ".json");
-  if (!fs::is_regular_file(path, ec)) {
-    throw Error(ErrorKind::Usage, "unknown tier '" + tier + "' (no " + path.string() + ")");
-  }
-  return path;
+  const std::vector<TierDirectory> search = tier_search_path({}, data_dir());
+  if (auto path = find_tier(tier, search)) return *path;
+  throw Error(ErrorKind::Usage,
+              "unknown tier '" + tier + "' (no " + tier + ".json on the tier search path: " +
+                  describe_search_path(search) + "; 'zeroforge list tiers' shows the tiers found)");
 }
 
 void add_validation_options(po::options_description& options, ValidationInputs& inputs,
@@ -99,10 +103,14 @@ GenerateRequest family_request(const std::string& family, const CommonInputs& in
   return request;
 }
 
-void apply_value_layers(const CommonInputs& inputs, LayeredValues& values) {
+void apply_value_layers(const CommonInputs& inputs, LayeredValues& values, const Template& tpl) {
   if (!inputs.tier.empty()) {
     fs::path tier = resolve_tier(inputs.tier);
-    values.apply({LayerKind::Tier, tier.string()}, load_tier_file(tier));
+    nlohmann::ordered_json tier_values = load_tier_file(tier);
+    const std::set<std::string> reads =
+        detail::find_names_read(tpl.tree(), tpl.environment()).names;
+    throw_problems(check_tier_keys(tier_values, tier.string(), {reads.begin(), reads.end()}));
+    values.apply({LayerKind::Tier, tier.string()}, std::move(tier_values));
   }
   for (const auto& file : inputs.values_files) {
     values.apply({LayerKind::ValuesFile, file}, load_values_file(file));

@@ -11,6 +11,7 @@
 #include "plugin_options.hpp"
 #include "zeroforge/environment.hpp"
 #include "zeroforge/generate.hpp"
+#include "zeroforge/template.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf::cli {
@@ -34,7 +35,8 @@ void add_value_options(boost::program_options::options_description& options, Com
 /// The search path: --template-dir directories in order, then the built-in templates.
 std::unique_ptr<Environment> make_environment(const CommonInputs& inputs);
 
-/// Resolves a tier name (`small`) or path (`my/tier.json`) to a file; throws if missing.
+/// Resolves a tier name (`small`, on the tier search path: ZEROFORGE_TIER_PATH, then the
+/// built-in tiers) or path (`my/tier.json`) to a file; throws if missing.
 std::filesystem::path resolve_tier(const std::string& tier);
 
 /// What --validate and --no-validate collected.
@@ -67,7 +69,8 @@ unsigned checked_jobs(const char* command, bool given, long long jobs);
 GenerateRequest family_request(const std::string& family, const CommonInputs& inputs,
                                const PluginInputs& plugin_inputs);
 
-/// Applies the tier, then --values files in order, then --set in order.
-void apply_value_layers(const CommonInputs& inputs, LayeredValues& values);
+/// Applies the tier, then --values files in order, then --set in order. The tier's keys are
+/// checked (check_tier_keys) against what `tpl` reads; every unknown one is reported.
+void apply_value_layers(const CommonInputs& inputs, LayeredValues& values, const Template& tpl);
 
 }  // namespace zf::cli

@@ -160,7 +160,7 @@ int explain_template(const ExplainOptions& opt) {
   const TemplateDefaults defaults = load_template_defaults(*environment, opt.subject);
   LayeredValues values;
   apply_template_defaults(defaults, values);
-  apply_value_layers(opt.inputs, values);
+  apply_value_layers(opt.inputs, values, *tpl);
   auto hooks = plugins->run_values_hooks(
       values,
       {{"template", opt.subject}, {"tier", opt.inputs.tier}, {"pinned", defaults.pins.names()}});

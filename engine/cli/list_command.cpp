@@ -3,11 +3,16 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "command.hpp"
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
+#include "generate/family_inputs.hpp"
 #include "plugin_options.hpp"
+#include "template/analyzer.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/family.hpp"
 #include "zeroforge/values.hpp"
@@ -100,23 +105,118 @@ int list_presets(const std::vector<std::string>& args) {
   return kSuccess;
 }
 
-int list_tiers(const std::vector<std::string>& args) {
-  if (plain_listing_help(args, "tiers",
-                         "Lists the shipped tiers (presets/tiers/): nodes, GPUs and their memory, "
-                         "host memory, NVMe path and micro batch."))
-    return kSuccess;
-  for (const auto& path : json_files(builtin_presets_dir() / "tiers", "shipped tiers")) {
-    Json tier = load_tier_file(path);
-    std::string line = path.stem().string() + "  " + number(tier, "nodes") + " node(s) x " +
-                       number(tier, "gpus_per_node") + " GPU(s) of " +
-                       number(tier, "gpu_memory_gib") + " GiB, " + number(tier, "cpu_memory_gib") +
-                       " GiB host memory";
-    if (auto nvme = tier.find("nvme_path"); nvme != tier.end() && nvme->is_string()) {
-      line += ", NVMe at " + nvme->get<std::string>();
-    }
-    print_message(std::cout, line + "; micro batch " + number(tier, "micro_batch_size"));
+// One tier's line: its facts, as a tier file states them.
+std::string tier_facts(const Json& tier) {
+  std::string line = number(tier, "nodes") + " node(s) x " + number(tier, "gpus_per_node") +
+                     " GPU(s) of " + number(tier, "gpu_memory_gib") + " GiB, " +
+                     number(tier, "cpu_memory_gib") + " GiB host memory";
+  if (auto nvme = tier.find("nvme_path"); nvme != tier.end() && nvme->is_string()) {
+    line += ", NVMe at " + nvme->get<std::string>();
   }
-  return kSuccess;
+  return line + "; micro batch " + number(tier, "micro_batch_size");
+}
+
+// What the family's template reads (a tier key it reads is the family's own value), or nothing
+// when the template does not load here (a plugin's function, say): generate reports that.
+std::vector<std::string> family_template_reads(const Family& family,
+                                               const std::string& family_arg) {
+  try {
+    const GenerateRequest request = family_request(family_arg, CommonInputs{}, PluginInputs{});
+    auto environment = pipeline::make_environment(request, pipeline::family_template_dirs(family));
+    auto tpl = environment->load(family.template_name);
+    const std::set<std::string> names = detail::find_names_read(tpl->tree(), *environment).names;
+    return {names.begin(), names.end()};
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+// Prints the tiers of `files` under a heading; a name found before is shown as shadowed.
+// Returns false when a tier file could not be read (its error is printed, the listing goes on).
+bool print_tier_group(const std::string& heading, const std::vector<fs::path>& files,
+                      std::map<std::string, fs::path>& seen,
+                      const std::vector<std::string>& template_reads) {
+  print_message(std::cout, heading + ":");
+  if (files.empty()) print_message(std::cout, "  (no tiers)");
+  bool ok = true;
+  std::size_t width = 0;
+  for (const auto& path : files) width = std::max(width, path.stem().string().size());
+  for (const auto& path : files) {
+    std::string name = path.stem().string();
+    std::string shown = name;
+    shown.resize(width, ' ');
+    if (auto first = seen.find(name); first != seen.end()) {
+      print_message(std::cout, "  " + shown + "  shadowed by " + first->second.string());
+      continue;
+    }
+    seen.emplace(name, path);
+    try {
+      const Json tier = load_tier_file(path);
+      print_message(std::cout, "  " + shown + "  " + tier_facts(tier));
+      // A key outside the contract may be one of another template's values: a warning here,
+      // an error where the tier is used with a template that does not read it.
+      for (const auto& problem : check_tier_keys(tier, path.string(), template_reads)) {
+        print_message(std::cerr, problem.where().file + ": " + problem.json_pointer() +
+                                     ": warning: " + problem.message());
+      }
+    } catch (const Error& error) {
+      print_message(std::cout, "  " + shown + "  unreadable (below)");
+      print_error(std::cerr, error);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+int list_tiers(const std::vector<std::string>& args) {
+  std::string family_arg;
+  po::options_description options("zeroforge list tiers [options]");
+  options.add_options()("help,h", "show this help")(
+      "family", po::value(&family_arg),
+      "also the family's tiers: tiers/ beside FAMILY (a file or shipped name), searched first, "
+      "and the tier files it names by path");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(options).run(), vm);
+  if (vm.count("help")) {
+    std::cout << "Lists the tiers on the tier search path, directory by directory in search "
+                 "order:\ntiers/ beside the family (with --family), ZEROFORGE_TIER_PATH, then the "
+                 "built-in\ntiers. A name found earlier on the path shadows the later ones.\n\n"
+              << options << '\n';
+    return kSuccess;
+  }
+  po::notify(vm);
+  std::optional<Family> family;
+  fs::path family_file;
+  if (!family_arg.empty()) {
+    family_file = pipeline::resolve_family(family_arg, data_dir());
+    family = load_family(family_file);
+  }
+  std::map<std::string, fs::path> seen;
+  bool ok = true;
+  const std::vector<std::string> reads =
+      family ? family_template_reads(*family, family_arg) : std::vector<std::string>{};
+  if (family) {
+    std::vector<fs::path> named;
+    for (const auto& tier : family->tiers) {
+      if (is_tier_path(tier.ref)) named.push_back(family_file.parent_path() / tier.ref);
+    }
+    if (!named.empty())
+      ok = print_tier_group("named by path in " + family_file.string(), named, seen, reads) && ok;
+  }
+  for (const auto& dir : tier_search_path(family_file, data_dir())) {
+    std::string heading = std::string(to_string(dir.origin)) + " " + dir.path.string();
+    if (dir.origin == TierOrigin::Family) heading = dir.path.string() + " (beside the family)";
+    // The shipped tiers must be there (a listing without them would read as "none ship"); a
+    // team's directory or one of ZEROFORGE_TIER_PATH may not exist yet.
+    std::error_code ec;
+    if (dir.origin != TierOrigin::BuiltIn && !fs::is_directory(dir.path, ec)) {
+      print_message(std::cout, heading + ":");
+      print_message(std::cout, "  (not a directory)");
+      continue;
+    }
+    ok = print_tier_group(heading, json_files(dir.path, "shipped tiers"), seen, reads) && ok;
+  }
+  return ok ? kSuccess : kError;
 }
 
 struct Listing {
@@ -128,7 +228,7 @@ struct Listing {
 const Listing kListings[] = {
     {"templates", "entry templates on the search path (--all adds partials)", list_templates},
     {"presets", "the shipped families (presets/families)", list_presets},
-    {"tiers", "the shipped tiers (presets/tiers)", list_tiers},
+    {"tiers", "tiers on the tier search path (--family adds a family's own)", list_tiers},
     {"plugins", "plugins on the plugin search path", list_plugins},
 };
 

@@ -58,9 +58,10 @@ int run_render(const std::vector<std::string>& args) {
   plugins->register_functions(*environment);
   check_template_argument(*environment, template_name);
   const TemplateDefaults defaults = load_template_defaults(*environment, template_name);
+  auto tpl = environment->load(template_name);
   LayeredValues values;
   apply_template_defaults(defaults, values);
-  apply_value_layers(inputs, values);
+  apply_value_layers(inputs, values, *tpl);
   const nlohmann::ordered_json hook_context = {
       {"template", template_name}, {"tier", inputs.tier}, {"pinned", defaults.pins.names()}};
   auto hooks = plugins->run_values_hooks(values, hook_context);
@@ -69,8 +70,8 @@ int run_render(const std::vector<std::string>& args) {
     return kFindings;
   }
   check_template_values(defaults, values);
-  auto tpl = environment->load(template_name);
   warn_unread_values(*tpl, values);
+  warn_overridden_block_values(*tpl, values);
   Value context = Value::from_json(values.merged());
   std::string text;
   if (tpl->is_json()) {

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "diagnostic_printer.hpp"
+#include "generate/block_overrides.hpp"
 
 namespace zf::cli {
 
@@ -48,6 +49,18 @@ void warn_unread_values(const Template& tpl, const LayeredValues& values) {
                                  " never reads it (a typo? `zeroforge explain " + tpl.name() +
                                  "` lists what it reads)");
   }
+}
+
+void warn_overridden_block_values(const Template& tpl, const LayeredValues& values) {
+  std::vector<pipeline::ValueSet> sets;
+  for (const auto& [pointer, source] : values.leaves()) {
+    if (source.kind != LayerKind::Set && source.kind != LayerKind::ValuesFile &&
+        source.kind != LayerKind::Tier)
+      continue;
+    sets.push_back({pointer.substr(1, pointer.find('/', 1) - 1), source.label});
+  }
+  for (const auto& line : pipeline::overridden_block_warnings(tpl, sets))
+    print_message(std::cerr, line);
 }
 
 void throw_problems(const std::vector<Error>& problems) {

@@ -45,6 +45,11 @@ bool is_plugin_fact(std::string_view top_level_name);
 /// (`--set frobnicate=1`: a typo, or a value for another template), naming where it was set.
 void warn_unread_values(const Template& tpl, const LayeredValues& values);
 
+/// Warns on stderr about each value a tier, values file or --set gave that only a block of a
+/// parent template reads, a block `tpl` overrides without super() (pipeline::
+/// overridden_block_warnings): the value has no effect.
+void warn_overridden_block_values(const Template& tpl, const LayeredValues& values);
+
 /// Throws the last of `problems` after printing the others (a no-op when empty).
 void throw_problems(const std::vector<Error>& problems);
 

@@ -3,8 +3,8 @@
 // the tojson filter) and the escapes JSON and Python literals share (JSON reader, template
 // parser), the 8-byte test for plain JSON string bytes (JSON reader and writer), UTF-8
 // encoding and checking (string escapes in templates and JSON, readers of input), the one
-// check for characters that end or control a line (launch values, output paths) and edit
-// distance (did-you-mean suggestions for values and configs).
+// check for characters that end or control a line (launch values, output paths), and the
+// did-you-mean rule (zeroforge/nearest_name.hpp in the plugin SDK, shared with plugins).
 #pragma once
 
 #include <algorithm>
@@ -14,6 +14,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "zeroforge/nearest_name.hpp"
 
 namespace zf::detail {
 
@@ -209,46 +211,8 @@ inline std::string quoted_for_message(std::string_view text) {
   return out + "\"";
 }
 
-/// Levenshtein distance (insertions, deletions, substitutions), one row of memory.
-inline std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-/// The candidate a mistyped `key` most likely meant, or "". One rule for the values contract
-/// and the validator, so both suggest the same: a candidate that `key` cuts short
-/// (`reduce_bucket` for `reduce_bucket_size`; five characters at least) wins, else the
-/// nearest within 1 edit, 2 from 10 characters, 3 from 15 and 4 from 20
-/// (`stage3_max_live_params` for `stage3_max_live_parameters`).
-template <typename Range>
-std::string nearest_name(std::string_view key, const Range& candidates) {
-  if (key.size() >= 5) {
-    for (const auto& candidate : candidates) {
-      if (std::string_view(candidate).starts_with(key) && std::string_view(candidate) != key)
-        return std::string(candidate);
-    }
-  }
-  const std::size_t limit = std::max<std::size_t>(1, std::min<std::size_t>(4, key.size() / 5));
-  std::string best;
-  std::size_t best_distance = limit + 1;
-  for (const auto& candidate : candidates) {
-    const std::size_t d = edit_distance(key, candidate);
-    if (d < best_distance) {
-      best_distance = d;
-      best = std::string(candidate);
-    }
-  }
-  return best;
-}
+// Edit distance and did-you-mean: one rule for the host and plugins, in the plugin SDK.
+using sdk::edit_distance;
+using sdk::nearest_name;
 
 }  // namespace zf::detail

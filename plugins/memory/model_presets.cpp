@@ -8,6 +8,11 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "zeroforge/nearest_name.hpp"
 
 namespace zf::memory {
 namespace fs = std::filesystem;
@@ -18,6 +23,32 @@ constexpr const char* kShapeKeys[] = {
     "layers",          "hidden",    "heads",  "vocab",
     "seq_len",         "kv_heads",  "mlp",    "intermediate_size",
     "tied_embeddings", "positions", "params", "largest_layer_params"};
+
+// A Hugging Face config.json name copied into a model file (`hidden_size`), as our key.
+std::string hugging_face_name(std::string_view key) {
+  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+      {"num_hidden_layers", "layers"},
+      {"n_layer", "layers"},
+      {"num_layers", "layers"},
+      {"hidden_size", "hidden"},
+      {"n_embd", "hidden"},
+      {"d_model", "hidden"},
+      {"num_attention_heads", "heads"},
+      {"n_head", "heads"},
+      {"vocab_size", "vocab"},
+      {"num_key_value_heads", "kv_heads"},
+      {"n_inner", "intermediate_size"},
+      {"tie_word_embeddings", "tied_embeddings"},
+      {"max_position_embeddings", "positions"},
+      {"n_positions", "positions"},
+      {"seq_length", "seq_len"},
+      {"max_seq_len", "seq_len"},
+  };
+  for (const auto& [hf, ours] : kNames) {
+    if (key == hf) return std::string(ours);
+  }
+  return {};
+}
 
 std::string known_presets(const fs::path& dir) {
   std::set<std::string> names;
@@ -52,7 +83,12 @@ ModelPreset read_model_shape(const nlohmann::json& object, const FieldError& fai
         std::none_of(extra_keys.begin(), extra_keys.end(), is_key)) {
       std::string known;
       for (const char* k : kShapeKeys) known += (known.empty() ? "" : ", ") + std::string(k);
-      fail(key, "unknown key '" + key + "' (expected " + known + ")");
+      std::vector<std::string_view> names(std::begin(kShapeKeys), std::end(kShapeKeys));
+      names.insert(names.end(), extra_keys.begin(), extra_keys.end());
+      std::string guess = hugging_face_name(key);
+      if (guess.empty()) guess = sdk::nearest_name(key, names);
+      fail(key, "unknown key '" + key + "' (expected " + known + ")" +
+                    (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
     }
   }
   auto integer = [&](const char* key, bool required, std::int64_t minimum) -> std::int64_t {

@@ -109,6 +109,12 @@ result = subprocess.run([sys.executable, SCRIPT, "--dry-run", "--model", "llama-
 check(result.returncode == 0 and len(result.stdout.splitlines()) == 4,
       f"subprocess dry run: {result.returncode} {result.stdout!r} {result.stderr!r}")
 
+# bench/measure_vit.py (docs/estimator.md's ViT steps) answers --help without torch too.
+vit = subprocess.run([sys.executable, os.path.join(SOURCE, "bench", "measure_vit.py"), "--help"],
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+check(vit.returncode == 0 and "--micro" in vit.stdout,
+      f"measure_vit.py --help: {vit.returncode} {vit.stdout!r} {vit.stderr!r}")
+
 for failure in failures:
     print("FAIL:", failure)
 print(f"measure_memory: {'failed' if failures else 'passed'}")

@@ -427,8 +427,7 @@ TEST_F(GenerateCliTest, BadFamiliesAreErrorsNamingFileAndPointer) {
   const Case cases[] = {
       {"missing template", R"({"name": "a", "template": "deepspeed/nope.json.j2"})", "",
        "/template: error: template 'deepspeed/nope.json.j2' not found on the template search path "
-       "('zeroforge list "
-       "templates')\n"},
+       "(searched: "},
       {"missing tier",
        R"({"name": "a", "template": "deepspeed/config.json.j2", "tiers": ["huge"]})", "",
        "/tiers/0: error: tier 'huge' not found"},
@@ -685,7 +684,7 @@ TEST_F(GenerateCliTest, ListsTemplatesPresetsAndTiers) {
   }
   auto tiers = run_cli({"list", "tiers"});
   EXPECT_EQ(tiers.exit_code, 0);
-  EXPECT_NE(tiers.out.find("large  8 node(s) x 8 GPU(s) of 79.64 GiB"), std::string::npos)
+  EXPECT_NE(tiers.out.find("  large   8 node(s) x 8 GPU(s) of 79.64 GiB"), std::string::npos)
       << tiers.out;
   EXPECT_EQ(run_cli({"list", "things"}).exit_code, 2);
 }

@@ -73,9 +73,14 @@ TEST(CliTest, HelpCommandShowsTheCommandsHelp) {
             "usage: zeroforge list presets\n\nLists the shipped families (presets/families/) with "
             "their template, tier count and description.\n");
   EXPECT_EQ(run_cli({"list", "tiers", "-h"}).exit_code, 0);
-  auto extra = run_cli({"list", "tiers", "--all"});
+  auto extra = run_cli({"list", "presets", "--all"});
   EXPECT_EQ(extra.exit_code, 2);
-  EXPECT_EQ(extra.err, "zeroforge: error: list tiers takes no options but --help\n");
+  EXPECT_EQ(extra.err, "zeroforge: error: list presets takes no options but --help\n");
+  auto tiers = run_cli({"list", "tiers", "--all"});
+  EXPECT_EQ(tiers.exit_code, 2);
+  EXPECT_EQ(tiers.err,
+            "zeroforge list: error: unrecognised option '--all'\nRun 'zeroforge list --help' for "
+            "usage.\n");
 }
 
 TEST(CliTest, DevicesAreWrittenInPlaceAndWriteErrorsAreErrors) {

@@ -195,12 +195,72 @@ struct Axis {
 
 /// A tier a family emits, with the family's values for that tier only.
 struct TierRef {
-  /// A tier name (`small`, resolved to presets/tiers/small.json) or a path relative to the
-  /// family file (`tiers/site.json`).
+  /// The tier as the family names it: a tier name (`small`, found on the tier search path) or
+  /// a path relative to the family file (`tiers/site.json`: it contains `/` or ends in
+  /// `.json`).
+  std::string ref;
+  /// The tier's name: `ref` itself, or the file stem of a path (`site`). The manifest, the
+  /// output pattern's `tier` and messages use it; include and exclude match either.
   std::string name;
   /// Values layered (as family values) above the base values, for this tier only.
   nlohmann::ordered_json values = nlohmann::ordered_json::object();
+  /// True when an include or exclude entry's `"tier": TEXT` means this tier: TEXT is its name
+  /// or its reference as written.
+  bool matches(std::string_view text) const noexcept { return text == name || text == ref; }
 };
+
+/// True when a tier reference names a file (it contains `/` or ends in `.json`) rather than a
+/// tier on the search path.
+bool is_tier_path(std::string_view ref);
+/// The name of the tier `ref` refers to: `ref` itself, or its file stem for a path
+/// (`../../tiers/a100x8.json` is `a100x8`).
+std::string tier_name_of(std::string_view ref);
+
+/// Why a directory is on the tier search path.
+enum class TierOrigin {
+  Family,       ///< `tiers/` beside the family file
+  Environment,  ///< a directory of ZEROFORGE_TIER_PATH
+  BuiltIn,      ///< the shipped tiers, `DATA_DIR/presets/tiers`
+};
+
+/// "beside the family", "ZEROFORGE_TIER_PATH" or "built-in": how `list tiers` and messages
+/// say where a tier comes from.
+std::string_view to_string(TierOrigin origin) noexcept;
+
+/// One directory of the tier search path.
+struct TierDirectory {
+  std::filesystem::path path;
+  TierOrigin origin;
+};
+
+/// Where a tier name is looked up, first match winning: `tiers/` beside `family_file` (when
+/// one is given), then each directory of the colon-separated ZEROFORGE_TIER_PATH (empty
+/// entries skipped), then `data_dir/presets/tiers`. A team's repository comes first, so a
+/// checkout generates the same configs whatever the environment of the machine.
+///
+///     auto path = zf::tier_search_path("teams/vision/family.json", "/usr/share/zeroforge");
+///     // teams/vision/tiers, $ZEROFORGE_TIER_PATH..., /usr/share/zeroforge/presets/tiers
+std::vector<TierDirectory> tier_search_path(const std::filesystem::path& family_file,
+                                            const std::filesystem::path& data_dir);
+
+/// The file of tier `name`: `NAME.json` in the first directory of `path` that has it, or
+/// nullopt.
+std::optional<std::filesystem::path> find_tier(std::string_view name,
+                                               const std::vector<TierDirectory>& path);
+
+/// The directories of `path`, comma-separated, for "not found (searched: ...)" messages.
+std::string describe_search_path(const std::vector<TierDirectory>& path);
+
+/// Checks the top-level keys of a tier file (docs/tiers.md): each must be a value the DeepSpeed
+/// values contract knows (docs/values.md: the cluster facts, policy such as micro_batch_size,
+/// the values plugins read) or one of `template_reads` (what the template rendered with the
+/// tier reads: a team's own values); `tier` is reserved (a tier is named after its file).
+/// Returns one Values error per other key, at `file` and `/KEY`, with a did-you-mean:
+///
+///     tiers/a100x8.json: /gpu_mem_gib: error: unknown key 'gpu_mem_gib' in a tier; did you
+///     mean 'gpu_memory_gib'? ...
+std::vector<Error> check_tier_keys(const nlohmann::ordered_json& tier, const std::string& file,
+                                   const std::vector<std::string>& template_reads = {});
 
 /// A plugin a family loads: a name or path, and its options (a JSON object).
 struct PluginRef {
@@ -216,6 +276,9 @@ struct Family {
   std::string description;
   /// The template every config renders, e.g. `deepspeed/config.json.j2`.
   std::string template_name;
+  /// Template directories, as written (relative to the family file): searched after
+  /// `--template-dir` and before the built-in templates.
+  std::vector<std::string> template_dirs;
   /// The values contract ("deepspeed"), when the template's directory does not declare one.
   std::string contract;
   /// The output path pattern, a template over the variant's values plus `tier`, `family` and

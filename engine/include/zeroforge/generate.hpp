@@ -155,7 +155,11 @@ struct GenerateResult {
   /// or extend, defaults.json files, values files, plugin libraries and what plugins reported
   /// reading), sorted, each once: a build system's dependencies.
   std::vector<std::filesystem::path> inputs;
-  /// Notes and warnings, when the request has no on_message.
+  /// Notes and warnings, when the request has no on_message; then, whenever exit_code is not
+  /// 0 (on_message or not), why: diagnostic_lines(result). Printing them is all a program
+  /// needs to say what went wrong:
+  ///
+  ///     for (const auto& message : result.messages) std::cerr << message << '\n';
   std::vector<std::string> messages;
   /// With `keep_manifest`, once every config was made: the text of `manifest`, as this run
   /// wrote it (or would have).
@@ -167,6 +171,14 @@ struct GenerateResult {
 /// that cannot start (an unknown family, a missing file, bad JSON in an input, an unusable
 /// output directory) and for I/O failures, leaving the directory as it was.
 GenerateResult generate(const GenerateRequest& request);
+
+/// Why `result` failed, one line each, as the CLI prints them (without the source line and
+/// caret under a located error): each values problem (`f.json: /values/stage: error: ...`)
+/// and then `zeroforge: error: family 'NAME' not generated; nothing was written`; or the
+/// template error and the variant it was rendering; or each plugin refusal
+/// (`f.json: error [memory]: ...`); or the validator's findings. Empty when exit_code is 0,
+/// and for a check that found the directory out of date (`files` lists what differs).
+std::vector<std::string> diagnostic_lines(const GenerateResult& result);
 
 /// The shipped templates and presets when a request names none: ZEROFORGE_DATA_DIR, else
 /// `<executable>/../share/zeroforge` (the build tree and an install are laid out alike).

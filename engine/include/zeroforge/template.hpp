@@ -17,6 +17,19 @@ namespace detail {
 struct TemplateTree;
 }
 
+/// A block of a parent template that never renders, because a template extending it overrides
+/// the block without calling `super()`; and the names only that block reads, which then have
+/// no effect on the output (a team copying the `precision` block to change one key leaves
+/// `fp16` unread: `--set fp16.loss_scale_window=2000` changes nothing).
+struct OverriddenBlock {
+  std::string block;          ///< the block's name, e.g. `precision`
+  std::string parent;         ///< the template whose block never renders
+  std::string overridden_by;  ///< the nearest template below it whose override cuts it off
+  /// Names the block reads that nothing rendered reads (the overriding blocks, the rest of
+  /// every template in the chain, what they include), sorted; never empty.
+  std::vector<std::string> unread;
+};
+
 /// A parsed template. Immutable: `render` is const and may run concurrently.
 ///
 ///     auto tpl = env.load("deepspeed/config.json.j2");
@@ -52,6 +65,13 @@ class Template {
   /// The template this one extends when a top-level `{% extends "NAME" %}` names it with a
   /// string literal (a computed parent is known only when rendering), else nullopt.
   std::optional<std::string> static_parent() const;
+
+  /// The blocks of the templates this one extends (through static `extends`, every level)
+  /// that never render and leave names unread, parents nearest first, then by block name.
+  /// A parent that cannot be loaded ends the chain (rendering reports it).
+  ///
+  ///     for (const auto& block : tpl->overridden_blocks())  // block.unread: {"fp16"}
+  std::vector<OverriddenBlock> overridden_blocks() const;
 
   const detail::TemplateTree& tree() const noexcept { return *tree_; }
   const Environment& environment() const noexcept { return environment_; }

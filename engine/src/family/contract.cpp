@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "checked_math.hpp"
+#include "family/value_names.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/family.hpp"
@@ -924,6 +925,10 @@ const std::vector<std::string_view>& trainer_filled_keys() {
   static const std::vector<std::string_view> keys(kTrainerKeys.begin(), kTrainerKeys.end());
   return keys;
 }
+
+namespace detail {
+std::span<const std::string_view> contract_value_names() noexcept { return kKnownNames; }
+}  // namespace detail
 
 ContractCheck check_deepspeed_values(const nlohmann::ordered_json& values,
                                      const SourcedValues* sources) {

@@ -359,7 +359,13 @@ Expansion expand_family(Family family, std::vector<Tier> tiers,
   bool product = !family.axes.empty() || family.include.empty();
 
   for (std::size_t tier : tier_indices) {
-    const Json tier_name = tier == Variant::npos ? std::string() : family.tiers[tier].name;
+    const TierRef* tier_ref = tier == Variant::npos ? nullptr : &family.tiers[tier];
+    // An entry's `tier` names a tier by its name or as the family wrote it (a path).
+    auto is_this_tier = [tier_ref](const Json& value) {
+      return value.is_string()
+                 ? (tier_ref != nullptr && tier_ref->matches(value.get<std::string>()))
+                 : false;
+    };
     // The axis product, last axis fastest, like nested loops written in axis order.
     std::vector<std::size_t> index(family.axes.size(), 0);
     std::size_t position = 0;
@@ -367,9 +373,8 @@ Expansion expand_family(Family family, std::vector<Tier> tiers,
       bool excluded = false;
       for (std::size_t e = 0; e < excludes.size(); ++e) {
         bool match = std::all_of(excludes[e].begin(), excludes[e].end(), [&](const auto& term) {
-          const Json& chosen =
-              term.first == kTier ? tier_name : family.axes[term.first].values[index[term.first]];
-          return chosen == *term.second;
+          if (term.first == kTier) return is_this_tier(*term.second);
+          return family.axes[term.first].values[index[term.first]] == *term.second;
         });
         if (match) {
           exclude_used[e] = true;
@@ -384,7 +389,7 @@ Expansion expand_family(Family family, std::vector<Tier> tiers,
     }
     for (std::size_t i = 0; i < family.include.size(); ++i) {
       const Json& entry = family.include[i];
-      if (auto it = entry.find("tier"); it != entry.end() && *it != tier_name) continue;
+      if (auto it = entry.find("tier"); it != entry.end() && !is_this_tier(*it)) continue;
       expansion.add_member({tier, i, 0});
     }
   }

@@ -2,6 +2,7 @@
 // Family files: reading and checking the JSON format of docs/families.md into zf::Family.
 // Every error names the file and the JSON pointer of the offending field.
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 #include "text_helpers.hpp"
@@ -13,9 +14,16 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr std::string_view kFields[] = {"name",    "description", "template", "contract",
-                                        "output",  "values",      "axes",     "include",
-                                        "exclude", "tiers",       "plugins",  "companions"};
+constexpr std::string_view kFields[] = {
+    "name", "description", "template", "template_dirs", "contract", "output",    "values",
+    "axes", "include",     "exclude",  "tiers",         "plugins",  "companions"};
+
+// "; did you mean 'x'?" for a mistyped field, or "".
+template <typename Range>
+std::string did_you_mean(const std::string& key, const Range& fields) {
+  const std::string guess = detail::nearest_name(key, fields);
+  return guess.empty() ? "" : "; did you mean '" + guess + "'?";
+}
 
 class FamilyReader {
  public:
@@ -48,8 +56,9 @@ class FamilyReader {
       if (std::find(std::begin(kFields), std::end(kFields), key) == std::end(kFields)) {
         fail("/" + escape_pointer_segment(key),
              "unknown field '" + key +
-                 "' (expected name, description, template, contract, output, values, axes, "
-                 "include, exclude, tiers, plugins, companions)");
+                 "' (expected name, description, template, template_dirs, contract, output, "
+                 "values, axes, include, exclude, tiers, plugins, companions)" +
+                 did_you_mean(key, kFields));
       }
     }
     Family family;
@@ -63,6 +72,7 @@ class FamilyReader {
     }
     family.description = string_field(json, "description", false);
     family.template_name = string_field(json, "template", true);
+    read_template_dirs(json, family);
     family.contract = string_field(json, "contract", false);
     if (json.contains("output")) family.output = string_field(json, "output", true);
     if (auto it = json.find("values"); it != json.end()) {
@@ -98,7 +108,8 @@ class FamilyReader {
     for (const auto& [key, value] : entry.items()) {
       if (key != "name" && key != "options") {
         fail(pointer + "/" + escape_pointer_segment(key),
-             "unknown field '" + key + "' in a plugin (expected name, options)");
+             "unknown field '" + key + "' in a plugin (expected name, options)" +
+                 did_you_mean(key, std::array<std::string_view, 2>{"name", "options"}));
       }
     }
     plugin.name = string_field_at(entry, "name", pointer);
@@ -107,6 +118,25 @@ class FamilyReader {
       plugin.options = *options;
     }
     return plugin;
+  }
+
+  void read_template_dirs(const Json& json, Family& family) const {
+    auto it = json.find("template_dirs");
+    if (it == json.end()) return;
+    if (!it->is_array()) {
+      fail("/template_dirs",
+           "template_dirs must be a list of directories (relative to the "
+           "family file), got " +
+               it->dump());
+    }
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const Json& entry = (*it)[i];
+      if (!entry.is_string() || entry.get<std::string>().empty()) {
+        fail("/template_dirs/" + std::to_string(i),
+             "a template directory must be a non-empty string, got " + entry.dump());
+      }
+      family.template_dirs.push_back(entry.get<std::string>());
+    }
   }
 
   void read_companions(const Json& json, Family& family) const {
@@ -188,15 +218,16 @@ class FamilyReader {
       std::string pointer = "/tiers/" + std::to_string(i);
       TierRef tier;
       if (entry.is_string()) {
-        tier.name = entry.get<std::string>();
+        tier.ref = entry.get<std::string>();
       } else if (entry.is_object()) {
         for (const auto& [key, value] : entry.items()) {
           if (key != "name" && key != "values") {
             fail(pointer + "/" + escape_pointer_segment(key),
-                 "unknown field '" + key + "' in a tier (expected name, values)");
+                 "unknown field '" + key + "' in a tier (expected name, values)" +
+                     did_you_mean(key, std::array<std::string_view, 2>{"name", "values"}));
           }
         }
-        tier.name = string_field_at(entry, "name", pointer);
+        tier.ref = string_field_at(entry, "name", pointer);
         if (auto values = entry.find("values"); values != entry.end()) {
           if (!values->is_object()) fail(pointer + "/values", "tier values must be an object");
           tier.values = *values;
@@ -204,9 +235,18 @@ class FamilyReader {
       } else {
         fail(pointer, "a tier must be a name or {\"name\", \"values\"}, got " + entry.dump());
       }
-      if (tier.name.empty()) fail(pointer, "empty tier name");
-      for (const auto& other : family.tiers) {
-        if (other.name == tier.name) fail(pointer, "tier '" + tier.name + "' is listed twice");
+      if (tier.ref.empty()) fail(pointer, "empty tier name");
+      tier.name = tier_name_of(tier.ref);
+      if (tier.name.empty()) fail(pointer, "tier file '" + tier.ref + "' has no file name");
+      for (std::size_t j = 0; j < family.tiers.size(); ++j) {
+        const TierRef& other = family.tiers[j];
+        if (other.ref == tier.ref) fail(pointer, "tier '" + tier.ref + "' is listed twice");
+        if (other.name == tier.name) {
+          // The manifest, the output pattern and include/exclude know a tier by its name.
+          fail(pointer, "tier '" + tier.ref + "' is named '" + tier.name + "', as is '" +
+                            other.ref + "' (/tiers/" + std::to_string(j) +
+                            "): a tier is named after its file stem; rename one of the files");
+        }
       }
       family.tiers.push_back(std::move(tier));
     }
@@ -226,7 +266,7 @@ class FamilyReader {
     if (!value.is_string()) fail(pointer, "tier must be a tier name, got " + value.dump());
     std::string name = value.get<std::string>();
     bool known = std::any_of(family.tiers.begin(), family.tiers.end(),
-                             [&](const TierRef& t) { return t.name == name; });
+                             [&](const TierRef& t) { return t.matches(name); });
     if (!known) fail(pointer, "tier '" + name + "' is not one of the family's tiers");
   }
 
@@ -292,6 +332,15 @@ class FamilyReader {
 };
 
 }  // namespace
+
+bool is_tier_path(std::string_view ref) {
+  return ref.find('/') != std::string_view::npos || ref.ends_with(".json");
+}
+
+std::string tier_name_of(std::string_view ref) {
+  if (!is_tier_path(ref)) return std::string(ref);
+  return std::filesystem::path(std::string(ref)).stem().string();
+}
 
 const std::vector<std::string>& companion_kinds() {
   static const std::vector<std::string> kinds = {"deepspeed", "torchrun", "accelerate",

@@ -2,7 +2,11 @@
 // Loading a family and everything it names, for generate and explain.
 #include "family_inputs.hpp"
 
+#include <set>
+
 #include "checked_math.hpp"
+#include "generate/block_overrides.hpp"
+#include "template/analyzer.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/values.hpp"
 
@@ -43,29 +47,64 @@ fs::path display_path(const fs::path& path) {
   return shown;
 }
 
-Tier load_tier(const Family& family, std::size_t index, const fs::path& data_dir,
+Tier load_tier(const Family& family, std::size_t index, const std::vector<TierDirectory>& search,
                std::vector<fs::path>& inputs) {
-  const std::string& name = family.tiers[index].name;
+  const TierRef& ref = family.tiers[index];
   std::string pointer = "/tiers/" + std::to_string(index);
   std::error_code ec;
   fs::path path;
-  if (name.find('/') != std::string::npos || name.ends_with(".json")) {
-    path = fs::path(family.file).parent_path() / name;
+  if (is_tier_path(ref.ref)) {
+    path = fs::path(family.file).parent_path() / ref.ref;
+    if (!fs::is_regular_file(path, ec)) {
+      throw Error(ErrorKind::Values, "tier '" + ref.ref + "' not found (no " + path.string() + ")",
+                  family.file, pointer);
+    }
+  } else if (auto found = find_tier(ref.ref, search)) {
+    path = *found;
   } else {
-    path = data_dir / "presets" / "tiers" / (name + ".json");
-  }
-  if (!fs::is_regular_file(path, ec)) {
-    throw Error(ErrorKind::Values, "tier '" + name + "' not found (no " + path.string() + ")",
+    throw Error(ErrorKind::Values,
+                "tier '" + ref.ref + "' not found on the tier search path (searched: " +
+                    describe_search_path(search) + "); put " + ref.ref +
+                    ".json in tiers/ beside the family or in a ZEROFORGE_TIER_PATH directory, "
+                    "or give its path ('zeroforge list tiers' shows the tiers found)",
                 family.file, pointer);
   }
   inputs.push_back(path);
   nlohmann::ordered_json values = load_tier_file(path);
-  return Tier{name, display_path(path).string(), std::move(values)};
+  return Tier{ref.name, display_path(path).string(), std::move(values)};
 }
 
 }  // namespace
 
-std::unique_ptr<Environment> make_environment(const GenerateRequest& request) {
+std::vector<fs::path> family_template_dirs(const Family& family) {
+  std::vector<fs::path> dirs;
+  const fs::path base = fs::path(family.file).parent_path();
+  for (std::size_t i = 0; i < family.template_dirs.size(); ++i) {
+    fs::path dir = base / family.template_dirs[i];
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+      throw Error(ErrorKind::Values,
+                  "template directory '" + family.template_dirs[i] + "' is not a directory (" +
+                      dir.string() + "; template_dirs are relative to the family file)",
+                  family.file, "/template_dirs/" + std::to_string(i));
+    }
+    dirs.push_back(std::move(dir));
+  }
+  return dirs;
+}
+
+std::string template_not_found(const Family& family, const Environment& environment) {
+  std::string searched;
+  for (const auto& dir : environment.options().search_path)
+    searched += (searched.empty() ? "" : ", ") + dir.string();
+  return "template '" + family.template_name + "' not found on the template search path " +
+         "(searched: " + searched +
+         "); for a team's own templates, list their directory in the family's " +
+         "\"template_dirs\" (relative to the family file) or pass --template-dir DIR";
+}
+
+std::unique_ptr<Environment> make_environment(const GenerateRequest& request,
+                                              const std::vector<fs::path>& family_dirs) {
   EnvironmentOptions options;
   options.trim_blocks = request.trim_blocks;
   options.lstrip_blocks = request.lstrip_blocks;
@@ -76,6 +115,7 @@ std::unique_ptr<Environment> make_environment(const GenerateRequest& request) {
     }
     options.search_path.push_back(dir);
   }
+  options.search_path.insert(options.search_path.end(), family_dirs.begin(), family_dirs.end());
   options.search_path.push_back(data_dir_of(request) / "templates");
   return std::make_unique<Environment>(std::move(options));
 }
@@ -113,6 +153,39 @@ std::unique_ptr<PluginHost> make_plugin_host(const GenerateRequest& request,
   return host;
 }
 
+namespace {
+
+// Every top-level value the family, its tiers, values files and --set give, with where each
+// is written: what an overridden block may leave unread.
+std::vector<ValueSet> values_set(const Family& family, const std::vector<Tier>& tiers,
+                                 const std::vector<Layer>& overrides) {
+  std::vector<ValueSet> sets;
+  const std::string at = family.file + ": ";
+  auto add = [&](const nlohmann::ordered_json& values, const std::string& label) {
+    if (!values.is_object()) return;
+    for (const auto& [name, value] : values.items())
+      sets.push_back({name, label + escape_pointer_segment(name)});
+  };
+  add(family.values, at + "/values/");
+  for (const auto& axis : family.axes) {
+    sets.push_back(
+        {axis.key.substr(0, axis.key.find('.')), at + "/axes/" + escape_pointer_segment(axis.key)});
+  }
+  for (std::size_t i = 0; i < family.include.size(); ++i)
+    add(family.include[i], at + "/include/" + std::to_string(i) + "/");  // its "tier" too: harmless
+  for (std::size_t i = 0; i < family.tiers.size(); ++i)
+    add(family.tiers[i].values, at + "/tiers/" + std::to_string(i) + "/values/");
+  for (const auto& tier : tiers) add(tier.values, tier.file + ": /");
+  for (const auto& layer : overrides) {
+    if (!layer.values.is_object()) continue;
+    for (const auto& [name, value] : layer.values.items())
+      sets.push_back({name, layer.source.label});
+  }
+  return sets;
+}
+
+}  // namespace
+
 FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink& messages) {
   FamilySetup setup;
   const fs::path data_dir = data_dir_of(request);
@@ -121,7 +194,7 @@ FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink&
   setup.inputs.push_back(file);
   // A path the user typed is shown as typed; a shipped family by its place in the sources.
   Family family = load_family(family_arg == file.string() ? file : display_path(file));
-  setup.environment = make_environment(request);
+  setup.environment = make_environment(request, family_template_dirs(family));
 
   std::vector<PluginRequest> requests;
   for (const auto& plugin : family.plugins) requests.push_back({plugin.name, plugin.options});
@@ -130,10 +203,8 @@ FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink&
   setup.plugins->register_functions(*setup.environment);
 
   if (!setup.environment->resolve(family.template_name)) {
-    throw Error(ErrorKind::Values,
-                "template '" + family.template_name +
-                    "' not found on the template search path ('zeroforge list templates')",
-                family.file, "/template");
+    throw Error(ErrorKind::Values, template_not_found(family, *setup.environment), family.file,
+                "/template");
   }
   setup.template_ = setup.environment->load(family.template_name);
   TemplateDefaults defaults =
@@ -142,8 +213,19 @@ FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink&
   setup.pins = std::move(defaults.pins);
 
   std::vector<Tier> tiers;
+  const std::vector<TierDirectory> tier_path = tier_search_path(family.file, data_dir);
   for (std::size_t i = 0; i < family.tiers.size(); ++i)
-    tiers.push_back(load_tier(family, i, data_dir, setup.inputs));
+    tiers.push_back(load_tier(family, i, tier_path, setup.inputs));
+  if (!tiers.empty()) {
+    // A tier's keys: the contract's, or what this family's template reads.
+    const std::set<std::string> reads =
+        detail::find_names_read(setup.template_->tree(), *setup.environment).names;
+    const std::vector<std::string> read_names(reads.begin(), reads.end());
+    for (const Tier& tier : tiers) {
+      std::vector<Error> problems = check_tier_keys(tier.values, tier.file, read_names);
+      if (!problems.empty()) throw problems.front();
+    }
+  }
 
   std::vector<Layer> overrides;
   for (const auto& path : request.values_files) {
@@ -159,6 +241,9 @@ FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink&
     overrides.push_back(
         Layer{LayerSource{LayerKind::Set, label}, std::move(values), label, "", ""});
   }
+  for (const auto& line :
+       overridden_block_warnings(*setup.template_, values_set(family, tiers, overrides)))
+    messages(line);
   setup.expansion = std::make_unique<Expansion>(expand_family(
       std::move(family), std::move(tiers), std::move(defaults.layers), std::move(overrides)));
   return setup;

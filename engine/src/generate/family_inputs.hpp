@@ -45,8 +45,18 @@ std::filesystem::path resolve_family(const std::string& family,
                                      const std::filesystem::path& data_dir);
 
 /// The template search path: the request's template dirs in order (each must be a directory),
-/// then DATA_DIR/templates; trim_blocks and lstrip_blocks as requested.
-std::unique_ptr<Environment> make_environment(const GenerateRequest& request);
+/// then `family_dirs` (a family's template_dirs), then DATA_DIR/templates; trim_blocks and
+/// lstrip_blocks as requested.
+std::unique_ptr<Environment> make_environment(
+    const GenerateRequest& request, const std::vector<std::filesystem::path>& family_dirs = {});
+
+/// A family's `template_dirs`, relative to its file. Throws zf::Error (Values) at
+/// `/template_dirs/N` for one that is not a directory.
+std::vector<std::filesystem::path> family_template_dirs(const Family& family);
+
+/// Why the family's template was not found: the directories searched, and how a team's own
+/// template directory gets on the path (`template_dirs`, `--template-dir`).
+std::string template_not_found(const Family& family, const Environment& environment);
 
 /// Where plugins are searched (the request's plugin dirs, ZEROFORGE_PLUGIN_PATH, the shipped
 /// ones) and the data dir handed to them.
@@ -59,7 +69,7 @@ std::unique_ptr<PluginHost> make_plugin_host(const GenerateRequest& request,
                                              std::vector<PluginRequest> requests,
                                              const MessageSink& messages);
 
-/// Loads the family, its tiers (names from presets/tiers/, paths relative to the family file),
+/// Loads the family, its tiers (names on the tier search path, paths relative to the family file),
 /// the plugins (the family's, then the request's), the template, its defaults, and expands it
 /// with the request's values files and sets as overrides. Errors name the family file and
 /// pointer. Plugin warnings go to `messages` as they are logged.

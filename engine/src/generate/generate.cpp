@@ -165,6 +165,11 @@ std::vector<fs::path> inputs_of(const FamilySetup& setup) {
   return {all.begin(), all.end()};
 }
 
+// A failed result says why in its messages too, where a program that prints them finds it.
+void add_diagnostics(GenerateResult& result) {
+  for (auto& line : diagnostic_lines(result)) result.messages.push_back(std::move(line));
+}
+
 }  // namespace
 
 std::string_view to_string(FileChange change) noexcept {
@@ -259,6 +264,7 @@ GenerateResult generate(const GenerateRequest& request) {
         failure.error, expansion.describe(expansion.variant(failure.variant)), failure.doing};
     result.exit_code = 2;
     result.inputs = inputs_of(setup);
+    add_diagnostics(result);
     return result;
   };
   // As if made one by one in variant order, stopping at the first template error: once a
@@ -319,10 +325,12 @@ GenerateResult generate(const GenerateRequest& request) {
   if (!problems.empty()) {
     result.problems = problems.take();
     result.exit_code = 2;
+    add_diagnostics(result);
     return result;
   }
   if (!result.refusals.empty() || has_errors(result.findings)) {
     result.exit_code = 1;
+    add_diagnostics(result);
     return result;
   }
 

@@ -17,7 +17,9 @@ namespace {
 
 class Analyzer {
  public:
-  explicit Analyzer(const Environment& environment) : env_(environment) {}
+  explicit Analyzer(const Environment& environment,
+                    const std::set<const BlockStmt*>* skip = nullptr)
+      : env_(environment), skip_(skip) {}
 
   void run(const TemplateTree& tree) {
     scopes_.emplace_back();
@@ -31,6 +33,15 @@ class Analyzer {
       if (!guarded_.count(name)) out.insert(name);
     }
     return out;
+  }
+  NamesRead names_read() const {
+    NamesRead out{used_, calls_super_};
+    out.names.insert(guarded_.begin(), guarded_.end());
+    return out;
+  }
+  void run_block(const BlockStmt& block) {
+    scopes_.emplace_back();
+    scoped(block.body);
   }
 
  private:
@@ -136,7 +147,9 @@ class Analyzer {
   }
   void visit_node(const IncludeStmt& node) { follow(*node.name); }
   void visit_node(const ExtendsStmt& node) { follow(*node.name); }
-  void visit_node(const BlockStmt& node) { scoped(node.body); }
+  void visit_node(const BlockStmt& node) {
+    if (skip_ == nullptr || !skip_->count(&node)) scoped(node.body);
+  }
   void visit_node(const MacroStmt& node) {
     declare(node.target.name);
     scopes_.emplace_back();
@@ -200,6 +213,7 @@ class Analyzer {
   // A link of a Chain has no callee or subject of its own (it applies to the chain's value).
   void visit_expr(const Call& node) {
     auto* name = node.callee ? std::get_if<NameRef>(&node.callee->node) : nullptr;
+    if (name && name->name == "super") calls_super_ = true;
     bool global =
         name && name->reaches_outside && !declared(name->name) &&
         (name->name == "super" || env_.functions().find(FunctionKind::Global, name->name));
@@ -229,6 +243,8 @@ class Analyzer {
   std::set<std::string> guarded_;
   std::set<const TemplateTree*> visited_;
   std::vector<std::shared_ptr<const Template>> keep_;
+  const std::set<const BlockStmt*>* skip_;
+  bool calls_super_ = false;
   std::int64_t levels_ = 0;  // the heights of the templates being visited, summed
 };
 
@@ -239,6 +255,19 @@ std::set<std::string> find_required_names(const TemplateTree& tree,
   Analyzer analyzer(environment);
   analyzer.run(tree);
   return analyzer.result();
+}
+
+NamesRead find_names_read(const TemplateTree& tree, const Environment& environment,
+                          const std::set<const BlockStmt*>& skip) {
+  Analyzer analyzer(environment, &skip);
+  analyzer.run(tree);
+  return analyzer.names_read();
+}
+
+NamesRead find_names_read(const BlockStmt& block, const Environment& environment) {
+  Analyzer analyzer(environment);
+  analyzer.run_block(block);
+  return analyzer.names_read();
 }
 
 }  // namespace zf::detail

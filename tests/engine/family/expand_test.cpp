@@ -55,6 +55,19 @@ TEST(FamilyExpandTest, ExcludeRemovesPartialMatchesIncludingTier) {
                                       "small stage=3 offload=cpu", "medium stage=3 offload=cpu"}));
 }
 
+TEST(FamilyExpandTest, ATierFileIsKnownByItsStemAndMatchedByNameOrPath) {
+  Family family = family_of(R"({"name": "f", "template": "t",
+    "axes": {"stage": [2, 3]},
+    "exclude": [{"tier": "../../tiers/a100x8.json", "stage": 2}],
+    "include": [{"stage": 1, "tier": "a100x8"}, {"stage": 0, "tier": "small"}],
+    "tiers": ["../../tiers/a100x8.json", "small"]})");
+  auto expansion = expand_family(family, tiers_of(family), {}, {});
+  EXPECT_EQ(describe_all(expansion),
+            (std::vector<std::string>{"a100x8 stage=3", "a100x8 stage=1", "small stage=2",
+                                      "small stage=3", "small stage=0"}));
+  EXPECT_EQ(expansion.tier_name(expansion.variant(0)), "a100x8");
+}
+
 TEST(FamilyExpandTest, AFamilyThatExcludesEverythingIsAnError) {
   Family family = family_of(R"({"name": "f", "template": "t",
     "axes": {"stage": [2, 3]}, "exclude": [{"tier": "small", "stage": 2}], "tiers": ["small", "large"]})");

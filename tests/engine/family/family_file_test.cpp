@@ -43,6 +43,25 @@ TEST(FamilyFileTest, ReadsEveryField) {
   EXPECT_EQ(family.companions, (std::vector<std::string>{"torchrun", "hf-args"}));
 }
 
+TEST(FamilyFileTest, ATierFileIsNamedAfterItsStemAndMatchedByEither) {
+  Family family = parse_family(Json::parse(R"({
+    "name": "team", "template": "t",
+    "axes": {"stage": [2, 3]},
+    "tiers": ["../../tiers/a100x8.json", {"name": "small"}, "h100x32.json"],
+    "exclude": [{"tier": "../../tiers/a100x8.json", "stage": 2}, {"tier": "h100x32", "stage": 3}],
+    "include": [{"tier": "a100x8", "stage": 1}]})"),
+                               "teams/vision/family.json");
+  ASSERT_EQ(family.tiers.size(), 3u);
+  EXPECT_EQ(family.tiers[0].ref, "../../tiers/a100x8.json");
+  EXPECT_EQ(family.tiers[0].name, "a100x8");
+  EXPECT_EQ(family.tiers[1].ref, "small");
+  EXPECT_EQ(family.tiers[1].name, "small");
+  EXPECT_EQ(family.tiers[2].name, "h100x32");
+  EXPECT_TRUE(family.tiers[0].matches("a100x8"));
+  EXPECT_TRUE(family.tiers[0].matches("../../tiers/a100x8.json"));
+  EXPECT_FALSE(family.tiers[0].matches("tiers/a100x8.json"));
+}
+
 TEST(FamilyFileTest, DefaultsTheOutputPattern) {
   Family family = parse_family(Json::parse(R"({"name": "a", "template": "t.json.j2"})"), "f.json");
   EXPECT_EQ(family.output, "{% if tier %}{{ tier }}/{% endif %}{{ variant }}.json");
@@ -61,8 +80,26 @@ TEST(FamilyFileTest, ReportsEachMistakeWithFileAndPointer) {
       {"missing template", R"({"name": "a"})", "f.json: /: error: missing field 'template'"},
       {"unknown field", R"({"name": "a", "template": "t", "axis": {}})",
        "f.json: /axis: error: unknown field 'axis' (expected name, description, template, "
-       "contract, "
-       "output, values, axes, include, exclude, tiers, plugins, companions)"},
+       "template_dirs, contract, output, values, axes, include, exclude, tiers, plugins, "
+       "companions); did you mean 'axes'?"},
+      {"misspelt field", R"({"name": "a", "template": "t", "template_dir": ["x"]})",
+       "f.json: /template_dir: error: unknown field 'template_dir' (expected name, description, "
+       "template, template_dirs, contract, output, values, axes, include, exclude, tiers, "
+       "plugins, companions); did you mean 'template_dirs'?"},
+      {"unknown field, nothing near", R"({"name": "a", "template": "t", "owner": "me"})",
+       "f.json: /owner: error: unknown field 'owner' (expected name, description, template, "
+       "template_dirs, contract, output, values, axes, include, exclude, tiers, plugins, "
+       "companions)"},
+      {"misspelt plugin field",
+       R"({"name": "a", "template": "t", "plugins": [{"name": "memory", "option": {}}]})",
+       "f.json: /plugins/0/option: error: unknown field 'option' in a plugin (expected name, "
+       "options); did you mean 'options'?"},
+      {"template_dirs not a list", R"({"name": "a", "template": "t", "template_dirs": "x"})",
+       "f.json: /template_dirs: error: template_dirs must be a list of directories (relative to "
+       "the family file), got \"x\""},
+      {"template_dirs entry empty", R"({"name": "a", "template": "t", "template_dirs": ["a", ""]})",
+       "f.json: /template_dirs/1: error: a template directory must be a non-empty string, got "
+       "\"\""},
       {"companions not a list", R"({"name": "a", "template": "t", "companions": "deepspeed"})",
        "f.json: /companions: error: companions must be a list of companion kinds (deepspeed, "
        "torchrun, accelerate, hf-args, hostfile, deepspeed-env), got \"deepspeed\""},
@@ -102,10 +139,23 @@ TEST(FamilyFileTest, ReportsEachMistakeWithFileAndPointer) {
        "f.json: /include/0: error: an include entry must be a non-empty values object, got {}"},
       {"duplicate tier", R"({"name": "a", "template": "t", "tiers": ["small", "small"]})",
        "f.json: /tiers/1: error: tier 'small' is listed twice"},
+      {"two tier files with one stem",
+       R"({"name": "a", "template": "t",
+           "tiers": ["../../site-a/tiers/a100x8.json", "../../site-b/tiers/a100x8.json"]})",
+       "f.json: /tiers/1: error: tier '../../site-b/tiers/a100x8.json' is named 'a100x8', as is "
+       "'../../site-a/tiers/a100x8.json' (/tiers/0): a tier is named after its file stem; rename "
+       "one of the files"},
+      {"a tier file named like a tier on the search path",
+       R"({"name": "a", "template": "t", "tiers": ["small", {"name": "tiers/small.json"}]})",
+       "f.json: /tiers/1: error: tier 'tiers/small.json' is named 'small', as is 'small' "
+       "(/tiers/0): a tier is named after its file stem; rename one of the files"},
+      {"tier path without a file name", R"({"name": "a", "template": "t", "tiers": ["tiers/"]})",
+       "f.json: /tiers/0: error: tier file 'tiers/' has no file name"},
       {"empty tiers", R"({"name": "a", "template": "t", "tiers": []})",
        "f.json: /tiers: error: empty tier list: leave out 'tiers' for configs without a tier"},
       {"bad tier field", R"({"name": "a", "template": "t", "tiers": [{"name": "s", "value": {}}]})",
-       "f.json: /tiers/0/value: error: unknown field 'value' in a tier (expected name, values)"},
+       "f.json: /tiers/0/value: error: unknown field 'value' in a tier (expected name, values); "
+       "did you mean 'values'?"},
       {"bad plugin", R"({"name": "a", "template": "t", "plugins": [3]})",
        "f.json: /plugins/0: error: a plugin must be a name, a path or {\"name\", \"options\"}, got "
        "3"},

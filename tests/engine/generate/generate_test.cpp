@@ -192,6 +192,52 @@ TEST_F(GenerateTest, ATemplateErrorNamesTheVariant) {
   EXPECT_EQ(result.failure->doing, "rendering");
 }
 
+// The documented pattern (docs/pipelines.md) prints result.messages: a family that fails
+// says why there, with or without on_message, in the lines the CLI prints.
+TEST_F(GenerateTest, AFailedRunSaysWhyInItsMessages) {
+  const std::string nested = "vision-team-training-configurations/families/";
+  dir.write(nested + "tpl/broken.json.j2", "{ \"x\": {{ 1 / 0 }} }");
+  struct Case {
+    const char* what;
+    const char* family;
+    std::vector<std::string> expected;  // `DIR/` stands for the family's directory
+  };
+  const Case cases[] = {
+      {"refused values",
+       R"({"name": "bad", "template": "deepspeed/zero3.json.j2",
+           "values": {"offload_optimizer": "tape"}, "tiers": ["medium"]})",
+       {"DIR/family.json: /values/offload_optimizer: error: variant 'medium': "
+        "offload_optimizer must be one of none|cpu|nvme, got \"tape\"",
+        "zeroforge: error: family 'bad' not generated; nothing was written"}},
+      {"a template error",
+       R"({"name": "broken", "template": "broken.json.j2", "template_dirs": ["tpl"],
+           "tiers": ["medium"], "output": "{{ tier }}.json"})",
+       {"DIR/tpl/broken.json.j2:1:13: error: division by zero",
+        "zeroforge: note: while rendering variant 'medium' of DIR/family.json; nothing was "
+        "written"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    GenerateRequest r = request();
+    r.family = dir.write(nested + "family.json", c.family).string();
+    std::vector<std::string> expected;
+    const std::string family_dir = (dir.path() / nested).string();
+    for (std::string line : c.expected) {
+      if (auto at = line.find("DIR/"); at != std::string::npos) line.replace(at, 4, family_dir);
+      expected.push_back(line);
+    }
+    GenerateResult result = generate(r);
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.messages, expected);
+    EXPECT_EQ(diagnostic_lines(result), expected);
+
+    std::vector<std::string> seen;
+    r.on_message = [&](std::string_view line) { seen.emplace_back(line); };
+    EXPECT_EQ(generate(r).messages, expected);
+    EXPECT_TRUE(seen.empty());
+  }
+}
+
 TEST_F(GenerateTest, AnUnknownFamilyThrows) {
   GenerateRequest r = request();
   r.family = "no-such-family";

@@ -291,7 +291,8 @@ TEST(MemoryEstimatorTest, EveryModelPresetLoads) {
   const Case cases[] = {{"gpt2", 124439808},          {"gpt2-xl", 1557611200},
                         {"llama-2-7b", 6738415616},   {"llama-2-13b", 13015864320},
                         {"llama-2-70b", 68976648192}, {"llama-3-8b", 8030261248},
-                        {"llama-3-70b", 70553706496}, {"t5-3b", 2851598336}};
+                        {"llama-3-70b", 70553706496}, {"t5-3b", 2851598336},
+                        {"vit-base-16", 86567656}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     Json out = estimate_json({"--model", c.name});
@@ -633,7 +634,7 @@ TEST(MemoryEstimatorTest, RejectsBadInputWithExactMessages) {
       {{"--model", "llama-9"},
        "unknown model preset 'llama-9' (known: gpt2, gpt2-xl, "
        "llama-2-13b, llama-2-70b, llama-2-7b, llama-3-70b, llama-3-8b, "
-       "t5-3b)"},
+       "t5-3b, vit-base-16)"},
       {{},
        "no model: give --model NAME, --params N, or --layers/--hidden/--heads/--vocab/--seq-len"},
       {{"--layers", "2"},

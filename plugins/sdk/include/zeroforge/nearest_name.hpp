@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// Did-you-mean suggestions, header only: the rule zeroforge uses for values, configs, tiers,
+// families and model files, for plugins to suggest the same names the host would.
+//
+//     std::string guess = zf::sdk::nearest_name("gpu_mem_gib", names);  // "gpu_memory_gib"
+//     if (!guess.empty()) message += "; did you mean '" + guess + "'?";
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace zf::sdk {
+
+/// Levenshtein distance (insertions, deletions, substitutions), one row of memory.
+inline std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+/// True when `key` writes the words of `candidate` (split at `_`) cut short, each word at
+/// least one character and at least one word shorter: `gpu_mem_gib` for `gpu_memory_gib`.
+inline bool abbreviates_words(std::string_view key, std::string_view candidate) {
+  if (key == candidate) return false;
+  while (true) {
+    const std::size_t k = key.find('_'), c = candidate.find('_');
+    const std::string_view key_word = key.substr(0, k), candidate_word = candidate.substr(0, c);
+    if (key_word.empty() || !candidate_word.starts_with(key_word)) return false;
+    if ((k == std::string_view::npos) != (c == std::string_view::npos)) return false;
+    if (k == std::string_view::npos) return true;
+    key.remove_prefix(k + 1);
+    candidate.remove_prefix(c + 1);
+  }
+}
+
+/// The candidate a mistyped `key` most likely meant, or "". A candidate that `key` cuts short
+/// (`reduce_bucket` for `reduce_bucket_size`; five characters at least) wins, else the nearest
+/// within 1 edit, 2 from 10 characters, 3 from 15 and 4 from 20 (`stage3_max_live_params` for
+/// `stage3_max_live_parameters`), else the first candidate whose words `key` abbreviates
+/// (`gpu_mem_gib` for `gpu_memory_gib`).
+template <typename Range>
+std::string nearest_name(std::string_view key, const Range& candidates) {
+  if (key.size() >= 5) {
+    for (const auto& candidate : candidates) {
+      if (std::string_view(candidate).starts_with(key) && std::string_view(candidate) != key)
+        return std::string(candidate);
+    }
+  }
+  const std::size_t limit = std::max<std::size_t>(1, std::min<std::size_t>(4, key.size() / 5));
+  std::string best;
+  std::size_t best_distance = limit + 1;
+  for (const auto& candidate : candidates) {
+    const std::size_t d = edit_distance(key, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = std::string(candidate);
+    }
+  }
+  if (!best.empty()) return best;
+  for (const auto& candidate : candidates) {
+    if (abbreviates_words(key, candidate)) return std::string(candidate);
+  }
+  return best;
+}
+
+}  // namespace zf::sdk
