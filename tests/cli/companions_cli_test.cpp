@@ -304,7 +304,7 @@ TEST(CompanionsCliTest, MatchesTheGoldenFilesOfEachKind) {
   }
   EXPECT_GE(cases, 2u);
   EXPECT_EQ(kinds, (std::set<std::string>{"deepspeed", "torchrun", "accelerate", "hf-args",
-                                          "hostfile", "deepspeed-env"}))
+                                          "hostfile", "deepspeed-env", "slurm"}))
       << "every kind has a golden file";
 }
 
@@ -646,6 +646,44 @@ TEST_F(CompanionsGenerateTest, SiteProfileHostsListedTwiceAreRefusedAtTheirEntry
   EXPECT_FALSE(fs::exists(out()));
 }
 
+TEST_F(CompanionsGenerateTest, SlurmValuesAndRequestsTheTierCannotGiveAreRefusedAtTheirPlace) {
+  std::string f = family(R"({
+    "name": "s", "template": "deepspeed/config.json.j2",
+    "values": {"global_batch_size": 512,
+               "launch": {"slurm": {"partition": "gpu;rm -rf /", "time": "12:00:00"}}},
+    "tiers": ["medium"], "companions": ["slurm"]})");
+  auto partition = run_cli({"generate", f, "-o", out().string()});
+  EXPECT_EQ(partition.exit_code, 2);
+  EXPECT_EQ(partition.err,
+            f + ": /values/launch/slurm/partition: error: variant 'medium': "
+                "launch.slurm.partition: \"gpu;rm -rf /\" is not a SLURM name (letters, digits, "
+                "'_', '-' and '.', not starting with '-')\n"
+                "zeroforge: error: family 's' not generated; nothing was written\n");
+  EXPECT_FALSE(fs::exists(out()));
+
+  // 16 GPUs per node on a tier whose nodes have 8: sbatch would refuse the job, or SLURM
+  // would hold it for ever; zeroforge refuses it where the value was set.
+  dir.write("tiers/gpu8.json", R"({"gpus_per_node": 8, "nodes": 1, "cpu_memory_gib": 512})");
+  family(R"({"name": "s", "template": "deepspeed/config.json.j2",
+             "values": {"global_batch_size": 512}, "tiers": ["tiers/gpu8.json"],
+             "companions": ["slurm"]})");
+  auto gpus =
+      run_cli({"generate", "family.json", "-o", "out", "--set", "gpus_per_node=16"}, dir.path());
+  EXPECT_EQ(gpus.exit_code, 2);
+  EXPECT_EQ(gpus.err,
+            "--set gpus_per_node=16: /gpus_per_node: error: variant 'tiers/gpu8.json': the slurm "
+            "companion asks each node for gpus_per_node=16 GPUs (--gres=gpu:16), but the nodes of "
+            "tier 'tiers/gpu8.json' have 8; SLURM would refuse the job or hold it for ever\n"
+            "zeroforge: error: family 's' not generated; nothing was written\n");
+  EXPECT_FALSE(fs::exists(out()));
+  EXPECT_EQ(run_cli({"generate", "family.json", "-o", "out", "--set", "gpus_per_node=16",
+                     "--companions", "torchrun"},
+                    dir.path())
+                .exit_code,
+            0)
+      << "only a SLURM request is the tier's to refuse";
+}
+
 TEST_F(CompanionsGenerateTest, ReportsBadRequestsAndValuesWithTheirPlace) {
   std::string f = family(kFamily);
   auto unknown =
@@ -653,7 +691,7 @@ TEST_F(CompanionsGenerateTest, ReportsBadRequestsAndValuesWithTheirPlace) {
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_EQ(unknown.err,
             "zeroforge: error: generate: unknown companion 'acelerate' (expected deepspeed, "
-            "torchrun, accelerate, hf-args, hostfile, deepspeed-env)\n");
+            "torchrun, accelerate, hf-args, hostfile, deepspeed-env, slurm)\n");
   auto empty = run_cli({"generate", f, "-o", out().string(), "--companions", "deepspeed,"});
   EXPECT_EQ(empty.exit_code, 2);
   EXPECT_EQ(empty.err,

@@ -294,8 +294,8 @@ class FamilyReader {
 }  // namespace
 
 const std::vector<std::string>& companion_kinds() {
-  static const std::vector<std::string> kinds = {"deepspeed", "torchrun", "accelerate",
-                                                 "hf-args",   "hostfile", "deepspeed-env"};
+  static const std::vector<std::string> kinds = {
+      "deepspeed", "torchrun", "accelerate", "hf-args", "hostfile", "deepspeed-env", "slurm"};
   return kinds;
 }
 

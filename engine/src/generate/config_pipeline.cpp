@@ -173,8 +173,10 @@ bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Manife
     if (value == nullptr && values.globals != nullptr) value = values.globals->as_dict().find(name);
     if (value != nullptr) needed[name] = value->to_json();
   }
-  CompanionPlan plan = plan_companions(target_.companions->kinds(),
-                                       CompanionSubject{entry.path, &config, &facts, &needed});
+  const Tier* tier = variant.tier == Variant::npos ? nullptr : &expansion_.tiers().at(variant.tier);
+  CompanionPlan plan = plan_companions(
+      target_.companions->kinds(),
+      CompanionSubject{entry.path, &config, &facts, &needed, expansion_.family().name, tier});
   if (!plan.problems.empty()) {
     // Placed where each value was written (the values are layered again, with provenance:
     // only for a refused variant).
