@@ -256,6 +256,44 @@ TEST(CompanionsCliTest, EveryCompanionOfEveryShippedFamilyPassesValidateAgainstA
   }
 }
 
+TEST(CompanionsCliTest, EverySlurmScriptOfEveryShippedFamilyPassesValidateAgainstSbatch) {
+  // `validate --against-args "sbatch SCRIPT"` reads the script's directives and its launch, as
+  // the job runs it from DIR, with torchrun and with accelerate on the nodes.
+  TempDir dir;
+  std::size_t checked = 0, refused = 0;
+  for (const auto& family : shipped_families()) {
+    for (const char* launcher : {"torchrun", "accelerate"}) {
+      SCOPED_TRACE(family + " " + launcher);
+      fs::path out = dir.path() / (family + "-" + launcher);
+      auto result = run_cli({"generate", family, "-o", out.string(), "--companions", "slurm",
+                             "--set", std::string("launch.slurm.launcher=") + launcher});
+      ASSERT_EQ(result.exit_code, 0) << result.err;
+      Json manifest = Json::parse(read_file(out / "manifest.json"));
+      for (const auto& entry : manifest.at("configs")) {
+        const std::string path = entry.at("path");
+        const std::string script = entry.at("companions").at("slurm");
+        std::vector<std::string> args = {"validate", path, "--against-args", "sbatch " + script};
+        if (entry.at("hf_auto") == true) args.push_back("--hf");
+        auto valid = run_cli(args, out);
+        EXPECT_EQ(valid.exit_code, 0) << script << "\n" << valid.out << valid.err;
+        ++checked;
+        // sbatch -N on the command line wins over the script's --nodes: another world (99
+        // nodes of any GPU count are no shipped tier's).
+        args[3] = "sbatch -N 99 " + script;
+        auto other = run_cli(args, out);
+        EXPECT_EQ(other.exit_code, 1) << script << "\n" << other.out << other.err;
+        EXPECT_NE(other.out.find("error [args-world-size]: sbatch " + script +
+                                 " asks SLURM for 99 node(s)"),
+                  std::string::npos)
+            << other.out;
+        ++refused;
+      }
+    }
+  }
+  EXPECT_GT(checked, 0u);
+  EXPECT_EQ(refused, checked);
+}
+
 // tests/golden/companions/CASE/family.json, generated, against CASE/expected/ (every file,
 // the manifest too). ZF_UPDATE_GOLDEN=1 rewrites expected/ (review the diff).
 TEST(CompanionsCliTest, MatchesTheGoldenFilesOfEachKind) {
