@@ -699,6 +699,27 @@ TEST_F(CompanionsGenerateTest, SlurmValuesAndRequestsTheTierCannotGiveAreRefused
                 "zeroforge: error: family 's' not generated; nothing was written\n");
   EXPECT_FALSE(fs::exists(out()));
 
+  // The site profile's SLURM values reach every config; a bad one names the plugin.
+  dir.write("site.json", R"({"slurm": {"partition": "gpu", "time": "1 day"}})");
+  family(R"({"name": "s", "template": "deepspeed/config.json.j2",
+             "values": {"global_batch_size": 512}, "tiers": ["medium"],
+             "plugins": [{"name": "site_fields", "options": {"profile": "site.json"}}],
+             "companions": ["slurm"]})");
+  auto site = run_cli({"generate", "family.json", "-o", "out"}, dir.path());
+  EXPECT_EQ(site.exit_code, 2);
+  EXPECT_EQ(site.err,
+            "plugin site_fields: /launch/slurm/time: error: variant 'medium': launch.slurm.time: "
+            "\"1 day\" is not a time limit SLURM reads (minutes, minutes:seconds, "
+            "hours:minutes:seconds, days-hours, days-hours:minutes, days-hours:minutes:seconds, or "
+            "UNLIMITED)\n"
+            "zeroforge: error: family 's' not generated; nothing was written\n");
+  dir.write("site.json", R"({"slurm": {"partition": "gpu", "time": "1-00:00"}})");
+  ASSERT_EQ(run_cli({"generate", "family.json", "-o", "out"}, dir.path()).exit_code, 0);
+  const std::string script = read_file(out() / "medium/config.sbatch");
+  EXPECT_NE(script.find("\n#SBATCH --partition=gpu\n#SBATCH --time=1-00:00\n"), std::string::npos)
+      << script;
+  fs::remove_all(out());
+
   // 16 GPUs per node on a tier whose nodes have 8: sbatch would refuse the job, or SLURM
   // would hold it for ever; zeroforge refuses it where the value was set.
   dir.write("tiers/gpu8.json", R"({"gpus_per_node": 8, "nodes": 1, "cpu_memory_gib": 512})");
