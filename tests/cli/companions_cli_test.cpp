@@ -719,6 +719,35 @@ TEST_F(CompanionsGenerateTest, SlurmValuesAndRequestsTheTierCannotGiveAreRefused
   EXPECT_NE(script.find("\n#SBATCH --partition=gpu\n#SBATCH --time=1-00:00\n"), std::string::npos)
       << script;
   fs::remove_all(out());
+  // Where the config is named from: its directory under DIR, or launch.config_dir's, "/" too.
+  for (const auto& [config_dir, here] : std::vector<std::pair<std::string, std::string>>{
+           {"null", "medium"},
+           {"\"/shared/llama/\"", "/shared/llama/medium"},
+           {"\"/\"", "/medium"}}) {
+    ASSERT_EQ(run_cli({"generate", "family.json", "-o", "out", "--set",
+                       "launch.config_dir=" + config_dir},
+                      dir.path())
+                  .exit_code,
+              0);
+    EXPECT_NE(read_file(out() / "medium/config.sbatch").find("\nhere=" + here + "\n"),
+              std::string::npos)
+        << config_dir;
+  }
+  dir.write("flat.json", R"({"name": "s", "template": "deepspeed/config.json.j2",
+             "values": {"global_batch_size": 512}, "tiers": ["medium"], "output": "z3.json",
+             "companions": ["slurm"]})");
+  for (const auto& [config_dir, here] :
+       std::vector<std::pair<std::string, std::string>>{{"null", "."}, {"\"/\"", "/"}}) {
+    ASSERT_EQ(
+        run_cli({"generate", "flat.json", "-o", "flat", "--set", "launch.config_dir=" + config_dir},
+                dir.path())
+            .exit_code,
+        0);
+    EXPECT_NE(read_file(dir.path() / "flat/z3.sbatch").find("\nhere=" + here + "\n"),
+              std::string::npos)
+        << config_dir;
+  }
+  fs::remove_all(out());
 
   // 16 GPUs per node on a tier whose nodes have 8: sbatch would refuse the job, or SLURM
   // would hold it for ever; zeroforge refuses it where the value was set.
