@@ -5,10 +5,12 @@
 #        ./setup.sh --test   that, and what only the test suites need (check.sh): Chromium for
 #                            the report's browser tests, python3-jinja2 (the template engine's
 #                            oracle in the differential corpus) and python3-yaml (PyYAML, what
-#                            accelerate reads its config with: the YAML reader's oracle)
+#                            accelerate reads its config with: the YAML reader's oracle), and
+#                            SLURM (slurmctld, slurmd, munge, slurm-client: the sbatch scripts
+#                            run on a real cluster the test starts on localhost)
 set -euo pipefail
 packages=(g++ cmake ninja-build make nlohmann-json3-dev libboost-program-options-dev libgtest-dev python3)
-test_packages=(chromium python3-yaml python3-jinja2)
+test_packages=(chromium python3-yaml python3-jinja2 slurmctld slurmd munge slurm-client)
 case "${1:-}" in
   "") ;;
   --test) packages+=("${test_packages[@]}") ;;

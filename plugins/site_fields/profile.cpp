@@ -270,6 +270,12 @@ Profile::Profile(const Json& profile, std::string source, const LaunchCheck& lau
         if (!problem.empty()) checker.fail(where, problem);
       }
       environment_ = value;
+    } else if (key == "slurm") {
+      // launch.slurm for every config: checked, with the values it merges with, where the
+      // slurm companion reads it (its refusals name this plugin and /launch/slurm/KEY).
+      if (!value.is_object())
+        checker.fail(pointer, "expected an object (launch.slurm: partition, account, ...)");
+      slurm_ = value;
     } else if (key == "fields") {
       if (!value.is_object())
         checker.fail(pointer, "expected an object (merged into every config)");
@@ -279,16 +285,17 @@ Profile::Profile(const Json& profile, std::string source, const LaunchCheck& lau
       checker.fail(pointer, "unknown profile key '" + key +
                                 "' (expected nvme_path, tensorboard, wandb, csv_monitor, comet, "
                                 "comms_logger, steps_per_print, fields, allow_unknown_keys, "
-                                "hosts, environment)");
+                                "hosts, environment, slurm)");
     }
   }
 }
 
 Json Profile::launch_values() const {
-  if (hosts_.is_null() && environment_.empty()) return nullptr;
+  if (hosts_.is_null() && environment_.empty() && slurm_.is_null()) return nullptr;
   Json launch = Json::object();
   if (!hosts_.is_null()) launch["hosts"] = hosts_;
   if (!environment_.empty()) launch["environment"] = environment_;
+  if (!slurm_.is_null()) launch["slurm"] = slurm_;
   return {{"launch", std::move(launch)}};
 }
 

@@ -256,6 +256,44 @@ TEST(CompanionsCliTest, EveryCompanionOfEveryShippedFamilyPassesValidateAgainstA
   }
 }
 
+TEST(CompanionsCliTest, EverySlurmScriptOfEveryShippedFamilyPassesValidateAgainstSbatch) {
+  // `validate --against-args "sbatch SCRIPT"` reads the script's directives and its launch, as
+  // the job runs it from DIR, with torchrun and with accelerate on the nodes.
+  TempDir dir;
+  std::size_t checked = 0, refused = 0;
+  for (const auto& family : shipped_families()) {
+    for (const char* launcher : {"torchrun", "accelerate"}) {
+      SCOPED_TRACE(family + " " + launcher);
+      fs::path out = dir.path() / (family + "-" + launcher);
+      auto result = run_cli({"generate", family, "-o", out.string(), "--companions", "slurm",
+                             "--set", std::string("launch.slurm.launcher=") + launcher});
+      ASSERT_EQ(result.exit_code, 0) << result.err;
+      Json manifest = Json::parse(read_file(out / "manifest.json"));
+      for (const auto& entry : manifest.at("configs")) {
+        const std::string path = entry.at("path");
+        const std::string script = entry.at("companions").at("slurm");
+        std::vector<std::string> args = {"validate", path, "--against-args", "sbatch " + script};
+        if (entry.at("hf_auto") == true) args.push_back("--hf");
+        auto valid = run_cli(args, out);
+        EXPECT_EQ(valid.exit_code, 0) << script << "\n" << valid.out << valid.err;
+        ++checked;
+        // sbatch -N on the command line wins over the script's --nodes: another world (99
+        // nodes of any GPU count are no shipped tier's).
+        args[3] = "sbatch -N 99 " + script;
+        auto other = run_cli(args, out);
+        EXPECT_EQ(other.exit_code, 1) << script << "\n" << other.out << other.err;
+        EXPECT_NE(other.out.find("error [args-world-size]: sbatch " + script +
+                                 " asks SLURM for 99 node(s)"),
+                  std::string::npos)
+            << other.out;
+        ++refused;
+      }
+    }
+  }
+  EXPECT_GT(checked, 0u);
+  EXPECT_EQ(refused, checked);
+}
+
 // tests/golden/companions/CASE/family.json, generated, against CASE/expected/ (every file,
 // the manifest too). ZF_UPDATE_GOLDEN=1 rewrites expected/ (review the diff).
 TEST(CompanionsCliTest, MatchesTheGoldenFilesOfEachKind) {
@@ -304,7 +342,7 @@ TEST(CompanionsCliTest, MatchesTheGoldenFilesOfEachKind) {
   }
   EXPECT_GE(cases, 2u);
   EXPECT_EQ(kinds, (std::set<std::string>{"deepspeed", "torchrun", "accelerate", "hf-args",
-                                          "hostfile", "deepspeed-env"}))
+                                          "hostfile", "deepspeed-env", "slurm"}))
       << "every kind has a golden file";
 }
 
@@ -646,6 +684,94 @@ TEST_F(CompanionsGenerateTest, SiteProfileHostsListedTwiceAreRefusedAtTheirEntry
   EXPECT_FALSE(fs::exists(out()));
 }
 
+TEST_F(CompanionsGenerateTest, SlurmValuesAndRequestsTheTierCannotGiveAreRefusedAtTheirPlace) {
+  std::string f = family(R"({
+    "name": "s", "template": "deepspeed/config.json.j2",
+    "values": {"global_batch_size": 512,
+               "launch": {"slurm": {"partition": "gpu;rm -rf /", "time": "12:00:00"}}},
+    "tiers": ["medium"], "companions": ["slurm"]})");
+  auto partition = run_cli({"generate", f, "-o", out().string()});
+  EXPECT_EQ(partition.exit_code, 2);
+  EXPECT_EQ(partition.err,
+            f + ": /values/launch/slurm/partition: error: variant 'medium': "
+                "launch.slurm.partition: \"gpu;rm -rf /\" is not a SLURM name (letters, digits, "
+                "'_', '-' and '.', not starting with '-')\n"
+                "zeroforge: error: family 's' not generated; nothing was written\n");
+  EXPECT_FALSE(fs::exists(out()));
+
+  // The site profile's SLURM values reach every config; a bad one names the plugin.
+  dir.write("site.json", R"({"slurm": {"partition": "gpu", "time": "1 day"}})");
+  family(R"({"name": "s", "template": "deepspeed/config.json.j2",
+             "values": {"global_batch_size": 512}, "tiers": ["medium"],
+             "plugins": [{"name": "site_fields", "options": {"profile": "site.json"}}],
+             "companions": ["slurm"]})");
+  auto site = run_cli({"generate", "family.json", "-o", "out"}, dir.path());
+  EXPECT_EQ(site.exit_code, 2);
+  EXPECT_EQ(site.err,
+            "plugin site_fields: /launch/slurm/time: error: variant 'medium': launch.slurm.time: "
+            "\"1 day\" is not a time limit SLURM reads (minutes, minutes:seconds, "
+            "hours:minutes:seconds, days-hours, days-hours:minutes, days-hours:minutes:seconds, or "
+            "UNLIMITED)\n"
+            "zeroforge: error: family 's' not generated; nothing was written\n");
+  dir.write("site.json", R"({"slurm": {"partition": "gpu", "time": "1-00:00"}})");
+  ASSERT_EQ(run_cli({"generate", "family.json", "-o", "out"}, dir.path()).exit_code, 0);
+  const std::string script = read_file(out() / "medium/config.sbatch");
+  EXPECT_NE(script.find("\n#SBATCH --partition=gpu\n#SBATCH --time=1-00:00\n"), std::string::npos)
+      << script;
+  fs::remove_all(out());
+  // Where the config is named from: its directory under DIR, or launch.config_dir's, "/" too.
+  for (const auto& [config_dir, here] : std::vector<std::pair<std::string, std::string>>{
+           {"null", "medium"},
+           {"\"/shared/llama/\"", "/shared/llama/medium"},
+           {"\"/\"", "/medium"}}) {
+    ASSERT_EQ(run_cli({"generate", "family.json", "-o", "out", "--set",
+                       "launch.config_dir=" + config_dir},
+                      dir.path())
+                  .exit_code,
+              0);
+    EXPECT_NE(read_file(out() / "medium/config.sbatch").find("\nhere=" + here + "\n"),
+              std::string::npos)
+        << config_dir;
+  }
+  dir.write("flat.json", R"({"name": "s", "template": "deepspeed/config.json.j2",
+             "values": {"global_batch_size": 512}, "tiers": ["medium"], "output": "z3.json",
+             "companions": ["slurm"]})");
+  for (const auto& [config_dir, here] :
+       std::vector<std::pair<std::string, std::string>>{{"null", "."}, {"\"/\"", "/"}}) {
+    ASSERT_EQ(
+        run_cli({"generate", "flat.json", "-o", "flat", "--set", "launch.config_dir=" + config_dir},
+                dir.path())
+            .exit_code,
+        0);
+    EXPECT_NE(read_file(dir.path() / "flat/z3.sbatch").find("\nhere=" + here + "\n"),
+              std::string::npos)
+        << config_dir;
+  }
+  fs::remove_all(out());
+
+  // 16 GPUs per node on a tier whose nodes have 8: sbatch would refuse the job, or SLURM
+  // would hold it for ever; zeroforge refuses it where the value was set.
+  dir.write("tiers/gpu8.json", R"({"gpus_per_node": 8, "nodes": 1, "cpu_memory_gib": 512})");
+  family(R"({"name": "s", "template": "deepspeed/config.json.j2",
+             "values": {"global_batch_size": 512}, "tiers": ["tiers/gpu8.json"],
+             "companions": ["slurm"]})");
+  auto gpus =
+      run_cli({"generate", "family.json", "-o", "out", "--set", "gpus_per_node=16"}, dir.path());
+  EXPECT_EQ(gpus.exit_code, 2);
+  EXPECT_EQ(gpus.err,
+            "--set gpus_per_node=16: /gpus_per_node: error: variant 'gpu8': the slurm companion "
+            "asks each node for gpus_per_node=16 GPUs (--gres=gpu:16), but the nodes of tier "
+            "'gpu8' have 8 (tiers/gpu8.json); SLURM would refuse the job or hold it for ever\n"
+            "zeroforge: error: family 's' not generated; nothing was written\n");
+  EXPECT_FALSE(fs::exists(out()));
+  EXPECT_EQ(run_cli({"generate", "family.json", "-o", "out", "--set", "gpus_per_node=16",
+                     "--companions", "torchrun"},
+                    dir.path())
+                .exit_code,
+            0)
+      << "only a SLURM request is the tier's to refuse";
+}
+
 TEST_F(CompanionsGenerateTest, ReportsBadRequestsAndValuesWithTheirPlace) {
   std::string f = family(kFamily);
   auto unknown =
@@ -653,7 +779,7 @@ TEST_F(CompanionsGenerateTest, ReportsBadRequestsAndValuesWithTheirPlace) {
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_EQ(unknown.err,
             "zeroforge: error: generate: unknown companion 'acelerate' (expected deepspeed, "
-            "torchrun, accelerate, hf-args, hostfile, deepspeed-env)\n");
+            "torchrun, accelerate, hf-args, hostfile, deepspeed-env, slurm)\n");
   auto empty = run_cli({"generate", f, "-o", out().string(), "--companions", "deepspeed,"});
   EXPECT_EQ(empty.exit_code, 2);
   EXPECT_EQ(empty.err,

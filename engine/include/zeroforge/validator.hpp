@@ -78,9 +78,20 @@ struct TrainingCommand {
   std::optional<AccelerateConfig> accelerate_config;
   /// `accelerate launch --mixed_precision P` (no, fp16, bf16, fp8), as given.
   std::optional<std::string> mixed_precision;
+  /// `sbatch [OPTIONS] SCRIPT [ARGS...]`: the batch script, until load_launcher_files reads it
+  /// (its `#SBATCH` directives and its launch, which then fills the fields above).
+  std::optional<std::string> sbatch_script;
+  /// sbatch's options before the script (they win over the script's directives).
+  std::vector<std::string> sbatch_options;
+  /// The words after the script, which sbatch passes to it.
+  std::vector<std::string> sbatch_script_args;
+  /// The allocation SLURM gives: nodes (`-N`, `--nodes`) and GPUs per node (`--gres=gpu:G`,
+  /// `--gpus-per-node`), from sbatch's command line or else the script's directives.
+  std::optional<long long> slurm_nodes, slurm_gpus_per_node;
 };
 
-/// Parses a training command line (shell quoting with '' and "" and backslash-newline).
+/// Parses a training command line (shell quoting with '' and "" and backslash-newline). A
+/// command starting with `sbatch` gives the allocation its options ask for and the script.
 /// Throws zf::Error (Usage) for an unterminated quote or a flag whose value is not a number.
 ///
 ///     auto cmd = zf::parse_training_command(
@@ -99,7 +110,10 @@ AccelerateConfig read_accelerate_config(const std::filesystem::path& path,
 /// is given) and fills what they decide: `deepspeed --hostfile F` (`host slots=N` lines; the
 /// world is the first --num_nodes hosts, or all, times --num_gpus, or each host's slots, as
 /// deepspeed/launcher/runner.py counts it) and `accelerate launch --config_file F` (the world
-/// size from `num_processes` unless the command line gives it; accelerate_config). Throws
+/// size from `num_processes` unless the command line gives it; accelerate_config), and
+/// `sbatch SCRIPT` (the directives sbatch's command line does not override, and the launch the
+/// script runs: its `cmd=( ... )` array as the companions write it, or its first `srun` or
+/// launcher line, read as a training command with the script's arguments appended). Throws
 /// zf::Error: Io for a file that cannot be read, Values at file:line for a malformed one.
 void load_launcher_files(TrainingCommand& command, const std::filesystem::path& base = {});
 

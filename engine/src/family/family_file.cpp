@@ -343,8 +343,8 @@ std::string tier_name_of(std::string_view ref) {
 }
 
 const std::vector<std::string>& companion_kinds() {
-  static const std::vector<std::string> kinds = {"deepspeed", "torchrun", "accelerate",
-                                                 "hf-args",   "hostfile", "deepspeed-env"};
+  static const std::vector<std::string> kinds = {
+      "deepspeed", "torchrun", "accelerate", "hf-args", "hostfile", "deepspeed-env", "slurm"};
   return kinds;
 }
 

@@ -16,6 +16,7 @@
 #include "companions.hpp"
 #include "fit_launch.hpp"
 #include "launch_text.hpp"
+#include "slurm_plan.hpp"
 #include "text_helpers.hpp"
 
 namespace zf::pipeline {
@@ -30,13 +31,14 @@ struct KindFile {
   std::string_view template_;  // under companions/
 };
 
-constexpr std::array<KindFile, 6> kKindFiles = {{
+constexpr std::array<KindFile, 7> kKindFiles = {{
     {"deepspeed", ".deepspeed.sh", "companions/deepspeed.sh.j2"},
     {"torchrun", ".torchrun.sh", "companions/torchrun.sh.j2"},
     {"accelerate", ".accelerate.yaml", "companions/accelerate.yaml.j2"},
     {"hf-args", ".hf-args.json", "companions/hf-args.json.j2"},
     {"hostfile", ".hostfile", "companions/hostfile.j2"},
     {"deepspeed-env", ".deepspeed_env", "companions/deepspeed_env.j2"},
+    {"slurm", ".sbatch", "companions/slurm.sbatch.j2"},
 }};
 
 const KindFile& kind_file(const std::string& kind) {
@@ -49,8 +51,8 @@ const KindFile& kind_file(const std::string& kind) {
 // The most nodes companions launch: well beyond the largest clusters (tens of thousands).
 constexpr std::int64_t kMaxNodes = 65536;
 
-constexpr std::array<std::string_view, 6> kLaunchKeys = {"script",     "args",  "master_port",
-                                                         "config_dir", "hosts", "environment"};
+constexpr std::array<std::string_view, 7> kLaunchKeys = {
+    "script", "args", "master_port", "config_dir", "hosts", "environment", "slurm"};
 
 // What a placeholder host is called when no host names are given (docs/companions.md).
 std::string placeholder_host(std::size_t index) {
@@ -153,12 +155,20 @@ class Planner {
                                 " (the first nodes are used)");
     }
 
+    const Json slurm = plan_slurm(slurm_,
+                                  SlurmSubject{subject_.family, subject_.config_path, gpus,
+                                               &values_, subject_.tier, wants("slurm")},
+                                  plan_.problems);
+    // Under SLURM with accelerate, each node's `accelerate launch` reads the accelerate config.
+    const bool slurm_accelerate = wants("slurm") && slurm.at("launcher") == "accelerate";
+
     const bool multi_node = nodes > 1;
     const bool uses_hf_args =
-        wants("deepspeed") || wants("torchrun") || wants("accelerate") || wants("hf-args");
+        wants("deepspeed") || wants("torchrun") || wants("accelerate") || wants("hf-args") ||
+        wants("slurm");
     if (subject_.fit != nullptr) take_fit(*subject_.fit, uses_hf_args);
     for (const auto& kind : companion_kinds()) {
-      bool write = wants(kind);
+      bool write = wants(kind) || (kind == "accelerate" && slurm_accelerate);
       if (kind == "hostfile") write = multi_node && (write || wants("deepspeed"));
       if (kind == "deepspeed-env")
         write = multi_node && !launch_.environment.empty() && (write || wants("deepspeed"));
@@ -199,6 +209,7 @@ class Planner {
     job["placeholder_hosts"] = placeholders;
     job["environment"] = launch_.environment;
     job["hf_args"] = uses_hf_args ? hf_args(config_ref) : Json::object();
+    if (wants("slurm")) job["slurm"] = slurm;
     Json files = Json::object();
     for (const auto& [kind, path] : plan_.files) files[kind] = file_name(path);
     job["companions"] = std::move(files);
@@ -257,7 +268,7 @@ class Planner {
     if (!launch->is_object()) {
       fail("/launch",
            "launch must be an object (script, args, master_port, config_dir, hosts, "
-           "environment) or null, got " +
+           "environment, slurm) or null, got " +
                launch->dump());
       return;
     }
@@ -309,11 +320,13 @@ class Planner {
         read_hosts(value, pointer);
       } else if (key == "environment") {
         read_environment(value, pointer);
+      } else if (key == "slurm") {
+        slurm_ = &value;  // checked by plan_slurm, with the launch's shape
       } else {
         std::string guess = detail::nearest_name(key, kLaunchKeys);
         fail(pointer, "unknown key '" + key +
                           "' in launch (expected script, args, master_port, config_dir, hosts, "
-                          "environment)" +
+                          "environment, slurm)" +
                           (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
       }
     }
@@ -543,6 +556,7 @@ class Planner {
   Launch launch_;
   FitLaunch fit_;
   std::string args_pointer_ = "/launch/args";
+  const Json* slurm_ = nullptr;  // launch.slurm, when given
   CompanionPlan plan_;
 };
 
@@ -551,7 +565,7 @@ class Planner {
 const std::vector<std::string>& companion_value_names() {
   static const std::vector<std::string> names = {"launch",     "gpus_per_node",     "nodes",
                                                  "world_size", "gradient_clipping", "optimizer",
-                                                 "scheduler"};
+                                                 "scheduler",  "cpu_memory_gib"};
   return names;
 }
 
@@ -572,7 +586,7 @@ std::string companion_template(const std::string& kind) {
 }
 
 bool companion_is_executable(const std::string& kind) {
-  return kind == "deepspeed" || kind == "torchrun";
+  return kind == "deepspeed" || kind == "torchrun" || kind == "slurm";
 }
 
 }  // namespace zf::pipeline

@@ -19,6 +19,7 @@ CompanionWriter::CompanionWriter(const Environment& environment, std::vector<std
       return std::find(kinds_.begin(), kinds_.end(), k) != kinds_.end();
     };
     if (has(kind)) return true;
+    if (kind == "accelerate") return has("slurm");  // a SLURM job may launch accelerate
     return (kind == "hostfile" || kind == "deepspeed-env") && has("deepspeed");
   };
   for (const auto& kind : companion_kinds()) {

@@ -35,6 +35,8 @@ struct CompanionSubject {
   /// The memory plugin's auto-fit record of this config (manifest `plugins.memory.auto_fit`),
   /// or null: what the fit assumed about the run, which the launch must carry out.
   const nlohmann::ordered_json* fit = nullptr;
+  std::string family;                    ///< the family's name (the SLURM job's default name)
+  const Tier* tier = nullptr;            ///< the config's tier as its file says, or null
 };
 
 /// The companion files of one config: kind and path relative to DIR, in companion_kinds()
@@ -46,7 +48,8 @@ struct CompanionPlan {
 };
 
 /// The top-level values companions read: `launch`, `gpus_per_node`, `nodes`, `world_size`,
-/// `gradient_clipping`, `optimizer`, `scheduler` (where the config says "auto").
+/// `gradient_clipping`, `optimizer`, `scheduler` (where the config says "auto"),
+/// `cpu_memory_gib` (the SLURM job's memory).
 const std::vector<std::string>& companion_value_names();
 
 /// Works out which companions `kinds` (the requested ones) gives this config and their `job`,

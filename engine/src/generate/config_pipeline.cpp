@@ -180,8 +180,10 @@ bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Manife
   if (auto memory = entry.plugins.find("memory"); memory != entry.plugins.end()) {
     if (auto record = memory->find("auto_fit"); record != memory->end()) fit = &*record;
   }
-  CompanionPlan plan = plan_companions(target_.companions->kinds(),
-                                       CompanionSubject{entry.path, &config, &facts, &needed, fit});
+  const Tier* tier = variant.tier == Variant::npos ? nullptr : &expansion_.tiers().at(variant.tier);
+  CompanionPlan plan = plan_companions(
+      target_.companions->kinds(),
+      CompanionSubject{entry.path, &config, &facts, &needed, fit, expansion_.family().name, tier});
   if (!plan.problems.empty()) {
     // Placed where each value was written (the values are layered again, with provenance:
     // only for a refused variant).

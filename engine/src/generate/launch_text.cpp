@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // launch_text_problem: host names and environment variables as DeepSpeed 0.19.6's launcher
-// (deepspeed/launcher/runner.py, multinode_runner.py), pdsh, YAML 1.1 and bash take them.
+// (deepspeed/launcher/runner.py, multinode_runner.py), pdsh, YAML 1.1 and bash take them, and
+// `#SBATCH` values as SLURM 22.05's sbatch reads them (src/sbatch/opt.c, src/common/parse_time.c).
 #include "launch_text.hpp"
 
 #include <algorithm>
@@ -59,6 +60,51 @@ constexpr std::array<std::string_view, 20> kBashComputed = {
 constexpr std::array<std::string_view, 5> kScriptVariables = {"here", "cmd", "master_addr",
                                                               "rdzv_id", "ZEROFORGE_DRY_RUN"};
 
+// A SLURM name (partition, account, qos, reservation, job name): what every site's names are
+// made of, and a word sbatch reads whole on an `#SBATCH` line.
+bool is_slurm_name(std::string_view name) {
+  if (name.empty() || name.front() == '-') return false;
+  return std::all_of(name.begin(), name.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '-' || c == '.';
+  });
+}
+
+// sbatch reads an `#SBATCH` line as words, splitting at white space, taking quotes as quotes and
+// ending it at '#': one word with none of those is read as written.
+bool is_slurm_word(std::string_view word) {
+  if (word.empty()) return false;
+  return std::all_of(word.begin(), word.end(), [](unsigned char c) {
+    return c > ' ' && c < 0x7f && c != '"' && c != '\'' && c != '#' && c != '\\';
+  });
+}
+
+// A time limit as SLURM's time_str2mins takes it: "minutes", "minutes:seconds",
+// "hours:minutes:seconds", "days-hours", "days-hours:minutes", "days-hours:minutes:seconds", or
+// INFINITE / UNLIMITED (no limit). Each field is digits.
+bool is_slurm_time(std::string_view text) {
+  std::string upper;
+  for (char c : text) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (upper == "INFINITE" || upper == "UNLIMITED") return true;
+  auto digits = [](std::string_view field) {
+    return !field.empty() && field.size() <= 9 &&
+           std::all_of(field.begin(), field.end(),
+                       [](unsigned char c) { return std::isdigit(c) != 0; });
+  };
+  auto fields = [&](std::string_view part, std::size_t most) {
+    std::size_t count = 0;
+    for (std::size_t start = 0;; ++count) {
+      std::size_t colon = part.find(':', start);
+      if (!digits(part.substr(start, colon - start))) return std::size_t{0};
+      if (colon == std::string_view::npos) return count + 1 <= most ? count + 1 : 0;
+      start = colon + 1;
+    }
+  };
+  if (std::size_t dash = text.find('-'); dash != std::string_view::npos) {
+    return digits(text.substr(0, dash)) && fields(text.substr(dash + 1), 3) != 0;
+  }
+  return fields(text, 3) != 0;
+}
+
 template <std::size_t N>
 bool listed(const std::array<std::string_view, N>& names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -108,6 +154,20 @@ std::string launch_text_problem(LaunchText kind, std::string_view text) {
              ": DeepSpeed's launcher strips the value and hands it to the other nodes' shell in "
              "double quotes, so it cannot hold '\"', '$', '`' or '\\', nor begin or end with a "
              "space";
+    case LaunchText::SlurmName:
+      if (is_slurm_name(text)) return "";
+      return quoted(text) +
+             " is not a SLURM name (letters, digits, '_', '-' and '.', not starting with '-')";
+    case LaunchText::SlurmTime:
+      if (is_slurm_time(text)) return "";
+      return quoted(text) +
+             " is not a time limit SLURM reads (minutes, minutes:seconds, hours:minutes:seconds, "
+             "days-hours, days-hours:minutes, days-hours:minutes:seconds, or UNLIMITED)";
+    case LaunchText::SlurmWord:
+      if (is_slurm_word(text)) return "";
+      return quoted(text) +
+             " cannot be written as one #SBATCH value (sbatch splits the line at white space and "
+             "reads quotes, '\\' and '#' itself): printable ASCII without them";
   }
   return "unknown kind of launch text";
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The rules for text a launch hands to other programs: host names (hostfile lines, pdsh's -w
-// list) and environment variables (.deepspeed_env, the launch scripts). One copy: companions
+// list), environment variables (.deepspeed_env, the launch scripts) and the values of SLURM's
+// `#SBATCH` directives. One copy: companions
 // check their `launch` values with it, and plugins reach it through zf_host::check_launch_text.
 #pragma once
 
@@ -14,6 +15,9 @@ enum class LaunchText {
   HostName,       ///< a host of `launch.hosts`: a hostfile line and pdsh's `-w` list hold it
   VariableName,   ///< a name of `launch.environment`
   VariableValue,  ///< a value of `launch.environment`, as `.deepspeed_env` carries it
+  SlurmName,      ///< a SLURM partition, account, qos, reservation or job name (`#SBATCH`)
+  SlurmTime,      ///< a SLURM time limit (`--time`): minutes, [days-]hours:minutes:seconds, ...
+  SlurmWord,      ///< another `#SBATCH` value (constraint, output path): one word on its line
 };
 
 /// "" when `text` is acceptable as `kind`, else a one-line message that shows the text (as a

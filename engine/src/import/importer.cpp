@@ -193,7 +193,10 @@ void check_family(const Json& family_json, const std::string& family_file, const
                   const Environment& environment) {
   Family family = parse_family(family_json, family_file);
   std::vector<Tier> tiers;
-  if (!tier.reference.empty()) tiers.push_back(Tier{tier.reference, tier.file, tier.values});
+  if (!tier.reference.empty()) {
+    // Named as generate names it: a tier file after its stem (tier_name_of).
+    tiers.push_back(Tier{tier_name_of(tier.reference), tier.file, tier.values});
+  }
   Expansion expansion =
       expand_family(std::move(family), std::move(tiers), regenerator.defaults().layers, {});
   if (expansion.size() != configs.size()) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rules.hpp"
+#include "sbatch_script.hpp"
 #include "zeroforge/error.hpp"
 
 namespace zf {
@@ -77,8 +78,21 @@ std::optional<bool> bool_word(const std::string& text) {
 
 }  // namespace
 
+std::vector<std::string> detail::split_command_words(std::string_view text) {
+  return split_shell(text);
+}
+
 TrainingCommand parse_training_command(std::string_view command_line) {
   std::vector<std::string> words = split_shell(command_line);
+  if (!words.empty() && std::filesystem::path(words[0]).filename() == "sbatch") {
+    TrainingCommand cmd;
+    detail::parse_sbatch_words(cmd, words, 1);
+    return cmd;
+  }
+  return detail::parse_training_words(words);
+}
+
+TrainingCommand detail::parse_training_words(const std::vector<std::string>& words) {
   TrainingCommand cmd;
   std::optional<long long> gpus, nodes, nproc, nnodes, processes;
   bool in_script = false;  // launcher options end at the training script
@@ -359,6 +373,18 @@ void check_against_args(const Context& ctx, const TrainingCommand& cmd) {
                "--world-size " + std::to_string(*ctx.options.world_size) + " disagrees with the " +
                    cmd.launcher + " launcher, which starts " + std::to_string(*cmd.world_size) +
                    " processes");
+  }
+  // An sbatch script: the allocation its directives (or sbatch's options) ask for must be the
+  // world its launch starts, or the script's guard (or the launcher) stops the job.
+  if (cmd.sbatch_script && cmd.slurm_nodes && cmd.slurm_gpus_per_node && cmd.world_size &&
+      *cmd.slurm_nodes * *cmd.slurm_gpus_per_node != *cmd.world_size) {
+    ctx.report("", Severity::Error, "args-world-size",
+               "sbatch " + *cmd.sbatch_script + " asks SLURM for " +
+                   std::to_string(*cmd.slurm_nodes) + " node(s) x " +
+                   std::to_string(*cmd.slurm_gpus_per_node) + " GPU(s), but its " + cmd.launcher +
+                   " launch starts " + std::to_string(*cmd.world_size) +
+                   " processes; submit the script without -N/--nodes/--gres/--gpus-per-node, or "
+                   "make its directives and its launch agree");
   }
   std::optional<long long> world = ctx.options.world_size ? ctx.options.world_size : cmd.world_size;
 

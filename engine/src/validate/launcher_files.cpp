@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The files a launcher reads, for `validate --against-args`: DeepSpeed's hostfile
 // (deepspeed/launcher/runner.py _parse_hostfile) and the accelerate config of `accelerate launch
-// --config_file F` (accelerate commands/config/config_args.py ClusterConfig, commands/launch.py).
+// --config_file F` (accelerate commands/config/config_args.py ClusterConfig, commands/launch.py),
+// after an sbatch script's launch has been read (sbatch_script.cpp).
 #include <algorithm>
 #include <cctype>
 #include <string_view>
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "sbatch_script.hpp"
 #include "text_helpers.hpp"
 #include "yaml_subset.hpp"
 #include "zeroforge/error.hpp"
@@ -164,6 +166,9 @@ AccelerateConfig read_accelerate_config(const std::filesystem::path& path,
 }
 
 void load_launcher_files(TrainingCommand& command, const std::filesystem::path& base) {
+  // An sbatch script first: the launch it runs reads the files below (from the submit
+  // directory, as the job does).
+  if (command.sbatch_script) detail::load_sbatch_script(command, base);
   if (command.hostfile) {
     // runner.py: the first --num_nodes hosts (all without it), each with --num_gpus GPUs (its
     // slots without it).

@@ -34,6 +34,8 @@ struct Subject {
   Json values = Json::parse(R"({"gpus_per_node": 8, "nodes": 1, "world_size": null})");
   DeepSpeedFacts facts;
   std::string path = "medium/zero3-bf16.json";
+  std::string family;
+  const Tier* tier = nullptr;
 
   Subject() {
     facts.stage = 3;
@@ -50,8 +52,8 @@ struct Subject {
   }
   Json fit;  // the memory plugin's auto-fit record, or null
   CompanionPlan plan(const std::vector<std::string>& kinds) const {
-    return plan_companions(
-        kinds, CompanionSubject{path, &config, &facts, &values, fit.is_null() ? nullptr : &fit});
+    return plan_companions(kinds, CompanionSubject{path, &config, &facts, &values,
+                                                   fit.is_null() ? nullptr : &fit, family, tier});
   }
 };
 
@@ -196,14 +198,14 @@ TEST(CompanionPlanTest, RefusesLaunchValuesItCannotMakeAConsistentLaunchFrom) {
   };
   const Case cases[] = {
       {"not an object", R"("train.py")", "/launch",
-       "launch must be an object (script, args, master_port, config_dir, hosts, environment) or "
-       "null, got \"train.py\""},
+       "launch must be an object (script, args, master_port, config_dir, hosts, environment, "
+       "slurm) or null, got \"train.py\""},
       {"unknown key", R"({"scipt": "t.py"})", "/launch/scipt",
        "unknown key 'scipt' in launch (expected script, args, master_port, config_dir, hosts, "
-       "environment); did you mean 'script'?"},
+       "environment, slurm); did you mean 'script'?"},
       {"unknown key, no near one", R"({"python": "python3"})", "/launch/python",
        "unknown key 'python' in launch (expected script, args, master_port, config_dir, hosts, "
-       "environment)"},
+       "environment, slurm)"},
       {"empty script", R"({"script": ""})", "/launch/script",
        "launch.script must be a non-empty string (the training script), got \"\""},
       // The launchers take the first word after their options as the script: these would be
@@ -539,6 +541,111 @@ TEST(CompanionPlanTest, LaunchValuesThatContradictTheFitAreRefused) {
   }
 }
 
+TEST(CompanionPlanTest, SlurmJobHasTheSiteValuesAndTheTiersMemoryByDefault) {
+  Subject s;
+  s.values["cpu_memory_gib"] = 1007.6;
+  s.family = "llama-7b";
+  CompanionPlan plan = s.plan({"slurm"});
+  ASSERT_TRUE(plan.problems.empty()) << plan.problems[0].message;
+  EXPECT_EQ(kinds_of(plan), std::vector<std::string>{"slurm"});
+  EXPECT_EQ(plan.files[0].second, "medium/zero3-bf16.sbatch");
+  EXPECT_EQ(plan.job.at("slurm"), Json::parse(R"({
+    "launcher": "torchrun", "job_name": "llama-7b-medium-zero3-bf16", "partition": null,
+    "account": null, "qos": null, "time": null, "constraint": null, "reservation": null,
+    "exclusive": false, "cpus_per_task": null, "memory": "1007G", "output": null})"))
+      << "whole GiB of the tier's memory, as --mem takes it";
+  EXPECT_FALSE(plan.job.at("hf_args").empty()) << "the sbatch script passes them";
+  EXPECT_FALSE(s.plan({"torchrun"}).job.contains("slurm")) << "only for the slurm companion";
+
+  s.values["launch"] = Json::parse(R"({"slurm": {
+    "launcher": "accelerate", "job_name": "ft", "partition": "gpu,gpu-spot", "account": "ml",
+    "qos": "high", "time": "2-00:00:00", "constraint": "a100&ib", "reservation": "maint",
+    "exclusive": true, "cpus_per_task": 96, "memory": 0, "output": "logs/%x-%j.out"}})");
+  plan = s.plan({"slurm"});
+  ASSERT_TRUE(plan.problems.empty()) << plan.problems[0].message;
+  EXPECT_EQ(kinds_of(plan), (std::vector<std::string>{"accelerate", "slurm"}))
+      << "accelerate on each node reads the accelerate config";
+  Json expected = s.values["launch"]["slurm"];
+  expected["memory"] = "0";
+  for (const auto& [key, value] : expected.items()) EXPECT_EQ(plan.job["slurm"][key], value) << key;
+}
+
+TEST(CompanionPlanTest, RefusesSlurmValuesSbatchWouldMisreadOrTheTierCannotGive) {
+  struct Case {
+    const char* name;
+    const char* slurm;  // the `launch.slurm` value, JSON
+    const char* pointer;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"not an object", R"("debug")", "/launch/slurm",
+       "launch.slurm must be an object (launcher, job_name, partition, account, qos, time, "
+       "constraint, reservation, exclusive, cpus_per_task, memory, output) or null, got "
+       "\"debug\""},
+      {"unknown key", R"({"partiton": "gpu"})", "/launch/slurm/partiton",
+       "unknown key 'partiton' in launch.slurm (expected launcher, job_name, partition, account, "
+       "qos, time, constraint, reservation, exclusive, cpus_per_task, memory, output); did you "
+       "mean 'partition'?"},
+      {"launcher", R"({"launcher": "deepspeed"})", "/launch/slurm/launcher",
+       "launch.slurm.launcher must be \"torchrun\" or \"accelerate\", got \"deepspeed\""},
+      {"partition not a name", R"({"partition": "gpu --exclusive"})", "/launch/slurm/partition",
+       "launch.slurm.partition: \"gpu --exclusive\" is not a SLURM name (letters, digits, '_', "
+       "'-' and '.', not starting with '-')"},
+      {"one of the partitions not a name", R"({"partition": "gpu,a b"})", "/launch/slurm/partition",
+       "launch.slurm.partition: \"a b\" is not a SLURM name (letters, digits, '_', '-' and '.', "
+       "not starting with '-'), in the list \"gpu,a b\""},
+      {"time SLURM cannot parse", R"({"time": "48h"})", "/launch/slurm/time",
+       "launch.slurm.time: \"48h\" is not a time limit SLURM reads (minutes, minutes:seconds, "
+       "hours:minutes:seconds, days-hours, days-hours:minutes, days-hours:minutes:seconds, or "
+       "UNLIMITED)"},
+      {"time as a number", R"({"time": 90})", "/launch/slurm/time",
+       "launch.slurm.time must be a string or null, got 90"},
+      {"output with a space", R"({"output": "my logs/%j.out"})", "/launch/slurm/output",
+       "launch.slurm.output: \"my logs/%j.out\" cannot be written as one #SBATCH value (sbatch "
+       "splits the line at white space and reads quotes, '\\' and '#' itself): printable ASCII "
+       "without them"},
+      {"account with a line break", R"({"account": "ml\n#SBATCH --qos=high"})",
+       "/launch/slurm/account",
+       "launch.slurm.account: \"ml\\n#SBATCH --qos=high\" is not a SLURM name (letters, digits, "
+       "'_', '-' and '.', not starting with '-')"},
+      {"job name null", R"({"job_name": null})", "/launch/slurm/job_name",
+       "launch.slurm.job_name must be a string, got null"},
+      {"exclusive", R"({"exclusive": "yes"})", "/launch/slurm/exclusive",
+       "launch.slurm.exclusive must be true or false, got \"yes\""},
+      {"cpus", R"({"cpus_per_task": 0})", "/launch/slurm/cpus_per_task",
+       "launch.slurm.cpus_per_task must be a whole number of CPUs > 0 or null, got 0"},
+      {"memory", R"({"memory": "1.5T"})", "/launch/slurm/memory",
+       "launch.slurm.memory must be a memory size sbatch's --mem reads (a whole number of MiB, or "
+       "with a unit K, M, G or T: \"512G\"; \"0\" is all of a node's memory) or null, got "
+       "\"1.5T\""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Subject s;
+    s.values["launch"] = {{"slurm", Json::parse(c.slurm)}};
+    CompanionPlan plan = s.plan({"torchrun"});
+    ASSERT_EQ(plan.problems.size(), 1u) << "checked whichever companions are written";
+    EXPECT_EQ(plan.problems[0].pointer, c.pointer);
+    EXPECT_EQ(plan.problems[0].message, c.message);
+  }
+
+  // More GPUs per node than the tier's nodes have: SLURM would refuse the job or hold it.
+  Subject s;
+  s.values["gpus_per_node"] = 16;
+  s.facts.world_size = 16;
+  Tier tier{"medium", "/opt/zeroforge/share/presets/tiers/medium.json",
+            Json::parse(R"({"gpus_per_node": 8, "nodes": 1})")};
+  s.tier = &tier;
+  EXPECT_TRUE(s.plan({"torchrun"}).problems.empty()) << "a request of SLURM's only";
+  CompanionPlan plan = s.plan({"slurm"});
+  ASSERT_EQ(plan.problems.size(), 1u);
+  EXPECT_EQ(plan.problems[0].pointer, "/gpus_per_node");
+  EXPECT_EQ(plan.problems[0].message,
+            "the slurm companion asks each node for gpus_per_node=16 GPUs (--gres=gpu:16), but the "
+            "nodes of tier 'medium' have 8 (/opt/zeroforge/share/presets/tiers/medium.json); SLURM "
+            "would refuse the job or hold it for ever");
+}
+
 TEST(CompanionPlanTest, PathsSitBesideTheConfig) {
   EXPECT_EQ(companion_path("deepspeed", "a/b.json"), "a/b.deepspeed.sh");
   EXPECT_EQ(companion_path("torchrun", "b.json"), "b.torchrun.sh");
@@ -546,6 +653,9 @@ TEST(CompanionPlanTest, PathsSitBesideTheConfig) {
   EXPECT_EQ(companion_path("hf-args", "a/b.cfg.json"), "a/b.cfg.hf-args.json");
   EXPECT_EQ(companion_path("hostfile", "x/.json"), "x/.json.hostfile");
   EXPECT_EQ(companion_path("deepspeed-env", "b.json"), "b.deepspeed_env");
+  EXPECT_EQ(companion_path("slurm", "a/b.json"), "a/b.sbatch");
+  EXPECT_EQ(companion_template("slurm"), "companions/slurm.sbatch.j2");
+  EXPECT_TRUE(companion_is_executable("slurm"));
   EXPECT_EQ(companion_template("accelerate"), "companions/accelerate.yaml.j2");
   EXPECT_TRUE(companion_is_executable("torchrun"));
   EXPECT_FALSE(companion_is_executable("hf-args"));

@@ -77,6 +77,56 @@ TEST(LaunchTextTest, AcceptsAndRefusesByTheLaunchersRules) {
   }
 }
 
+TEST(LaunchTextTest, SlurmValuesAreWhatSbatchReadsFromAnSbatchLine) {
+  // Each accepted time is also accepted by a real sbatch, each refused one refused by it
+  // (tests/slurm/check_slurm.py submits both lists with --test-only).
+  const std::string time_rule =
+      " is not a time limit SLURM reads (minutes, minutes:seconds, hours:minutes:seconds, "
+      "days-hours, days-hours:minutes, days-hours:minutes:seconds, or UNLIMITED)";
+  const std::string name_rule =
+      " is not a SLURM name (letters, digits, '_', '-' and '.', not starting with '-')";
+  const std::string word_rule =
+      " cannot be written as one #SBATCH value (sbatch splits the line at white space and reads "
+      "quotes, '\\' and '#' itself): printable ASCII without them";
+  struct Case {
+    LaunchText kind;
+    std::string text;
+    std::string expected;  // "" = accepted
+  };
+  const std::vector<Case> cases = {
+      {LaunchText::SlurmTime, "90", ""},
+      {LaunchText::SlurmTime, "90:30", ""},
+      {LaunchText::SlurmTime, "12:00:00", ""},
+      {LaunchText::SlurmTime, "2-0", ""},
+      {LaunchText::SlurmTime, "2-12:30", ""},
+      {LaunchText::SlurmTime, "2-12:30:15", ""},
+      {LaunchText::SlurmTime, "UNLIMITED", ""},
+      {LaunchText::SlurmTime, "infinite", ""},
+      {LaunchText::SlurmTime, "1h", "\"1h\"" + time_rule},
+      {LaunchText::SlurmTime, "1:2:3:4", "\"1:2:3:4\"" + time_rule},
+      {LaunchText::SlurmTime, "2-1:2:3:4", "\"2-1:2:3:4\"" + time_rule},
+      {LaunchText::SlurmTime, "12:", "\"12:\"" + time_rule},
+      {LaunchText::SlurmTime, ":5", "\":5\"" + time_rule},
+      {LaunchText::SlurmTime, "", "\"\"" + time_rule},
+      {LaunchText::SlurmTime, "1 day", "\"1 day\"" + time_rule},
+      {LaunchText::SlurmName, "gpu_a100-80g.large", ""},
+      {LaunchText::SlurmName, "gpu a100", "\"gpu a100\"" + name_rule},
+      {LaunchText::SlurmName, "--exclusive", "\"--exclusive\"" + name_rule},
+      {LaunchText::SlurmName, "a;b", "\"a;b\"" + name_rule},
+      {LaunchText::SlurmName, "", "\"\"" + name_rule},
+      {LaunchText::SlurmWord, "logs/%x-%j.out", ""},
+      {LaunchText::SlurmWord, "[a100*2&ib]|h100", ""},
+      {LaunchText::SlurmWord, "logs/run 1.out", "\"logs/run 1.out\"" + word_rule},
+      {LaunchText::SlurmWord, "a#b", "\"a#b\"" + word_rule},
+      {LaunchText::SlurmWord, "it's", "\"it's\"" + word_rule},
+      {LaunchText::SlurmWord, "a\nb", "\"a\\nb\"" + word_rule},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    EXPECT_EQ(launch_text_problem(c.kind, c.text), c.expected);
+  }
+}
+
 TEST(LaunchTextTest, ShowsBytesThatAreNotUtf8AsReplacements) {
   // A plugin may hand the host any bytes; the message stays valid UTF-8.
   EXPECT_EQ(launch_text_problem(LaunchText::HostName, "gpu\xff"),

@@ -198,6 +198,16 @@ TEST(SiteFieldsTest, HostsAndEnvironmentBecomeLaunchValuesForCompanions) {
       "hosts": ["gpu-1", "gpu-2"], "environment": {"NCCL_DEBUG": "WARN", "A_B": "x y"}})"))
       << "merged over the family's launch, the profile's own keys winning";
   EXPECT_EQ(values.origin("/launch/hosts")->label, "plugin site_fields");
+  // The site's SLURM values merge with the family's, the profile's own keys winning.
+  auto slurm =
+      load({{"profile", Json::parse(R"({"slurm": {"partition": "gpu", "account": "ml"}})")}});
+  LayeredValues with_slurm;
+  with_slurm.apply({LayerKind::Family, "f.json"},
+                   Json::parse(R"({"launch": {"slurm": {"time": "1:00:00", "account": "x"}}})"));
+  slurm->run_values_hooks(with_slurm);
+  EXPECT_EQ(with_slurm.merged().at("launch"),
+            Json::parse(R"({"slurm": {"time": "1:00:00", "account": "ml", "partition": "gpu"}})"));
+  EXPECT_EQ(with_slurm.origin("/launch/slurm/partition")->label, "plugin site_fields");
   // A profile without them leaves the values alone.
   auto plain = load({{"profile", {{"steps_per_print", 10}}}});
   LayeredValues untouched;
@@ -248,7 +258,10 @@ TEST(SiteFieldsTest, RefusesBadProfilesWhenLoaded) {
        {{"profile", {{"nvme", "/x"}}}},
        "site profile (inline): /nvme: unknown profile key 'nvme' (expected nvme_path, tensorboard, "
        "wandb, csv_monitor, comet, comms_logger, steps_per_print, fields, allow_unknown_keys, "
-       "hosts, environment)"},
+       "hosts, environment, slurm)"},
+      {"slurm not an object",
+       {{"profile", {{"slurm", "gpu"}}}},
+       "site profile (inline): /slurm: expected an object (launch.slurm: partition, account, ...)"},
       {"bad host",
        {{"profile", {{"hosts", {"gpu-1", "gpu 2"}}}}},
        "site profile (inline): /hosts/1: \"gpu 2\" is not a host name (letters, digits, '.', '-' "
