@@ -25,6 +25,7 @@ void Renderer::exec_node(const Stmt& stmt, const TextStmt& node, Frame&) {
 }
 
 void Renderer::exec_node(const Stmt& stmt, const PrintStmt& node, Frame& frame) {
+  if (muted()) return;
   // `{{ macro(...) }}` renders the macro straight into the output instead of capturing
   // its text and copying it (the output is the same).
   if (auto* call = std::get_if<Call>(&node.expr->node)) {
@@ -200,7 +201,8 @@ void Renderer::exec_node(const Stmt&, const SetBlockStmt& node, Frame& frame) {
 
 void Renderer::exec_node(const Stmt&, const FilterBlockStmt& node, Frame& frame) {
   Frame inner(&frame, node.scope);
-  Value value(capture(node.body, inner));
+  // Muted (a child's top level), Jinja2 skips the body's output but still runs the filters.
+  Value value(muted() ? (exec_body(node.body, inner), std::string()) : capture(node.body, inner));
   Value result = apply_filters(std::move(value), node.filters, inner);
   emit(result.str(), 0);
 }
