@@ -352,7 +352,7 @@ void Value::append_str(std::string& out) const {
       append_container(out, *this);
       return;
     case Kind::Callable:
-      out += "<function " + as_callable()->name() + ">";
+      as_callable()->append_str(out);
       return;
   }
 }
@@ -388,7 +388,7 @@ const char* Value::type_name() const noexcept {
     case Kind::Dict:
       return "dict";
     case Kind::Callable:
-      return "function";
+      return as_callable()->type_name();
   }
   return "?";
 }

@@ -2,6 +2,7 @@
 // Statements that run in the template where they stand: text, print, if, for, set (plain and
 // block), filter blocks and with.
 #include "template/builtin_filters.hpp"
+#include "template/namespace_object.hpp"
 #include "template/native_function.hpp"
 #include "template/python_ops.hpp"
 #include "template/render_state.hpp"
@@ -213,6 +214,22 @@ void Renderer::exec_node(const Stmt& stmt, const ForStmt& node, Frame& frame) {
 }
 
 void Renderer::exec_node(const Stmt& stmt, const SetStmt& node, Frame& frame) {
+  if (node.namespace_ref) {
+    Value value = eval(*node.value, frame);
+    Value object = eval(*node.namespace_ref, frame);
+    const Namespace* ns = as_namespace(object);
+    if (!ns) {
+      object.require_defined();
+      throw locate(Error(ErrorKind::Render, "cannot assign attribute on non-namespace object"),
+                   node.namespace_ref->offset);
+    }
+    try {
+      ns->set(node.attribute, std::move(value));
+    } catch (const Error& error) {
+      throw locate(error, stmt.offset);
+    }
+    return;
+  }
   assign_targets(frame, node.targets, eval(*node.value, frame), stmt.offset);
 }
 

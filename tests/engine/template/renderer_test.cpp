@@ -272,6 +272,15 @@ TEST(RendererTest, ReportsRuntimeErrorsAtTheFailingExpression) {
        {},
        "t.j2:1:4: error: undefined variable 'gradient_accumulation_steps_override' (the values "
        "lack 'gradient_accumulation_steps_override')"},
+      // A namespace that holds itself would print forever and never be freed.
+      {"namespace stored inside itself",
+       "{% set ns = namespace(items=[]) %}\n{% set ns.items = ns.items + [ns] %}",
+       {},
+       "t.j2:2:4: error: cannot store a namespace inside itself (attribute 'items')"},
+      {"namespace attribute on a dict",
+       "{% set zero_optimization = {'stage': 3} %}{% set zero_optimization.stage = 2 %}",
+       {},
+       "t.j2:1:50: error: cannot assign attribute on non-namespace object"},
       {"tuple compared with list",
        "{{ () < [1] }}",
        {},
