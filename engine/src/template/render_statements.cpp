@@ -219,7 +219,11 @@ void Renderer::exec_node(const Stmt& stmt, const SetStmt& node, Frame& frame) {
     Value object = eval(*node.namespace_ref, frame);
     const Namespace* ns = as_namespace(object);
     if (!ns) {
-      object.require_defined();
+      try {
+        object.require_defined();
+      } catch (const Error& error) {
+        throw locate(error, node.namespace_ref->offset);
+      }
       throw locate(Error(ErrorKind::Render, "cannot assign attribute on non-namespace object"),
                    node.namespace_ref->offset);
     }

@@ -281,6 +281,11 @@ TEST(RendererTest, ReportsRuntimeErrorsAtTheFailingExpression) {
        "{% set zero_optimization = {'stage': 3} %}{% set zero_optimization.stage = 2 %}",
        {},
        "t.j2:1:50: error: cannot assign attribute on non-namespace object"},
+      {"namespace attribute on an undefined name",
+       "{{ 1 }}\n  {% set zero_namespace.stage = 2 %}",
+       {},
+       "t.j2:2:10: error: undefined variable 'zero_namespace' (the values lack "
+       "'zero_namespace')"},
       {"tuple compared with list",
        "{{ () < [1] }}",
        {},
