@@ -96,7 +96,7 @@ Json rows_to_json(const std::vector<Row>& rows) {
   Json out = Json::array();
   for (const auto& row : rows) {
     out.push_back({{"name", row.name},
-                   {"value", parse_json_text(row.value, row.name)},
+                   {"value", parse_json_text(row.value, row.name, JsonNumbers::AsWritten)},
                    {"layer", row.layer},
                    {"source", row.source}});
   }

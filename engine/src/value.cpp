@@ -352,7 +352,7 @@ void Value::append_str(std::string& out) const {
       append_container(out, *this);
       return;
     case Kind::Callable:
-      out += "<function " + as_callable()->name() + ">";
+      as_callable()->append_str(out);
       return;
   }
 }
@@ -384,11 +384,11 @@ const char* Value::type_name() const noexcept {
     case Kind::String:
       return "str";
     case Kind::List:
-      return "list";
+      return is_tuple() ? "tuple" : "list";
     case Kind::Dict:
       return "dict";
     case Kind::Callable:
-      return "function";
+      return as_callable()->type_name();
   }
   return "?";
 }
@@ -444,7 +444,7 @@ int Value::compare(const Value& a, const Value& b) {
     int c = a.as_string().compare(b.as_string());
     return c < 0 ? -1 : (c > 0 ? 1 : 0);
   }
-  if (a.is_list() && b.is_list()) {
+  if (a.is_list() && b.is_list() && a.is_tuple() == b.is_tuple()) {
     const auto& x = a.as_list();
     const auto& y = b.as_list();
     for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {

@@ -382,6 +382,11 @@ class Callable {
   virtual ~Callable() = default;
   /// The name shown in errors and by `repr`.
   virtual const std::string& name() const noexcept = 0;
+  /// Appends what printing it shows: `<function NAME>` unless the callable says otherwise
+  /// (a `namespace()` prints as `<Namespace {'a': 1}>`, as in Jinja2).
+  virtual void append_str(std::string& out) const { out += "<function " + name() + ">"; }
+  /// The Python type name shown in errors: `function` unless the callable says otherwise.
+  virtual const char* type_name() const noexcept { return "function"; }
 };
 
 }  // namespace zf

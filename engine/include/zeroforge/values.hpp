@@ -68,7 +68,8 @@ class LayeredValues {
 nlohmann::ordered_json parse_set(std::string_view assignment);
 
 /// Reads a JSON values file that must hold an object; errors name the file, line and
-/// column (or say that the top level is not an object).
+/// column (or say that the top level is not an object). Numbers keep their JSON type, as
+/// Python's json reads them: `1000000.0` and `5e8` are floats, `1000000` an integer.
 nlohmann::ordered_json load_values_file(const std::filesystem::path& path);
 
 /// The most memory a tier may claim per GPU or per host, in GiB (1 PiB).

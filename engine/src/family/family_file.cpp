@@ -354,7 +354,7 @@ Family parse_family(const nlohmann::ordered_json& json, const std::string& file)
 
 Family load_family(const std::filesystem::path& path) {
   std::string file = path.string();
-  Json json = parse_json_text(read_file(path), file);
+  Json json = parse_json_text(read_file(path), file, JsonNumbers::AsWritten);
   return FamilyReader(file, &json).read(json);
 }
 

@@ -111,7 +111,7 @@ TemplateDefaults load_template_defaults(const Environment& environment, std::str
   }
 
   std::string file = shown_path(*path);
-  Json json = parse_json_text(read_file(*path), file);
+  Json json = parse_json_text(read_file(*path), file, JsonNumbers::AsWritten);
   if (!json.is_object()) {
     throw Error(ErrorKind::Values, "expected an object, got " + std::string(json.type_name()), file,
                 "/");

@@ -138,6 +138,7 @@ class Analyzer {
   }
   void visit_node(const SetStmt& node) {
     visit(*node.value);
+    if (node.namespace_ref) visit(*node.namespace_ref);
     for (const auto& t : node.targets) declare(t.name);
   }
   void visit_node(const SetBlockStmt& node) {

@@ -198,8 +198,10 @@ struct ForStmt {
   Scope else_scope;  // `otherwise`'s: what the else assigns stays there, as in Jinja2
 };
 struct SetStmt {
-  std::vector<Target> targets;
+  std::vector<Target> targets;  // empty for `set ns.attr = ...`
   ExprPtr value;
+  ExprPtr namespace_ref;  // `ns` of `set ns.attr = ...` (a name), else null
+  std::string attribute;  // `attr` of `set ns.attr = ...`
 };
 struct SetBlockStmt {
   Target target;

@@ -2,10 +2,12 @@
 // The builtin global functions: `range` and `dict` from Jinja2 3.1's DEFAULT_NAMESPACE, one
 // registration table at the end.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "template/namespace_object.hpp"
 #include "template/python_ops.hpp"
 #include "zeroforge/environment.hpp"
 #include "zeroforge/error.hpp"
@@ -102,9 +104,16 @@ Value global_dict(const Value&, Arguments& args, const CallContext&) {
   return Value(std::move(out));
 }
 
+// Jinja2's namespace(...): takes what dict() takes and makes a Namespace of it.
+Value global_namespace(const Value& self, Arguments& args, const CallContext& context) {
+  Value attributes = global_dict(self, args, context);
+  return Value(std::make_shared<detail::Namespace>(attributes.as_dict()));
+}
+
 std::vector<FunctionSpec> builtin_globals() {
   return {
       {"dict", {}, true, global_dict},
+      {"namespace", {}, true, global_namespace},
       {"range", {}, true, global_range},
   };
 }

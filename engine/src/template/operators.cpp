@@ -3,11 +3,10 @@
 // wrap-around), `/` is true division, `//` and `%` floor toward negative infinity.
 #include "template/operators.hpp"
 
-#include "template/limits.hpp"
-
 #include <cmath>
 #include <limits>
 
+#include "template/limits.hpp"
 #include "template/percent_format.hpp"
 #include "zeroforge/error.hpp"
 
@@ -52,9 +51,13 @@ const char* symbol(BinaryOp op) {
 bool is_int_like(const Value& v) { return v.is_int() || v.is_bool(); }
 
 Value repeat(const Value& sequence, std::int64_t count) {
-  if (count <= 0) return sequence.is_string() ? Value(std::string()) : sequence.is_tuple() ? Value::tuple({}) : Value(ValueList{});
+  if (count <= 0)
+    return sequence.is_string()  ? Value(std::string())
+           : sequence.is_tuple() ? Value::tuple({})
+                                 : Value(ValueList{});
   check_value_size(sequence.is_string() ? sequence.as_string().size() : sequence.as_list().size(),
-                   static_cast<std::uint64_t>(count), sequence.is_string() ? "str * int" : "list * int");
+                   static_cast<std::uint64_t>(count),
+                   sequence.is_string() ? "str * int" : "list * int");
   if (sequence.is_string()) {
     std::string out;
     for (std::int64_t i = 0; i < count; ++i) out += sequence.as_string();
@@ -98,6 +101,26 @@ double python_floor_div(double a, double b) {
   double floored = std::floor(div);
   if (div - floored > 0.5) floored += 1.0;
   return floored;
+}
+
+// Python's float `**`: a negative base to a fractional power is a complex number, which
+// zeroforge does not have (Python would print `(1.7e-16+2.8j)`), and a finite result too
+// large for a double is an OverflowError, never a silent `inf` or `nan`.
+Value float_power(double base, double exponent) {
+  if (base == 0 && exponent < 0) {
+    throw Error(ErrorKind::Render, "0.0 cannot be raised to a negative power");
+  }
+  if (base < 0 && std::isfinite(exponent) && exponent != std::floor(exponent)) {
+    throw Error(ErrorKind::Render,
+                "a negative number raised to a fractional power is a complex number, which "
+                "zeroforge does not support");
+  }
+  double result = std::pow(base, exponent);
+  if (std::isinf(result) && std::isfinite(base) && std::isfinite(exponent)) {
+    throw Error(ErrorKind::Render,
+                "the result of ** is too large for a float (Python: OverflowError)");
+  }
+  return Value(result);
 }
 
 Value integer_power(std::int64_t base, std::int64_t exponent) {
@@ -178,10 +201,7 @@ Value apply_binary(BinaryOp op, const Value& a, const Value& b) {
         return Value(python_fmod(a.as_double(), b.as_double()));
       case BinaryOp::Power:
         if (ints) return integer_power(a.as_int(), b.as_int());
-        if (a.as_double() == 0 && b.as_double() < 0) {
-          throw Error(ErrorKind::Render, "0.0 cannot be raised to a negative power");
-        }
-        return Value(std::pow(a.as_double(), b.as_double()));
+        return float_power(a.as_double(), b.as_double());
       default:
         break;
     }

@@ -404,6 +404,8 @@ void Parser::parse_filters(std::vector<ExprPtr>& links) {
       DirectBody direct = direct_body(*spec, args);
       links.push_back(
           make(offset, TestExpr{nullptr, std::move(name), spec, std::move(args), negated, direct}));
+      // Jinja2's grammar: `x is odd is defined` is a syntax error, not a test of a test.
+      if (at_name("is")) fail_here("you cannot chain multiple tests with 'is'");
     } else if (at(TokenKind::LeftParen)) {
       std::size_t offset = current().offset;
       auto args = parse_call_arguments();

@@ -48,7 +48,9 @@ std::uint32_t height_inside(const ForStmt& node) {
                    height_of(node.otherwise)});
 }
 
-std::uint32_t height_inside(const SetStmt& node) { return height_of(node.value); }
+std::uint32_t height_inside(const SetStmt& node) {
+  return std::max(height_of(node.value), height_of(node.namespace_ref));
+}
 
 std::uint32_t height_inside(const SetBlockStmt& node) {
   return std::max(height_of(node.filters), height_of(node.body));
@@ -288,12 +290,26 @@ StmtPtr Parser::parse_for(std::size_t offset) {
 
 StmtPtr Parser::parse_set(std::size_t offset) {
   std::size_t target_offset = current().offset;
+  if (at(TokenKind::Name) && peek().kind == TokenKind::Dot && peek(2).kind == TokenKind::Name) {
+    // `set ns.attr = value`: Jinja2 allows an attribute only on a plain name, and only there.
+    SetStmt node;
+    node.namespace_ref = parse_primary();
+    advance();  // '.'
+    node.attribute = expect_name("an attribute name");
+    if (!at(TokenKind::Assign)) {
+      fail_here("a block 'set' cannot assign a namespace attribute (use 'set ns.attr = ...')");
+    }
+    advance();
+    node.value = parse_tuple_or_expression();
+    expect_block_end("set");
+    return make_stmt(offset, std::move(node));
+  }
   auto targets = parse_assign_targets("set");
   if (at(TokenKind::Dot)) fail_here("assigning to attributes ('set a.b = ...') is not supported");
   if (skip(TokenKind::Assign)) {
     auto value = parse_tuple_or_expression();
     expect_block_end("set");
-    return make_stmt(offset, SetStmt{std::move(targets), std::move(value)});
+    return make_stmt(offset, SetStmt{std::move(targets), std::move(value), nullptr, {}});
   }
   if (targets.size() != 1) fail_at(target_offset, "a block 'set' assigns exactly one name");
   SetBlockStmt node;

@@ -3,6 +3,7 @@
 // (their definition as values and their calls).
 #include "template/builtin_filters.hpp"
 #include "template/methods.hpp"
+#include "template/native_function.hpp"
 #include "template/render_state.hpp"
 #include "zeroforge/error.hpp"
 
@@ -246,6 +247,7 @@ Value Renderer::call_of(const Call& node, const Value& callee, const Frame& fram
     return Value(std::move(buffer));
   }
   auto [positional, keyword] = eval_args(node.args, frame);
+  if (auto* native = as_native(callee.as_callable())) return native->call(positional, keyword);
   Value result;
   if (call_bound_method(callee, positional, keyword, result)) return result;
   throw Error(ErrorKind::Render, "'" + callee.as_callable()->name() + "' cannot be called here");

@@ -6,6 +6,7 @@
 
 #include "template/limits.hpp"
 #include "template/methods.hpp"
+#include "template/namespace_object.hpp"
 #include "template/operators.hpp"
 #include "template/python_ops.hpp"
 #include "template/render_state.hpp"
@@ -203,6 +204,8 @@ Value Renderer::get_attribute(const Value& object, const std::string& name) {
   if (has_method(object, name)) return bind_method(object, name);
   if (object.is_dict()) {
     if (const Value* v = object.as_dict().find(name)) return *v;
+  } else if (const Namespace* ns = as_namespace(object)) {
+    if (const Value* v = ns->find(name)) return *v;
   }
   return Value::undefined_attribute(object_type(object), name);
 }

@@ -48,13 +48,23 @@ void Renderer::exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame
   } else {
     inner.set_context(nullptr);  // no names at all
   }
+  // Muted (a child's top level), Jinja2 still renders the included template, and its output
+  // is printed, before the parent's.
+  std::string* saved_out = out_;
+  if (muted()) out_ = unmuted_out_;
   try {
     render_template(included->tree(), inner);
   } catch (const Error& error) {
+    out_ = saved_out;
     tree_ = saved_tree;
     if (error.has_location()) throw;
     throw locate(error, stmt.offset);
+  } catch (...) {
+    out_ = saved_out;
+    tree_ = saved_tree;
+    throw;
   }
+  out_ = saved_out;
   tree_ = saved_tree;
 }
 

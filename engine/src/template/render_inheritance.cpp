@@ -91,6 +91,8 @@ void Renderer::render_body_until_extends(const TemplateTree& tree, Frame& frame,
   tree_ = &tree;
   std::string discard;
   std::string* real_out = out_;
+  const std::string* saved_muted = muted_;
+  std::string* saved_unmuted = unmuted_out_;
   for (const auto& stmt : tree.body) {
     if (auto* extends = std::get_if<ExtendsStmt>(&stmt->node)) {
       guard(*stmt, [&] {
@@ -101,12 +103,24 @@ void Renderer::render_body_until_extends(const TemplateTree& tree, Frame& frame,
           DepthGuard::too_many_levels(env_.options().max_nesting, "extends");
       });
       out_ = &discard;  // after 'extends', only blocks and definitions matter
+      muted_ = &discard;
+      unmuted_out_ = real_out;
       continue;
     }
     if (parent && std::holds_alternative<BlockStmt>(stmt->node)) continue;
-    exec(*stmt, frame);
+    try {
+      exec(*stmt, frame);
+    } catch (...) {
+      out_ = real_out;
+      muted_ = saved_muted;
+      unmuted_out_ = saved_unmuted;
+      tree_ = saved_tree;
+      throw;
+    }
   }
   out_ = real_out;
+  muted_ = saved_muted;
+  unmuted_out_ = saved_unmuted;
   tree_ = saved_tree;
 }
 

@@ -155,6 +155,8 @@ class Renderer : public CallContext {
   // `error` at `offset` of the template running now.
   Error locate(const Error& error, std::size_t offset) const;
 
+  bool muted() const { return out_ == muted_; }
+
   [[gnu::always_inline]] void emit(std::string_view text, std::size_t offset) {
     mark(offset);
     out_->append(text);
@@ -359,6 +361,11 @@ class Renderer : public CallContext {
   const Environment& env_;
   std::string* out_;
   const std::string* root_out_;
+  // A child template's top level after its 'extends' writes here. As in Jinja2, its output
+  // statements are not evaluated at all (`{{ 1 // 0 }}` there does not fail), while other
+  // statements still run; a capture (set block, macro body) writes elsewhere and prints.
+  const std::string* muted_ = nullptr;
+  std::string* unmuted_out_ = nullptr;  // where the output went before the 'extends'
   std::vector<OutputMark>* marks_;
   const TemplateTree* tree_ = nullptr;
   int depth_ = 0;            // includes, imports, blocks and macro calls open (max_depth)

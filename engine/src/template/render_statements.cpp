@@ -2,6 +2,8 @@
 // Statements that run in the template where they stand: text, print, if, for, set (plain and
 // block), filter blocks and with.
 #include "template/builtin_filters.hpp"
+#include "template/namespace_object.hpp"
+#include "template/native_function.hpp"
 #include "template/python_ops.hpp"
 #include "template/render_state.hpp"
 #include "zeroforge/error.hpp"
@@ -25,6 +27,7 @@ void Renderer::exec_node(const Stmt& stmt, const TextStmt& node, Frame&) {
 }
 
 void Renderer::exec_node(const Stmt& stmt, const PrintStmt& node, Frame& frame) {
+  if (muted()) return;
   // `{{ macro(...) }}` renders the macro straight into the output instead of capturing
   // its text and copying it (the output is the same).
   if (auto* call = std::get_if<Call>(&node.expr->node)) {
@@ -115,6 +118,37 @@ void Renderer::assign_targets(Frame& frame, const std::vector<Target>& targets, 
   }
 }
 
+// The state loop.cycle and loop.changed share across the iterations of one loop.
+struct LoopState {
+  std::int64_t index0 = 0;
+  bool changed_called = false;
+  std::vector<Value> last_changed;  // the arguments of the last loop.changed call
+};
+
+namespace {
+void make_loop_functions(std::shared_ptr<LoopState>& state, Value& cycle, Value& changed) {
+  state = std::make_shared<LoopState>();
+  cycle = Value(std::make_shared<NativeFunction>(
+      "loop.cycle", [state](const std::vector<Value>& args, const KeywordValues& kwargs) {
+        if (!kwargs.empty())
+          throw Error(ErrorKind::Render, "loop.cycle() takes no keyword arguments");
+        if (args.empty()) throw Error(ErrorKind::Render, "no items for cycling given");
+        return args[static_cast<std::size_t>(state->index0) % args.size()];
+      }));
+  changed = Value(std::make_shared<NativeFunction>(
+      "loop.changed", [state](const std::vector<Value>& args, const KeywordValues& kwargs) {
+        if (!kwargs.empty())
+          throw Error(ErrorKind::Render, "loop.changed() takes no keyword arguments");
+        bool same = state->changed_called && args.size() == state->last_changed.size() &&
+                    std::equal(args.begin(), args.end(), state->last_changed.begin());
+        if (same) return Value(false);
+        state->changed_called = true;
+        state->last_changed = args;
+        return Value(true);
+      }));
+}
+}  // namespace
+
 void Renderer::exec_node(const Stmt& stmt, const ForStmt& node, Frame& frame) {
   Value iterable = eval(*node.iterable, frame);
   // A list is iterated in place (values are immutable); other iterables are listed first.
@@ -144,6 +178,10 @@ void Renderer::exec_node(const Stmt& stmt, const ForStmt& node, Frame& frame) {
     return;
   }
   const auto length = static_cast<std::int64_t>(items.size());
+  // loop.cycle and loop.changed, made once per loop: they read the iteration from `state`.
+  std::shared_ptr<LoopState> state;
+  Value cycle, changed;
+  if (node.uses_loop) make_loop_functions(state, cycle, changed);
   for (std::int64_t i = 0; i < length; ++i) {
     step(stmt.offset);
     loop_frame.clear();
@@ -165,6 +203,9 @@ void Renderer::exec_node(const Stmt& stmt, const ForStmt& node, Frame& frame) {
                i + 1 < length
                    ? items[static_cast<std::size_t>(i + 1)]
                    : Value::undefined("'loop.nextitem' is undefined on the last iteration"));
+      loop.set("cycle", cycle);
+      loop.set("changed", changed);
+      state->index0 = i;
       loop_frame.assign(node.loop, Value(std::move(loop)));
     }
     assign_targets(loop_frame, node.targets, items[static_cast<std::size_t>(i)], stmt.offset);
@@ -173,6 +214,26 @@ void Renderer::exec_node(const Stmt& stmt, const ForStmt& node, Frame& frame) {
 }
 
 void Renderer::exec_node(const Stmt& stmt, const SetStmt& node, Frame& frame) {
+  if (node.namespace_ref) {
+    Value value = eval(*node.value, frame);
+    Value object = eval(*node.namespace_ref, frame);
+    const Namespace* ns = as_namespace(object);
+    if (!ns) {
+      try {
+        object.require_defined();
+      } catch (const Error& error) {
+        throw locate(error, node.namespace_ref->offset);
+      }
+      throw locate(Error(ErrorKind::Render, "cannot assign attribute on non-namespace object"),
+                   node.namespace_ref->offset);
+    }
+    try {
+      ns->set(node.attribute, std::move(value));
+    } catch (const Error& error) {
+      throw locate(error, stmt.offset);
+    }
+    return;
+  }
   assign_targets(frame, node.targets, eval(*node.value, frame), stmt.offset);
 }
 
@@ -200,7 +261,8 @@ void Renderer::exec_node(const Stmt&, const SetBlockStmt& node, Frame& frame) {
 
 void Renderer::exec_node(const Stmt&, const FilterBlockStmt& node, Frame& frame) {
   Frame inner(&frame, node.scope);
-  Value value(capture(node.body, inner));
+  // Muted (a child's top level), Jinja2 skips the body's output but still runs the filters.
+  Value value(muted() ? (exec_body(node.body, inner), std::string()) : capture(node.body, inner));
   Value result = apply_filters(std::move(value), node.filters, inner);
   emit(result.str(), 0);
 }

@@ -169,6 +169,7 @@ class Resolver {
   void analyse(ForStmt& node) { load(*node.iterable); }
   void analyse(SetStmt& node) {
     load(*node.value);
+    if (node.namespace_ref) load(*node.namespace_ref);
     for (auto& target : node.targets) store(target);
   }
   void analyse(SetBlockStmt& node) { store(node.target); }
@@ -217,7 +218,10 @@ class Resolver {
     run_body(node.otherwise);
     leave();
   }
-  void resolve_stmt(SetStmt& node) { resolve(*node.value); }
+  void resolve_stmt(SetStmt& node) {
+    resolve(*node.value);
+    if (node.namespace_ref) resolve(*node.namespace_ref);
+  }
   void resolve_stmt(SetBlockStmt& node) {
     enter(node.scope);
     analyse_body(node.body);

@@ -41,11 +41,11 @@ nlohmann::ordered_json parse_set(std::string_view assignment) {
     start = dot + 1;
   }
 
-  // VALUE is JSON when it parses as JSON (with the same number rules as values files, so
-  // `5e8` is an integer), else the text itself.
+  // VALUE is JSON when it parses as JSON, else the text itself. Numbers keep their JSON
+  // type, as in values files (`5e8` is a float, as Python reads it).
   nlohmann::ordered_json value;
   try {
-    value = parse_json_text(text, "--set");
+    value = parse_json_text(text, "--set", JsonNumbers::AsWritten);
   } catch (const Error&) {
     // An integer too large for 64 bits is a number to the user: taking it as a string
     // would change its type silently.
@@ -67,7 +67,7 @@ nlohmann::ordered_json parse_set(std::string_view assignment) {
 
 nlohmann::ordered_json load_values_file(const std::filesystem::path& path) {
   std::string text = read_file(path);
-  nlohmann::ordered_json json = parse_json_text(text, path.string());
+  nlohmann::ordered_json json = parse_json_text(text, path.string(), JsonNumbers::AsWritten);
   if (!json.is_object()) {
     throw Error(ErrorKind::Values,
                 "a values file must hold a JSON object, got " + std::string(json.type_name()),

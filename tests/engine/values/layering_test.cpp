@@ -2,6 +2,8 @@
 // Value layering: deep merge, replacement of scalars and arrays, provenance per leaf.
 #include <gtest/gtest.h>
 
+#include "support/cli_runner.hpp"
+#include "support/render.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/values.hpp"
 
@@ -124,7 +126,11 @@ TEST(SetSyntaxTest, ParsesDottedKeysAndJsonValues) {
       {"hf_auto=true", R"({"hf_auto":true})"},
       {"list=[1,2]", R"({"list":[1,2]})"},
       {"quoted=\"3\"", R"({"quoted":"3"})"},
-      {"bucket=5e8", R"({"bucket":500000000})"},
+      // Numbers keep their JSON type, as Python's json reads them (Jinja2 prints 5e8 as
+      // 500000000.0); only a .json template's output is normalised.
+      {"bucket=5e8", R"({"bucket":500000000.0})"},
+      {"big=1000000.0", R"({"big":1000000.0})"},
+      {"count=1000000", R"({"count":1000000})"},
       {"empty=", R"({"empty":""})"},
       {"path=/mnt/nvme", R"({"path":"/mnt/nvme"})"},
       {"eq=a=b", R"({"eq":"a=b"})"},
@@ -164,6 +170,21 @@ TEST(SetSyntaxTest, RejectsMalformedAssignments) {
       EXPECT_EQ(e.kind(), ErrorKind::Usage);
     }
   }
+}
+
+// Jinja2 reads values with Python's json, so `1000000.0` and `5e8` are floats there: they print
+// with `.0`, pass `is float` and keep the `.0` through tojson. Only a .json template's output is
+// normalised (docs/template-language.md, ".json templates").
+TEST(ValuesFileTest, KeepsJsonNumberTypes) {
+  test::TempDir dir;
+  const auto path = dir.write("clusters/a100-80g-values-with-large-buckets.json",
+                              R"({"x": 1000000.0, "y": 5e8, "n": 1000000, "small": 1e-3})");
+  const ordered_json values = load_values_file(path);
+  EXPECT_EQ(test::render("{{ x }} {{ x is float }} {{ x | tojson }} {{ y }} {{ y is float }} "
+                         "{{ n }} {{ n is integer }} {{ small }}",
+                         values),
+            "1000000.0 True 1000000.0 500000000.0 True 1000000 True 0.001");
+  EXPECT_EQ(load_tier_file(path).at("y").dump(), "500000000.0");
 }
 
 }  // namespace
