@@ -663,16 +663,21 @@ def main():
 
     torch_specs = opts.torch or [s for s in os.environ.get(ENV["torchrun"], "installed").split(":")
                                  if s]
+    # Sources are made absolute: the DeepSpeed round trip starts its ranks in another directory,
+    # where a relative source no longer names the checkout.
+    def given(name):
+        path = getattr(opts, name) or os.environ.get(ENV[name], "")
+        return os.path.abspath(path) if path else ""
+
+    torch_specs = [s if s == "installed" else os.path.abspath(s) for s in torch_specs]
     runs = []
     for kind in opts.only.split(","):
         if kind == "torchrun":
             runs += [(kind, s) for s in torch_specs]
         elif kind == "transformers":
-            runs.append((kind, [opts.transformers or os.environ.get(ENV[kind], ""),
-                                opts.accelerate or os.environ.get(ENV["accelerate"], ""),
-                                opts.deepspeed or os.environ.get(ENV["deepspeed"], "")]))
+            runs.append((kind, [given(kind), given("accelerate"), given("deepspeed")]))
         else:
-            runs.append((kind, getattr(opts, kind) or os.environ.get(ENV[kind], "")))
+            runs.append((kind, given(kind)))
     passed = failed = skipped = 0
     for kind, spec in runs:
         why = available(opts.python, kind, spec)

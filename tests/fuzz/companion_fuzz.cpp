@@ -7,11 +7,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "generate/companions.hpp"
 #include "text_helpers.hpp"
@@ -27,8 +26,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const std::vector<std::string> kKinds = {"deepspeed", "torchrun", "accelerate",
-                                         "hf-args",   "hostfile", "deepspeed-env"};
+const std::vector<std::string> kKinds = {"deepspeed", "torchrun",      "accelerate", "hf-args",
+                                         "hostfile",  "deepspeed-env", "slurm"};
 
 // The shipped templates (config and companions), with small render limits.
 const zf::Environment& environment() {
@@ -164,7 +163,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& name : zf::pipeline::companion_value_names())
       if (auto it = values.find(name); it != values.end()) needed[name] = *it;
     zf::pipeline::CompanionPlan plan = zf::pipeline::plan_companions(
-        kKinds, zf::pipeline::CompanionSubject{path, &config, &contract.facts, &needed});
+        kKinds, zf::pipeline::CompanionSubject{path, &config, &contract.facts, &needed,
+                                               /*fit=*/nullptr, "fuzz", /*tier=*/nullptr});
     if (!plan.problems.empty()) return 0;
     // As CompanionWriter::write renders each: the values plus `job`, `job.kind` the companion.
     zf::ValueDict context = scope.as_dict();
