@@ -14,6 +14,7 @@
 #include "estimate_command.hpp"
 #include "fit_choices.hpp"
 #include "hook_values.hpp"
+#include "zeroforge/nearest_name.hpp"
 
 namespace zf::memory {
 namespace {
@@ -150,7 +151,11 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
         std::end(kKeys)) {
       std::string known;
       for (const char* k : kKeys) known += (known.empty() ? "" : ", ") + std::string(k);
-      r.fail("/auto_fit/" + key, "unknown key '" + key + "' (expected " + known + ")");
+      // The same did-you-mean rule the host applies to values, tiers and families.
+      const std::string guess =
+          sdk::nearest_name(key, std::vector<std::string_view>(std::begin(kKeys), std::end(kKeys)));
+      r.fail("/auto_fit/" + key, "unknown key '" + key + "' (expected " + known + ")" +
+                                     (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
     }
   }
 

@@ -324,6 +324,35 @@ TEST(AutoFitHookTest, MissingTierFactsAreBadInput) {
   }
 }
 
+// A misspelt auto_fit key is refused at its pointer with the host's did-you-mean rule.
+TEST(AutoFitHookTest, AMisspeltKeyIsRefusedWithADidYouMean) {
+  const struct {
+    const char* key;
+    const char* message;
+  } cases[] = {
+      {"seqlen", "; did you mean 'seq_len'?"},
+      {"max_micro_batch", "; did you mean 'max_micro_batch_size'?"},
+      {"colour", ")"},  // nothing close: no guess
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.key);
+    LayeredValues values = small_tier_member(Json::object());
+    values.apply({LayerKind::Set, std::string("--set auto_fit.") + c.key + "=4096"},
+                 {{"auto_fit", {{c.key, 4096}}}});
+    try {
+      host().run_values_hooks(values, context);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      const std::string head = std::string("/auto_fit/") + c.key + ": unknown key '" + c.key +
+                               "' (expected model, seq_len, ";
+      EXPECT_NE(what.find(head), std::string::npos) << what;
+      EXPECT_NE(what.find(std::string(c.message) + " (set by --set auto_fit."), std::string::npos)
+          << what;
+    }
+  }
+}
+
 // A GPU count past 64 bits is refused at /nodes, where the tier's layer set it (issue 22).
 TEST(AutoFitHookTest, AGpuCountPast64BitsIsBadInputAtNodes) {
   LayeredValues values = small_tier_member(Json::object());
