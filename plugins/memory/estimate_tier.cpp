@@ -6,7 +6,6 @@
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <stdexcept>
 
 namespace zf::memory {
@@ -17,33 +16,13 @@ namespace fs = std::filesystem;
 // The engine's limit (zf::kMaxTierMemoryGib): a plugin links only the SDK.
 constexpr double kMaxTierMemoryGib = 1048576.0;
 
-std::string known_tiers(const fs::path& dir) {
-  std::set<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.path().extension() == ".json") names.insert(entry.path().stem().string());
-  }
-  std::string out;
-  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
-  return out.empty() ? "none" : out;
-}
-
 }  // namespace
 
 TierFacts load_estimate_tier(const std::string& name_or_path, const std::string& data_dir,
                              const FileReader& read) {
-  const bool is_path =
-      name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".json";
-  const fs::path dir = fs::path(data_dir) / "presets" / "tiers";
-  const fs::path file = is_path ? fs::path(name_or_path) : dir / (name_or_path + ".json");
-  std::error_code ec;
-  if (!is_path && !fs::exists(file, ec)) {
-    throw std::invalid_argument("--tier: unknown tier '" + name_or_path +
-                                "' (known: " + known_tiers(dir) + ")");
-  }
   TierFacts out;
-  out.file = file.string();
-  out.name = file.stem().string();
+  out.file = preset_file(name_or_path, data_dir, "tiers", "--tier: unknown tier");
+  out.name = fs::path(out.file).stem().string();
   std::string text;
   try {
     text = read(out.file);  // the host's bounded reader, as for --model

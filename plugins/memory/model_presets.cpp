@@ -50,17 +50,6 @@ std::string hugging_face_name(std::string_view key) {
   return {};
 }
 
-std::string known_presets(const fs::path& dir) {
-  std::set<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.path().extension() == ".json") names.insert(entry.path().stem().string());
-  }
-  std::string out;
-  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
-  return out.empty() ? "none" : out;
-}
-
 bool is_integral(const nlohmann::json& v) {
   if (v.is_number_integer()) return true;
   if (!v.is_number_float()) return false;
@@ -135,18 +124,28 @@ ModelPreset read_model_shape(const nlohmann::json& object, const FieldError& fai
   return out;
 }
 
-ModelPreset load_model_preset(const std::string& name_or_path, const std::string& data_dir,
-                              const FileReader& read) {
+std::string preset_file(const std::string& name_or_path, const std::string& data_dir,
+                        const char* kind, const std::string& unknown) {
   const bool is_path =
       name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".json";
-  const fs::path dir = fs::path(data_dir) / "presets" / "models";
-  const fs::path file = is_path ? fs::path(name_or_path) : dir / (name_or_path + ".json");
+  if (is_path) return name_or_path;
+  const fs::path dir = fs::path(data_dir) / "presets" / kind;
+  const fs::path file = dir / (name_or_path + ".json");
   std::error_code ec;
-  if (!is_path && !fs::exists(file, ec)) {
-    throw std::invalid_argument("unknown model preset '" + name_or_path +
-                                "' (known: " + known_presets(dir) + ")");
+  if (fs::exists(file, ec)) return file.string();
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".json") names.insert(entry.path().stem().string());
   }
-  const std::string where = file.string();
+  std::string known;
+  for (const auto& name : names) known += (known.empty() ? "" : ", ") + name;
+  throw std::invalid_argument(unknown + " '" + name_or_path +
+                              "' (known: " + (known.empty() ? "none" : known) + ")");
+}
+
+ModelPreset load_model_preset(const std::string& name_or_path, const std::string& data_dir,
+                              const FileReader& read) {
+  const std::string where = preset_file(name_or_path, data_dir, "models", "unknown model preset");
   std::string text;
   try {
     // The host's reader: a FIFO or /dev/zero as --model is an error, not a hang or an
@@ -180,7 +179,7 @@ ModelPreset load_model_preset(const std::string& name_or_path, const std::string
                                   std::string(json[key].type_name()));
     }
   }
-  preset.name = json.value("name", fs::path(file).stem().string());
+  preset.name = json.value("name", fs::path(where).stem().string());
   preset.description = json.value("description", "");
   preset.file = where;
   return preset;

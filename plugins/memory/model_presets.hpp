@@ -37,6 +37,12 @@ using FieldError = std::function<void(const std::string& key, const std::string&
 ModelPreset read_model_shape(const nlohmann::json& object, const FieldError& fail,
                              std::initializer_list<const char*> extra_keys = {});
 
+/// The file `name_or_path` names among the presets of `<data_dir>/presets/<kind>/` (models,
+/// tiers): a path when it holds '/' or ends in .json, else NAME.json there. A NAME that is not
+/// there throws std::invalid_argument: `<unknown> 'NAME' (known: a, b, ...)`.
+std::string preset_file(const std::string& name_or_path, const std::string& data_dir,
+                        const char* kind, const std::string& unknown);
+
 /// Reads `name_or_path`: a path to a .json file, or NAME looked up as
 /// `<data_dir>/presets/models/NAME.json`, with `read`. Throws std::invalid_argument naming the
 /// file and the presets that exist when there is none, the reader's message when it cannot be

@@ -58,7 +58,8 @@ struct History {
   }
 };
 
-/// A JSON pointer segment: `~` as `~0`, `/` as `~1`.
+/// A JSON pointer segment: `~` as `~0`, `/` as `~1`. The engine has zf::escape_pointer_segment,
+/// but compile_schema builds the engine's tables before that library exists, so it cannot link it.
 inline std::string escape_segment(const std::string& key) {
   std::string out;
   for (char c : key) {
