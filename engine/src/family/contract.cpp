@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "checked_math.hpp"
+#include "deepspeed/world_size.hpp"
 #include "family/value_names.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/error.hpp"
@@ -822,7 +823,7 @@ class Checker {
   std::optional<std::int64_t> gpu_count() {
     const std::int64_t gpus = as_int(*get(known("gpus_per_node")));
     const std::int64_t nodes = as_int(*get(known("nodes")));
-    const std::optional<std::int64_t> count = detail::checked_product({gpus, nodes});
+    const std::optional<std::int64_t> count = deepspeed::gpu_count(gpus, nodes);
     if (!count) {
       fail("/nodes", "gpus_per_node x nodes = " + std::to_string(gpus) + " x " +
                          std::to_string(nodes) + " " + detail::beyond_int64() +

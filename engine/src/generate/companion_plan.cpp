@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "checked_math.hpp"
+#include "deepspeed/world_size.hpp"
 #include "companions.hpp"
 #include "fit_launch.hpp"
 #include "launch_text.hpp"
@@ -133,7 +134,7 @@ class Planner {
                          std::to_string(nodes));
       return std::move(plan_);
     }
-    const std::optional<std::int64_t> all_gpus = detail::checked_product({gpus, nodes});
+    const std::optional<std::int64_t> all_gpus = deepspeed::gpu_count(gpus, nodes);
     if (!all_gpus) {
       fail("/gpus_per_node", "gpus_per_node " + std::to_string(gpus) + " x nodes " +
                                  std::to_string(nodes) +

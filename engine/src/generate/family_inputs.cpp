@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "checked_math.hpp"
+#include "deepspeed/world_size.hpp"
 #include "generate/block_overrides.hpp"
 #include "template/analyzer.hpp"
 #include "zeroforge/error.hpp"
@@ -250,17 +250,8 @@ FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink&
 }
 
 Json world_size_of(const Json& values) {
-  if (auto it = values.find("world_size"); it != values.end() && it->is_number_integer())
-    return *it;
-  auto gpus = values.find("gpus_per_node");
-  auto nodes = values.find("nodes");
-  if (gpus != values.end() && nodes != values.end() && gpus->is_number_integer() &&
-      nodes->is_number_integer()) {
-    // Unknown past 64 bits (the values contract refuses such a product at /nodes).
-    if (auto world =
-            detail::checked_product({gpus->get<std::int64_t>(), nodes->get<std::int64_t>()}))
-      return *world;
-  }
+  // Unknown past 64 bits (the values contract refuses such a product at /nodes).
+  if (auto world = deepspeed::world_size_of(values)) return *world;
   return nullptr;
 }
 

@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
+#include "checked_math.hpp"
+#include "deepspeed/world_size.hpp"
 #include "import/family_builder.hpp"
 #include "import/import_notes.hpp"
 #include "import/json_compare.hpp"
@@ -165,8 +168,17 @@ TierInput load_tier(const std::string& tier, const fs::path& data_dir, const fs:
   out.file = path.string();
   out.values = load_values_file(path);
   out.cluster.tier = tier;
-  out.cluster.gpus =
-      integer_value(out.values, "gpus_per_node", 1) * integer_value(out.values, "nodes", 1);
+  const std::int64_t gpus_per_node = integer_value(out.values, "gpus_per_node", 1);
+  const std::int64_t nodes = integer_value(out.values, "nodes", 1);
+  const std::optional<std::int64_t> gpus = deepspeed::gpu_count(gpus_per_node, nodes);
+  if (!gpus) {
+    throw Error(ErrorKind::Values,
+                "gpus_per_node x nodes = " + std::to_string(gpus_per_node) + " x " +
+                    std::to_string(nodes) + " " + detail::beyond_int64() +
+                    "; no cluster has that many GPUs",
+                out.file, "/nodes");
+  }
+  out.cluster.gpus = *gpus;
   if (auto it = out.values.find("world_size"); it != out.values.end() && it->is_number_integer()) {
     out.cluster.world_size = it->get<std::int64_t>();
   }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // validate_config: runs the rule families in order over one config, plus the catalogue of
 // rule ids and the text/JSON forms of findings.
-#include "checked_math.hpp"
+#include "deepspeed/world_size.hpp"
 #include "rules.hpp"
 
 namespace zf {
@@ -54,22 +54,8 @@ ValidateOptions validate_options_from_values(const nlohmann::ordered_json& value
   ValidateOptions options;
   if (!values.is_object()) return options;
   // Values hold many keys: each is looked up once.
-  const nlohmann::ordered_json* world = validate::member(values, "world_size");
-  const nlohmann::ordered_json* gpus_value = validate::member(values, "gpus_per_node");
-  const nlohmann::ordered_json* nodes_value = validate::member(values, "nodes");
-  auto integer = [](const nlohmann::ordered_json* value) -> std::optional<long long> {
-    return value != nullptr ? validate::as_integer(*value) : std::nullopt;
-  };
-  if (auto world_size = integer(world)) {
-    options.world_size = *world_size;
-  } else if (gpus_value != nullptr || nodes_value != nullptr) {
-    auto gpus = integer(gpus_value), nodes = integer(nodes_value);
-    if ((gpus || gpus_value == nullptr) && (nodes || nodes_value == nullptr)) {
-      // Unset past 64 bits: the values contract reports that product at /nodes.
-      if (auto world_size = detail::checked_product({gpus.value_or(1), nodes.value_or(1)}))
-        options.world_size = *world_size;
-    }
-  }
+  // Unset past 64 bits: the values contract reports that product at /nodes.
+  if (auto world_size = deepspeed::world_size_of(values)) options.world_size = *world_size;
   // hf_auto is true, or a non-empty list of the keys left to the Trainer (docs/values.md).
   const nlohmann::ordered_json* hf = validate::member(values, "hf_auto");
   options.hf =

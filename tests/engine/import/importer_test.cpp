@@ -71,6 +71,13 @@ TEST_F(ImporterTest, BadInputIsRefusedWithTheFileAndWhere) {
             "error: import: tier 'no-such-tier' not found (no " +
                 (test::source_dir() / "presets" / "tiers" / "no-such-tier.json").string() +
                 "; zeroforge list tiers)");
+  // A tier's GPU count past 64 bits is bad input at its /nodes, never a wrapped product.
+  const std::string huge_tier =
+      write("tiers/huge.json", R"({"gpus_per_node": 4611686018427387904, "nodes": 2})");
+  EXPECT_EQ(error_of(request({good}, huge_tier)),
+            huge_tier +
+                ": /nodes: error: gpus_per_node x nodes = 4611686018427387904 x 2 is beyond "
+                "64-bit integers (9223372036854775807); no cluster has that many GPUs");
 }
 
 TEST_F(ImporterTest, ImpossibleBatchArithmeticIsAnErrorAndTheKeysAreCarriedAsWritten) {
