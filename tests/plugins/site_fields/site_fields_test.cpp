@@ -258,7 +258,7 @@ TEST(SiteFieldsTest, RefusesBadProfilesWhenLoaded) {
        {{"profile", {{"nvme", "/x"}}}},
        "site profile (inline): /nvme: unknown profile key 'nvme' (expected nvme_path, tensorboard, "
        "wandb, csv_monitor, comet, comms_logger, steps_per_print, fields, allow_unknown_keys, "
-       "hosts, environment, slurm)"},
+       "hosts, environment, slurm, kubernetes)"},
       {"slurm not an object",
        {{"profile", {{"slurm", "gpu"}}}},
        "site profile (inline): /slurm: expected an object (launch.slurm: partition, account, ...)"},
