@@ -108,8 +108,7 @@ std::string kubelet_expand(const std::string& word, const std::map<std::string, 
       ++i;
     } else if (word[i + 1] == '(') {
       const std::size_t close = word.find(')', i + 2);
-      const std::string name =
-          close == std::string::npos ? "" : word.substr(i + 2, close - i - 2);
+      const std::string name = close == std::string::npos ? "" : word.substr(i + 2, close - i - 2);
       if (close != std::string::npos && env.count(name)) {
         out += env.at(name);
         i = close;
@@ -157,13 +156,13 @@ void check_manifests(const fs::path& out, const Api& api, const Json& launch_arg
     // Every shipped tier's nodes hold the same GPUs: the container's and the job's counts.
     Json container, pod_spec;
     std::int64_t nodes = 0;
-    std::map<std::string, std::string> env = {{"PET_NODE_RANK", "1"},
-                                              {"PET_MASTER_ADDR", "job-master-0"},
-                                              {"PET_MASTER_PORT", "23456"}};
+    std::map<std::string, std::string> env = {
+        {"PET_NODE_RANK", "1"}, {"PET_MASTER_ADDR", "job-master-0"}, {"PET_MASTER_PORT", "23456"}};
     if (api.kind == "PyTorchJob") {
       const Json& specs = job.at("spec").at("pytorchReplicaSpecs");
-      nodes = specs.at("Master").at("replicas").get<std::int64_t>() +
-              (specs.contains("Worker") ? specs.at("Worker").at("replicas").get<std::int64_t>() : 0);
+      nodes =
+          specs.at("Master").at("replicas").get<std::int64_t>() +
+          (specs.contains("Worker") ? specs.at("Worker").at("replicas").get<std::int64_t>() : 0);
       pod_spec = specs.at("Master").at("template").at("spec");
       container = pod_spec.at("containers").at(0);
       EXPECT_EQ(container.at("name"), "pytorch");  // the operator finds its container by name
@@ -220,7 +219,8 @@ void check_manifests(const fs::path& out, const Api& api, const Json& launch_arg
     // The Trainer's arguments file: the hf-args companion's, naming the config where it is
     // mounted.
     if (entry.at("companions").contains("hf-args")) {
-      Json hf = Json::parse(read_file(out / entry.at("companions").at("hf-args").get<std::string>()));
+      Json hf =
+          Json::parse(read_file(out / entry.at("companions").at("hf-args").get<std::string>()));
       hf["deepspeed"] = config_mount;
       const std::string text = map.at("data").at("hf-args.json");
       EXPECT_EQ(Json::parse(text), hf);
@@ -249,11 +249,11 @@ TEST(KubernetesCliTest, EveryManifestValidatesAgainstItsCrdSchemaAndCarriesTheCo
                              "kubernetes,hf-args", "--set", "launch.kubernetes.api=" + api.kind,
                              "--set", "launch.kubernetes.image=pytorch/pytorch:2.4.0-cuda12.1"});
       ASSERT_EQ(result.exit_code, 0) << result.err;
-      const Json family_json = Json::parse(read_file(kSource / "presets/families" / (name + ".json")));
-      const Json args =
-          family_json.contains(Json::json_pointer("/values/launch/args"))
-              ? family_json.at(Json::json_pointer("/values/launch/args"))
-              : Json::array();
+      const Json family_json =
+          Json::parse(read_file(kSource / "presets/families" / (name + ".json")));
+      const Json args = family_json.contains(Json::json_pointer("/values/launch/args"))
+                            ? family_json.at(Json::json_pointer("/values/launch/args"))
+                            : Json::array();
       check_manifests(out, api, args, checked);
     }
     const fs::path out = dir.path() / (api.kind + "-everything");
@@ -278,25 +278,120 @@ TEST(KubernetesCliTest, TheSchemaCheckFindsWhatTheApiServerRefuses) {
          "resources": {"limits": {"nvidia.com/gpu": "eight"}},
          "env": [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}],
          "volumeMount": []}]}}}}}})");
-  EXPECT_EQ(test::openapi_problems(schema, job),
-            (std::vector<std::string>{
-                "/spec/nprocPerNode: expected string, got 8",
-                "/spec/pytorchReplicaSpecs/Master/replicas: expected integer, got \"1\"",
-                "/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/command/1: expected "
-                "string, got 8",
-                "/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/limits/"
-                "nvidia.com~1gpu: \"eight\" does not match \"^(\\\\+|-)?(([0-9]+(\\\\.[0-9]*)?)|(\\\\.["
-                "0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\\\+|-)?(([0-9]+(\\\\.[0-9]*)?)|(\\\\.[0-9]+))"
-                "))?$\"",
-                "/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/env/1: a duplicate of "
-                "the list's key [\"A\"]",
-                "/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/volumeMount: unknown "
-                "field \"volumeMount\""}));
+  EXPECT_EQ(
+      test::openapi_problems(schema, job),
+      (std::vector<std::string>{
+          "/spec/nprocPerNode: expected string, got 8",
+          "/spec/pytorchReplicaSpecs/Master/replicas: expected integer, got \"1\"",
+          "/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/command/1: expected "
+          "string, got 8",
+          "/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/limits/"
+          "nvidia.com~1gpu: \"eight\" does not match \"^(\\\\+|-)?(([0-9]+(\\\\.[0-9]*)?)|(\\\\.["
+          "0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\\\+|-)?(([0-9]+(\\\\.[0-9]*)?)|(\\\\.[0-9]+))"
+          "))?$\"",
+          "/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/env/1: a duplicate of "
+          "the list's key [\"A\"]",
+          "/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/volumeMount: unknown "
+          "field \"volumeMount\""}));
   Json train = Json::parse(R"({"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
     "metadata": {"name": "j"}, "spec": {"trainer": {"numNodes": "2"}}})");
   EXPECT_EQ(test::openapi_problems(schema_of(kApis[1]), train),
             (std::vector<std::string>{"/spec: the required field \"runtimeRef\" is missing",
                                       "/spec/trainer/numNodes: expected integer, got \"2\""}));
+}
+
+// Bad values are refused at the file and pointer where they were written, with exit 2 and nothing
+// written: a family's value, the site profile's, a --set, and a GPU count the tier lacks.
+TEST(KubernetesCliTest, BadValuesAreRefusedAtTheirPlaceAndNothingIsWritten) {
+  TempDir dir;
+  const std::string family =
+      dir.write("platform/ml-training/families/llama-3-70b-instruct/family.json", R"({
+    "name": "llama", "template": "deepspeed/config.json.j2",
+    "values": {"global_batch_size": 512,
+               "launch": {"kubernetes": {"namespace": "ML_Team", "image": "pytorch/pytorch:2.4.0",
+                                         "tolerations": [{"key": "gpu", "operator": "Exists",
+                                                          "value": "h100"}]}}},
+    "tiers": ["medium"], "companions": ["kubernetes"]})")
+          .string();
+  const fs::path out = dir.path() / "out";
+  auto bad = run_cli({"generate", family, "-o", out.string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err,
+            family +
+                ": /values/launch/kubernetes/namespace: error: variant 'medium': "
+                "launch.kubernetes.namespace: \"ML_Team\" is not a DNS-1123 label (at most 63 "
+                "lower-case letters, digits and '-', starting and ending with a letter or digit), "
+                "as Kubernetes requires of a namespace\n" +
+                family +
+                ": /values/launch/kubernetes/tolerations/0/value: error: variant 'medium': "
+                "launch.kubernetes.tolerations: a toleration with operator \"Exists\" takes no "
+                "value, got \"h100\"\n"
+                "zeroforge: error: family 'llama' not generated; nothing was written\n");
+  EXPECT_FALSE(fs::exists(out));
+
+  // --set merges into the family's object (arrays replace): the fixed values, and a misspelt key.
+  auto unknown = run_cli(
+      {"generate", family, "-o", out.string(), "--set", "launch.kubernetes.namespace=ml", "--set",
+       "launch.kubernetes.tolerations=[]", "--set", "launch.kubernetes.servce_account=sa"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err,
+            "--set launch.kubernetes.servce_account=sa: "
+            "/launch/kubernetes/servce_account: error: variant 'medium': unknown key "
+            "'servce_account' in launch.kubernetes (expected api, name, namespace, image, "
+            "service_account, node_selector, tolerations, volumes, volume_mounts, runtime); did "
+            "you mean 'service_account'?\n"
+            "zeroforge: error: family 'llama' not generated; nothing was written\n");
+  EXPECT_FALSE(fs::exists(out));
+
+  // The site profile's kubernetes object becomes launch.kubernetes for every config.
+  const fs::path site = dir.write("platform/ml-training/sites/h100-reserved/site-profile.json",
+                                  R"({"kubernetes": {"namespace": "ml", "image": "i",
+                                      "node_selector": {"pool": "h100 reserved"}}})");
+  const std::string with_site =
+      dir.write("platform/ml-training/families/llama-3-70b-instruct/site-family.json",
+                R"({"name": "llama", "template": "deepspeed/config.json.j2",
+                    "values": {"global_batch_size": 512}, "tiers": ["medium"],
+                    "plugins": [{"name": "site_fields", "options": {"profile": ")" +
+                    site.string() + R"("}}], "companions": ["kubernetes"]})")
+          .string();
+  auto from_site = run_cli({"generate", with_site, "-o", out.string()});
+  EXPECT_EQ(from_site.exit_code, 2);
+  EXPECT_EQ(from_site.err,
+            "plugin site_fields: /launch/kubernetes/node_selector/pool: error: variant 'medium': "
+            "launch.kubernetes.node_selector.pool: \"h100 reserved\" is not a label value (a "
+            "string of at most 63 letters, digits, '-', '_' and '.', starting and ending with a "
+            "letter or digit)\n"
+            "zeroforge: error: family 'llama' not generated; nothing was written\n");
+  dir.write("platform/ml-training/sites/h100-reserved/site-profile.json",
+            R"({"kubernetes": {"namespace": "ml", "image": "i"}})");
+  ASSERT_EQ(run_cli({"generate", with_site, "-o", out.string()}).exit_code, 0);
+  EXPECT_NE(read_file(out / "medium/config.k8s.yaml").find("\n  namespace: \"ml\"\n"),
+            std::string::npos);
+  fs::remove_all(out);
+
+  // 16 GPUs per pod on a tier whose nodes have 8: the pods would stay pending for ever.
+  dir.write("platform/ml-training/families/llama-3-70b-instruct/tiers/h100x8.json",
+            R"({"gpus_per_node": 8, "nodes": 2, "cpu_memory_gib": 2048})");
+  const std::string tiered =
+      dir.write("platform/ml-training/families/llama-3-70b-instruct/tiered.json",
+                R"({"name": "llama", "template": "deepspeed/config.json.j2",
+                    "values": {"global_batch_size": 512,
+                               "launch": {"kubernetes": {"api": "TrainJob"}}},
+                    "tiers": ["h100x8"], "companions": ["kubernetes"]})")
+          .string();
+  auto gpus = run_cli({"generate", tiered, "-o", out.string(), "--set", "gpus_per_node=16"});
+  EXPECT_EQ(gpus.exit_code, 2);
+  EXPECT_EQ(
+      gpus.err,
+      "--set gpus_per_node=16: /gpus_per_node: error: variant 'h100x8': the kubernetes "
+      "companion asks each pod for gpus_per_node=16 GPUs (nvidia.com/gpu: 16), but the "
+      "nodes of tier 'h100x8' have 8 (" +
+          (dir.path() / "platform/ml-training/families/llama-3-70b-instruct/tiers/h100x8.json")
+              .string() +
+          "); Kubernetes would leave the pods pending for ever\n"
+          "zeroforge: error: family 'llama' not generated; nothing was written\n");
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_EQ(run_cli({"generate", tiered, "-o", out.string()}).exit_code, 0);
 }
 
 }  // namespace

@@ -53,9 +53,8 @@ void check(const Json& schema, const Json& value, const std::string& at,
       out.push_back(at + ": " + value.dump() + " is below the minimum " + schema["minimum"].dump());
     if (schema.contains("maximum") && v > schema["maximum"].get<double>())
       out.push_back(at + ": " + value.dump() + " is above the maximum " + schema["maximum"].dump());
-    if (schema.value("format", "") == "int32" &&
-        (v < std::numeric_limits<std::int32_t>::min() ||
-         v > std::numeric_limits<std::int32_t>::max()))
+    if (schema.value("format", "") == "int32" && (v < std::numeric_limits<std::int32_t>::min() ||
+                                                  v > std::numeric_limits<std::int32_t>::max()))
       out.push_back(at + ": " + value.dump() + " is not an int32");
   }
   if (value.is_string()) {
@@ -68,7 +67,8 @@ void check(const Json& schema, const Json& value, const std::string& at,
       out.push_back(at + ": shorter than " + schema["minLength"].dump());
     // The CRDs' patterns (resource quantities, condition types) are ECMAScript as well as RE2.
     if (schema.contains("pattern") &&
-        !std::regex_search(value.get<std::string>(), std::regex(schema["pattern"].get<std::string>())))
+        !std::regex_search(value.get<std::string>(),
+                           std::regex(schema["pattern"].get<std::string>())))
       out.push_back(at + ": " + value.dump() + " does not match " + schema["pattern"].dump());
   }
   if (value.is_array()) {
@@ -101,8 +101,9 @@ void check(const Json& schema, const Json& value, const std::string& at,
     const Json properties = schema.value("properties", Json::object());
     // `metadata` is declared `type: object` alone: the API server checks it as ObjectMeta, by
     // its own rules rather than the CRD's, so such an object takes any field here.
-    const bool preserve = schema.value("x-kubernetes-preserve-unknown-fields", false) ||
-                          (!schema.contains("properties") && !schema.contains("additionalProperties"));
+    const bool preserve =
+        schema.value("x-kubernetes-preserve-unknown-fields", false) ||
+        (!schema.contains("properties") && !schema.contains("additionalProperties"));
     for (const auto& [key, item] : value.items()) {
       const std::string there = at + "/" + escape(key);
       if (properties.contains(key)) {

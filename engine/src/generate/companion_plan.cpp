@@ -165,9 +165,8 @@ class Planner {
     const bool slurm_accelerate = wants("slurm") && slurm.at("launcher") == "accelerate";
 
     const bool multi_node = nodes > 1;
-    const bool uses_hf_args =
-        wants("deepspeed") || wants("torchrun") || wants("accelerate") || wants("hf-args") ||
-        wants("slurm") || wants("kubernetes");
+    const bool uses_hf_args = wants("deepspeed") || wants("torchrun") || wants("accelerate") ||
+                              wants("hf-args") || wants("slurm") || wants("kubernetes");
     if (subject_.fit != nullptr) take_fit(*subject_.fit, uses_hf_args);
     for (const auto& kind : companion_kinds()) {
       bool write = wants(kind) || (kind == "accelerate" && slurm_accelerate);

@@ -24,7 +24,7 @@ using Json = nlohmann::ordered_json;
 namespace {
 
 constexpr std::array<std::string_view, 10> kKubernetesKeys = {
-    "api",         "name",          "namespace", "image",   "service_account",
+    "api",           "name",        "namespace", "image",         "service_account",
     "node_selector", "tolerations", "volumes",   "volume_mounts", "runtime"};
 constexpr std::array<std::string_view, 5> kTolerationKeys = {"key", "operator", "value", "effect",
                                                              "tolerationSeconds"};
@@ -40,7 +40,7 @@ constexpr std::array<std::string_view, 3> kOwnVolumes = {"zeroforge-config", "ze
 // the job's, and the launch's value would be dropped or, for the PET_ ones torchrun reads, change
 // the world.
 constexpr std::array<std::string_view, 10> kOperatorVariables = {
-    "MASTER_ADDR",     "MASTER_PORT", "WORLD_SIZE",         "RANK",       "PET_MASTER_ADDR",
+    "MASTER_ADDR",     "MASTER_PORT", "WORLD_SIZE",         "RANK",          "PET_MASTER_ADDR",
     "PET_MASTER_PORT", "PET_NNODES",  "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PYTHONUNBUFFERED"};
 
 std::string keys_text(const auto& keys) {
@@ -83,14 +83,13 @@ bool is_dns_subdomain(std::string_view text) {
 }
 
 // The name part of a label key, and a label value when not empty: letters, digits, '-', '_'
-// and '.', starting and ending with a letter or digit, at most 63 (IsQualifiedName, IsValidLabelValue).
+// and '.', starting and ending with a letter or digit, at most 63 (IsQualifiedName,
+// IsValidLabelValue).
 bool is_label_name(std::string_view text) {
   auto alnum = [](unsigned char c) { return std::isalnum(c) != 0; };
-  if (text.empty() || text.size() > 63 || !alnum(text.front()) || !alnum(text.back()))
-    return false;
-  return std::all_of(text.begin(), text.end(), [&](unsigned char c) {
-    return alnum(c) || c == '-' || c == '_' || c == '.';
-  });
+  if (text.empty() || text.size() > 63 || !alnum(text.front()) || !alnum(text.back())) return false;
+  return std::all_of(text.begin(), text.end(),
+                     [&](unsigned char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
 }
 
 // A label key: an optional DNS subdomain prefix and '/', then a label name.
@@ -204,8 +203,9 @@ class KubernetesPlanner {
       const std::string name = "launch.kubernetes." + key;
       if (key == "api") {
         if (item != "PyTorchJob" && item != "TrainJob") {
-          fail(pointer, name + " must be \"PyTorchJob\" (kubeflow.org/v1) or \"TrainJob\" "
-                               "(trainer.kubeflow.org/v1alpha1), got " +
+          fail(pointer, name +
+                            " must be \"PyTorchJob\" (kubeflow.org/v1) or \"TrainJob\" "
+                            "(trainer.kubeflow.org/v1alpha1), got " +
                             item.dump());
           continue;
         }
@@ -213,8 +213,8 @@ class KubernetesPlanner {
       } else if (key == "name" || key == "namespace") {
         if (item.is_null() && key == "namespace") continue;
         if (!item.is_string() || !is_dns_label(item.get<std::string>())) {
-          fail(pointer, name + ": " + (item.is_string() ? shown(item.get<std::string>())
-                                                         : item.dump()) +
+          fail(pointer, name + ": " +
+                            (item.is_string() ? shown(item.get<std::string>()) : item.dump()) +
                             " is not a DNS-1123 label (at most 63 lower-case letters, digits and "
                             "'-', starting and ending with a letter or digit), as Kubernetes "
                             "requires of a " +
@@ -225,8 +225,8 @@ class KubernetesPlanner {
       } else if (key == "service_account" || key == "runtime") {
         if (item.is_null() && key == "service_account") continue;
         if (!item.is_string() || !is_dns_subdomain(item.get<std::string>())) {
-          fail(pointer, name + ": " + (item.is_string() ? shown(item.get<std::string>())
-                                                         : item.dump()) +
+          fail(pointer, name + ": " +
+                            (item.is_string() ? shown(item.get<std::string>()) : item.dump()) +
                             " is not a DNS-1123 subdomain (lower-case letters, digits, '-' and "
                             "'.', at most 253), as Kubernetes names a " +
                             (key == "runtime" ? "ClusterTrainingRuntime" : "service account"));
@@ -240,8 +240,9 @@ class KubernetesPlanner {
                                      item.get_ref<const std::string&>().end(),
                                      [](unsigned char c) { return c <= ' ' || c == 0x7f; });
         if (!ok) {
-          fail(pointer, name + " must be a container image reference (one word: "
-                               "registry/repository:tag) or null, got " +
+          fail(pointer, name +
+                            " must be a container image reference (one word: "
+                            "registry/repository:tag) or null, got " +
                             item.dump());
           continue;
         }
@@ -269,9 +270,10 @@ class KubernetesPlanner {
   void read_node_selector(const Json& item, const std::string& pointer, Json& k) {
     if (item.is_null()) return;
     if (!item.is_object()) {
-      fail(pointer, "launch.kubernetes.node_selector must be an object of node label to value "
-                    "(\"nvidia.com/gpu.product\": \"NVIDIA-H100-80GB-HBM3\"), got " +
-                        item.dump());
+      fail(pointer,
+           "launch.kubernetes.node_selector must be an object of node label to value "
+           "(\"nvidia.com/gpu.product\": \"NVIDIA-H100-80GB-HBM3\"), got " +
+               item.dump());
       return;
     }
     for (const auto& [label, text] : item.items()) {
@@ -294,15 +296,17 @@ class KubernetesPlanner {
   void read_tolerations(const Json& item, const std::string& pointer, Json& k) {
     if (item.is_null()) return;
     if (!item.is_array()) {
-      fail(pointer, "launch.kubernetes.tolerations must be a list of tolerations ({\"key\", "
-                    "\"operator\", \"value\", \"effect\", \"tolerationSeconds\"}), got " +
-                        item.dump());
+      fail(pointer,
+           "launch.kubernetes.tolerations must be a list of tolerations ({\"key\", "
+           "\"operator\", \"value\", \"effect\", \"tolerationSeconds\"}), got " +
+               item.dump());
       return;
     }
     for (std::size_t i = 0; i < item.size(); ++i) {
       const std::string at = pointer + "/" + std::to_string(i);
       if (std::string problem = toleration_problem(item[i], at); !problem.empty())
-        fail(problem_pointer_.empty() ? at : problem_pointer_, "launch.kubernetes.tolerations: " + problem);
+        fail(problem_pointer_.empty() ? at : problem_pointer_,
+             "launch.kubernetes.tolerations: " + problem);
     }
     k["tolerations"] = item;
   }
@@ -324,14 +328,16 @@ class KubernetesPlanner {
                (guess.empty() ? "" : "; did you mean '" + guess + "'?");
       }
       if (field == "tolerationSeconds") {
-        if (!v.is_number_integer()) return "tolerationSeconds must be a whole number, got " + v.dump();
+        if (!v.is_number_integer())
+          return "tolerationSeconds must be a whole number, got " + v.dump();
       } else if (!v.is_string()) {
         return field + " must be a string, got " + v.dump();
       }
     }
     problem_pointer_ = at;
     auto text = [&](const char* field) {
-      return t.contains(field) && t[field].is_string() ? t[field].get<std::string>() : std::string();
+      return t.contains(field) && t[field].is_string() ? t[field].get<std::string>()
+                                                       : std::string();
     };
     const std::string key = text("key"), op = t.contains("operator") ? text("operator") : "Equal";
     const std::string value = text("value"), effect = text("effect");
@@ -372,18 +378,20 @@ class KubernetesPlanner {
   void read_volumes(const Json& item, const std::string& pointer, Json& k) {
     if (item.is_null()) return;
     if (!item.is_array()) {
-      fail(pointer, "launch.kubernetes.volumes must be a list of Kubernetes volumes ({\"name\": "
-                    "\"data\", \"persistentVolumeClaim\": {\"claimName\": \"datasets\"}}), got " +
-                        item.dump());
+      fail(pointer,
+           "launch.kubernetes.volumes must be a list of Kubernetes volumes ({\"name\": "
+           "\"data\", \"persistentVolumeClaim\": {\"claimName\": \"datasets\"}}), got " +
+               item.dump());
       return;
     }
     for (std::size_t i = 0; i < item.size(); ++i) {
       const std::string at = pointer + "/" + std::to_string(i);
       const Json& v = item[i];
       if (!v.is_object() || !v.contains("name") || !v["name"].is_string()) {
-        fail(at, "launch.kubernetes.volumes: expected a volume (an object with a name and one "
-                 "source, {\"name\": \"data\", \"nfs\": {...}}), got " +
-                     v.dump());
+        fail(at,
+             "launch.kubernetes.volumes: expected a volume (an object with a name and one "
+             "source, {\"name\": \"data\", \"nfs\": {...}}), got " +
+                 v.dump());
         continue;
       }
       const std::string name = v["name"];
@@ -393,13 +401,13 @@ class KubernetesPlanner {
         continue;
       }
       if (listed(kOwnVolumes, name) || !volume_names_.insert(name).second) {
-        fail(at + "/name", "launch.kubernetes.volumes: the volume name \"" + name +
-                               "\" is taken (" +
-                               (listed(kOwnVolumes, name)
-                                    ? "the manifest's own volumes are zeroforge-config, zeroforge-hf-args and "
-                                      "dshm"
-                                    : "listed twice") +
-                               ")");
+        fail(at + "/name",
+             "launch.kubernetes.volumes: the volume name \"" + name + "\" is taken (" +
+                 (listed(kOwnVolumes, name)
+                      ? "the manifest's own volumes are zeroforge-config, zeroforge-hf-args and "
+                        "dshm"
+                      : "listed twice") +
+                 ")");
         continue;
       }
       std::size_t sources = 0;
@@ -407,9 +415,9 @@ class KubernetesPlanner {
         if (field == "name") continue;
         ++sources;
         if (!source.is_object())
-          fail(at + "/" + escape_pointer_segment(field),
-               "launch.kubernetes.volumes: the source " + field + " must be an object, got " +
-                   source.dump());
+          fail(at + "/" + escape_pointer_segment(field), "launch.kubernetes.volumes: the source " +
+                                                             field + " must be an object, got " +
+                                                             source.dump());
       }
       if (sources != 1)
         fail(at, "launch.kubernetes.volumes: volume \"" + name + "\" has " +
@@ -423,9 +431,10 @@ class KubernetesPlanner {
   void read_volume_mounts(const Json& item, const std::string& pointer, Json& k) {
     if (item.is_null()) return;
     if (!item.is_array()) {
-      fail(pointer, "launch.kubernetes.volume_mounts must be a list of volume mounts "
-                    "({\"name\": \"data\", \"mountPath\": \"/data\"}), got " +
-                        item.dump());
+      fail(pointer,
+           "launch.kubernetes.volume_mounts must be a list of volume mounts "
+           "({\"name\": \"data\", \"mountPath\": \"/data\"}), got " +
+               item.dump());
       return;
     }
     for (std::size_t i = 0; i < item.size(); ++i) {
@@ -457,9 +466,10 @@ class KubernetesPlanner {
                                (volume_names_.empty() ? " (there are none)" : ""));
       const Json* path = m.contains("mountPath") ? &m["mountPath"] : nullptr;
       if (path == nullptr || !path->is_string() || !path->get<std::string>().starts_with("/"))
-        fail(at + "/mountPath", "launch.kubernetes.volume_mounts: mountPath must be an absolute "
-                                "path, got " +
-                                    (path == nullptr ? std::string("none") : path->dump()));
+        fail(at + "/mountPath",
+             "launch.kubernetes.volume_mounts: mountPath must be an absolute "
+             "path, got " +
+                 (path == nullptr ? std::string("none") : path->dump()));
     }
     k["volume_mounts"] = item;
   }
@@ -502,9 +512,9 @@ class KubernetesPlanner {
     // The longest name the controller derives (pods' host names and services: DNS-1123 labels).
     const std::string name = k["name"];
     const std::string longest =
-        name + (train_job ? "-node-0-" + std::to_string(subject_.nodes - 1)
-                          : subject_.nodes > 1 ? "-worker-" + std::to_string(subject_.nodes - 2)
-                                               : std::string("-master-0"));
+        name + (train_job            ? "-node-0-" + std::to_string(subject_.nodes - 1)
+                : subject_.nodes > 1 ? "-worker-" + std::to_string(subject_.nodes - 2)
+                                     : std::string("-master-0"));
     if (longest.size() > 63)
       fail("/launch/kubernetes/name",
            "launch.kubernetes.name: \"" + name + "\" is too long: the " +
@@ -566,7 +576,8 @@ class KubernetesPlanner {
                             ", beyond U+FFFF: the manifest writes it as a JSON escape pair, which "
                             "Kubernetes' YAML reader refuses; leave it out of the launch");
       } else if (v.is_array()) {
-        for (std::size_t i = 0; i < v.size(); ++i) self(self, v[i], pointer + "/" + std::to_string(i));
+        for (std::size_t i = 0; i < v.size(); ++i)
+          self(self, v[i], pointer + "/" + std::to_string(i));
       } else if (v.is_object()) {
         for (const auto& [key, item] : v.items())
           self(self, item, pointer + "/" + escape_pointer_segment(key));
@@ -581,8 +592,9 @@ class KubernetesPlanner {
     // The config's text goes in a literal block, where any character is itself; only when it
     // cannot (a line break YAML reads) is it a double-quoted scalar, with escapes.
     if (k["config_lines"].is_null() && astral_character(k["config_text"].get<std::string>()) != 0)
-      fail("/", "the config holds both a character a YAML block cannot (a control, NEL, U+2028) "
-                "and one beyond U+FFFF, so the ConfigMap cannot carry it as written");
+      fail("/",
+           "the config holds both a character a YAML block cannot (a control, NEL, U+2028) "
+           "and one beyond U+FFFF, so the ConfigMap cannot carry it as written");
   }
 
   const KubernetesSubject& subject_;

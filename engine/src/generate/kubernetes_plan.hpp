@@ -15,9 +15,9 @@ namespace zf::pipeline {
 
 /// What the Kubernetes plan reads besides `launch.kubernetes`.
 struct KubernetesSubject {
-  std::string family;       ///< the family's name (the default job name starts with it)
-  std::string config_path;  ///< relative to DIR, `/`-separated
-  std::string config_ref;   ///< the config's path as static files name it (launch.config_dir)
+  std::string family;        ///< the family's name (the default job name starts with it)
+  std::string config_path;   ///< relative to DIR, `/`-separated
+  std::string config_ref;    ///< the config's path as static files name it (launch.config_dir)
   std::string hf_args_path;  ///< the hf-args companion's path under DIR, or "" when not written
   std::int64_t nodes = 1, gpus_per_node = 1;
   /// The config as written (its text goes into the ConfigMap byte for byte).

@@ -2,13 +2,14 @@
 // plan_kubernetes (engine/src/generate/kubernetes_plan.cpp), through plan_companions as generate
 // calls it: `job.kubernetes` with its defaults and the site's values, the config's text as the
 // ConfigMap's literal block, and every refusal with its pointer and exact message.
+#include "generate/kubernetes_plan.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "generate/companions.hpp"
-#include "generate/kubernetes_plan.hpp"
 #include "zeroforge/output.hpp"
 
 namespace zf::pipeline {
@@ -182,11 +183,13 @@ TEST(KubernetesPlanTest, RefusesWhatTheApiServerOrTheKubeflowControllersWould) {
        "/launch/kubernetes/tolerations",
        "launch.kubernetes.tolerations must be a list of tolerations ({\"key\", \"operator\", "
        "\"value\", \"effect\", \"tolerationSeconds\"}), got {\"key\":\"gpu\"}"},
-      {"toleration unknown key", R"({"image": "i", "tolerations": [{"key": "gpu", "efect": "NoSchedule"}]})",
+      {"toleration unknown key",
+       R"({"image": "i", "tolerations": [{"key": "gpu", "efect": "NoSchedule"}]})",
        "/launch/kubernetes/tolerations/0/efect",
        "launch.kubernetes.tolerations: unknown key 'efect' in a toleration (expected key, "
        "operator, value, effect, tolerationSeconds); did you mean 'effect'?"},
-      {"toleration operator", R"({"image": "i", "tolerations": [{"key": "gpu", "operator": "In"}]})",
+      {"toleration operator",
+       R"({"image": "i", "tolerations": [{"key": "gpu", "operator": "In"}]})",
        "/launch/kubernetes/tolerations/0/operator",
        "launch.kubernetes.tolerations: operator must be \"Exists\" or \"Equal\", got \"In\""},
       {"toleration Exists with a value",
@@ -202,7 +205,8 @@ TEST(KubernetesPlanTest, RefusesWhatTheApiServerOrTheKubeflowControllersWould) {
        R"({"image": "i", "tolerations": [{"key": "gpu", "operator": "Exists", "effect": "NoSchedule", "tolerationSeconds": 30}]})",
        "/launch/kubernetes/tolerations/0/tolerationSeconds",
        "launch.kubernetes.tolerations: tolerationSeconds applies only to effect \"NoExecute\""},
-      {"toleration effect", R"({"image": "i", "tolerations": [{"key": "gpu", "operator": "Exists", "effect": "NoRun"}]})",
+      {"toleration effect",
+       R"({"image": "i", "tolerations": [{"key": "gpu", "operator": "Exists", "effect": "NoRun"}]})",
        "/launch/kubernetes/tolerations/0/effect",
        "launch.kubernetes.tolerations: effect must be \"NoSchedule\", \"PreferNoSchedule\" or "
        "\"NoExecute\" (or left out: all three), got \"NoRun\""},
@@ -215,11 +219,13 @@ TEST(KubernetesPlanTest, RefusesWhatTheApiServerOrTheKubeflowControllersWould) {
        "/launch/kubernetes/volumes/0",
        "launch.kubernetes.volumes: volume \"data\" has 2 sources; a Kubernetes volume has exactly "
        "one (configMap, persistentVolumeClaim, nfs, hostPath, emptyDir, ...)"},
-      {"volume named as the manifest's own", R"({"image": "i", "volumes": [{"name": "dshm", "emptyDir": {}}]})",
+      {"volume named as the manifest's own",
+       R"({"image": "i", "volumes": [{"name": "dshm", "emptyDir": {}}]})",
        "/launch/kubernetes/volumes/0/name",
        "launch.kubernetes.volumes: the volume name \"dshm\" is taken (the manifest's own volumes "
        "are zeroforge-config, zeroforge-hf-args and dshm)"},
-      {"mount of no volume", R"({"image": "i", "volume_mounts": [{"name": "data", "mountPath": "/data"}]})",
+      {"mount of no volume",
+       R"({"image": "i", "volume_mounts": [{"name": "data", "mountPath": "/data"}]})",
        "/launch/kubernetes/volume_mounts/0/name",
        "launch.kubernetes.volume_mounts: the mount names \"data\", which is not one of "
        "launch.kubernetes.volumes (there are none)"},
@@ -240,9 +246,11 @@ TEST(KubernetesPlanTest, RefusesWhatTheApiServerOrTheKubeflowControllersWould) {
        "too long: the PyTorchJob's pod \"llama-3-70b-instruct-h100-reserved-zero3-offload-bf16-x-"
        "master-0\" has 64 characters, and Kubernetes takes at most 63 in a host name; set a "
        "shorter launch.kubernetes.name"},
-      {"an emoji", R"({"image": "i", "node_selector": {"team": "ml"}, "volumes": [{"name": "d", "nfs": {"path": "/\ud83d\ude00"}}]})",
+      {"an emoji",
+       R"({"image": "i", "node_selector": {"team": "ml"}, "volumes": [{"name": "d", "nfs": {"path": "/\ud83d\ude00"}}]})",
        "/launch/kubernetes/volumes/0/nfs/path",
-       "\"/\U0001F600\" holds U+1F600, beyond U+FFFF: the manifest writes it as a JSON escape pair, "
+       "\"/\U0001F600\" holds U+1F600, beyond U+FFFF: the manifest writes it as a JSON escape "
+       "pair, "
        "which Kubernetes' YAML reader refuses; leave it out of the launch"},
   };
   for (const auto& c : cases) {
@@ -287,11 +295,12 @@ TEST(KubernetesPlanTest, RefusesWhatTheLaunchAndTheTierCannotGiveAJob) {
   plan = big.plan({"kubernetes"});
   ASSERT_EQ(plan.problems.size(), 1u);
   EXPECT_EQ(plan.problems[0].pointer, "/gpus_per_node");
-  EXPECT_EQ(plan.problems[0].message,
-            "the kubernetes companion asks each pod for gpus_per_node=16 GPUs (nvidia.com/gpu: 16), "
-            "but the nodes of tier 'h100x8' have 8 "
-            "(/opt/zeroforge/share/presets/tiers/h100x8-reserved-partition.json); Kubernetes would "
-            "leave the pods pending for ever");
+  EXPECT_EQ(
+      plan.problems[0].message,
+      "the kubernetes companion asks each pod for gpus_per_node=16 GPUs (nvidia.com/gpu: 16), "
+      "but the nodes of tier 'h100x8' have 8 "
+      "(/opt/zeroforge/share/presets/tiers/h100x8-reserved-partition.json); Kubernetes would "
+      "leave the pods pending for ever");
 }
 
 TEST(KubernetesPlanTest, PathAndTemplate) {
