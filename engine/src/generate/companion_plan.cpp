@@ -225,6 +225,12 @@ class Planner {
           plan_.problems);
       if (wants("kubernetes")) job["kubernetes"] = std::move(kubernetes);
     }
+    if (!plan_.files.empty()) {
+      Json& launch = plan_.launch;
+      launch = {{"nodes", nodes}, {"gpus_per_node", gpus}};
+      if (wants("slurm")) launch["slurm"] = slurm.at("launcher");
+      if (wants("kubernetes")) launch["kubernetes"] = job["kubernetes"].at("api");
+    }
     Json files = Json::object();
     for (const auto& [kind, path] : plan_.files) files[kind] = file_name(path);
     job["companions"] = std::move(files);
