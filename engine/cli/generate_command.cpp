@@ -230,8 +230,8 @@ int run_generate(const std::vector<std::string>& args) {
                              "print nothing when the run succeeds (errors are still printed)")(
       "companions", po::value(&opt.companions),
       "K,...: also write these companions beside each config, replacing the family's list: "
-      "deepspeed, torchrun, accelerate, hf-args, hostfile, deepspeed-env, slurm, or none (see "
-      "docs/companions.md)");
+      "deepspeed, torchrun, accelerate, hf-args, hostfile, deepspeed-env, slurm, kubernetes, or "
+      "none (see docs/companions.md)");
   add_validation_options(options, opt.validation,
                          "write configs even when the validator finds errors in them");
   add_template_options(options, opt.inputs);

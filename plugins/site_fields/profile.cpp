@@ -276,6 +276,11 @@ Profile::Profile(const Json& profile, std::string source, const LaunchCheck& lau
       if (!value.is_object())
         checker.fail(pointer, "expected an object (launch.slurm: partition, account, ...)");
       slurm_ = value;
+    } else if (key == "kubernetes") {
+      // launch.kubernetes likewise, checked where the kubernetes companion reads it.
+      if (!value.is_object())
+        checker.fail(pointer, "expected an object (launch.kubernetes: namespace, image, ...)");
+      kubernetes_ = value;
     } else if (key == "fields") {
       if (!value.is_object())
         checker.fail(pointer, "expected an object (merged into every config)");
@@ -285,17 +290,19 @@ Profile::Profile(const Json& profile, std::string source, const LaunchCheck& lau
       checker.fail(pointer, "unknown profile key '" + key +
                                 "' (expected nvme_path, tensorboard, wandb, csv_monitor, comet, "
                                 "comms_logger, steps_per_print, fields, allow_unknown_keys, "
-                                "hosts, environment, slurm)");
+                                "hosts, environment, slurm, kubernetes)");
     }
   }
 }
 
 Json Profile::launch_values() const {
-  if (hosts_.is_null() && environment_.empty() && slurm_.is_null()) return nullptr;
+  if (hosts_.is_null() && environment_.empty() && slurm_.is_null() && kubernetes_.is_null())
+    return nullptr;
   Json launch = Json::object();
   if (!hosts_.is_null()) launch["hosts"] = hosts_;
   if (!environment_.empty()) launch["environment"] = environment_;
   if (!slurm_.is_null()) launch["slurm"] = slurm_;
+  if (!kubernetes_.is_null()) launch["kubernetes"] = kubernetes_;
   return {{"launch", std::move(launch)}};
 }
 

@@ -30,8 +30,8 @@ class Profile {
   /// The merge patch for one rendered config (the NVMe path only where it offloads to NVMe).
   Json patch_for(const Json& config) const;
   /// The values the profile gives every config, for companions (docs/companions.md):
-  /// `{"launch": {"hosts": [...], "environment": {...}, "slurm": {...}}}` with what the
-  /// profile sets, or null when it sets none of them.
+  /// `{"launch": {"hosts": [...], "environment": {...}, "slurm": {...}, "kubernetes": {...}}}`
+  /// with what the profile sets, or null when it sets none of them.
   Json launch_values() const;
   const std::string& source() const { return source_; }
 
@@ -43,6 +43,7 @@ class Profile {
   Json hosts_;                         // null when the profile lists none
   Json environment_ = Json::object();  // NAME -> value, in profile order
   Json slurm_;                         // launch.slurm, null when the profile sets none
+  Json kubernetes_;                    // launch.kubernetes, null when the profile sets none
 };
 
 /// True when DeepSpeed reads `key` at the top level of its config.

@@ -342,7 +342,7 @@ TEST(CompanionsCliTest, MatchesTheGoldenFilesOfEachKind) {
   }
   EXPECT_GE(cases, 2u);
   EXPECT_EQ(kinds, (std::set<std::string>{"deepspeed", "torchrun", "accelerate", "hf-args",
-                                          "hostfile", "deepspeed-env", "slurm"}))
+                                          "hostfile", "deepspeed-env", "slurm", "kubernetes"}))
       << "every kind has a golden file";
 }
 
@@ -779,7 +779,7 @@ TEST_F(CompanionsGenerateTest, ReportsBadRequestsAndValuesWithTheirPlace) {
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_EQ(unknown.err,
             "zeroforge: error: generate: unknown companion 'acelerate' (expected deepspeed, "
-            "torchrun, accelerate, hf-args, hostfile, deepspeed-env, slurm)\n");
+            "torchrun, accelerate, hf-args, hostfile, deepspeed-env, slurm, kubernetes)\n");
   auto empty = run_cli({"generate", f, "-o", out().string(), "--companions", "deepspeed,"});
   EXPECT_EQ(empty.exit_code, 2);
   EXPECT_EQ(empty.err,

@@ -97,6 +97,10 @@ TEST_F(ReportBrowserTest, TheLoadedPageHasOneChartPerTierWithItsTable) {
     EXPECT_EQ(count(dom.substr(section, next - section), "<rect class=\"frame\""), 12u);
   }
   EXPECT_EQ(count(dom, "<pattern id=\"p-"), 9u);
+  // Each tier's configs table has the launch column beside the batch, a cell in every row (the
+  // example writes no companions: a dash).
+  EXPECT_EQ(count(dom, "<th>micro × accumulation × world = global batch</th><th>launch</th>"), 3u);
+  EXPECT_EQ(count(dom, "<td class=\"launch\">—</td>"), 18u);
 }
 
 TEST_F(ReportBrowserTest, ItDrawsAScreenshot) {

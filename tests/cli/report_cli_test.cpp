@@ -383,6 +383,40 @@ TEST_F(ReportCliTest, AFamilyWithCompanionsReportsAndWritesNothing) {
   EXPECT_FALSE(fs::exists(path("out")));
 }
 
+// Each row's launch, beside its batch arithmetic: the schedulers the family's companions write
+// for (with their launcher and API), the launchers, and the tier's nodes × GPUs per node.
+TEST_F(ReportCliTest, EachConfigsLaunchIsShownBesideItsBatch) {
+  const std::string fam =
+      family({1, 3}, {{"tiers", {"small", "medium", "large"}},
+                      {"companions", {"torchrun", "slurm", "kubernetes"}},
+                      {"values", {{"launch", {{"kubernetes", {{"api", "TrainJob"}}}}}}}});
+  auto r = run_cli({"report", fam, "--dir", path("out"), "-o", path("r.html")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = read("r.html");
+  std::size_t rows = 0;
+  for (const char* name : {"small", "medium", "large"}) {
+    const Json t = tier(name);
+    const int nodes = t.value("nodes", 1), gpus = t.value("gpus_per_node", 1);
+    const std::string cell =
+        "<td class=\"launch\">SLURM (torchrun), Kubernetes (TrainJob), torchrun: " +
+        std::to_string(nodes) + (nodes == 1 ? " node" : " nodes") + " \u00d7 " +
+        std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs") + "</td>";
+    for (const char* config : {"zero1-bf16", "zero3-fp16"}) {
+      const std::string p = std::string(name) + "/" + config + ".json";
+      SCOPED_TRACE(p);
+      const auto row = html.find("<code>" + p + "</code></a></td>");
+      ASSERT_NE(row, std::string::npos);
+      const std::string tr = html.substr(row, html.find("</tr>", row) - row);
+      const auto batch = tr.find(" = ");
+      const auto launch = tr.find(cell);
+      EXPECT_NE(launch, std::string::npos) << tr;
+      EXPECT_LT(batch, launch) << "beside the batch arithmetic";
+      ++rows;
+    }
+  }
+  EXPECT_EQ(rows, 6u);
+}
+
 TEST_F(ReportCliTest, ValidatorWarningsAppearWithTheirConfig) {
   dir.write("t/ds.json.j2",
             R"({"train_batch_size": 8, "train_micro_batch_size_per_gpu": 8,)"

@@ -5,7 +5,8 @@
 # them, from their own source: torch's torchrun parser, DeepSpeed's runner (parse_args,
 # fetch_hostfile, PDSHRunner.parse_user_args and a whole multi-node launch through a pdsh/ssh
 # stand-in and `bash -c`), accelerate's config loader, launch path and DeepSpeedPlugin, and
-# transformers' TrainingArguments + HfTrainerDeepSpeedConfig. tests/consumers/README.md says how
+# transformers' TrainingArguments + HfTrainerDeepSpeedConfig; the Kubernetes job's container
+# command (as the kubelet expands it) through the same torchrun parser. tests/consumers/README.md says how
 # to run it and which versions were checked. Nothing of the consumers is copied here: their
 # sources are imported from the paths given on the command line (or the environment).
 import argparse
@@ -21,7 +22,11 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_DIR = os.path.dirname(os.path.dirname(HERE))
-KINDS = "deepspeed,torchrun,accelerate,hf-args"
+KINDS = "deepspeed,torchrun,accelerate,hf-args,kubernetes"
+# The kubernetes companion's PyTorchJob needs an image; which one does not matter to its command.
+KUBERNETES_IMAGE = "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime"
+# What the Kubeflow controllers set in every training container, for the kubelet's $(NAME).
+KUBERNETES_ENV = {"PET_NODE_RANK": "1", "PET_MASTER_ADDR": "10.0.0.1", "PET_MASTER_PORT": "29400"}
 # Appended to every launch script's command line: the scripts pass their own arguments on to the
 # training script, and each must arrive as written (the launch.args of the hostile families are
 # the same kind of text, written into the scripts).
@@ -58,12 +63,16 @@ def fit_environment(entry):
 
 def generate(zeroforge, families, out_root):
     cases = []
-    for family_path in families:
+    for index, family_path in enumerate(families):
         family = load_json(family_path)
+        # Both Kubeflow APIs, family by family (the container's command is the same words).
+        api = "TrainJob" if index % 2 else "PyTorchJob"
         name = os.path.splitext(os.path.basename(family_path))[0]
         out = os.path.join(out_root, name)
         result = subprocess.run([zeroforge, "generate", family_path, "-o", out, "--companions",
-                                 KINDS], capture_output=True, text=True)
+                                 KINDS, "--set", "launch.kubernetes.image=" + KUBERNETES_IMAGE,
+                                 "--set", "launch.kubernetes.api=" + api],
+                                capture_output=True, text=True)
         if result.returncode != 0:
             raise SystemExit(f"zeroforge generate {family_path} failed:\n{result.stderr}")
         launch = (family.get("values") or {}).get("launch") or {}
@@ -89,6 +98,48 @@ def generate(zeroforge, families, out_root):
                 "hf_args": load_json(companions["hf-args"]),
             })
     return cases
+
+
+def kubelet_expand(word, env):
+    """A container command word as the kubelet hands it on (k8s third_party/forked/golang/
+    expansion): `$$` is `$`, `$(NAME)` the container's variable NAME, anything else as is."""
+    out, i = [], 0
+    while i < len(word):
+        if word[i] == "$" and word[i + 1:i + 2] == "$":
+            out.append("$")
+            i += 2
+        elif word[i] == "$" and word[i + 1:i + 2] == "(" and ")" in word[i + 2:]:
+            name = word[i + 2:word.index(")", i + 2)]
+            if name in env:
+                out.append(env[name])
+                i += len(name) + 3
+                continue
+            out.append("$")
+            i += 1
+        else:
+            out.append(word[i])
+            i += 1
+    return "".join(out)
+
+
+def kubernetes_launch(path):
+    """The training container's command of a kubernetes companion, as the kubelet expands it, and
+    where it mounts the ConfigMap's config and what that holds."""
+    import yaml  # PyYAML reads YAML 1.1 as Kubernetes' go-yaml does
+    with open(path, encoding="utf-8") as f:
+        config_map, job = list(yaml.safe_load_all(f))
+    if job["kind"] == "PyTorchJob":
+        pod = job["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]
+        container = pod["containers"][0]
+        command, mounts = container["command"], container["volumeMounts"]
+    else:
+        command = job["spec"]["trainer"]["command"]
+        patch = job["spec"]["runtimePatches"][0]["trainingRuntimeSpec"]["template"]["spec"]
+        mounts = patch["replicatedJobs"][0]["template"]["spec"]["template"]["spec"][
+            "containers"][0]["volumeMounts"]
+    mount = next(m["mountPath"] for m in mounts if m.get("subPath") == "deepspeed-config.json")
+    return {"words": [kubelet_expand(w, KUBERNETES_ENV) for w in command], "mount": mount,
+            "config_text": config_map["data"]["deepspeed-config.json"]}
 
 
 def dry_run_words(script, args, cwd, extra_env=None):
@@ -226,6 +277,51 @@ def worker_torchrun(spec, cases):
                 problems.append(f"training script {args.training_script!r}, written {case['script']!r}")
             return problems + training_arg_problems(case, args.training_script_args, RUNTIME_ARGS)
         guarded(case, "torchrun parse_args", check)
+
+        def kubernetes():
+            launch = case["kubernetes"]
+            words = list(launch["words"])
+            if words[0] != "torchrun":
+                return [f"the container runs {words[0]!r}, not torchrun"]
+            stderr = io.StringIO()
+            try:
+                with contextlib.redirect_stderr(stderr):
+                    args = run.parse_args(words[1:])
+            except SystemExit:
+                return ["torchrun refuses the command: " + stderr.getvalue().strip().splitlines()[-1]]
+            problems = []
+            with open(case["config"], encoding="utf-8") as f:
+                if launch["config_text"] != f.read():
+                    problems.append("the ConfigMap's config is not the config file")
+            low, high = run.parse_min_max_nnodes(args.nnodes)
+            if (low, high) != (case["nodes"], case["nodes"]):
+                problems.append(f"--nnodes {args.nnodes}, the tier has {case['nodes']} nodes")
+            if str(args.nproc_per_node) != str(case["gpus"]):
+                problems.append(f"--nproc_per_node {args.nproc_per_node}, {case['gpus']} GPUs per node")
+            if case["nodes"] == 1 and not args.standalone:
+                problems.append("one node without --standalone")
+            if case["nodes"] > 1:
+                # A static rendezvous at what the controller set: address, port and node rank.
+                if (args.master_addr, str(args.master_port), str(args.node_rank)) != (
+                        KUBERNETES_ENV["PET_MASTER_ADDR"], KUBERNETES_ENV["PET_MASTER_PORT"],
+                        KUBERNETES_ENV["PET_NODE_RANK"]):
+                    problems.append(f"rendezvous {args.master_addr}:{args.master_port} node rank "
+                                    f"{args.node_rank}, not the controller's")
+                if args.rdzv_backend != "static":
+                    problems.append(f"rendezvous backend {args.rdzv_backend!r}")
+            if args.training_script != case["script"]:
+                problems.append(f"training script {args.training_script!r}, written {case['script']!r}")
+            # --deepspeed names the ConfigMap's config where the pod mounts it; the rest as the
+            # other launches pass it (no arguments of its own: a job has no command line).
+            script_args = list(args.training_script_args)
+            if "--deepspeed" in script_args:
+                at = script_args.index("--deepspeed") + 1
+                if at < len(script_args) and script_args[at] == launch["mount"]:
+                    script_args[at] = case["config"]
+                else:
+                    problems.append(f"--deepspeed does not name the mount {launch['mount']!r}")
+            return problems + training_arg_problems(case, script_args, [])
+        guarded(case, "torchrun parse_args (kubernetes container)", kubernetes)
 
 
 DEEPSPEED_SHIM = '''\
@@ -653,8 +749,9 @@ def main():
             for f in os.listdir(d) if f.endswith(".json"))
         out_root = os.path.abspath(opts.keep or tempfile.mkdtemp(prefix="zf-consumers-"))
         cases = generate(os.path.abspath(opts.zeroforge), families, out_root)
-    for case in cases:  # the arguments file as it is now (a kept directory may have changed)
+    for case in cases:  # the files as they are now (a kept directory may have changed)
         case["hf_args"] = load_json(case["companions"]["hf-args"])
+        case["kubernetes"] = kubernetes_launch(case["companions"]["kubernetes"])
     cases_file = os.path.join(out_root, "cases.json")
     with open(cases_file, "w") as f:
         json.dump({"root": out_root, "cases": cases}, f)

@@ -27,7 +27,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 const std::vector<std::string> kKinds = {"deepspeed", "torchrun",      "accelerate", "hf-args",
-                                         "hostfile",  "deepspeed-env", "slurm"};
+                                         "hostfile",  "deepspeed-env", "slurm",      "kubernetes"};
 
 // The shipped templates (config and companions), with small render limits.
 const zf::Environment& environment() {

@@ -303,7 +303,7 @@ struct Family {
 
 /// The companion files `generate` can write next to each config (docs/companions.md), in the
 /// order a manifest entry lists them: `deepspeed`, `torchrun`, `accelerate`, `hf-args`,
-/// `hostfile`, `deepspeed-env`, `slurm`.
+/// `hostfile`, `deepspeed-env`, `slurm`, `kubernetes`.
 const std::vector<std::string>& companion_kinds();
 
 /// Parses a family from JSON. Throws zf::Error (Values) as `file: /pointer: error: ...` for

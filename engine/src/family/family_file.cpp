@@ -343,8 +343,9 @@ std::string tier_name_of(std::string_view ref) {
 }
 
 const std::vector<std::string>& companion_kinds() {
-  static const std::vector<std::string> kinds = {
-      "deepspeed", "torchrun", "accelerate", "hf-args", "hostfile", "deepspeed-env", "slurm"};
+  static const std::vector<std::string> kinds = {"deepspeed", "torchrun",  "accelerate",
+                                                 "hf-args",   "hostfile",  "deepspeed-env",
+                                                 "slurm",     "kubernetes"};
   return kinds;
 }
 

@@ -16,6 +16,7 @@
 #include "deepspeed/world_size.hpp"
 #include "companions.hpp"
 #include "fit_launch.hpp"
+#include "kubernetes_plan.hpp"
 #include "launch_text.hpp"
 #include "slurm_plan.hpp"
 #include "text_helpers.hpp"
@@ -32,7 +33,7 @@ struct KindFile {
   std::string_view template_;  // under companions/
 };
 
-constexpr std::array<KindFile, 7> kKindFiles = {{
+constexpr std::array<KindFile, 8> kKindFiles = {{
     {"deepspeed", ".deepspeed.sh", "companions/deepspeed.sh.j2"},
     {"torchrun", ".torchrun.sh", "companions/torchrun.sh.j2"},
     {"accelerate", ".accelerate.yaml", "companions/accelerate.yaml.j2"},
@@ -40,6 +41,7 @@ constexpr std::array<KindFile, 7> kKindFiles = {{
     {"hostfile", ".hostfile", "companions/hostfile.j2"},
     {"deepspeed-env", ".deepspeed_env", "companions/deepspeed_env.j2"},
     {"slurm", ".sbatch", "companions/slurm.sbatch.j2"},
+    {"kubernetes", ".k8s.yaml", "companions/kubernetes.yaml.j2"},
 }};
 
 const KindFile& kind_file(const std::string& kind) {
@@ -52,8 +54,8 @@ const KindFile& kind_file(const std::string& kind) {
 // The most nodes companions launch: well beyond the largest clusters (tens of thousands).
 constexpr std::int64_t kMaxNodes = 65536;
 
-constexpr std::array<std::string_view, 7> kLaunchKeys = {
-    "script", "args", "master_port", "config_dir", "hosts", "environment", "slurm"};
+constexpr std::array<std::string_view, 8> kLaunchKeys = {
+    "script", "args", "master_port", "config_dir", "hosts", "environment", "slurm", "kubernetes"};
 
 // What a placeholder host is called when no host names are given (docs/companions.md).
 std::string placeholder_host(std::size_t index) {
@@ -164,9 +166,8 @@ class Planner {
     const bool slurm_accelerate = wants("slurm") && slurm.at("launcher") == "accelerate";
 
     const bool multi_node = nodes > 1;
-    const bool uses_hf_args =
-        wants("deepspeed") || wants("torchrun") || wants("accelerate") || wants("hf-args") ||
-        wants("slurm");
+    const bool uses_hf_args = wants("deepspeed") || wants("torchrun") || wants("accelerate") ||
+                              wants("hf-args") || wants("slurm") || wants("kubernetes");
     if (subject_.fit != nullptr) take_fit(*subject_.fit, uses_hf_args);
     for (const auto& kind : companion_kinds()) {
       bool write = wants(kind) || (kind == "accelerate" && slurm_accelerate);
@@ -211,6 +212,26 @@ class Planner {
     job["environment"] = launch_.environment;
     job["hf_args"] = uses_hf_args ? hf_args(config_ref) : Json::object();
     if (wants("slurm")) job["slurm"] = slurm;
+    {
+      // launch.kubernetes is checked for every config, as launch.slurm is; the job's own checks
+      // (its pods' names, the tier's GPUs, what its YAML carries) only where it is written.
+      std::string hf_args_path;
+      for (const auto& [kind, path] : plan_.files)
+        if (kind == "hf-args") hf_args_path = path;
+      Json kubernetes = plan_kubernetes(
+          kubernetes_,
+          KubernetesSubject{subject_.family, subject_.config_path, config_ref, hf_args_path, nodes,
+                            gpus, &config_, &job["hf_args"], &job["script"], &job["args"],
+                            &job["environment"], subject_.tier, wants("kubernetes")},
+          plan_.problems);
+      if (wants("kubernetes")) job["kubernetes"] = std::move(kubernetes);
+    }
+    if (!plan_.files.empty()) {
+      Json& launch = plan_.launch;
+      launch = {{"nodes", nodes}, {"gpus_per_node", gpus}};
+      if (wants("slurm")) launch["slurm"] = slurm.at("launcher");
+      if (wants("kubernetes")) launch["kubernetes"] = job["kubernetes"].at("api");
+    }
     Json files = Json::object();
     for (const auto& [kind, path] : plan_.files) files[kind] = file_name(path);
     job["companions"] = std::move(files);
@@ -269,7 +290,7 @@ class Planner {
     if (!launch->is_object()) {
       fail("/launch",
            "launch must be an object (script, args, master_port, config_dir, hosts, "
-           "environment, slurm) or null, got " +
+           "environment, slurm, kubernetes) or null, got " +
                launch->dump());
       return;
     }
@@ -323,11 +344,13 @@ class Planner {
         read_environment(value, pointer);
       } else if (key == "slurm") {
         slurm_ = &value;  // checked by plan_slurm, with the launch's shape
+      } else if (key == "kubernetes") {
+        kubernetes_ = &value;  // checked by plan_kubernetes, with the launch's shape
       } else {
         std::string guess = detail::nearest_name(key, kLaunchKeys);
         fail(pointer, "unknown key '" + key +
                           "' in launch (expected script, args, master_port, config_dir, hosts, "
-                          "environment, slurm)" +
+                          "environment, slurm, kubernetes)" +
                           (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
       }
     }
@@ -557,7 +580,8 @@ class Planner {
   Launch launch_;
   FitLaunch fit_;
   std::string args_pointer_ = "/launch/args";
-  const Json* slurm_ = nullptr;  // launch.slurm, when given
+  const Json* slurm_ = nullptr;       // launch.slurm, when given
+  const Json* kubernetes_ = nullptr;  // launch.kubernetes, when given
   CompanionPlan plan_;
 };
 

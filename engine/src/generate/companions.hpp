@@ -35,8 +35,8 @@ struct CompanionSubject {
   /// The memory plugin's auto-fit record of this config (manifest `plugins.memory.auto_fit`),
   /// or null: what the fit assumed about the run, which the launch must carry out.
   const nlohmann::ordered_json* fit = nullptr;
-  std::string family;                    ///< the family's name (the SLURM job's default name)
-  const Tier* tier = nullptr;            ///< the config's tier as its file says, or null
+  std::string family;          ///< the family's name (the SLURM job's default name)
+  const Tier* tier = nullptr;  ///< the config's tier as its file says, or null
 };
 
 /// The companion files of one config: kind and path relative to DIR, in companion_kinds()
@@ -44,6 +44,10 @@ struct CompanionSubject {
 struct CompanionPlan {
   std::vector<std::pair<std::string, std::string>> files;
   nlohmann::ordered_json job;
+  /// The launch as the manifest entry records it (`launch`, for `report`): `nodes`,
+  /// `gpus_per_node`, and the scheduler's choice where one is written (`slurm`: its launcher;
+  /// `kubernetes`: its API). Null when no companion is written.
+  nlohmann::ordered_json launch;
   std::vector<CompanionProblem> problems;
 };
 

@@ -216,6 +216,7 @@ bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Manife
     entry.companions[plan.files[i].first] = plan.files[i].second;
     job.companions.emplace_back(plan.files[i].second, status[i]);
   }
+  if (!plan.launch.is_null()) entry.facts["launch"] = std::move(plan.launch);  // for report
   return true;
 }
 

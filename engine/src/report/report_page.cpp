@@ -297,13 +297,43 @@ std::string chart_table(const Tier& tier, std::size_t index) {
   return out + "</tbody></table>\n";
 }
 
+// "SLURM (torchrun), Kubernetes (PyTorchJob), deepspeed: 8 nodes × 8 GPUs": what the companions
+// written beside the config launch it with (the schedulers first, then the launchers) and the
+// shape they launch, from the manifest's `launch` and `companions`; "—" without companions.
+std::string launch_text(const Json& facts) {
+  auto launch = facts.find("launch");
+  if (launch == facts.end() || !launch->is_object()) return "\xE2\x80\x94";
+  auto count = [&](const char* key) {
+    auto it = launch->find(key);
+    return it != launch->end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+  };
+  const std::int64_t nodes = count("nodes"), gpus = count("gpus_per_node");
+  if (nodes <= 0 || gpus <= 0) return "\xE2\x80\x94";
+  std::string by;
+  auto add = [&](const std::string& part) { by += (by.empty() ? "" : ", ") + part; };
+  for (const auto& [key, name] : {std::pair{"slurm", "SLURM"}, {"kubernetes", "Kubernetes"}}) {
+    auto it = launch->find(key);
+    if (it != launch->end() && it->is_string())
+      add(std::string(name) + " (" + escape(it->get<std::string>()) + ")");
+  }
+  auto companions = facts.find("companions");
+  for (const char* launcher : {"deepspeed", "torchrun", "accelerate"}) {
+    if (companions != facts.end() && companions->is_object() && companions->contains(launcher))
+      add(launcher);
+  }
+  const std::string shape = std::to_string(nodes) + (nodes == 1 ? " node" : " nodes") +
+                            " \xC3\x97 " + std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs");
+  return by.empty() ? shape : by + ": " + shape;
+}
+
 std::string configs_table(const View& view, const Tier& tier, std::size_t tier_index) {
   std::string out =
       R"(<table class="configs"><caption>Configs)" +
       (tier.name.empty() ? std::string() : " of tier " + escape(tier.name)) +
       R"(</caption><thead><tr><th>config</th><th>change</th><th>variant</th><th>stage</th>)"
       R"(<th>optimizer on</th><th>parameters on</th><th>precision</th>)"
-      R"(<th>micro × accumulation × world = global batch</th><th>validator</th></tr></thead><tbody>)"
+      R"(<th>micro × accumulation × world = global batch</th><th>launch</th><th>validator</th>)"
+      R"(</tr></thead><tbody>)"
       "\n";
   for (std::size_t i = 0; i < tier.configs.size(); ++i) {
     const Config& c = tier.configs[i];
@@ -313,7 +343,8 @@ std::string configs_table(const View& view, const Tier& tier, std::size_t tier_i
            variant_cell(c.variant) + "</td><td>" + text_or_dash(c.facts, "stage") + "</td><td>" +
            where_text(c.facts, "offload_optimizer") + "</td><td>" +
            where_text(c.facts, "offload_param") + "</td><td>" + precision_text(c.facts) +
-           "</td><td>" + batch_text(c.facts) + "</td><td>";
+           "</td><td>" + batch_text(c.facts) + R"(</td><td class="launch">)" +
+           launch_text(c.facts) + "</td><td>";
     if (c.findings.empty()) {
       out += "none";
     } else {

@@ -102,13 +102,15 @@ TEST(FamilyFileTest, ReportsEachMistakeWithFileAndPointer) {
        "\"\""},
       {"companions not a list", R"({"name": "a", "template": "t", "companions": "deepspeed"})",
        "f.json: /companions: error: companions must be a list of companion kinds (deepspeed, "
-       "torchrun, accelerate, hf-args, hostfile, deepspeed-env, slurm), got \"deepspeed\""},
+       "torchrun, accelerate, hf-args, hostfile, deepspeed-env, slurm, kubernetes), got "
+       "\"deepspeed\""},
       {"unknown companion", R"({"name": "a", "template": "t", "companions": ["torchrn"]})",
        "f.json: /companions/0: error: unknown companion 'torchrn' (expected deepspeed, torchrun, "
-       "accelerate, hf-args, hostfile, deepspeed-env, slurm); did you mean 'torchrun'?"},
+       "accelerate, hf-args, hostfile, deepspeed-env, slurm, kubernetes); did you mean "
+       "'torchrun'?"},
       {"companion not a string", R"({"name": "a", "template": "t", "companions": [1]})",
        "f.json: /companions/0: error: a companion must be one of deepspeed, torchrun, "
-       "accelerate, hf-args, hostfile, deepspeed-env, slurm, got 1"},
+       "accelerate, hf-args, hostfile, deepspeed-env, slurm, kubernetes, got 1"},
       {"companion twice",
        R"({"name": "a", "template": "t", "companions": ["hf-args", "deepspeed", "hf-args"]})",
        "f.json: /companions/2: error: companion 'hf-args' is listed twice"},

@@ -236,5 +236,45 @@ TEST(ReportPageTest, BatchAndPrecisionCellsSayWhatAnImportedConfigWritesAndLeave
   }
 }
 
+// Beside the batch arithmetic, the launch the companions write (manifest `launch` and
+// `companions`): the schedulers with their choice, the launchers, and nodes × GPUs per node.
+TEST(ReportPageTest, TheLaunchCellSaysWhatStartsTheConfigOnHowManyNodesAndGpus) {
+  struct Case {
+    const char* facts;  // merged over config()'s facts
+    const char* cell;   // the batch cell and the launch cell
+  };
+  const Case cases[] = {
+      {R"({})", "= 64</td><td class=\"launch\">\xE2\x80\x94</td>"},
+      {R"({"launch": {"nodes": 1, "gpus_per_node": 8},
+           "companions": {"torchrun": "large/a.torchrun.sh", "hf-args": "large/a.hf-args.json"}})",
+       "= 64</td><td class=\"launch\">torchrun: 1 node \xC3\x97 8 GPUs</td>"},
+      {R"({"world_size": 64, "train_batch_size": 512,
+           "launch": {"nodes": 8, "gpus_per_node": 8, "slurm": "accelerate",
+                      "kubernetes": "TrainJob"},
+           "companions": {"deepspeed": "a", "accelerate": "b", "slurm": "c", "kubernetes": "d"}})",
+       "= 512</td><td class=\"launch\">SLURM (accelerate), Kubernetes (TrainJob), deepspeed, "
+       "accelerate: 8 nodes \xC3\x97 8 GPUs</td>"},
+      {R"({"world_size": 1, "train_batch_size": 8,
+           "launch": {"nodes": 1, "gpus_per_node": 1}, "companions": {"hf-args": "a"}})",
+       "= 8</td><td class=\"launch\">1 node \xC3\x97 1 GPU</td>"},
+      {R"({"launch": {"nodes": 2, "gpus_per_node": 4, "kubernetes": "<PyTorchJob>"},
+           "companions": {"kubernetes": "d"}})",
+       "<td class=\"launch\">Kubernetes (&lt;PyTorchJob&gt;): 2 nodes \xC3\x97 4 GPUs</td>"},
+      {R"({"launch": {"nodes": "2"}})", "<td class=\"launch\">\xE2\x80\x94</td>"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.facts);
+    View v = view();
+    v.tiers[1].configs[0].facts.update(nlohmann::ordered_json::parse(c.facts));
+    const std::string page = render_page(v);
+    EXPECT_NE(page.find("<th>micro × accumulation × world = global batch</th><th>launch</th>"),
+              std::string::npos);
+    const auto row = page.find("<code>large/a.json</code>");
+    ASSERT_NE(row, std::string::npos);
+    const std::string tr = page.substr(row, page.find("</tr>", row) - row);
+    EXPECT_NE(tr.find(c.cell), std::string::npos) << tr;
+  }
+}
+
 }  // namespace
 }  // namespace zf::report

@@ -208,6 +208,18 @@ TEST(SiteFieldsTest, HostsAndEnvironmentBecomeLaunchValuesForCompanions) {
   EXPECT_EQ(with_slurm.merged().at("launch"),
             Json::parse(R"({"slurm": {"time": "1:00:00", "account": "ml", "partition": "gpu"}})"));
   EXPECT_EQ(with_slurm.origin("/launch/slurm/partition")->label, "plugin site_fields");
+  // And its Kubernetes values, likewise.
+  auto kubernetes =
+      load({{"profile", Json::parse(R"({"kubernetes": {"namespace": "ml", "image": "i:1"}})")}});
+  LayeredValues with_kubernetes;
+  with_kubernetes.apply({LayerKind::Family, "f.json"},
+                        Json::parse(R"({"launch": {"kubernetes": {"api": "TrainJob",
+                                                                   "namespace": "x"}}})"));
+  kubernetes->run_values_hooks(with_kubernetes);
+  EXPECT_EQ(
+      with_kubernetes.merged().at("launch"),
+      Json::parse(R"({"kubernetes": {"api": "TrainJob", "namespace": "ml", "image": "i:1"}})"));
+  EXPECT_EQ(with_kubernetes.origin("/launch/kubernetes/namespace")->label, "plugin site_fields");
   // A profile without them leaves the values alone.
   auto plain = load({{"profile", {{"steps_per_print", 10}}}});
   LayeredValues untouched;
@@ -258,10 +270,14 @@ TEST(SiteFieldsTest, RefusesBadProfilesWhenLoaded) {
        {{"profile", {{"nvme", "/x"}}}},
        "site profile (inline): /nvme: unknown profile key 'nvme' (expected nvme_path, tensorboard, "
        "wandb, csv_monitor, comet, comms_logger, steps_per_print, fields, allow_unknown_keys, "
-       "hosts, environment, slurm)"},
+       "hosts, environment, slurm, kubernetes)"},
       {"slurm not an object",
        {{"profile", {{"slurm", "gpu"}}}},
        "site profile (inline): /slurm: expected an object (launch.slurm: partition, account, ...)"},
+      {"kubernetes not an object",
+       {{"profile", {{"kubernetes", "ml"}}}},
+       "site profile (inline): /kubernetes: expected an object (launch.kubernetes: namespace, "
+       "image, ...)"},
       {"bad host",
        {{"profile", {{"hosts", {"gpu-1", "gpu 2"}}}}},
        "site profile (inline): /hosts/1: \"gpu 2\" is not a host name (letters, digits, '.', '-' "

@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: MIT
+// plan_kubernetes (kubernetes_plan.hpp): `launch.kubernetes` checked as the API server and the
+// Kubeflow controllers would (names as DNS-1123 labels and subdomains, label keys and values,
+// tolerations, volumes; Kubernetes 1.31 pkg/apis/core/validation, training-operator 1.9
+// pkg/controller.v1/pytorch, trainer 2.3 pkg/runtime/framework/plugins/torch), the one request the
+// tier can refuse (more GPUs per pod than its nodes have), and what the manifest's YAML cannot
+// carry: the config as a literal block scalar, or failing that as a double-quoted one.
+#include "kubernetes_plan.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <set>
+#include <string_view>
+
+#include "text_helpers.hpp"
+#include "zeroforge/output.hpp"
+#include "zeroforge/values.hpp"
+
+namespace zf::pipeline {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+constexpr std::array<std::string_view, 10> kKubernetesKeys = {
+    "api",           "name",        "namespace", "image",         "service_account",
+    "node_selector", "tolerations", "volumes",   "volume_mounts", "runtime"};
+constexpr std::array<std::string_view, 5> kTolerationKeys = {"key", "operator", "value", "effect",
+                                                             "tolerationSeconds"};
+constexpr std::array<std::string_view, 4> kVolumeMountKeys = {"name", "mountPath", "readOnly",
+                                                              "subPath"};
+// Volumes the manifest defines itself: the ConfigMap's files, and a memory-backed /dev/shm
+// (a container's default is 64 MiB, too little for NCCL and the data loaders' shared memory).
+constexpr std::array<std::string_view, 3> kOwnVolumes = {"zeroforge-config", "zeroforge-hf-args",
+                                                         "dshm"};
+// Variables the training operator (PyTorchJob: envvar.go setPodEnv) or the Trainer's torch plugin
+// (TrainJob: torch.go, TorchRunReservedEnvNames) set in the training container: the rendezvous
+// and the ranks. The Trainer refuses a TrainJob that sets one; the operator appends its own after
+// the job's, and the launch's value would be dropped or, for the PET_ ones torchrun reads, change
+// the world.
+constexpr std::array<std::string_view, 10> kOperatorVariables = {
+    "MASTER_ADDR",     "MASTER_PORT", "WORLD_SIZE",         "RANK",          "PET_MASTER_ADDR",
+    "PET_MASTER_PORT", "PET_NNODES",  "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PYTHONUNBUFFERED"};
+
+std::string keys_text(const auto& keys) {
+  std::string text;
+  for (auto key : keys) text += (text.empty() ? "" : ", ") + std::string(key);
+  return text;
+}
+
+template <std::size_t N>
+bool listed(const std::array<std::string_view, N>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+bool is_label_char(unsigned char c) { return std::islower(c) || std::isdigit(c); }
+
+// A DNS-1123 label: lower-case letters, digits and '-', starting and ending with a letter or
+// digit, at most 63 characters (namespaces, job and volume names; IsDNS1123Label).
+bool is_dns_label(std::string_view text) {
+  if (text.empty() || text.size() > 63) return false;
+  if (!is_label_char(text.front()) || !is_label_char(text.back())) return false;
+  return std::all_of(text.begin(), text.end(),
+                     [](unsigned char c) { return is_label_char(c) || c == '-'; });
+}
+
+// A DNS-1123 subdomain: labels joined by '.', at most 253 characters (service accounts,
+// ConfigMaps, runtimes; IsDNS1123Subdomain).
+bool is_dns_subdomain(std::string_view text) {
+  if (text.empty() || text.size() > 253) return false;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t dot = text.find('.', start);
+    std::string_view label = text.substr(start, dot - start);
+    if (label.empty() || !is_label_char(label.front()) || !is_label_char(label.back()) ||
+        !std::all_of(label.begin(), label.end(),
+                     [](unsigned char c) { return is_label_char(c) || c == '-'; }))
+      return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+// The name part of a label key, and a label value when not empty: letters, digits, '-', '_'
+// and '.', starting and ending with a letter or digit, at most 63 (IsQualifiedName,
+// IsValidLabelValue).
+bool is_label_name(std::string_view text) {
+  auto alnum = [](unsigned char c) { return std::isalnum(c) != 0; };
+  if (text.empty() || text.size() > 63 || !alnum(text.front()) || !alnum(text.back())) return false;
+  return std::all_of(text.begin(), text.end(),
+                     [&](unsigned char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
+}
+
+// A label key: an optional DNS subdomain prefix and '/', then a label name.
+bool is_label_key(std::string_view text) {
+  std::size_t slash = text.find('/');
+  if (slash == std::string_view::npos) return is_label_name(text);
+  return is_dns_subdomain(text.substr(0, slash)) && is_label_name(text.substr(slash + 1));
+}
+
+std::string shown(std::string_view text) {
+  return nlohmann::json(std::string(text))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// The first character beyond U+FFFF in `text`, or 0. tojson writes it as a surrogate pair
+// (`\ud83d\ude00`, as Python's json does), which the YAML reader of kubectl and the API server
+// (go-yaml, as libyaml) refuses in a double-quoted scalar: "invalid Unicode character escape".
+char32_t astral_character(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0xF0 && c <= 0xF4 && detail::utf8_sequence_length(text, i) == 4) {
+      return (static_cast<char32_t>(c & 0x07) << 18) |
+             (static_cast<char32_t>(text[i + 1] & 0x3F) << 12) |
+             (static_cast<char32_t>(text[i + 2] & 0x3F) << 6) |
+             static_cast<char32_t>(text[i + 3] & 0x3F);
+    }
+  }
+  return 0;
+}
+
+// `text` split into the lines of a YAML literal block scalar (`|`) that reads back as exactly
+// `text`, or null when it cannot be one: the text must end with one line break and hold nothing
+// a YAML reader ends a line at or refuses (find_line_control: NEL, U+2028, controls; a byte
+// order mark U+FEFF, U+FFFE, U+FFFF), and its first line must not start with a space (the block's
+// indentation is read from it).
+Json literal_block_lines(const std::string& text) {
+  if (text.empty() || text.back() != '\n' || (text.size() > 1 && text[text.size() - 2] == '\n') ||
+      text.front() == ' ')
+    return nullptr;
+  for (std::string_view bad : {"\xEF\xBB\xBF", "\xEF\xBF\xBE", "\xEF\xBF\xBF"})
+    if (text.find(bad) != std::string::npos) return nullptr;
+  Json lines = Json::array();
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    std::string line = text.substr(start, end - start);
+    if (detail::find_line_control(line)) return nullptr;
+    lines.push_back(std::move(line));
+    start = end + 1;
+  }
+  return lines;
+}
+
+// The default job name: the family and the config's path as a DNS-1123 label
+// (`llama-large-zero3`): lower case, every other character a '-', runs of '-' as one.
+std::string default_name(const KubernetesSubject& subject) {
+  std::string path = subject.config_path;
+  if (path.ends_with(".json")) path.resize(path.size() - 5);
+  const std::string source = subject.family.empty() ? path : subject.family + "-" + path;
+  std::string name;
+  for (char c : source) {
+    const auto u = static_cast<unsigned char>(c);
+    const char out = std::isalnum(u) && u < 0x80 ? static_cast<char>(std::tolower(u)) : '-';
+    if (out == '-' && (name.empty() || name.back() == '-')) continue;
+    name += out;
+  }
+  while (!name.empty() && name.back() == '-') name.pop_back();
+  return name.empty() ? "zeroforge" : name;
+}
+
+class KubernetesPlanner {
+ public:
+  KubernetesPlanner(const KubernetesSubject& subject, std::vector<CompanionProblem>& problems)
+      : subject_(subject), problems_(problems) {}
+
+  Json run(const Json* value) {
+    Json k = Json::object();
+    k["api"] = "PyTorchJob";
+    k["api_version"] = "kubeflow.org/v1";
+    k["name"] = default_name(subject_);
+    k["config_map"] = nullptr;
+    k["namespace"] = nullptr;
+    k["image"] = nullptr;
+    k["service_account"] = nullptr;
+    k["node_selector"] = Json::object();
+    k["tolerations"] = Json::array();
+    k["volumes"] = Json::array();
+    k["volume_mounts"] = Json::array();
+    k["runtime"] = "torch-distributed";
+    if (value != nullptr && !value->is_null()) read(*value, k);
+    k["api_version"] = k["api"] == "TrainJob" ? "trainer.kubeflow.org/v1alpha1" : "kubeflow.org/v1";
+    k["config_map"] = k["name"].get<std::string>() + "-config";
+    add_files(k);
+    if (subject_.requested) check_job(k);
+    return k;
+  }
+
+ private:
+  void fail(std::string pointer, std::string message) {
+    problems_.push_back({std::move(pointer), std::move(message)});
+  }
+
+  void read(const Json& value, Json& k) {
+    if (!value.is_object()) {
+      fail("/launch/kubernetes", "launch.kubernetes must be an object (" +
+                                     keys_text(kKubernetesKeys) + ") or null, got " + value.dump());
+      return;
+    }
+    for (const auto& [key, item] : value.items()) {
+      const std::string pointer = "/launch/kubernetes/" + escape_pointer_segment(key);
+      const std::string name = "launch.kubernetes." + key;
+      if (key == "api") {
+        if (item != "PyTorchJob" && item != "TrainJob") {
+          fail(pointer, name +
+                            " must be \"PyTorchJob\" (kubeflow.org/v1) or \"TrainJob\" "
+                            "(trainer.kubeflow.org/v1alpha1), got " +
+                            item.dump());
+          continue;
+        }
+        k[key] = item;
+      } else if (key == "name" || key == "namespace") {
+        if (item.is_null() && key == "namespace") continue;
+        if (!item.is_string() || !is_dns_label(item.get<std::string>())) {
+          fail(pointer, name + ": " +
+                            (item.is_string() ? shown(item.get<std::string>()) : item.dump()) +
+                            " is not a DNS-1123 label (at most 63 lower-case letters, digits and "
+                            "'-', starting and ending with a letter or digit), as Kubernetes "
+                            "requires of a " +
+                            (key == "name" ? "job's name" : "namespace"));
+          continue;
+        }
+        k[key] = item;
+      } else if (key == "service_account" || key == "runtime") {
+        if (item.is_null() && key == "service_account") continue;
+        if (!item.is_string() || !is_dns_subdomain(item.get<std::string>())) {
+          fail(pointer, name + ": " +
+                            (item.is_string() ? shown(item.get<std::string>()) : item.dump()) +
+                            " is not a DNS-1123 subdomain (lower-case letters, digits, '-' and "
+                            "'.', at most 253), as Kubernetes names a " +
+                            (key == "runtime" ? "ClusterTrainingRuntime" : "service account"));
+          continue;
+        }
+        k[key] = item;
+      } else if (key == "image") {
+        if (item.is_null()) continue;
+        const bool ok = item.is_string() && !item.get<std::string>().empty() &&
+                        std::none_of(item.get_ref<const std::string&>().begin(),
+                                     item.get_ref<const std::string&>().end(),
+                                     [](unsigned char c) { return c <= ' ' || c == 0x7f; });
+        if (!ok) {
+          fail(pointer, name +
+                            " must be a container image reference (one word: "
+                            "registry/repository:tag) or null, got " +
+                            item.dump());
+          continue;
+        }
+        k[key] = item;
+      } else if (key == "node_selector") {
+        read_node_selector(item, pointer, k);
+      } else if (key == "tolerations") {
+        read_tolerations(item, pointer, k);
+      } else if (key == "volumes") {
+        read_volumes(item, pointer, k);
+      } else if (key == "volume_mounts") {
+        mounts_ = &item;
+        mounts_pointer_ = pointer;
+      } else {
+        std::string guess = detail::nearest_name(key, kKubernetesKeys);
+        fail(pointer, "unknown key '" + key + "' in launch.kubernetes (expected " +
+                          keys_text(kKubernetesKeys) + ")" +
+                          (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+      }
+    }
+    // Mounts name volumes: read once every volume is known, whatever the order of the keys.
+    if (mounts_ != nullptr) read_volume_mounts(*mounts_, mounts_pointer_, k);
+  }
+
+  void read_node_selector(const Json& item, const std::string& pointer, Json& k) {
+    if (item.is_null()) return;
+    if (!item.is_object()) {
+      fail(pointer,
+           "launch.kubernetes.node_selector must be an object of node label to value "
+           "(\"nvidia.com/gpu.product\": \"NVIDIA-H100-80GB-HBM3\"), got " +
+               item.dump());
+      return;
+    }
+    for (const auto& [label, text] : item.items()) {
+      const std::string at = pointer + "/" + escape_pointer_segment(label);
+      if (!is_label_key(label)) {
+        fail(at, "launch.kubernetes.node_selector: " + shown(label) +
+                     " is not a label key (an optional DNS subdomain and '/', then at most 63 "
+                     "letters, digits, '-', '_' and '.', starting and ending with a letter or "
+                     "digit)");
+      } else if (!text.is_string() ||
+                 (!text.get<std::string>().empty() && !is_label_name(text.get<std::string>()))) {
+        fail(at, "launch.kubernetes.node_selector." + label + ": " + text.dump() +
+                     " is not a label value (a string of at most 63 letters, digits, '-', '_' "
+                     "and '.', starting and ending with a letter or digit)");
+      }
+    }
+    k["node_selector"] = item;
+  }
+
+  void read_tolerations(const Json& item, const std::string& pointer, Json& k) {
+    if (item.is_null()) return;
+    if (!item.is_array()) {
+      fail(pointer,
+           "launch.kubernetes.tolerations must be a list of tolerations ({\"key\", "
+           "\"operator\", \"value\", \"effect\", \"tolerationSeconds\"}), got " +
+               item.dump());
+      return;
+    }
+    for (std::size_t i = 0; i < item.size(); ++i) {
+      const std::string at = pointer + "/" + std::to_string(i);
+      if (std::string problem = toleration_problem(item[i], at); !problem.empty())
+        fail(problem_pointer_.empty() ? at : problem_pointer_,
+             "launch.kubernetes.tolerations: " + problem);
+    }
+    k["tolerations"] = item;
+  }
+
+  // What is wrong with one toleration (core/validation ValidateTolerations), or "";
+  // problem_pointer_ names the field at fault.
+  std::string toleration_problem(const Json& t, const std::string& at) {
+    problem_pointer_.clear();
+    if (!t.is_object())
+      return "expected a toleration (an object of key, operator, value, effect, "
+             "tolerationSeconds), got " +
+             t.dump();
+    for (const auto& [field, v] : t.items()) {
+      problem_pointer_ = at + "/" + escape_pointer_segment(field);
+      if (!listed(kTolerationKeys, field)) {
+        std::string guess = detail::nearest_name(field, kTolerationKeys);
+        return "unknown key '" + field + "' in a toleration (expected " +
+               keys_text(kTolerationKeys) + ")" +
+               (guess.empty() ? "" : "; did you mean '" + guess + "'?");
+      }
+      if (field == "tolerationSeconds") {
+        if (!v.is_number_integer())
+          return "tolerationSeconds must be a whole number, got " + v.dump();
+      } else if (!v.is_string()) {
+        return field + " must be a string, got " + v.dump();
+      }
+    }
+    problem_pointer_ = at;
+    auto text = [&](const char* field) {
+      return t.contains(field) && t[field].is_string() ? t[field].get<std::string>()
+                                                       : std::string();
+    };
+    const std::string key = text("key"), op = t.contains("operator") ? text("operator") : "Equal";
+    const std::string value = text("value"), effect = text("effect");
+    if (!key.empty() && !is_label_key(key)) {
+      problem_pointer_ = at + "/key";
+      return shown(key) + " is not a label key (a taint's key is one)";
+    }
+    if (op != "Equal" && op != "Exists") {
+      problem_pointer_ = at + "/operator";
+      return "operator must be \"Exists\" or \"Equal\", got " + shown(op);
+    }
+    if (key.empty() && op != "Exists") {
+      problem_pointer_ = at + "/operator";
+      return "a toleration without a key tolerates every taint only with operator \"Exists\"";
+    }
+    if (op == "Exists" && !value.empty()) {
+      problem_pointer_ = at + "/value";
+      return "a toleration with operator \"Exists\" takes no value, got " + shown(value);
+    }
+    if (!value.empty() && !is_label_name(value)) {
+      problem_pointer_ = at + "/value";
+      return shown(value) + " is not a label value (a taint's value is one)";
+    }
+    if (!effect.empty() && effect != "NoSchedule" && effect != "PreferNoSchedule" &&
+        effect != "NoExecute") {
+      problem_pointer_ = at + "/effect";
+      return "effect must be \"NoSchedule\", \"PreferNoSchedule\" or \"NoExecute\" (or left out: "
+             "all three), got " +
+             shown(effect);
+    }
+    if (t.contains("tolerationSeconds") && effect != "NoExecute") {
+      problem_pointer_ = at + "/tolerationSeconds";
+      return "tolerationSeconds applies only to effect \"NoExecute\"";
+    }
+    return "";
+  }
+
+  void read_volumes(const Json& item, const std::string& pointer, Json& k) {
+    if (item.is_null()) return;
+    if (!item.is_array()) {
+      fail(pointer,
+           "launch.kubernetes.volumes must be a list of Kubernetes volumes ({\"name\": "
+           "\"data\", \"persistentVolumeClaim\": {\"claimName\": \"datasets\"}}), got " +
+               item.dump());
+      return;
+    }
+    for (std::size_t i = 0; i < item.size(); ++i) {
+      const std::string at = pointer + "/" + std::to_string(i);
+      const Json& v = item[i];
+      if (!v.is_object() || !v.contains("name") || !v["name"].is_string()) {
+        fail(at,
+             "launch.kubernetes.volumes: expected a volume (an object with a name and one "
+             "source, {\"name\": \"data\", \"nfs\": {...}}), got " +
+                 v.dump());
+        continue;
+      }
+      const std::string name = v["name"];
+      if (!is_dns_label(name)) {
+        fail(at + "/name", "launch.kubernetes.volumes: " + shown(name) +
+                               " is not a DNS-1123 label, as a volume's name must be");
+        continue;
+      }
+      if (listed(kOwnVolumes, name) || !volume_names_.insert(name).second) {
+        fail(at + "/name",
+             "launch.kubernetes.volumes: the volume name \"" + name + "\" is taken (" +
+                 (listed(kOwnVolumes, name)
+                      ? "the manifest's own volumes are zeroforge-config, zeroforge-hf-args and "
+                        "dshm"
+                      : "listed twice") +
+                 ")");
+        continue;
+      }
+      std::size_t sources = 0;
+      for (const auto& [field, source] : v.items()) {
+        if (field == "name") continue;
+        ++sources;
+        if (!source.is_object())
+          fail(at + "/" + escape_pointer_segment(field), "launch.kubernetes.volumes: the source " +
+                                                             field + " must be an object, got " +
+                                                             source.dump());
+      }
+      if (sources != 1)
+        fail(at, "launch.kubernetes.volumes: volume \"" + name + "\" has " +
+                     std::to_string(sources) +
+                     " sources; a Kubernetes volume has exactly one (configMap, "
+                     "persistentVolumeClaim, nfs, hostPath, emptyDir, ...)");
+    }
+    k["volumes"] = item;
+  }
+
+  void read_volume_mounts(const Json& item, const std::string& pointer, Json& k) {
+    if (item.is_null()) return;
+    if (!item.is_array()) {
+      fail(pointer,
+           "launch.kubernetes.volume_mounts must be a list of volume mounts "
+           "({\"name\": \"data\", \"mountPath\": \"/data\"}), got " +
+               item.dump());
+      return;
+    }
+    for (std::size_t i = 0; i < item.size(); ++i) {
+      const std::string at = pointer + "/" + std::to_string(i);
+      const Json& m = item[i];
+      if (!m.is_object()) {
+        fail(at, "launch.kubernetes.volume_mounts: expected a volume mount (an object of " +
+                     keys_text(kVolumeMountKeys) + "), got " + m.dump());
+        continue;
+      }
+      for (const auto& [field, v] : m.items()) {
+        const std::string there = at + "/" + escape_pointer_segment(field);
+        if (!listed(kVolumeMountKeys, field)) {
+          std::string guess = detail::nearest_name(field, kVolumeMountKeys);
+          fail(there, "unknown key '" + field + "' in a volume mount (expected " +
+                          keys_text(kVolumeMountKeys) + ")" +
+                          (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+        } else if (field == "readOnly" ? !v.is_boolean() : !v.is_string()) {
+          fail(there, "launch.kubernetes.volume_mounts: " + field + " must be " +
+                          (field == "readOnly" ? "true or false" : "a string") + ", got " +
+                          v.dump());
+        }
+      }
+      const Json* name = m.contains("name") ? &m["name"] : nullptr;
+      if (name == nullptr || !name->is_string() || !volume_names_.count(name->get<std::string>()))
+        fail(at + "/name", "launch.kubernetes.volume_mounts: the mount names " +
+                               (name == nullptr ? std::string("no volume") : name->dump()) +
+                               ", which is not one of launch.kubernetes.volumes" +
+                               (volume_names_.empty() ? " (there are none)" : ""));
+      const Json* path = m.contains("mountPath") ? &m["mountPath"] : nullptr;
+      if (path == nullptr || !path->is_string() || !path->get<std::string>().starts_with("/"))
+        fail(at + "/mountPath",
+             "launch.kubernetes.volume_mounts: mountPath must be an absolute "
+             "path, got " +
+                 (path == nullptr ? std::string("none") : path->dump()));
+    }
+    k["volume_mounts"] = item;
+  }
+
+  // The ConfigMap's files: the config (and the hf-args), each mounted by its key where the launch
+  // line names it: launch.config_dir's path when it is absolute, else under /zeroforge.
+  void add_files(Json& k) {
+    const std::string& ref = subject_.config_ref;
+    const std::string mount = ref.starts_with("/") ? ref : "/zeroforge/" + ref;
+    std::string text;
+    append_json_text(text, *subject_.config);
+    k["config_key"] = "deepspeed-config.json";
+    k["config_mount"] = mount;
+    k["config_lines"] = literal_block_lines(text);
+    k["config_text"] = text;
+    k["hf_args_key"] = nullptr;
+    k["hf_args_mount"] = nullptr;
+    k["hf_args_lines"] = nullptr;
+    k["hf_args_text"] = nullptr;
+    if (subject_.hf_args_path.empty() || subject_.hf_args == nullptr) return;
+    // As the hf-args companion writes it (its template's tojson sorts the keys), but with
+    // `deepspeed` naming the config where the pod mounts it: the file beside the config names
+    // it from the directory the other launches start in, which a pod does not have.
+    nlohmann::json sorted = *subject_.hf_args;
+    if (sorted.contains("deepspeed")) sorted["deepspeed"] = mount;
+    std::string args;
+    append_json_text(args, Json(sorted));
+    const std::string dir = mount.substr(0, mount.rfind('/') + 1);
+    const std::string& path = subject_.hf_args_path;
+    k["hf_args_key"] = "hf-args.json";
+    k["hf_args_mount"] = dir + path.substr(path.rfind('/') + 1);
+    k["hf_args_lines"] = literal_block_lines(args);
+    k["hf_args_text"] = args;
+  }
+
+  // What only a written job is checked for: names its pods take, variables the operator owns,
+  // the tier's GPUs, the image, and text the manifest's YAML cannot carry.
+  void check_job(const Json& k) {
+    const bool train_job = k["api"] == "TrainJob";
+    // The longest name the controller derives (pods' host names and services: DNS-1123 labels).
+    const std::string name = k["name"];
+    const std::string longest =
+        name + (train_job            ? "-node-0-" + std::to_string(subject_.nodes - 1)
+                : subject_.nodes > 1 ? "-worker-" + std::to_string(subject_.nodes - 2)
+                                     : std::string("-master-0"));
+    if (longest.size() > 63)
+      fail("/launch/kubernetes/name",
+           "launch.kubernetes.name: \"" + name + "\" is too long: the " +
+               (train_job ? "TrainJob" : "PyTorchJob") + "'s pod \"" + longest + "\" has " +
+               std::to_string(longest.size()) +
+               " characters, and Kubernetes takes at most 63 in a host name; set a shorter "
+               "launch.kubernetes.name");
+    if (!train_job && k["image"].is_null())
+      fail("/launch/kubernetes/image",
+           "the kubernetes companion's PyTorchJob needs launch.kubernetes.image, the training "
+           "container's image (with torch, DeepSpeed and the training script); a TrainJob takes "
+           "its runtime's");
+    if (subject_.environment != nullptr && subject_.environment->is_object()) {
+      for (const auto& [variable, v] : subject_.environment->items()) {
+        if (!listed(kOperatorVariables, variable)) continue;
+        fail("/launch/environment/" + escape_pointer_segment(variable),
+             "launch.environment." + variable + " is set by the " +
+                 (train_job ? "Kubeflow Trainer" : "Kubeflow training operator") +
+                 " in every training container (the rendezvous and the ranks: " +
+                 keys_text(kOperatorVariables) + "); leave it out");
+      }
+    }
+    // Each path holds one mount (a Pod's volumeMounts are keyed by mountPath).
+    std::set<std::string> paths = {k["config_mount"].get<std::string>(), "/dev/shm"};
+    if (k["hf_args_mount"].is_string()) paths.insert(k["hf_args_mount"].get<std::string>());
+    for (std::size_t i = 0; i < k["volume_mounts"].size(); ++i) {
+      const Json& path = k["volume_mounts"][i].value("mountPath", Json());
+      if (path.is_string() && !paths.insert(path.get<std::string>()).second)
+        fail("/launch/kubernetes/volume_mounts/" + std::to_string(i) + "/mountPath",
+             "launch.kubernetes.volume_mounts: " + path.dump() +
+                 " is mounted already (the config, the Trainer's arguments, /dev/shm or another "
+                 "mount); a pod mounts one volume at a path");
+    }
+    check_tier_gpus();
+    check_astral(k);
+  }
+
+  // A pod asking for more GPUs than the tier's nodes have is never scheduled: it stays Pending.
+  void check_tier_gpus() {
+    if (subject_.tier == nullptr) return;
+    auto it = subject_.tier->values.find("gpus_per_node");
+    if (it == subject_.tier->values.end() || !it->is_number_integer()) return;
+    const std::int64_t has = it->get<std::int64_t>();
+    if (subject_.gpus_per_node <= has) return;
+    fail("/gpus_per_node",
+         "the kubernetes companion asks each pod for gpus_per_node=" +
+             std::to_string(subject_.gpus_per_node) +
+             " GPUs (nvidia.com/gpu: " + std::to_string(subject_.gpus_per_node) +
+             "), but the nodes of tier '" + subject_.tier->name + "' have " + std::to_string(has) +
+             (subject_.tier->file == subject_.tier->name ? "" : " (" + subject_.tier->file + ")") +
+             "; Kubernetes would leave the pods pending for ever");
+  }
+
+  void check_astral(const Json& k) {
+    auto walk = [&](auto&& self, const Json& v, const std::string& pointer) -> void {
+      if (v.is_string()) {
+        if (char32_t c = astral_character(v.get_ref<const std::string&>()); c != 0)
+          fail(pointer, shown(v.get<std::string>()) + " holds " + detail::code_point_name(c) +
+                            ", beyond U+FFFF: the manifest writes it as a JSON escape pair, which "
+                            "Kubernetes' YAML reader refuses; leave it out of the launch");
+      } else if (v.is_array()) {
+        for (std::size_t i = 0; i < v.size(); ++i)
+          self(self, v[i], pointer + "/" + std::to_string(i));
+      } else if (v.is_object()) {
+        for (const auto& [key, item] : v.items())
+          self(self, item, pointer + "/" + escape_pointer_segment(key));
+      }
+    };
+    if (subject_.script != nullptr) walk(walk, *subject_.script, "/launch/script");
+    if (subject_.args != nullptr) walk(walk, *subject_.args, "/launch/args");
+    if (subject_.environment != nullptr) walk(walk, *subject_.environment, "/launch/environment");
+    for (const char* key : {"image", "node_selector", "tolerations", "volumes", "volume_mounts"})
+      walk(walk, k[key], std::string("/launch/kubernetes/") + key);
+    walk(walk, Json(subject_.config_ref), "/launch/config_dir");
+    // The config's text goes in a literal block, where any character is itself; only when it
+    // cannot (a line break YAML reads) is it a double-quoted scalar, with escapes.
+    if (k["config_lines"].is_null() && astral_character(k["config_text"].get<std::string>()) != 0)
+      fail("/",
+           "the config holds both a character a YAML block cannot (a control, NEL, U+2028) "
+           "and one beyond U+FFFF, so the ConfigMap cannot carry it as written");
+  }
+
+  const KubernetesSubject& subject_;
+  std::vector<CompanionProblem>& problems_;
+  std::set<std::string> volume_names_;
+  const Json* mounts_ = nullptr;
+  std::string mounts_pointer_;
+  std::string problem_pointer_;
+};
+
+}  // namespace
+
+Json plan_kubernetes(const Json* value, const KubernetesSubject& subject,
+                     std::vector<CompanionProblem>& problems) {
+  return KubernetesPlanner(subject, problems).run(value);
+}
+
+}  // namespace zf::pipeline
