@@ -125,6 +125,9 @@ struct PreparedValues {
   std::vector<Diagnostic> warnings;
   /// Plugins' logged messages (when the request has no on_diagnostic).
   std::vector<Diagnostic> messages;
+  /// False when unknown tier keys stopped the layering: no values file, --set or hook was
+  /// applied, nothing was checked further, and `values` is not worth explaining.
+  bool layered = true;
 
   /// Failed with problems, else Refused with refusals, else Done.
   Outcome outcome() const noexcept;
