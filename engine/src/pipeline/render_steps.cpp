@@ -72,9 +72,9 @@ RenderResult render(const ConfigRequest& request) {
       RenderedConfig rendered = render_config(session, values);
       ValidatedConfig validated =
           validate_rendered(session, values, rendered, request.template_name);
+      result.outcome = validated.outcome();
       result.findings = std::move(validated.findings);
       result.json = rendered.json;
-      result.outcome = validated.outcome();
       if (result.outcome == Outcome::Done) {
         result.config = std::move(rendered.config);
         result.text = std::move(rendered.text);
