@@ -33,6 +33,13 @@ enum class Validation {
   Off,         ///< none (`--no-validate`)
 };
 
+/// Whether `validation` checks the JSON configs of a template under `contract` ("deepspeed",
+/// or "" for none): the one rule generate, render and the library's render() apply.
+constexpr bool validates(Validation validation, std::string_view contract) noexcept {
+  return validation == Validation::DeepSpeed ||
+         (validation == Validation::ByContract && contract == "deepspeed");
+}
+
 /// What to generate, and where. Paths are used as given (relative ones against the working
 /// directory) and appear in messages as given.
 struct GenerateRequest {
