@@ -87,7 +87,7 @@ void print_text(const GenerateOptions& opt, const GenerateResult& result) {
                                  " config(s) cannot be made as asked; nothing was written");
     return;
   }
-  if (!opt.quiet || result.exit_code != 0) {
+  if (!opt.quiet || exit_code_of(result.outcome) != 0) {
     for (const auto& finding : result.findings) print_message(std::cerr, format_finding(finding));
   }
   if (has_errors(result.findings)) {
@@ -102,7 +102,7 @@ void print_text(const GenerateOptions& opt, const GenerateResult& result) {
         print_message(std::cout,
                       dir + "/" + file.path + ": " + std::string(to_string(file.change)));
     }
-    if (result.exit_code != 0) {
+    if (exit_code_of(result.outcome) != 0) {
       print_message(std::cerr,
                     "zeroforge: " + dir + " differs from family '" + result.family_name + "' (" +
                         std::to_string(result.missing) + " missing, " +
@@ -142,24 +142,18 @@ Json finding_json(const Finding& finding) {
           {"message", finding.message}};
 }
 
-Json error_json(const Error& error) {
-  Json out = {{"message", error.message()}};
-  if (error.has_location()) {
-    out["file"] = error.where().file;
-    if (error.where().line != 0) {
-      out["line"] = error.where().line;
-      out["column"] = error.where().column;
-    }
-  }
-  if (!error.json_pointer().empty()) out["pointer"] = error.json_pointer();
-  return out;
-}
+// An error as every --format json writes a diagnostic (code, kind, severity, message,
+// location), for the variant that hit it.
+Json error_json(const Error& error) { return diagnostic_to_json(to_diagnostic(error)); }
 
 // What pipelines read (docs/cli.md, "generate --format json").
 Json summary_json(const GenerateOptions& opt, const GenerateResult& result) {
-  Json out = {{"family", result.family_name},         {"output_dir", opt.output},
-              {"manifest", result.manifest.string()}, {"check", opt.check},
-              {"exit_code", result.exit_code},        {"configs", result.configs},
+  Json out = {{"family", result.family_name},
+              {"output_dir", opt.output},
+              {"manifest", result.manifest.string()},
+              {"check", opt.check},
+              {"exit_code", exit_code_of(result.outcome)},
+              {"configs", result.configs},
               {"companions", result.companions}};
   auto list = [&](FileChange change) {
     Json paths = Json::array();
@@ -294,17 +288,17 @@ int run_generate(const std::vector<std::string>& args) {
     request.keep_manifest = true;
   }
   GenerateResult result = generate(request);
-  if (opt.quiet && result.exit_code != 0) {
+  if (opt.quiet && exit_code_of(result.outcome) != 0) {
     for (const auto& line : held) print_message(std::cerr, line);
   }
   print_text(opt, result);
   if (opt.format == "json") std::cout << to_json_text(summary_json(opt, result));
-  if (!opt.depfile.empty() && result.exit_code == 0) {
+  if (!opt.depfile.empty() && exit_code_of(result.outcome) == 0) {
     // The target as the build file names it (-o as given); the inputs absolute, since Make and
     // Ninja read them from their own working directory.
     write_file_atomically(opt.depfile, depfile_text(result.manifest.string(), result));
   }
-  if (!opt.report.empty() && result.exit_code == 0) {
+  if (!opt.report.empty() && exit_code_of(result.outcome) == 0) {
     if (!baseline.problem.empty() && !opt.quiet)
       print_message(std::cerr,
                     "zeroforge: warning: " + baseline.problem + " (no changes are marked)");
@@ -312,7 +306,7 @@ int run_generate(const std::vector<std::string>& args) {
     if (!opt.quiet && opt.format == "text")
       print_message(std::cout, "zeroforge: wrote the report to " + opt.report);
   }
-  return result.exit_code;
+  return exit_code_of(result.outcome);
 }
 
 }  // namespace zf::cli

@@ -8,8 +8,8 @@
 #include "command.hpp"
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
-#include "generate/family_inputs.hpp"
 #include "zeroforge/error.hpp"
+#include "zeroforge/pipeline.hpp"
 
 namespace zf::cli {
 namespace po = boost::program_options;
@@ -28,25 +28,18 @@ void add_plugin_options(po::options_description& options, PluginInputs& inputs) 
 }
 
 PluginHostOptions plugin_host_options(const PluginInputs& inputs) {
-  return pipeline::plugin_host_options(family_request("", CommonInputs{}, inputs));
+  return zf::plugin_host_options(config_request("", CommonInputs{}, inputs));
 }
 
 std::unique_ptr<PluginHost> make_plugin_host(const PluginInputs& inputs,
                                              const std::vector<PluginRequest>& requests) {
-  return pipeline::make_plugin_host(family_request("", CommonInputs{}, inputs), requests,
-                                    [](std::string_view line) { print_message(std::cerr, line); });
+  const ConfigRequest request = config_request("", CommonInputs{}, inputs);
+  return zf::make_plugin_host(request, requests, request.on_diagnostic);
 }
 
 bool print_plugin_findings(std::ostream& out, const std::string& subject,
                            const std::vector<PluginFinding>& findings) {
-  for (const auto& finding : findings) {
-    if (finding.file.empty()) {
-      print_message(out, subject + ": error [" + finding.plugin + "]: " + finding.message);
-    } else {
-      print_message(out, finding.file + ": " + finding.file_pointer + ": error [" +
-                             finding.plugin + "]: " + finding.message);
-    }
-  }
+  for (const auto& finding : findings) print_diagnostic(out, to_diagnostic(finding, subject));
   return !findings.empty();
 }
 
