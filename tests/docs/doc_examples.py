@@ -5,6 +5,9 @@ transcripts) in a fresh temporary directory per page, with the built zeroforge f
 
 What runs (tests/docs/README.md has the rules):
 - a ```sh block: its commands, in order, as one bash script that must exit 0;
+- a ```python block: a script run by the interpreter the zeroforge module was built for
+  (ZF_PYTHON, with ZF_PYTHONPATH on its path; ctest sets both), which must exit 0; without
+  ZF_PYTHON (a build without the module) it is only compiled;
 - a block whose lines start with "$ " (sh, console, text or unlabeled): a transcript: each
   command runs and its output (stdout and stderr) must be exactly the lines shown under it;
 - directives in an HTML comment on the lines just above a block:
@@ -12,7 +15,8 @@ What runs (tests/docs/README.md has the rules):
     <!-- doc-test: setup COMMAND -->  run COMMAND first (files the page assumes the reader has)
     <!-- doc-test: exit N -->         the block's last command (or every transcript command)
                                       exits N
-    <!-- doc-test: skip REASON -->    needs what CI lacks (a GPU, deepspeed): syntax only
+    <!-- doc-test: skip REASON -->    needs what CI lacks (a GPU, deepspeed, transformers):
+                                      syntax only
     <!-- doc-test: contains -->       transcript output: each shown line must appear, in order
 Usage: doc_examples.py SOURCE_DIR BIN_DIR [PAGE.md...]
 """
@@ -118,6 +122,30 @@ def check_transcript(block, workdir, env, failures):
                     break
 
 
+def check_python(block, workdir, env, failures):
+    """A ```python block: compiled always; run (in the page's directory) unless skipped or
+    there is no module to run it with."""
+    try:
+        compile(block.text, block.where(), "exec")
+    except SyntaxError as error:
+        failures.append(f"{block.where()}: not valid Python: {error}")
+        return
+    python = env.get("ZF_PYTHON")
+    if block.directive("skip") or not python:
+        return
+    expected_exit = int((block.directive("exit") or ["0"])[0])
+    run_env = dict(env)
+    run_env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (env.get("ZF_PYTHONPATH"), env.get("PYTHONPATH")) if p)
+    result = subprocess.run([python, "-"], input=block.text, cwd=workdir, env=run_env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            timeout=300)
+    if result.returncode != expected_exit:
+        failures.append(f"{block.where()}: exited {result.returncode}, the page says "
+                        f"{expected_exit}:\n{block.text}--- output:\n"
+                        + "\n".join(normalise(result.stdout, workdir)[-25:]))
+
+
 def check_page(source, page, bindir, failures):
     path = os.path.join(source, page)
     workdir = tempfile.mkdtemp(prefix="zf-doc-")
@@ -139,6 +167,10 @@ def check_page(source, page, bindir, failures):
                     out.write(block.text)
                 count += 1
             if block.directive("file"):
+                continue
+            if block.info == "python":
+                count += 1
+                check_python(block, workdir, env, failures)
                 continue
             runnable = block.info in RUNNABLE or (block.info in ("", "text")
                                                   and block.is_transcript())

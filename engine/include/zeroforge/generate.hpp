@@ -14,9 +14,11 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "zeroforge/error.hpp"
@@ -44,6 +46,10 @@ struct GenerateRequest {
   std::vector<std::filesystem::path> template_dirs;
   /// JSON values files applied to every config, in order, over the tiers (`--values`).
   std::vector<std::filesystem::path> values_files;
+  /// Values given as objects rather than files (the Python module's `values=`), applied after
+  /// `values_files` and before `sets`, in order, as values-file layers: the label messages and
+  /// `explain` name (a file's path, `values[1]`) and a JSON object.
+  std::vector<std::pair<std::string, nlohmann::ordered_json>> values_objects;
   /// `KEY=VALUE` pairs applied last, in order (`--set`; VALUE is JSON if it parses).
   std::vector<std::string> sets;
   /// Plugins loaded after the family's own: names (found on the plugin search path) or paths.
@@ -179,6 +185,16 @@ GenerateResult generate(const GenerateRequest& request);
 /// (`f.json: error [memory]: ...`); or the validator's findings. Empty when exit_code is 0,
 /// and for a check that found the directory out of date (`files` lists what differs).
 std::vector<std::string> diagnostic_lines(const GenerateResult& result);
+
+/// What `zeroforge generate --format json` prints (docs/pipelines.md): `family`, `output_dir`
+/// (`request.output_dir` as given), `manifest`, `check`, `exit_code`, `configs`, `companions`,
+/// then `written`, `unchanged` and `removed` (with `check`: `missing`, `changed` and `extra`;
+/// a generate lists its paths only with `list_files`), then `findings`, `refusals` (`plugin`,
+/// `pointer`, `message`, `file`, `file_pointer`) and `errors` (`message`, `file`, `line`,
+/// `column`, `pointer` where known, `variant`, and for a values problem `other_variants`).
+/// The CLI prints it; the Python module returns it (`GenerateResult.to_dict()`).
+nlohmann::ordered_json generate_summary_json(const GenerateRequest& request,
+                                             const GenerateResult& result);
 
 /// The shipped templates and presets when a request names none: ZEROFORGE_DATA_DIR, else
 /// `<executable>/../share/zeroforge` (the build tree and an install are laid out alike).
