@@ -62,11 +62,12 @@ std::string cli_text(const Error& error) {
   return text;
 }
 
-void raise_error(const Error& error, const std::string& shown, py::dict extra) {
+void raise_error(const Error& error, const std::string& shown, py::dict extra,
+                 const char* class_name) {
   // The classes live in Python (docstrings, attributes); looked up on each error, which is
   // rare, so no Python object outlives the interpreter in a static.
   py::object errors = py::module_::import("zeroforge._errors");
-  py::object cls = errors.attr(error_class_name(error.kind()));
+  py::object cls = errors.attr(class_name ? class_name : error_class_name(error.kind()));
   py::dict kwargs = std::move(extra);
   auto optional = [](const std::string& value) {
     return value.empty() ? py::object(py::none()) : py::object(text(value));

@@ -18,9 +18,10 @@ void register_errors(pybind11::module_& module);
 
 /// Raises the Python exception for `error` with `text` as its str() (what the CLI prints) and
 /// `extra` keyword attributes (e.g. `variant`): sets the Python error and throws
-/// pybind11::error_already_set, which pybind11 passes on to the caller.
+/// pybind11::error_already_set, which pybind11 passes on to the caller. `class_name` replaces
+/// the class error_class_name gives (`RefusedError` for a config that was refused).
 [[noreturn]] void raise_error(const Error& error, const std::string& text,
-                              pybind11::dict extra = {});
+                              pybind11::dict extra = {}, const char* class_name = nullptr);
 
 /// The name of the Python class for `kind` ("TemplateError", ...).
 const char* error_class_name(ErrorKind kind) noexcept;

@@ -19,11 +19,14 @@ See docs/python.md.
 import json
 import os
 import shlex
+import warnings
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _zeroforge
-from ._errors import Error, FileError, PluginError, TemplateError, UsageError, ValuesError
-from ._results import Finding, GenerateResult, Preset, Refusal, Tier
+from ._errors import (Error, FileError, PluginError, RefusedError, TemplateError, UsageError,
+                      ValuesError)
+from ._results import (Diagnostic, ExplainedValue, Explanation, Finding, GenerateResult, Preset,
+                       Refusal, Tier)
 
 __version__: str = _zeroforge.__version__
 
@@ -31,7 +34,8 @@ __all__ = [
     "__version__", "render", "render_text", "explain", "generate", "validate", "estimate",
     "list_templates", "list_presets", "list_tiers", "list_plugins", "dumps",
     "Error", "ValuesError", "TemplateError", "UsageError", "FileError", "PluginError",
-    "Finding", "Refusal", "GenerateResult", "Preset", "Tier",
+    "RefusedError", "ConfigWarning", "Diagnostic", "Finding", "Refusal", "GenerateResult",
+    "Preset", "Tier", "Explanation", "ExplainedValue",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -135,6 +139,39 @@ def _companions(companions: Union[None, str, Iterable[str]]) -> Optional[List[st
     return list(companions)
 
 
+class ConfigWarning(UserWarning):
+    """A warning the CLI prints on stderr while rendering or explaining (a value set but never
+    read, a plugin's logged warning); ``str()`` is the CLI's line."""
+
+
+def _diagnostics(raw: List[Dict[str, Any]]) -> List[Diagnostic]:
+    return [Diagnostic(**d) for d in raw]
+
+
+def _warn(diagnostics: List[Diagnostic]) -> None:
+    for diagnostic in diagnostics:
+        warnings.warn(ConfigWarning(str(diagnostic)), stacklevel=3)
+
+
+def _render(template: str, tier: Optional[PathLike], values: Any, set: Any,
+            template_dirs: Iterable[PathLike], plugins: Iterable[str],
+            plugin_dirs: Iterable[PathLike], plugin_options: Any, validation: str,
+            trim_blocks: bool, lstrip_blocks: bool) -> Dict[str, Any]:
+    try:
+        raw = _zeroforge.render(
+            str(template), "" if tier is None else os.fspath(tier), _paths(template_dirs),
+            _values(values), _assignments("--set", set), [str(p) for p in plugins],
+            _paths(plugin_dirs), _assignments("--plugin-opt", plugin_options), validation,
+            bool(trim_blocks), bool(lstrip_blocks), _data_dir(), _plugin_dir())
+    except Error as error:
+        # Data as data: the findings and diagnostics of a refused or failed config.
+        error.findings = [Finding(**f) for f in getattr(error, "findings", [])]
+        error.diagnostics = _diagnostics(getattr(error, "diagnostics", []))
+        raise
+    _warn(_diagnostics(raw["diagnostics"]))
+    return raw
+
+
 # --- the API ------------------------------------------------------------------------------------
 
 def dumps(value: Any) -> str:
@@ -142,6 +179,116 @@ def dumps(value: Any) -> str:
     integers, floats in shortest round-trip form, a final newline): ``dumps(render(...))`` is
     byte for byte what ``zeroforge render`` prints."""
     return _zeroforge.dumps(value)
+
+
+def render(template: str, *,
+           tier: Optional[PathLike] = None,
+           values: Any = None,
+           set: Union[None, Mapping[str, Any], Iterable[str]] = None,
+           template_dirs: Iterable[PathLike] = (),
+           plugins: Iterable[str] = (),
+           plugin_dirs: Iterable[PathLike] = (),
+           plugin_options: Union[None, Mapping[str, Any], Iterable[str]] = None,
+           validation: str = "contract",
+           trim_blocks: bool = False,
+           lstrip_blocks: bool = False) -> Dict[str, Any]:
+    """Renders a JSON template over layered values and returns the config as a dict, as
+    ``zeroforge render TEMPLATE`` writes it (``dumps()`` of it is the CLI's output, byte for
+    byte). The library's render pipeline runs with the GIL released; threads may render at once.
+
+    Args:
+        template: a name on the template search path, e.g. ``"deepspeed/config.json.j2"``.
+        tier: a tier name (``"medium"``) or a tier file (``--tier``).
+        values: a values file, a mapping, or a sequence of them, in order (``--values``).
+        set: ``{"stage": 3, "zero.reduce_bucket_size": 5e8}`` or ``["stage=3"]`` (``--set``).
+        template_dirs: searched before the shipped templates (``--template-dir``).
+        plugins, plugin_dirs, plugin_options: ``--plugin``, ``--plugin-dir``, ``--plugin-opt``.
+        validation: which configs the DeepSpeed validator checks: "contract" (templates under
+            the DeepSpeed values contract), "deepspeed" (any) or "none" (``--validate``).
+        trim_blocks, lstrip_blocks: Jinja2's lexer options.
+
+    Returns:
+        The config (a dict, keys in the template's order). Warnings the CLI prints (a value
+        set but never read) are issued as ConfigWarning.
+
+    Raises:
+        ValuesError, TemplateError, UsageError, FileError, PluginError: bad input (the
+            CLI's exit 2); ``str(e)`` is what it prints.
+        RefusedError: the validator found errors, or a plugin refused the values (exit 1);
+            ``e.findings`` and ``e.diagnostics`` hold them.
+    """
+    raw = _render(template, tier, values, set, template_dirs, plugins, plugin_dirs,
+                  plugin_options, validation, trim_blocks, lstrip_blocks)
+    if not raw["json"]:
+        raise UsageError(f"zeroforge: error: render: '{template}' is not a JSON template (its "
+                         "name does not end in .json or .json.j2); render_text() renders it",
+                         kind="usage")
+    return raw["config"]
+
+
+def render_text(template: str, *,
+                tier: Optional[PathLike] = None,
+                values: Any = None,
+                set: Union[None, Mapping[str, Any], Iterable[str]] = None,
+                template_dirs: Iterable[PathLike] = (),
+                plugins: Iterable[str] = (),
+                plugin_dirs: Iterable[PathLike] = (),
+                plugin_options: Union[None, Mapping[str, Any], Iterable[str]] = None,
+                validation: str = "contract",
+                trim_blocks: bool = False,
+                lstrip_blocks: bool = False) -> str:
+    """Renders any template (a launch script, a YAML file, or a JSON one) and returns the
+    text ``zeroforge render`` writes: for a JSON template, the normalised JSON (``dumps`` of
+    ``render``). Arguments, warnings and errors as for render()."""
+    return _render(template, tier, values, set, template_dirs, plugins, plugin_dirs,
+                   plugin_options, validation, trim_blocks, lstrip_blocks)["text"]
+
+
+def explain(subject: PathLike, *,
+            config: Optional[str] = None,
+            tier: Optional[PathLike] = None,
+            values: Any = None,
+            set: Union[None, Mapping[str, Any], Iterable[str]] = None,
+            template_dirs: Iterable[PathLike] = (),
+            plugins: Iterable[str] = (),
+            plugin_dirs: Iterable[PathLike] = (),
+            plugin_options: Union[None, Mapping[str, Any], Iterable[str]] = None,
+            trim_blocks: bool = False,
+            lstrip_blocks: bool = False) -> Explanation:
+    """Where each value of a config came from, as ``zeroforge explain`` shows it.
+
+    Args:
+        subject: a template (a name ending in ``.j2``; layers ``tier``, ``values``, ``set``)
+            or a family (a file or a shipped name; ``config`` picks the member by its output
+            path, its ``path`` in manifest.json).
+        Other arguments as for render() and generate().
+
+    Returns:
+        An Explanation: ``values`` the template reads with the layer that set each,
+        ``for_plugins``, ``unused``, ``undefined``, ``derived``; values the contract refuses
+        are ``problems`` and plugin refusals ``refusals`` (data: explain is how you find out
+        where a bad value came from). ``to_dict()`` is ``explain --format json``.
+
+    Raises:
+        UsageError: no such member (the message lists the family's configs), or a
+            family without ``config`` that has several; bad input as render() and generate().
+    """
+    raw = _zeroforge.explain(
+        os.fspath(subject), config or "", "" if tier is None else os.fspath(tier),
+        _paths(template_dirs), _values(values), _assignments("--set", set),
+        [str(p) for p in plugins], _paths(plugin_dirs),
+        _assignments("--plugin-opt", plugin_options), bool(trim_blocks), bool(lstrip_blocks),
+        _data_dir(), _plugin_dir())
+    _warn(_diagnostics(raw["messages"]))
+
+    def rows(key: str) -> List[ExplainedValue]:
+        return [ExplainedValue(**row) for row in raw[key]]
+
+    return Explanation(subject=raw["subject"], template=raw["template"], values=rows("values"),
+                       unused=rows("unused"), for_plugins=rows("for_plugins"),
+                       undefined=raw["undefined"], derived=raw["derived"],
+                       problems=_diagnostics(raw["problems"]),
+                       refusals=_diagnostics(raw["refusals"]))
 
 
 def generate(family: PathLike, output_dir: PathLike, *,

@@ -12,6 +12,7 @@ from ._errors import RefusedError as RefusedError
 from ._errors import TemplateError as TemplateError
 from ._errors import UsageError as UsageError
 from ._errors import ValuesError as ValuesError
+from ._results import Diagnostic as Diagnostic
 from ._results import ExplainedValue as ExplainedValue
 from ._results import Explanation as Explanation
 from ._results import Finding as Finding
@@ -21,6 +22,8 @@ from ._results import Refusal as Refusal
 from ._results import Tier as Tier
 
 __version__: str
+
+class ConfigWarning(UserWarning): ...
 
 _Path = Union[str, os.PathLike[str]]
 _Values = Union[None, _Path, Mapping[str, Any], Sequence[Union[_Path, Mapping[str, Any]]]]

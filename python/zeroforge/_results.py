@@ -134,3 +134,77 @@ class Tier:
     origin: str
     values: Optional[Dict[str, Any]]
     shadowed_by: Optional[str]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """Something the engine has to say about its input (zeroforge/diagnostic.hpp): a stable
+    ``code`` (``values.contract``, ``plugin.refused``, ``values.unread``; docs/cli.md lists
+    them), ``severity``, ``kind``, the message, and where: ``file`` (or a layer's label such as
+    ``--set stage=5``), ``line``/``column`` or ``pointer``. ``reporter`` is the plugin that
+    said it ("" for the engine); ``notes`` are further lines. ``str()`` is the CLI's line."""
+
+    code: str
+    severity: str
+    kind: str
+    message: str
+    file: str
+    line: Optional[int]
+    column: Optional[int]
+    pointer: str
+    source_line: str
+    reporter: str
+    notes: List[str]
+    text: str = field(default="", repr=False, compare=False)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class ExplainedValue:
+    """One value and the layer that set it: ``name`` dotted (``zero.reduce_bucket_size``),
+    ``layer`` the layer's kind ("template default", "tier", "family", "variant",
+    "values file", "--set", "plugin") and ``source`` its label (a file, ``--set stage=3``)."""
+
+    name: str
+    value: Any
+    layer: str
+    source: str
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"name": self.name, "value": self.value, "layer": self.layer,
+                "source": self.source}
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Where each value of a config came from: what ``zeroforge explain`` prints.
+
+    ``values`` are those the template reads, ``for_plugins`` the tier facts and auto_fit
+    that plugins read, ``unused`` those set but read by neither (often a typo), ``undefined``
+    the names the template reads that no layer sets, ``derived`` the DeepSpeed contract's
+    facts (world size, batch arithmetic) when it holds. ``problems`` (values the contract
+    refuses, the CLI's exit 2) and ``refusals`` (plugins', exit 1) are diagnostics."""
+
+    subject: str
+    template: str
+    values: List[ExplainedValue]
+    unused: List[ExplainedValue]
+    for_plugins: List[ExplainedValue]
+    undefined: List[str]
+    derived: Optional[Dict[str, Any]]
+    problems: List[Diagnostic] = field(default_factory=list)
+    refusals: List[Diagnostic] = field(default_factory=list)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """What ``zeroforge explain --format json`` prints for the same config."""
+        out: Dict[str, Any] = {
+            "subject": self.subject, "template": self.template,
+            "values": [v.to_dict() for v in self.values],
+            "unused": [v.to_dict() for v in self.unused],
+            "for_plugins": [v.to_dict() for v in self.for_plugins],
+            "undefined": list(self.undefined)}
+        if self.derived is not None:
+            out["derived"] = self.derived
+        return out
