@@ -3,19 +3,15 @@
 #include "common_options.hpp"
 
 #include <algorithm>
-#include <set>
+#include <iostream>
 #include <thread>
 
 #include "command.hpp"
-#include "generate/family_inputs.hpp"
-#include "template/analyzer.hpp"
-#include "template_values.hpp"
+#include "diagnostic_printer.hpp"
 #include "zeroforge/error.hpp"
-#include "zeroforge/family.hpp"
 
 namespace zf::cli {
 namespace po = boost::program_options;
-namespace fs = std::filesystem;
 
 void add_template_options(po::options_description& options, CommonInputs& inputs) {
   options.add_options()("template-dir", po::value(&inputs.template_dirs)->composing(),
@@ -32,24 +28,6 @@ void add_value_options(po::options_description& options, CommonInputs& inputs) {
       "set", po::value(&inputs.sets)->composing(),
       "KEY=VALUE with a dotted KEY; VALUE is JSON if it parses, else a string (repeatable)")(
       "tier", po::value(&inputs.tier), "tier name (presets/tiers/NAME.json) or tier file");
-}
-
-std::unique_ptr<Environment> make_environment(const CommonInputs& inputs) {
-  return pipeline::make_environment(family_request("", inputs, PluginInputs{}));
-}
-
-fs::path resolve_tier(const std::string& tier) {
-  std::error_code ec;
-  if (tier.find('/') != std::string::npos || tier.ends_with(".json")) {
-    if (!fs::is_regular_file(tier, ec))
-      throw Error(ErrorKind::Usage, "tier file '" + tier + "' not found");
-    return tier;
-  }
-  const std::vector<TierDirectory> search = tier_search_path({}, data_dir());
-  if (auto path = find_tier(tier, search)) return *path;
-  throw Error(ErrorKind::Usage,
-              "unknown tier '" + tier + "' (no " + tier + ".json on the tier search path: " +
-                  describe_search_path(search) + "; 'zeroforge list tiers' shows the tiers found)");
 }
 
 void add_validation_options(po::options_description& options, ValidationInputs& inputs,
@@ -103,21 +81,23 @@ GenerateRequest family_request(const std::string& family, const CommonInputs& in
   return request;
 }
 
-void apply_value_layers(const CommonInputs& inputs, LayeredValues& values, const Template& tpl) {
-  if (!inputs.tier.empty()) {
-    fs::path tier = resolve_tier(inputs.tier);
-    nlohmann::ordered_json tier_values = load_tier_file(tier);
-    const std::set<std::string> reads =
-        detail::find_names_read(tpl.tree(), tpl.environment()).names;
-    throw_problems(check_tier_keys(tier_values, tier.string(), {reads.begin(), reads.end()}));
-    values.apply({LayerKind::Tier, tier.string()}, std::move(tier_values));
-  }
-  for (const auto& file : inputs.values_files) {
-    values.apply({LayerKind::ValuesFile, file}, load_values_file(file));
-  }
-  for (const auto& set : inputs.sets) {
-    values.apply({LayerKind::Set, "--set " + set}, parse_set(set));
-  }
+ConfigRequest config_request(const std::string& template_name, const CommonInputs& inputs,
+                             const PluginInputs& plugin_inputs) {
+  ConfigRequest request;
+  request.template_name = template_name;
+  request.tier = inputs.tier;
+  for (const auto& file : inputs.values_files) request.values_files.emplace_back(file);
+  request.sets = inputs.sets;
+  for (const auto& dir : inputs.template_dirs) request.template_dirs.emplace_back(dir);
+  request.plugins = plugin_inputs.plugins;
+  for (const auto& dir : plugin_inputs.plugin_dirs) request.plugin_dirs.emplace_back(dir);
+  request.plugin_options = plugin_inputs.plugin_opts;
+  request.trim_blocks = inputs.trim_blocks;
+  request.lstrip_blocks = inputs.lstrip_blocks;
+  request.data_dir = data_dir();
+  request.builtin_plugin_dir = builtin_plugins_dir();
+  request.on_diagnostic = [](const Diagnostic& d) { print_diagnostic(std::cerr, d); };
+  return request;
 }
 
 }  // namespace zf::cli

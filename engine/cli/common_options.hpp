@@ -4,15 +4,12 @@
 #pragma once
 
 #include <boost/program_options/options_description.hpp>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "plugin_options.hpp"
-#include "zeroforge/environment.hpp"
 #include "zeroforge/generate.hpp"
-#include "zeroforge/template.hpp"
-#include "zeroforge/values.hpp"
+#include "zeroforge/pipeline.hpp"
 
 namespace zf::cli {
 
@@ -32,12 +29,10 @@ void add_template_options(boost::program_options::options_description& options,
 /// Adds --values, --set and --tier.
 void add_value_options(boost::program_options::options_description& options, CommonInputs& inputs);
 
-/// The search path: --template-dir directories in order, then the built-in templates.
-std::unique_ptr<Environment> make_environment(const CommonInputs& inputs);
-
-/// Resolves a tier name (`small`, on the tier search path: ZEROFORGE_TIER_PATH, then the
-/// built-in tiers) or path (`my/tier.json`) to a file; throws if missing.
-std::filesystem::path resolve_tier(const std::string& tier);
+/// A request for TEMPLATE with the shared options and the CLI's data directories (render,
+/// explain, list); plugins' messages are printed to stderr as they are logged.
+ConfigRequest config_request(const std::string& template_name, const CommonInputs& inputs,
+                             const PluginInputs& plugin_inputs);
 
 /// What --validate and --no-validate collected.
 struct ValidationInputs {
@@ -68,9 +63,5 @@ unsigned checked_jobs(const char* command, bool given, long long jobs);
 /// data directories; generate and explain fill in the rest.
 GenerateRequest family_request(const std::string& family, const CommonInputs& inputs,
                                const PluginInputs& plugin_inputs);
-
-/// Applies the tier, then --values files in order, then --set in order. The tier's keys are
-/// checked (check_tier_keys) against what `tpl` reads; every unknown one is reported.
-void apply_value_layers(const CommonInputs& inputs, LayeredValues& values, const Template& tpl);
 
 }  // namespace zf::cli

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// print_message: one line, escaped; print_error: message, source line, caret;
-// print_variant_problem: the same for a family's values problem.
+// print_message: one line, escaped; print_diagnostic: message, source line, caret, notes;
+// diagnostic_to_json: the same as data for --format json.
 #include "diagnostic_printer.hpp"
 
 #include <string>
@@ -11,14 +11,23 @@ namespace zf::cli {
 
 void print_message(std::ostream& out, std::string_view line) { out << terminal_text(line) << '\n'; }
 
+void print_diagnostic(std::ostream& out, const Diagnostic& d) {
+  print_message(out, to_string(d));
+  const std::string& line = d.source_line;
+  if (!line.empty() && d.where.column != 0) {
+    // Tabs are kept, so that the caret lines up under the same column in a terminal.
+    out << "  " << terminal_text(line, true) << '\n'
+        << "  " << caret_line(line, d.where.column) << '\n';
+  }
+  for (const auto& note : d.notes) print_message(out, "  " + note);
+}
+
+void print_diagnostics(std::ostream& out, const std::vector<Diagnostic>& diagnostics) {
+  for (const auto& d : diagnostics) print_diagnostic(out, d);
+}
+
 void print_error(std::ostream& out, const Error& error) {
-  print_message(out, error.has_location() ? std::string(error.what())
-                                          : "zeroforge: " + std::string(error.what()));
-  const std::string& line = error.source_line();
-  if (line.empty() || error.where().column == 0) return;
-  // Tabs are kept, so that the caret lines up under the same column in a terminal.
-  out << "  " << terminal_text(line, true) << '\n'
-      << "  " << caret_line(line, error.where().column) << '\n';
+  print_diagnostic(out, to_diagnostic(error));
 }
 
 void print_variant_problem(std::ostream& out, const VariantProblem& problem) {
@@ -31,6 +40,26 @@ void print_variant_problem(std::ostream& out, const VariantProblem& problem) {
   if (problem.others > 0) where += " (and " + std::to_string(problem.others) + " more)";
   print_error(out, Error(e.kind(), where + ": " + e.message(),
                          e.has_location() ? e.where().file : "", e.json_pointer()));
+}
+
+nlohmann::ordered_json diagnostic_to_json(const Diagnostic& d) {
+  nlohmann::ordered_json out = {{"code", d.code},
+                                {"kind", std::string(kind_name(d.kind))},
+                                {"severity", severity_name(d.severity)},
+                                {"message", d.message}};
+  if (!d.where.file.empty()) out["file"] = d.where.file;
+  if (d.where.line != 0) out["line"] = d.where.line;
+  if (d.where.column != 0) out["column"] = d.where.column;
+  if (!d.json_pointer.empty()) out["pointer"] = d.json_pointer;
+  if (!d.reporter.empty()) out["reporter"] = d.reporter;
+  if (!d.notes.empty()) out["notes"] = d.notes;
+  return out;
+}
+
+nlohmann::ordered_json diagnostics_to_json(const std::vector<Diagnostic>& diagnostics) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& d : diagnostics) out.push_back(diagnostic_to_json(d));
+  return out;
 }
 
 }  // namespace zf::cli

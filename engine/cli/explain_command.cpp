@@ -5,18 +5,14 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <iostream>
-#include <optional>
 
 #include "command.hpp"
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
-#include "generate/family_inputs.hpp"
 #include "plugin_options.hpp"
-#include "template_values.hpp"
 #include "zeroforge/error.hpp"
-#include "zeroforge/family.hpp"
 #include "zeroforge/output.hpp"
-#include "zeroforge/template.hpp"
+#include "zeroforge/pipeline.hpp"
 
 namespace zf::cli {
 namespace po = boost::program_options;
@@ -32,19 +28,6 @@ struct ExplainOptions {
   std::string format = "text";
 };
 
-struct Row {
-  std::string name;
-  std::string value;
-  std::string layer;
-  std::string source;
-};
-
-std::string dotted(const std::string& pointer) {
-  std::string name;
-  for (char c : pointer.substr(1)) name += c == '/' ? '.' : c;
-  return name;
-}
-
 // zeroforge's JSON text (same number forms as the output) on one line: `[0.9, 0.999]`.
 std::string one_line(const std::string& text) {
   std::string out;
@@ -59,70 +42,55 @@ std::string one_line(const std::string& text) {
   return out;
 }
 
-// The rows for every leaf under the names the template reads; `unused` gets the others.
-std::vector<Row> explain_values(const Template& tpl, const LayeredValues& values,
-                                std::vector<Row>& unused, std::vector<Row>& for_plugins,
-                                std::vector<std::string>& undefined) {
-  std::vector<std::string> used = tpl.undeclared_variables();
-  std::vector<Row> rows;
-  for (const auto& [pointer, source] : values.leaves()) {
-    Row row{dotted(pointer),
-            one_line(to_json_text(values.merged().at(Json::json_pointer(pointer)))),
-            layer_kind_name(source.kind), source.label};
-    std::string top = row.name.substr(0, row.name.find('.'));
-    bool reads = std::find(used.begin(), used.end(), top) != used.end();
-    (reads ? rows : is_plugin_fact(top) ? for_plugins : unused).push_back(std::move(row));
-  }
-  for (const auto& name : used) {
-    if (!values.merged().contains(name)) undefined.push_back(name);
-  }
-  return rows;
-}
-
-void print_rows(std::ostream& out, const std::vector<Row>& rows) {
+void print_rows(std::ostream& out, const std::vector<ExplainedValue>& rows) {
+  std::vector<std::string> values;
   std::size_t width = 0;
-  for (const auto& row : rows) width = std::max(width, row.name.size() + 3 + row.value.size());
-  width = std::min<std::size_t>(width, 56);
   for (const auto& row : rows) {
-    std::string left = row.name + " = " + row.value;
+    values.push_back(one_line(to_json_text(row.value)));
+    width = std::max(width, row.name.size() + 3 + values.back().size());
+  }
+  width = std::min<std::size_t>(width, 56);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const ExplainedValue& row = rows[i];
+    std::string left = row.name + " = " + values[i];
     if (left.size() < width) left.resize(width, ' ');
     // A label that starts with its layer's name (`--set stage=3`) is shown once.
-    const bool named = row.source.rfind(row.layer, 0) == 0;
-    print_message(out, "  " + left + "  " + (named ? row.source : row.layer + ": " + row.source));
+    const std::string layer = layer_kind_name(row.layer);
+    const bool named = row.source.rfind(layer, 0) == 0;
+    print_message(out, "  " + left + "  " + (named ? row.source : layer + ": " + row.source));
   }
 }
 
-Json rows_to_json(const std::vector<Row>& rows) {
+Json rows_to_json(const std::vector<ExplainedValue>& rows) {
   Json out = Json::array();
   for (const auto& row : rows) {
+    // The value as the text output shows it, read back (`1e3` stays a float).
     out.push_back({{"name", row.name},
-                   {"value", parse_json_text(row.value, row.name, JsonNumbers::AsWritten)},
-                   {"layer", row.layer},
+                   {"value", parse_json_text(one_line(to_json_text(row.value)), row.name,
+                                             JsonNumbers::AsWritten)},
+                   {"layer", layer_kind_name(row.layer)},
                    {"source", row.source}});
   }
   return out;
 }
 
-int print_explanation(const ExplainOptions& opt, const std::string& title, const Template& tpl,
-                      const LayeredValues& values, const std::vector<Error>& problems,
-                      const DeepSpeedFacts* facts) {
-  std::vector<Row> unused, for_plugins;
-  std::vector<std::string> undefined;
-  std::vector<Row> rows = explain_values(tpl, values, unused, for_plugins, undefined);
+// Prints `explanation` (stdout), then its problems and refusals (stderr); the exit code.
+int print_explanation(const ExplainOptions& opt, const Explanation& explanation) {
+  const DeepSpeedFacts* facts = explanation.derived ? &*explanation.derived : nullptr;
   if (opt.format == "json") {
-    Json out = {{"subject", title},
-                {"template", tpl.name()},
-                {"values", rows_to_json(rows)},
-                {"unused", rows_to_json(unused)},
-                {"for_plugins", rows_to_json(for_plugins)},
-                {"undefined", undefined}};
+    Json out = {{"subject", explanation.subject},
+                {"template", explanation.template_name},
+                {"values", rows_to_json(explanation.values)},
+                {"unused", rows_to_json(explanation.unused)},
+                {"for_plugins", rows_to_json(explanation.for_plugins)},
+                {"undefined", explanation.undefined}};
     if (facts) out["derived"] = facts_to_json(*facts);
     std::cout << to_json_text(out);
   } else {
-    print_message(std::cout, title);
-    print_message(std::cout,
-                  "values " + tpl.name() + " reads (value, then the layer that set it):");
-    print_rows(std::cout, rows);
+    print_message(std::cout, explanation.subject);
+    print_message(std::cout, "values " + explanation.template_name +
+                                 " reads (value, then the layer that set it):");
+    print_rows(std::cout, explanation.values);
     if (facts) {
       print_message(std::cout, "derived:");
       print_message(
@@ -134,132 +102,44 @@ int print_explanation(const ExplainOptions& opt, const std::string& title, const
               std::to_string(facts->gradient_accumulation) + " x " +
               std::to_string(facts->world_size) + ")");
     }
-    if (!undefined.empty()) {
+    if (!explanation.undefined.empty()) {
       print_message(std::cout, "read by the template but not set (it must guard them):");
-      for (const auto& name : undefined) print_message(std::cout, "  " + name);
+      for (const auto& name : explanation.undefined) print_message(std::cout, "  " + name);
     }
-    if (!for_plugins.empty()) {
+    if (!explanation.for_plugins.empty()) {
       print_message(std::cout, "for plugins (tier facts and auto_fit; no template reads them):");
-      print_rows(std::cout, for_plugins);
+      print_rows(std::cout, explanation.for_plugins);
     }
-    if (!unused.empty()) {
+    if (!explanation.unused.empty()) {
       print_message(std::cout, "set but not read by the template:");
-      print_rows(std::cout, unused);
+      print_rows(std::cout, explanation.unused);
     }
   }
-  for (const auto& problem : problems) print_error(std::cerr, problem);
-  return problems.empty() ? kSuccess : kError;
+  print_diagnostics(std::cerr, explanation.problems);
+  print_diagnostics(std::cerr, explanation.refusals);
+  if (!explanation.problems.empty()) return kError;
+  return explanation.refusals.empty() ? kSuccess : kFindings;
 }
 
 int explain_template(const ExplainOptions& opt) {
-  auto environment = make_environment(opt.inputs);
-  auto plugins = make_plugin_host(opt.plugin_inputs);
-  plugins->register_functions(*environment);
-  check_template_argument(*environment, opt.subject);
-  auto tpl = environment->load(opt.subject);
-  const TemplateDefaults defaults = load_template_defaults(*environment, opt.subject);
-  LayeredValues values;
-  apply_template_defaults(defaults, values);
-  apply_value_layers(opt.inputs, values, *tpl);
-  auto hooks = plugins->run_values_hooks(
-      values,
-      {{"template", opt.subject}, {"tier", opt.inputs.tier}, {"pinned", defaults.pins.names()}});
-  DeepSpeedFacts facts;
-  std::vector<Error> problems = template_value_problems(defaults, values, &facts);
-  bool deepspeed = defaults.contract == "deepspeed";
-  int code = print_explanation(opt, "template " + opt.subject, *tpl, values, problems,
-                               deepspeed && problems.empty() ? &facts : nullptr);
-  bool refused = print_plugin_findings(std::cerr, opt.subject, hooks.findings);
-  return refused && code == kSuccess ? kFindings : code;
+  ConfigSession session = open_config(config_request(opt.subject, opt.inputs, opt.plugin_inputs));
+  const PreparedValues values = prepare_values(session);
+  if (!values.layered) {  // a tier with unknown keys: nothing worth explaining
+    print_diagnostics(std::cerr, values.problems);
+    return kError;
+  }
+  return print_explanation(opt, explain_values(session, values));
 }
 
 int explain_family(const ExplainOptions& opt) {
-  pipeline::FamilySetup setup =
-      pipeline::load_family_setup(family_request(opt.subject, opt.inputs, opt.plugin_inputs),
-                                  [](std::string_view line) { print_message(std::cerr, line); });
-  const Expansion& expansion = *setup.expansion;
-  const Family& family = expansion.family();
-  auto output_path = setup.environment->from_string(family.output, family.file + " /output");
-
-  // Each member is found by the path generate writes it to (manifest.json's `path`): with
-  // plugins, the path of the values after their hooks, since auto-fit chooses values (stage,
-  // micro_batch_size, ...) an output pattern may name. A hook's findings change no value.
-  auto hook_context = [&](const Variant& variant) {
-    return Json{{"template", family.template_name},
-                {"family", family.name},
-                {"tier", expansion.tier_name(variant)},
-                {"variant", variant.choice},
-                {"pinned", setup.pins.names()}};
-  };
-  std::optional<Variant> chosen;
-  std::optional<SourcedValues> chosen_values;
-  ValuesHookResult hooks;
-  std::vector<std::string> paths;
-  for (std::size_t i = 0; i < expansion.size(); ++i) {
-    Variant variant = expansion.variant(i);
-    // Without plugins the merged values alone name the file (no provenance: fast).
-    std::optional<SourcedValues> values;
-    ValuesHookResult variant_hooks;
-    if (!setup.plugins->empty()) {
-      values = expansion.values(variant);
-      variant_hooks =
-          setup.plugins->run_values_hooks(values->layered_for_hooks(), hook_context(variant));
-    }
-    Json scope = values ? values->merged() : expansion.merged(variant);
-    scope["tier"] = expansion.tier_name(variant);
-    scope["family"] = family.name;
-    scope["variant"] = variant.slug;
-    std::string path = check_output_path(output_path->render(Value::from_json(scope)), family);
-    if (path == opt.config || (opt.config.empty() && expansion.size() == 1)) {
-      if (chosen) {
-        // generate refuses such a family; explaining one of the two would explain a config
-        // that is never written.
-        throw Error(ErrorKind::Values,
-                    "variant '" + expansion.describe(variant) + "': writes \"" + path +
-                        "\", the same output path as variant '" + expansion.describe(*chosen) +
-                        "': make the output pattern tell them apart",
-                    family.file, "/output");
-      }
-      chosen_values = values ? std::move(values) : expansion.values(variant);
-      chosen = std::move(variant);
-      hooks = std::move(variant_hooks);
-    }
-    paths.push_back(std::move(path));
-  }
-  if (!chosen) {
-    std::string message = opt.config.empty()
-                              ? "explain: family '" + family.name + "' has " +
-                                    std::to_string(paths.size()) +
-                                    " configs; choose one with --config PATH:"
-                              : "explain: no config '" + opt.config + "' in family '" +
-                                    family.name + "'; its configs:";
-    std::sort(paths.begin(), paths.end());
-    paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
-    // The message, then the configs a line each (a message is one line: print_message).
-    print_message(std::cerr, "zeroforge: error: " + message);
-    for (std::size_t i = 0; i < paths.size() && i < 20; ++i)
-      print_message(std::cerr, "  " + paths[i]);
-    if (paths.size() > 20)
-      print_message(std::cerr, "  ... (" + std::to_string(paths.size() - 20) + " more)");
+  GenerateRequest request = family_request(opt.subject, opt.inputs, opt.plugin_inputs);
+  request.on_message = [](std::string_view line) { print_message(std::cerr, line); };
+  const Explanation explanation = explain_family_config(request, opt.config);
+  if (explanation.template_name.empty()) {  // no member chosen: why, and the choices
+    print_diagnostics(std::cerr, explanation.problems);
     return kError;
   }
-  SourcedValues& values = *chosen_values;
-  std::vector<Error> problems = check_pinned_values(setup.pins, values.merged(), &values);
-  DeepSpeedFacts facts;
-  bool deepspeed = setup.contract == "deepspeed";
-  if (deepspeed) {
-    ContractCheck check = check_deepspeed_values(values.merged(), &values);
-    facts = check.facts;
-    for (auto& problem : check.problems) problems.push_back(std::move(problem));
-  }
-  std::string title = "config " + (opt.config.empty() ? paths.front() : opt.config) +
-                      " of family " + family.name + " (" + family.file + "), variant '" +
-                      expansion.describe(*chosen) + "'";
-  int code = print_explanation(opt, title, *setup.template_, values.layered(), problems,
-                               deepspeed && problems.empty() ? &facts : nullptr);
-  for (auto& finding : hooks.findings) pipeline::place_finding(finding, values);
-  bool refused = print_plugin_findings(std::cerr, family.file, hooks.findings);
-  return refused && code == kSuccess ? kFindings : code;
+  return print_explanation(opt, explanation);
 }
 
 }  // namespace

@@ -9,8 +9,8 @@
 #include "command.hpp"
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
-#include "import/importer.hpp"
 #include "zeroforge/error.hpp"
+#include "zeroforge/import.hpp"
 #include "zeroforge/output.hpp"
 
 namespace zf::cli {
@@ -28,7 +28,7 @@ constexpr long long kMaxWorldSize = 1000000000;
 }  // namespace
 
 int run_import(const std::vector<std::string>& args) {
-  importer::ImportRequest request;
+  ImportRequest request;
   std::string output;
   std::string format = "text";
   std::vector<std::string> template_dirs;
@@ -53,9 +53,9 @@ int run_import(const std::vector<std::string>& args) {
        "(default: the newest, " +
        deepspeed_versions().back() + ", unpinned)")
           .c_str())("strict",
-                             "treat warnings (keys that have no effect) as errors, as validate "
-                             "--strict")("format", po::value(&format),
-                                         "text (default) or json: the findings");
+                    "treat warnings (keys that have no effect) as errors, as validate "
+                    "--strict")("format", po::value(&format),
+                                "text (default) or json: the findings");
   // Options that change how validate judges a config belong in request.validate, so import
   // judges its inputs the same way.
   po::options_description hidden;
@@ -99,7 +99,7 @@ int run_import(const std::vector<std::string>& args) {
   for (const auto& dir : template_dirs) request.template_dirs.emplace_back(dir);
   request.data_dir = data_dir();
 
-  const importer::ImportResult result = importer::import_configs(request);
+  const ImportResult result = import_configs(request);
   write_file_atomically(output, to_json_text(result.family));
 
   std::size_t errors = 0, warnings = 0, notes = 0, carried = 0;

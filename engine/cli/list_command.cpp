@@ -10,9 +10,7 @@
 #include "command.hpp"
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
-#include "generate/family_inputs.hpp"
 #include "plugin_options.hpp"
-#include "template/analyzer.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/family.hpp"
 #include "zeroforge/values.hpp"
@@ -72,7 +70,8 @@ int list_templates(const std::vector<std::string>& args) {
   }
   po::notify(vm);
   require_directory(builtin_templates_dir(), "built-in templates");
-  for (const auto& name : make_environment(inputs)->list_templates()) {
+  for (const auto& name :
+       make_environment(config_request("", inputs, PluginInputs{}))->list_templates()) {
     if (all ? name.ends_with(".j2") : is_entry_template(name)) print_message(std::cout, name);
   }
   return kSuccess;
@@ -121,11 +120,9 @@ std::string tier_facts(const Json& tier) {
 std::vector<std::string> family_template_reads(const Family& family,
                                                const std::string& family_arg) {
   try {
-    const GenerateRequest request = family_request(family_arg, CommonInputs{}, PluginInputs{});
-    auto environment = pipeline::make_environment(request, pipeline::family_template_dirs(family));
-    auto tpl = environment->load(family.template_name);
-    const std::set<std::string> names = detail::find_names_read(tpl->tree(), *environment).names;
-    return {names.begin(), names.end()};
+    const ConfigRequest request = config_request(family_arg, CommonInputs{}, PluginInputs{});
+    auto environment = make_environment(request, family_template_dirs(family));
+    return names_read(*environment->load(family.template_name));
   } catch (const std::exception&) {
     return {};
   }
@@ -188,7 +185,7 @@ int list_tiers(const std::vector<std::string>& args) {
   std::optional<Family> family;
   fs::path family_file;
   if (!family_arg.empty()) {
-    family_file = pipeline::resolve_family(family_arg, data_dir());
+    family_file = resolve_family(family_arg, data_dir());
     family = load_family(family_file);
   }
   std::map<std::string, fs::path> seen;

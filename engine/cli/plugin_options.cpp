@@ -8,7 +8,6 @@
 #include "command.hpp"
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
-#include "generate/family_inputs.hpp"
 #include "zeroforge/error.hpp"
 
 namespace zf::cli {
@@ -28,13 +27,13 @@ void add_plugin_options(po::options_description& options, PluginInputs& inputs) 
 }
 
 PluginHostOptions plugin_host_options(const PluginInputs& inputs) {
-  return pipeline::plugin_host_options(family_request("", CommonInputs{}, inputs));
+  return zf::plugin_host_options(config_request("", CommonInputs{}, inputs));
 }
 
 std::unique_ptr<PluginHost> make_plugin_host(const PluginInputs& inputs,
                                              const std::vector<PluginRequest>& requests) {
-  return pipeline::make_plugin_host(family_request("", CommonInputs{}, inputs), requests,
-                                    [](std::string_view line) { print_message(std::cerr, line); });
+  const ConfigRequest request = config_request("", CommonInputs{}, inputs);
+  return zf::make_plugin_host(request, requests, request.on_diagnostic);
 }
 
 bool print_plugin_findings(std::ostream& out, const std::string& subject,
@@ -43,8 +42,8 @@ bool print_plugin_findings(std::ostream& out, const std::string& subject,
     if (finding.file.empty()) {
       print_message(out, subject + ": error [" + finding.plugin + "]: " + finding.message);
     } else {
-      print_message(out, finding.file + ": " + finding.file_pointer + ": error [" +
-                             finding.plugin + "]: " + finding.message);
+      print_message(out, finding.file + ": " + finding.file_pointer + ": error [" + finding.plugin +
+                             "]: " + finding.message);
     }
   }
   return !findings.empty();

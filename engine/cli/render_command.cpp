@@ -2,23 +2,18 @@
 // `zeroforge render TEMPLATE`: one template over layered values, to a file or stdout.
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <utility>
 
 #include "command.hpp"
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
 #include "plugin_options.hpp"
-#include "template_values.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
-#include "zeroforge/template.hpp"
+#include "zeroforge/pipeline.hpp"
 
 namespace zf::cli {
 namespace po = boost::program_options;
-
-// validate_command.cpp: prints the validator's findings on a rendered DeepSpeed config to
-// stderr; false when it has errors (then nothing is written).
-bool check_rendered_config(const nlohmann::ordered_json& config,
-                           const nlohmann::ordered_json& values, const std::string& label);
 
 int run_render(const std::vector<std::string>& args) {
   CommonInputs inputs;
@@ -53,42 +48,32 @@ int run_render(const std::vector<std::string>& args) {
   if (template_name.empty()) throw Error(ErrorKind::Usage, "render: missing TEMPLATE");
   const Validation validation = validation_of(validation_inputs);
 
-  auto environment = make_environment(inputs);
-  auto plugins = make_plugin_host(plugin_inputs);
-  plugins->register_functions(*environment);
-  check_template_argument(*environment, template_name);
-  const TemplateDefaults defaults = load_template_defaults(*environment, template_name);
-  auto tpl = environment->load(template_name);
-  LayeredValues values;
-  apply_template_defaults(defaults, values);
-  apply_value_layers(inputs, values, *tpl);
-  const nlohmann::ordered_json hook_context = {
-      {"template", template_name}, {"tier", inputs.tier}, {"pinned", defaults.pins.names()}};
-  auto hooks = plugins->run_values_hooks(values, hook_context);
-  if (print_plugin_findings(std::cerr, template_name, hooks.findings)) {
+  ConfigRequest request = config_request(template_name, inputs, plugin_inputs);
+  request.validation = validation;
+  ConfigSession session = open_config(std::move(request));
+  const PreparedValues values = prepare_values(session);
+  if (!values.refusals.empty()) {
+    // A refused config is not checked further: the plugin's verdict is the one to act on.
+    print_diagnostics(std::cerr, values.refusals);
     print_message(std::cerr, "zeroforge: error: nothing was written");
     return kFindings;
   }
-  check_template_values(defaults, values);
-  warn_unread_values(*tpl, values);
-  warn_overridden_block_values(*tpl, values);
-  Value context = Value::from_json(values.merged());
-  std::string text;
-  if (tpl->is_json()) {
-    auto config =
-        plugins->run_output_hooks(tpl->render_json(context), values.merged(), hook_context).config;
-    const bool validate =
-        validation == Validation::DeepSpeed ||
-        (validation == Validation::ByContract && defaults.contract == "deepspeed");
-    if (validate &&
-        !check_rendered_config(config, values.merged(),
-                               output.empty() || output == "-" ? template_name : output)) {
-      return kFindings;
-    }
-    text = to_json_text(config);
-  } else {
-    text = tpl->render(context);
+  if (!values.problems.empty()) {
+    print_diagnostics(std::cerr, values.problems);
+    return kError;
   }
+  print_diagnostics(std::cerr, values.warnings);
+  const RenderedConfig rendered = render_config(session, values);
+  const std::string label = output.empty() || output == "-" ? template_name : output;
+  const ValidatedConfig validated = validate_rendered(session, values, rendered, label);
+  for (const auto& f : validated.findings) print_message(std::cerr, format_finding(f));
+  if (validated.outcome() != Outcome::Done) {
+    print_message(std::cerr,
+                  "zeroforge: not written: the rendered config has errors (--no-validate writes "
+                  "it anyway)");
+    return kFindings;
+  }
+  const std::string& text = rendered.text;
   if (output.empty() || output == "-") {
     std::cout << text;
     std::cout.flush();

@@ -29,17 +29,6 @@ std::string plural(std::size_t n, const char* word) {
 
 }  // namespace
 
-bool check_rendered_config(const nlohmann::ordered_json& config,
-                           const nlohmann::ordered_json& values, const std::string& label) {
-  auto findings = validate_config(config, validate_options_from_values(values), label);
-  for (const auto& f : findings) print_message(std::cerr, format_finding(f));
-  if (!has_errors(findings)) return true;
-  print_message(std::cerr,
-                "zeroforge: not written: the rendered config has errors (--no-validate writes it "
-                "anyway)");
-  return false;
-}
-
 // Far beyond any cluster; the check keeps batch arithmetic on the world size in range.
 constexpr long long kMaxWorldSize = 1000000000;
 

@@ -10,15 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "zeroforge/diagnostic.hpp"
+
 namespace zf {
-
-/// How serious a finding is. Severity follows DeepSpeed: `Error` = DeepSpeed (or the HF
-/// Trainer) rejects the config or crashes on it; `Warning` = accepted but silently has no
-/// effect or a different one; `Note` = fine, with a remark (alias, consistent world sizes).
-enum class Severity { Note, Warning, Error };
-
-/// "note", "warning" or "error".
-const char* severity_name(Severity severity) noexcept;
 
 /// One problem found in one config. `pointer` is a JSON pointer into the config ("" for the
 /// whole document); `rule` is a stable id documented in docs/validate.md.

@@ -8,9 +8,9 @@
 
 namespace zf::pipeline {
 
-std::vector<std::string> overridden_block_warnings(const Template& tpl,
-                                                   const std::vector<ValueSet>& sets) {
-  std::vector<std::string> warnings;
+std::vector<Diagnostic> overridden_block_warnings(const Template& tpl,
+                                                  const std::vector<ValueSet>& sets) {
+  std::vector<Diagnostic> warnings;
   if (sets.empty()) return warnings;  // nothing set: the analysis is not needed
   const std::vector<OverriddenBlock> blocks = tpl.overridden_blocks();
   std::map<std::string, const OverriddenBlock*> unread;
@@ -22,12 +22,16 @@ std::vector<std::string> overridden_block_warnings(const Template& tpl,
     auto it = unread.find(set.name);
     if (it == unread.end() || !warned.insert(set.name).second) continue;
     const OverriddenBlock& block = *it->second;
-    warnings.push_back(set.label + ": warning: " + set.name + " is set, but only block '" +
-                       block.block + "' of " + block.parent + " reads it, and " +
-                       block.overridden_by +
-                       " overrides that block without super(): the config ignores it (to "
-                       "change one key, set its value rather than override the block; "
-                       "docs/values.md)");
+    Diagnostic warning;
+    warning.code = "values.overridden-block";
+    warning.severity = Severity::Warning;
+    warning.where.file = set.label;
+    warning.message = set.name + " is set, but only block '" + block.block + "' of " +
+                      block.parent + " reads it, and " + block.overridden_by +
+                      " overrides that block without super(): the config ignores it (to "
+                      "change one key, set its value rather than override the block; "
+                      "docs/values.md)";
+    warnings.push_back(std::move(warning));
   }
   return warnings;
 }

@@ -10,27 +10,14 @@
 #include "zeroforge/error.hpp"
 #include "zeroforge/values.hpp"
 
-namespace zf::pipeline {
+namespace zf {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
+namespace pipeline {
+
 fs::path data_dir_of(const GenerateRequest& request) {
   return request.data_dir.empty() ? default_data_dir() : request.data_dir;
-}
-
-fs::path resolve_family(const std::string& family, const fs::path& data_dir) {
-  std::error_code ec;
-  if (family.find('/') != std::string::npos || family.ends_with(".json")) {
-    if (!fs::is_regular_file(family, ec))
-      throw Error(ErrorKind::Usage, "family file '" + family + "' not found");
-    return family;
-  }
-  fs::path path = data_dir / "presets" / "families" / (family + ".json");
-  if (!fs::is_regular_file(path, ec)) {
-    throw Error(ErrorKind::Usage, "unknown family '" + family + "' (no " + path.string() +
-                                      "; 'zeroforge list presets' shows the shipped ones)");
-  }
-  return path;
 }
 
 namespace {
@@ -76,23 +63,6 @@ Tier load_tier(const Family& family, std::size_t index, const std::vector<TierDi
 
 }  // namespace
 
-std::vector<fs::path> family_template_dirs(const Family& family) {
-  std::vector<fs::path> dirs;
-  const fs::path base = fs::path(family.file).parent_path();
-  for (std::size_t i = 0; i < family.template_dirs.size(); ++i) {
-    fs::path dir = base / family.template_dirs[i];
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) {
-      throw Error(ErrorKind::Values,
-                  "template directory '" + family.template_dirs[i] + "' is not a directory (" +
-                      dir.string() + "; template_dirs are relative to the family file)",
-                  family.file, "/template_dirs/" + std::to_string(i));
-    }
-    dirs.push_back(std::move(dir));
-  }
-  return dirs;
-}
-
 std::string template_not_found(const Family& family, const Environment& environment) {
   std::string searched;
   for (const auto& dir : environment.options().search_path)
@@ -137,13 +107,16 @@ PluginHostOptions plugin_host_options(const GenerateRequest& request) {
 
 std::unique_ptr<PluginHost> make_plugin_host(const GenerateRequest& request,
                                              std::vector<PluginRequest> requests,
-                                             const MessageSink& messages) {
+                                             const DiagnosticSink& sink) {
   auto host = std::make_unique<PluginHost>(plugin_host_options(request));
-  host->on_message([messages](const PluginMessage& message) {
-    if (message.level < PluginLogLevel::Warning || !messages) return;
-    messages("zeroforge: " +
-             std::string(message.level == PluginLogLevel::Warning ? "warning" : "error") +
-             ": plugin '" + message.plugin + "': " + message.text);
+  host->on_message([sink](const PluginMessage& message) {
+    if (message.level < PluginLogLevel::Warning || !sink) return;
+    Diagnostic d;
+    d.code = "plugin.message";
+    d.severity = message.level == PluginLogLevel::Warning ? Severity::Warning : Severity::Error;
+    d.kind = ErrorKind::Plugin;
+    d.message = "plugin '" + message.plugin + "': " + message.text;
+    sink(d);
   });
   for (const auto& plugin : request.plugins)
     requests.push_back({plugin, nlohmann::ordered_json::object()});
@@ -186,7 +159,7 @@ std::vector<ValueSet> values_set(const Family& family, const std::vector<Tier>& 
 
 }  // namespace
 
-FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink& messages) {
+FamilySetup load_family_setup(const GenerateRequest& request, const DiagnosticSink& sink) {
   FamilySetup setup;
   const fs::path data_dir = data_dir_of(request);
   const std::string& family_arg = request.family;
@@ -198,7 +171,7 @@ FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink&
 
   std::vector<PluginRequest> requests;
   for (const auto& plugin : family.plugins) requests.push_back({plugin.name, plugin.options});
-  setup.plugins = make_plugin_host(request, std::move(requests), messages);
+  setup.plugins = make_plugin_host(request, std::move(requests), sink);
   for (const auto& plugin : setup.plugins->plugins()) setup.inputs.push_back(plugin.path);
   setup.plugins->register_functions(*setup.environment);
 
@@ -247,9 +220,9 @@ FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink&
     overrides.push_back(
         Layer{LayerSource{LayerKind::Set, label}, std::move(values), label, "", ""});
   }
-  for (const auto& line :
+  for (const auto& warning :
        overridden_block_warnings(*setup.template_, values_set(family, tiers, overrides)))
-    messages(line);
+    if (sink) sink(warning);
   setup.expansion = std::make_unique<Expansion>(expand_family(
       std::move(family), std::move(tiers), std::move(defaults.layers), std::move(overrides)));
   return setup;
@@ -278,4 +251,38 @@ void place_finding(PluginFinding& finding, const SourcedValues& values) {
   finding.file_pointer = std::move(pointer);
 }
 
-}  // namespace zf::pipeline
+}  // namespace pipeline
+
+fs::path resolve_family(const std::string& family, const fs::path& data_dir) {
+  std::error_code ec;
+  if (family.find('/') != std::string::npos || family.ends_with(".json")) {
+    if (!fs::is_regular_file(family, ec))
+      throw Error(ErrorKind::Usage, "family file '" + family + "' not found");
+    return family;
+  }
+  fs::path path = data_dir / "presets" / "families" / (family + ".json");
+  if (!fs::is_regular_file(path, ec)) {
+    throw Error(ErrorKind::Usage, "unknown family '" + family + "' (no " + path.string() +
+                                      "; 'zeroforge list presets' shows the shipped ones)");
+  }
+  return path;
+}
+
+std::vector<fs::path> family_template_dirs(const Family& family) {
+  std::vector<fs::path> dirs;
+  const fs::path base = fs::path(family.file).parent_path();
+  for (std::size_t i = 0; i < family.template_dirs.size(); ++i) {
+    fs::path dir = base / family.template_dirs[i];
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+      throw Error(ErrorKind::Values,
+                  "template directory '" + family.template_dirs[i] + "' is not a directory (" +
+                      dir.string() + "; template_dirs are relative to the family file)",
+                  family.file, "/template_dirs/" + std::to_string(i));
+    }
+    dirs.push_back(std::move(dir));
+  }
+  return dirs;
+}
+
+}  // namespace zf

@@ -10,15 +10,17 @@
 #include <string_view>
 #include <vector>
 
+#include "zeroforge/diagnostic.hpp"
 #include "zeroforge/environment.hpp"
 #include "zeroforge/family.hpp"
 #include "zeroforge/generate.hpp"
+#include "zeroforge/pipeline.hpp"
 #include "zeroforge/plugin_host.hpp"
 #include "zeroforge/template.hpp"
 
 namespace zf::pipeline {
 
-/// Receives one line of a note or warning (`zeroforge: warning: ...`).
+/// Receives one line of a note (`zeroforge: note: ...`): generate's own notes.
 using MessageSink = std::function<void(std::string_view)>;
 
 /// A family ready to render.
@@ -36,23 +38,18 @@ struct FamilySetup {
   std::vector<std::filesystem::path> inputs;
 };
 
+// Public now (zeroforge/pipeline.hpp); still reachable here for the code that names them so.
+using zf::family_template_dirs;
+using zf::resolve_family;
+
 /// The data directory `request` names, or the default one.
 std::filesystem::path data_dir_of(const GenerateRequest& request);
-
-/// The family file FAMILY names: a path (contains '/' or ends in .json) or the name of a
-/// shipped family (DATA_DIR/presets/families/NAME.json). Throws zf::Error (Usage) when missing.
-std::filesystem::path resolve_family(const std::string& family,
-                                     const std::filesystem::path& data_dir);
 
 /// The template search path: the request's template dirs in order (each must be a directory),
 /// then `family_dirs` (a family's template_dirs), then DATA_DIR/templates; trim_blocks and
 /// lstrip_blocks as requested.
 std::unique_ptr<Environment> make_environment(
     const GenerateRequest& request, const std::vector<std::filesystem::path>& family_dirs = {});
-
-/// A family's `template_dirs`, relative to its file. Throws zf::Error (Values) at
-/// `/template_dirs/N` for one that is not a directory.
-std::vector<std::filesystem::path> family_template_dirs(const Family& family);
 
 /// Why the family's template was not found: the directories searched, and how a team's own
 /// template directory gets on the path (`template_dirs`, `--template-dir`).
@@ -63,17 +60,18 @@ std::string template_not_found(const Family& family, const Environment& environm
 PluginHostOptions plugin_host_options(const GenerateRequest& request);
 
 /// A PluginHost with `requests` loaded first, then the request's plugins, with its plugin
-/// options merged over theirs. Plugin warnings and errors go to `messages` as
-/// `zeroforge: warning: plugin 'NAME': ...`.
+/// options merged over theirs. Plugin warnings and errors go to `sink` as diagnostics
+/// (`plugin.message`: `zeroforge: warning: plugin 'NAME': ...`).
 std::unique_ptr<PluginHost> make_plugin_host(const GenerateRequest& request,
                                              std::vector<PluginRequest> requests,
-                                             const MessageSink& messages);
+                                             const DiagnosticSink& sink);
 
 /// Loads the family, its tiers (names on the tier search path, paths relative to the family file),
 /// the plugins (the family's, then the request's), the template, its defaults, and expands it
 /// with the request's values files and sets as overrides. Errors name the family file and
-/// pointer. Plugin warnings go to `messages` as they are logged.
-FamilySetup load_family_setup(const GenerateRequest& request, const MessageSink& messages);
+/// pointer. Plugin warnings and values an overridden block ignores go to `sink` as they are
+/// found.
+FamilySetup load_family_setup(const GenerateRequest& request, const DiagnosticSink& sink);
 
 /// `world_size`, else `gpus_per_node * nodes` when both are integers, else null: the
 /// manifest's world size for templates without the DeepSpeed contract.

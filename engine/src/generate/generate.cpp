@@ -211,7 +211,8 @@ GenerateResult generate(const GenerateRequest& request) {
   };
 
   // Everything that can be checked without rendering happens before DIR is touched.
-  FamilySetup setup = load_family_setup(request, messages);
+  FamilySetup setup =
+      load_family_setup(request, [&](const Diagnostic& d) { messages(to_string(d)); });
   const Expansion& expansion = *setup.expansion;
   const Family& family = expansion.family();
   result.family_name = family.name;

@@ -257,6 +257,11 @@ std::vector<Finding> judge(const ImportedConfig& imported, const ValidateOptions
 }
 
 }  // namespace
+}  // namespace zf::importer
+
+namespace zf {
+// The importer's helpers above are its own; the entry point is public (zeroforge/import.hpp).
+using namespace importer;
 
 ImportResult import_configs(const ImportRequest& request) {
   if (request.configs.empty()) throw Error(ErrorKind::Usage, "import: missing CONFIG.json");
@@ -347,4 +352,4 @@ ImportResult import_configs(const ImportRequest& request) {
   return result;
 }
 
-}  // namespace zf::importer
+}  // namespace zf

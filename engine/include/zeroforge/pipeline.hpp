@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+// The config pipeline for one template, as steps: open it (environment, plugins, defaults),
+// prepare its values (layers, plugins' values hooks, pinned and contract checks), render it
+// (output hooks), validate it, and explain where each value came from. `zeroforge render`,
+// `explain` and the Python module are adapters over these; there is no other copy of the
+// sequence. Nothing here prints, exits or keeps global state: two threads may each run
+// their own session at once.
+//
+//     zf::ConfigRequest request;
+//     request.template_name = "deepspeed/config.json.j2";
+//     request.tier = "medium";
+//     request.sets = {"stage=3"};
+//     zf::RenderResult result = zf::render(request);   // every step, errors as diagnostics
+//     if (result.outcome == zf::Outcome::Done) use(result.config);
+//     for (const auto& d : result.diagnostics) std::cerr << zf::to_string(d) << '\n';
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "zeroforge/diagnostic.hpp"
+#include "zeroforge/environment.hpp"
+#include "zeroforge/family.hpp"
+#include "zeroforge/generate.hpp"
+#include "zeroforge/plugin_host.hpp"
+#include "zeroforge/template.hpp"
+#include "zeroforge/validator.hpp"
+#include "zeroforge/values.hpp"
+
+namespace zf {
+
+/// What one template is rendered from. Layers, lowest first: the template's defaults
+/// (defaults.json), `tier`, `values_files` in order, `sets` in order, then plugins' values
+/// hooks. Paths are used as given and appear in messages as given.
+struct ConfigRequest {
+  /// A name on the template search path (`deepspeed/config.json.j2`), not a file path.
+  std::string template_name;
+  /// A tier name (on the tier search path: ZEROFORGE_TIER_PATH, then the shipped tiers) or a
+  /// tier file (contains '/' or ends in `.json`); "" for none.
+  std::string tier;
+  std::vector<std::filesystem::path> values_files;  ///< `--values`, applied in order
+  std::vector<std::string> sets;                    ///< `KEY=VALUE` (`--set`), applied last
+  /// Searched for templates, in order, before the shipped ones (`--template-dir`).
+  std::vector<std::filesystem::path> template_dirs;
+  /// Plugins to load, in hook order: names (on the plugin search path) or paths.
+  std::vector<std::string> plugins;
+  /// Searched for plugins before ZEROFORGE_PLUGIN_PATH and the shipped ones.
+  std::vector<std::filesystem::path> plugin_dirs;
+  /// `NAME.KEY=VALUE` plugin options (`--plugin-opt`).
+  std::vector<std::string> plugin_options;
+  bool trim_blocks = false;    ///< Jinja2's trim_blocks
+  bool lstrip_blocks = false;  ///< Jinja2's lstrip_blocks
+  /// Which rendered configs validate_rendered() checks.
+  Validation validation = Validation::ByContract;
+  /// The shipped templates and presets; empty: default_data_dir().
+  std::filesystem::path data_dir;
+  /// The shipped plugins; empty: default_plugin_dir().
+  std::filesystem::path builtin_plugin_dir;
+  /// Receives plugins' logged warnings and errors as they happen (code `plugin.message`).
+  /// Unset: they are added to the diagnostics of the step that was running.
+  DiagnosticSink on_diagnostic;
+};
+
+/// How a step, or a whole render, ended. A caller maps it to its own convention (the CLI:
+/// exit 0, 1, 2).
+enum class Outcome {
+  Done,     ///< made; diagnostics hold warnings at most
+  Refused,  ///< well-formed, but a plugin's values hook or the validator refused it
+  Failed,   ///< bad input: values, a tier, a template, a file
+};
+
+/// A template opened for rendering: its search path (with plugin functions), plugins,
+/// template and defaults. Made by open_config(); movable, not copyable. One thread uses a
+/// session at a time; separate sessions share nothing.
+class ConfigSession {
+ public:
+  ConfigSession(ConfigSession&&) noexcept;
+  ConfigSession& operator=(ConfigSession&&) noexcept;
+  ~ConfigSession();
+
+  const ConfigRequest& request() const noexcept;
+  const Environment& environment() const noexcept;
+  const PluginHost& plugins() const noexcept;
+  const Template& config_template() const noexcept;
+  /// The defaults.json layers, values contract ("deepspeed" or "") and pinned values.
+  const TemplateDefaults& defaults() const noexcept;
+  /// Plugin messages logged since the last call (when the request has no on_diagnostic).
+  std::vector<Diagnostic> take_plugin_messages();
+
+ private:
+  struct State;
+  explicit ConfigSession(std::unique_ptr<State> state);
+  friend ConfigSession open_config(ConfigRequest request);
+  std::unique_ptr<State> state_;
+};
+
+/// Step 1: checks the template name (a path such as /home/me/x.j2 is refused with how to
+/// render that file), makes the search path, loads the plugins (registering their template
+/// functions), the template and its defaults. Throws zf::Error (Usage for the name, Template
+/// when it is missing, Plugin, Values for a malformed defaults.json).
+ConfigSession open_config(ConfigRequest request);
+
+/// The values of a session, layered and checked.
+struct PreparedValues {
+  /// Every layer with its source, plugins' values hooks included.
+  LayeredValues values;
+  /// What plugins' hooks were told about the config: template, tier, pinned names.
+  nlohmann::ordered_json hook_context;
+  /// The DeepSpeed contract's derived facts (world size, train batch size ...), when the
+  /// template has the contract and `problems` is empty.
+  std::optional<DeepSpeedFacts> facts;
+  /// Errors, each where its value was written (`--set stage=5: /stage: error: ...`):
+  /// unknown tier keys (then nothing further was done), pinned values changed, the DeepSpeed
+  /// contract's problems. Codes `tier.unknown-key`, `values.pinned`, `values.contract`.
+  std::vector<Diagnostic> problems;
+  /// What plugins' values hooks refused (code `plugin.refused`, reporter the plugin).
+  std::vector<Diagnostic> refusals;
+  /// Values a values file, --set or tier gives that the template never reads
+  /// (`values.unread`) or that only a block it overrides reads (`values.overridden-block`).
+  std::vector<Diagnostic> warnings;
+  /// Plugins' logged messages (when the request has no on_diagnostic).
+  std::vector<Diagnostic> messages;
+  /// False when unknown tier keys stopped the layering: no values file, --set or hook was
+  /// applied, nothing was checked further, and `values` is not worth explaining.
+  bool layered = true;
+
+  /// Failed with problems, else Refused with refusals, else Done.
+  Outcome outcome() const noexcept;
+};
+
+/// Step 2: applies the tier, values files and sets over the defaults, runs plugins' values
+/// hooks, checks pinned values and the contract. Throws zf::Error for an input it cannot read
+/// (an unknown tier, a values file that is not a JSON object, a malformed --set).
+PreparedValues prepare_values(ConfigSession& session);
+
+/// A rendered template.
+struct RenderedConfig {
+  bool json = false;  ///< a `.json` template: `config` holds it
+  /// The config after plugins' output hooks (JSON templates only).
+  nlohmann::ordered_json config;
+  /// What a file would hold: the config as zeroforge writes JSON, or the rendered text.
+  std::string text;
+  std::vector<Diagnostic> messages;  ///< plugins' logged messages (no on_diagnostic)
+};
+
+/// Step 3: renders `values` (which must be Done or at least free of problems) and, for JSON
+/// templates, runs plugins' output hooks. Throws zf::Error for a template error (with its
+/// file, line and column) or output hooks that fail.
+RenderedConfig render_config(ConfigSession& session, const PreparedValues& values);
+
+/// What the validator said about a rendered config.
+struct ValidatedConfig {
+  bool checked = false;           ///< false: the request's Validation skips this template
+  std::vector<Finding> findings;  ///< in validate's order; each names `label`
+  /// Refused when a finding is an error, else Done.
+  Outcome outcome() const noexcept;
+};
+
+/// Step 4: validates a JSON config as the request's Validation asks (ByContract: only
+/// templates under the DeepSpeed contract), at the world size and HF mode its values give.
+/// `label` names the config in findings (the output file, else the template).
+ValidatedConfig validate_rendered(const ConfigSession& session, const PreparedValues& values,
+                                  const RenderedConfig& rendered, const std::string& label);
+
+/// One value and the layer that set it.
+struct ExplainedValue {
+  std::string name;  ///< dotted: `zero.reduce_bucket_size`
+  nlohmann::ordered_json value;
+  LayerKind layer;
+  std::string source;  ///< the layer's label: a file, `--set stage=3`, `plugin memory`
+};
+
+/// Where each value of a config came from: what `zeroforge explain` prints.
+struct Explanation {
+  /// `template NAME`, or `config PATH of family F (FILE), variant 'V'`.
+  std::string subject;
+  std::string template_name;
+  std::vector<ExplainedValue> values;       ///< those the template reads
+  std::vector<ExplainedValue> for_plugins;  ///< tier facts and auto_fit: read by plugins
+  std::vector<ExplainedValue> unused;       ///< set, but read by neither
+  std::vector<std::string> undefined;       ///< read by the template, set by no layer
+  /// The contract's derived facts, when it holds and has no problems.
+  std::optional<DeepSpeedFacts> derived;
+  std::vector<Diagnostic> problems;  ///< as PreparedValues::problems
+  std::vector<Diagnostic> refusals;  ///< as PreparedValues::refusals
+};
+
+/// Step 5: explains prepared values; never throws for what the values say.
+Explanation explain_values(const ConfigSession& session, const PreparedValues& values);
+
+/// Explains one member of a family, chosen by its output path (`config`, its `path` in
+/// manifest.json; "" for a family of one config), layered as `generate` layers it. When
+/// no member (or, with `config` empty, more than one) matches, returns no values and one
+/// problem (`explain.choose-config` or `explain.no-such-config`) whose notes list the
+/// family's configs. Throws zf::Error as generate() does for a family it cannot load.
+Explanation explain_family_config(const GenerateRequest& request, const std::string& config);
+
+/// The result of render(): every step in one call.
+struct RenderResult {
+  Outcome outcome = Outcome::Failed;
+  bool json = false;
+  nlohmann::ordered_json config;  ///< JSON templates, when Done
+  std::string text;               ///< what a file would hold, when Done
+  std::vector<Finding> findings;  ///< the validator's, when it ran
+  /// Every diagnostic in the order it arose: plugin messages, problems (or a caught
+  /// zf::Error, as to_diagnostic gives it), refusals, warnings.
+  std::vector<Diagnostic> diagnostics;
+};
+
+/// Opens, prepares, renders and validates `request.template_name`; never throws zf::Error
+/// (each becomes a diagnostic and Outcome::Failed). Thread-safe for separate requests.
+RenderResult render(const ConfigRequest& request);
+
+// ---------------------------------------------------------------------------------------------
+// Inputs the steps share, for programs that list or inspect what a request would use
+// ---------------------------------------------------------------------------------------------
+
+/// The template search path: `request.template_dirs` (each must be a directory, else
+/// zf::Error Usage), then `extra_dirs` (a family's template_dirs), then DATA_DIR/templates.
+std::unique_ptr<Environment> make_environment(
+    const ConfigRequest& request, const std::vector<std::filesystem::path>& extra_dirs = {});
+
+/// Where plugins are searched (request.plugin_dirs, ZEROFORGE_PLUGIN_PATH, the shipped ones)
+/// and the data dir handed to them.
+PluginHostOptions plugin_host_options(const ConfigRequest& request);
+
+/// A PluginHost with `first` loaded, then request.plugins, request.plugin_options merged over
+/// their options; logged warnings and errors go to `sink` (code `plugin.message`).
+std::unique_ptr<PluginHost> make_plugin_host(const ConfigRequest& request,
+                                             std::vector<PluginRequest> first,
+                                             const DiagnosticSink& sink);
+
+/// The file of a tier: a path (contains '/' or ends in .json) as given, else NAME.json on the
+/// tier search path (ZEROFORGE_TIER_PATH, then DATA_DIR/presets/tiers). Throws zf::Error
+/// (Usage) when missing.
+std::filesystem::path resolve_tier(const std::string& tier, const std::filesystem::path& data_dir);
+
+/// The family file FAMILY names: a path (contains '/' or ends in .json) or a shipped family
+/// (DATA_DIR/presets/families/NAME.json). Throws zf::Error (Usage) when missing.
+std::filesystem::path resolve_family(const std::string& family,
+                                     const std::filesystem::path& data_dir);
+
+/// A family's `template_dirs`, relative to its file. Throws zf::Error (Values) at
+/// `/template_dirs/N` for one that is not a directory.
+std::vector<std::filesystem::path> family_template_dirs(const Family& family);
+
+/// Every top-level name `tpl` reads without defining it, guarded ones (`is defined`,
+/// `default`) included, following static includes, imports and parents; sorted.
+std::vector<std::string> names_read(const Template& tpl);
+
+/// True for the values the DeepSpeed contract keeps for plugins, which no template reads:
+/// the tier facts (gpu_memory_gib, cpu_memory_gib, gpu_memory_margin, gpu, tier, model) and
+/// `auto_fit`.
+bool is_plugin_fact(std::string_view top_level_name);
+
+}  // namespace zf

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+// Step 5 of the one-template pipeline, and the same for one member of a family: where each
+// value came from (`helm template --debug`, per value), as data for `zeroforge explain`.
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "generate/family_inputs.hpp"
+#include "pipeline/plugin_refusal.hpp"
+#include "zeroforge/output.hpp"
+#include "zeroforge/pipeline.hpp"
+
+namespace zf {
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+std::string dotted(const std::string& pointer) {
+  std::string name;
+  for (char c : pointer.substr(1)) name += c == '/' ? '.' : c;
+  return name;
+}
+
+// Sorts every leaf of `values` into what the template reads, what plugins read and the rest.
+void sort_values(const Template& tpl, const LayeredValues& values, Explanation& out) {
+  const std::vector<std::string> used = tpl.undeclared_variables();
+  for (const auto& [pointer, source] : values.leaves()) {
+    ExplainedValue value{dotted(pointer), values.merged().at(Json::json_pointer(pointer)),
+                         source.kind, source.label};
+    const std::string top = value.name.substr(0, value.name.find('.'));
+    const bool reads = std::find(used.begin(), used.end(), top) != used.end();
+    (reads                 ? out.values
+     : is_plugin_fact(top) ? out.for_plugins
+                           : out.unused)
+        .push_back(std::move(value));
+  }
+  for (const auto& name : used) {
+    if (!values.merged().contains(name)) out.undefined.push_back(name);
+  }
+}
+
+}  // namespace
+
+Explanation explain_values(const ConfigSession& session, const PreparedValues& values) {
+  Explanation out;
+  out.subject = "template " + session.request().template_name;
+  out.template_name = session.config_template().name();
+  sort_values(session.config_template(), values.values, out);
+  out.derived = values.facts;
+  out.problems = values.problems;
+  out.refusals = values.refusals;
+  return out;
+}
+
+Explanation explain_family_config(const GenerateRequest& request, const std::string& config) {
+  const DiagnosticSink sink = [&request](const Diagnostic& d) {
+    if (request.on_message) request.on_message(to_string(d));
+  };
+  pipeline::FamilySetup setup = pipeline::load_family_setup(request, sink);
+  const Expansion& expansion = *setup.expansion;
+  const Family& family = expansion.family();
+  auto output_path = setup.environment->from_string(family.output, family.file + " /output");
+
+  // Each member is found by the path generate writes it to (manifest.json's `path`): with
+  // plugins, the path of the values after their hooks, since auto-fit chooses values (stage,
+  // micro_batch_size, ...) an output pattern may name. A hook's findings change no value.
+  auto hook_context = [&](const Variant& variant) {
+    return Json{{"template", family.template_name},
+                {"family", family.name},
+                {"tier", expansion.tier_name(variant)},
+                {"variant", variant.choice},
+                {"pinned", setup.pins.names()}};
+  };
+  std::optional<Variant> chosen;
+  std::optional<SourcedValues> chosen_values;
+  ValuesHookResult hooks;
+  std::vector<std::string> paths;
+  for (std::size_t i = 0; i < expansion.size(); ++i) {
+    Variant variant = expansion.variant(i);
+    // Without plugins the merged values alone name the file (no provenance: fast).
+    std::optional<SourcedValues> values;
+    ValuesHookResult variant_hooks;
+    if (!setup.plugins->empty()) {
+      values = expansion.values(variant);
+      variant_hooks =
+          setup.plugins->run_values_hooks(values->layered_for_hooks(), hook_context(variant));
+    }
+    Json scope = values ? values->merged() : expansion.merged(variant);
+    scope["tier"] = expansion.tier_name(variant);
+    scope["family"] = family.name;
+    scope["variant"] = variant.slug;
+    std::string path = check_output_path(output_path->render(Value::from_json(scope)), family);
+    if (path == config || (config.empty() && expansion.size() == 1)) {
+      if (chosen) {
+        // generate refuses such a family; explaining one of the two would explain a config
+        // that is never written.
+        throw Error(ErrorKind::Values,
+                    "variant '" + expansion.describe(variant) + "': writes \"" + path +
+                        "\", the same output path as variant '" + expansion.describe(*chosen) +
+                        "': make the output pattern tell them apart",
+                    family.file, "/output");
+      }
+      chosen_values = values ? std::move(values) : expansion.values(variant);
+      chosen = std::move(variant);
+      hooks = std::move(variant_hooks);
+    }
+    paths.push_back(std::move(path));
+  }
+  Explanation out;
+  if (!chosen) {
+    Diagnostic d;
+    d.code = config.empty() ? "explain.choose-config" : "explain.no-such-config";
+    d.kind = ErrorKind::Usage;
+    d.message =
+        config.empty()
+            ? "explain: family '" + family.name + "' has " + std::to_string(paths.size()) +
+                  " configs; choose one with --config PATH:"
+            : "explain: no config '" + config + "' in family '" + family.name + "'; its configs:";
+    std::sort(paths.begin(), paths.end());
+    paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+    for (std::size_t i = 0; i < paths.size() && i < 20; ++i) d.notes.push_back(paths[i]);
+    if (paths.size() > 20)
+      d.notes.push_back("... (" + std::to_string(paths.size() - 20) + " more)");
+    out.problems.push_back(std::move(d));
+    return out;
+  }
+  SourcedValues& values = *chosen_values;
+  for (const auto& problem : check_pinned_values(setup.pins, values.merged(), &values))
+    out.problems.push_back(to_diagnostic(problem, "values.pinned"));
+  std::optional<DeepSpeedFacts> facts;
+  if (setup.contract == "deepspeed") {
+    ContractCheck check = check_deepspeed_values(values.merged(), &values);
+    for (const auto& problem : check.problems)
+      out.problems.push_back(to_diagnostic(problem, "values.contract"));
+    facts = check.facts;
+  }
+  out.subject = "config " + (config.empty() ? paths.front() : config) + " of family " +
+                family.name + " (" + family.file + "), variant '" + expansion.describe(*chosen) +
+                "'";
+  out.template_name = setup.template_->name();
+  sort_values(*setup.template_, values.layered(), out);
+  if (out.problems.empty()) out.derived = facts;
+  for (auto& finding : hooks.findings) {
+    pipeline::place_finding(finding, values);
+    out.refusals.push_back(pipeline::plugin_refusal(finding, family.file));
+  }
+  return out;
+}
+
+}  // namespace zf
