@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "bindings.hpp"
-#include "generate/family_inputs.hpp"
 #include "json_convert.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/family.hpp"
+#include "zeroforge/pipeline.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf::python {
@@ -47,11 +47,11 @@ std::vector<fs::path> json_files(const fs::path& dir) {
 std::vector<std::string> list_templates(const std::vector<fs::path>& template_dirs, bool all,
                                         const fs::path& data_dir) {
   require_directory(data_dir / "templates", "built-in templates");
-  GenerateRequest request;
+  ConfigRequest request;
   request.template_dirs = template_dirs;
   request.data_dir = data_dir;
   std::vector<std::string> names;
-  for (const auto& name : pipeline::make_environment(request)->list_templates()) {
+  for (const auto& name : make_environment(request)->list_templates()) {
     // Entry templates: `.j2` files outside `partials/` directories (those are only included).
     const bool entry = name.ends_with(".j2") && name.find("partials/") == std::string::npos;
     if (all ? name.ends_with(".j2") : entry) names.push_back(name);
@@ -100,7 +100,7 @@ py::list list_tiers(const std::string& family_arg, const fs::path& data_dir) {
   fs::path family_file;
   std::vector<fs::path> named;
   if (!family_arg.empty()) {
-    family_file = pipeline::resolve_family(family_arg, data_dir);
+    family_file = resolve_family(family_arg, data_dir);
     const Family family = load_family(family_file);
     for (const auto& tier : family.tiers) {
       if (is_tier_path(tier.ref)) named.push_back(family_file.parent_path() / tier.ref);

@@ -98,28 +98,47 @@ py::list diagnostic_list(const std::vector<Diagnostic>& diagnostics) {
   return out;
 }
 
-// Raises for a Failed or Refused outcome: the first error names the class and location,
-// str() is everything the CLI prints, and `diagnostics` (and `findings`) carry them all.
+// Raises for a Failed or Refused outcome what `zeroforge render` prints on stderr for it
+// (render_command.cpp): the errors (for a refusal, then "nothing was written"), or the
+// validator's findings and "not written". The first error names the class and location;
+// `diagnostics` and `findings` carry everything (warnings among them too).
 [[noreturn]] void raise_outcome(Outcome outcome, const std::vector<Diagnostic>& diagnostics,
-                                const py::object& findings) {
-  const Diagnostic* first = nullptr;
-  for (const auto& d : diagnostics) {
-    if (d.severity == Severity::Error) {
-      first = &d;
-      break;
-    }
-  }
+                                const std::vector<Finding>& findings) {
+  std::vector<Diagnostic> errors;
+  for (const auto& d : diagnostics)
+    if (d.severity == Severity::Error) errors.push_back(d);
   py::dict extra;
   extra["diagnostics"] = diagnostic_list(diagnostics);
-  extra["findings"] = findings;
-  extra["code"] = first ? text(first->code) : py::str("");
-  Error error = first ? Error(first->kind, first->message, first->where)
-                      : Error(ErrorKind::Values, "the config was refused");
-  if (first && !first->json_pointer.empty())
-    error = Error(first->kind, first->message, first->where.file, first->json_pointer);
-  if (first) error = error.located(error.where(), first->source_line);
-  raise_error(error, printed(diagnostics), extra,
-              outcome == Outcome::Refused ? "RefusedError" : nullptr);
+  extra["findings"] = to_python(findings_to_json(findings));
+  if (errors.empty()) {
+    // The validator refused the config: its findings are the message.
+    std::ostringstream out;
+    const Finding* first = nullptr;
+    for (const auto& f : findings) {
+      cli::print_message(out, format_finding(f));
+      if (!first && f.severity == Severity::Error) first = &f;
+    }
+    cli::print_message(out,
+                       "zeroforge: not written: the rendered config has errors "
+                       "(--no-validate writes it anyway)");
+    std::string shown = out.str();
+    shown.pop_back();
+    extra["code"] = "validate.findings";
+    Error error = first ? Error(ErrorKind::Values, first->message, first->file, first->pointer)
+                        : Error(ErrorKind::Values, "the rendered config has errors");
+    raise_error(error, shown, extra, "RefusedError");
+  }
+  const Diagnostic& first = errors.front();
+  std::string shown = printed(errors);
+  if (outcome == Outcome::Refused) shown += "\nzeroforge: error: nothing was written";
+  extra["code"] = text(first.code);
+  Error error =
+      !first.json_pointer.empty()
+          ? Error(first.kind, first.message, first.where.file, first.json_pointer)
+      : !first.source_line.empty()
+          ? Error(first.kind, first.message, first.where).located(first.where, first.source_line)
+          : Error(first.kind, first.message, first.where);
+  raise_error(error, shown, extra, outcome == Outcome::Refused ? "RefusedError" : nullptr);
 }
 
 py::dict render(const std::string& template_name, const Inputs& inputs,
@@ -131,8 +150,9 @@ py::dict render(const std::string& template_name, const Inputs& inputs,
     py::gil_scoped_release unlocked;
     result = zf::render(request);
   }
+  if (result.outcome != Outcome::Done)
+    raise_outcome(result.outcome, result.diagnostics, result.findings);
   py::object findings = to_python(findings_to_json(result.findings));
-  if (result.outcome != Outcome::Done) raise_outcome(result.outcome, result.diagnostics, findings);
   py::dict out;
   out["json"] = result.json;
   out["config"] = result.json ? to_python(result.config) : py::object(py::none());
@@ -185,7 +205,7 @@ py::dict explain(const std::string& subject, const std::string& config, const In
   // No member chosen: the CLI's error, with the family's configs as notes.
   for (const auto& problem : explanation.problems) {
     if (problem.code == "explain.choose-config" || problem.code == "explain.no-such-config")
-      raise_outcome(Outcome::Failed, {problem}, py::list());
+      raise_outcome(Outcome::Failed, {problem}, {});
   }
   py::dict out;
   out["subject"] = text(explanation.subject);
@@ -196,8 +216,8 @@ py::dict explain(const std::string& subject, const std::string& config, const In
   py::list undefined;
   for (const auto& name : explanation.undefined) undefined.append(text(name));
   out["undefined"] = undefined;
-  out["derived"] = explanation.derived ? to_python(facts_to_json(*explanation.derived))
-                                       : py::object(py::none());
+  out["derived"] =
+      explanation.derived ? to_python(facts_to_json(*explanation.derived)) : py::object(py::none());
   out["problems"] = diagnostic_list(explanation.problems);
   out["refusals"] = diagnostic_list(explanation.refusals);
   out["messages"] = diagnostic_list(messages);
@@ -208,10 +228,10 @@ Inputs inputs_of(std::string tier, std::vector<fs::path> template_dirs, py::list
                  std::vector<std::string> sets, std::vector<std::string> plugins,
                  std::vector<fs::path> plugin_dirs, std::vector<std::string> plugin_options,
                  bool trim_blocks, bool lstrip_blocks, fs::path data_dir, fs::path plugin_dir) {
-  return Inputs{std::move(tier),          std::move(template_dirs), std::move(values),
-                std::move(sets),          std::move(plugins),       std::move(plugin_dirs),
-                std::move(plugin_options), trim_blocks,             lstrip_blocks,
-                std::move(data_dir),      std::move(plugin_dir)};
+  return Inputs{
+      std::move(tier),    std::move(template_dirs), std::move(values),         std::move(sets),
+      std::move(plugins), std::move(plugin_dirs),   std::move(plugin_options), trim_blocks,
+      lstrip_blocks,      std::move(data_dir),      std::move(plugin_dir)};
 }
 
 }  // namespace
@@ -224,12 +244,12 @@ void bind_render(py::module_& module) {
          std::vector<fs::path> plugin_dirs, std::vector<std::string> plugin_options,
          const std::string& validation, bool trim_blocks, bool lstrip_blocks, fs::path data_dir,
          fs::path plugin_dir) {
-        return render(template_name,
-                      inputs_of(std::move(tier), std::move(template_dirs), std::move(values),
-                                std::move(sets), std::move(plugins), std::move(plugin_dirs),
-                                std::move(plugin_options), trim_blocks, lstrip_blocks,
-                                std::move(data_dir), std::move(plugin_dir)),
-                      validation);
+        return render(
+            template_name,
+            inputs_of(std::move(tier), std::move(template_dirs), std::move(values), std::move(sets),
+                      std::move(plugins), std::move(plugin_dirs), std::move(plugin_options),
+                      trim_blocks, lstrip_blocks, std::move(data_dir), std::move(plugin_dir)),
+            validation);
       },
       py::arg("template"), py::arg("tier"), py::arg("template_dirs"), py::arg("values"),
       py::arg("sets"), py::arg("plugins"), py::arg("plugin_dirs"), py::arg("plugin_options"),
@@ -242,11 +262,11 @@ void bind_render(py::module_& module) {
          std::vector<std::string> plugins, std::vector<fs::path> plugin_dirs,
          std::vector<std::string> plugin_options, bool trim_blocks, bool lstrip_blocks,
          fs::path data_dir, fs::path plugin_dir) {
-        return explain(subject, config,
-                       inputs_of(std::move(tier), std::move(template_dirs), std::move(values),
-                                 std::move(sets), std::move(plugins), std::move(plugin_dirs),
-                                 std::move(plugin_options), trim_blocks, lstrip_blocks,
-                                 std::move(data_dir), std::move(plugin_dir)));
+        return explain(
+            subject, config,
+            inputs_of(std::move(tier), std::move(template_dirs), std::move(values), std::move(sets),
+                      std::move(plugins), std::move(plugin_dirs), std::move(plugin_options),
+                      trim_blocks, lstrip_blocks, std::move(data_dir), std::move(plugin_dir)));
       },
       py::arg("subject"), py::arg("config"), py::arg("tier"), py::arg("template_dirs"),
       py::arg("values"), py::arg("sets"), py::arg("plugins"), py::arg("plugin_dirs"),

@@ -164,11 +164,15 @@ def _render(template: str, tier: Optional[PathLike], values: Any, set: Any,
             _paths(plugin_dirs), _assignments("--plugin-opt", plugin_options), validation,
             bool(trim_blocks), bool(lstrip_blocks), _data_dir(), _plugin_dir())
     except Error as error:
-        # Data as data: the findings and diagnostics of a refused or failed config.
+        # Data as data: the findings and diagnostics of a refused or failed config; what the
+        # CLI prints besides the error (plugin messages, unread values) as warnings.
         error.findings = [Finding(**f) for f in getattr(error, "findings", [])]
         error.diagnostics = _diagnostics(getattr(error, "diagnostics", []))
+        _warn([d for d in error.diagnostics if d.severity != "error"])
         raise
     _warn(_diagnostics(raw["diagnostics"]))
+    for finding in raw["findings"]:
+        warnings.warn(ConfigWarning(str(Finding(**finding))), stacklevel=3)
     return raw
 
 

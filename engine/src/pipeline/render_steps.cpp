@@ -72,9 +72,10 @@ RenderResult render(const ConfigRequest& request) {
       RenderedConfig rendered = render_config(session, values);
       ValidatedConfig validated =
           validate_rendered(session, values, rendered, request.template_name);
+      // The outcome before the findings move out of `validated`.
+      result.outcome = validated.outcome();
       result.findings = std::move(validated.findings);
       result.json = rendered.json;
-      result.outcome = validated.outcome();
       if (result.outcome == Outcome::Done) {
         result.config = std::move(rendered.config);
         result.text = std::move(rendered.text);
