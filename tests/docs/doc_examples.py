@@ -18,6 +18,8 @@ What runs (tests/docs/README.md has the rules):
     <!-- doc-test: skip REASON -->    needs what CI lacks (a GPU, deepspeed, transformers):
                                       syntax only
     <!-- doc-test: contains -->       transcript output: each shown line must appear, in order
+    <!-- doc-test: output -->         the block is what the ```python block above it printed
+                                      (stdout and stderr), exactly
 Usage: doc_examples.py SOURCE_DIR BIN_DIR [PAGE.md...]
 """
 import os
@@ -124,15 +126,15 @@ def check_transcript(block, workdir, env, failures):
 
 def check_python(block, workdir, env, failures):
     """A ```python block: compiled always; run (in the page's directory) unless skipped or
-    there is no module to run it with."""
+    there is no module to run it with. Returns what it printed, or None when it did not run."""
     try:
         compile(block.text, block.where(), "exec")
     except SyntaxError as error:
         failures.append(f"{block.where()}: not valid Python: {error}")
-        return
+        return None
     python = env.get("ZF_PYTHON")
     if block.directive("skip") or not python:
-        return
+        return None
     expected_exit = int((block.directive("exit") or ["0"])[0])
     run_env = dict(env)
     run_env["PYTHONPATH"] = os.pathsep.join(
@@ -144,6 +146,7 @@ def check_python(block, workdir, env, failures):
         failures.append(f"{block.where()}: exited {result.returncode}, the page says "
                         f"{expected_exit}:\n{block.text}--- output:\n"
                         + "\n".join(normalise(result.stdout, workdir)[-25:]))
+    return normalise(result.stdout, workdir)
 
 
 def check_page(source, page, bindir, failures):
@@ -153,8 +156,17 @@ def check_page(source, page, bindir, failures):
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
     env["ZF_SOURCE_DIR"] = source  # for setup commands that copy a shipped file
     count = 0
+    printed = None  # what the last ```python block printed
     try:
         for block in blocks(page, open(path, encoding="utf-8").read()):
+            if block.directive("output"):
+                count += 1
+                shown = [line.rstrip() for line in block.text.rstrip("\n").splitlines()]
+                if printed is not None and printed != shown:
+                    failures.append(f"{block.where()}: the Python block above printed:\n"
+                                    + "\n".join(printed) + "\nthe page shows:\n"
+                                    + "\n".join(shown))
+                continue
             for command in block.directive("setup"):
                 result = run(command, workdir, env)
                 if result.returncode != 0:
@@ -170,7 +182,7 @@ def check_page(source, page, bindir, failures):
                 continue
             if block.info == "python":
                 count += 1
-                check_python(block, workdir, env, failures)
+                printed = check_python(block, workdir, env, failures)
                 continue
             runnable = block.info in RUNNABLE or (block.info in ("", "text")
                                                   and block.is_transcript())
