@@ -72,7 +72,6 @@ RenderResult render(const ConfigRequest& request) {
       RenderedConfig rendered = render_config(session, values);
       ValidatedConfig validated =
           validate_rendered(session, values, rendered, request.template_name);
-      // The outcome before the findings move out of `validated`.
       result.outcome = validated.outcome();
       result.findings = std::move(validated.findings);
       result.json = rendered.json;
