@@ -303,3 +303,46 @@ TEST(DepfileText, RefusesWhatMakeOrNinjaCannotReadBack) {
 
 }  // namespace
 }  // namespace zf
+
+namespace zf {
+namespace {
+
+TEST_F(GenerateTest, ValuesObjectsAreLayersNamedByTheirLabels) {
+  GenerateRequest r = request();
+  r.values_objects = {{"values-given-by-the-python-caller", {{"gradient_clipping", 0.25}}}};
+  GenerateResult result = generate(r);
+  ASSERT_EQ(result.exit_code, 0);
+  const auto config = parse_json_text(read_file(r.output_dir / "medium/zero3-bf16.json"), "c");
+  EXPECT_EQ(config["gradient_clipping"], 0.25);
+
+  r.values_objects = {{"values-given-by-the-python-caller", {{"offload_optimizer", "tape"}}}};
+  result = generate(r);
+  ASSERT_EQ(result.exit_code, 2);
+  ASSERT_EQ(result.problems.size(), 1u);
+  EXPECT_EQ(result.problems[0].error.where().file, "values-given-by-the-python-caller");
+  EXPECT_EQ(result.problems[0].error.json_pointer(), "/offload_optimizer");
+}
+
+TEST_F(GenerateTest, TheSummaryIsWhatFormatJsonPrints) {
+  GenerateRequest r = request();
+  r.list_files = true;
+  const GenerateResult result = generate(r);
+  const nlohmann::ordered_json summary = generate_summary_json(r, result);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : summary.items()) keys.push_back(key);
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"family", "output_dir", "manifest", "check", "exit_code",
+                                      "configs", "companions", "written", "unchanged", "removed",
+                                      "findings", "refusals", "errors"}));
+  EXPECT_EQ(summary["output_dir"], r.output_dir.string());
+  EXPECT_EQ(summary["written"],
+            nlohmann::ordered_json::array({"medium/zero3-bf16.json", "medium/zero3-fp16.json"}));
+  r.check = true;
+  const nlohmann::ordered_json check = generate_summary_json(r, generate(r));
+  EXPECT_TRUE(check.contains("missing") && check.contains("changed") && check.contains("extra"));
+  EXPECT_FALSE(check.contains("written"));
+  EXPECT_EQ(check["exit_code"], 0);
+}
+
+}  // namespace
+}  // namespace zf
