@@ -55,6 +55,19 @@ std::string type_name(py::handle value) {
   return py::str(py::type::handle_of(value).attr("__name__"));
 }
 
+// A str as UTF-8; one that has none (a lone surrogate) is refused as JSON has no such text.
+template <typename Fail>
+std::string utf8(py::handle value, const Fail& fail) {
+  Py_ssize_t size = 0;
+  const char* data = PyUnicode_AsUTF8AndSize(value.ptr(), &size);
+  if (!data) {
+    PyErr_Clear();
+    throw fail("a str must be valid Unicode (JSON text cannot hold the lone surrogate in " +
+               py::module_::import("builtins").attr("ascii")(value).cast<std::string>() + ")");
+  }
+  return std::string(data, static_cast<std::size_t>(size));
+}
+
 // Deeper than any config; a dict or list that contains itself reaches it instead of
 // overflowing the stack.
 constexpr int kMaxDepth = 512;
@@ -84,13 +97,13 @@ Json convert(py::handle value, const std::string& pointer, const std::string& wh
       throw fail("a float must be finite (JSON has no " + std::string(py::str(value)) + ")");
     return d;
   }
-  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (py::isinstance<py::str>(value)) return utf8(value, fail);
   if (py::isinstance<py::dict>(value)) {
     Json out = Json::object();
     for (auto [key, item] : py::reinterpret_borrow<py::dict>(value)) {
       if (!py::isinstance<py::str>(key))
         throw fail("keys must be str, got " + type_name(key) + " " + std::string(py::repr(key)));
-      const std::string name = key.cast<std::string>();
+      const std::string name = utf8(key, fail);
       out[name] = convert(item, pointer + "/" + escape_pointer_segment(name), what, depth + 1);
     }
     return out;

@@ -65,3 +65,16 @@ def test_plugins_are_the_clis(cli):
 def test_dumps_is_zeroforges_json_text():
     assert zeroforge.dumps({"a": [1, 2.0, 3e-5], "b": {}, "c": None}) == (
         '{\n  "a": [\n    1,\n    2.0,\n    3e-5\n  ],\n  "b": {},\n  "c": null\n}\n')
+
+
+def test_zeroforge_data_dir_is_read_as_the_cli_reads_it(cli, in_tmp, monkeypatch, source_dir):
+    monkeypatch.setenv("ZEROFORGE_DATA_DIR", str(in_tmp / "no-such-dir"))
+    with __import__("pytest").raises(zeroforge.UsageError) as caught:
+        zeroforge.list_templates()
+    assert str(caught.value) + "\n" == cli("list", "templates").stderr
+    # A data directory of one's own: its templates are the shipped ones.
+    (in_tmp / "data" / "templates" / "team").mkdir(parents=True)
+    (in_tmp / "data" / "templates" / "team" / "only.json.j2").write_text("{}")
+    monkeypatch.setenv("ZEROFORGE_DATA_DIR", str(in_tmp / "data"))
+    assert zeroforge.list_templates() == ["team/only.json.j2"]
+    assert cli("list", "templates").stdout.splitlines() == ["team/only.json.j2"]
