@@ -45,6 +45,11 @@ class Error(Exception):
     def __str__(self) -> str:
         return self.text
 
+    def __reduce__(self) -> Any:
+        # Picklable with its attributes (multiprocessing, Ray and Airflow ship exceptions
+        # between processes).
+        return (self.__class__, (self.text,), dict(self.__dict__))
+
 
 class TemplateError(Error):
     """A template that cannot be found, does not parse, or fails to render (an undefined

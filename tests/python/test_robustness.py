@@ -77,3 +77,16 @@ def test_hostile_templates_are_errors_not_crashes(in_tmp):
             (in_tmp / "t" / name).write_text(text)
         with pytest.raises(zeroforge.Error):
             zeroforge.render(name, template_dirs=["t"])
+
+
+def test_results_and_errors_survive_pickling(in_tmp):
+    # Pipelines (multiprocessing, Ray, Airflow) ship results and exceptions between processes.
+    import pickle
+    result = zeroforge.generate("example", "out")
+    assert pickle.loads(pickle.dumps(result)) == result
+    with pytest.raises(zeroforge.ValuesError) as caught:
+        zeroforge.render("deepspeed/config.json.j2", set={"stage": 7})
+    copy = pickle.loads(pickle.dumps(caught.value))
+    assert type(copy) is zeroforge.ValuesError
+    assert (str(copy), copy.file, copy.pointer, copy.kind) == (
+        str(caught.value), "--set stage=7", "/stage", "values")
