@@ -38,7 +38,8 @@ __all__ = [
     "Preset", "Tier", "Explanation", "ExplainedValue",
 ]
 
-PathLike = Union[str, "os.PathLike[str]"]
+# What a path argument takes: a str or an os.PathLike (pathlib.Path); the stubs say which.
+PathLike = Union[str, os.PathLike]
 
 
 # --- where the shipped templates, presets and plugins are -------------------------------------
