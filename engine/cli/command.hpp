@@ -6,10 +6,18 @@
 #include <string>
 #include <vector>
 
+#include "zeroforge/diagnostic.hpp"
+
 namespace zf::cli {
 
 /// Exit codes of DESIGN.md.
 enum ExitCode : int { kSuccess = 0, kFindings = 1, kError = 2 };
+
+/// The exit code of a library outcome: Done 0; Refused (a plugin or the validator) and Stale
+/// (`--check` found drift) 1; Failed (bad input) 2.
+constexpr int exit_code_of(Outcome outcome) noexcept {
+  return outcome == Outcome::Done ? kSuccess : outcome == Outcome::Failed ? kError : kFindings;
+}
 
 /// One subcommand: `zeroforge NAME ARGS...`. `run` gets the arguments after NAME, returns
 /// an exit code and may throw zf::Error (printed by main, exit 2).

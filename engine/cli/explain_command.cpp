@@ -85,6 +85,10 @@ int print_explanation(const ExplainOptions& opt, const Explanation& explanation)
                 {"for_plugins", rows_to_json(explanation.for_plugins)},
                 {"undefined", explanation.undefined}};
     if (facts) out["derived"] = facts_to_json(*facts);
+    // What stderr says too, with each diagnostic's code and kind for scripts.
+    std::vector<Diagnostic> diagnostics = explanation.problems;
+    diagnostics.insert(diagnostics.end(), explanation.refusals.begin(), explanation.refusals.end());
+    out["diagnostics"] = diagnostics_to_json(diagnostics);
     std::cout << to_json_text(out);
   } else {
     print_message(std::cout, explanation.subject);

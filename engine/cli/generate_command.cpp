@@ -87,7 +87,7 @@ void print_text(const GenerateOptions& opt, const GenerateResult& result) {
                                  " config(s) cannot be made as asked; nothing was written");
     return;
   }
-  if (!opt.quiet || result.exit_code != 0) {
+  if (!opt.quiet || exit_code_of(result.outcome) != 0) {
     for (const auto& finding : result.findings) print_message(std::cerr, format_finding(finding));
   }
   if (has_errors(result.findings)) {
@@ -102,7 +102,7 @@ void print_text(const GenerateOptions& opt, const GenerateResult& result) {
         print_message(std::cout,
                       dir + "/" + file.path + ": " + std::string(to_string(file.change)));
     }
-    if (result.exit_code != 0) {
+    if (exit_code_of(result.outcome) != 0) {
       print_message(std::cerr,
                     "zeroforge: " + dir + " differs from family '" + result.family_name + "' (" +
                         std::to_string(result.missing) + " missing, " +
@@ -132,6 +132,68 @@ void print_text(const GenerateOptions& opt, const GenerateResult& result) {
                       " of family '" + result.family_name + "' to " + dir +
                       " (index: " + result.manifest.string() + ")");
   }
+}
+
+Json finding_json(const Finding& finding) {
+  return {{"file", finding.file},
+          {"pointer", finding.pointer},
+          {"severity", severity_name(finding.severity)},
+          {"rule", finding.rule},
+          {"message", finding.message}};
+}
+
+// An error as every --format json writes a diagnostic (code, kind, severity, message,
+// location), for the variant that hit it.
+Json error_json(const Error& error) { return diagnostic_to_json(to_diagnostic(error)); }
+
+// What pipelines read (docs/cli.md, "generate --format json").
+Json summary_json(const GenerateOptions& opt, const GenerateResult& result) {
+  Json out = {{"family", result.family_name},
+              {"output_dir", opt.output},
+              {"manifest", result.manifest.string()},
+              {"check", opt.check},
+              {"exit_code", exit_code_of(result.outcome)},
+              {"configs", result.configs},
+              {"companions", result.companions}};
+  auto list = [&](FileChange change) {
+    Json paths = Json::array();
+    for (const auto& file : result.files)
+      if (file.change == change) paths.push_back(file.path);
+    return paths;
+  };
+  if (opt.check) {
+    for (FileChange change : {FileChange::Missing, FileChange::Changed, FileChange::Extra})
+      out[std::string(to_string(change))] = list(change);
+  } else {
+    for (FileChange change : {FileChange::Written, FileChange::Unchanged, FileChange::Removed})
+      out[std::string(to_string(change))] = list(change);
+  }
+  Json findings = Json::array();
+  for (const auto& finding : result.findings) findings.push_back(finding_json(finding));
+  out["findings"] = std::move(findings);
+  Json refusals = Json::array();
+  for (const auto& refusal : result.refusals) {
+    refusals.push_back({{"plugin", refusal.plugin},
+                        {"pointer", refusal.pointer},
+                        {"message", refusal.message},
+                        {"file", refusal.file},
+                        {"file_pointer", refusal.file_pointer}});
+  }
+  out["refusals"] = std::move(refusals);
+  Json errors = Json::array();
+  for (const auto& problem : result.problems) {
+    Json error = error_json(problem.error);
+    error["variant"] = problem.variant;
+    error["other_variants"] = problem.others;
+    errors.push_back(std::move(error));
+  }
+  if (result.failure) {
+    Json error = error_json(result.failure->error);
+    error["variant"] = result.failure->variant;
+    errors.push_back(std::move(error));
+  }
+  out["errors"] = std::move(errors);
+  return out;
 }
 
 }  // namespace
@@ -226,17 +288,17 @@ int run_generate(const std::vector<std::string>& args) {
     request.keep_manifest = true;
   }
   GenerateResult result = generate(request);
-  if (opt.quiet && result.exit_code != 0) {
+  if (opt.quiet && exit_code_of(result.outcome) != 0) {
     for (const auto& line : held) print_message(std::cerr, line);
   }
   print_text(opt, result);
-  if (opt.format == "json") std::cout << to_json_text(generate_summary_json(request, result));
-  if (!opt.depfile.empty() && result.exit_code == 0) {
+  if (opt.format == "json") std::cout << to_json_text(summary_json(opt, result));
+  if (!opt.depfile.empty() && exit_code_of(result.outcome) == 0) {
     // The target as the build file names it (-o as given); the inputs absolute, since Make and
     // Ninja read them from their own working directory.
     write_file_atomically(opt.depfile, depfile_text(result.manifest.string(), result));
   }
-  if (!opt.report.empty() && result.exit_code == 0) {
+  if (!opt.report.empty() && exit_code_of(result.outcome) == 0) {
     if (!baseline.problem.empty() && !opt.quiet)
       print_message(std::cerr,
                     "zeroforge: warning: " + baseline.problem + " (no changes are marked)");
@@ -244,7 +306,7 @@ int run_generate(const std::vector<std::string>& args) {
     if (!opt.quiet && opt.format == "text")
       print_message(std::cout, "zeroforge: wrote the report to " + opt.report);
   }
-  return result.exit_code;
+  return exit_code_of(result.outcome);
 }
 
 }  // namespace zf::cli

@@ -9,6 +9,7 @@
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
 #include "zeroforge/error.hpp"
+#include "zeroforge/pipeline.hpp"
 
 namespace zf::cli {
 namespace po = boost::program_options;
@@ -38,14 +39,7 @@ std::unique_ptr<PluginHost> make_plugin_host(const PluginInputs& inputs,
 
 bool print_plugin_findings(std::ostream& out, const std::string& subject,
                            const std::vector<PluginFinding>& findings) {
-  for (const auto& finding : findings) {
-    if (finding.file.empty()) {
-      print_message(out, subject + ": error [" + finding.plugin + "]: " + finding.message);
-    } else {
-      print_message(out, finding.file + ": " + finding.file_pointer + ": error [" + finding.plugin +
-                             "]: " + finding.message);
-    }
-  }
+  for (const auto& finding : findings) print_diagnostic(out, to_diagnostic(finding, subject));
   return !findings.empty();
 }
 

@@ -130,10 +130,10 @@ int run_report(const std::vector<std::string>& args) {
   };
 
   GenerateResult result = report_family(request);
-  if (result.exit_code != 0) {
+  if (exit_code_of(result.outcome) != 0) {
     for (const auto& line : held) print_message(std::cerr, line);
     print_failure(result);
-    return result.exit_code;
+    return exit_code_of(result.outcome);
   }
   if (!opt.quiet) {
     for (const auto& finding : result.findings) print_message(std::cerr, format_finding(finding));

@@ -52,6 +52,42 @@ Validation validation_of(const std::string& mode) {
   raise_error(first, shown, extra);
 }
 
+// The summary `generate --format json` prints (generate_command.cpp), less `errors`: a
+// generate whose values or template are wrong raises instead.
+py::dict summary(const GenerateRequest& request, const GenerateResult& result) {
+  py::dict out;
+  out["family"] = text(result.family_name);
+  out["output_dir"] = text(request.output_dir.string());
+  out["manifest"] = text(result.manifest.string());
+  out["check"] = request.check;
+  // The CLI's exit codes: Done 0, Refused and Stale 1, Failed 2.
+  out["exit_code"] = result.outcome == Outcome::Done     ? 0
+                     : result.outcome == Outcome::Failed ? 2
+                                                         : 1;
+  out["configs"] = result.configs;
+  out["companions"] = result.companions;
+  for (FileChange change : {FileChange::Written, FileChange::Unchanged, FileChange::Removed,
+                            FileChange::Missing, FileChange::Changed, FileChange::Extra}) {
+    py::list paths;
+    for (const auto& file : result.files)
+      if (file.change == change) paths.append(text(file.path));
+    out[text(std::string(to_string(change)))] = paths;
+  }
+  out["findings"] = to_python(findings_to_json(result.findings));
+  py::list refusals;
+  for (const auto& refusal : result.refusals) {
+    py::dict r;
+    r["plugin"] = text(refusal.plugin);
+    r["pointer"] = text(refusal.pointer);
+    r["message"] = text(refusal.message);
+    r["file"] = text(refusal.file);
+    r["file_pointer"] = text(refusal.file_pointer);
+    refusals.append(r);
+  }
+  out["refusals"] = refusals;
+  return out;
+}
+
 py::dict generate_family(const std::string& family, const fs::path& output_dir,
                          const std::vector<fs::path>& template_dirs, py::list values,
                          const std::vector<std::string>& sets,
@@ -84,9 +120,10 @@ py::dict generate_family(const std::string& family, const fs::path& output_dir,
     py::gil_scoped_release unlocked;
     result = generate(request);
   }
-  if (result.exit_code == 2 && (result.failure || !result.problems.empty())) raise_failure(result);
+  if (result.outcome == Outcome::Failed && (result.failure || !result.problems.empty()))
+    raise_failure(result);
   py::dict out;
-  out["summary"] = to_python(generate_summary_json(request, result));
+  out["summary"] = summary(request, result);
   py::list messages;
   for (const auto& line : result.messages) messages.append(text(line));
   out["messages"] = messages;

@@ -160,6 +160,17 @@ class Diagnostic:
     def __str__(self) -> str:
         return self.text
 
+    def to_dict(self) -> Dict[str, Any]:
+        """The diagnostic as ``--format json`` writes it (location fields only when set)."""
+        out: Dict[str, Any] = {"code": self.code, "kind": self.kind,
+                               "severity": self.severity, "message": self.message}
+        for key, value in (("file", self.file), ("line", self.line), ("column", self.column),
+                           ("pointer", self.pointer), ("reporter", self.reporter),
+                           ("notes", self.notes)):
+            if value:
+                out[key] = value
+        return out
+
 
 @dataclass(frozen=True)
 class ExplainedValue:
@@ -207,4 +218,5 @@ class Explanation:
             "undefined": list(self.undefined)}
         if self.derived is not None:
             out["derived"] = self.derived
+        out["diagnostics"] = [d.to_dict() for d in self.problems + self.refusals]
         return out

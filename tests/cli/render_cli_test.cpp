@@ -263,5 +263,19 @@ TEST_F(RenderCliTest, BadInputsAreErrorsWithExitCode2) {
   }
 }
 
+// render is an adapter over the pipeline: every values problem comes back and is printed.
+TEST(CliTest, RenderPrintsEveryValuesProblemNotOnlyTheLast) {
+  auto r = test::run_cli({"render", "deepspeed/config.json.j2", "--set", "stage=7", "--set",
+                          "precision=fp8", "--set", "offload_optimizer=tape"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_EQ(r.err,
+            "--set stage=7: /stage: error: stage must be an integer 0-3 or null, got 7\n"
+            "--set precision=fp8: /precision: error: precision must be one of fp32|fp16|bf16, "
+            "got \"fp8\"\n"
+            "--set offload_optimizer=tape: /offload_optimizer: error: offload_optimizer must be "
+            "one of none|cpu|nvme, got \"tape\"\n");
+}
+
 }  // namespace
 }  // namespace zf

@@ -40,6 +40,9 @@ def test_values_the_contract_refuses_are_problems_not_exceptions(cli, in_tmp):
     done = cli("explain", "deepspeed/config.json.j2", "--set", "stage=7", cwd=in_tmp)
     assert done.returncode == 2
     assert str(problem) in done.stderr
+    as_json = cli("explain", "deepspeed/config.json.j2", "--set", "stage=7", "--format", "json",
+                  cwd=in_tmp)
+    assert zeroforge.dumps(explanation.to_dict()) == as_json.stdout
 
 
 def test_a_family_without_config_names_its_members(cli, in_tmp):

@@ -70,6 +70,15 @@ std::string to_string(const Diagnostic& diagnostic);
 /// True when any of `diagnostics` is an error.
 bool has_errors(const std::vector<Diagnostic>& diagnostics) noexcept;
 
+/// How a step, a render or a generate ended. A caller maps it to its own convention (the
+/// CLI: Done 0, Refused and Stale 1, Failed 2).
+enum class Outcome {
+  Done,     ///< made; diagnostics hold warnings at most
+  Refused,  ///< well-formed, but a plugin's values hook or the validator refused it
+  Failed,   ///< bad input: values, a tier, a template, a file
+  Stale,    ///< generate's check: the output directory differs from what would be written
+};
+
 /// Receives diagnostics as they happen (e.g. a plugin's logged warning, which may come just
 /// before an exception ends the step that was running).
 using DiagnosticSink = std::function<void(const Diagnostic&)>;

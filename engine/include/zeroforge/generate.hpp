@@ -8,7 +8,7 @@
 //     request.output_dir = "configs";
 //     request.data_dir = "/usr/share/zeroforge";      // the shipped templates and presets
 //     zf::GenerateResult result = zf::generate(request);
-//     if (result.exit_code != 0) { /* result.findings, result.problems, ... */ }
+//     if (result.outcome != zf::Outcome::Done) { /* result.findings, result.problems, ... */ }
 #pragma once
 
 #include <cstddef>
@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "zeroforge/diagnostic.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/plugin_host.hpp"
 #include "zeroforge/validator.hpp"
@@ -33,6 +34,13 @@ enum class Validation {
   DeepSpeed,   ///< every JSON config, whatever its template's contract
   Off,         ///< none (`--no-validate`)
 };
+
+/// Whether `validation` checks the JSON configs of a template under `contract` ("deepspeed",
+/// or "" for none): the one rule generate, render and the library's render() apply.
+constexpr bool validates(Validation validation, std::string_view contract) noexcept {
+  return validation == Validation::DeepSpeed ||
+         (validation == Validation::ByContract && contract == "deepspeed");
+}
 
 /// What to generate, and where. Paths are used as given (relative ones against the working
 /// directory) and appear in messages as given.
@@ -131,10 +139,10 @@ struct VariantFailure {
 
 /// What a generate did, or why it did nothing.
 struct GenerateResult {
-  /// 0: written (or, with check, up to date); 1: the validator or a plugin refused configs,
-  /// or (check) the directory differs; 2: the values or a template are wrong. Nothing was
-  /// written unless it is 0 (and check writes nothing).
-  int exit_code = 0;
+  /// Done: written (or, with check, up to date); Refused: the validator or a plugin refused
+  /// configs; Stale: (check) the directory differs; Failed: the values or a template are
+  /// wrong. Nothing was written unless it is Done (and check writes nothing).
+  Outcome outcome = Outcome::Done;
   std::string family_name;
   std::string family_file;  ///< as messages name it
   /// `output_dir/manifest.json`.
@@ -149,7 +157,7 @@ struct GenerateResult {
   /// With `list_files`: every file, in path order per change (written, unchanged, removed);
   /// with `check`: the missing, then the changed, then the extra ones, in path order.
   std::vector<FileReport> files;
-  /// What the validator found (warnings only, when exit_code is 0).
+  /// What the validator found (warnings only, when the outcome is Done).
   std::vector<Finding> findings;
   /// Values the family refused (exit 2).
   std::vector<VariantProblem> problems;
@@ -161,8 +169,8 @@ struct GenerateResult {
   /// or extend, defaults.json files, values files, plugin libraries and what plugins reported
   /// reading), sorted, each once: a build system's dependencies.
   std::vector<std::filesystem::path> inputs;
-  /// Notes and warnings, when the request has no on_message; then, whenever exit_code is not
-  /// 0 (on_message or not), why: diagnostic_lines(result). Printing them is all a program
+  /// Notes and warnings, when the request has no on_message; then, whenever the outcome is
+  /// not Done (on_message or not), why: diagnostic_lines(result). Printing them is all a program
   /// needs to say what went wrong:
   ///
   ///     for (const auto& message : result.messages) std::cerr << message << '\n';
@@ -182,19 +190,9 @@ GenerateResult generate(const GenerateRequest& request);
 /// caret under a located error): each values problem (`f.json: /values/stage: error: ...`)
 /// and then `zeroforge: error: family 'NAME' not generated; nothing was written`; or the
 /// template error and the variant it was rendering; or each plugin refusal
-/// (`f.json: error [memory]: ...`); or the validator's findings. Empty when exit_code is 0,
+/// (`f.json: error [memory]: ...`); or the validator's findings. Empty when the outcome is Done,
 /// and for a check that found the directory out of date (`files` lists what differs).
 std::vector<std::string> diagnostic_lines(const GenerateResult& result);
-
-/// What `zeroforge generate --format json` prints (docs/pipelines.md): `family`, `output_dir`
-/// (`request.output_dir` as given), `manifest`, `check`, `exit_code`, `configs`, `companions`,
-/// then `written`, `unchanged` and `removed` (with `check`: `missing`, `changed` and `extra`;
-/// a generate lists its paths only with `list_files`), then `findings`, `refusals` (`plugin`,
-/// `pointer`, `message`, `file`, `file_pointer`) and `errors` (`message`, `file`, `line`,
-/// `column`, `pointer` where known, `variant`, and for a values problem `other_variants`).
-/// The CLI prints it; the Python module returns it (`GenerateResult.to_dict()`).
-nlohmann::ordered_json generate_summary_json(const GenerateRequest& request,
-                                             const GenerateResult& result);
 
 /// The shipped templates and presets when a request names none: ZEROFORGE_DATA_DIR, else
 /// `<executable>/../share/zeroforge` (the build tree and an install are laid out alike).

@@ -71,14 +71,6 @@ struct ConfigRequest {
   DiagnosticSink on_diagnostic;
 };
 
-/// How a step, or a whole render, ended. A caller maps it to its own convention (the CLI:
-/// exit 0, 1, 2).
-enum class Outcome {
-  Done,     ///< made; diagnostics hold warnings at most
-  Refused,  ///< well-formed, but a plugin's values hook or the validator refused it
-  Failed,   ///< bad input: values, a tier, a template, a file
-};
-
 /// A template opened for rendering: its search path (with plugin functions), plugins,
 /// template and defaults. Made by open_config(); movable, not copyable. One thread uses a
 /// session at a time; separate sessions share nothing.
@@ -257,6 +249,11 @@ std::vector<std::filesystem::path> family_template_dirs(const Family& family);
 /// Every top-level name `tpl` reads without defining it, guarded ones (`is defined`,
 /// `default`) included, following static includes, imports and parents; sorted.
 std::vector<std::string> names_read(const Template& tpl);
+
+/// A values hook's finding as a diagnostic (`plugin.refused`, reporter the plugin): at the
+/// file and pointer it was placed at (PluginFinding::file), else at `subject` (the template
+/// or family file): `fam.json: /values/stage: error [memory]: ...`.
+Diagnostic to_diagnostic(const PluginFinding& finding, const std::string& subject);
 
 /// True for the values the DeepSpeed contract keeps for plugins, which no template reads:
 /// the tier facts (gpu_memory_gib, cpu_memory_gib, gpu_memory_margin, gpu, tier, model) and

@@ -10,7 +10,7 @@
 //     request.generate.output_dir = "configs";        // where the configs are (or will be)
 //     request.file = "configs/report.html";
 //     request.model = "llama-2-7b";                    // estimate configs that name no model
-//     zf::GenerateResult result = zf::report_family(request);   // exit_code as generate's
+//     zf::GenerateResult result = zf::report_family(request);   // outcome as generate's
 #pragma once
 
 #include <filesystem>
@@ -57,7 +57,7 @@ struct ReportRequest {
 };
 
 /// `zeroforge report`: makes every config of the family in memory (validated as generate
-/// does) and, when that succeeds (exit_code 0), writes the report to `request.file` (or hands
+/// does) and, when that succeeds (outcome Done), writes the report to `request.file` (or hands
 /// it to `request.sink`).
 /// Returns what generate would have returned; throws zf::Error like generate, and for a
 /// report that cannot be written. Warns (on_message, else the result's messages) when the

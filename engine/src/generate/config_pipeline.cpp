@@ -143,9 +143,7 @@ void ConfigMaker::make(ConfigJob& job) const {
     for (auto& [key, value] : out.manifest.items()) entry.plugins[key] = value;
   }
   job.made = true;
-  const bool checked = target_.validation == Validation::DeepSpeed ||
-                       (target_.validation == Validation::ByContract && deepspeed_);
-  if (checked) {
+  if (validates(target_.validation, setup_.contract)) {
     job.findings = validate_config(config, validate, target_.finding_prefix + entry.path);
     if (has_errors(job.findings)) return;
   }

@@ -20,7 +20,7 @@ std::string error_line(const Error& error) {
 
 std::vector<std::string> diagnostic_lines(const GenerateResult& result) {
   std::vector<std::string> lines;
-  if (result.exit_code == 0) return lines;
+  if (result.outcome == Outcome::Done) return lines;
   if (result.failure) {
     lines.push_back(error_line(result.failure->error));
     lines.push_back("zeroforge: note: while " + result.failure->doing + " variant '" +

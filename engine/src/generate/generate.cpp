@@ -126,7 +126,8 @@ void compare_with_dir(const DriftCheck& drift, ManifestSpool& manifest,
           ++result.extra;
         });
   }
-  result.exit_code = result.missing + result.changed + result.extra > 0 ? 1 : 0;
+  result.outcome =
+      result.missing + result.changed + result.extra > 0 ? Outcome::Stale : Outcome::Done;
 }
 
 // The writer of the companions the request (or else the family) asks for, or null for none.
@@ -263,7 +264,7 @@ GenerateResult generate(const GenerateRequest& request) {
   auto fail = [&](const RenderFailure& failure) {
     result.failure = VariantFailure{
         failure.error, expansion.describe(expansion.variant(failure.variant)), failure.doing};
-    result.exit_code = 2;
+    result.outcome = Outcome::Failed;
     result.inputs = inputs_of(setup);
     add_diagnostics(result);
     return result;
@@ -325,12 +326,12 @@ GenerateResult generate(const GenerateRequest& request) {
   result.findings = std::move(findings);
   if (!problems.empty()) {
     result.problems = problems.take();
-    result.exit_code = 2;
+    result.outcome = Outcome::Failed;
     add_diagnostics(result);
     return result;
   }
   if (!result.refusals.empty() || has_errors(result.findings)) {
-    result.exit_code = 1;
+    result.outcome = Outcome::Refused;
     add_diagnostics(result);
     return result;
   }

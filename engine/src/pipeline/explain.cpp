@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "generate/family_inputs.hpp"
-#include "pipeline/plugin_refusal.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/pipeline.hpp"
 
@@ -142,7 +141,7 @@ Explanation explain_family_config(const GenerateRequest& request, const std::str
   if (out.problems.empty()) out.derived = facts;
   for (auto& finding : hooks.findings) {
     pipeline::place_finding(finding, values);
-    out.refusals.push_back(pipeline::plugin_refusal(finding, family.file));
+    out.refusals.push_back(to_diagnostic(finding, family.file));
   }
   return out;
 }

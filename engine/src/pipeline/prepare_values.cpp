@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "generate/block_overrides.hpp"
-#include "pipeline/plugin_refusal.hpp"
 #include "zeroforge/pipeline.hpp"
 
 namespace zf {
@@ -100,7 +99,7 @@ PreparedValues prepare_values(ConfigSession& session) {
                       {"pinned", defaults.pins.names()}};
   const ValuesHookResult hooks = session.plugins().run_values_hooks(values, out.hook_context);
   for (const auto& finding : hooks.findings)
-    out.refusals.push_back(pipeline::plugin_refusal(finding, request.template_name));
+    out.refusals.push_back(to_diagnostic(finding, request.template_name));
 
   for (const auto& problem : check_pinned_values(defaults.pins, values.merged()))
     out.problems.push_back(placed(problem, values, "values.pinned"));

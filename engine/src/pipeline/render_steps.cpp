@@ -33,11 +33,8 @@ Outcome ValidatedConfig::outcome() const noexcept {
 ValidatedConfig validate_rendered(const ConfigSession& session, const PreparedValues& values,
                                   const RenderedConfig& rendered, const std::string& label) {
   ValidatedConfig out;
-  const Validation validation = session.request().validation;
   out.checked =
-      rendered.json &&
-      (validation == Validation::DeepSpeed ||
-       (validation == Validation::ByContract && session.defaults().contract == "deepspeed"));
+      rendered.json && validates(session.request().validation, session.defaults().contract);
   if (out.checked) {
     out.findings = validate_config(rendered.config,
                                    validate_options_from_values(values.values.merged()), label);

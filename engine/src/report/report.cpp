@@ -141,7 +141,7 @@ GenerateResult report_family(const ReportRequest& request) {
     dry.plugin_options.push_back("memory.estimate.model=" + Json(request.model).dump());
   }
   GenerateResult result = generate(dry);
-  if (result.exit_code == 0 && baseline.present && !request.sink)
+  if (result.outcome == Outcome::Done && baseline.present && !request.sink)
     note_inside(request.file, dry, &result.messages);
   if (!baseline.problem.empty()) {
     const std::string line = "zeroforge: warning: " + baseline.problem + " (no changes are marked)";
@@ -151,7 +151,7 @@ GenerateResult report_family(const ReportRequest& request) {
       result.messages.push_back(line);
     }
   }
-  if (result.exit_code == 0) {
+  if (result.outcome == Outcome::Done) {
     const std::string html = report_html(page, dry, result, baseline, false);
     if (request.sink) {
       request.sink(html);

@@ -57,7 +57,7 @@ TEST_F(GenerateTest, WritesEveryConfigAndSaysSo) {
   GenerateRequest r = request();
   r.list_files = true;
   GenerateResult result = generate(r);
-  ASSERT_EQ(result.exit_code, 0);
+  ASSERT_EQ(result.outcome, Outcome::Done);
   EXPECT_EQ(result.family_name, "small");
   EXPECT_EQ(result.configs, 2u);
   EXPECT_EQ(result.written, 2u);
@@ -72,11 +72,11 @@ TEST_F(GenerateTest, WritesEveryConfigAndSaysSo) {
 TEST_F(GenerateTest, ASecondRunKeepsUnchangedFilesAndTheirTimes) {
   GenerateRequest r = request();
   r.list_files = true;
-  ASSERT_EQ(generate(r).exit_code, 0);
+  ASSERT_EQ(generate(r).outcome, Outcome::Done);
   const fs::path config = r.output_dir / "medium" / "zero3-bf16.json";
   const auto before = fs::last_write_time(config);
   GenerateResult again = generate(r);
-  ASSERT_EQ(again.exit_code, 0);
+  ASSERT_EQ(again.outcome, Outcome::Done);
   EXPECT_EQ(again.written, 0u);
   EXPECT_EQ(again.unchanged, 2u);
   EXPECT_EQ(paths(again, FileChange::Unchanged).size(), 2u);
@@ -85,20 +85,20 @@ TEST_F(GenerateTest, ASecondRunKeepsUnchangedFilesAndTheirTimes) {
   // One variant changes (a --set that only fp16 reads is not possible; change both), one goes.
   r.sets = {"global_batch_size=1024"};
   GenerateResult changed = generate(r);
-  ASSERT_EQ(changed.exit_code, 0);
+  ASSERT_EQ(changed.outcome, Outcome::Done);
   EXPECT_EQ(changed.written, 2u);
   EXPECT_EQ(changed.unchanged, 0u);
 }
 
 TEST_F(GenerateTest, ReportsRemovedFiles) {
   GenerateRequest r = request();
-  ASSERT_EQ(generate(r).exit_code, 0);
+  ASSERT_EQ(generate(r).outcome, Outcome::Done);
   std::string narrower = kFamily;
   narrower.replace(narrower.find(R"(["bf16", "fp16"])"), 16, R"(["bf16"])");
   GenerateRequest fewer = request(narrower);
   fewer.list_files = true;
   GenerateResult result = generate(fewer);
-  ASSERT_EQ(result.exit_code, 0);
+  ASSERT_EQ(result.outcome, Outcome::Done);
   EXPECT_EQ(result.removed, 1u);
   EXPECT_EQ(paths(result, FileChange::Removed), std::vector<std::string>{"medium/zero3-fp16.json"});
   EXPECT_FALSE(fs::exists(r.output_dir / "medium" / "zero3-fp16.json"));
@@ -106,13 +106,13 @@ TEST_F(GenerateTest, ReportsRemovedFiles) {
 
 TEST_F(GenerateTest, CheckListsMissingChangedAndExtraAndWritesNothing) {
   GenerateRequest r = request();
-  ASSERT_EQ(generate(r).exit_code, 0);
+  ASSERT_EQ(generate(r).outcome, Outcome::Done);
   write_file_atomically(r.output_dir / "medium" / "zero3-fp16.json", "{}\n");
   fs::remove(r.output_dir / "medium" / "zero3-bf16.json");
   write_file_atomically(r.output_dir / "notes.txt", "mine\n");
   r.check = true;
   GenerateResult result = generate(r);
-  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.outcome, Outcome::Stale);
   EXPECT_EQ(result.missing, 1u);
   EXPECT_EQ(result.changed, 1u);
   EXPECT_EQ(result.extra, 1u);
@@ -126,7 +126,7 @@ TEST_F(GenerateTest, ListsEveryFileTheRunRead) {
   GenerateRequest r = request();
   r.values_files = {dir.write("team.json", R"({"global_batch_size": 512})")};
   GenerateResult result = generate(r);
-  ASSERT_EQ(result.exit_code, 0);
+  ASSERT_EQ(result.outcome, Outcome::Done);
   EXPECT_TRUE(lists(result, "family.json"));
   EXPECT_TRUE(lists(result, "team.json"));
   EXPECT_TRUE(lists(result, "presets/tiers/medium.json"));
@@ -148,14 +148,14 @@ TEST_F(GenerateTest, ListsWhatPluginsRead) {
     "output": "{{ tier }}.json"
   })";
   GenerateResult result = generate(request(family));
-  ASSERT_EQ(result.exit_code, 0);
+  ASSERT_EQ(result.outcome, Outcome::Done);
   EXPECT_TRUE(lists(result, "presets/models/llama-2-7b.json")) << "the model preset";
   EXPECT_TRUE(lists(result, "memory.so")) << "the plugin library";
 }
 
 TEST_F(GenerateTest, KeepsMessagesWithoutASinkAndPassesThemToOne) {
   GenerateRequest r = request();
-  ASSERT_EQ(generate(r).exit_code, 0);
+  ASSERT_EQ(generate(r).outcome, Outcome::Done);
   // A killed run's staging beside DIR: the next run removes it and says so.
   fs::create_directories(dir.path() / ".out.zeroforge-staging-999999" / "tree");
   GenerateResult kept = generate(r);
@@ -174,7 +174,7 @@ TEST_F(GenerateTest, RefusedValuesAreReportedPerVariantAndNothingIsWritten) {
   GenerateRequest r = request();
   r.sets = {"precision=fp64"};
   GenerateResult result = generate(r);
-  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.outcome, Outcome::Failed);
   ASSERT_FALSE(result.problems.empty());
   EXPECT_NE(std::string(result.problems[0].error.what()).find("fp64"), std::string::npos);
   EXPECT_FALSE(fs::exists(r.output_dir));
@@ -186,7 +186,7 @@ TEST_F(GenerateTest, ATemplateErrorNamesTheVariant) {
     "tiers": ["medium"], "output": "{{ tier }}.json"})");
   r.template_dirs = {dir.path() / "tpl"};
   GenerateResult result = generate(r);
-  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.outcome, Outcome::Failed);
   ASSERT_TRUE(result.failure.has_value());
   EXPECT_EQ(result.failure->variant, "medium");
   EXPECT_EQ(result.failure->doing, "rendering");
@@ -227,7 +227,7 @@ TEST_F(GenerateTest, AFailedRunSaysWhyInItsMessages) {
       expected.push_back(line);
     }
     GenerateResult result = generate(r);
-    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.outcome, Outcome::Failed);
     EXPECT_EQ(result.messages, expected);
     EXPECT_EQ(diagnostic_lines(result), expected);
 
@@ -311,37 +311,16 @@ TEST_F(GenerateTest, ValuesObjectsAreLayersNamedByTheirLabels) {
   GenerateRequest r = request();
   r.values_objects = {{"values-given-by-the-python-caller", {{"gradient_clipping", 0.25}}}};
   GenerateResult result = generate(r);
-  ASSERT_EQ(result.exit_code, 0);
+  ASSERT_EQ(result.outcome, Outcome::Done);
   const auto config = parse_json_text(read_file(r.output_dir / "medium/zero3-bf16.json"), "c");
   EXPECT_EQ(config["gradient_clipping"], 0.25);
 
   r.values_objects = {{"values-given-by-the-python-caller", {{"offload_optimizer", "tape"}}}};
   result = generate(r);
-  ASSERT_EQ(result.exit_code, 2);
+  ASSERT_EQ(result.outcome, Outcome::Failed);
   ASSERT_EQ(result.problems.size(), 1u);
   EXPECT_EQ(result.problems[0].error.where().file, "values-given-by-the-python-caller");
   EXPECT_EQ(result.problems[0].error.json_pointer(), "/offload_optimizer");
-}
-
-TEST_F(GenerateTest, TheSummaryIsWhatFormatJsonPrints) {
-  GenerateRequest r = request();
-  r.list_files = true;
-  const GenerateResult result = generate(r);
-  const nlohmann::ordered_json summary = generate_summary_json(r, result);
-  std::vector<std::string> keys;
-  for (const auto& [key, value] : summary.items()) keys.push_back(key);
-  EXPECT_EQ(keys,
-            (std::vector<std::string>{"family", "output_dir", "manifest", "check", "exit_code",
-                                      "configs", "companions", "written", "unchanged", "removed",
-                                      "findings", "refusals", "errors"}));
-  EXPECT_EQ(summary["output_dir"], r.output_dir.string());
-  EXPECT_EQ(summary["written"],
-            nlohmann::ordered_json::array({"medium/zero3-bf16.json", "medium/zero3-fp16.json"}));
-  r.check = true;
-  const nlohmann::ordered_json check = generate_summary_json(r, generate(r));
-  EXPECT_TRUE(check.contains("missing") && check.contains("changed") && check.contains("extra"));
-  EXPECT_FALSE(check.contains("written"));
-  EXPECT_EQ(check["exit_code"], 0);
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
     request.list_files = true;
     zf::GenerateResult result = zf::generate(request);
     for (const auto& message : result.messages) std::cerr << message << '\n';
-    if (result.exit_code != 0) return fail("exit code " + std::to_string(result.exit_code));
+    if (result.outcome != zf::Outcome::Done) return fail("not generated (see the messages)");
     if (result.configs == 0) return fail("no configs");
     if (result.written != result.configs) return fail("a new directory: every config is written");
     if (!fs::is_regular_file(result.manifest)) return fail("no " + result.manifest.string());
@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
 
     request.check = true;
     zf::GenerateResult check = zf::generate(request);
-    if (check.exit_code != 0 || !check.files.empty())
+    if (check.outcome != zf::Outcome::Done || !check.files.empty())
       return fail("the directory just written is not up to date");
 
     std::cout << "generated " << result.configs << " configs of family '" << result.family_name

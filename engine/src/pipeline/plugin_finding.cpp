@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-// plugin_refusal (see plugin_refusal.hpp).
-#include "pipeline/plugin_refusal.hpp"
+// A values hook's finding as the diagnostic `plugin.refused` (render, explain, generate and
+// report print refusals through it).
+#include "zeroforge/pipeline.hpp"
 
-namespace zf::pipeline {
+namespace zf {
 
-Diagnostic plugin_refusal(const PluginFinding& finding, const std::string& subject) {
+Diagnostic to_diagnostic(const PluginFinding& finding, const std::string& subject) {
   Diagnostic d;
   d.code = "plugin.refused";
   d.kind = ErrorKind::Plugin;
@@ -19,4 +20,4 @@ Diagnostic plugin_refusal(const PluginFinding& finding, const std::string& subje
   return d;
 }
 
-}  // namespace zf::pipeline
+}  // namespace zf
