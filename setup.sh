@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Installs the Debian packages zeroforge builds and tests with, only those that are missing.
 # Idempotent; needs root (or sudo) only when something is missing.
-# Usage: ./setup.sh          what building and running zeroforge needs (run.sh)
+# Usage: ./setup.sh          what building and running zeroforge needs (run.sh), the Python
+#                            module's headers included (python3-dev, pybind11-dev)
 #        ./setup.sh --test   that, and what only the test suites need (check.sh): Chromium for
 #                            the report's browser tests, python3-jinja2 (the template engine's
 #                            oracle in the differential corpus) and python3-yaml (PyYAML, what
 #                            accelerate reads its config with: the YAML reader's oracle), and
 #                            SLURM (slurmctld, slurmd, munge, slurm-client: the sbatch scripts
-#                            run on a real cluster the test starts on localhost)
+#                            run on a real cluster the test starts on localhost), and
+#                            python3-pytest (the Python module's tests, tests/python)
 set -euo pipefail
-packages=(g++ cmake ninja-build make nlohmann-json3-dev libboost-program-options-dev libgtest-dev python3)
-test_packages=(chromium python3-yaml python3-jinja2 slurmctld slurmd munge slurm-client)
+packages=(g++ cmake ninja-build make nlohmann-json3-dev libboost-program-options-dev libgtest-dev python3 python3-dev
+          pybind11-dev)
+test_packages=(chromium python3-yaml python3-jinja2 slurmctld slurmd munge slurm-client
+               python3-pytest)
 case "${1:-}" in
   "") ;;
   --test) packages+=("${test_packages[@]}") ;;

@@ -5,6 +5,9 @@ transcripts) in a fresh temporary directory per page, with the built zeroforge f
 
 What runs (tests/docs/README.md has the rules):
 - a ```sh block: its commands, in order, as one bash script that must exit 0;
+- a ```python block: a script run by the interpreter the zeroforge module was built for
+  (ZF_PYTHON, with ZF_PYTHONPATH on its path; ctest sets both), which must exit 0; without
+  ZF_PYTHON (a build without the module) it is only compiled;
 - a block whose lines start with "$ " (sh, console, text or unlabeled): a transcript: each
   command runs and its output (stdout and stderr) must be exactly the lines shown under it;
 - directives in an HTML comment on the lines just above a block:
@@ -12,8 +15,11 @@ What runs (tests/docs/README.md has the rules):
     <!-- doc-test: setup COMMAND -->  run COMMAND first (files the page assumes the reader has)
     <!-- doc-test: exit N -->         the block's last command (or every transcript command)
                                       exits N
-    <!-- doc-test: skip REASON -->    needs what CI lacks (a GPU, deepspeed): syntax only
+    <!-- doc-test: skip REASON -->    needs what CI lacks (a GPU, deepspeed, transformers):
+                                      syntax only
     <!-- doc-test: contains -->       transcript output: each shown line must appear, in order
+    <!-- doc-test: output -->         the block is what the ```python block above it printed
+                                      (stdout and stderr), exactly
 Usage: doc_examples.py SOURCE_DIR BIN_DIR [PAGE.md...]
 """
 import os
@@ -118,6 +124,31 @@ def check_transcript(block, workdir, env, failures):
                     break
 
 
+def check_python(block, workdir, env, failures):
+    """A ```python block: compiled always; run (in the page's directory) unless skipped or
+    there is no module to run it with. Returns what it printed, or None when it did not run."""
+    try:
+        compile(block.text, block.where(), "exec")
+    except SyntaxError as error:
+        failures.append(f"{block.where()}: not valid Python: {error}")
+        return None
+    python = env.get("ZF_PYTHON")
+    if block.directive("skip") or not python:
+        return None
+    expected_exit = int((block.directive("exit") or ["0"])[0])
+    run_env = dict(env)
+    run_env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (env.get("ZF_PYTHONPATH"), env.get("PYTHONPATH")) if p)
+    result = subprocess.run([python, "-"], input=block.text, cwd=workdir, env=run_env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            timeout=300)
+    if result.returncode != expected_exit:
+        failures.append(f"{block.where()}: exited {result.returncode}, the page says "
+                        f"{expected_exit}:\n{block.text}--- output:\n"
+                        + "\n".join(normalise(result.stdout, workdir)[-25:]))
+    return normalise(result.stdout, workdir)
+
+
 def check_page(source, page, bindir, failures):
     path = os.path.join(source, page)
     workdir = tempfile.mkdtemp(prefix="zf-doc-")
@@ -125,8 +156,17 @@ def check_page(source, page, bindir, failures):
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
     env["ZF_SOURCE_DIR"] = source  # for setup commands that copy a shipped file
     count = 0
+    printed = None  # what the last ```python block printed
     try:
         for block in blocks(page, open(path, encoding="utf-8").read()):
+            if block.directive("output"):
+                count += 1
+                shown = [line.rstrip() for line in block.text.rstrip("\n").splitlines()]
+                if printed is not None and printed != shown:
+                    failures.append(f"{block.where()}: the Python block above printed:\n"
+                                    + "\n".join(printed) + "\nthe page shows:\n"
+                                    + "\n".join(shown))
+                continue
             for command in block.directive("setup"):
                 result = run(command, workdir, env)
                 if result.returncode != 0:
@@ -139,6 +179,10 @@ def check_page(source, page, bindir, failures):
                     out.write(block.text)
                 count += 1
             if block.directive("file"):
+                continue
+            if block.info == "python":
+                count += 1
+                printed = check_python(block, workdir, env, failures)
                 continue
             runnable = block.info in RUNNABLE or (block.info in ("", "text")
                                                   and block.is_transcript())

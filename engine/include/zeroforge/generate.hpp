@@ -14,9 +14,11 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "zeroforge/diagnostic.hpp"
@@ -52,6 +54,10 @@ struct GenerateRequest {
   std::vector<std::filesystem::path> template_dirs;
   /// JSON values files applied to every config, in order, over the tiers (`--values`).
   std::vector<std::filesystem::path> values_files;
+  /// Values given as objects rather than files (the Python module's `values=`), applied after
+  /// `values_files` and before `sets`, in order, as values-file layers: the label messages and
+  /// `explain` name (a file's path, `values[1]`) and a JSON object.
+  std::vector<std::pair<std::string, nlohmann::ordered_json>> values_objects;
   /// `KEY=VALUE` pairs applied last, in order (`--set`; VALUE is JSON if it parses).
   std::vector<std::string> sets;
   /// Plugins loaded after the family's own: names (found on the plugin search path) or paths.

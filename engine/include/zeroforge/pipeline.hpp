@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "zeroforge/diagnostic.hpp"
@@ -35,8 +36,8 @@
 namespace zf {
 
 /// What one template is rendered from. Layers, lowest first: the template's defaults
-/// (defaults.json), `tier`, `values_files` in order, `sets` in order, then plugins' values
-/// hooks. Paths are used as given and appear in messages as given.
+/// (defaults.json), `tier`, `values_files` in order, `values_objects` in order, `sets` in order,
+/// then plugins' values hooks. Paths are used as given and appear in messages as given.
 struct ConfigRequest {
   /// A name on the template search path (`deepspeed/config.json.j2`), not a file path.
   std::string template_name;
@@ -44,7 +45,11 @@ struct ConfigRequest {
   /// tier file (contains '/' or ends in `.json`); "" for none.
   std::string tier;
   std::vector<std::filesystem::path> values_files;  ///< `--values`, applied in order
-  std::vector<std::string> sets;                    ///< `KEY=VALUE` (`--set`), applied last
+  /// Values given as objects rather than files (the Python module's `values=`), applied
+  /// after `values_files` and before `sets`, in order, as values-file layers: the label
+  /// messages and `explain` name (a file's path, `values[1]`) and a JSON object.
+  std::vector<std::pair<std::string, nlohmann::ordered_json>> values_objects;
+  std::vector<std::string> sets;  ///< `KEY=VALUE` (`--set`), applied last
   /// Searched for templates, in order, before the shipped ones (`--template-dir`).
   std::vector<std::filesystem::path> template_dirs;
   /// Plugins to load, in hook order: names (on the plugin search path) or paths.

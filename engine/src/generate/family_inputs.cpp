@@ -208,6 +208,12 @@ FamilySetup load_family_setup(const GenerateRequest& request, const DiagnosticSi
     overrides.push_back(
         Layer{LayerSource{LayerKind::ValuesFile, file}, std::move(values), file, "", ""});
   }
+  for (const auto& [label, values] : request.values_objects) {
+    if (!values.is_object())
+      throw Error(ErrorKind::Values,
+                  std::string("values must be an object, got ") + values.type_name(), label, "/");
+    overrides.push_back(Layer{LayerSource{LayerKind::ValuesFile, label}, values, label, "", ""});
+  }
   for (const auto& set : request.sets) {
     std::string label = "--set " + set;
     nlohmann::ordered_json values = parse_set(set);

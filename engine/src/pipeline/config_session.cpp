@@ -44,6 +44,7 @@ GenerateRequest as_generate_request(const ConfigRequest& request) {
   GenerateRequest out;
   out.template_dirs = request.template_dirs;
   out.values_files = request.values_files;
+  out.values_objects = request.values_objects;
   out.sets = request.sets;
   out.plugins = request.plugins;
   out.plugin_dirs = request.plugin_dirs;

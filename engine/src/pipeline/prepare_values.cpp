@@ -85,6 +85,12 @@ PreparedValues prepare_values(ConfigSession& session) {
   }
   for (const auto& file : request.values_files)
     values.apply({LayerKind::ValuesFile, file.string()}, load_values_file(file));
+  for (const auto& [label, object] : request.values_objects) {
+    if (!object.is_object())
+      throw Error(ErrorKind::Values,
+                  std::string("values must be an object, got ") + object.type_name(), label, "/");
+    values.apply({LayerKind::ValuesFile, label}, object);
+  }
   for (const auto& set : request.sets)
     values.apply({LayerKind::Set, "--set " + set}, parse_set(set));
 

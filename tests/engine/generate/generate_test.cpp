@@ -303,3 +303,25 @@ TEST(DepfileText, RefusesWhatMakeOrNinjaCannotReadBack) {
 
 }  // namespace
 }  // namespace zf
+
+namespace zf {
+namespace {
+
+TEST_F(GenerateTest, ValuesObjectsAreLayersNamedByTheirLabels) {
+  GenerateRequest r = request();
+  r.values_objects = {{"values-given-by-the-python-caller", {{"gradient_clipping", 0.25}}}};
+  GenerateResult result = generate(r);
+  ASSERT_EQ(result.outcome, Outcome::Done);
+  const auto config = parse_json_text(read_file(r.output_dir / "medium/zero3-bf16.json"), "c");
+  EXPECT_EQ(config["gradient_clipping"], 0.25);
+
+  r.values_objects = {{"values-given-by-the-python-caller", {{"offload_optimizer", "tape"}}}};
+  result = generate(r);
+  ASSERT_EQ(result.outcome, Outcome::Failed);
+  ASSERT_EQ(result.problems.size(), 1u);
+  EXPECT_EQ(result.problems[0].error.where().file, "values-given-by-the-python-caller");
+  EXPECT_EQ(result.problems[0].error.json_pointer(), "/offload_optimizer");
+}
+
+}  // namespace
+}  // namespace zf

@@ -135,3 +135,45 @@ TEST(PrepareValuesTest, AValuesFileThatIsNotAnObjectThrowsWithItsLocation) {
 
 }  // namespace
 }  // namespace zf
+
+namespace zf {
+namespace {
+
+TEST(PrepareValuesTest, ValuesObjectsLayerAfterFilesAndBeforeSetsUnderTheirLabels) {
+  ConfigRequest request = test::shipped_request("deepspeed/config.json.j2");
+  request.values_objects = {{"values[0]", {{"stage", 1}, {"gradient_accumulation", 4}}},
+                            {"values[1]", {{"stage", 2}}}};
+  request.sets = {"gradient_accumulation=8"};
+  const PreparedValues prepared = prepare(request);
+  ASSERT_EQ(prepared.outcome(), Outcome::Done);
+  EXPECT_EQ(prepared.values.merged()["stage"], 2);
+  EXPECT_EQ(prepared.values.origin("/stage")->label, "values[1]");
+  EXPECT_EQ(prepared.values.origin("/stage")->kind, LayerKind::ValuesFile);
+  EXPECT_EQ(prepared.values.origin("/gradient_accumulation")->label,
+            "--set gradient_accumulation=8");
+}
+
+TEST(PrepareValuesTest, AValuesObjectThatIsNotAnObjectThrowsAtItsLabel) {
+  ConfigRequest request = test::shipped_request("deepspeed/config.json.j2");
+  request.values_objects = {{"values-from-the-python-caller", Json::array({1, 2})}};
+  try {
+    prepare(request);
+    FAIL() << "expected a Values error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::Values);
+    EXPECT_STREQ(error.what(),
+                 "values-from-the-python-caller: /: error: values must be an object, got array");
+  }
+}
+
+TEST(PrepareValuesTest, AContractProblemInAValuesObjectIsPlacedAtItsLabel) {
+  ConfigRequest request = test::shipped_request("deepspeed/config.json.j2");
+  request.values_objects = {{"values", {{"stage", 7}}}};
+  const PreparedValues prepared = prepare(request);
+  ASSERT_EQ(prepared.problems.size(), 1u);
+  EXPECT_EQ(to_string(prepared.problems[0]),
+            "values: /stage: error: stage must be an integer 0-3 or null, got 7");
+}
+
+}  // namespace
+}  // namespace zf

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+// The exception translator (errors.hpp).
+#include "errors.hpp"
+
+#include <sstream>
+
+#include "diagnostic_printer.hpp"
+#include "json_convert.hpp"
+
+namespace zf::python {
+namespace py = pybind11;
+
+const char* error_class_name(ErrorKind kind) noexcept {
+  switch (kind) {
+    case ErrorKind::Syntax:
+    case ErrorKind::Undefined:
+    case ErrorKind::Render:
+    case ErrorKind::Template:
+    case ErrorKind::Json:
+      return "TemplateError";
+    case ErrorKind::Values:
+      return "ValuesError";
+    case ErrorKind::Io:
+      return "FileError";
+    case ErrorKind::Plugin:
+      return "PluginError";
+    case ErrorKind::Usage:
+      break;
+  }
+  return "UsageError";
+}
+
+const char* error_kind_name(ErrorKind kind) noexcept {
+  switch (kind) {
+    case ErrorKind::Syntax:
+      return "syntax";
+    case ErrorKind::Undefined:
+      return "undefined";
+    case ErrorKind::Render:
+      return "render";
+    case ErrorKind::Template:
+      return "template";
+    case ErrorKind::Json:
+      return "json";
+    case ErrorKind::Values:
+      return "values";
+    case ErrorKind::Io:
+      return "io";
+    case ErrorKind::Plugin:
+      return "plugin";
+    case ErrorKind::Usage:
+      break;
+  }
+  return "usage";
+}
+
+std::string cli_text(const Error& error) {
+  std::ostringstream out;
+  cli::print_error(out, error);
+  std::string text = out.str();
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+void raise_error(const Error& error, const std::string& shown, py::dict extra,
+                 const char* class_name) {
+  // The classes live in Python (docstrings, attributes); looked up on each error, which is
+  // rare, so no Python object outlives the interpreter in a static.
+  py::object errors = py::module_::import("zeroforge._errors");
+  py::object cls = errors.attr(class_name ? class_name : error_class_name(error.kind()));
+  py::dict kwargs = std::move(extra);
+  auto optional = [](const std::string& value) {
+    return value.empty() ? py::object(py::none()) : py::object(text(value));
+  };
+  kwargs["kind"] = error_kind_name(error.kind());
+  kwargs["message"] = text(error.message());
+  const Location& where = error.where();
+  kwargs["file"] = optional(where.file);
+  kwargs["line"] = where.line == 0 ? py::object(py::none()) : py::int_(where.line);
+  kwargs["column"] = where.column == 0 ? py::object(py::none()) : py::int_(where.column);
+  kwargs["pointer"] = optional(error.json_pointer());
+  kwargs["source_line"] = optional(error.source_line());
+  py::object instance = cls(text(shown), **kwargs);
+  PyErr_SetObject(cls.ptr(), instance.ptr());
+  throw py::error_already_set();
+}
+
+void register_errors(py::module_& module) {
+  (void)module;
+  py::register_exception_translator([](std::exception_ptr thrown) {
+    try {
+      if (thrown) std::rethrow_exception(thrown);
+    } catch (const Error& error) {
+      try {
+        raise_error(error, cli_text(error));
+      } catch (py::error_already_set& raised) {
+        // The exception raise_error made (or, should zeroforge._errors be missing, why not).
+        raised.restore();
+      }
+    }
+  });
+}
+
+}  // namespace zf::python

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+// _zeroforge.generate: zf::generate with the GIL released; a family that cannot be made
+// (values or template errors, exit code 2) raises, findings, refusals and drift are data.
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "diagnostic_printer.hpp"
+#include "errors.hpp"
+#include "json_convert.hpp"
+#include "zeroforge/generate.hpp"
+
+namespace zf::python {
+namespace py = pybind11;
+namespace fs = std::filesystem;
+
+namespace {
+
+Validation validation_of(const std::string& mode) {
+  if (mode == "contract") return Validation::ByContract;
+  if (mode == "deepspeed") return Validation::DeepSpeed;
+  if (mode == "none") return Validation::Off;
+  throw Error(ErrorKind::Usage,
+              "generate: validation must be contract, deepspeed or none, got '" + mode + "'");
+}
+
+// What the CLI prints on stderr for a family it could not make (generate_command.cpp).
+[[noreturn]] void raise_failure(const GenerateResult& result) {
+  std::ostringstream out;
+  py::dict extra;
+  py::list errors;
+  if (result.failure) {
+    cli::print_error(out, result.failure->error);
+    cli::print_message(out, "zeroforge: note: while " + result.failure->doing + " variant '" +
+                                result.failure->variant + "' of " + result.family_file +
+                                "; nothing was written");
+    extra["variant"] = text(result.failure->variant);
+  } else {
+    for (const auto& problem : result.problems) cli::print_variant_problem(out, problem);
+    cli::print_message(out, "zeroforge: error: family '" + result.family_name +
+                                "' not generated; nothing was written");
+    extra["variant"] = text(result.problems.front().variant);
+  }
+  std::string shown = out.str();
+  if (!shown.empty() && shown.back() == '\n') shown.pop_back();
+  const Error& first = result.failure ? result.failure->error : result.problems.front().error;
+  raise_error(first, shown, extra);
+}
+
+// The summary `generate --format json` prints (generate_command.cpp), less `errors`: a
+// generate whose values or template are wrong raises instead.
+py::dict summary(const GenerateRequest& request, const GenerateResult& result) {
+  py::dict out;
+  out["family"] = text(result.family_name);
+  out["output_dir"] = text(request.output_dir.string());
+  out["manifest"] = text(result.manifest.string());
+  out["check"] = request.check;
+  // The CLI's exit codes: Done 0, Refused and Stale 1, Failed 2.
+  out["exit_code"] = result.outcome == Outcome::Done     ? 0
+                     : result.outcome == Outcome::Failed ? 2
+                                                         : 1;
+  out["configs"] = result.configs;
+  out["companions"] = result.companions;
+  for (FileChange change : {FileChange::Written, FileChange::Unchanged, FileChange::Removed,
+                            FileChange::Missing, FileChange::Changed, FileChange::Extra}) {
+    py::list paths;
+    for (const auto& file : result.files)
+      if (file.change == change) paths.append(text(file.path));
+    out[text(std::string(to_string(change)))] = paths;
+  }
+  out["findings"] = to_python(findings_to_json(result.findings));
+  py::list refusals;
+  for (const auto& refusal : result.refusals) {
+    py::dict r;
+    r["plugin"] = text(refusal.plugin);
+    r["pointer"] = text(refusal.pointer);
+    r["message"] = text(refusal.message);
+    r["file"] = text(refusal.file);
+    r["file_pointer"] = text(refusal.file_pointer);
+    refusals.append(r);
+  }
+  out["refusals"] = refusals;
+  return out;
+}
+
+py::dict generate_family(const std::string& family, const fs::path& output_dir,
+                         const std::vector<fs::path>& template_dirs, py::list values,
+                         const std::vector<std::string>& sets,
+                         const std::vector<std::string>& plugins,
+                         const std::vector<fs::path>& plugin_dirs,
+                         const std::vector<std::string>& plugin_options, bool check, unsigned jobs,
+                         std::optional<std::vector<std::string>> companions,
+                         const std::string& validation, bool trim_blocks, bool lstrip_blocks,
+                         const fs::path& data_dir, const fs::path& plugin_dir) {
+  GenerateRequest request;
+  request.family = family;
+  request.output_dir = output_dir;
+  request.template_dirs = template_dirs;
+  request.values_objects = values_layers(values);
+  request.sets = sets;
+  request.plugins = plugins;
+  request.plugin_dirs = plugin_dirs;
+  request.plugin_options = plugin_options;
+  request.check = check;
+  request.jobs = jobs;
+  request.companions = std::move(companions);
+  request.validation = validation_of(validation);
+  request.trim_blocks = trim_blocks;
+  request.lstrip_blocks = lstrip_blocks;
+  request.data_dir = data_dir;
+  request.builtin_plugin_dir = plugin_dir;
+  request.list_files = true;
+  GenerateResult result;
+  {
+    py::gil_scoped_release unlocked;
+    result = generate(request);
+  }
+  if (result.outcome == Outcome::Failed && (result.failure || !result.problems.empty()))
+    raise_failure(result);
+  py::dict out;
+  out["summary"] = summary(request, result);
+  py::list messages;
+  for (const auto& line : result.messages) messages.append(text(line));
+  out["messages"] = messages;
+  return out;
+}
+
+}  // namespace
+
+void bind_generate(py::module_& module) {
+  module.def("generate", &generate_family, py::arg("family"), py::arg("output_dir"),
+             py::arg("template_dirs"), py::arg("values"), py::arg("sets"), py::arg("plugins"),
+             py::arg("plugin_dirs"), py::arg("plugin_options"), py::arg("check"), py::arg("jobs"),
+             py::arg("companions"), py::arg("validation"), py::arg("trim_blocks"),
+             py::arg("lstrip_blocks"), py::arg("data_dir"), py::arg("plugin_dir"));
+}
+
+}  // namespace zf::python

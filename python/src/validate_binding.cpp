@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// _zeroforge.validate: zf::validate_config over a config given as a dict or a file, with the
+// options `zeroforge validate` takes; the findings come back as data.
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <optional>
+#include <string>
+
+#include "bindings.hpp"
+#include "json_convert.hpp"
+#include "zeroforge/error.hpp"
+#include "zeroforge/output.hpp"
+#include "zeroforge/validator.hpp"
+
+namespace zf::python {
+namespace py = pybind11;
+
+namespace {
+
+// As `validate --world-size` takes it (validate_command.cpp).
+constexpr long long kMaxWorldSize = 1000000000;
+
+py::object validate(py::handle config, const std::string& name, std::optional<long long> world_size,
+                    std::optional<std::string> against_args, bool hf, bool strict,
+                    const std::string& deepspeed_version) {
+  ValidateOptions options;
+  if (world_size) {
+    if (*world_size < 1 || *world_size > kMaxWorldSize)
+      throw Error(ErrorKind::Usage, "validate: world_size must be a whole number from 1 to " +
+                                        std::to_string(kMaxWorldSize) + ", got " +
+                                        std::to_string(*world_size));
+    options.world_size = *world_size;
+  }
+  if (!deepspeed_version.empty()) {
+    try {
+      check_deepspeed_version(deepspeed_version);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::Usage, "validate: deepspeed_version: " + e.message());
+    }
+    options.deepspeed_version = deepspeed_version;
+  }
+  options.hf = hf;
+  options.strict = strict;
+  if (against_args) {
+    options.against = parse_training_command(*against_args);
+    load_launcher_files(*options.against);  // --hostfile, --config_file, an sbatch script
+  }
+  nlohmann::ordered_json document;
+  std::string label = name;
+  if (py::isinstance<py::dict>(config)) {
+    document = from_python(config, label);
+  } else {
+    // A file, read as `zeroforge validate FILE` reads it: `1e3` stays a float.
+    const std::string path = config.cast<std::filesystem::path>().string();
+    if (label.empty()) label = path;
+    try {
+      document = parse_json_text(read_file(path), path, JsonNumbers::AsWritten);
+    } catch (const Error& e) {
+      // Malformed input, not a template's output: a ValuesError, with the same text.
+      if (e.kind() != ErrorKind::Json) throw;
+      throw Error(ErrorKind::Values, e.message(), e.where()).located(e.where(), e.source_line());
+    }
+  }
+  std::vector<Finding> findings;
+  {
+    py::gil_scoped_release unlocked;
+    findings = validate_config(document, options, label);
+  }
+  return to_python(findings_to_json(findings));
+}
+
+}  // namespace
+
+void bind_validate(py::module_& module) {
+  module.def("validate", &validate, py::arg("config"), py::arg("name"), py::arg("world_size"),
+             py::arg("against_args"), py::arg("hf"), py::arg("strict"),
+             py::arg("deepspeed_version"));
+}
+
+}  // namespace zf::python

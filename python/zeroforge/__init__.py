@@ -1,0 +1,496 @@
+# SPDX-License-Identifier: MIT
+# The zeroforge package: the engine in process (docs/python.md). Each function wraps one of the
+# compiled extension's (_zeroforge, python/src/) with Python arguments and docstrings; the
+# answers are the CLI's, as Python objects.
+"""zeroforge: DeepSpeed configs from templates, tiers and families, in process.
+
+The same engine as the ``zeroforge`` command, returning Python objects::
+
+    import zeroforge
+    config = zeroforge.render("deepspeed/config.json.j2", tier="medium")   # a dict
+    findings = zeroforge.validate(config, world_size=8)                    # [Finding, ...]
+    result = zeroforge.generate("example", "configs", check=True)          # GenerateResult
+
+Errors raise zeroforge.Error subclasses (ValuesError, TemplateError, UsageError, FileError,
+PluginError) whose str() is what the CLI prints; findings, plugin refusals and drift are data.
+See docs/python.md.
+"""
+
+import json
+import os
+import shlex
+import warnings
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+from . import _zeroforge
+from ._errors import (Error, FileError, PluginError, RefusedError, TemplateError, UsageError,
+                      ValuesError)
+from ._results import (Diagnostic, ExplainedValue, Explanation, Finding, GenerateResult, Preset,
+                       Refusal, Tier)
+
+__version__: str = _zeroforge.__version__
+
+__all__ = [
+    "__version__", "render", "render_text", "explain", "generate", "validate", "estimate",
+    "list_templates", "list_presets", "list_tiers", "list_plugins", "dumps",
+    "Error", "ValuesError", "TemplateError", "UsageError", "FileError", "PluginError",
+    "RefusedError", "ConfigWarning", "Diagnostic", "Finding", "Refusal", "GenerateResult",
+    "Preset", "Tier", "Explanation", "ExplainedValue",
+]
+
+# What a path argument takes: a str or an os.PathLike (pathlib.Path); the stubs say which.
+PathLike = Union[str, os.PathLike]
+
+
+# --- where the shipped templates, presets and plugins are -------------------------------------
+
+def _package_relative(relative: str) -> str:
+    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), relative))
+
+
+def _data_dir() -> str:
+    """ZEROFORGE_DATA_DIR (as the CLI reads it, on every call), else the package's share/zeroforge."""
+    from . import _layout
+    env = os.environ.get("ZEROFORGE_DATA_DIR")
+    if env:
+        if not os.path.isdir(env):
+            raise UsageError(
+                f"zeroforge: error: ZEROFORGE_DATA_DIR='{env}' is not a directory: it replaces "
+                "<exe>/../share/zeroforge as the home of the built-in templates and presets "
+                "(unset it to use those)", kind="usage")
+        return env
+    return _package_relative(_layout.DATA_DIR)
+
+
+def _plugin_dir() -> str:
+    from . import _layout
+    return _package_relative(_layout.PLUGIN_DIR)
+
+
+# --- arguments as the CLI's options --------------------------------------------------------------
+
+def _paths(items: Union[None, PathLike, Iterable[PathLike]]) -> List[str]:
+    if items is None:
+        return []
+    if isinstance(items, (str, os.PathLike)):
+        return [os.fspath(items)]
+    return [os.fspath(item) for item in items]
+
+
+def _values(values: Any) -> List[Any]:
+    """values=: a file, a mapping, or a sequence of them, as --values layers in order."""
+    if values is None:
+        return []
+    if isinstance(values, (str, os.PathLike)):
+        return [os.fspath(values)]
+    if isinstance(values, Mapping):
+        return [("values", dict(values))]
+    items = list(values)
+    out: List[Any] = []
+    for i, item in enumerate(items):
+        if isinstance(item, (str, os.PathLike)):
+            out.append(os.fspath(item))
+        elif isinstance(item, Mapping):
+            out.append((f"values[{i}]", dict(item)))
+        else:
+            raise UsageError(f"zeroforge: error: values[{i}]: expected a file path or a mapping, "
+                             f"got {type(item).__name__}", kind="usage")
+    return out
+
+
+def _assignment(option: str, key: str, value: Any) -> str:
+    """KEY=VALUE as --set takes it: a str that is not JSON as written, anything else as JSON."""
+    if isinstance(value, str):
+        try:
+            json.loads(value)
+        except ValueError:
+            return f"{key}={value}"
+    try:
+        return f"{key}={json.dumps(value, allow_nan=False)}"
+    except (TypeError, ValueError) as error:
+        raise ValuesError(f"{option} {key}: error: {error}", kind="values", message=str(error),
+                          file=f"{option} {key}") from None
+
+
+def _assignments(option: str, items: Union[None, str, Mapping[str, Any], Iterable[str]]) -> List[str]:
+    """set= / plugin_options=: a mapping of dotted keys to values, or KEY=VALUE strings."""
+    if items is None:
+        return []
+    if isinstance(items, str):
+        return [items]
+    if isinstance(items, Mapping):
+        return [_assignment(option, str(key), value) for key, value in items.items()]
+    return [str(item) for item in items]
+
+
+def _jobs(command: str, jobs: Optional[int]) -> int:
+    if jobs is None:
+        return 0
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 256:
+        raise UsageError(f"zeroforge: error: {command}: jobs must be a whole number from 1 to "
+                         f"256, got {jobs!r}", kind="usage")
+    return jobs
+
+
+def _companions(companions: Union[None, str, Iterable[str]]) -> Optional[List[str]]:
+    if companions is None:
+        return None
+    if isinstance(companions, str):
+        return [] if companions == "none" else [kind for kind in companions.split(",")]
+    return list(companions)
+
+
+class ConfigWarning(UserWarning):
+    """A warning the CLI prints on stderr while rendering or explaining (a value set but never
+    read, a plugin's logged warning); ``str()`` is the CLI's line."""
+
+
+def _diagnostics(raw: List[Dict[str, Any]]) -> List[Diagnostic]:
+    return [Diagnostic(**d) for d in raw]
+
+
+def _warn(diagnostics: List[Diagnostic]) -> None:
+    for diagnostic in diagnostics:
+        warnings.warn(ConfigWarning(str(diagnostic)), stacklevel=3)
+
+
+def _render(template: str, tier: Optional[PathLike], values: Any, set: Any,
+            template_dirs: Iterable[PathLike], plugins: Iterable[str],
+            plugin_dirs: Iterable[PathLike], plugin_options: Any, validation: str,
+            trim_blocks: bool, lstrip_blocks: bool) -> Dict[str, Any]:
+    try:
+        raw = _zeroforge.render(
+            str(template), "" if tier is None else os.fspath(tier), _paths(template_dirs),
+            _values(values), _assignments("--set", set), [str(p) for p in plugins],
+            _paths(plugin_dirs), _assignments("--plugin-opt", plugin_options), validation,
+            bool(trim_blocks), bool(lstrip_blocks), _data_dir(), _plugin_dir())
+    except Error as error:
+        # Data as data: the findings and diagnostics of a refused or failed config; what the
+        # CLI prints besides the error (plugin messages, unread values) as warnings.
+        error.findings = [Finding(**f) for f in getattr(error, "findings", [])]
+        error.diagnostics = _diagnostics(getattr(error, "diagnostics", []))
+        _warn([d for d in error.diagnostics if d.severity != "error"])
+        raise
+    _warn(_diagnostics(raw["diagnostics"]))
+    for finding in raw["findings"]:
+        warnings.warn(ConfigWarning(str(Finding(**finding))), stacklevel=3)
+    return raw
+
+
+# --- the API ------------------------------------------------------------------------------------
+
+def dumps(value: Any) -> str:
+    """JSON text the one way zeroforge writes it (2-space indent, keys in order, integers as
+    integers, floats in shortest round-trip form, a final newline): ``dumps(render(...))`` is
+    byte for byte what ``zeroforge render`` prints."""
+    return _zeroforge.dumps(value)
+
+
+def render(template: str, *,
+           tier: Optional[PathLike] = None,
+           values: Any = None,
+           set: Union[None, Mapping[str, Any], Iterable[str]] = None,
+           template_dirs: Iterable[PathLike] = (),
+           plugins: Iterable[str] = (),
+           plugin_dirs: Iterable[PathLike] = (),
+           plugin_options: Union[None, Mapping[str, Any], Iterable[str]] = None,
+           validation: str = "contract",
+           trim_blocks: bool = False,
+           lstrip_blocks: bool = False) -> Dict[str, Any]:
+    """Renders a JSON template over layered values and returns the config as a dict, as
+    ``zeroforge render TEMPLATE`` writes it (``dumps()`` of it is the CLI's output, byte for
+    byte). The library's render pipeline runs with the GIL released; threads may render at once.
+
+    Args:
+        template: a name on the template search path, e.g. ``"deepspeed/config.json.j2"``.
+        tier: a tier name (``"medium"``) or a tier file (``--tier``).
+        values: a values file, a mapping, or a sequence of them, in order (``--values``).
+        set: ``{"stage": 3, "zero.reduce_bucket_size": 5e8}`` or ``["stage=3"]`` (``--set``).
+        template_dirs: searched before the shipped templates (``--template-dir``).
+        plugins, plugin_dirs, plugin_options: ``--plugin``, ``--plugin-dir``, ``--plugin-opt``.
+        validation: which configs the DeepSpeed validator checks: "contract" (templates under
+            the DeepSpeed values contract), "deepspeed" (any) or "none" (``--validate``).
+        trim_blocks, lstrip_blocks: Jinja2's lexer options.
+
+    Returns:
+        The config (a dict, keys in the template's order). Warnings the CLI prints (a value
+        set but never read) are issued as ConfigWarning.
+
+    Raises:
+        ValuesError, TemplateError, UsageError, FileError, PluginError: bad input (the
+            CLI's exit 2); ``str(e)`` is what it prints.
+        RefusedError: the validator found errors, or a plugin refused the values (exit 1);
+            ``e.findings`` and ``e.diagnostics`` hold them.
+    """
+    raw = _render(template, tier, values, set, template_dirs, plugins, plugin_dirs,
+                  plugin_options, validation, trim_blocks, lstrip_blocks)
+    if not raw["json"]:
+        raise UsageError(f"zeroforge: error: render: '{template}' is not a JSON template (its "
+                         "name does not end in .json or .json.j2); render_text() renders it",
+                         kind="usage")
+    return raw["config"]
+
+
+def render_text(template: str, *,
+                tier: Optional[PathLike] = None,
+                values: Any = None,
+                set: Union[None, Mapping[str, Any], Iterable[str]] = None,
+                template_dirs: Iterable[PathLike] = (),
+                plugins: Iterable[str] = (),
+                plugin_dirs: Iterable[PathLike] = (),
+                plugin_options: Union[None, Mapping[str, Any], Iterable[str]] = None,
+                validation: str = "contract",
+                trim_blocks: bool = False,
+                lstrip_blocks: bool = False) -> str:
+    """Renders any template (a launch script, a YAML file, or a JSON one) and returns the
+    text ``zeroforge render`` writes: for a JSON template, the normalised JSON (``dumps`` of
+    ``render``). Arguments, warnings and errors as for render()."""
+    return _render(template, tier, values, set, template_dirs, plugins, plugin_dirs,
+                   plugin_options, validation, trim_blocks, lstrip_blocks)["text"]
+
+
+def explain(subject: PathLike, *,
+            config: Optional[str] = None,
+            tier: Optional[PathLike] = None,
+            values: Any = None,
+            set: Union[None, Mapping[str, Any], Iterable[str]] = None,
+            template_dirs: Iterable[PathLike] = (),
+            plugins: Iterable[str] = (),
+            plugin_dirs: Iterable[PathLike] = (),
+            plugin_options: Union[None, Mapping[str, Any], Iterable[str]] = None,
+            trim_blocks: bool = False,
+            lstrip_blocks: bool = False) -> Explanation:
+    """Where each value of a config came from, as ``zeroforge explain`` shows it.
+
+    Args:
+        subject: a template (a name ending in ``.j2``; layers ``tier``, ``values``, ``set``)
+            or a family (a file or a shipped name; ``config`` picks the member by its output
+            path, its ``path`` in manifest.json).
+        Other arguments as for render() and generate().
+
+    Returns:
+        An Explanation: ``values`` the template reads with the layer that set each,
+        ``for_plugins``, ``unused``, ``undefined``, ``derived``; values the contract refuses
+        are ``problems`` and plugin refusals ``refusals`` (data: explain is how you find out
+        where a bad value came from). ``to_dict()`` is ``explain --format json``.
+
+    Raises:
+        UsageError: no such member (the message lists the family's configs), or a
+            family without ``config`` that has several; bad input as render() and generate().
+    """
+    raw = _zeroforge.explain(
+        os.fspath(subject), config or "", "" if tier is None else os.fspath(tier),
+        _paths(template_dirs), _values(values), _assignments("--set", set),
+        [str(p) for p in plugins], _paths(plugin_dirs),
+        _assignments("--plugin-opt", plugin_options), bool(trim_blocks), bool(lstrip_blocks),
+        _data_dir(), _plugin_dir())
+    _warn(_diagnostics(raw["messages"]))
+
+    def rows(key: str) -> List[ExplainedValue]:
+        return [ExplainedValue(**row) for row in raw[key]]
+
+    return Explanation(subject=raw["subject"], template=raw["template"], values=rows("values"),
+                       unused=rows("unused"), for_plugins=rows("for_plugins"),
+                       undefined=raw["undefined"], derived=raw["derived"],
+                       problems=_diagnostics(raw["problems"]),
+                       refusals=_diagnostics(raw["refusals"]))
+
+
+def generate(family: PathLike, output_dir: PathLike, *,
+             values: Any = None,
+             set: Union[None, Mapping[str, Any], Iterable[str]] = None,
+             jobs: Optional[int] = None,
+             check: bool = False,
+             companions: Union[None, str, Iterable[str]] = None,
+             template_dirs: Iterable[PathLike] = (),
+             plugins: Iterable[str] = (),
+             plugin_dirs: Iterable[PathLike] = (),
+             plugin_options: Union[None, Mapping[str, Any], Iterable[str]] = None,
+             validation: str = "contract",
+             trim_blocks: bool = False,
+             lstrip_blocks: bool = False) -> GenerateResult:
+    """Writes every config of a family into output_dir with its manifest.json, as
+    ``zeroforge generate FAMILY -o DIR`` does (the library's generate; the GIL is released
+    while it runs).
+
+    Args:
+        family: a family file, or the name of a shipped one (``list_presets()``).
+        output_dir: where the configs and manifest.json go (created when missing).
+        values: a values file, a mapping, or a sequence of them, applied to every config in
+            order (``--values``; a mapping is named ``values`` or ``values[N]`` in messages).
+        set: ``{"zero.reduce_bucket_size": 5e8}`` or ``["stage=3"]`` (``--set``), last.
+        jobs: threads (1-256); None is one per core (families with plugins use one).
+        check: write nothing; report drift in ``missing``/``changed``/``extra`` (exit_code 1).
+        companions: kinds to write beside each config (``"deepspeed,accelerate"``, a list, or
+            ``"none"``/``[]``), replacing the family's list; None keeps the family's.
+        template_dirs, plugins, plugin_dirs, plugin_options: as ``--template-dir``,
+            ``--plugin``, ``--plugin-dir`` and ``--plugin-opt``.
+        validation: "contract" (default), "deepspeed" or "none" (``--validate``).
+
+    Returns:
+        A GenerateResult: ``exit_code`` 0 (written, or up to date), or 1 when the validator or
+        a plugin refused configs or a check found drift (``findings``, ``refusals``,
+        ``missing``/``changed``/``extra``). ``to_dict()`` is the CLI's ``--format json``.
+
+    Raises:
+        ValuesError, TemplateError: the family's values or template are wrong (the CLI's
+            exit 2); nothing was written. UsageError: an unknown family, a bad argument.
+    """
+    raw = _zeroforge.generate(
+        os.fspath(family), os.fspath(output_dir), _paths(template_dirs), _values(values),
+        _assignments("--set", set), [str(p) for p in plugins], _paths(plugin_dirs),
+        _assignments("--plugin-opt", plugin_options), bool(check), _jobs("generate", jobs),
+        _companions(companions), validation, bool(trim_blocks), bool(lstrip_blocks),
+        _data_dir(), _plugin_dir())
+    return GenerateResult._from_summary(raw["summary"], raw["messages"])
+
+
+def validate(config: Union[Mapping[str, Any], PathLike], *,
+             world_size: Optional[int] = None,
+             against_args: Union[None, str, Sequence[str]] = None,
+             hf: bool = False,
+             strict: bool = False,
+             deepspeed_version: Optional[str] = None,
+             name: Optional[str] = None) -> List[Finding]:
+    """Checks a DeepSpeed config against DeepSpeed's schema and rules, as
+    ``zeroforge validate`` does; returns the findings (an empty list: nothing to say).
+
+    Args:
+        config: the config as a dict, or the path of a JSON file (read as the CLI reads it:
+            ``1e3`` stays a float).
+        world_size: the data-parallel world size DeepSpeed will run with.
+        against_args: the training command line (a str, or its words), e.g.
+            ``"deepspeed --num_gpus 8 train.py --bf16"``; its launcher's hostfile,
+            accelerate config or sbatch script is read too. Every disagreement is a finding.
+        hf: the Hugging Face Trainer loads the config (it fills "auto").
+        strict: warnings count as errors.
+        deepspeed_version: judge by this release ("0.14.5"); None: the newest.
+        name: the file name findings carry (default: the path, or "config" for a dict).
+
+    Returns:
+        A list of Finding (``rule``, ``severity``, ``pointer``, ``message``, ``file``); the
+        config has errors when any has severity "error".
+    """
+    if against_args is not None and not isinstance(against_args, str):
+        against_args = shlex.join(list(against_args))
+    if isinstance(config, Mapping):
+        config = dict(config)
+        label = name or "config"
+    else:
+        config = os.fspath(config)
+        label = name or ""
+    if world_size is not None and (isinstance(world_size, bool) or not isinstance(world_size, int)):
+        raise UsageError(f"zeroforge: error: validate: world_size must be an int, got "
+                         f"{world_size!r}", kind="usage")
+    raw = _zeroforge.validate(config, label, world_size, against_args, bool(hf), bool(strict),
+                              deepspeed_version or "")
+    return [Finding(**finding) for finding in raw]
+
+
+_ESTIMATE_OPTIONS: Tuple[str, ...] = (
+    "params", "largest_layer_params", "layers", "hidden", "heads", "vocab", "sequence_length",
+    "kv_heads", "intermediate_size", "mlp", "tied_embeddings", "positions", "stage",
+    "offload_optimizer", "offload_param", "precision", "optimizer", "micro_batch_size",
+    "activation_checkpointing", "attention", "loss", "reduce_bucket_size",
+    "allgather_bucket_size", "stage3_prefetch_bucket_size", "stage3_max_live_parameters", "tier",
+    "nvme_path", "gpus_per_node", "nodes", "gpu_memory_gib", "cpu_memory_gib",
+    "gpu_memory_margin", "headroom", "cuda_context_gib", "zero_init", "additional_buffer_factor")
+
+
+def estimate(model: Optional[PathLike] = None, *,
+             stage: Optional[int] = None,
+             offload_optimizer: Optional[str] = None,
+             offload_param: Optional[str] = None,
+             precision: Optional[str] = None,
+             micro_batch_size: Optional[int] = None,
+             sequence_length: Optional[int] = None,
+             gpu_memory_gib: Optional[float] = None,
+             all_stages: bool = False,
+             plugin_dirs: Iterable[PathLike] = (),
+             plugin_options: Union[None, Mapping[str, Any], Iterable[str]] = None,
+             **options: Any) -> Dict[str, Any]:
+    """Per-GPU and per-node memory of DeepSpeed ZeRO training: the record
+    ``zeroforge estimate --format json`` prints, as a dict (docs/estimator.md). The memory
+    plugin computes it, loaded through the plugin host as the CLI loads it.
+
+    Args:
+        model: a model preset (``"llama-2-7b"``, presets/models/) or a model file; or leave it
+            out and give ``params=`` or the shape (``layers``, ``hidden``, ``heads``,
+            ``vocab``, ``sequence_length``).
+        stage, offload_optimizer, offload_param, precision, micro_batch_size,
+        sequence_length, gpu_memory_gib: as ``--stage``, ``--offload-optimizer``, ...,
+            ``--seq-len``, ``--gpu-memory-gib``.
+        all_stages: every stage and offload option side by side (``--all-stages``).
+        **options: any other option of ``zeroforge estimate --help``, with ``_`` for ``-``:
+            ``tier="small"``, ``gpus_per_node=8``, ``nodes=2``, ``cpu_memory_gib=512``,
+            ``activation_checkpointing="full"``, ``zero_init=False``, ...
+
+    Returns:
+        The estimate as a dict; with a capacity (``gpu_memory_gib`` or a tier), whether it
+        fits is in it (the CLI's exit code 1 is not an error here).
+
+    Raises:
+        UsageError: an option the estimator refuses (its message is the CLI's).
+    """
+    given: Dict[str, Any] = dict(options)
+    for key, value in (("stage", stage), ("offload_optimizer", offload_optimizer),
+                       ("offload_param", offload_param), ("precision", precision),
+                       ("micro_batch_size", micro_batch_size),
+                       ("sequence_length", sequence_length), ("gpu_memory_gib", gpu_memory_gib)):
+        if value is not None:
+            given[key] = value
+    args: List[str] = []
+    if model is not None:
+        args += ["--model", os.fspath(model)]
+    for key, value in given.items():
+        if key not in _ESTIMATE_OPTIONS:
+            raise UsageError(f"zeroforge estimate: error: unknown option '{key}' (estimate takes "
+                             f"{', '.join(_ESTIMATE_OPTIONS)})", kind="usage",
+                             message=f"unknown option '{key}'")
+        if value is None:
+            continue
+        flag = "--seq-len" if key == "sequence_length" else "--" + key.replace("_", "-")
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        args += [flag, str(value)]
+    if all_stages:
+        args.append("--all-stages")
+    args += ["--format", "json"]
+    code, output, message, warnings = _zeroforge.run_plugin_command(
+        "memory", "estimate", args, _paths(plugin_dirs),
+        _assignments("--plugin-opt", plugin_options), _data_dir(), _plugin_dir())
+    if message or code == 2:
+        text = message or output.strip()
+        raise UsageError(f"zeroforge estimate: error: {text}", kind="usage", message=text)
+    return json.loads(output)
+
+
+def list_templates(template_dirs: Iterable[PathLike] = (), *, all: bool = False) -> List[str]:
+    """The entry templates on the template search path (``template_dirs``, then the shipped
+    ones), sorted: what ``zeroforge list templates`` prints. ``all=True`` adds the partials."""
+    return _zeroforge.list_templates(_paths(template_dirs), bool(all), _data_dir())
+
+
+def list_presets() -> List[Preset]:
+    """The shipped families (presets/families): what ``zeroforge list presets`` prints."""
+    return [Preset(**preset) for preset in _zeroforge.list_presets(_data_dir())]
+
+
+def list_tiers(family: Optional[PathLike] = None) -> List[Tier]:
+    """The tiers on the tier search path, in search order (``tiers/`` beside ``family`` when
+    given, ZEROFORGE_TIER_PATH, the shipped tiers): what ``zeroforge list tiers`` prints.
+    A tier whose name an earlier one has is listed with ``shadowed_by``."""
+    family_arg = "" if family is None else os.fspath(family)
+    return [Tier(**tier) for tier in _zeroforge.list_tiers(family_arg, _data_dir())]
+
+
+def list_plugins(plugin_dirs: Iterable[PathLike] = ()) -> List[Dict[str, Any]]:
+    """The plugins on the plugin search path (``plugin_dirs``, ZEROFORGE_PLUGIN_PATH, the
+    shipped ones): the ``plugins`` of ``zeroforge list plugins --format json``. A plugin file
+    that fails to load raises PluginError."""
+    found = _zeroforge.list_plugins(_paths(plugin_dirs), _data_dir(), _plugin_dir())
+    if found["errors"]:
+        first = found["errors"][0]
+        raise PluginError(f"{first['path']}: error: {first['error']}", kind="plugin",
+                          message=first["error"], file=first["path"])
+    return found["plugins"]
