@@ -267,7 +267,7 @@ Value do_indent(const Value& v, Arguments& args, const CallContext&) {
       fail(std::string("can't multiply sequence by non-int of type '") + width.type_name() + "'");
     }
     detail::check_value_size(static_cast<std::uint64_t>(std::max<std::int64_t>(width.as_int(), 0)),
-                     "indent");
+                             "indent");
     indention.assign(static_cast<std::size_t>(std::max<std::int64_t>(width.as_int(), 0)), ' ');
   }
   v.require_defined();
@@ -389,12 +389,12 @@ Value do_tojson(const Value& v, Arguments& args, const CallContext&) {
       fail(std::string("can't multiply sequence by non-int of type '") + indent.type_name() + "'");
     }
     detail::check_value_size(static_cast<std::uint64_t>(std::max<std::int64_t>(indent.as_int(), 0)),
-                     "tojson's indent");
+                             "tojson's indent");
     prefix = std::string(static_cast<std::size_t>(std::max<std::int64_t>(indent.as_int(), 0)), ' ');
   }
   std::string out;
   detail::append_tojson(out, v, prefix);
-  return Value(std::move(out));
+  return Value::markup(std::move(out));  // htmlsafe_json_dumps returns Markup
 }
 
 // ---- sequences --------------------------------------------------------------------------
@@ -681,8 +681,8 @@ Value do_batch(const Value& v, Arguments& args, const CallContext&) {
       if (!count.is_int() && !count.is_bool()) {
         fail(std::string("can't multiply sequence by non-int of type '") + count.type_name() + "'");
       }
-      detail::check_value_size(static_cast<std::uint64_t>(std::max<std::int64_t>(count.as_int(), 0)),
-                       "batch");
+      detail::check_value_size(
+          static_cast<std::uint64_t>(std::max<std::int64_t>(count.as_int(), 0)), "batch");
       row.resize(static_cast<std::size_t>(count.as_int()), fill);
     }
     out.emplace_back(std::move(row));
@@ -755,16 +755,13 @@ Value do_map(const Value& v, Arguments& args, const CallContext& context) {
     return Value(std::move(out));
   }
   if (positional.empty()) fail("map requires a filter argument");
-  if (!keywords.empty()) {
-    fail("map cannot pass keyword arguments to a filter (got " + Value(keywords[0].first).repr() +
-         "); pass them positionally");
-  }
   ValueList filter_args(positional.begin() + 1, positional.end());
   ValueList storage;
   const ValueList& items = detail::iterate(v, storage);
   if (items.empty()) return Value(std::move(out));
   std::string name = function_name(positional[0], "filter");
-  for (const auto& item : items) out.push_back(context.call_filter(name, item, filter_args));
+  for (const auto& item : items)
+    out.push_back(context.call_filter(name, item, filter_args, keywords));
   return Value(std::move(out));
 }
 
@@ -786,10 +783,6 @@ Value select_or_reject(const Value& v, Arguments& args, const CallContext& conte
   std::string test;
   ValueList test_args;
   if (has_test) {
-    if (!args.extra_keywords.empty()) {
-      fail("cannot pass keyword arguments to a test (got " +
-           Value(args.extra_keywords[0].first).repr() + "); pass them positionally");
-    }
     test = function_name(positional[offset], "test");
     test_args.assign(positional.begin() + static_cast<std::ptrdiff_t>(offset) + 1,
                      positional.end());
@@ -797,7 +790,8 @@ Value select_or_reject(const Value& v, Arguments& args, const CallContext& conte
   ValueList storage, out;
   for (const auto& item : detail::iterate(v, storage)) {
     Value subject = by_attribute ? detail::lookup_path(item, parts, Value(nullptr)) : item;
-    bool passed = has_test ? context.call_test(test, subject, test_args) : subject.truthy();
+    bool passed = has_test ? context.call_test(test, subject, test_args, args.extra_keywords)
+                           : subject.truthy();
     if (passed == keep) out.push_back(item);
   }
   return Value(std::move(out));
@@ -943,6 +937,8 @@ void register_builtin_filters(FunctionRegistry& registry) {
   for (auto& spec : builtin_filters()) registry.add(FunctionKind::Filter, std::move(spec));
   registry.add_alias(FunctionKind::Filter, "d", "default");
   registry.add_alias(FunctionKind::Filter, "count", "length");
+  detail::register_html_filters(registry);
+  detail::register_text_filters(registry);
 }
 
 }  // namespace zf

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Bound methods of dict, str and list values with Python's semantics (str methods count code
 // points and share their Unicode rules with the filters, python_text.cpp).
-#include "template/limits.hpp"
 #include "template/methods.hpp"
 
 #include <algorithm>
 #include <array>
 
+#include "template/limits.hpp"
 #include "template/python_ops.hpp"
 #include "template/python_text.hpp"
+#include "template/str_methods.hpp"
 #include "zeroforge/error.hpp"
 
 namespace zf::detail {
@@ -205,8 +206,13 @@ Value call_str(const std::string& s, const std::string& m, const std::vector<Val
   }
   if (m == "isdigit") {
     expect_args(m, args, 0, 0);
-    return Value(!s.empty() &&
-                 std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }));
+    if (s.empty()) return Value(false);
+    for (std::size_t pos = 0; pos < s.size();) {
+      char32_t c;
+      pos += decode_utf8(s, pos, c);
+      if (!is_digit(c)) return Value(false);
+    }
+    return Value(true);
   }
   throw Error(ErrorKind::Render, "'str' object has no attribute '" + m + "'");
 }
@@ -214,12 +220,13 @@ Value call_str(const std::string& s, const std::string& m, const std::vector<Val
 }  // namespace
 
 bool is_method_name(std::string_view name) {
-  return in(kDictMethods, name) || in(kStrMethods, name) || in(kListMethods, name);
+  return in(kDictMethods, name) || in(kStrMethods, name) || in(kListMethods, name) ||
+         is_str_method(name);
 }
 
 bool has_method(const Value& object, std::string_view name) {
   if (object.is_dict()) return in(kDictMethods, name);
-  if (object.is_string()) return in(kStrMethods, name);
+  if (object.is_string()) return in(kStrMethods, name) || is_str_method(name);
   if (object.is_list()) return in(kListMethods, name);
   return false;
 }
@@ -231,6 +238,8 @@ Value bind_method(const Value& object, std::string name) {
 
 Value call_method(const Value& self, const std::string& m, const std::vector<Value>& args,
                   const std::vector<std::pair<std::string, Value>>& kwargs) {
+  if (self.is_string() && is_str_method(m))
+    return call_str_method(self.as_string(), m, args, kwargs);
   if (!kwargs.empty()) {
     throw Error(ErrorKind::Render,
                 std::string(self.type_name()) + "." + m + "() takes no keyword arguments");

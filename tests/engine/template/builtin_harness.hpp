@@ -40,15 +40,16 @@ class BuiltinHarness : public CallContext {
 
   const FunctionRegistry& registry() const { return registry_; }
 
-  Value call_filter(std::string_view name, const Value& subject,
-                    std::vector<Value> args) const override {
-    return invoke(FunctionKind::Filter, name, subject, std::move(args), {});
+  Value call_filter(std::string_view name, const Value& subject, std::vector<Value> args,
+                    KeywordArguments kwargs) const override {
+    return invoke(FunctionKind::Filter, name, subject, std::move(args), std::move(kwargs));
   }
-  bool call_test(std::string_view name, const Value& subject,
-                 std::vector<Value> args) const override {
-    return invoke(FunctionKind::Test, name, subject, std::move(args), {}).truthy();
+  bool call_test(std::string_view name, const Value& subject, std::vector<Value> args,
+                 KeywordArguments kwargs) const override {
+    return invoke(FunctionKind::Test, name, subject, std::move(args), std::move(kwargs)).truthy();
   }
   const EnvironmentOptions& options() const override { return options_; }
+  const FunctionRegistry& functions() const override { return registry_; }
 
   /// Binds the arguments the way the renderer does and runs the function body.
   Value invoke(FunctionKind kind, std::string_view name, const Value& subject,
