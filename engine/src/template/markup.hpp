@@ -20,6 +20,14 @@ Value escape(const Value& v);
 /// `Markup(v)`: the text of `v` marked safe, without escaping.
 Value mark_safe(const Value& v);
 
+/// `text` as Markup when `like` is Markup, else as a plain string: what a filter or method that
+/// MarkupSafe wraps returns.
+Value marked_like(const Value& like, std::string text);
+
+/// An argument as a Markup method or `Markup % args` sees it: a string escaped (Markup
+/// unchanged), anything else as it is.
+Value escape_argument(const Value& v);
+
 /// `a + b` where one side is Markup: the other side (a string) escaped, the result Markup.
 Value markup_concatenate(const Value& a, const Value& b);
 

@@ -88,7 +88,7 @@ Value concatenate(const Value& a, const Value& b) {
 // Markup % args: every argument escaped first (MarkupSafe's _MarkupEscapeHelper), for %s and
 // %r alike; numbers format as numbers.
 Value markup_format(const Value& format, const Value& args) {
-  auto escaped = [](const Value& v) { return v.is_string() ? escape(v) : v; };
+  auto escaped = escape_argument;
   if (args.is_dict()) {
     ValueDict mapping;
     for (const auto& [key, value] : args.as_dict()) mapping.set(key, escaped(value));

@@ -10,6 +10,7 @@
 
 #include "number_format.hpp"
 #include "template/limits.hpp"
+#include "template/markup.hpp"
 #include "template/python_ops.hpp"
 #include "template/python_text.hpp"
 #include "text_helpers.hpp"
@@ -389,7 +390,7 @@ std::string format_value(const Value& v, std::string_view spec_text) {
 }
 
 Value format(const std::string& s, const std::vector<Value>& args,
-             const std::vector<std::pair<std::string, Value>>& kwargs) {
+             const std::vector<std::pair<std::string, Value>>& kwargs, bool escape_fields) {
   std::string out;
   std::size_t automatic = 0;
   bool used_automatic = false, used_manual = false;
@@ -488,7 +489,12 @@ Value format(const std::string& s, const std::vector<Value>& args,
     value.require_defined();
     if (conversion == 'r' || conversion == 'a') value = Value(value.repr());
     if (conversion == 's') value = Value(value.str());
-    out += format_value(value, spec);
+    if (escape_fields && !value.is_markup()) {
+      // Markup.format: each formatted field is escaped (a Markup value goes in as it is).
+      append_html_escaped(out, format_value(value, spec));
+    } else {
+      out += format_value(value, spec);
+    }
     check_value_size(out.size(), "str.format");
   }
   return Value(std::move(out));
@@ -501,8 +507,9 @@ bool is_str_method(std::string_view name) {
 }
 
 Value call_str_method(const std::string& s, const std::string& m, const std::vector<Value>& args,
-                      const std::vector<std::pair<std::string, Value>>& kwargs) {
-  if (m == "format") return format(s, args, kwargs);
+                      const std::vector<std::pair<std::string, Value>>& kwargs,
+                      bool escape_fields) {
+  if (m == "format") return format(s, args, kwargs, escape_fields);
   if (!kwargs.empty()) fail("str." + m + "() takes no keyword arguments");
   if (m == "center" || m == "ljust" || m == "rjust") return pad(s, m, args);
   if (m == "zfill") return zfill(s, args);

@@ -15,7 +15,9 @@ namespace zf::detail {
 bool is_str_method(std::string_view name);
 
 /// Calls str method `m` (is_str_method(m)) on `s` with Python's semantics and error messages.
+/// `escape_fields`: `format` escapes each formatted field (Markup.format).
 Value call_str_method(const std::string& s, const std::string& m, const std::vector<Value>& args,
-                      const std::vector<std::pair<std::string, Value>>& kwargs);
+                      const std::vector<std::pair<std::string, Value>>& kwargs,
+                      bool escape_fields = false);
 
 }  // namespace zf::detail

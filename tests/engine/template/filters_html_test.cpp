@@ -133,6 +133,22 @@ TEST(FilterHtmlTest, MarkupFollowsMarkupSafeInTemplates) {
        R"~({})~", R"~(True True False False True True True)~"},
       {"filter test of undefined", R"~({{ nope is filter }})~", R"~({})~",
        R"~(!undefined variable 'nope' (the values lack 'nope'))~"},
+      {"string filters keep the mark",
+       R"~({% set m = '<a> b'|safe %}{{ [m|upper, m|trim, m|center(9), m|string, m|reverse, m|last, m|first, m|title, m|replace('a', 'b'), m|indent(2, true)] }})~",
+       R"~({})~",
+       R"~([Markup('<A> B'), Markup('<a> b'), Markup('  <a> b  '), Markup('<a> b'), Markup('b >a<'), Markup('b'), '<', '<A> B', '<b> b', Markup('  <a> b')])~"},
+      {"truncate and format escape what they add",
+       R"~({{ [('<a>x y z w'|safe)|truncate(9, end='<>', leeway=0), ('%s<%s'|safe)|format('<', 1), ('%(a)s'|safe)|format(a='&')] }})~",
+       R"~({})~", R"~([Markup('<a>x y&lt;&gt;'), Markup('&lt;<1'), Markup('&amp;')])~"},
+      {"markup methods",
+       R"~({% set m = '<b>a,b</b>'|safe %}{{ [m.upper(), m.replace(',', '<'), m.center(14, '*'), m.strip('<'), m.split(','), m.partition(','), m.join(['<', 'x'|safe]), m.startswith('<'), m.find(',')] }})~",
+       R"~({})~",
+       R"~([Markup('<B>A,B</B>'), Markup('<b>a&lt;b</b>'), Markup('**<b>a,b</b>**'), Markup('b>a,b</b>'), [Markup('<b>a'), Markup('b</b>')], (Markup('<b>a'), Markup(','), Markup('b</b>')), Markup('&lt;<b>a,b</b>x'), True, 4])~"},
+      {"markup format method escapes fields",
+       R"~({{ [('<i>{}</i>{:>4}|{!r}'|safe).format('<x>', 7, '&'), ('{0}{0}'|safe).format('<'|safe)] }})~",
+       R"~({})~", R"~([Markup('<i>&lt;x&gt;</i>   7|&#39;&amp;&#39;'), Markup('<<')])~"},
+      {"markup fill character is escaped", R"~({{ ('a'|safe).center(5, '&') }})~", R"~({})~",
+       R"~(!The fill character must be exactly one character long)~"},
   });
 }
 
