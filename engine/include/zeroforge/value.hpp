@@ -168,7 +168,7 @@ class Value {
     explicit Data(bool b) noexcept : kind_(Kind::Bool) { u_.b = b; }
     explicit Data(std::int64_t i) noexcept : kind_(Kind::Int) { u_.i = i; }
     explicit Data(double d) noexcept : kind_(Kind::Float) { u_.d = d; }
-    explicit Data(std::string s) noexcept : kind_(Kind::String) {
+    explicit Data(std::string s) noexcept : kind_(Kind::String), markup_(false) {
       new (&u_.s) std::string(std::move(s));
     }
     explicit Data(std::shared_ptr<const ListData> l) noexcept : kind_(Kind::List) {
@@ -244,7 +244,6 @@ class Value {
     }
     void copy_plain(const Data& o) noexcept {
       kind_ = o.kind_;
-      markup_ = false;
       if (kind_ == Kind::Undefined) {
         new (&u_.undefined) UndefinedData{o.u_.undefined.form, o.u_.undefined.name,
                                           o.u_.undefined.object_type, nullptr};
@@ -254,7 +253,7 @@ class Value {
     }
     [[gnu::noinline]] void copy_slow(const Data& o) {
       kind_ = o.kind_;
-      markup_ = o.markup_;
+      markup_ = kind_ == Kind::String && o.markup_;
       switch (kind_) {
         case Kind::Undefined:
           new (&u_.undefined) UndefinedData(o.u_.undefined);
@@ -278,7 +277,7 @@ class Value {
     }
     [[gnu::noinline]] void move_slow(Data& o) noexcept {
       kind_ = o.kind_;
-      markup_ = o.markup_;
+      markup_ = kind_ == Kind::String && o.markup_;
       switch (kind_) {
         case Kind::Undefined:
           new (&u_.undefined) UndefinedData(std::move(o.u_.undefined));
@@ -335,8 +334,9 @@ class Value {
       std::shared_ptr<const Callable> callable;
     } u_;
     Kind kind_;
-    // Only meaningful for strings (Markup); sits in the padding after kind_.
-    bool markup_ = false;
+    // Markup: set by the string constructor and copied with strings only (the plain kinds
+    // never read it, so their hot copies skip it); sits in the padding after kind_.
+    bool markup_;
   };
   [[noreturn]] void throw_type(const char* expected) const;
 

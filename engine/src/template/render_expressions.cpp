@@ -202,9 +202,10 @@ Value Renderer::missing_member(const Value& object, const Value& key) {
 Value Renderer::get_attribute(const Value& object, const std::string& name) {
   object.require_defined();
   if (has_method(object, name)) return bind_method(object, name);
-  if (const Value* field = object.field(name)) return *field;  // groupby's (grouper, list)
   if (object.is_dict()) {
     if (const Value* v = object.as_dict().find(name)) return *v;
+  } else if (object.is_list()) {
+    if (const Value* field = object.field(name)) return *field;  // groupby's (grouper, list)
   } else if (const Namespace* ns = as_namespace(object)) {
     if (const Value* v = ns->find(name)) return *v;
   }

@@ -220,7 +220,9 @@ Spec parse_spec(std::string_view text) {
   std::u32string p = to_code_points(text);
   std::size_t i = 0;
   auto is_align = [](char32_t c) { return c == '<' || c == '>' || c == '^' || c == '='; };
+  bool explicit_fill = false;
   if (p.size() >= 2 && is_align(p[1])) {
+    explicit_fill = true;
     spec.fill = from_code_points(p.substr(0, 1));
     spec.align = static_cast<char>(p[1]);
     i = 2;
@@ -254,10 +256,9 @@ Spec parse_spec(std::string_view text) {
   }
   if (i < p.size()) spec.type = static_cast<char>(p[i++]);
   if (i < p.size() || (spec.type != 0 && p[i - 1] >= 0x80)) fail("Invalid format specifier");
-  if (spec.zero && spec.align == 0) {
-    spec.fill = "0";
-    spec.align = '=';
-  }
+  // `0` pads with zeros unless a fill is given, and without an alignment puts them after the
+  // sign for numbers ('=', in align_text) and at the usual side for strings.
+  if (spec.zero && !explicit_fill) spec.fill = "0";
   return spec;
 }
 
@@ -273,7 +274,7 @@ std::string group_digits(const std::string& digits, char separator, std::size_t 
 
 std::string align_text(const Spec& spec, const std::string& sign, const std::string& body,
                        char default_align) {
-  char align = spec.align ? spec.align : default_align;
+  char align = spec.align ? spec.align : spec.zero && default_align == '>' ? '=' : default_align;
   auto length = static_cast<std::int64_t>(code_point_count(sign) + code_point_count(body));
   std::int64_t missing = spec.width - length;
   if (missing <= 0) return sign + body;
@@ -334,6 +335,7 @@ std::string format_float(double d, const Spec& spec) {
   } else {
     char conversion = type == 0 ? 'g' : type == '%' ? 'f' : type;
     std::int64_t precision = spec.precision < 0 ? 6 : spec.precision;
+    check_value_size(static_cast<std::uint64_t>(precision), "str.format precision");
     double value = type == '%' ? magnitude * 100 : magnitude;
     std::string format = std::string("%") + (spec.alternate ? "#" : "") + ".*" + conversion;
     int size = std::snprintf(nullptr, 0, format.c_str(), static_cast<int>(precision), value);

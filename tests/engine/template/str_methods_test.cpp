@@ -159,6 +159,14 @@ TEST(StrMethodsTest, BehaveLikePythonStr) {
        R"~(!cannot switch from automatic field numbering to manual field specification)~"},
       {"format missing keyword", R"~("{x}")~", "format", R"~([])~", R"~({})~",
        R"~(!KeyError: 'x')~"},
+      {"format zero flag", R"~("{:05}|{:05}|{:<08}|{:0=+8d}|{:08.3f}")~", "format",
+       R"~(["ab", 2.5, 7, 42, -3.14159])~", R"~({})~",
+       R"~('ab000|002.5|70000000|+0000042|-003.142')~"},
+      {"format general floats", R"~("{:g}|{:g}|{:#g}|{:.0e}|{:.3}|{:.10}|{:+}")~", "format",
+       R"~([100000.0, 1000000.0, 2.0, 15.0, 2.0, 0.3333333333333333, 0.0])~", R"~({})~",
+       R"~('100000|1e+06|2.00000|2e+01|2.0|0.3333333333|+0.0')~"},
+      {"format bool with a spec is an int", R"~("{:x}|{:>3}|{}")~", "format",
+       R"~([true, false, true])~", R"~({})~", R"~('1|  0|True')~"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
