@@ -14,19 +14,27 @@
 namespace zf::detail {
 namespace {
 
-struct Entity {
-  std::string_view name;
-  std::string_view value;
+struct EntityIndex {
+  std::uint16_t name, text;
+  std::uint8_t name_size, text_size;
 };
 
-constexpr Entity kEntities[] = {
 #include "template/generated/html_entities.inc"
-};
 
-const Entity* find_entity(std::string_view name) {
-  auto it = std::lower_bound(std::begin(kEntities), std::end(kEntities), name,
-                             [](const Entity& e, std::string_view n) { return e.name < n; });
-  return it != std::end(kEntities) && it->name == name ? it : nullptr;
+std::string_view entity_name(const EntityIndex& e) {
+  return std::string_view(kEntityText + e.name, e.name_size);
+}
+
+// The named reference `name`, or nullptr.
+const EntityIndex* find_entity(std::string_view name) {
+  auto it =
+      std::lower_bound(std::begin(kEntities), std::end(kEntities), name,
+                       [](const EntityIndex& e, std::string_view n) { return entity_name(e) < n; });
+  return it != std::end(kEntities) && entity_name(*it) == name ? it : nullptr;
+}
+
+std::string_view entity_text(const EntityIndex& e) {
+  return std::string_view(kEntityText + e.text, e.text_size);
 }
 
 // What a numeric reference to `n` becomes (Python's html module: the Windows-1252 fix-ups of
@@ -82,14 +90,14 @@ std::size_t unescape_reference(std::string& out, std::string_view text, std::siz
   if (end == pos) return 0;
   if (end < text.size() && text[end] == ';') ++end;
   std::string_view name = text.substr(pos, end - pos);
-  if (const Entity* e = find_entity(name)) {
-    out += e->value;
+  if (const EntityIndex* e = find_entity(name)) {
+    out += entity_text(*e);
     return name.size();
   }
   // The longest known prefix of at least two bytes (the names valid without ';').
   for (std::size_t k = name.size() - 1; k > 1; --k) {
-    if (const Entity* e = find_entity(name.substr(0, k))) {
-      out += e->value;
+    if (const EntityIndex* e = find_entity(name.substr(0, k))) {
+      out += entity_text(*e);
       out += name.substr(k);
       return name.size();
     }
