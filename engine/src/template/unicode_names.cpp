@@ -29,7 +29,7 @@ struct PrefixedRange {
 #include "template/generated/unicode_names.inc"
 
 struct NameTables {
-  std::vector<std::string_view> words;
+  std::vector<std::string_view> words;  // views into word_text()
   std::vector<unsigned char> tokens;
 };
 
@@ -57,16 +57,29 @@ std::vector<unsigned char> decode_base64(std::string_view text) {
   return out;
 }
 
+template <std::size_t N>
+std::string concatenate(const std::string_view (&chunks)[N]) {
+  std::string out;
+  for (std::string_view chunk : chunks) out += chunk;
+  return out;
+}
+
+// The words, space-separated, in one string that lives as long as the program.
+const std::string& word_text() {
+  static const std::string text = concatenate(kNameWords);
+  return text;
+}
+
 const NameTables& tables() {
   static const NameTables t = [] {
     NameTables built;
-    std::string_view all(kNameWords, sizeof kNameWords - 1);
+    std::string_view all(word_text());
     for (std::size_t start = 0; start <= all.size();) {
       std::size_t end = std::min(all.find(' ', start), all.size());
       built.words.push_back(all.substr(start, end - start));
       start = end + 1;
     }
-    built.tokens = decode_base64(std::string_view(kNameTokensBase64, sizeof kNameTokensBase64 - 1));
+    built.tokens = decode_base64(concatenate(kNameTokensBase64));
     return built;
   }();
   return t;
