@@ -151,10 +151,6 @@ Value mark_safe(const Value& v) {
   return Value::markup(v.str());
 }
 
-Value marked_like(const Value& like, std::string text) {
-  return like.is_markup() ? Value::markup(std::move(text)) : Value(std::move(text));
-}
-
 Value escape_argument(const Value& v) { return v.is_string() ? escape(v) : v; }
 
 Value markup_concatenate(const Value& a, const Value& b) {

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "zeroforge/value.hpp"
 
@@ -22,7 +23,9 @@ Value mark_safe(const Value& v);
 
 /// `text` as Markup when `like` is Markup, else as a plain string: what a filter or method that
 /// MarkupSafe wraps returns.
-Value marked_like(const Value& like, std::string text);
+inline Value marked_like(const Value& like, std::string text) {
+  return like.is_markup() ? Value::markup(std::move(text)) : Value(std::move(text));
+}
 
 /// An argument as a Markup method or `Markup % args` sees it: a string escaped (Markup
 /// unchanged), anything else as it is.

@@ -36,11 +36,6 @@ std::vector<Point> points_of(std::string_view text) {
   return out;
 }
 
-bool is_ascii(std::string_view text) {
-  return std::all_of(text.begin(), text.end(),
-                     [](char ch) { return static_cast<unsigned char>(ch) < 0x80; });
-}
-
 char ascii_lower(char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch + 32) : ch; }
 char ascii_upper(char ch) { return ch >= 'a' && ch <= 'z' ? static_cast<char>(ch - 32) : ch; }
 
@@ -253,10 +248,16 @@ bool is_printable(char32_t c) {
 std::string to_lower(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  if (is_ascii(text)) {
-    for (char ch : text) out += ascii_lower(ch);
-    return out;
+  // ASCII text (most of what templates lower-case) in one pass; the first other byte starts
+  // the Unicode path over.
+  for (char ch : text) {
+    if (static_cast<unsigned char>(ch) >= 0x80) {
+      out.clear();
+      break;
+    }
+    out += ascii_lower(ch);
   }
+  if (out.size() == text.size()) return out;
   auto points = points_of(text);
   for (std::size_t i = 0; i < points.size(); ++i)
     append_lower_at(out, points, 0, points.size(), i, text);
@@ -266,10 +267,14 @@ std::string to_lower(std::string_view text) {
 std::string to_upper(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  if (is_ascii(text)) {
-    for (char ch : text) out += ascii_upper(ch);
-    return out;
+  for (char ch : text) {  // as to_lower: ASCII in one pass
+    if (static_cast<unsigned char>(ch) >= 0x80) {
+      out.clear();
+      break;
+    }
+    out += ascii_upper(ch);
   }
+  if (out.size() == text.size()) return out;
   for (const Point& p : points_of(text)) append_mapped(out, p, text, append_upper);
   return out;
 }
