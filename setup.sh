@@ -7,10 +7,12 @@
 #                            oracle in the differential corpus) and python3-yaml (PyYAML, what
 #                            accelerate reads its config with: the YAML reader's oracle), and
 #                            SLURM (slurmctld, slurmd, munge, slurm-client: the sbatch scripts
-#                            run on a real cluster the test starts on localhost)
+#                            run on a real cluster the test starts on localhost), and
+#                            unicode-data (NameAliases.txt, which the check of the template
+#                            engine's generated \N{} name table reads)
 set -euo pipefail
 packages=(g++ cmake ninja-build make nlohmann-json3-dev libboost-program-options-dev libgtest-dev python3)
-test_packages=(chromium python3-yaml python3-jinja2 slurmctld slurmd munge slurm-client)
+test_packages=(chromium python3-yaml python3-jinja2 slurmctld slurmd munge slurm-client unicode-data)
 case "${1:-}" in
   "") ;;
   --test) packages+=("${test_packages[@]}") ;;

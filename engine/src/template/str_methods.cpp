@@ -324,7 +324,8 @@ std::string format_int(std::int64_t n, const Spec& spec) {
 }
 
 std::string format_float(double d, const Spec& spec) {
-  char type = spec.type;
+  // 'n' is 'g' with the locale's separators; templates run in the C locale, which has none.
+  char type = spec.type == 'n' ? 'g' : spec.type;
   if (type != 0 && std::string_view("eEfFgG%").find(type) == std::string_view::npos) {
     fail(std::string("Unknown format code '") + type + "' for object of type 'float'");
   }

@@ -167,6 +167,8 @@ TEST(StrMethodsTest, BehaveLikePythonStr) {
        R"~('100000|1e+06|2.00000|2e+01|2.0|0.3333333333|+0.0')~"},
       {"format bool with a spec is an int", R"~("{:x}|{:>3}|{}")~", "format",
        R"~([true, false, true])~", R"~({})~", R"~('1|  0|True')~"},
+      {"format n type", R"~("{:n}|{:n}|{:n}")~", "format", R"~([2.5, 1e16, 1234567])~", R"~({})~",
+       R"~('2.5|1e+16|1234567')~"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
