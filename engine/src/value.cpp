@@ -102,7 +102,11 @@ void append_container(std::string& out, const Value& v) {
 }
 
 void append_repr(std::string& out, const Value& v) {
-  if (v.is_string()) {
+  if (v.is_markup()) {
+    out += "Markup(";
+    append_repr_string(out, v.as_string());
+    out += ')';
+  } else if (v.is_string()) {
     append_repr_string(out, v.as_string());
   } else {
     v.append_str(out);
@@ -122,12 +126,34 @@ Value::Value(std::string_view s) : data_(std::string(s)) {}
 Value::Value(const char* s) : data_(std::string(s)) {}
 Value::Value(ValueList list)
     : data_(std::shared_ptr<const ListData>(
-          std::make_shared<const ListData>(ListData{std::move(list), false}))) {}
+          std::make_shared<const ListData>(ListData{std::move(list), false, nullptr}))) {}
+
+Value Value::markup(std::string text) {
+  Value v(std::move(text));
+  v.data_.set_markup();
+  return v;
+}
+
+Value Value::named_tuple(ValueList items, const std::string_view* fields) {
+  Value v;
+  v.data_ = Data(std::shared_ptr<const ListData>(
+      std::make_shared<const ListData>(ListData{std::move(items), true, fields})));
+  return v;
+}
+
+const Value* Value::field(std::string_view name) const noexcept {
+  if (kind() != Kind::List || !data_.list()->fields) return nullptr;
+  const ListData& list = *data_.list();
+  for (std::size_t i = 0; i < list.items.size(); ++i) {
+    if (list.fields[i] == name) return &list.items[i];
+  }
+  return nullptr;
+}
 
 Value Value::tuple(ValueList items) {
   Value v;
   v.data_ = Data(std::shared_ptr<const ListData>(
-      std::make_shared<const ListData>(ListData{std::move(items), true})));
+      std::make_shared<const ListData>(ListData{std::move(items), true, nullptr})));
   return v;
 }
 
@@ -382,7 +408,7 @@ const char* Value::type_name() const noexcept {
     case Kind::Float:
       return "float";
     case Kind::String:
-      return "str";
+      return data_.markup() ? "Markup" : "str";
     case Kind::List:
       return is_tuple() ? "tuple" : "list";
     case Kind::Dict:

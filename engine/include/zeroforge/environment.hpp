@@ -71,15 +71,21 @@ struct Arguments {
   std::vector<std::pair<std::string, Value>> extra_keywords;
 };
 
+class FunctionRegistry;
+
 /// What a running function may ask of the renderer, e.g. `map('upper')` calling a filter.
 class CallContext {
  public:
+  using KeywordArguments = std::vector<std::pair<std::string, Value>>;
   virtual ~CallContext() = default;
-  virtual Value call_filter(std::string_view name, const Value& subject,
-                            std::vector<Value> args) const = 0;
-  virtual bool call_test(std::string_view name, const Value& subject,
-                         std::vector<Value> args) const = 0;
+  /// Calls filter (test) `name` on `subject` with positional and keyword arguments.
+  virtual Value call_filter(std::string_view name, const Value& subject, std::vector<Value> args,
+                            KeywordArguments kwargs) const = 0;
+  virtual bool call_test(std::string_view name, const Value& subject, std::vector<Value> args,
+                         KeywordArguments kwargs) const = 0;
   virtual const EnvironmentOptions& options() const = 0;
+  /// The filters, tests and globals of the environment (the `filter` and `test` tests).
+  virtual const FunctionRegistry& functions() const = 0;
 };
 
 /// A function body. `subject` is the filtered or tested value (undefined for globals).

@@ -72,6 +72,14 @@ class Value {
   static Value lenient_undefined(std::string description);
   /// A tuple: a list that prints as `(1, 2)` and is never equal to a list (Python).
   static Value tuple(ValueList items);
+  /// A string marked safe, MarkupSafe's `Markup`: a `str` that `escape` leaves unchanged and
+  /// that escapes what is concatenated to it; its repr is `Markup('...')`.
+  static Value markup(std::string text);
+  /// A named tuple (Python's `collections.namedtuple`): a tuple whose items are also
+  /// attributes. `fields` names each item and must outlive the value (static storage).
+  static Value named_tuple(ValueList items, const std::string_view* fields);
+  /// For a named tuple, the item named `name`, or nullptr (also for any other value).
+  const Value* field(std::string_view name) const noexcept;
   /// Converts JSON (null, bool, integer, float, string, array, object) to a Value.
   static Value from_json(const nlohmann::ordered_json& json);
   /// Converts back to JSON; throws zf::Error for undefined and callable values.
@@ -89,6 +97,8 @@ class Value {
   bool is_list() const noexcept { return kind() == Kind::List; }
   /// A list made by `tuple()` (dict items, `(a, b)` literals).
   bool is_tuple() const noexcept;
+  /// A string made by `markup()` (or by an operation on one that keeps the mark).
+  bool is_markup() const noexcept { return kind() == Kind::String && data_.markup(); }
   /// An undefined value made by `lenient_undefined()`.
   bool is_lenient_undefined() const noexcept;
   bool is_dict() const noexcept { return kind() == Kind::Dict; }
@@ -145,6 +155,7 @@ class Value {
   struct ListData {
     ValueList items;
     bool tuple;
+    const std::string_view* fields;  // a named tuple's field names, else nullptr
   };
 
   // A tagged union of the alternatives below, in Kind order. Hand-written rather than a
@@ -157,7 +168,7 @@ class Value {
     explicit Data(bool b) noexcept : kind_(Kind::Bool) { u_.b = b; }
     explicit Data(std::int64_t i) noexcept : kind_(Kind::Int) { u_.i = i; }
     explicit Data(double d) noexcept : kind_(Kind::Float) { u_.d = d; }
-    explicit Data(std::string s) noexcept : kind_(Kind::String) {
+    explicit Data(std::string s) noexcept : kind_(Kind::String), markup_(false) {
       new (&u_.s) std::string(std::move(s));
     }
     explicit Data(std::shared_ptr<const ListData> l) noexcept : kind_(Kind::List) {
@@ -197,6 +208,8 @@ class Value {
     ~Data() { destroy(); }
 
     Kind kind() const noexcept { return kind_; }
+    bool markup() const noexcept { return markup_; }
+    void set_markup() noexcept { markup_ = true; }
     bool boolean() const noexcept { return u_.b; }
     std::int64_t integer() const noexcept { return u_.i; }
     double real() const noexcept { return u_.d; }
@@ -240,6 +253,7 @@ class Value {
     }
     [[gnu::noinline]] void copy_slow(const Data& o) {
       kind_ = o.kind_;
+      markup_ = kind_ == Kind::String && o.markup_;
       switch (kind_) {
         case Kind::Undefined:
           new (&u_.undefined) UndefinedData(o.u_.undefined);
@@ -263,6 +277,7 @@ class Value {
     }
     [[gnu::noinline]] void move_slow(Data& o) noexcept {
       kind_ = o.kind_;
+      markup_ = kind_ == Kind::String && o.markup_;
       switch (kind_) {
         case Kind::Undefined:
           new (&u_.undefined) UndefinedData(std::move(o.u_.undefined));
@@ -319,6 +334,9 @@ class Value {
       std::shared_ptr<const Callable> callable;
     } u_;
     Kind kind_;
+    // Markup: set by the string constructor and copied with strings only (the plain kinds
+    // never read it, so their hot copies skip it); sits in the padding after kind_.
+    bool markup_;
   };
   [[noreturn]] void throw_type(const char* expected) const;
 

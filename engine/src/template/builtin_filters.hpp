@@ -10,6 +10,11 @@
 
 namespace zf::detail {
 
+/// Register the filters of filters_html.cpp (escape/e, forceescape, safe, striptags,
+/// urlencode, urlize, xmlattr) and filters_text.cpp (wordwrap, pprint, groupby, random).
+void register_html_filters(FunctionRegistry& registry);
+void register_text_filters(FunctionRegistry& registry);
+
 /// True when `spec` is the built-in `default`/`d` filter (not a plugin's filter of that
 /// name), whose result is always its subject or its first argument: the renderer then
 /// returns either without copying it.

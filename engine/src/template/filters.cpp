@@ -14,6 +14,7 @@
 
 #include "template/builtin_filters.hpp"
 #include "template/limits.hpp"
+#include "template/markup.hpp"
 #include "template/methods.hpp"
 #include "template/percent_format.hpp"
 #include "template/python_json.hpp"
@@ -84,7 +85,10 @@ Value do_float(const Value& v, Arguments& args, const CallContext&) {
   return d ? Value(*d) : args.bound[0];
 }
 
-Value do_string(const Value& v, Arguments&, const CallContext&) { return Value(v.str()); }
+// soft_str: Markup stays Markup.
+Value do_string(const Value& v, Arguments&, const CallContext&) {
+  return v.is_markup() ? v : Value(v.str());
+}
 
 Value do_abs(const Value& v, Arguments&, const CallContext&) {
   v.require_defined();
@@ -213,13 +217,15 @@ std::string_view text_of(const Value& v, std::string& storage) {
   return storage;
 }
 
+// The filters that call a str method on soft_str(value) (upper, lower, capitalize, trim,
+// center, ...) give Markup for Markup, as MarkupSafe's wrapped methods do.
 Value do_lower(const Value& v, Arguments&, const CallContext&) {
   std::string storage;
-  return Value(detail::to_lower(text_of(v, storage)));
+  return detail::marked_like(v, detail::to_lower(text_of(v, storage)));
 }
 Value do_upper(const Value& v, Arguments&, const CallContext&) {
   std::string storage;
-  return Value(detail::to_upper(text_of(v, storage)));
+  return detail::marked_like(v, detail::to_upper(text_of(v, storage)));
 }
 Value do_title(const Value& v, Arguments&, const CallContext&) {
   std::string storage;
@@ -227,16 +233,16 @@ Value do_title(const Value& v, Arguments&, const CallContext&) {
 }
 Value do_capitalize(const Value& v, Arguments&, const CallContext&) {
   std::string storage;
-  return Value(detail::capitalize(text_of(v, storage)));
+  return detail::marked_like(v, detail::capitalize(text_of(v, storage)));
 }
 
 Value do_trim(const Value& v, Arguments& args, const CallContext&) {
   std::string text = v.str();
   const Value& chars = args.bound[0];
   chars.require_defined();
-  if (chars.is_none()) return Value(detail::strip(text, std::nullopt));
+  if (chars.is_none()) return detail::marked_like(v, detail::strip(text, std::nullopt));
   if (!chars.is_string()) fail("strip arg must be None or str");
-  return Value(detail::strip(text, chars.as_string()));
+  return detail::marked_like(v, detail::strip(text, chars.as_string()));
 }
 
 Value do_replace(const Value& v, Arguments& args, const CallContext&) {
@@ -249,7 +255,7 @@ Value do_replace(const Value& v, Arguments& args, const CallContext&) {
 
 Value do_center(const Value& v, Arguments& args, const CallContext&) {
   std::string text = v.str();
-  return Value(detail::center(text, detail::to_index(args.bound[0])));
+  return detail::marked_like(v, detail::center(text, detail::to_index(args.bound[0])));
 }
 
 Value do_wordcount(const Value& v, Arguments&, const CallContext&) {
@@ -267,7 +273,7 @@ Value do_indent(const Value& v, Arguments& args, const CallContext&) {
       fail(std::string("can't multiply sequence by non-int of type '") + width.type_name() + "'");
     }
     detail::check_value_size(static_cast<std::uint64_t>(std::max<std::int64_t>(width.as_int(), 0)),
-                     "indent");
+                             "indent");
     indention.assign(static_cast<std::size_t>(std::max<std::int64_t>(width.as_int(), 0)), ' ');
   }
   v.require_defined();
@@ -293,7 +299,7 @@ Value do_indent(const Value& v, Arguments& args, const CallContext&) {
     }
   }
   if (args.bound[1].truthy()) out.insert(0, indention);
-  return Value(std::move(out));
+  return detail::marked_like(v, std::move(out));  // Jinja2 makes the indention Markup too
 }
 
 Value do_truncate(const Value& v, Arguments& args, const CallContext&) {
@@ -322,7 +328,8 @@ Value do_truncate(const Value& v, Arguments& args, const CallContext&) {
     std::size_t space = head.rfind(' ');
     if (space != std::string::npos) head.resize(space);
   }
-  return Value(head + end.as_string());
+  // Markup + end escapes end.
+  return detail::marked_like(v, head + (v.is_markup() ? detail::escape(end) : end).as_string());
 }
 
 Value do_format(const Value& v, Arguments& args, const CallContext&) {
@@ -330,11 +337,16 @@ Value do_format(const Value& v, Arguments& args, const CallContext&) {
     fail("can't handle positional and keyword arguments at the same time");
   }
   std::string format = v.str();
-  if (args.extra_keywords.empty())
-    return Value(detail::percent_format(format, args.extra_positional));
+  // Markup % args escapes the arguments (soft_str keeps the Markup).
+  auto argument = [&](const Value& a) { return v.is_markup() ? detail::escape_argument(a) : a; };
+  if (args.extra_keywords.empty()) {
+    ValueList positional;
+    for (const auto& a : args.extra_positional) positional.push_back(argument(a));
+    return detail::marked_like(v, detail::percent_format(format, positional));
+  }
   ValueDict mapping;
-  for (auto& [key, value] : args.extra_keywords) mapping.set(key, value);
-  return Value(detail::percent_format(format, Value(std::move(mapping))));
+  for (auto& [key, value] : args.extra_keywords) mapping.set(key, argument(value));
+  return detail::marked_like(v, detail::percent_format(format, Value(std::move(mapping))));
 }
 
 // `bytes < 1000 ** k`, compared exactly as Python compares a float with an int (the double 1e24
@@ -389,12 +401,12 @@ Value do_tojson(const Value& v, Arguments& args, const CallContext&) {
       fail(std::string("can't multiply sequence by non-int of type '") + indent.type_name() + "'");
     }
     detail::check_value_size(static_cast<std::uint64_t>(std::max<std::int64_t>(indent.as_int(), 0)),
-                     "tojson's indent");
+                             "tojson's indent");
     prefix = std::string(static_cast<std::size_t>(std::max<std::int64_t>(indent.as_int(), 0)), ' ');
   }
   std::string out;
   detail::append_tojson(out, v, prefix);
-  return Value(std::move(out));
+  return Value::markup(std::move(out));  // htmlsafe_json_dumps returns Markup
 }
 
 // ---- sequences --------------------------------------------------------------------------
@@ -431,6 +443,7 @@ Value do_last(const Value& v, Arguments&, const CallContext&) {
   ValueList storage;
   const ValueList& items = detail::iterate(v, storage);
   if (items.empty()) return Value::undefined("No last item, sequence was empty.");
+  if (v.is_markup()) return Value::markup(items.back().as_string());  // Markup's item is Markup
   return items.back();
 }
 
@@ -441,7 +454,7 @@ Value do_reverse(const Value& v, Arguments&, const CallContext&) {
     std::string out;
     out.reserve(v.as_string().size());
     for (auto it = points.rbegin(); it != points.rend(); ++it) out.append(*it);
-    return Value(std::move(out));
+    return detail::marked_like(v, std::move(out));
   }
   if (!v.is_list() && !v.is_dict()) fail("argument must be iterable");
   ValueList storage;
@@ -681,8 +694,8 @@ Value do_batch(const Value& v, Arguments& args, const CallContext&) {
       if (!count.is_int() && !count.is_bool()) {
         fail(std::string("can't multiply sequence by non-int of type '") + count.type_name() + "'");
       }
-      detail::check_value_size(static_cast<std::uint64_t>(std::max<std::int64_t>(count.as_int(), 0)),
-                       "batch");
+      detail::check_value_size(
+          static_cast<std::uint64_t>(std::max<std::int64_t>(count.as_int(), 0)), "batch");
       row.resize(static_cast<std::size_t>(count.as_int()), fill);
     }
     out.emplace_back(std::move(row));
@@ -755,16 +768,13 @@ Value do_map(const Value& v, Arguments& args, const CallContext& context) {
     return Value(std::move(out));
   }
   if (positional.empty()) fail("map requires a filter argument");
-  if (!keywords.empty()) {
-    fail("map cannot pass keyword arguments to a filter (got " + Value(keywords[0].first).repr() +
-         "); pass them positionally");
-  }
   ValueList filter_args(positional.begin() + 1, positional.end());
   ValueList storage;
   const ValueList& items = detail::iterate(v, storage);
   if (items.empty()) return Value(std::move(out));
   std::string name = function_name(positional[0], "filter");
-  for (const auto& item : items) out.push_back(context.call_filter(name, item, filter_args));
+  for (const auto& item : items)
+    out.push_back(context.call_filter(name, item, filter_args, keywords));
   return Value(std::move(out));
 }
 
@@ -786,10 +796,6 @@ Value select_or_reject(const Value& v, Arguments& args, const CallContext& conte
   std::string test;
   ValueList test_args;
   if (has_test) {
-    if (!args.extra_keywords.empty()) {
-      fail("cannot pass keyword arguments to a test (got " +
-           Value(args.extra_keywords[0].first).repr() + "); pass them positionally");
-    }
     test = function_name(positional[offset], "test");
     test_args.assign(positional.begin() + static_cast<std::ptrdiff_t>(offset) + 1,
                      positional.end());
@@ -797,7 +803,8 @@ Value select_or_reject(const Value& v, Arguments& args, const CallContext& conte
   ValueList storage, out;
   for (const auto& item : detail::iterate(v, storage)) {
     Value subject = by_attribute ? detail::lookup_path(item, parts, Value(nullptr)) : item;
-    bool passed = has_test ? context.call_test(test, subject, test_args) : subject.truthy();
+    bool passed = has_test ? context.call_test(test, subject, test_args, args.extra_keywords)
+                           : subject.truthy();
     if (passed == keep) out.push_back(item);
   }
   return Value(std::move(out));
@@ -943,6 +950,8 @@ void register_builtin_filters(FunctionRegistry& registry) {
   for (auto& spec : builtin_filters()) registry.add(FunctionKind::Filter, std::move(spec));
   registry.add_alias(FunctionKind::Filter, "d", "default");
   registry.add_alias(FunctionKind::Filter, "count", "length");
+  detail::register_html_filters(registry);
+  detail::register_text_filters(registry);
 }
 
 }  // namespace zf

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Bound methods of dict, str and list values with Python's semantics (str methods count code
 // points and share their Unicode rules with the filters, python_text.cpp).
-#include "template/limits.hpp"
 #include "template/methods.hpp"
 
 #include <algorithm>
 #include <array>
 
+#include "template/limits.hpp"
+#include "template/markup.hpp"
 #include "template/python_ops.hpp"
 #include "template/python_text.hpp"
+#include "template/str_methods.hpp"
 #include "zeroforge/error.hpp"
 
 namespace zf::detail {
@@ -205,8 +207,13 @@ Value call_str(const std::string& s, const std::string& m, const std::vector<Val
   }
   if (m == "isdigit") {
     expect_args(m, args, 0, 0);
-    return Value(!s.empty() &&
-                 std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }));
+    if (s.empty()) return Value(false);
+    for (std::size_t pos = 0; pos < s.size();) {
+      char32_t c;
+      pos += decode_utf8(s, pos, c);
+      if (!is_digit(c)) return Value(false);
+    }
+    return Value(true);
   }
   throw Error(ErrorKind::Render, "'str' object has no attribute '" + m + "'");
 }
@@ -214,12 +221,13 @@ Value call_str(const std::string& s, const std::string& m, const std::vector<Val
 }  // namespace
 
 bool is_method_name(std::string_view name) {
-  return in(kDictMethods, name) || in(kStrMethods, name) || in(kListMethods, name);
+  return in(kDictMethods, name) || in(kStrMethods, name) || in(kListMethods, name) ||
+         is_str_method(name);
 }
 
 bool has_method(const Value& object, std::string_view name) {
   if (object.is_dict()) return in(kDictMethods, name);
-  if (object.is_string()) return in(kStrMethods, name);
+  if (object.is_string()) return in(kStrMethods, name) || is_str_method(name);
   if (object.is_list()) return in(kListMethods, name);
   return false;
 }
@@ -229,8 +237,50 @@ Value bind_method(const Value& object, std::string name) {
       std::shared_ptr<const Callable>(std::make_shared<BoundMethod>(object, std::move(name))));
 }
 
+namespace {
+
+// MarkupSafe's Markup methods: the str methods it overrides return Markup (split and
+// partition Markup pieces), escaping only the text they insert (replace's `new`, the fill
+// character of center/ljust/rjust); join escapes the items and format the fields. The rest
+// (find, startswith, the predicates, ...) are str's own.
+Value call_markup_method(const Value& self, const std::string& m, const std::vector<Value>& args,
+                         const std::vector<std::pair<std::string, Value>>& kwargs) {
+  static constexpr std::array<std::string_view, 19> kMarked = {
+      "capitalize", "title",        "lower",        "upper",     "replace",    "ljust",    "rjust",
+      "lstrip",     "rstrip",       "center",       "strip",     "expandtabs", "swapcase", "zfill",
+      "casefold",   "removeprefix", "removesuffix", "partition", "rpartition"};
+  const Value plain(self.as_string());
+  auto mark_items = [](const Value& result) {
+    ValueList items;
+    for (const auto& item : result.as_list()) items.push_back(Value::markup(item.as_string()));
+    return result.is_tuple() ? Value::tuple(std::move(items)) : Value(std::move(items));
+  };
+  if (in(kMarked, m)) {
+    std::vector<Value> inserted = args;
+    bool inserts = m == "replace" || m == "ljust" || m == "rjust" || m == "center";
+    if (inserts && inserted.size() > 1) inserted[1] = escape_argument(inserted[1]);
+    Value result = call_method(plain, m, inserted, kwargs);
+    return result.is_string() ? Value::markup(result.as_string()) : mark_items(result);
+  }
+  if (m == "split" || m == "rsplit" || m == "splitlines")
+    return mark_items(call_method(plain, m, args, kwargs));
+  if (m == "join" && args.size() == 1 && args[0].is_list()) {
+    ValueList escaped;
+    for (const auto& item : args[0].as_list()) escaped.push_back(escape_argument(item));
+    return Value::markup(call_method(plain, m, {Value(std::move(escaped))}, kwargs).as_string());
+  }
+  if (m == "format")
+    return Value::markup(call_str_method(plain.as_string(), m, args, kwargs, true).as_string());
+  return call_method(plain, m, args, kwargs);
+}
+
+}  // namespace
+
 Value call_method(const Value& self, const std::string& m, const std::vector<Value>& args,
                   const std::vector<std::pair<std::string, Value>>& kwargs) {
+  if (self.is_markup()) return call_markup_method(self, m, args, kwargs);
+  if (self.is_string() && is_str_method(m))
+    return call_str_method(self.as_string(), m, args, kwargs);
   if (!kwargs.empty()) {
     throw Error(ErrorKind::Render,
                 std::string(self.type_name()) + "." + m + "() takes no keyword arguments");

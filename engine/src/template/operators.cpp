@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "template/limits.hpp"
+#include "template/markup.hpp"
 #include "template/percent_format.hpp"
 #include "zeroforge/error.hpp"
 
@@ -82,6 +83,24 @@ Value concatenate(const Value& a, const Value& b) {
   ValueList out = a.as_list();
   out.insert(out.end(), b.as_list().begin(), b.as_list().end());
   return a.is_tuple() ? Value::tuple(std::move(out)) : Value(std::move(out));
+}
+
+// Markup % args: every argument escaped first (MarkupSafe's _MarkupEscapeHelper), for %s and
+// %r alike; numbers format as numbers.
+Value markup_format(const Value& format, const Value& args) {
+  auto escaped = escape_argument;
+  if (args.is_dict()) {
+    ValueDict mapping;
+    for (const auto& [key, value] : args.as_dict()) mapping.set(key, escaped(value));
+    return Value::markup(percent_format(format.as_string(), Value(std::move(mapping))));
+  }
+  ValueList items;
+  if (args.is_tuple()) {
+    for (const auto& item : args.as_list()) items.push_back(escaped(item));
+  } else {
+    items.push_back(escaped(args));
+  }
+  return Value::markup(percent_format(format.as_string(), items));
 }
 
 double python_fmod(double a, double b) {
@@ -210,14 +229,22 @@ Value apply_binary(BinaryOp op, const Value& a, const Value& b) {
   if (op == BinaryOp::Add) {
     if (a.is_string() && b.is_string()) {
       check_value_size(a.as_string().size() + b.as_string().size(), "str + str");
+      // Markup + str escapes the str, and so does str + Markup (Markup.__radd__).
+      if (a.is_markup() || b.is_markup()) return markup_concatenate(a, b);
       return Value(a.as_string() + b.as_string());
     }
     if (a.is_list() && b.is_list()) return concatenate(a, b);
   }
   if (op == BinaryOp::Multiply) {
-    if ((a.is_string() || a.is_list()) && is_int_like(b)) return repeat(a, b.as_int());
-    if ((b.is_string() || b.is_list()) && is_int_like(a)) return repeat(b, a.as_int());
+    const Value* sequence = (a.is_string() || a.is_list()) && is_int_like(b)   ? &a
+                            : (b.is_string() || b.is_list()) && is_int_like(a) ? &b
+                                                                               : nullptr;
+    if (sequence) {
+      Value repeated = repeat(*sequence, (sequence == &a ? b : a).as_int());
+      return sequence->is_markup() ? Value::markup(repeated.as_string()) : repeated;
+    }
   }
+  if (op == BinaryOp::Modulo && a.is_markup()) return markup_format(a, b);
   if (op == BinaryOp::Modulo && a.is_string()) {  // Python's printf-style formatting
     if (b.is_tuple()) return Value(percent_format(a.as_string(), b.as_list()));
     if (b.is_dict()) return Value(percent_format(a.as_string(), b));

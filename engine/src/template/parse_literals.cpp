@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "template/parser_state.hpp"
+#include "template/unicode_names.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/error.hpp"
 
@@ -125,6 +126,23 @@ std::string Parser::decode_string(const Token& token) {
       case 'x':
         append_utf8(out, hex(2));
         break;
+      case 'N': {
+        // `\N{NAME}`: a character by its Unicode name (unicode_names.hpp).
+        std::size_t close = raw.find('}', i + 1);
+        if (i + 1 >= raw.size() || raw[i + 1] != '{' || close == std::string_view::npos ||
+            close == i + 2) {
+          fail_at(token.offset, "malformed \\N character escape in string (expected \\N{NAME})");
+        }
+        std::string_view name = raw.substr(i + 2, close - i - 2);
+        auto code_point = lookup_character_name(name);
+        if (!code_point) {
+          fail_at(token.offset,
+                  "unknown Unicode character name in \\N{" + std::string(name) + "} in string");
+        }
+        append_utf8(out, *code_point);
+        i = close;
+        break;
+      }
       case 'u':
       case 'U': {
         const std::uint32_t value = hex(e == 'u' ? 4 : 8);

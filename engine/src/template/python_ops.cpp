@@ -82,6 +82,9 @@ Value get_item(const Value& obj, const Value& key) {
       if (index >= 0 && index < size) return Value(points[static_cast<std::size_t>(index)]);
     }
   }
+  if (key.is_string()) {
+    if (const Value* field = obj.field(key.as_string())) return *field;
+  }
   return Value::undefined(object_type_repr(obj) + " has no attribute " + key.repr());
 }
 

@@ -1,122 +1,102 @@
 // SPDX-License-Identifier: MIT
 // Python str methods on UTF-8 text and Python's int()/float() parsing of strings.
-#include "template/limits.hpp"
 #include "template/python_text.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
+
+#include "template/limits.hpp"
+#include "template/unicode_case.hpp"
 
 namespace zf::detail {
 namespace {
 
-// Simple one-to-one case mappings for ASCII, Latin-1, basic Greek and Cyrillic. Python also
-// maps the rest of Unicode and has one-to-many mappings (`ß` -> `SS`); those are left alone.
-char32_t lower_of(char32_t c) {
-  if (c >= 'A' && c <= 'Z') return c + 32;
-  if (c < 0xC0) return c;
-  if ((c >= 0xC0 && c <= 0xDE && c != 0xD7)) return c + 32;
-  if (c == 0x178) return 0xFF;
-  if (c >= 0x391 && c <= 0x3A9 && c != 0x3A2) return c + 32;
-  if (c >= 0x410 && c <= 0x42F) return c + 32;
-  if (c >= 0x400 && c <= 0x40F) return c + 80;
-  return c;
-}
+// A code point of `text` for the case functions: decoded, with the byte length, and a flag for
+// a byte that starts no valid sequence (copied through unchanged, never case-mapped).
+struct Point {
+  char32_t c;
+  std::size_t pos, size;
+  bool malformed;
+};
 
-char32_t upper_of(char32_t c) {
-  if (c >= 'a' && c <= 'z') return c - 32;
-  if (c < 0xE0) return c;
-  if (c >= 0xE0 && c <= 0xFE && c != 0xF7) return c - 32;
-  if (c == 0xFF) return 0x178;
-  if (c >= 0x3B1 && c <= 0x3C9 && c != 0x3C2) return c - 32;
-  if (c >= 0x430 && c <= 0x44F) return c - 32;
-  if (c >= 0x450 && c <= 0x45F) return c - 80;
-  return c;
-}
-
-bool is_cased_lower(char32_t c) { return upper_of(c) != c || c == 0xDF || c == 0x3C2; }
-bool is_cased_upper(char32_t c) { return lower_of(c) != c; }
-
-bool is_cased(char32_t c) { return is_cased_lower(c) || is_cased_upper(c); }
-
-// The lower case of the code point `c` at byte `pos` of `text`. Python lowers a capital sigma
-// to the final form ς at the end of a word: after a cased letter and not before one (Unicode's
-// Final_Sigma rule, without skipping case-ignorable characters such as apostrophes).
-char32_t lower_in(std::string_view text, char32_t c, std::size_t pos) {
-  if (c != 0x3A3) return lower_of(c);
-  bool after_cased = false;
-  if (pos > 0) {
-    std::size_t start = pos - 1;
-    while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
-    char32_t previous;
-    decode_utf8(text, start, previous);
-    after_cased = is_cased(previous);
-  }
-  char32_t next = 0;
-  std::size_t after = pos + decode_utf8(text, pos, next);
-  bool before_cased = after < text.size() && (decode_utf8(text, after, next), is_cased(next));
-  return after_cased && !before_cased ? 0x3C2 : 0x3C3;
-}
-
-// What a Map may return for ß, whose upper and title cases are two letters (Python's full case
-// mapping; the only such expansion Latin text meets). Not code points: past U+10FFFF.
-constexpr char32_t kSharpSUpper = 0x110000;  // "SS"
-constexpr char32_t kSharpSTitle = 0x110001;  // "Ss"
-
-// ß at the start of a word in upper case (Jinja2's `title` filter upper-cases the first
-// letter) or title case (`capitalize`, `str.title()`); other code points as `case_of` maps them.
-char32_t sharp_s_as(char32_t c, char32_t sharp_s, char32_t (*case_of)(char32_t)) {
-  return c == 0xDF ? sharp_s : case_of(c);
-}
-
-template <typename Map>
-std::string map_code_points(std::string_view text, Map map) {
-  std::string out;
+std::vector<Point> points_of(std::string_view text) {
+  std::vector<Point> out;
   out.reserve(text.size());
   for (std::size_t pos = 0; pos < text.size();) {
-    const auto byte = static_cast<unsigned char>(text[pos]);
-    if (byte < 0x80) {  // every mapping takes ASCII to ASCII: a byte in, a byte out
-      out += static_cast<char>(map(char32_t{byte}, pos));
-      ++pos;
-      continue;
-    }
     char32_t c;
     std::size_t n = decode_utf8(text, pos, c);
-    char32_t mapped = map(c, pos);
-    if (mapped == c) {
-      out.append(text.substr(pos, n));  // keeps malformed bytes byte-for-byte
-    } else if (mapped == kSharpSUpper || mapped == kSharpSTitle) {
-      out += mapped == kSharpSUpper ? "SS" : "Ss";
-    } else {
-      append_utf8(out, mapped);
-    }
+    bool malformed = n == 1 && static_cast<unsigned char>(text[pos]) >= 0x80;
+    out.push_back({c, pos, n, malformed});
     pos += n;
   }
   return out;
+}
+
+char ascii_lower(char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch + 32) : ch; }
+char ascii_upper(char ch) { return ch >= 'a' && ch <= 'z' ? static_cast<char>(ch - 32) : ch; }
+
+// Python's lower() of points[i] within points[first, last): a capital sigma becomes the final
+// form when a cased letter precedes it and none follows, skipping case-ignorable code points
+// both ways (CPython's handle_capital_sigma).
+void append_lower_at(std::string& out, const std::vector<Point>& points, std::size_t first,
+                     std::size_t last, std::size_t i, std::string_view text) {
+  const Point& p = points[i];
+  if (p.malformed) {
+    out.append(text.substr(p.pos, p.size));
+    return;
+  }
+  if (p.c != 0x3A3) {
+    append_lower(out, p.c);
+    return;
+  }
+  std::size_t j = i;
+  while (j > first && is_case_ignorable(points[j - 1].c)) --j;
+  bool final_sigma = j > first && is_cased(points[j - 1].c);
+  if (final_sigma) {
+    std::size_t k = i + 1;
+    while (k < last && is_case_ignorable(points[k].c)) ++k;
+    final_sigma = k == last || !is_cased(points[k].c);
+  }
+  append_utf8(out, final_sigma ? 0x3C2 : 0x3C3);
+}
+
+// Appends one point mapped by `map` (append_upper, append_title, append_fold), or its bytes.
+void append_mapped(std::string& out, const Point& p, std::string_view text,
+                   void (*map)(std::string&, char32_t)) {
+  if (p.malformed) {
+    out.append(text.substr(p.pos, p.size));
+  } else {
+    map(out, p.c);
+  }
 }
 
 bool is_title_separator(char32_t c) {
   return c == '-' || c == '(' || c == '{' || c == '[' || c == '<' || is_space(c);
 }
 
+struct CodePointRange {
+  char32_t first, last;
+};
+
+#include "template/generated/unicode_classes.inc"
+
+template <std::size_t N>
+bool in_ranges(const CodePointRange (&ranges)[N], char32_t c) {
+  auto it = std::upper_bound(std::begin(ranges), std::end(ranges), c,
+                             [](char32_t x, const CodePointRange& r) { return x < r.first; });
+  return it != std::begin(ranges) && c <= std::prev(it)->last;
+}
+
+// Python's `\w`: `_` and every code point for which str.isalnum() holds.
 bool is_word(char32_t c) {
   if (c < 0x80) {
     return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
   }
-  if (is_space(c) || c < 0xA0) return false;
-  if (c < 0xC0) {
-    // Latin-1 punctuation and symbols, except the letters and numbers among them.
-    return c == 0xAA || c == 0xB2 || c == 0xB3 || c == 0xB5 || c == 0xB9 || c == 0xBA ||
-           (c >= 0xBC && c <= 0xBE);
-  }
-  if (c == 0xD7 || c == 0xF7) return false;
-  if (c >= 0x2000 && c <= 0x2BFF) return false;    // punctuation, currency, arrows, math, shapes
-  if (c >= 0x3000 && c <= 0x303F) return false;    // CJK punctuation
-  if (c >= 0xFE30 && c <= 0xFE4F) return false;    // CJK compatibility forms
-  if (c >= 0xFF00 && c <= 0xFF0F) return false;    // fullwidth punctuation
-  if (c >= 0x1F000 && c <= 0x1FAFF) return false;  // emoji and pictographs
-  return true;
+  return is_alpha(c) || is_numeric(c);
 }
 
 bool is_digit_in_base(char c, std::int64_t base, int& digit) {
@@ -219,6 +199,35 @@ std::vector<std::string_view> split_code_points(std::string_view text) {
   return out;
 }
 
+std::u32string to_code_points(std::string_view text) {
+  std::u32string out;
+  out.reserve(text.size());
+  for (std::size_t pos = 0; pos < text.size();) {
+    char32_t c;
+    pos += decode_utf8(text, pos, c);
+    out += c;
+  }
+  return out;
+}
+
+std::string from_code_points(std::u32string_view points) {
+  std::string out;
+  out.reserve(points.size());
+  for (char32_t c : points) append_utf8(out, c);
+  return out;
+}
+
+bool is_word_char(char32_t c) { return is_word(c); }
+
+bool is_decimal_char(char32_t c) { return is_decimal(c); }
+
+bool is_alpha(char32_t c) { return in_ranges(kAlphaRanges, c); }
+bool is_decimal(char32_t c) { return in_ranges(kDecimalRanges, c); }
+bool is_digit(char32_t c) { return in_ranges(kDigitRanges, c); }
+bool is_numeric(char32_t c) { return in_ranges(kNumericRanges, c); }
+bool is_identifier_start(char32_t c) { return in_ranges(kIdentifierStartRanges, c); }
+bool is_identifier_continue(char32_t c) { return in_ranges(kIdentifierContinueRanges, c); }
+
 bool is_space(char32_t c) {
   return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
          c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
@@ -237,61 +246,142 @@ bool is_printable(char32_t c) {
 }
 
 std::string to_lower(std::string_view text) {
-  return map_code_points(text,
-                         [text](char32_t c, std::size_t pos) { return lower_in(text, c, pos); });
+  std::string out;
+  out.reserve(text.size());
+  // ASCII text (most of what templates lower-case) in one pass; the first other byte starts
+  // the Unicode path over.
+  for (char ch : text) {
+    if (static_cast<unsigned char>(ch) >= 0x80) {
+      out.clear();
+      break;
+    }
+    out += ascii_lower(ch);
+  }
+  if (out.size() == text.size()) return out;
+  auto points = points_of(text);
+  for (std::size_t i = 0; i < points.size(); ++i)
+    append_lower_at(out, points, 0, points.size(), i, text);
+  return out;
 }
 
 std::string to_upper(std::string_view text) {
-  return map_code_points(
-      text, [](char32_t c, std::size_t) { return sharp_s_as(c, kSharpSUpper, upper_of); });
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {  // as to_lower: ASCII in one pass
+    if (static_cast<unsigned char>(ch) >= 0x80) {
+      out.clear();
+      break;
+    }
+    out += ascii_upper(ch);
+  }
+  if (out.size() == text.size()) return out;
+  for (const Point& p : points_of(text)) append_mapped(out, p, text, append_upper);
+  return out;
+}
+
+std::string case_fold(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const Point& p : points_of(text)) append_mapped(out, p, text, append_fold);
+  return out;
+}
+
+std::string swap_case(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  auto points = points_of(text);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Point& p = points[i];
+    if (!p.malformed && is_uppercase(p.c)) {
+      append_lower_at(out, points, 0, points.size(), i, text);
+    } else if (!p.malformed && is_lowercase(p.c)) {
+      append_upper(out, p.c);
+    } else {
+      out.append(text.substr(p.pos, p.size));
+    }
+  }
+  return out;
 }
 
 std::string capitalize(std::string_view text) {
-  return map_code_points(text, [text](char32_t c, std::size_t pos) {
-    return pos == 0 ? sharp_s_as(c, kSharpSTitle, upper_of) : lower_in(text, c, pos);
-  });
+  std::string out;
+  out.reserve(text.size());
+  auto points = points_of(text);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (i == 0) {
+      append_mapped(out, points[0], text, append_title);
+    } else {
+      append_lower_at(out, points, 0, points.size(), i, text);
+    }
+  }
+  return out;
 }
 
 std::string title(std::string_view text) {
-  bool word_start = true;
-  return map_code_points(text, [&](char32_t c, std::size_t pos) {
-    if (is_title_separator(c)) {
-      word_start = true;
-      return c;
-    }
-    char32_t mapped = word_start ? sharp_s_as(c, kSharpSUpper, upper_of) : lower_in(text, c, pos);
-    word_start = false;
-    return mapped;
-  });
+  // Jinja2 splits on runs of `-`, whitespace and opening brackets, and joins
+  // `item[0].upper() + item[1:].lower()` for every piece (separator runs included), so the
+  // lower-casing of a word sees only the rest of that word.
+  std::string out;
+  out.reserve(text.size());
+  auto points = points_of(text);
+  for (std::size_t start = 0; start < points.size();) {
+    bool separator = is_title_separator(points[start].c);
+    std::size_t end = start;
+    while (end < points.size() && is_title_separator(points[end].c) == separator) ++end;
+    append_mapped(out, points[start], text, append_upper);
+    for (std::size_t i = start + 1; i < end; ++i)
+      append_lower_at(out, points, start + 1, end, i, text);
+    start = end;
+  }
+  return out;
 }
 
 std::string str_title(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  auto points = points_of(text);
   bool after_cased = false;
-  return map_code_points(text, [&](char32_t c, std::size_t pos) {
-    char32_t mapped = after_cased ? lower_in(text, c, pos) : sharp_s_as(c, kSharpSTitle, upper_of);
-    after_cased = is_cased(c);
-    return mapped;
-  });
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (after_cased) {
+      append_lower_at(out, points, 0, points.size(), i, text);
+    } else {
+      append_mapped(out, points[i], text, append_title);
+    }
+    after_cased = !points[i].malformed && is_cased(points[i].c);
+  }
+  return out;
 }
 
 bool is_lower(std::string_view text) {
   bool cased = false;
-  for (std::size_t pos = 0; pos < text.size();) {
-    char32_t c;
-    pos += decode_utf8(text, pos, c);
-    if (is_cased_upper(c)) return false;
-    cased = cased || is_cased_lower(c);
+  for (const Point& p : points_of(text)) {
+    if (is_uppercase(p.c) || is_titlecase(p.c)) return false;
+    cased = cased || is_lowercase(p.c);
   }
   return cased;
 }
 
 bool is_upper(std::string_view text) {
   bool cased = false;
-  for (std::size_t pos = 0; pos < text.size();) {
-    char32_t c;
-    pos += decode_utf8(text, pos, c);
-    if (is_cased_lower(c)) return false;
-    cased = cased || is_cased_upper(c);
+  for (const Point& p : points_of(text)) {
+    if (is_lowercase(p.c) || is_titlecase(p.c)) return false;
+    cased = cased || is_uppercase(p.c);
+  }
+  return cased;
+}
+
+bool is_title_case(std::string_view text) {
+  bool cased = false, previous_cased = false;
+  for (const Point& p : points_of(text)) {
+    if (is_uppercase(p.c) || is_titlecase(p.c)) {
+      if (previous_cased) return false;
+      previous_cased = cased = true;
+    } else if (is_lowercase(p.c)) {
+      if (!previous_cased) return false;
+      previous_cased = cased = true;
+    } else {
+      previous_cased = false;
+    }
   }
   return cased;
 }

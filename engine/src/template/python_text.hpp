@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Python's str methods and str-to-number conversions on UTF-8 text, as the builtin filters and
-// tests need them: lengths and slices count code points, case mapping covers ASCII and Latin-1.
+// tests need them: lengths and slices count code points, case mapping is Unicode's full one
+// (unicode_case.hpp).
 #pragma once
 
 #include <cstddef>
@@ -24,6 +25,24 @@ std::size_t code_point_count(std::string_view text);
 /// `list(s)`: each code point as its own string view into `text`.
 std::vector<std::string_view> split_code_points(std::string_view text);
 
+/// Decodes `text` into code points (decode_utf8's rules) and encodes them back.
+std::u32string to_code_points(std::string_view text);
+std::string from_code_points(std::u32string_view points);
+
+/// What Python's `re` matches with `\w` (a letter, digit or `_`) and `\d` (a decimal digit).
+bool is_word_char(char32_t code_point);
+bool is_decimal_char(char32_t code_point);
+/// `str.isalpha()`, `isdecimal()`, `isdigit()`, `isnumeric()` for one code point (Python's
+/// Unicode 14.0 data, generated/unicode_classes.inc). isdigit includes the decimals and
+/// isnumeric both.
+bool is_alpha(char32_t code_point);
+bool is_decimal(char32_t code_point);
+bool is_digit(char32_t code_point);
+bool is_numeric(char32_t code_point);
+/// What str.isidentifier() allows first (XID_Start and `_`) and after (XID_Continue).
+bool is_identifier_start(char32_t code_point);
+bool is_identifier_continue(char32_t code_point);
+
 /// `str.isspace()` for one code point (also what `\s` matches in Python's `re`).
 bool is_space(char32_t code_point);
 /// `str.isprintable()` for one code point, which decides what `repr()` escapes: false for
@@ -33,6 +52,9 @@ bool is_printable(char32_t code_point);
 
 std::string to_lower(std::string_view text);
 std::string to_upper(std::string_view text);
+/// `str.casefold()` and `str.swapcase()`.
+std::string case_fold(std::string_view text);
+std::string swap_case(std::string_view text);
 /// `str.capitalize()`: the first code point upper case, the rest lower case.
 std::string capitalize(std::string_view text);
 /// Jinja2's `title` filter: words start after `-`, whitespace, `(`, `{`, `[` or `<`.
@@ -43,6 +65,8 @@ std::string str_title(std::string_view text);
 /// (upper) case.
 bool is_lower(std::string_view text);
 bool is_upper(std::string_view text);
+/// `str.istitle()`.
+bool is_title_case(std::string_view text);
 
 /// `str.strip(chars)`; `chars == nullopt` strips whitespace.
 std::string strip(std::string_view text, std::optional<std::string_view> chars);
@@ -56,9 +80,7 @@ std::string replace(std::string_view text, std::string_view old_text, std::strin
 std::string center(std::string_view text, std::int64_t width);
 /// `str.splitlines()` (without the line breaks), splitting on every break Python knows.
 std::vector<std::string_view> split_lines(std::string_view text);
-/// The number of matches of Python's `\w+`: ASCII letters, digits and `_`, plus non-ASCII
-/// letters and digits (approximated as non-ASCII code points that are not spaces, controls,
-/// punctuation or symbols).
+/// The number of matches of Python's `\w+` (see is_word_char).
 std::size_t word_count(std::string_view text);
 
 /// The result of parsing a number the way Python's `int(s, base)` or `float(s)` does.

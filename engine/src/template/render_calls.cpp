@@ -173,7 +173,7 @@ Value Renderer::filter_of(const Expr& expr, const FilterExpr& node, const Value&
     if (node.builtin_tojson) {
       std::string json;
       append_tojson(json, subject);
-      return Value(std::move(json));
+      return Value::markup(std::move(json));  // as the filter: htmlsafe_json_dumps's Markup
     }
     return call_function(*node.spec, node.direct, "filter", node.args, subject, frame);
   } catch (const Error& error) {

@@ -204,6 +204,8 @@ Value Renderer::get_attribute(const Value& object, const std::string& name) {
   if (has_method(object, name)) return bind_method(object, name);
   if (object.is_dict()) {
     if (const Value* v = object.as_dict().find(name)) return *v;
+  } else if (object.is_list()) {
+    if (const Value* field = object.field(name)) return *field;  // groupby's (grouper, list)
   } else if (const Namespace* ns = as_namespace(object)) {
     if (const Value* v = ns->find(name)) return *v;
   }
@@ -223,6 +225,7 @@ Value Renderer::get_item(const Value& object, const Value& key) {
   if (object.is_list() || object.is_string()) {
     if (key.is_string()) {
       if (has_method(object, key.as_string())) return bind_method(object, key.as_string());
+      if (const Value* field = object.field(key.as_string())) return *field;
       return missing_member(object, key);
     }
     if (!key.is_int() && !key.is_bool()) return missing_member(object, key);

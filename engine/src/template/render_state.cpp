@@ -17,19 +17,19 @@ void Renderer::render_root(const TemplateTree& tree, const Value& context, const
   render_template(tree, root);
 }
 
-Value Renderer::call_filter(std::string_view name, const Value& subject,
-                            std::vector<Value> args) const {
+Value Renderer::call_filter(std::string_view name, const Value& subject, std::vector<Value> args,
+                            KeywordArguments kwargs) const {
   const FunctionSpec* spec = env_.functions().find(FunctionKind::Filter, name);
   if (!spec) throw Error(ErrorKind::Render, "unknown filter '" + std::string(name) + "'");
-  Arguments bound = bind(*spec, "filter", std::move(args), {});
+  Arguments bound = bind(*spec, "filter", std::move(args), std::move(kwargs));
   return spec->body(subject, bound, *this);
 }
 
-bool Renderer::call_test(std::string_view name, const Value& subject,
-                         std::vector<Value> args) const {
+bool Renderer::call_test(std::string_view name, const Value& subject, std::vector<Value> args,
+                         KeywordArguments kwargs) const {
   const FunctionSpec* spec = env_.functions().find(FunctionKind::Test, name);
   if (!spec) throw Error(ErrorKind::Render, "unknown test '" + std::string(name) + "'");
-  Arguments bound = bind(*spec, "test", std::move(args), {});
+  Arguments bound = bind(*spec, "test", std::move(args), std::move(kwargs));
   return spec->body(subject, bound, *this).truthy();
 }
 

@@ -108,11 +108,12 @@ class Renderer : public CallContext {
   void render_root(const TemplateTree& tree, const Value& context, const Value* globals);
 
   // CallContext
-  Value call_filter(std::string_view name, const Value& subject,
-                    std::vector<Value> args) const override;
-  bool call_test(std::string_view name, const Value& subject,
-                 std::vector<Value> args) const override;
+  Value call_filter(std::string_view name, const Value& subject, std::vector<Value> args,
+                    KeywordArguments kwargs) const override;
+  bool call_test(std::string_view name, const Value& subject, std::vector<Value> args,
+                 KeywordArguments kwargs) const override;
   const EnvironmentOptions& options() const override { return env_.options(); }
+  const FunctionRegistry& functions() const override { return env_.functions(); }
 
  private:
   // ----- state (render_state.cpp) -----

@@ -177,6 +177,19 @@ bool is_less_equal(int c) { return c <= 0; }
 bool is_greater(int c) { return c > 0; }
 bool is_greater_equal(int c) { return c >= 0; }
 
+// `hasattr(value, "__html__")`: a Markup string (from escape, safe, tojson...).
+Value test_escaped(const Value& v, Arguments&, const CallContext&) { return Value(v.is_markup()); }
+
+// `value in env.filters` / `env.tests`: a name the environment knows (an unhashable value
+// raises, as Python's dict lookup does).
+template <FunctionKind Kind>
+Value test_known(const Value& v, Arguments&, const CallContext& context) {
+  v.require_defined();
+  if (v.is_list() && !v.is_tuple()) fail("unhashable type: 'list'");
+  if (v.is_dict()) fail("unhashable type: 'dict'");
+  return Value(v.is_string() && context.functions().find(Kind, v.as_string()) != nullptr);
+}
+
 std::vector<FunctionSpec> builtin_tests() {
   return {
       {"boolean", {}, false, test_boolean},
@@ -184,6 +197,8 @@ std::vector<FunctionSpec> builtin_tests() {
       {"defined", {}, false, test_defined},
       {"divisibleby", {required("num")}, false, test_divisibleby},
       {"eq", {required("other")}, false, test_eq},
+      {"escaped", {}, false, test_escaped},
+      {"filter", {}, false, test_known<FunctionKind::Filter>},
       {"even", {}, false, test_even},
       {"false", {}, false, test_false},
       {"float", {}, false, test_float},
@@ -203,6 +218,7 @@ std::vector<FunctionSpec> builtin_tests() {
       {"sameas", {required("other")}, false, test_sameas},
       {"sequence", {}, false, test_sequence},
       {"string", {}, false, test_string},
+      {"test", {}, false, test_known<FunctionKind::Test>},
       {"true", {}, false, test_true},
       {"undefined", {}, false, test_undefined},
       {"upper", {}, false, test_upper},

@@ -12,6 +12,7 @@
 
 #include "zeroforge/environment.hpp"
 #include "zeroforge/error.hpp"
+#include "zeroforge/template.hpp"
 
 namespace zf::testing {
 
@@ -40,15 +41,16 @@ class BuiltinHarness : public CallContext {
 
   const FunctionRegistry& registry() const { return registry_; }
 
-  Value call_filter(std::string_view name, const Value& subject,
-                    std::vector<Value> args) const override {
-    return invoke(FunctionKind::Filter, name, subject, std::move(args), {});
+  Value call_filter(std::string_view name, const Value& subject, std::vector<Value> args,
+                    KeywordArguments kwargs) const override {
+    return invoke(FunctionKind::Filter, name, subject, std::move(args), std::move(kwargs));
   }
-  bool call_test(std::string_view name, const Value& subject,
-                 std::vector<Value> args) const override {
-    return invoke(FunctionKind::Test, name, subject, std::move(args), {}).truthy();
+  bool call_test(std::string_view name, const Value& subject, std::vector<Value> args,
+                 KeywordArguments kwargs) const override {
+    return invoke(FunctionKind::Test, name, subject, std::move(args), std::move(kwargs)).truthy();
   }
   const EnvironmentOptions& options() const override { return options_; }
+  const FunctionRegistry& functions() const override { return registry_; }
 
   /// Binds the arguments the way the renderer does and runs the function body.
   Value invoke(FunctionKind kind, std::string_view name, const Value& subject,
@@ -123,5 +125,31 @@ class BuiltinHarness : public CallContext {
   FunctionRegistry registry_;
   EnvironmentOptions options_;
 };
+
+/// A template rendered end to end: `expected` is the output, or "!message" for a zf::Error.
+/// Expectations come from Python Jinja2 3.1.6 with StrictUndefined rendering the same source.
+struct TemplateCase {
+  const char* name;
+  const char* source;
+  const char* values;
+  const char* expected;
+};
+
+inline std::string render_case(const Environment& env, const TemplateCase& c) {
+  try {
+    auto tpl = env.from_string(c.source, "case.j2");
+    return tpl->render(Value::from_json(nlohmann::ordered_json::parse(c.values)));
+  } catch (const Error& e) {
+    return "!" + e.message();
+  }
+}
+
+inline void check_templates(const std::vector<TemplateCase>& cases) {
+  Environment env;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(render_case(env, c), c.expected);
+  }
+}
 
 }  // namespace zf::testing
