@@ -72,6 +72,10 @@ class Value {
   static Value lenient_undefined(std::string description);
   /// A tuple: a list that prints as `(1, 2)` and is never equal to a list (Python).
   static Value tuple(ValueList items);
+  /// Python's `range(start, stop, step)` with its items listed: a list that prints as
+  /// `range(0, 3)`, equals only a range with the same items, and cannot be ordered,
+  /// concatenated, repeated or written as JSON.
+  static Value range(std::int64_t start, std::int64_t stop, std::int64_t step, ValueList items);
   /// Converts JSON (null, bool, integer, float, string, array, object) to a Value.
   static Value from_json(const nlohmann::ordered_json& json);
   /// Converts back to JSON; throws zf::Error for undefined and callable values.
@@ -89,6 +93,13 @@ class Value {
   bool is_list() const noexcept { return kind() == Kind::List; }
   /// A list made by `tuple()` (dict items, `(a, b)` literals).
   bool is_tuple() const noexcept;
+  /// A list made by `range()`.
+  bool is_range() const noexcept;
+  /// A range's start, stop and step (zeros for any other value).
+  struct RangeBounds {
+    std::int64_t start, stop, step;
+  };
+  RangeBounds range_bounds() const noexcept;
   /// An undefined value made by `lenient_undefined()`.
   bool is_lenient_undefined() const noexcept;
   bool is_dict() const noexcept { return kind() == Kind::Dict; }
@@ -145,6 +156,8 @@ class Value {
   struct ListData {
     ValueList items;
     bool tuple;
+    bool range = false;
+    RangeBounds bounds = {0, 0, 0};
   };
 
   // A tagged union of the alternatives below, in Kind order. Hand-written rather than a

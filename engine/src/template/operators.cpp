@@ -212,11 +212,14 @@ Value apply_binary(BinaryOp op, const Value& a, const Value& b) {
       check_value_size(a.as_string().size() + b.as_string().size(), "str + str");
       return Value(a.as_string() + b.as_string());
     }
-    if (a.is_list() && b.is_list()) return concatenate(a, b);
+    // A range is a list here, but Python cannot add or repeat one.
+    if (a.is_list() && b.is_list() && !a.is_range() && !b.is_range()) return concatenate(a, b);
   }
   if (op == BinaryOp::Multiply) {
-    if ((a.is_string() || a.is_list()) && is_int_like(b)) return repeat(a, b.as_int());
-    if ((b.is_string() || b.is_list()) && is_int_like(a)) return repeat(b, a.as_int());
+    if ((a.is_string() || (a.is_list() && !a.is_range())) && is_int_like(b))
+      return repeat(a, b.as_int());
+    if ((b.is_string() || (b.is_list() && !b.is_range())) && is_int_like(a))
+      return repeat(b, a.as_int());
   }
   if (op == BinaryOp::Modulo && a.is_string()) {  // Python's printf-style formatting
     if (b.is_tuple()) return Value(percent_format(a.as_string(), b.as_list()));
