@@ -289,7 +289,7 @@ Value Renderer::call_of(const Call& node, const Value& callee, const Frame& fram
   }
   auto [positional, keyword] = eval_args(node.args, frame);
   if (auto* native = as_native(callee.as_callable())) return native->call(positional, keyword);
-  if (auto* loop = as_recursive_loop(callee)) return loop->call(positional, keyword.size());
+  if (auto* loop = as_loop_context(callee)) return loop->call(positional, keyword.size());
   Value result;
   if (call_bound_method(callee, positional, keyword, result)) return result;
   throw Error(ErrorKind::Render, "'" + callee.as_callable()->name() + "' cannot be called here");

@@ -88,7 +88,10 @@ const Value& Renderer::lookup_compound(const Expr& expr, const Frame& frame, Val
     Value object_scratch;
     const Value& object = lookup(*attr->object, frame, object_scratch);
     require_object(object, attr->object->offset);
-    if (object.is_dict() && !(attr->maybe_method && has_method(object, attr->attribute))) {
+    if (const LoopContext* loop = as_loop_context(object)) {
+      // `loop.index` and the like, read in place as a dict's keys are.
+      if (const Value* v = loop->find(attr->attribute, attr->hash)) return *v;
+    } else if (object.is_dict() && !(attr->maybe_method && has_method(object, attr->attribute))) {
       // A key: the value where it is (unless the dict itself is a temporary), or the
       // attribute's undefined value.
       const Value* v = object.as_dict().find(attr->attribute, attr->hash);
@@ -227,7 +230,7 @@ Value Renderer::get_attribute(const Value& object, const std::string& name) {
   } else if (object.is_range() && (name == "start" || name == "stop" || name == "step")) {
     const Value::RangeBounds r = object.range_bounds();
     return Value(name == "start" ? r.start : name == "stop" ? r.stop : r.step);
-  } else if (const RecursiveLoop* loop = as_recursive_loop(object)) {
+  } else if (const LoopContext* loop = as_loop_context(object)) {
     if (const Value* v = loop->find(name)) return *v;
   } else if (const Macro* macro = object.is_callable() ? as_macro(object.as_callable()) : nullptr) {
     if (std::optional<Value> v = macro_attribute(*macro, name)) return *std::move(v);
@@ -238,6 +241,9 @@ Value Renderer::get_attribute(const Value& object, const std::string& name) {
 // `object[key]`: Jinja2 tries the key first, then the attribute.
 Value Renderer::get_item(const Value& object, const Value& key) {
   object.require_defined();
+  if (const LoopContext* loop = as_loop_context(object); loop && key.is_string()) {
+    if (const Value* v = loop->find(key.as_string())) return *v;
+  }
   if (object.is_dict()) {
     if (key.is_string()) {
       if (const Value* v = object.as_dict().find(key.as_string())) return *v;

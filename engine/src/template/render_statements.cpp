@@ -191,11 +191,11 @@ void Renderer::run_loop(const Stmt& stmt, const ForStmt& node, Frame& frame, con
   if (node.uses_loop) make_loop_functions(state, cycle, changed);
   // `loop(items)` of a recursive loop: the same loop one level deeper, its output captured.
   // It holds this render and this frame, so it refuses to run once this loop has finished.
-  std::shared_ptr<const RecursiveLoop::Recurse> recurse;
+  std::shared_ptr<const LoopContext::Recurse> recurse;
   std::shared_ptr<bool> alive;
   if (node.recursive && node.uses_loop) {
     alive = std::make_shared<bool>(true);
-    recurse = std::make_shared<const RecursiveLoop::Recurse>(
+    recurse = std::make_shared<const LoopContext::Recurse>(
         [this, &stmt, &node, &frame, depth, alive](const Value& children) {
           if (!*alive) throw Error(ErrorKind::Render, "loop() called after its loop has finished");
           step(stmt.offset);
@@ -243,12 +243,8 @@ void Renderer::run_loop(const Stmt& stmt, const ForStmt& node, Frame& frame, con
       loop.set("cycle", cycle);
       loop.set("changed", changed);
       state->index0 = i;
-      if (recurse) {
-        loop_frame.assign(node.loop,
-                          Value(std::make_shared<const RecursiveLoop>(std::move(loop), recurse)));
-      } else {
-        loop_frame.assign(node.loop, Value(std::move(loop)));
-      }
+      loop_frame.assign(node.loop,
+                        Value(std::make_shared<const LoopContext>(std::move(loop), recurse)));
     }
     assign_targets(loop_frame, node.targets, items[static_cast<std::size_t>(i)], stmt.offset);
     exec_body(node.body, loop_frame);
