@@ -100,7 +100,12 @@ class Generator:
                 # so `-3 ** x` computes -(3 ** x) when x is not a constant
                 # (docs/template-language.md): left out.
                 left = left[1:]
-            return "(%s %s %s)" % (left, op, self.number(depth + 1))
+            right = self.number(depth + 1)
+            if op == "**":
+                # A negative base to a fractional power is a complex number in Python, which
+                # zeroforge refuses (a documented difference): whole exponents only.
+                right = self.pick(["0", "1", "2", "3", "n"])
+            return "(%s %s %s)" % (left, op, right)
         if r < 0.45:
             op = self.pick(["~", "==", "!=", "and", "or", "in", "not in", "+", "<"])
             return "(%s %s %s)" % (self.expr(depth + 1), op, self.expr(depth + 1))
