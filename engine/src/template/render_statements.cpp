@@ -251,6 +251,29 @@ void Renderer::run_loop(const Stmt& stmt, const ForStmt& node, Frame& frame, con
   }
 }
 
+namespace {
+// Whether `value` is or holds a macro (through lists, dicts and namespaces). A macro refers to
+// the frame it was defined in, which ends with its loop, call block, macro call or include;
+// a namespace outlives them, so it may not keep one.
+bool holds_macro(const Value& value, int depth = 0) {
+  if (depth > 512) return false;  // values nest at most as deep as JSON input and templates
+  if (value.is_list()) {
+    for (const Value& item : value.as_list())
+      if (holds_macro(item, depth + 1)) return true;
+  } else if (value.is_dict()) {
+    for (const auto& [key, item] : value.as_dict())
+      if (holds_macro(item, depth + 1)) return true;
+  } else if (value.is_callable()) {
+    if (as_macro(value.as_callable())) return true;
+    if (const Namespace* ns = as_namespace(value)) {
+      for (const auto& [key, item] : ns->attributes())
+        if (holds_macro(item, depth + 1)) return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
 void Renderer::exec_node(const Stmt& stmt, const SetStmt& node, Frame& frame) {
   if (node.namespace_ref) {
     Value value = eval(*node.value, frame);
@@ -264,6 +287,12 @@ void Renderer::exec_node(const Stmt& stmt, const SetStmt& node, Frame& frame) {
       }
       throw locate(Error(ErrorKind::Render, "cannot assign attribute on non-namespace object"),
                    node.namespace_ref->offset);
+    }
+    if (holds_macro(value)) {
+      throw locate(Error(ErrorKind::Render, "cannot store a macro in a namespace (attribute '" +
+                                                node.attribute +
+                                                "'): it would outlive the scope it was defined in"),
+                   stmt.offset);
     }
     try {
       ns->set(node.attribute, std::move(value));

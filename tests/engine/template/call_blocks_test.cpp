@@ -72,6 +72,16 @@ TEST(CallBlockTest, ReportsMisuseAtItsPlace) {
        "t.j2:1:52: error: got multiple values for keyword argument 'caller'"},
       {"calling something that is not a macro", "{% call range(3) %}{% endcall %}",
        "t.j2:1:9: error: 'range' is not a macro: only a macro can be called from a call block"},
+      {"caller kept in a namespace",
+       "{% set ns = namespace() %}{% macro k() %}{% set ns.c = caller %}{% endmacro %}"
+       "{% for i in [1] %}{% call k() %}{{ i }}{% endcall %}{% endfor %}{{ ns.c() }}",
+       "t.j2:1:45: error: cannot store a macro in a namespace (attribute 'c'): it would outlive "
+       "the scope it was defined in"},
+      {"a macro kept in a namespace, inside a list",
+       "{% set ns = namespace() %}{% for i in [1] %}{% macro m() %}{{ i }}{% endmacro %}"
+       "{% set ns.m = [namespace(f=m)] %}{% endfor %}{{ ns.m[0].f() }}",
+       "t.j2:1:84: error: cannot store a macro in a namespace (attribute 'm'): it would outlive "
+       "the scope it was defined in"},
       {"an undefined callee", "{% call nope() %}{% endcall %}",
        "t.j2:1:9: error: undefined variable 'nope' (the values lack 'nope')"},
   };
