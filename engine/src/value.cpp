@@ -76,6 +76,13 @@ void append_repr_string(std::string& out, const std::string& s) {
 void append_repr(std::string& out, const Value& v);
 
 void append_container(std::string& out, const Value& v) {
+  if (v.is_range()) {
+    const Value::RangeBounds r = v.range_bounds();
+    out += "range(" + std::to_string(r.start) + ", " + std::to_string(r.stop);
+    if (r.step != 1) out += ", " + std::to_string(r.step);
+    out += ')';
+    return;
+  }
   if (v.is_list()) {
     bool tuple = v.is_tuple();
     out += tuple ? '(' : '[';
@@ -158,6 +165,19 @@ Value Value::tuple(ValueList items) {
 }
 
 bool Value::is_tuple() const noexcept { return data_.kind() == Kind::List && data_.list()->tuple; }
+
+Value Value::range(std::int64_t start, std::int64_t stop, std::int64_t step, ValueList items) {
+  Value v;
+  v.data_ = Data(std::shared_ptr<const ListData>(std::make_shared<const ListData>(
+      ListData{std::move(items), false, nullptr, true, RangeBounds{start, stop, step}})));
+  return v;
+}
+
+bool Value::is_range() const noexcept { return data_.kind() == Kind::List && data_.list()->range; }
+
+Value::RangeBounds Value::range_bounds() const noexcept {
+  return is_range() ? data_.list()->bounds : RangeBounds{0, 0, 0};
+}
 Value::Value(ValueDict dict)
     : data_(std::shared_ptr<const ValueDict>(std::make_shared<const ValueDict>(std::move(dict)))) {}
 Value::Value(std::shared_ptr<const Callable> callable) : data_(std::move(callable)) {}
@@ -243,6 +263,8 @@ nlohmann::ordered_json Value::to_json() const {
     case Kind::String:
       return data_.string();
     case Kind::List: {
+      if (is_range())
+        throw Error(ErrorKind::Render, "Object of type range is not JSON serializable");
       auto out = nlohmann::ordered_json::array();
       for (const auto& item : as_list()) out.push_back(item.to_json());
       return out;
@@ -410,7 +432,7 @@ const char* Value::type_name() const noexcept {
     case Kind::String:
       return data_.markup() ? "Markup" : "str";
     case Kind::List:
-      return is_tuple() ? "tuple" : "list";
+      return is_range() ? "range" : is_tuple() ? "tuple" : "list";
     case Kind::Dict:
       return "dict";
     case Kind::Callable:
@@ -433,7 +455,7 @@ bool operator==(const Value& a, const Value& b) {
     case Value::Kind::String:
       return a.as_string() == b.as_string();
     case Value::Kind::List: {
-      if (a.is_tuple() != b.is_tuple()) return false;
+      if (a.is_tuple() != b.is_tuple() || a.is_range() != b.is_range()) return false;
       const auto& x = a.as_list();
       const auto& y = b.as_list();
       return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin());
@@ -470,7 +492,8 @@ int Value::compare(const Value& a, const Value& b) {
     int c = a.as_string().compare(b.as_string());
     return c < 0 ? -1 : (c > 0 ? 1 : 0);
   }
-  if (a.is_list() && b.is_list() && a.is_tuple() == b.is_tuple()) {
+  if (a.is_list() && b.is_list() && a.is_tuple() == b.is_tuple() && !a.is_range() &&
+      !b.is_range()) {
     const auto& x = a.as_list();
     const auto& y = b.as_list();
     for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {

@@ -80,6 +80,10 @@ class Value {
   static Value named_tuple(ValueList items, const std::string_view* fields);
   /// For a named tuple, the item named `name`, or nullptr (also for any other value).
   const Value* field(std::string_view name) const noexcept;
+  /// Python's `range(start, stop, step)` with its items listed: a list that prints as
+  /// `range(0, 3)`, equals only a range with the same items, and cannot be ordered,
+  /// concatenated, repeated or written as JSON.
+  static Value range(std::int64_t start, std::int64_t stop, std::int64_t step, ValueList items);
   /// Converts JSON (null, bool, integer, float, string, array, object) to a Value.
   static Value from_json(const nlohmann::ordered_json& json);
   /// Converts back to JSON; throws zf::Error for undefined and callable values.
@@ -99,6 +103,13 @@ class Value {
   bool is_tuple() const noexcept;
   /// A string made by `markup()` (or by an operation on one that keeps the mark).
   bool is_markup() const noexcept { return kind() == Kind::String && data_.markup(); }
+  /// A list made by `range()`.
+  bool is_range() const noexcept;
+  /// A range's start, stop and step (zeros for any other value).
+  struct RangeBounds {
+    std::int64_t start, stop, step;
+  };
+  RangeBounds range_bounds() const noexcept;
   /// An undefined value made by `lenient_undefined()`.
   bool is_lenient_undefined() const noexcept;
   bool is_dict() const noexcept { return kind() == Kind::Dict; }
@@ -156,6 +167,8 @@ class Value {
     ValueList items;
     bool tuple;
     const std::string_view* fields;  // a named tuple's field names, else nullptr
+    bool range = false;
+    RangeBounds bounds = {0, 0, 0};
   };
 
   // A tagged union of the alternatives below, in Kind order. Hand-written rather than a

@@ -153,13 +153,23 @@ class Analyzer {
   }
   void visit_node(const MacroStmt& node) {
     declare(node.target.name);
+    visit_macro(node);
+  }
+  void visit_macro(const MacroStmt& node) {
     scopes_.emplace_back();
     for (const auto& p : node.params) {
       if (p.default_value) visit(*p.default_value);
       declare(p.name);
     }
+    if (node.accesses_caller) declare("caller");
+    if (node.catch_kwargs) declare("kwargs");
+    if (node.catch_varargs) declare("varargs");
     visit_body(node.body);
     scopes_.pop_back();
+  }
+  void visit_node(const CallBlockStmt& node) {
+    visit(*node.call);
+    visit_macro(node.caller);
   }
   void visit_node(const FilterBlockStmt& node) {
     visit_filters(node.filters);

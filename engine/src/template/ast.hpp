@@ -37,10 +37,17 @@ enum class BinaryOp {
 };
 enum class CompareOp { Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual, In, NotIn };
 
-/// Arguments written at a call site: positional, then keyword.
+/// Arguments written at a call site: positional, then keyword, and Python's `*iterable` and
+/// `**mapping` (null when absent), which add positional and keyword arguments at render time.
 struct CallArguments {
   std::vector<ExprPtr> positional;
   std::vector<std::pair<std::string, ExprPtr>> keyword;
+  ExprPtr star;       ///< `*args`, or null
+  ExprPtr star_star;  ///< `**kwargs`, or null
+  /// Whether the arguments are known only at render time (`*` or `**` is used).
+  bool dynamic() const noexcept { return star || star_star; }
+  /// Whether the call passes nothing.
+  bool empty() const noexcept { return positional.empty() && keyword.empty() && !dynamic(); }
 };
 
 /// A function body that is a plain function (every builtin's), callable without std::function.
@@ -193,7 +200,9 @@ struct ForStmt {
   Body body;
   Body otherwise;
   bool uses_loop;  // the body reads `loop`, so it is built per iteration
-  Target loop;     // `loop`, when uses_loop
+  /// `for ... recursive`: `loop(items)` runs the loop again over `items`, one level deeper.
+  bool recursive = false;
+  Target loop;  // `loop`, when uses_loop
   Scope scope;
   Scope else_scope;  // `otherwise`'s: what the else assigns stays there, as in Jinja2
 };
@@ -230,13 +239,33 @@ struct MacroParam {
   std::string name;
   ExprPtr default_value;
 };
-/// `target`: the macro's name, assigned where it is defined.
+/// `target`: the macro's name, assigned where it is defined. As in Jinja2, a body that reads
+/// `caller`, `kwargs` or `varargs` (and does not declare it) makes the macro take the call
+/// block's caller, the extra keyword arguments or the extra positional arguments: each is one
+/// more slot after the parameters, in that order (`caller` only when no parameter has the name).
 struct MacroStmt {
   Target target;
   std::vector<MacroParam> params;
   Body body;
   Scope scope;
-  std::uint32_t height = 0;  ///< its Stmt's: what a call draws on the depth budget
+  std::uint32_t height = 0;      ///< its Stmt's: what a call draws on the depth budget
+  bool accesses_caller = false;  ///< Jinja2's `caller` attribute
+  bool catch_kwargs = false;
+  bool catch_varargs = false;
+  bool explicit_caller = false;  ///< a parameter is called `caller`
+  bool anonymous = false;        ///< the caller of a `{% call %}` block (its `name` is none)
+  /// The implicit parameters, assigned in the macro's scope when the flags above ask for them.
+  Target caller_param, kwargs_param, varargs_param;
+  /// Whether a call has to bind through Jinja2's general rules (see Renderer::invoke_macro).
+  bool special() const noexcept {
+    return accesses_caller || catch_kwargs || catch_varargs || explicit_caller;
+  }
+};
+/// `{% call(params) callee(args) %}body{% endcall %}`: `caller` is an anonymous macro (the
+/// body, with the parameters) that `call` receives as its `caller` keyword argument.
+struct CallBlockStmt {
+  MacroStmt caller;
+  ExprPtr call;  ///< a Call expression
 };
 struct FilterBlockStmt {
   std::vector<FilterCall> filters;
@@ -265,7 +294,7 @@ struct Stmt {
   std::uint32_t height;
   std::variant<TextStmt, PrintStmt, IfStmt, ForStmt, SetStmt, SetBlockStmt, IncludeStmt,
                ExtendsStmt, BlockStmt, MacroStmt, FilterBlockStmt, ImportStmt, FromImportStmt,
-               WithStmt>
+               WithStmt, CallBlockStmt>
       node;
 };
 

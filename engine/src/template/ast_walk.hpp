@@ -21,6 +21,8 @@ void for_each_slot(Node& node, Each&& each) {
   auto arguments = [&](auto& args) {
     for (auto& arg : args.positional) each(arg);
     for (auto& keyword : args.keyword) each(keyword.second);
+    if (args.star) each(args.star);
+    if (args.star_star) each(args.star_star);
   };
   if constexpr (std::is_same_v<Plain, Literal> || std::is_same_v<Plain, NameRef>) {
     (void)arguments;
@@ -80,6 +82,8 @@ template <typename Each>
 void for_each_argument(const CallArguments& args, Each&& each) {
   for (const auto& arg : args.positional) each(*arg);
   for (const auto& [name, arg] : args.keyword) each(*arg);
+  if (args.star) each(*args.star);
+  if (args.star_star) each(*args.star_star);
 }
 
 }  // namespace zf::detail

@@ -424,7 +424,7 @@ Value do_list(const Value& v, Arguments&, const CallContext&) {
   ValueList storage;
   const ValueList& items = detail::iterate(v, storage);
   if (&items == &storage) return Value(std::move(storage));
-  if (v.is_tuple()) return Value(ValueList(items));  // list((1, 2)) prints [1, 2]
+  if (v.is_tuple() || v.is_range()) return Value(ValueList(items));  // list((1, 2)): [1, 2]
   return v;  // lists are immutable and shared, so list(x) may return x itself
 }
 

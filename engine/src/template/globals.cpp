@@ -21,7 +21,7 @@ using detail::fail;
 // rendering runs out of memory instead of failing with an error.
 constexpr std::uint64_t kMaxRange = 100000;
 
-// Python's range(start, stop, step), materialized as a list.
+// Python's range(start, stop, step): a range value, its items listed (bounded as above).
 Value global_range(const Value&, Arguments& args, const CallContext&) {
   if (!args.extra_keywords.empty()) fail("range() takes no keyword arguments");
   const auto& given = args.extra_positional;
@@ -59,7 +59,7 @@ Value global_range(const Value&, Arguments& args, const CallContext&) {
     current = static_cast<std::int64_t>(static_cast<std::uint64_t>(current) +
                                         static_cast<std::uint64_t>(step));
   }
-  return Value(std::move(out));
+  return Value::range(start, stop, step, std::move(out));
 }
 
 // Python's dict(mapping_or_pairs, **kwargs). zeroforge dicts have string keys only.

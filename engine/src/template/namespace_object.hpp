@@ -25,6 +25,8 @@ class Namespace final : public Callable {
   }
   const char* type_name() const noexcept override { return "Namespace"; }
   const Value* find(const std::string& attribute) const { return attributes_.find(attribute); }
+  /// Every attribute, in the order they were first set.
+  const ValueDict& attributes() const { return attributes_; }
   /// Values are shared and otherwise immutable; a namespace is the deliberate exception.
   /// A value that holds this namespace is refused: the cycle would print forever and never
   /// be freed.

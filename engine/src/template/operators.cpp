@@ -233,12 +233,16 @@ Value apply_binary(BinaryOp op, const Value& a, const Value& b) {
       if (a.is_markup() || b.is_markup()) return markup_concatenate(a, b);
       return Value(a.as_string() + b.as_string());
     }
-    if (a.is_list() && b.is_list()) return concatenate(a, b);
+    // A range is a list here, but Python cannot add or repeat one.
+    if (a.is_list() && b.is_list() && !a.is_range() && !b.is_range()) return concatenate(a, b);
   }
   if (op == BinaryOp::Multiply) {
-    const Value* sequence = (a.is_string() || a.is_list()) && is_int_like(b)   ? &a
-                            : (b.is_string() || b.is_list()) && is_int_like(a) ? &b
-                                                                               : nullptr;
+    // A range is a list here, but Python cannot repeat one.
+    const bool a_repeats = a.is_string() || (a.is_list() && !a.is_range());
+    const bool b_repeats = b.is_string() || (b.is_list() && !b.is_range());
+    const Value* sequence = a_repeats && is_int_like(b)   ? &a
+                            : b_repeats && is_int_like(a) ? &b
+                                                          : nullptr;
     if (sequence) {
       Value repeated = repeat(*sequence, (sequence == &a ? b : a).as_int());
       return sequence->is_markup() ? Value::markup(repeated.as_string()) : repeated;

@@ -21,7 +21,7 @@ ExprPtr& link_subject(Expr& link) {
 // The body of `spec` as a plain function when a call passes no arguments (the renderer
 // then skips the binder and std::function), else nullptr.
 DirectBody direct_body(const FunctionSpec& spec, const CallArguments& args) {
-  if (!args.positional.empty() || !args.keyword.empty()) return nullptr;
+  if (!args.empty()) return nullptr;
   const DirectBody* body = spec.body.target<DirectBody>();
   return body ? *body : nullptr;
 }
@@ -329,21 +329,35 @@ ExprPtr Parser::parse_subscript() {
 }
 
 CallArguments Parser::parse_call_arguments() {
+  const std::size_t open_offset = current().offset;
   expect(TokenKind::LeftParen);
   CallArguments args;
+  // Jinja2's order: positional arguments, `*args`, keyword arguments, `**kwargs`.
+  auto ensure = [&](bool ok) {
+    if (!ok) fail_at(open_offset, "invalid syntax for function call expression");
+  };
+  bool first = true;
   while (!at(TokenKind::RightParen)) {
-    if (!args.positional.empty() || !args.keyword.empty()) {
+    if (!first) {
       expect(TokenKind::Comma, "between arguments");
       if (at(TokenKind::RightParen)) break;
     }
-    if (at(TokenKind::Star) || at(TokenKind::StarStar))
-      fail_here("'*args' and '**kwargs' in calls are not supported");
-    if (at(TokenKind::Name) && peek().kind == TokenKind::Assign) {
+    first = false;
+    if (skip(TokenKind::Star)) {
+      ensure(!args.dynamic());
+      args.star = parse_expression();
+    } else if (skip(TokenKind::StarStar)) {
+      ensure(!args.star_star);
+      args.star_star = parse_expression();
+    } else if (at(TokenKind::Name) && peek().kind == TokenKind::Assign) {
+      ensure(!args.star_star);
       std::string name(advance().text);
       advance();  // =
       args.keyword.emplace_back(std::move(name), parse_expression());
     } else {
-      if (!args.keyword.empty()) fail_here("positional argument follows keyword argument");
+      if (!args.keyword.empty() && !args.dynamic())
+        fail_here("positional argument follows keyword argument");
+      ensure(!args.dynamic());
       args.positional.push_back(parse_expression());
     }
   }
@@ -382,9 +396,8 @@ void Parser::parse_filters(std::vector<ExprPtr>& links) {
       advance();
       FilterCall call = parse_filter_call();
       bool builtin_default = is_builtin_default(*call.spec) && call.args.keyword.empty() &&
-                             call.args.positional.size() <= 2;
-      bool builtin_tojson = is_builtin_tojson(*call.spec) && call.args.keyword.empty() &&
-                            call.args.positional.empty();
+                             !call.args.dynamic() && call.args.positional.size() <= 2;
+      bool builtin_tojson = is_builtin_tojson(*call.spec) && call.args.empty();
       DirectBody direct = direct_body(*call.spec, call.args);
       links.push_back(make(
           call.offset, FilterExpr{nullptr, std::move(call.name), call.spec, std::move(call.args),

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "source_position.hpp"
+#include "template/macro_specials.hpp"
 #include "template/parser_state.hpp"
 #include "zeroforge/error.hpp"
 
@@ -66,6 +67,10 @@ std::uint32_t height_inside(const MacroStmt& node) {
   std::uint32_t height = height_of(node.body);
   for (const auto& param : node.params) height = std::max(height, height_of(param.default_value));
   return height;
+}
+
+std::uint32_t height_inside(const CallBlockStmt& node) {
+  return std::max(height_of(node.call), height_inside(node.caller));
 }
 
 std::uint32_t height_inside(const FilterBlockStmt& node) {
@@ -176,6 +181,7 @@ StmtPtr Parser::make_stmt(std::size_t offset, T node) {
   // around it counted, and the bodies by Nested.
   const std::uint32_t height = 1 + height_inside(node);
   if constexpr (std::is_same_v<T, BlockStmt> || std::is_same_v<T, MacroStmt>) node.height = height;
+  if constexpr (std::is_same_v<T, CallBlockStmt>) node.caller.height = height;
   return StmtPtr(new Stmt{offset, height, std::move(node)});
 }
 
@@ -196,8 +202,7 @@ StmtPtr Parser::parse_statement() {
   if (name == "import") return parse_import(offset);
   if (name == "from") return parse_from_import(offset);
   if (name == "with") return parse_with(offset);
-  if (name == "call")
-    fail_at(offset, "'call' blocks are not supported (call the macro with '{{ name(...) }}')");
+  if (name == "call") return parse_call_block(offset);
   fail_at(offset, "unknown statement '" + std::string(name) + "'");
 }
 
@@ -272,7 +277,7 @@ StmtPtr Parser::parse_for(std::size_t offset) {
   if (!skip_name("in")) fail_here("expected 'in' in 'for', found " + describe_current());
   node.iterable = parse_tuple_or_expression(/*allow_condexpr=*/false);
   if (skip_name("if")) node.condition = parse_expression();
-  if (at_name("recursive")) fail_here("recursive loops are not supported");
+  node.recursive = skip_name("recursive");
   expect_block_end("for");
   std::size_t loop_refs_before = loop_refs_;
   node.body = parse_body({"else", "endfor"});
@@ -383,9 +388,8 @@ StmtPtr Parser::parse_block(std::size_t offset) {
   return stmt;
 }
 
-StmtPtr Parser::parse_macro(std::size_t offset) {
-  MacroStmt node;
-  node.target = make_target(expect_name("a macro name"));
+// `(a, b=1, ...)` of a macro or a call block, into `node.params`.
+void Parser::parse_parameters(MacroStmt& node) {
   expect(TokenKind::LeftParen, "after the macro name");
   bool seen_default = false;
   while (!at(TokenKind::RightParen)) {
@@ -408,6 +412,24 @@ StmtPtr Parser::parse_macro(std::size_t offset) {
     node.params.push_back(std::move(param));
   }
   advance();  // )
+}
+
+// After the body is parsed: the implicit parameters the body asks for (macro_specials.hpp).
+void Parser::finish_macro(MacroStmt& node, std::size_t offset) {
+  node.caller_param = make_target("caller");
+  node.kwargs_param = make_target("kwargs");
+  node.varargs_param = make_target("varargs");
+  if (!find_macro_specials(node)) {
+    fail_at(offset,
+            "when defining macros or call blocks the special 'caller' argument must be omitted "
+            "or be given a default");
+  }
+}
+
+StmtPtr Parser::parse_macro(std::size_t offset) {
+  MacroStmt node;
+  node.target = make_target(expect_name("a macro name"));
+  parse_parameters(node);
   expect_block_end("macro");
   open("macro", offset);
   node.body = parse_body({"endmacro"});
@@ -415,6 +437,26 @@ StmtPtr Parser::parse_macro(std::size_t offset) {
   if (at(TokenKind::Name) && current().text == node.target.name) advance();
   expect_block_end("endmacro");
   close();
+  finish_macro(node, offset);
+  return make_stmt(offset, std::move(node));
+}
+
+StmtPtr Parser::parse_call_block(std::size_t offset) {
+  CallBlockStmt node;
+  node.caller.target = make_target("caller");
+  node.caller.anonymous = true;
+  if (at(TokenKind::LeftParen)) parse_parameters(node.caller);
+  const std::size_t call_offset = current().offset;
+  node.call = parse_expression();
+  // A call is the last operation: `m(1)`, `lib.m(1)`, not `m(1).x` or `m(1) | f`. (A chain of
+  // more than kFlatChainFrom operations, stored flat, is refused as well.)
+  if (!std::holds_alternative<Call>(node.call->node)) fail_at(call_offset, "expected call");
+  expect_block_end("call");
+  open("call", offset);
+  node.caller.body = parse_body({"endcall"});
+  expect_end("endcall");
+  close();
+  finish_macro(node.caller, offset);
   return make_stmt(offset, std::move(node));
 }
 

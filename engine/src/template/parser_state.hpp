@@ -121,7 +121,10 @@ class Parser {
   StmtPtr parse_include(std::size_t offset);
   StmtPtr parse_extends(std::size_t offset);
   StmtPtr parse_block(std::size_t offset);
+  void parse_parameters(MacroStmt& node);
+  void finish_macro(MacroStmt& node, std::size_t offset);
   StmtPtr parse_macro(std::size_t offset);
+  StmtPtr parse_call_block(std::size_t offset);
   StmtPtr parse_filter_block(std::size_t offset);
   StmtPtr parse_import(std::size_t offset);
   StmtPtr parse_from_import(std::size_t offset);

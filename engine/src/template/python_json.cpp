@@ -92,6 +92,7 @@ class Dumper {
         append_string(out, value.as_string());
         return;
       case Value::Kind::List:
+        if (value.is_range()) break;  // Python's json refuses a range
         dump_list(out, value.as_list(), level);
         return;
       case Value::Kind::Dict:

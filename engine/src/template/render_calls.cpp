@@ -2,6 +2,7 @@
 // Calls: binding arguments to filters, tests and global functions, method calls, and macros
 // (their definition as values and their calls).
 #include "template/builtin_filters.hpp"
+#include "template/loop_object.hpp"
 #include "template/methods.hpp"
 #include "template/native_function.hpp"
 #include "template/render_state.hpp"
@@ -39,7 +40,39 @@ std::pair<std::vector<Value>, std::vector<std::pair<std::string, Value>>> Render
   positional.reserve(args.positional.size());
   for (const auto& arg : args.positional) positional.push_back(eval(*arg, frame));
   std::vector<std::pair<std::string, Value>> keyword;
+  // Python's order: positional, `*args`, keyword, `**kwargs`.
+  if (args.star) {
+    Value items = eval(*args.star, frame);
+    if (!items.is_list() && !items.is_string() && !items.is_dict()) {
+      items.require_defined();
+      throw locate(
+          Error(ErrorKind::Render,
+                std::string("argument after * must be an iterable, not ") + items.type_name()),
+          args.star->offset);
+    }
+    for (Value& item : iterate(items, args.star->offset)) positional.push_back(std::move(item));
+  }
   for (const auto& [name, arg] : args.keyword) keyword.emplace_back(name, eval(*arg, frame));
+  if (args.star_star) {
+    Value mapping = eval(*args.star_star, frame);
+    if (!mapping.is_dict()) {
+      mapping.require_defined();
+      throw locate(
+          Error(ErrorKind::Render,
+                std::string("argument after ** must be a mapping, not ") + mapping.type_name()),
+          args.star_star->offset);
+    }
+    for (const auto& [name, value] : mapping.as_dict()) {
+      for (const auto& [earlier, unused] : keyword) {
+        if (earlier == name) {
+          throw locate(
+              Error(ErrorKind::Render, "got multiple values for keyword argument '" + name + "'"),
+              args.star_star->offset);
+        }
+      }
+      keyword.emplace_back(name, value);
+    }
+  }
   return {std::move(positional), std::move(keyword)};
 }
 
@@ -121,6 +154,14 @@ Arguments Renderer::bind(const FunctionSpec& spec, const char* kind, std::vector
 // Evaluates a call site's arguments in `frame` straight into their parameters.
 void Renderer::bind_call(const FunctionSpec& spec, const char* kind, const CallArguments& call,
                          const Frame& frame, Arguments& args) {
+  if (call.dynamic()) {
+    auto [positional, keyword] = eval_args(call, frame);
+    bind_core(
+        spec, kind, positional.size(), [&](std::size_t i) { return std::move(positional[i]); },
+        keyword.size(), [&](std::size_t k) -> const std::string& { return keyword[k].first; },
+        [&](std::size_t k) { return std::move(keyword[k].second); }, args);
+    return;
+  }
   bind_core(
       spec, kind, call.positional.size(),
       [&](std::size_t i) { return eval(*call.positional[i], frame); }, call.keyword.size(),
@@ -248,6 +289,7 @@ Value Renderer::call_of(const Call& node, const Value& callee, const Frame& fram
   }
   auto [positional, keyword] = eval_args(node.args, frame);
   if (auto* native = as_native(callee.as_callable())) return native->call(positional, keyword);
+  if (auto* loop = as_loop_context(callee)) return loop->call(positional, keyword.size());
   Value result;
   if (call_bound_method(callee, positional, keyword, result)) return result;
   throw Error(ErrorKind::Render, "'" + callee.as_callable()->name() + "' cannot be called here");
@@ -258,15 +300,22 @@ Value Renderer::call_of(const Call& node, const Value& callee, const Frame& fram
 // them are evaluated.
 void Renderer::call_macro(const Macro& macro, const CallArguments& call, const Frame& caller,
                           std::string* target) {
-  step();
   const MacroStmt& stmt = macro.stmt();
+  if (stmt.special() || call.dynamic()) {
+    auto [positional, keyword] = eval_args(call, caller);
+    invoke_macro(macro, std::move(positional), std::move(keyword), target);
+    return;
+  }
+  step();
   const auto& params = stmt.params;
   if (params.size() > 64)
     throw Error(ErrorKind::Render,
                 "macro '" + stmt.target.name + "' declares more than 64 parameters");
   Frame inner(&macro.frame(), stmt.scope);
-  std::unique_ptr<Error> deferred;  // the first binding error
-  std::uint64_t given = 0;          // bit i: parameter i was passed
+  // The first binding error, raised once every argument is evaluated. As in Jinja2, a keyword
+  // error wins over a positional one.
+  std::unique_ptr<Error> deferred, deferred_positional;
+  std::uint64_t given = 0;  // bit i: parameter i was passed
   for (std::size_t i = 0; i < call.positional.size(); ++i) {
     const Expr& arg = *call.positional[i];
     if (i < params.size()) {
@@ -281,32 +330,38 @@ void Renderer::call_macro(const Macro& macro, const CallArguments& call, const F
       continue;
     }
     (void)eval(arg, caller);  // evaluated all the same, as Python does before failing
-    if (!deferred) {
-      deferred = std::make_unique<Error>(ErrorKind::Render,
-                                         "macro '" + stmt.target.name + "' takes not more than " +
-                                             std::to_string(params.size()) + " argument(s)");
+    if (!deferred_positional) {
+      deferred_positional = std::make_unique<Error>(
+          ErrorKind::Render, "macro '" + stmt.target.name + "' takes not more than " +
+                                 std::to_string(params.size()) + " argument(s)");
     }
   }
   for (const auto& [name, expr] : call.keyword) {
     Value value = eval(*expr, caller);
     std::size_t i = 0;
     while (i < params.size() && params[i].name != name) ++i;
-    if (i == params.size()) {
+    // Jinja2 takes keywords only for the parameters the positional arguments left: a keyword
+    // naming one they filled stays a keyword argument the macro does not take.
+    if (i == params.size() || (given & (std::uint64_t{1} << i))) {
       if (!deferred)
         deferred = std::make_unique<Error>(
             ErrorKind::Render,
             "macro '" + stmt.target.name + "' takes no keyword argument '" + name + "'");
-    } else if (given & (std::uint64_t{1} << i)) {
-      if (!deferred)
-        deferred = std::make_unique<Error>(
-            ErrorKind::Render,
-            "macro '" + stmt.target.name + "' got multiple values for argument '" + name + "'");
     } else {
       inner.assign_slot(static_cast<std::uint16_t>(i), std::move(value));
       given |= std::uint64_t{1} << i;
     }
   }
   if (deferred) throw *deferred;
+  if (deferred_positional) throw *deferred_positional;
+  run_macro(macro, inner, given, target);
+}
+
+// Runs a macro whose frame `inner` holds the arguments passed (bit i of `given`: parameter i):
+// the others get their defaults, then the body writes to `target`.
+void Renderer::run_macro(const Macro& macro, Frame& inner, std::uint64_t given,
+                         std::string* target) {
+  const MacroStmt& stmt = macro.stmt();
   DepthGuard depth(*this, "macro", stmt.height);
   const TemplateTree* saved_tree = tree_;
   tree_ = &macro.tree();
@@ -320,7 +375,7 @@ void Renderer::call_macro(const Macro& macro, const CallArguments& call, const F
       } else {
         inner.assign_slot(
             slot, Value::undefined("undefined variable '" + stmt.params[i].name + "' (macro '" +
-                                   stmt.target.name + "' was called without it)"));
+                                   macro.name() + "' was called without it)"));
       }
     }
     std::string* saved = out_;
@@ -337,6 +392,133 @@ void Renderer::call_macro(const Macro& macro, const CallArguments& call, const F
     tree_ = saved_tree;
     throw;
   }
+}
+
+// Calls a macro with evaluated arguments by Jinja2's rules (runtime.py, Macro.__call__): the
+// positional arguments fill the parameters in order; only when they do not fill them all are
+// the rest taken from the keyword arguments. Then `caller` (when the body reads it), the
+// keyword arguments left (into `kwargs` when the body reads it, else an error) and the
+// positional ones left (into `varargs`, else an error).
+void Renderer::invoke_macro(const Macro& macro, std::vector<Value> positional,
+                            KeywordValues keyword, std::string* target) {
+  step();
+  const MacroStmt& stmt = macro.stmt();
+  const auto& params = stmt.params;
+  const std::string what = "macro '" + macro.name() + "'";
+  if (params.size() > 64)
+    throw Error(ErrorKind::Render, what + " declares more than 64 parameters");
+  Frame inner(&macro.frame(), stmt.scope);
+  auto take = [&](const std::string& name, Value& into) {
+    for (auto it = keyword.begin(); it != keyword.end(); ++it) {
+      if (it->first == name) {
+        into = std::move(it->second);
+        keyword.erase(it);
+        return true;
+      }
+    }
+    return false;
+  };
+  std::uint64_t given = 0;
+  const std::size_t count = std::min(positional.size(), params.size());
+  for (std::size_t i = 0; i < count; ++i) {
+    inner.assign_slot(static_cast<std::uint16_t>(i), std::move(positional[i]));
+    given |= std::uint64_t{1} << i;
+  }
+  bool found_caller = stmt.explicit_caller;
+  if (count != params.size()) {
+    found_caller = false;
+    for (std::size_t i = count; i < params.size(); ++i) {
+      Value value;
+      if (params[i].name == "caller") found_caller = true;
+      if (take(params[i].name, value)) {
+        inner.assign_slot(static_cast<std::uint16_t>(i), std::move(value));
+        given |= std::uint64_t{1} << i;
+      }
+    }
+  }
+  if (stmt.accesses_caller && !found_caller) {
+    Value caller;
+    if (!take("caller", caller) || caller.is_none()) {
+      caller = Value::undefined("undefined variable 'caller' (no caller defined: " + what +
+                                " was not called from a call block)");
+    }
+    // An explicit `caller` parameter with a default holds it, else the implicit one.
+    if (!stmt.explicit_caller) inner.assign(stmt.caller_param, std::move(caller));
+  }
+  if (stmt.catch_kwargs) {
+    ValueDict extra;
+    for (auto& [name, value] : keyword) extra.set(name, std::move(value));
+    inner.assign(stmt.kwargs_param, Value(std::move(extra)));
+  } else if (!keyword.empty()) {
+    for (const auto& [name, value] : keyword) {
+      if (name == "caller") {
+        throw Error(ErrorKind::Render, what +
+                                           " was invoked with two values for the special caller "
+                                           "argument (it does not use 'caller')");
+      }
+    }
+    throw Error(ErrorKind::Render,
+                what + " takes no keyword argument '" + keyword.front().first + "'");
+  }
+  if (stmt.catch_varargs) {
+    ValueList rest;
+    for (std::size_t i = count; i < positional.size(); ++i)
+      rest.push_back(std::move(positional[i]));
+    inner.assign(stmt.varargs_param, Value::tuple(std::move(rest)));
+  } else if (positional.size() > params.size()) {
+    throw Error(ErrorKind::Render,
+                what + " takes not more than " + std::to_string(params.size()) + " argument(s)");
+  }
+  run_macro(macro, inner, given, target);
+}
+
+// `{% call(params) callee(args) %}body{% endcall %}`: the body becomes an anonymous macro
+// defined here, passed to the callee as its `caller` keyword argument.
+void Renderer::exec_node(const Stmt& stmt, const CallBlockStmt& node, Frame& frame) {
+  if (muted()) return;  // output at a child's top level is never evaluated
+  const Macro* caller =
+      new (arena_.allocate(sizeof(Macro), alignof(Macro))) Macro(node.caller, *tree_, frame);
+  const Call& call = std::get<Call>(node.call->node);
+  guard(stmt, [&] {
+    if (auto* name = std::get_if<NameRef>(&call.callee->node)) {
+      if (!frame.find(name->name, name->hash, name->where) &&
+          env_.functions().find(FunctionKind::Global, name->name)) {
+        throw locate(Error(ErrorKind::Render, "'" + name->name +
+                                                  "' is not a macro: only a macro can be called "
+                                                  "from a call block"),
+                     call.callee->offset);
+      }
+    }
+    Value callee;
+    try {
+      callee = eval(*call.callee, frame);
+      callee.require_defined();
+    } catch (const Error& error) {
+      throw error.has_location() ? error : locate(error, call.callee->offset);
+    }
+    auto [positional, keyword] = eval_args(call.args, frame);
+    for (const auto& [name, value] : keyword) {
+      if (name == "caller")
+        throw locate(Error(ErrorKind::Render, "got multiple values for keyword argument 'caller'"),
+                     node.call->offset);
+    }
+    // Jinja2 passes `caller` after the keyword arguments written and before `**`'s.
+    keyword.emplace(
+        keyword.begin() + static_cast<std::ptrdiff_t>(call.args.keyword.size()), "caller",
+        Value(std::shared_ptr<const Callable>(std::shared_ptr<const Callable>(), caller)));
+    try {
+      const Macro* macro = callee.is_callable() ? as_macro(callee.as_callable()) : nullptr;
+      if (!macro) {
+        throw Error(ErrorKind::Render, std::string("'") + callee.type_name() +
+                                           "' object cannot be called from a call block");
+      }
+      mark(stmt.offset);
+      invoke_macro(*macro, std::move(positional), std::move(keyword), out_);
+      check_output();
+    } catch (const Error& error) {
+      throw error.has_location() ? error : locate(error, node.call->offset);
+    }
+  });
 }
 
 }  // namespace zf::detail

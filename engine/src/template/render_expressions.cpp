@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "template/limits.hpp"
+#include "template/loop_object.hpp"
 #include "template/methods.hpp"
 #include "template/namespace_object.hpp"
 #include "template/operators.hpp"
@@ -87,7 +88,10 @@ const Value& Renderer::lookup_compound(const Expr& expr, const Frame& frame, Val
     Value object_scratch;
     const Value& object = lookup(*attr->object, frame, object_scratch);
     require_object(object, attr->object->offset);
-    if (object.is_dict() && !(attr->maybe_method && has_method(object, attr->attribute))) {
+    if (const LoopContext* loop = as_loop_context(object)) {
+      // `loop.index` and the like, read in place as a dict's keys are.
+      if (const Value* v = loop->find(attr->attribute, attr->hash)) return *v;
+    } else if (object.is_dict() && !(attr->maybe_method && has_method(object, attr->attribute))) {
       // A key: the value where it is (unless the dict itself is a temporary), or the
       // attribute's undefined value.
       const Value* v = object.as_dict().find(attr->attribute, attr->hash);
@@ -175,7 +179,7 @@ const char* Renderer::object_type(const Value& object) {
     case Value::Kind::Dict:
       return "dict";
     case Value::Kind::List:
-      return object.is_tuple() ? "tuple" : "list";
+      return object.is_range() ? "range" : object.is_tuple() ? "tuple" : "list";
     case Value::Kind::String:
       return "str";
     case Value::Kind::Int:
@@ -199,6 +203,23 @@ Value Renderer::missing_member(const Value& object, const Value& key) {
 }
 
 // `object.name`: Jinja2 tries the Python attribute (a method) first, then the key.
+// The attributes of Jinja2's Macro object (runtime.py): `name` (none for a call block's
+// caller), `arguments` (a tuple of the parameter names), `catch_kwargs`, `catch_varargs` and
+// `caller` (whether the body reads them).
+std::optional<Value> Renderer::macro_attribute(const Macro& macro, const std::string& name) {
+  const MacroStmt& stmt = macro.stmt();
+  if (name == "name") return stmt.anonymous ? Value(nullptr) : Value(stmt.target.name);
+  if (name == "arguments") {
+    ValueList names;
+    for (const auto& param : stmt.params) names.emplace_back(param.name);
+    return Value::tuple(std::move(names));
+  }
+  if (name == "catch_kwargs") return Value(stmt.catch_kwargs);
+  if (name == "catch_varargs") return Value(stmt.catch_varargs);
+  if (name == "caller") return Value(stmt.accesses_caller);
+  return std::nullopt;
+}
+
 Value Renderer::get_attribute(const Value& object, const std::string& name) {
   object.require_defined();
   if (has_method(object, name)) return bind_method(object, name);
@@ -208,6 +229,13 @@ Value Renderer::get_attribute(const Value& object, const std::string& name) {
     if (const Value* field = object.field(name)) return *field;  // groupby's (grouper, list)
   } else if (const Namespace* ns = as_namespace(object)) {
     if (const Value* v = ns->find(name)) return *v;
+  } else if (object.is_range() && (name == "start" || name == "stop" || name == "step")) {
+    const Value::RangeBounds r = object.range_bounds();
+    return Value(name == "start" ? r.start : name == "stop" ? r.stop : r.step);
+  } else if (const LoopContext* loop = as_loop_context(object)) {
+    if (const Value* v = loop->find(name)) return *v;
+  } else if (const Macro* macro = object.is_callable() ? as_macro(object.as_callable()) : nullptr) {
+    if (std::optional<Value> v = macro_attribute(*macro, name)) return *std::move(v);
   }
   return Value::undefined_attribute(object_type(object), name);
 }
@@ -215,6 +243,9 @@ Value Renderer::get_attribute(const Value& object, const std::string& name) {
 // `object[key]`: Jinja2 tries the key first, then the attribute.
 Value Renderer::get_item(const Value& object, const Value& key) {
   object.require_defined();
+  if (const LoopContext* loop = as_loop_context(object); loop && key.is_string()) {
+    if (const Value* v = loop->find(key.as_string())) return *v;
+  }
   if (object.is_dict()) {
     if (key.is_string()) {
       if (const Value* v = object.as_dict().find(key.as_string())) return *v;
@@ -270,12 +301,34 @@ Value Renderer::item_of(const GetItem& node, const Value& object, const Frame& f
   return get_item(object, key);
 }
 
+// Python's range slicing: `range(a, b, s)[i:j:k]` is `range(a + i*s, a + j*s, s*k)`, with i, j
+// and k as slice.indices() gives them (`b`, `e` and `step` here); `items` are its items.
+Value Renderer::range_slice(Value::RangeBounds range, std::int64_t b, std::int64_t e,
+                            std::int64_t step, ValueList items) {
+  std::int64_t start, stop, new_step, offset_b, offset_e;
+  if (__builtin_mul_overflow(b, range.step, &offset_b) ||
+      __builtin_mul_overflow(e, range.step, &offset_e) ||
+      __builtin_add_overflow(range.start, offset_b, &start) ||
+      __builtin_add_overflow(range.start, offset_e, &stop) ||
+      __builtin_mul_overflow(range.step, step, &new_step)) {
+    throw Error(ErrorKind::Render, "integer overflow (zeroforge integers are 64-bit)");
+  }
+  return Value::range(start, stop, new_step, std::move(items));
+}
+
 Value Renderer::eval_node(const Expr&, const SliceExpr& node, const Frame& frame) {
   return slice_of(node, eval(*node.object, frame), frame);
 }
 
 Value Renderer::slice_of(const SliceExpr& node, const Value& object, const Frame& frame) {
   object.require_defined();
+  // Jinja2 subscripts a slice directly: a dict is not sliced by its keys, nor is any other
+  // value that is not a sequence.
+  if (object.is_dict()) throw Error(ErrorKind::Render, "unhashable type: 'slice'");
+  if (!object.is_list() && !object.is_string()) {
+    throw Error(ErrorKind::Render,
+                std::string("'") + object.type_name() + "' object is not subscriptable");
+  }
   auto bound = [&](const ExprPtr& e) -> std::optional<std::int64_t> {
     if (!e) return std::nullopt;
     Value v = eval(*e, frame);
@@ -299,6 +352,7 @@ Value Renderer::slice_of(const SliceExpr& node, const Value& object, const Frame
   ValueList out;
   for (std::int64_t i = b; step > 0 ? i < e : i > e; i += step)
     out.push_back(items[static_cast<std::size_t>(i)]);
+  if (object.is_range()) return range_slice(object.range_bounds(), b, e, step, std::move(out));
   if (object.is_string()) {
     std::string s;
     for (const auto& c : out) s += c.as_string();

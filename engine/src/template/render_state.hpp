@@ -24,6 +24,7 @@
 
 #include "template/ast.hpp"
 #include "template/frame.hpp"
+#include "template/native_function.hpp"
 #include "template/renderer.hpp"
 #include "zeroforge/environment.hpp"
 #include "zeroforge/error.hpp"
@@ -41,6 +42,10 @@ class Macro final : public Callable {
   Macro(const MacroStmt& stmt, const TemplateTree& tree, const Frame& frame)
       : stmt_(stmt), tree_(tree), frame_(frame) {}
   const std::string& name() const noexcept override { return stmt_.target.name; }
+  void append_str(std::string& out) const override {
+    out += stmt_.anonymous ? "<Macro anonymous>" : "<Macro '" + stmt_.target.name + "'>";
+  }
+  const char* type_name() const noexcept override { return "Macro"; }
   const MacroStmt& stmt() const { return stmt_; }
   const TemplateTree& tree() const { return tree_; }
   const Frame& frame() const { return frame_; }
@@ -239,6 +244,8 @@ class Renderer : public CallContext {
   void assign_targets(Frame& frame, const std::vector<Target>& targets, const Value& value,
                       std::size_t offset);
   void exec_node(const Stmt& stmt, const ForStmt& node, Frame& frame);
+  void run_loop(const Stmt& stmt, const ForStmt& node, Frame& frame, const Value& iterable,
+                std::int64_t depth, std::size_t iterable_offset);
   void exec_node(const Stmt& stmt, const SetStmt& node, Frame& frame);
   std::string capture(const Body& body, Frame& frame);
   void exec_node(const Stmt& stmt, const SetBlockStmt& node, Frame& frame);
@@ -289,6 +296,7 @@ class Renderer : public CallContext {
   Value eval_node(const Expr& expr, const NameRef& node, const Frame& frame);
   static const char* object_type(const Value& object);
   static Value missing_member(const Value& object, const Value& key);
+  static std::optional<Value> macro_attribute(const Macro& macro, const std::string& name);
   Value get_attribute(const Value& object, const std::string& name);
   Value get_item(const Value& object, const Value& key);
   void require_object(const Value& object, std::size_t at) const;
@@ -297,6 +305,8 @@ class Renderer : public CallContext {
   Value item_of(const GetItem& node, const Value& object, const Frame& frame);
   Value eval_node(const Expr& expr, const SliceExpr& node, const Frame& frame);
   Value slice_of(const SliceExpr& node, const Value& object, const Frame& frame);
+  static Value range_slice(Value::RangeBounds range, std::int64_t b, std::int64_t e,
+                           std::int64_t step, ValueList items);
   Value eval_node(const Expr& expr, const Unary& node, const Frame& frame);
   Value eval_node(const Expr& expr, const Binary& node, const Frame& frame);
   Value apply_at(const BinaryOperand& operand, const Value& left, const Value& right) const;
@@ -356,6 +366,10 @@ class Renderer : public CallContext {
   void exec_node(const Stmt& stmt, const MacroStmt& node, Frame& frame);
   void call_macro(const Macro& macro, const CallArguments& call, const Frame& caller,
                   std::string* target);
+  void run_macro(const Macro& macro, Frame& inner, std::uint64_t given, std::string* target);
+  void invoke_macro(const Macro& macro, std::vector<Value> positional, KeywordValues keyword,
+                    std::string* target);
+  void exec_node(const Stmt& stmt, const CallBlockStmt& node, Frame& frame);
 
   // ----- the state -----
 

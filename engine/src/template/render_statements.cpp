@@ -2,6 +2,7 @@
 // Statements that run in the template where they stand: text, print, if, for, set (plain and
 // block), filter blocks and with.
 #include "template/builtin_filters.hpp"
+#include "template/loop_object.hpp"
 #include "template/namespace_object.hpp"
 #include "template/native_function.hpp"
 #include "template/python_ops.hpp"
@@ -150,14 +151,20 @@ void make_loop_functions(std::shared_ptr<LoopState>& state, Value& cycle, Value&
 }  // namespace
 
 void Renderer::exec_node(const Stmt& stmt, const ForStmt& node, Frame& frame) {
-  Value iterable = eval(*node.iterable, frame);
+  run_loop(stmt, node, frame, eval(*node.iterable, frame), 1, node.iterable->offset);
+}
+
+// Runs a `for` over `iterable` at recursion depth `depth` (1 unless a recursive loop called
+// `loop(items)`); `frame` is the frame the statement stands in.
+void Renderer::run_loop(const Stmt& stmt, const ForStmt& node, Frame& frame, const Value& iterable,
+                        std::int64_t depth, std::size_t iterable_offset) {
   // A list is iterated in place (values are immutable); other iterables are listed first.
   ValueList storage;
   const ValueList* list = &storage;
   if (iterable.is_list()) {
     list = &iterable.as_list();
   } else {
-    storage = iterate(iterable, node.iterable->offset);
+    storage = iterate(iterable, iterable_offset);
   }
   Frame loop_frame(&frame, node.scope);
   if (node.condition) {
@@ -182,6 +189,36 @@ void Renderer::exec_node(const Stmt& stmt, const ForStmt& node, Frame& frame) {
   std::shared_ptr<LoopState> state;
   Value cycle, changed;
   if (node.uses_loop) make_loop_functions(state, cycle, changed);
+  // `loop(items)` of a recursive loop: the same loop one level deeper, its output captured.
+  // It holds this render and this frame, so it refuses to run once this loop has finished.
+  std::shared_ptr<const LoopContext::Recurse> recurse;
+  std::shared_ptr<bool> alive;
+  if (node.recursive && node.uses_loop) {
+    alive = std::make_shared<bool>(true);
+    recurse = std::make_shared<const LoopContext::Recurse>(
+        [this, &stmt, &node, &frame, depth, alive](const Value& children) {
+          if (!*alive) throw Error(ErrorKind::Render, "loop() called after its loop has finished");
+          step(stmt.offset);
+          DepthGuard guard(*this, "recursive loop", stmt.height);
+          std::string buffer;
+          std::string* saved = out_;
+          out_ = &buffer;
+          try {
+            run_loop(stmt, node, frame, children, depth + 1, stmt.offset);
+          } catch (...) {
+            out_ = saved;
+            throw;
+          }
+          out_ = saved;
+          return Value(std::move(buffer));
+        });
+  }
+  struct Finish {
+    std::shared_ptr<bool>& alive;
+    ~Finish() {
+      if (alive) *alive = false;
+    }
+  } finish{alive};
   for (std::int64_t i = 0; i < length; ++i) {
     step(stmt.offset);
     loop_frame.clear();
@@ -194,8 +231,8 @@ void Renderer::exec_node(const Stmt& stmt, const ForStmt& node, Frame& frame) {
       loop.set("first", Value(i == 0));
       loop.set("last", Value(i == length - 1));
       loop.set("length", Value(length));
-      loop.set("depth", Value(1));
-      loop.set("depth0", Value(0));
+      loop.set("depth", Value(depth));
+      loop.set("depth0", Value(depth - 1));
       loop.set("previtem",
                i > 0 ? items[static_cast<std::size_t>(i - 1)]
                      : Value::undefined("'loop.previtem' is undefined on the first iteration"));
@@ -206,12 +243,36 @@ void Renderer::exec_node(const Stmt& stmt, const ForStmt& node, Frame& frame) {
       loop.set("cycle", cycle);
       loop.set("changed", changed);
       state->index0 = i;
-      loop_frame.assign(node.loop, Value(std::move(loop)));
+      loop_frame.assign(node.loop,
+                        Value(std::make_shared<const LoopContext>(std::move(loop), recurse)));
     }
     assign_targets(loop_frame, node.targets, items[static_cast<std::size_t>(i)], stmt.offset);
     exec_body(node.body, loop_frame);
   }
 }
+
+namespace {
+// Whether `value` is or holds a macro (through lists, dicts and namespaces). A macro refers to
+// the frame it was defined in, which ends with its loop, call block, macro call or include;
+// a namespace outlives them, so it may not keep one.
+bool holds_macro(const Value& value, int depth = 0) {
+  if (depth > 512) return false;  // values nest at most as deep as JSON input and templates
+  if (value.is_list()) {
+    for (const Value& item : value.as_list())
+      if (holds_macro(item, depth + 1)) return true;
+  } else if (value.is_dict()) {
+    for (const auto& [key, item] : value.as_dict())
+      if (holds_macro(item, depth + 1)) return true;
+  } else if (value.is_callable()) {
+    if (as_macro(value.as_callable())) return true;
+    if (const Namespace* ns = as_namespace(value)) {
+      for (const auto& [key, item] : ns->attributes())
+        if (holds_macro(item, depth + 1)) return true;
+    }
+  }
+  return false;
+}
+}  // namespace
 
 void Renderer::exec_node(const Stmt& stmt, const SetStmt& node, Frame& frame) {
   if (node.namespace_ref) {
@@ -226,6 +287,12 @@ void Renderer::exec_node(const Stmt& stmt, const SetStmt& node, Frame& frame) {
       }
       throw locate(Error(ErrorKind::Render, "cannot assign attribute on non-namespace object"),
                    node.namespace_ref->offset);
+    }
+    if (holds_macro(value)) {
+      throw locate(Error(ErrorKind::Render, "cannot store a macro in a namespace (attribute '" +
+                                                node.attribute +
+                                                "'): it would outlive the scope it was defined in"),
+                   stmt.offset);
     }
     try {
       ns->set(node.attribute, std::move(value));

@@ -177,6 +177,7 @@ class Resolver {
   void analyse(ExtendsStmt& node) { load(*node.name); }
   void analyse(BlockStmt&) {}
   void analyse(MacroStmt& node) { store(node.target); }
+  void analyse(CallBlockStmt& node) { load(*node.call); }
   void analyse(FilterBlockStmt& node) { load(node.filters); }
   void analyse(ImportStmt& node) {
     load(*node.name);
@@ -237,9 +238,14 @@ class Resolver {
     run_body(node.body);
     leave();
   }
-  void resolve_stmt(MacroStmt& node) {
+  void resolve_stmt(MacroStmt& node) { resolve_macro(node); }
+  void resolve_macro(MacroStmt& node) {
     enter(node.scope);
     for (auto& p : node.params) param(p.name, ValueDict::hash(p.name));  // slot i
+    // Then the implicit parameters, in Jinja2's order.
+    if (node.accesses_caller && !node.explicit_caller) param(node.caller_param);
+    if (node.catch_kwargs) param(node.kwargs_param);
+    if (node.catch_varargs) param(node.varargs_param);
     for (auto& p : node.params) {
       if (p.default_value) load(*p.default_value);
     }
@@ -249,6 +255,10 @@ class Resolver {
     }
     resolve_body(node.body);
     leave();
+  }
+  void resolve_stmt(CallBlockStmt& node) {
+    resolve(*node.call);
+    resolve_macro(node.caller);
   }
   void resolve_stmt(FilterBlockStmt& node) {
     enter(node.scope);
