@@ -225,13 +225,15 @@ Value Renderer::get_attribute(const Value& object, const std::string& name) {
   if (has_method(object, name)) return bind_method(object, name);
   if (object.is_dict()) {
     if (const Value* v = object.as_dict().find(name)) return *v;
+  } else if (object.is_range()) {  // a range is a list too: asked first
+    if (name == "start" || name == "stop" || name == "step") {
+      const Value::RangeBounds r = object.range_bounds();
+      return Value(name == "start" ? r.start : name == "stop" ? r.stop : r.step);
+    }
   } else if (object.is_list()) {
     if (const Value* field = object.field(name)) return *field;  // groupby's (grouper, list)
   } else if (const Namespace* ns = as_namespace(object)) {
     if (const Value* v = ns->find(name)) return *v;
-  } else if (object.is_range() && (name == "start" || name == "stop" || name == "step")) {
-    const Value::RangeBounds r = object.range_bounds();
-    return Value(name == "start" ? r.start : name == "stop" ? r.stop : r.step);
   } else if (const LoopContext* loop = as_loop_context(object)) {
     if (const Value* v = loop->find(name)) return *v;
   } else if (const Macro* macro = object.is_callable() ? as_macro(object.as_callable()) : nullptr) {
