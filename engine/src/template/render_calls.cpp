@@ -155,7 +155,10 @@ Arguments Renderer::bind(const FunctionSpec& spec, const char* kind, std::vector
 void Renderer::bind_call(const FunctionSpec& spec, const char* kind, const CallArguments& call,
                          const Frame& frame, Arguments& args) {
   if (call.dynamic()) {
-    auto [positional, keyword] = eval_args(call, frame);
+    // Named, not a structured binding: clang before 16 cannot capture a binding in a lambda.
+    auto evaluated = eval_args(call, frame);
+    auto& positional = evaluated.first;
+    auto& keyword = evaluated.second;
     bind_core(
         spec, kind, positional.size(), [&](std::size_t i) { return std::move(positional[i]); },
         keyword.size(), [&](std::size_t k) -> const std::string& { return keyword[k].first; },
