@@ -6,6 +6,7 @@
 
 #include "diagnostic_printer.hpp"
 #include "json_convert.hpp"
+#include "zeroforge/diagnostic.hpp"
 
 namespace zf::python {
 namespace py = pybind11;
@@ -30,30 +31,6 @@ const char* error_class_name(ErrorKind kind) noexcept {
   return "UsageError";
 }
 
-const char* error_kind_name(ErrorKind kind) noexcept {
-  switch (kind) {
-    case ErrorKind::Syntax:
-      return "syntax";
-    case ErrorKind::Undefined:
-      return "undefined";
-    case ErrorKind::Render:
-      return "render";
-    case ErrorKind::Template:
-      return "template";
-    case ErrorKind::Json:
-      return "json";
-    case ErrorKind::Values:
-      return "values";
-    case ErrorKind::Io:
-      return "io";
-    case ErrorKind::Plugin:
-      return "plugin";
-    case ErrorKind::Usage:
-      break;
-  }
-  return "usage";
-}
-
 std::string cli_text(const Error& error) {
   std::ostringstream out;
   cli::print_error(out, error);
@@ -72,7 +49,7 @@ void raise_error(const Error& error, const std::string& shown, py::dict extra,
   auto optional = [](const std::string& value) {
     return value.empty() ? py::object(py::none()) : py::object(text(value));
   };
-  kwargs["kind"] = error_kind_name(error.kind());
+  kwargs["kind"] = text(kind_name(error.kind()));
   kwargs["message"] = text(error.message());
   const Location& where = error.where();
   kwargs["file"] = optional(where.file);

@@ -26,9 +26,6 @@ void register_errors(pybind11::module_& module);
 /// The name of the Python class for `kind` ("TemplateError", ...).
 const char* error_class_name(ErrorKind kind) noexcept;
 
-/// The lower-case name of `kind` ("syntax", "undefined", "values", ...).
-const char* error_kind_name(ErrorKind kind) noexcept;
-
 /// What the CLI prints for `error` on stderr, without the final newline: its one line
 /// (`zeroforge: error: ...` when it has no location), then the source line and a caret.
 std::string cli_text(const Error& error);
