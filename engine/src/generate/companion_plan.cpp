@@ -13,8 +13,8 @@
 #include <unordered_map>
 
 #include "checked_math.hpp"
-#include "deepspeed/world_size.hpp"
 #include "companions.hpp"
+#include "deepspeed/world_size.hpp"
 #include "fit_launch.hpp"
 #include "kubernetes_plan.hpp"
 #include "launch_text.hpp"
@@ -597,6 +597,16 @@ const std::vector<std::string>& companion_value_names() {
 CompanionPlan plan_companions(const std::vector<std::string>& kinds,
                               const CompanionSubject& subject) {
   return Planner(kinds, subject).run();
+}
+
+std::string tier_gpu_shortfall(const Tier* tier, std::int64_t gpus_per_node) {
+  if (tier == nullptr) return "";
+  auto it = tier->values.find("gpus_per_node");
+  if (it == tier->values.end() || !it->is_number_integer()) return "";
+  const std::int64_t has = it->get<std::int64_t>();
+  if (gpus_per_node <= has) return "";
+  return "the nodes of tier '" + tier->name + "' have " + std::to_string(has) +
+         (tier->file == tier->name ? "" : " (" + tier->file + ")");
 }
 
 std::string companion_path(const std::string& kind, const std::string& config_path) {

@@ -5,6 +5,7 @@
 // template under companions/ over the config's values plus `job`, the facts worked out here.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -70,6 +71,11 @@ std::string companion_template(const std::string& kind);
 
 /// True for the kinds written executable (the launch scripts).
 bool companion_is_executable(const std::string& kind);
+
+/// When a job asks each node for more than the `gpus_per_node` its tier's nodes have, the end
+/// of the scheduler companion's refusal: `the nodes of tier 'large' have 8 (tiers/large.json)`;
+/// "" when they have enough, or without a tier (or a tier that does not say).
+std::string tier_gpu_shortfall(const Tier* tier, std::int64_t gpus_per_node);
 
 /// Renders and writes (or compares) the companions of every config of one generate. Immutable
 /// once made: `write` may run on several threads.

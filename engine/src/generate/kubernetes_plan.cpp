@@ -554,18 +554,12 @@ class KubernetesPlanner {
 
   // A pod asking for more GPUs than the tier's nodes have is never scheduled: it stays Pending.
   void check_tier_gpus() {
-    if (subject_.tier == nullptr) return;
-    auto it = subject_.tier->values.find("gpus_per_node");
-    if (it == subject_.tier->values.end() || !it->is_number_integer()) return;
-    const std::int64_t has = it->get<std::int64_t>();
-    if (subject_.gpus_per_node <= has) return;
-    fail("/gpus_per_node",
-         "the kubernetes companion asks each pod for gpus_per_node=" +
-             std::to_string(subject_.gpus_per_node) +
-             " GPUs (nvidia.com/gpu: " + std::to_string(subject_.gpus_per_node) +
-             "), but the nodes of tier '" + subject_.tier->name + "' have " + std::to_string(has) +
-             (subject_.tier->file == subject_.tier->name ? "" : " (" + subject_.tier->file + ")") +
-             "; Kubernetes would leave the pods pending for ever");
+    const std::string shortfall = tier_gpu_shortfall(subject_.tier, subject_.gpus_per_node);
+    if (shortfall.empty()) return;
+    fail("/gpus_per_node", "the kubernetes companion asks each pod for gpus_per_node=" +
+                               std::to_string(subject_.gpus_per_node) + " GPUs (nvidia.com/gpu: " +
+                               std::to_string(subject_.gpus_per_node) + "), but " + shortfall +
+                               "; Kubernetes would leave the pods pending for ever");
   }
 
   void check_astral(const Json& k) {

@@ -195,18 +195,12 @@ class SlurmPlanner {
   // A job that asks each node for more GPUs than the tier's nodes have never starts: sbatch
   // refuses it ("Requested node configuration is not available"), or it waits for ever.
   void check_tier_gpus() {
-    if (subject_.tier == nullptr) return;
-    auto it = subject_.tier->values.find("gpus_per_node");
-    if (it == subject_.tier->values.end() || !it->is_number_integer()) return;
-    const std::int64_t has = it->get<std::int64_t>();
-    if (subject_.gpus_per_node <= has) return;
-    fail("/gpus_per_node",
-         "the slurm companion asks each node for gpus_per_node=" +
-             std::to_string(subject_.gpus_per_node) +
-             " GPUs (--gres=gpu:" + std::to_string(subject_.gpus_per_node) +
-             "), but the nodes of tier '" + subject_.tier->name + "' have " + std::to_string(has) +
-             (subject_.tier->file == subject_.tier->name ? "" : " (" + subject_.tier->file + ")") +
-             "; SLURM would refuse the job or hold it for ever");
+    const std::string shortfall = tier_gpu_shortfall(subject_.tier, subject_.gpus_per_node);
+    if (shortfall.empty()) return;
+    fail("/gpus_per_node", "the slurm companion asks each node for gpus_per_node=" +
+                               std::to_string(subject_.gpus_per_node) + " GPUs (--gres=gpu:" +
+                               std::to_string(subject_.gpus_per_node) + "), but " + shortfall +
+                               "; SLURM would refuse the job or hold it for ever");
   }
 
   const SlurmSubject& subject_;
