@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "zeroforge/error.hpp"
+#include "zeroforge/output.hpp"  // sha256_hex, declared here before
 #include "zeroforge/value.hpp"
 #include "zeroforge/values.hpp"
 
@@ -518,8 +519,5 @@ std::string_view manifest_tail(std::size_t entries);
 /// empty, `.` or `..` segments, not `manifest.json`. Throws zf::Error (Values) naming the
 /// family file and `/output` otherwise.
 std::string check_output_path(std::string_view rendered, const Family& family);
-
-/// SHA-256 of `data` as 64 lowercase hex digits.
-std::string sha256_hex(std::string_view data);
 
 }  // namespace zf

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Output: zeroforge's stable JSON text form and atomic file writing.
+// Bytes in and out, the bottom layer every stage uses (engine/src/io/): zeroforge's stable
+// JSON text form and strict JSON reader, whole-file reading, atomic file writing, SHA-256.
 #pragma once
 
 #include <cstdint>
@@ -49,5 +50,8 @@ std::uint64_t max_input_bytes();
 /// so readers see the old file or the new one, never a partial one. Creates missing parent
 /// directories. Throws zf::Error (Io) and removes the temporary file on failure.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
+/// SHA-256 of `data` as 64 lowercase hex digits (the manifest's content hashes).
+std::string sha256_hex(std::string_view data);
 
 }  // namespace zf

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "io/json_text.hpp"
 #include "number_format.hpp"
-#include "output/json_text.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"

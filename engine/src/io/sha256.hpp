@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Internals of sha256_hex (zeroforge/family.hpp) that tests compare against each other.
+// Internals of sha256_hex (zeroforge/output.hpp) that tests compare against each other.
 #pragma once
 
 #include <string>

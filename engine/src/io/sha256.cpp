@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // SHA-256 (FIPS 180-4) of a byte string, as lowercase hex: the manifest's content hashes.
-#include "output/sha256.hpp"
+#include "io/sha256.hpp"
 
 #include <array>
 #include <cstdint>
@@ -12,7 +12,7 @@
 #define ZF_SHA_NI 1
 #endif
 
-#include "zeroforge/family.hpp"
+#include "zeroforge/output.hpp"
 
 namespace zf {
 namespace {

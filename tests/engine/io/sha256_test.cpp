@@ -2,7 +2,7 @@
 // sha256_hex (the manifest's content hashes): FIPS 180-4 test vectors, and the hardware path
 // (x86 SHA extensions, when this CPU has them) against the portable one at every length
 // around the block and padding boundaries.
-#include "output/sha256.hpp"
+#include "io/sha256.hpp"
 
 #include <gtest/gtest.h>
 

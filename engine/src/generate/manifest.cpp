@@ -3,7 +3,7 @@
 // checks on output paths.
 #include <algorithm>
 
-#include "output/json_text.hpp"
+#include "io/json_text.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/family.hpp"
 
