@@ -8,8 +8,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "code_points.hpp"
 #include "number_format.hpp"
-#include "template/python_text.hpp"
 #include "zeroforge/error.hpp"
 
 namespace zf {

@@ -157,27 +157,6 @@ bool remove_digit_underscores(std::string_view digits, std::string& out) {
 
 }  // namespace
 
-std::size_t decode_utf8(std::string_view text, std::size_t pos, char32_t& code_point) {
-  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-  unsigned char lead = byte(pos);
-  code_point = lead;
-  if (lead < 0x80) return 1;
-  std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0;
-  if (length == 0 || lead > 0xF4 || pos + length > text.size()) return 1;
-  char32_t value = lead & (0x7F >> length);
-  for (std::size_t i = 1; i < length; ++i) {
-    if ((byte(pos + i) & 0xC0) != 0x80) return 1;
-    value = (value << 6) | (byte(pos + i) & 0x3F);
-  }
-  // Overlong forms, surrogates and values past U+10FFFF are not valid UTF-8.
-  if ((length == 3 && value < 0x800) || (length == 4 && (value < 0x10000 || value > 0x10FFFF)) ||
-      (value >= 0xD800 && value <= 0xDFFF)) {
-    return 1;
-  }
-  code_point = value;
-  return length;
-}
-
 std::size_t code_point_count(std::string_view text) {
   std::size_t count = 0;
   for (std::size_t pos = 0; pos < text.size(); ++count) {
@@ -232,17 +211,6 @@ bool is_space(char32_t c) {
   return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
          c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
          c == 0x205F || c == 0x3000;
-}
-
-bool is_printable(char32_t c) {
-  if (c < 0x7F) return c >= 0x20;
-  if (c <= 0xA0 || c == 0xAD) return false;
-  if (c < 0x600) return true;
-  return !((c <= 0x605) || c == 0x61C || c == 0x6DD || c == 0x70F || c == 0x180E || c == 0x1680 ||
-           (c >= 0x2000 && c <= 0x200F) || (c >= 0x2028 && c <= 0x202F) ||
-           (c >= 0x205F && c <= 0x206F) || c == 0x3000 || (c >= 0xD800 && c <= 0xF8FF) ||
-           c == 0xFEFF || (c >= 0xFFF9 && c <= 0xFFFB) || (c >= 0xE0000 && c <= 0xE00FF) ||
-           c >= 0xF0000);
 }
 
 std::string to_lower(std::string_view text) {

@@ -11,14 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include "code_points.hpp"  // decode_utf8 and is_printable, shared with zf::Value
 #include "text_helpers.hpp"
 
 namespace zf::detail {
-
-/// Decodes the code point at `pos` and returns the length of its UTF-8 sequence. A byte that
-/// does not start a valid sequence counts as one code point (its own value), so malformed
-/// input never loops or throws.
-std::size_t decode_utf8(std::string_view text, std::size_t pos, char32_t& code_point);
 
 /// `len(s)`.
 std::size_t code_point_count(std::string_view text);
@@ -45,10 +41,6 @@ bool is_identifier_continue(char32_t code_point);
 
 /// `str.isspace()` for one code point (also what `\s` matches in Python's `re`).
 bool is_space(char32_t code_point);
-/// `str.isprintable()` for one code point, which decides what `repr()` escapes: false for
-/// controls, format characters, private use and separators other than ' '. Unassigned code
-/// points (also not printable in Python) are treated as printable.
-bool is_printable(char32_t code_point);
 
 std::string to_lower(std::string_view text);
 std::string to_upper(std::string_view text);
