@@ -3,7 +3,7 @@
 // typo that would otherwise be carried silently (`gpu_mem_gib` left gpu_memory_gib unset).
 #include <algorithm>
 
-#include "family/value_names.hpp"
+#include "deepspeed/value_names.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/family.hpp"
 #include "zeroforge/values.hpp"

@@ -125,7 +125,7 @@ std::vector<std::string> names_read(const Template& tpl) {
 }
 
 bool is_plugin_fact(std::string_view name) {
-  // The tail of the contract's known names (engine/src/family/contract.cpp, kKnownNames).
+  // The tail of the contract's known names (engine/src/deepspeed/contract.cpp, kKnownNames).
   for (std::string_view fact : {"gpu_memory_gib", "cpu_memory_gib", "gpu_memory_margin", "gpu",
                                 "tier", "model", "auto_fit"}) {
     if (name == fact) return true;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The DeepSpeed values contract (engine/src/family/contract.cpp): derived facts, and one bad
+// The DeepSpeed values contract (engine/src/deepspeed/contract.cpp): derived facts, and one bad
 // value per rule with its exact message, placed where the value was written.
 #include <gtest/gtest.h>
 

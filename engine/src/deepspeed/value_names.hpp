@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The top-level value names the DeepSpeed values contract knows (engine/src/family/contract.cpp),
-// for the checks of other files that hold values: tier files.
+// The top-level value names the DeepSpeed values contract (deepspeed/contract.cpp) knows, for
+// the checks of other files that hold values: tier files.
 #pragma once
 
 #include <span>

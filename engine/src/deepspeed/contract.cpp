@@ -9,8 +9,8 @@
 #include <unordered_map>
 
 #include "checked_math.hpp"
+#include "deepspeed/value_names.hpp"
 #include "deepspeed/world_size.hpp"
-#include "family/value_names.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/family.hpp"
