@@ -12,8 +12,9 @@
 #include "deepspeed/value_names.hpp"
 #include "deepspeed/world_size.hpp"
 #include "text_helpers.hpp"
+#include "zeroforge/deepspeed_contract.hpp"
 #include "zeroforge/error.hpp"
-#include "zeroforge/family.hpp"
+#include "zeroforge/sourced_values.hpp"
 #include "zeroforge/validator.hpp"
 
 namespace zf {

@@ -7,7 +7,10 @@
 #include <string>
 #include <utility>
 
-#include "zeroforge/family.hpp"
+#include "zeroforge/expansion.hpp"
+#include "zeroforge/family_file.hpp"
+#include "zeroforge/sourced_values.hpp"
+#include "zeroforge/tiers.hpp"
 
 namespace zf {
 namespace {

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Family files: reading and checking the JSON format of docs/families.md into zf::Family.
 // Every error names the file and the JSON pointer of the offending field.
+#include "zeroforge/family_file.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 
 #include "text_helpers.hpp"
-#include "zeroforge/family.hpp"
+#include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
+#include "zeroforge/values.hpp"
 
 namespace zf {
 namespace {

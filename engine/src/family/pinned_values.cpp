@@ -4,8 +4,9 @@
 // rendering, with an error placed where the change was written.
 #include <string>
 
-#include "zeroforge/family.hpp"
 #include "zeroforge/output.hpp"
+#include "zeroforge/sourced_values.hpp"
+#include "zeroforge/template_defaults.hpp"
 
 namespace zf {
 namespace {

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Template defaults: the `defaults.json` of a template directory (its contract, its default
 // values, and per-entry-template values such as deepspeed/zero3.json.j2's stage 3).
+#include "zeroforge/template_defaults.hpp"
+
 #include <filesystem>
 
 #include "zeroforge/environment.hpp"
-#include "zeroforge/family.hpp"
 #include "zeroforge/output.hpp"
+#include "zeroforge/sourced_values.hpp"
 #include "zeroforge/template.hpp"
 
 namespace zf {

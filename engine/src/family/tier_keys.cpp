@@ -5,7 +5,8 @@
 
 #include "deepspeed/value_names.hpp"
 #include "text_helpers.hpp"
-#include "zeroforge/family.hpp"
+#include "zeroforge/family_file.hpp"
+#include "zeroforge/tiers.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf {

@@ -3,7 +3,8 @@
 // then the shipped tiers; a tier name is the first NAME.json found.
 #include <cstdlib>
 
-#include "zeroforge/family.hpp"
+#include "zeroforge/family_file.hpp"
+#include "zeroforge/tiers.hpp"
 
 namespace zf {
 namespace fs = std::filesystem;

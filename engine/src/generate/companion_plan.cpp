@@ -20,6 +20,8 @@
 #include "launch_text.hpp"
 #include "slurm_plan.hpp"
 #include "text_helpers.hpp"
+#include "zeroforge/family_file.hpp"
+#include "zeroforge/values.hpp"
 
 namespace zf::pipeline {
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "zeroforge/error.hpp"
+#include "zeroforge/family_file.hpp"
 #include "zeroforge/output.hpp"
 
 namespace zf::pipeline {

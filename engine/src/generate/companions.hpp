@@ -14,9 +14,10 @@
 
 #include "drift_check.hpp"
 #include "output_dir.hpp"
+#include "zeroforge/deepspeed_contract.hpp"
 #include "zeroforge/environment.hpp"
-#include "zeroforge/family.hpp"
 #include "zeroforge/template.hpp"
+#include "zeroforge/tiers.hpp"
 #include "zeroforge/value.hpp"
 
 namespace zf::pipeline {

@@ -12,11 +12,14 @@
 
 #include "zeroforge/diagnostic.hpp"
 #include "zeroforge/environment.hpp"
-#include "zeroforge/family.hpp"
+#include "zeroforge/expansion.hpp"
+#include "zeroforge/family_file.hpp"
 #include "zeroforge/generate.hpp"
 #include "zeroforge/pipeline.hpp"
 #include "zeroforge/plugin_host.hpp"
+#include "zeroforge/sourced_values.hpp"
 #include "zeroforge/template.hpp"
+#include "zeroforge/template_defaults.hpp"
 
 namespace zf::pipeline {
 

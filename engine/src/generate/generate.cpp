@@ -21,7 +21,9 @@
 #include "manifest_spool.hpp"
 #include "output_dir.hpp"
 #include "problem_log.hpp"
-#include "zeroforge/family.hpp"
+#include "zeroforge/expansion.hpp"
+#include "zeroforge/family_file.hpp"
+#include "zeroforge/manifest.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/template.hpp"
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // The manifest of a generated config set (DIR/manifest.json), whole or piece by piece, and the
 // checks on output paths.
+#include "zeroforge/manifest.hpp"
+
 #include <algorithm>
 
 #include "io/json_text.hpp"
 #include "text_helpers.hpp"
-#include "zeroforge/family.hpp"
+#include "zeroforge/deepspeed_contract.hpp"
+#include "zeroforge/family_file.hpp"
 
 namespace zf {
 

@@ -18,7 +18,6 @@
 #include <unordered_set>
 
 #include "zeroforge/error.hpp"
-#include "zeroforge/family.hpp"
 #include "zeroforge/output.hpp"
 
 namespace zf::pipeline {

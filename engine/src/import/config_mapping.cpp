@@ -11,7 +11,7 @@
 #include <cmath>
 #include <set>
 
-#include "zeroforge/family.hpp"
+#include "zeroforge/deepspeed_contract.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf::importer {

@@ -15,11 +15,14 @@
 #include "import/json_compare.hpp"
 #include "import/regenerate.hpp"
 #include "text_helpers.hpp"
+#include "zeroforge/deepspeed_contract.hpp"
 #include "zeroforge/environment.hpp"
-#include "zeroforge/family.hpp"
+#include "zeroforge/expansion.hpp"
+#include "zeroforge/family_file.hpp"
 #include "zeroforge/generate.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/template.hpp"
+#include "zeroforge/tiers.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf::importer {

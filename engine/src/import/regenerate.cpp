@@ -3,6 +3,7 @@
 #include "import/regenerate.hpp"
 
 #include "import/json_compare.hpp"
+#include "zeroforge/deepspeed_contract.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf::importer {

@@ -11,8 +11,8 @@
 
 #include "import/config_mapping.hpp"
 #include "zeroforge/environment.hpp"
-#include "zeroforge/family.hpp"
 #include "zeroforge/template.hpp"
+#include "zeroforge/template_defaults.hpp"
 
 namespace zf::importer {
 

@@ -11,7 +11,7 @@
 #include "report/report_page.hpp"
 #include "report/report_view.hpp"
 #include "zeroforge/error.hpp"
-#include "zeroforge/family.hpp"
+#include "zeroforge/family_file.hpp"
 #include "zeroforge/output.hpp"
 
 namespace zf {

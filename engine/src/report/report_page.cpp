@@ -9,7 +9,9 @@
 
 #include "report/html_text.hpp"
 #include "report/memory_chart.hpp"
-#include "zeroforge/family.hpp"
+#include "zeroforge/deepspeed_contract.hpp"
+#include "zeroforge/family_file.hpp"
+#include "zeroforge/tiers.hpp"
 
 namespace zf::report {
 namespace {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // SourcedValues: layered values that can say in which file, at which pointer, a value was
 // written (for contract errors and `explain`).
-#include <utility>
+#include "zeroforge/sourced_values.hpp"
 
-#include "zeroforge/family.hpp"
+#include <utility>
 
 namespace zf {
 
