@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Checks the engine's includes against the layer table of engine/src/README.md, so that a module
+# never reads one above it (as value.cpp once read the template engine's text helpers).
+"""Usage: check_layering.py SOURCE_DIR
+
+Reads the table under "## Layers, bottom-up" in engine/src/README.md: one row per module, the
+public headers it implements, and the includes that still go up the table. Every `#include "..."`
+in engine/src must then name a header of its own module, of an earlier row, of the plugin SDK,
+or one of its row's listed exceptions. Also fails when a folder of engine/src or a public header
+has no row, or when a listed exception is no longer used (the list only shrinks). Exit 0 or 1.
+"""
+import pathlib
+import re
+import sys
+
+TABLE_HEADING = "## Layers, bottom-up"
+
+
+def read_table(readme):
+    """[(module, public headers, exceptions)] in table order."""
+    lines = readme.read_text(encoding="utf-8").splitlines()
+    start = lines.index(TABLE_HEADING)
+    rows = []
+    for line in lines[start + 1:]:
+        if line.startswith("## "):
+            break
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or not cells[0].startswith("`"):
+            continue
+        ticked = [re.findall(r"`([^`]+)`", cell) for cell in cells]
+        rows.append((ticked[0][0], ticked[2], ticked[3]))
+    return rows
+
+
+def module_of(include, source, src, modules, public):
+    """The module a quoted include belongs to, "sdk", or None for a header outside the engine."""
+    if include.startswith("zeroforge/"):
+        name = include[len("zeroforge/"):]
+        if name in public:
+            return public[name]
+        return "?" + include
+    head = include.split("/")[0]
+    if "/" in include and head in modules:
+        return head
+    if (source.parent / include).exists():
+        return None  # beside the including file: its own module
+    if "/" not in include and (src / include).exists():
+        return "core"
+    return None
+
+
+def main(argv):
+    root = pathlib.Path(argv[1])
+    src = root / "engine" / "src"
+    sdk = root / "plugins" / "sdk" / "include"
+    rows = read_table(src / "README.md")
+    order = {module: i for i, (module, _, _) in enumerate(rows)}
+    exceptions = {module: set(allowed) for module, _, allowed in rows}
+    public = {header: module for module, headers, _ in rows for header in headers}
+    modules = {path.name for path in src.iterdir() if path.is_dir()}
+    problems = []
+    for folder in sorted(modules - set(order)):
+        problems.append(f"engine/src/{folder}/ has no row in engine/src/README.md")
+    for header in sorted((root / "engine" / "include" / "zeroforge").glob("*.hpp")):
+        if header.name not in public:
+            problems.append(f"zeroforge/{header.name} is named in no row of engine/src/README.md")
+
+    used = set()
+    checked = 0
+    for source in sorted(src.rglob("*")):
+        if source.suffix not in (".cpp", ".hpp", ".inc") or not source.is_file():
+            continue
+        relative = source.relative_to(src)
+        module = relative.parts[0] if len(relative.parts) > 1 else "core"
+        text = source.read_text(encoding="utf-8")
+        for include in re.findall(r'^#include "([^"]+)"', text, re.MULTILINE):
+            target = module_of(include, source, src, modules, public)
+            if target is None or target == module:
+                continue
+            checked += 1
+            if target.startswith("?"):
+                if not (sdk / include).exists():
+                    problems.append(f"engine/src/{relative}: {include} is named in no row")
+                continue
+            if order[target] < order[module]:
+                continue
+            if include in exceptions[module]:
+                used.add((module, include))
+                continue
+            problems.append(f"engine/src/{relative} includes {include}: {module} may not include "
+                            f"{target}, which is above it (engine/src/README.md)")
+    for module, allowed in exceptions.items():
+        for include in sorted(allowed):
+            if (module, include) not in used:
+                problems.append(f"{module}'s exception {include} is no longer used: remove it "
+                                "from engine/src/README.md")
+    for problem in problems:
+        print(problem)
+    if problems:
+        return 1
+    print(f"ok: {checked} includes across modules follow the {len(rows)} layers")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
