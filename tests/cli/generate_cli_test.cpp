@@ -569,10 +569,9 @@ TEST_F(GenerateCliTest, ProblemsThatStopTheRunKeepTheirText) {
       {"tier.unknown-key",
        R"({"name": "a", "template": "deepspeed/config.json.j2",
            "tiers": ["tiers/a100-site-tier-with-a-typo.json"]})",
-       folder +
-           "tiers/a100-site-tier-with-a-typo.json: /gpu_mem_gib: error: unknown key "
-           "'gpu_mem_gib' in a tier; did you mean 'gpu_memory_gib'? (a tier holds the cluster "
-           "facts and values of docs/tiers.md, and values its template reads)\n"},
+       folder + "tiers/a100-site-tier-with-a-typo.json: /gpu_mem_gib: error: unknown key "
+                "'gpu_mem_gib' in a tier; did you mean 'gpu_memory_gib'? (a tier holds the cluster "
+                "facts and values of docs/tiers.md, and values its template reads)\n"},
       {"companion.no-contract",
        R"({"name": "a", "template": "plain-site-notes.txt.j2", "companions": ["hf-args"]})",
        f + ": /companions: error: companions need a template under the DeepSpeed values "
@@ -583,9 +582,8 @@ TEST_F(GenerateCliTest, ProblemsThatStopTheRunKeepTheirText) {
     SCOPED_TRACE(c.code);
     dir.write(f, c.family);
     for (const char* format : {"text", "json"}) {
-      auto result =
-          run_cli({"generate", f, "-o", "out", "--template-dir", "tpl", "--format", format},
-                  dir.path());
+      auto result = run_cli(
+          {"generate", f, "-o", "out", "--template-dir", "tpl", "--format", format}, dir.path());
       EXPECT_EQ(result.exit_code, 2) << format;
       EXPECT_EQ(result.err, c.err) << format;
       EXPECT_EQ(result.out, "") << format;
