@@ -88,7 +88,12 @@ Explanation explain_family_config(const GenerateRequest& request, const std::str
     scope["tier"] = expansion.tier_name(variant);
     scope["family"] = family.name;
     scope["variant"] = variant.slug;
-    std::string path = check_output_path(output_path->render(Value::from_json(scope)), family);
+    std::string path = output_path->render(Value::from_json(scope));
+    try {
+      path = check_output_path(path, family);
+    } catch (const Error& error) {
+      throw CodedError(error, "output.path");  // as generate reports it
+    }
     if (path == config || (config.empty() && expansion.size() == 1)) {
       if (chosen) {
         // generate refuses such a family; explaining one of the two would explain a config
