@@ -30,18 +30,6 @@ void print_error(std::ostream& out, const Error& error) {
   print_diagnostic(out, to_diagnostic(error));
 }
 
-void print_variant_problem(std::ostream& out, const VariantProblem& problem) {
-  const Error& e = problem.error;
-  if (e.where().line != 0) {
-    print_error(out, e);
-    return;
-  }
-  std::string where = "variant '" + problem.variant + "'";
-  if (problem.others > 0) where += " (and " + std::to_string(problem.others) + " more)";
-  print_error(out, Error(e.kind(), where + ": " + e.message(),
-                         e.has_location() ? e.where().file : "", e.json_pointer()));
-}
-
 nlohmann::ordered_json diagnostic_to_json(const Diagnostic& d) {
   nlohmann::ordered_json out = {{"code", d.code},
                                 {"kind", std::string(kind_name(d.kind))},

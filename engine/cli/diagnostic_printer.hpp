@@ -13,7 +13,6 @@
 
 #include "zeroforge/diagnostic.hpp"
 #include "zeroforge/error.hpp"
-#include "zeroforge/generate.hpp"
 
 namespace zf::cli {
 
@@ -32,10 +31,6 @@ void print_diagnostics(std::ostream& out, const std::vector<Diagnostic>& diagnos
 
 /// Prints `error` as print_diagnostic prints to_diagnostic(error).
 void print_error(std::ostream& out, const Error& error);
-
-/// Prints a family's values problem (generate, report) where its value was written; one
-/// without a line of its own is prefixed with the variant(s) it was found in.
-void print_variant_problem(std::ostream& out, const VariantProblem& problem);
 
 /// A diagnostic as `--format json` writes it: `{"code", "kind", "severity", "message",
 /// "file", "line", "column", "pointer", "reporter", "notes"}` (location fields only when set).

@@ -67,24 +67,9 @@ int print_help(const po::options_description& options) {
 // What people read: the same messages generate has always printed.
 void print_text(const GenerateOptions& opt, const GenerateResult& result) {
   const std::string& dir = opt.output;
-  if (result.failure) {
-    print_error(std::cerr, result.failure->error);
-    print_message(std::cerr, "zeroforge: note: while " + result.failure->doing + " variant '" +
-                                 result.failure->variant + "' of " + result.family_file +
-                                 "; nothing was written");
-    return;
-  }
-  print_plugin_findings(std::cerr, result.family_file, result.refusals);
-  if (!result.problems.empty()) {
-    for (const auto& problem : result.problems) print_variant_problem(std::cerr, problem);
-    print_message(std::cerr, "zeroforge: error: family '" + result.family_name +
-                                 "' not generated; nothing was written");
-    return;
-  }
-  if (!result.refusals.empty()) {
-    print_message(std::cerr, "zeroforge: error: family '" + result.family_name +
-                                 "' not generated: " + std::to_string(result.refusals.size()) +
-                                 " config(s) cannot be made as asked; nothing was written");
+  if (result.failure || !result.problems.empty() || !result.refusals.empty()) {
+    // What the library says went wrong (failure_diagnostics), each with its code.
+    print_diagnostics(std::cerr, failure_diagnostics(result));
     return;
   }
   if (!opt.quiet || exit_code_of(result.outcome) != 0) {
@@ -142,10 +127,6 @@ Json finding_json(const Finding& finding) {
           {"message", finding.message}};
 }
 
-// An error as every --format json writes a diagnostic (code, kind, severity, message,
-// location), for the variant that hit it.
-Json error_json(const Error& error) { return diagnostic_to_json(to_diagnostic(error)); }
-
 // What pipelines read (docs/cli.md, "generate --format json").
 Json summary_json(const GenerateOptions& opt, const GenerateResult& result) {
   Json out = {{"family", result.family_name},
@@ -181,14 +162,16 @@ Json summary_json(const GenerateOptions& opt, const GenerateResult& result) {
   }
   out["refusals"] = std::move(refusals);
   Json errors = Json::array();
+  // Each as every --format json writes a diagnostic (code, kind, severity, message,
+  // location), with the variant that hit it.
   for (const auto& problem : result.problems) {
-    Json error = error_json(problem.error);
+    Json error = diagnostic_to_json(problem.diagnostic);
     error["variant"] = problem.variant;
     error["other_variants"] = problem.others;
     errors.push_back(std::move(error));
   }
   if (result.failure) {
-    Json error = error_json(result.failure->error);
+    Json error = diagnostic_to_json(result.failure->diagnostic);
     error["variant"] = result.failure->variant;
     errors.push_back(std::move(error));
   }

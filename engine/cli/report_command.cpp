@@ -44,14 +44,18 @@ int print_help(const po::options_description& options) {
 // What generate would have said, ending with "no report was written".
 void print_failure(const GenerateResult& result) {
   if (result.failure) {
-    print_error(std::cerr, result.failure->error);
+    print_diagnostic(std::cerr, result.failure->diagnostic);
     print_message(std::cerr, "zeroforge: note: while " + result.failure->doing + " variant '" +
                                  result.failure->variant + "' of " + result.family_file +
                                  "; no report was written");
     return;
   }
-  print_plugin_findings(std::cerr, result.family_file, result.refusals);
-  for (const auto& problem : result.problems) print_variant_problem(std::cerr, problem);
+  // generate's refusals and values problems (failure_diagnostics), then every finding of the
+  // validator, warnings too; the closing line is this command's own.
+  for (const auto& d : failure_diagnostics(result)) {
+    if (d.code != "generate.not-generated" && d.code != "validate.finding")
+      print_diagnostic(std::cerr, d);
+  }
   for (const auto& finding : result.findings) print_message(std::cerr, format_finding(finding));
   print_message(std::cerr,
                 "zeroforge: error: family '" + result.family_name + "' not reported: " +

@@ -57,6 +57,8 @@ std::string_view kind_name(ErrorKind kind) noexcept {
 
 Diagnostic to_diagnostic(const Error& error, std::string code) {
   Diagnostic d;
+  if (const auto* coded = dynamic_cast<const CodedError*>(&error); coded && code.empty())
+    code = coded->code();
   d.code = code.empty() ? std::string(error_code(error.kind())) : std::move(code);
   d.severity = Severity::Error;
   d.kind = error.kind();

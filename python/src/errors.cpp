@@ -49,6 +49,7 @@ void raise_error(const Error& error, const std::string& shown, py::dict extra,
   auto optional = [](const std::string& value) {
     return value.empty() ? py::object(py::none()) : py::object(text(value));
   };
+  if (!kwargs.contains("code")) kwargs["code"] = text(to_diagnostic(error).code);
   kwargs["kind"] = text(kind_name(error.kind()));
   kwargs["message"] = text(error.message());
   const Location& where = error.where();
@@ -60,6 +61,16 @@ void raise_error(const Error& error, const std::string& shown, py::dict extra,
   py::object instance = cls(text(shown), **kwargs);
   PyErr_SetObject(cls.ptr(), instance.ptr());
   throw py::error_already_set();
+}
+
+void raise_diagnostic(const Diagnostic& d, const std::string& shown, py::dict extra,
+                      const char* class_name) {
+  extra["code"] = text(d.code);
+  Error error = !d.json_pointer.empty() ? Error(d.kind, d.message, d.where.file, d.json_pointer)
+                : !d.source_line.empty()
+                    ? Error(d.kind, d.message, d.where).located(d.where, d.source_line)
+                    : Error(d.kind, d.message, d.where);
+  raise_error(error, shown, std::move(extra), class_name);
 }
 
 void register_errors(py::module_& module) {

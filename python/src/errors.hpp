@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "zeroforge/diagnostic.hpp"
 #include "zeroforge/error.hpp"
 
 namespace zf::python {
@@ -17,11 +18,18 @@ namespace zf::python {
 void register_errors(pybind11::module_& module);
 
 /// Raises the Python exception for `error` with `text` as its str() (what the CLI prints) and
-/// `extra` keyword attributes (e.g. `variant`): sets the Python error and throws
-/// pybind11::error_already_set, which pybind11 passes on to the caller. `class_name` replaces
-/// the class error_class_name gives (`RefusedError` for a config that was refused).
+/// `extra` keyword attributes (e.g. `variant`; `code`, else the error's diagnostic code): sets the
+/// Python error and throws pybind11::error_already_set, which pybind11 passes on to the caller.
+/// `class_name` replaces the class error_class_name gives (`RefusedError` for a config that was
+/// refused).
 [[noreturn]] void raise_error(const Error& error, const std::string& text,
                               pybind11::dict extra = {}, const char* class_name = nullptr);
+
+/// Raises the Python exception for `diagnostic` (its kind's class, or `class_name`), with
+/// `text` as its str() and its code, message and location as attributes: how a problem the
+/// library returned as data (render's, generate's) is raised.
+[[noreturn]] void raise_diagnostic(const Diagnostic& diagnostic, const std::string& text,
+                                   pybind11::dict extra = {}, const char* class_name = nullptr);
 
 /// The name of the Python class for `kind` ("TemplateError", ...).
 const char* error_class_name(ErrorKind kind) noexcept;

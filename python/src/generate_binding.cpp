@@ -29,27 +29,18 @@ Validation validation_of(const std::string& mode) {
               "generate: validation must be contract, deepspeed or none, got '" + mode + "'");
 }
 
-// What the CLI prints on stderr for a family it could not make (generate_command.cpp).
+// What the CLI prints on stderr for a family it could not make (failure_diagnostics, as
+// generate_command.cpp prints them), raised with the first problem's code and location.
 [[noreturn]] void raise_failure(const GenerateResult& result) {
   std::ostringstream out;
-  py::dict extra;
-  py::list errors;
-  if (result.failure) {
-    cli::print_error(out, result.failure->error);
-    cli::print_message(out, "zeroforge: note: while " + result.failure->doing + " variant '" +
-                                result.failure->variant + "' of " + result.family_file +
-                                "; nothing was written");
-    extra["variant"] = text(result.failure->variant);
-  } else {
-    for (const auto& problem : result.problems) cli::print_variant_problem(out, problem);
-    cli::print_message(out, "zeroforge: error: family '" + result.family_name +
-                                "' not generated; nothing was written");
-    extra["variant"] = text(result.problems.front().variant);
-  }
+  cli::print_diagnostics(out, failure_diagnostics(result));
   std::string shown = out.str();
   if (!shown.empty() && shown.back() == '\n') shown.pop_back();
-  const Error& first = result.failure ? result.failure->error : result.problems.front().error;
-  raise_error(first, shown, extra);
+  py::dict extra;
+  extra["variant"] =
+      text(result.failure ? result.failure->variant : result.problems.front().variant);
+  raise_diagnostic(result.failure ? result.failure->diagnostic : result.problems.front().diagnostic,
+                   shown, extra);
 }
 
 // The summary `generate --format json` prints (generate_command.cpp), less `errors`: a

@@ -131,14 +131,7 @@ py::list diagnostic_list(const std::vector<Diagnostic>& diagnostics) {
   const Diagnostic& first = errors.front();
   std::string shown = printed(errors);
   if (outcome == Outcome::Refused) shown += "\nzeroforge: error: nothing was written";
-  extra["code"] = text(first.code);
-  Error error =
-      !first.json_pointer.empty()
-          ? Error(first.kind, first.message, first.where.file, first.json_pointer)
-      : !first.source_line.empty()
-          ? Error(first.kind, first.message, first.where).located(first.where, first.source_line)
-          : Error(first.kind, first.message, first.where);
-  raise_error(error, shown, extra, outcome == Outcome::Refused ? "RefusedError" : nullptr);
+  raise_diagnostic(first, shown, extra, outcome == Outcome::Refused ? "RefusedError" : nullptr);
 }
 
 py::dict render(const std::string& template_name, const Inputs& inputs,

@@ -14,6 +14,8 @@ class Error(Exception):
     template, the source line and a caret under the column.
 
     Attributes:
+        code: the stable diagnostic code (``values.contract``, ``tier.unknown-key``,
+            ``output.shared-path``; docs/cli.md, "Diagnostic codes").
         message: the message alone, without location or ``error:``.
         kind: ``"syntax"``, ``"undefined"``, ``"render"``, ``"template"``, ``"json"``,
             ``"values"``, ``"io"``, ``"plugin"`` or ``"usage"``.
@@ -24,13 +26,15 @@ class Error(Exception):
         variant: for ``generate``, the variant being made (``medium/zero3-bf16``), or None.
     """
 
-    def __init__(self, text: str, *, kind: str = "usage", message: Optional[str] = None,
+    def __init__(self, text: str, *, code: str = "usage.invalid", kind: str = "usage",
+                 message: Optional[str] = None,
                  file: Optional[str] = None, line: Optional[int] = None,
                  column: Optional[int] = None, pointer: Optional[str] = None,
                  source_line: Optional[str] = None, variant: Optional[str] = None,
                  **extra: Any) -> None:
         super().__init__(text)
         self.text = text
+        self.code = code
         self.kind = kind
         self.message = text if message is None else message
         self.file = file

@@ -480,6 +480,118 @@ TEST_F(GenerateCliTest, BadFamiliesAreErrorsNamingFileAndPointer) {
   EXPECT_EQ(run_cli({"generate", "example"}).exit_code, 2) << "-o is required";
 }
 
+// Each kind of problem generate reports has its own code (docs/cli.md, "Diagnostic codes"):
+// on stderr the same text as ever, in --format json the code, kind, place and variant. The
+// family lives under a long folder (a path past std::string's small buffer).
+TEST_F(GenerateCliTest, EachValuesProblemHasItsCodeOnStderrAndInJson) {
+  const std::string f = "platform-team-deepspeed-configurations/families-under-review/family.json";
+  const std::string closing = "zeroforge: error: family 'a' not generated; nothing was written\n";
+  struct Case {
+    const char* code;
+    const char* family;
+    std::string err;      // after "<family file>: "
+    const char* pointer;  // in the family file
+    const char* variant;
+  };
+  const Case cases[] = {
+      {"values.contract",
+       R"({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": [3, 4]}})",
+       "/axes/stage/1: error: variant 'stage=4': stage must be an integer 0-3 or null, got 4\n",
+       "/axes/stage/1", "stage=4"},
+      {"values.pinned",
+       R"({"name": "a", "template": "deepspeed/zero2.json.j2", "axes": {"stage": [2, 3]},
+           "tiers": ["small"], "output": "{{ tier }}/z{{ stage }}.json"})",
+       "/axes/stage/1: error: variant 'small stage=3': stage=3, but deepspeed/zero2.json.j2 pins "
+       "stage=2 (deepspeed/defaults.json /pinned); leave stage unset or render a template that "
+       "does not pin it\n",
+       "/axes/stage/1", "small stage=3"},
+      {"output.path",
+       R"({"name": "a", "template": "deepspeed/config.json.j2", "output": "../x.json"})",
+       "/output: error: variant 'a': output path \"../x.json\" has an empty, '.' or '..' "
+       "segment\n",
+       "/output", "a"},
+      {"output.shared-path",
+       R"({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": [1, 2]},
+           "output": "x.json"})",
+       "/output: error: variant 'stage=2': writes \"x.json\", the same output path as variant "
+       "'stage=1': make the output pattern tell them apart\n",
+       "/output", "stage=2"},
+      {"companion.values",
+       R"({"name": "a", "template": "deepspeed/config.json.j2",
+           "values": {"global_batch_size": 512,
+                      "launch": {"slurm": {"partition": "gpu;rm -rf /"}}},
+           "tiers": ["medium"], "companions": ["slurm"]})",
+       "/values/launch/slurm/partition: error: variant 'medium': launch.slurm.partition: "
+       "\"gpu;rm -rf /\" is not a SLURM name (letters, digits, '_', '-' and '.', not starting "
+       "with '-')\n",
+       "/values/launch/slurm/partition", "medium"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.code);
+    dir.write(f, c.family);
+    auto text = run_cli({"generate", f, "-o", "out"}, dir.path());
+    EXPECT_EQ(text.exit_code, 2);
+    EXPECT_EQ(text.err, f + ": " + c.err + closing);
+    auto json = run_cli({"generate", f, "-o", "out", "--format", "json"}, dir.path());
+    EXPECT_EQ(json.exit_code, 2);
+    EXPECT_EQ(json.err, text.err) << "people still read the errors on stderr";
+    const Json errors = Json::parse(json.out).at("errors");
+    ASSERT_EQ(errors.size(), 1u) << json.out;
+    EXPECT_EQ(errors[0].at("code"), c.code);
+    EXPECT_EQ(errors[0].at("kind"), "values");
+    EXPECT_EQ(errors[0].at("severity"), "error");
+    EXPECT_EQ(errors[0].at("file"), f);
+    EXPECT_EQ(errors[0].at("pointer"), c.pointer);
+    EXPECT_EQ(errors[0].at("variant"), c.variant);
+    EXPECT_FALSE(fs::exists(dir.path() / "out"));
+  }
+}
+
+// Problems found before any config is made stop the run with their own codes (the library's
+// CodedError); the CLI prints them as it always did, and writes nothing.
+TEST_F(GenerateCliTest, ProblemsThatStopTheRunKeepTheirText) {
+  const std::string folder = "platform-team-deepspeed-configurations/families-under-review/";
+  const std::string f = folder + "family.json";
+  dir.write(folder + "tiers/a100-site-tier-with-a-typo.json",
+            R"({"gpus_per_node": 8, "gpu_mem_gib": 80})");
+  dir.write("tpl/plain-site-notes.txt.j2", "x");
+  struct Case {
+    const char* code;
+    const char* family;
+    std::string err;
+  };
+  const Case cases[] = {
+      {"tier.not-found",
+       R"({"name": "a", "template": "deepspeed/config.json.j2",
+           "tiers": ["tiers/no-such-site-tier-of-the-team.json"]})",
+       f + ": /tiers/0: error: tier 'tiers/no-such-site-tier-of-the-team.json' not found (no " +
+           folder + "tiers/no-such-site-tier-of-the-team.json)\n"},
+      {"tier.unknown-key",
+       R"({"name": "a", "template": "deepspeed/config.json.j2",
+           "tiers": ["tiers/a100-site-tier-with-a-typo.json"]})",
+       folder + "tiers/a100-site-tier-with-a-typo.json: /gpu_mem_gib: error: unknown key "
+                "'gpu_mem_gib' in a tier; did you mean 'gpu_memory_gib'? (a tier holds the cluster "
+                "facts and values of docs/tiers.md, and values its template reads)\n"},
+      {"companion.no-contract",
+       R"({"name": "a", "template": "plain-site-notes.txt.j2", "companions": ["hf-args"]})",
+       f + ": /companions: error: companions need a template under the DeepSpeed values "
+           "contract (their batch, precision and world size come from it), and "
+           "'plain-site-notes.txt.j2' has none\n"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.code);
+    dir.write(f, c.family);
+    for (const char* format : {"text", "json"}) {
+      auto result = run_cli(
+          {"generate", f, "-o", "out", "--template-dir", "tpl", "--format", format}, dir.path());
+      EXPECT_EQ(result.exit_code, 2) << format;
+      EXPECT_EQ(result.err, c.err) << format;
+      EXPECT_EQ(result.out, "") << format;
+    }
+    EXPECT_FALSE(fs::exists(dir.path() / "out"));
+  }
+}
+
 // Every command that layers values refuses a bad --values file, --set or family with exit 2
 // and the place. The paths and assignments are longer than std::string's small buffer (15
 // bytes): a Layer built in place around a throwing load freed its label twice (issue 22),

@@ -104,6 +104,32 @@ def test_values_errors_raise_what_the_cli_prints(cli, in_tmp):
     assert not (in_tmp / "out").exists()
 
 
+@pytest.mark.parametrize("family, code, pointer", [
+    ({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": [3, 4]}},
+     "values.contract", "/axes/stage/1"),
+    ({"name": "a", "template": "deepspeed/zero2.json.j2", "axes": {"stage": [2, 3]},
+      "tiers": ["small"], "output": "{{ tier }}/z{{ stage }}.json"}, "values.pinned",
+     "/axes/stage/1"),
+    ({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": [1, 2]},
+      "output": "x.json"}, "output.shared-path", "/output"),
+    ({"name": "a", "template": "deepspeed/config.json.j2",
+      "tiers": ["tiers/no-such-site-tier-of-the-team.json"]}, "tier.not-found", "/tiers/0"),
+])
+def test_values_errors_carry_their_diagnostic_code(cli, in_tmp, family, code, pointer):
+    path = in_tmp / "platform-team-deepspeed-configurations" / "families" / "family.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(family))
+    with pytest.raises(zeroforge.ValuesError) as caught:
+        zeroforge.generate(str(path), "out")
+    assert caught.value.code == code
+    assert caught.value.pointer == pointer
+    assert caught.value.file == str(path)
+    done = cli("generate", path, "-o", "out", cwd=in_tmp)
+    assert done.returncode == 2
+    assert str(caught.value) + "\n" == done.stderr
+    assert not (in_tmp / "out").exists()
+
+
 def test_template_errors_raise_with_their_location(cli, in_tmp):
     (in_tmp / "t" / "mine").mkdir(parents=True)
     (in_tmp / "t" / "mine" / "x.json.j2").write_text('{"stage": {{ stage }},\n "b": {{ nope }}}\n')

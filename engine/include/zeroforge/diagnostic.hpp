@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "zeroforge/error.hpp"
@@ -59,7 +60,25 @@ std::string_view error_code(ErrorKind kind) noexcept;
 /// the kind as `--format json` writes it.
 std::string_view kind_name(ErrorKind kind) noexcept;
 
-/// `error` as a diagnostic (severity Error), with `code` or else error_code(error.kind()).
+/// A zf::Error that knows its diagnostic code: what a step throws when the problem that stops
+/// it has a code of its own (`tier.unknown-key`, `tier.not-found`). Catch it as zf::Error;
+/// to_diagnostic keeps the code.
+///
+///     throw zf::CodedError(zf::Error(zf::ErrorKind::Values, "tier 'x' not found", file,
+///                                    "/tiers/0"),
+///                          "tier.not-found");
+class CodedError : public Error {
+ public:
+  CodedError(const Error& error, std::string code) : Error(error), code_(std::move(code)) {}
+  /// The stable code (docs/cli.md, "Diagnostic codes").
+  const std::string& code() const noexcept { return code_; }
+
+ private:
+  std::string code_;
+};
+
+/// `error` as a diagnostic (severity Error), with `code`, else a CodedError's own code, else
+/// error_code(error.kind()).
 Diagnostic to_diagnostic(const Error& error, std::string code = {});
 
 /// The one-line text, as zf::Error::what() formats a location:

@@ -122,19 +122,22 @@ struct FileReport {
   FileChange change;
 };
 
-/// An error about a family's values: it is reported once, with the first variant that hit it
-/// and how many other variants did.
+/// A problem with a family's values: it is reported once, with the first variant that hit it
+/// and how many other variants did. Its code says which (docs/cli.md, "Diagnostic codes"):
+/// `values.pinned`, `values.contract`, `companion.values`, `output.path`,
+/// `output.shared-path`.
 struct VariantProblem {
-  Error error;
+  Diagnostic diagnostic;
   std::string variant;  ///< as `zeroforge explain` names it: `medium/zero3-bf16`
   std::size_t others = 0;
 };
 
-/// A template error while rendering one variant's config (or its file name).
+/// A template error while rendering one variant's config (or its file name, or its
+/// companions): `template.syntax`, `template.undefined`, `template.render`, ...
 struct VariantFailure {
-  Error error;
+  Diagnostic diagnostic;
   std::string variant;
-  std::string doing;  ///< "rendering" or "naming the file of"
+  std::string doing;  ///< "rendering", "naming the file of", "rendering the companions of"
 };
 
 /// What a generate did, or why it did nothing.
@@ -170,7 +173,8 @@ struct GenerateResult {
   /// reading), sorted, each once: a build system's dependencies.
   std::vector<std::filesystem::path> inputs;
   /// Notes and warnings, when the request has no on_message; then, whenever the outcome is
-  /// not Done (on_message or not), why: diagnostic_lines(result). Printing them is all a program
+  /// not Done (on_message or not), why: diagnostic_lines(result) (failure_diagnostics has
+  /// them as data, with their codes). Printing them is all a program
   /// needs to say what went wrong:
   ///
   ///     for (const auto& message : result.messages) std::cerr << message << '\n';
@@ -183,15 +187,26 @@ struct GenerateResult {
 /// Generates (or checks) `request.family` into `request.output_dir`. Reports problems with
 /// the family, its values, templates and configs in the result; throws zf::Error for a request
 /// that cannot start (an unknown family, a missing file, bad JSON in an input, an unusable
-/// output directory) and for I/O failures, leaving the directory as it was.
+/// output directory; a tier that is not found or has an unknown key, a CodedError with
+/// `tier.not-found` or `tier.unknown-key`) and for I/O failures, leaving the directory as it
+/// was.
 GenerateResult generate(const GenerateRequest& request);
 
-/// Why `result` failed, one line each, as the CLI prints them (without the source line and
-/// caret under a located error): each values problem (`f.json: /values/stage: error: ...`)
-/// and then `zeroforge: error: family 'NAME' not generated; nothing was written`; or the
-/// template error and the variant it was rendering; or each plugin refusal
-/// (`f.json: error [memory]: ...`); or the validator's findings. Empty when the outcome is Done,
-/// and for a check that found the directory out of date (`files` lists what differs).
+/// Why `result` failed, as diagnostics in the order the CLI prints them: the template error
+/// and a note naming the variant it was rendering (`generate.variant`); or each plugin
+/// refusal (`plugin.refused`), each values problem (one without a line of its own prefixed
+/// with the variant(s) it was found in: `variant 'medium/zero3' (and 2 more): ...`) and
+/// `zeroforge: error: family 'NAME' not generated; nothing was written`
+/// (`generate.not-generated`); or the validator's findings (`validate.finding`, the rule id
+/// as reporter) and the same closing error. Empty when the outcome is Done, and for a check
+/// that found the directory out of date (`files` lists what differs).
+///
+///     for (const auto& d : zf::failure_diagnostics(result))
+///       if (d.code == "values.pinned") ...
+std::vector<Diagnostic> failure_diagnostics(const GenerateResult& result);
+
+/// failure_diagnostics(result), one line each (zf::to_string; without the source line and
+/// caret under a located error).
 std::vector<std::string> diagnostic_lines(const GenerateResult& result);
 
 /// The shipped templates and presets when a request names none: ZEROFORGE_DATA_DIR, else

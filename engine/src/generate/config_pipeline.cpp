@@ -17,17 +17,12 @@ ConfigMaker::ConfigMaker(const FamilySetup& setup, ConfigTarget target)
       target_(std::move(target)),
       deepspeed_(setup.contract == "deepspeed") {}
 
-std::vector<Error> ConfigMaker::problems_with_sources(const Variant& variant,
-                                                      const Json& context) const {
+std::vector<Diagnostic> ConfigMaker::problems_with_sources(const Variant& variant,
+                                                           const Json& context) const {
   SourcedValues values = expansion_.values(variant);
   if (!setup_.plugins->empty())
     setup_.plugins->run_values_hooks(values.layered_for_hooks(), context);
-  std::vector<Error> problems = check_pinned_values(setup_.pins, values.merged(), &values);
-  if (deepspeed_) {
-    for (auto& problem : check_deepspeed_values(values.merged(), &values).problems)
-      problems.push_back(std::move(problem));
-  }
-  return problems;
+  return check_sourced_values(setup_, values).problems;
 }
 
 bool ConfigMaker::prepare(ConfigJob& job, const Variant& variant, ManifestEntry& entry,
@@ -112,7 +107,7 @@ bool ConfigMaker::prepare(ConfigJob& job, const Variant& variant, ManifestEntry&
   } catch (const Error& error) {
     if (error.kind() != ErrorKind::Values)
       throw RenderFailure{error, job.index, "naming the file of"};
-    job.problems.push_back(error);
+    job.problems.push_back(to_diagnostic(error, "output.path"));
     return false;
   }
   entry.tier = tier;
@@ -190,7 +185,8 @@ bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Manife
     if (!setup_.plugins->empty())
       setup_.plugins->run_values_hooks(sources.layered_for_hooks(), hook_context);
     for (const auto& problem : plan.problems)
-      job.problems.push_back(sources.error_at(problem.pointer, problem.message));
+      job.problems.push_back(
+          to_diagnostic(sources.error_at(problem.pointer, problem.message), "companion.values"));
     job.made = false;
     return false;
   }
@@ -198,7 +194,7 @@ bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Manife
     try {
       check_output_path(path, expansion_.family());
     } catch (const Error& error) {
-      job.problems.push_back(error);
+      job.problems.push_back(to_diagnostic(error, "output.path"));
       job.made = false;
       return false;
     }

@@ -15,6 +15,7 @@
 #include "family_inputs.hpp"
 #include "output_dir.hpp"
 #include "zeroforge/deepspeed_contract.hpp"
+#include "zeroforge/diagnostic.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/expansion.hpp"
 #include "zeroforge/generate.hpp"
@@ -29,8 +30,10 @@ namespace zf::pipeline {
 struct ConfigJob {
   std::size_t index = 0;  ///< the variant
   // Results:
-  /// What the values contract refused, or a bad output path; nothing was made.
-  std::vector<Error> problems;
+  /// What the pinned values, the values contract or a companion refused, or a bad output
+  /// path (`values.pinned`, `values.contract`, `companion.values`, `output.path`); nothing
+  /// was made.
+  std::vector<Diagnostic> problems;
   /// What plugins' values hooks refused (e.g. a model that does not fit); nothing was made.
   std::vector<PluginFinding> refusals;
   bool made = false;  ///< rendered, and written or compared
@@ -92,8 +95,8 @@ class ConfigMaker {
                        const RenderValues& values, const nlohmann::ordered_json& context) const;
   // Each pinned-value and contract problem of `variant`, placed at the file and pointer where its
   // value was written (the values are layered again, with provenance: only for a refused variant).
-  std::vector<Error> problems_with_sources(const Variant& variant,
-                                           const nlohmann::ordered_json& context) const;
+  std::vector<Diagnostic> problems_with_sources(const Variant& variant,
+                                                const nlohmann::ordered_json& context) const;
 
   const FamilySetup& setup_;
   const Expansion& expansion_;

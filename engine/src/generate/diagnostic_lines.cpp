@@ -1,64 +1,90 @@
 // SPDX-License-Identifier: MIT
-// diagnostic_lines: a failed generate's reasons as text, so that a program using the library
-// prints them with one loop over GenerateResult::messages (docs/pipelines.md).
+// failure_diagnostics: a failed generate's reasons as diagnostics, the one list the CLI, the
+// Python module and GenerateResult::messages show (docs/pipelines.md).
 #include <string>
 #include <vector>
 
 #include "zeroforge/generate.hpp"
+#include "zeroforge/pipeline.hpp"
 #include "zeroforge/validator.hpp"
 
 namespace zf {
 namespace {
 
-// An error as the CLI's first line of it: located, or prefixed with `zeroforge: `.
-std::string error_line(const Error& error) {
-  return error.has_location() ? std::string(error.what())
-                              : "zeroforge: " + std::string(error.what());
+// The closing line after values problems, refusals or validator errors.
+Diagnostic not_generated(std::string message) {
+  Diagnostic d;
+  d.code = "generate.not-generated";
+  d.kind = ErrorKind::Values;
+  d.message = std::move(message);
+  return d;
+}
+
+// A values problem as shown: the same in every variant that has it, so one without a line of
+// its own says which variant, and how many more.
+Diagnostic shown(const VariantProblem& problem) {
+  Diagnostic d = problem.diagnostic;
+  if (d.where.line != 0) return d;
+  std::string where = "variant '" + problem.variant + "'";
+  if (problem.others > 0) where += " (and " + std::to_string(problem.others) + " more)";
+  d.message = where + ": " + d.message;
+  return d;
+}
+
+// A validator finding, in format_finding's shape: `FILE: /pointer: error [rule-id]: message`.
+Diagnostic finding_diagnostic(const Finding& finding) {
+  Diagnostic d;
+  d.code = "validate.finding";
+  d.severity = finding.severity;
+  d.kind = ErrorKind::Values;
+  d.message = finding.message;
+  d.where.file = finding.file;
+  d.json_pointer = finding.pointer.empty() ? "/" : finding.pointer;
+  d.reporter = finding.rule;
+  return d;
 }
 
 }  // namespace
 
-std::vector<std::string> diagnostic_lines(const GenerateResult& result) {
-  std::vector<std::string> lines;
-  if (result.outcome == Outcome::Done) return lines;
+std::vector<Diagnostic> failure_diagnostics(const GenerateResult& result) {
+  std::vector<Diagnostic> out;
+  if (result.outcome == Outcome::Done) return out;
   if (result.failure) {
-    lines.push_back(error_line(result.failure->error));
-    lines.push_back("zeroforge: note: while " + result.failure->doing + " variant '" +
-                    result.failure->variant + "' of " + result.family_file +
-                    "; nothing was written");
-    return lines;
+    out.push_back(result.failure->diagnostic);
+    Diagnostic note;
+    note.code = "generate.variant";
+    note.severity = Severity::Note;
+    note.kind = result.failure->diagnostic.kind;
+    note.message = "while " + result.failure->doing + " variant '" + result.failure->variant +
+                   "' of " + result.family_file + "; nothing was written";
+    out.push_back(std::move(note));
+    return out;
   }
-  for (const auto& refusal : result.refusals) {
-    lines.push_back(result.family_file + ": error [" + refusal.plugin + "]: " + refusal.message);
-  }
+  for (const auto& refusal : result.refusals)
+    out.push_back(to_diagnostic(refusal, result.family_file));
   if (!result.problems.empty()) {
-    for (const auto& problem : result.problems) {
-      const Error& e = problem.error;
-      if (e.where().line != 0) {
-        lines.push_back(error_line(e));
-        continue;
-      }
-      // A value's problem is the same in every variant that has it: say which, and how many.
-      std::string where = "variant '" + problem.variant + "'";
-      if (problem.others > 0) where += " (and " + std::to_string(problem.others) + " more)";
-      lines.push_back(error_line(Error(e.kind(), where + ": " + e.message(),
-                                       e.has_location() ? e.where().file : "", e.json_pointer())));
-    }
-    lines.push_back("zeroforge: error: family '" + result.family_name +
-                    "' not generated; nothing was written");
-    return lines;
+    for (const auto& problem : result.problems) out.push_back(shown(problem));
+    out.push_back(
+        not_generated("family '" + result.family_name + "' not generated; nothing was written"));
+    return out;
   }
   if (!result.refusals.empty()) {
-    lines.push_back("zeroforge: error: family '" + result.family_name +
-                    "' not generated: " + std::to_string(result.refusals.size()) +
-                    " config(s) cannot be made as asked; nothing was written");
-    return lines;
+    out.push_back(not_generated("family '" + result.family_name +
+                                "' not generated: " + std::to_string(result.refusals.size()) +
+                                " config(s) cannot be made as asked; nothing was written"));
+    return out;
   }
   if (has_errors(result.findings)) {
-    for (const auto& finding : result.findings) lines.push_back(format_finding(finding));
-    lines.push_back(
-        "zeroforge: error: the validator found errors in generated configs; nothing was written");
+    for (const auto& finding : result.findings) out.push_back(finding_diagnostic(finding));
+    out.push_back(
+        not_generated("the validator found errors in generated configs; nothing was written"));
   }
+  return out;
+}
+
+std::vector<std::string> diagnostic_lines(const GenerateResult& result) {
+  std::vector<std::string> lines;
+  for (const auto& d : failure_diagnostics(result)) lines.push_back(to_string(d));
   return lines;
 }
 

@@ -43,18 +43,22 @@ Tier load_tier(const Family& family, std::size_t index, const std::vector<TierDi
   if (is_tier_path(ref.ref)) {
     path = fs::path(family.file).parent_path() / ref.ref;
     if (!fs::is_regular_file(path, ec)) {
-      throw Error(ErrorKind::Values, "tier '" + ref.ref + "' not found (no " + path.string() + ")",
-                  family.file, pointer);
+      throw CodedError(
+          Error(ErrorKind::Values, "tier '" + ref.ref + "' not found (no " + path.string() + ")",
+                family.file, pointer),
+          "tier.not-found");
     }
   } else if (auto found = find_tier(ref.ref, search)) {
     path = *found;
   } else {
-    throw Error(ErrorKind::Values,
-                "tier '" + ref.ref + "' not found on the tier search path (searched: " +
-                    describe_search_path(search) + "); put " + ref.ref +
-                    ".json in tiers/ beside the family or in a ZEROFORGE_TIER_PATH directory, "
-                    "or give its path ('zeroforge list tiers' shows the tiers found)",
-                family.file, pointer);
+    throw CodedError(
+        Error(ErrorKind::Values,
+              "tier '" + ref.ref + "' not found on the tier search path (searched: " +
+                  describe_search_path(search) + "); put " + ref.ref +
+                  ".json in tiers/ beside the family or in a ZEROFORGE_TIER_PATH directory, "
+                  "or give its path ('zeroforge list tiers' shows the tiers found)",
+              family.file, pointer),
+        "tier.not-found");
   }
   inputs.push_back(path);
   nlohmann::ordered_json values = load_tier_file(path);
@@ -176,8 +180,9 @@ FamilySetup load_family_setup(const GenerateRequest& request, const DiagnosticSi
   setup.plugins->register_functions(*setup.environment);
 
   if (!setup.environment->resolve(family.template_name)) {
-    throw Error(ErrorKind::Values, template_not_found(family, *setup.environment), family.file,
-                "/template");
+    throw CodedError(Error(ErrorKind::Values, template_not_found(family, *setup.environment),
+                           family.file, "/template"),
+                     "template.load");
   }
   setup.template_ = setup.environment->load(family.template_name);
   TemplateDefaults defaults =
@@ -196,7 +201,8 @@ FamilySetup load_family_setup(const GenerateRequest& request, const DiagnosticSi
     const std::vector<std::string> read_names(reads.begin(), reads.end());
     for (const Tier& tier : tiers) {
       std::vector<Error> problems = check_tier_keys(tier.values, tier.file, read_names);
-      if (!problems.empty()) throw problems.front();
+      // The first stops the run, as any input that cannot be read does.
+      if (!problems.empty()) throw CodedError(problems.front(), "tier.unknown-key");
     }
   }
 
@@ -232,6 +238,19 @@ Json world_size_of(const Json& values) {
   // Unknown past 64 bits (the values contract refuses such a product at /nodes).
   if (auto world = deepspeed::world_size_of(values)) return *world;
   return nullptr;
+}
+
+SourcedCheck check_sourced_values(const FamilySetup& setup, const SourcedValues& values) {
+  SourcedCheck out;
+  for (const auto& problem : check_pinned_values(setup.pins, values.merged(), &values))
+    out.problems.push_back(to_diagnostic(problem, "values.pinned"));
+  if (setup.contract == "deepspeed") {
+    ContractCheck check = check_deepspeed_values(values.merged(), &values);
+    for (const auto& problem : check.problems)
+      out.problems.push_back(to_diagnostic(problem, "values.contract"));
+    out.facts = check.facts;
+  }
+  return out;
 }
 
 void place_finding(PluginFinding& finding, const SourcedValues& values) {

@@ -52,11 +52,13 @@ void report_shared_paths(ManifestSpool& manifest, const Expansion& expansion,
     std::string_view path = entry.path;
     std::uint64_t variant = entry.variant;
     if (!first && path == last_path) {
-      problems.add(Error(ErrorKind::Values,
-                         "writes \"" + std::string(path) + "\", the same output path as variant '" +
-                             expansion.describe(expansion.variant(last_variant)) +
-                             "': make the output pattern tell them apart",
-                         expansion.family().file, "/output"),
+      problems.add(to_diagnostic(Error(ErrorKind::Values,
+                                       "writes \"" + std::string(path) +
+                                           "\", the same output path as variant '" +
+                                           expansion.describe(expansion.variant(last_variant)) +
+                                           "': make the output pattern tell them apart",
+                                       expansion.family().file, "/output"),
+                                 "output.shared-path"),
                    expansion.describe(expansion.variant(variant)));
       return;
     }
@@ -154,7 +156,8 @@ std::unique_ptr<CompanionWriter> make_companion_writer(const GenerateRequest& re
         "(their batch, precision and world size come from it), and '" +
         family.template_name + "' has none";
     if (request.companions) throw Error(ErrorKind::Usage, "generate: --companions: " + why);
-    throw Error(ErrorKind::Values, why, family.file, "/companions");
+    throw CodedError(Error(ErrorKind::Values, why, family.file, "/companions"),
+                     "companion.no-contract");
   }
   return std::make_unique<CompanionWriter>(*setup.environment, kinds);
 }
@@ -172,6 +175,244 @@ std::vector<fs::path> inputs_of(const FamilySetup& setup) {
 void add_diagnostics(GenerateResult& result) {
   for (auto& line : diagnostic_lines(result)) result.messages.push_back(std::move(line));
 }
+
+// One run of zf::generate, step by step: check the request, read the inputs, get the output
+// ready, make every config, judge what was made, then write (or compare) the files and the
+// manifest. Lives on the stack of generate(): its message sink points at it.
+class Generation {
+ public:
+  explicit Generation(const GenerateRequest& request) : request_(request) {}
+  Generation(const Generation&) = delete;
+  Generation& operator=(const Generation&) = delete;
+
+  GenerateResult run() {
+    check_request();
+    read_inputs();
+    prepare_output();
+    if (std::optional<RenderFailure> failure = make_configs()) return failed(*failure);
+    result_.inputs = inputs_of(*setup_);
+    if (!judge()) return std::move(result_);
+    // And a depfile that cannot name an input, before DIR changes.
+    if (request_.depfile) depfile_text(result_.manifest.string(), result_);
+    plan_manifest();
+    if (drift_) {
+      compare_with_dir(*drift_, *manifest_, write_manifest_, request_, messages_, result_);
+    } else if (staged_) {  // neither: a dry run
+      write_output();
+    }
+    return std::move(result_);
+  }
+
+ private:
+  // Usage problems, before anything is read; a depfile that cannot name the manifest too.
+  void check_request() {
+    if (request_.family.empty()) throw Error(ErrorKind::Usage, "generate: missing FAMILY");
+    if (request_.output_dir.empty()) throw Error(ErrorKind::Usage, "generate: missing -o DIR");
+    jobs_ = request_.jobs;
+    if (jobs_ == 0) jobs_ = std::clamp(std::thread::hardware_concurrency(), 1u, kMaxJobs);
+    if (jobs_ > kMaxJobs) {
+      throw Error(ErrorKind::Usage, "generate: --jobs must be 1-" + std::to_string(kMaxJobs) +
+                                        ", got " + std::to_string(jobs_));
+    }
+    if (request_.depfile) depfile_text((request_.output_dir / "manifest.json").string(), result_);
+  }
+
+  // The family, its tiers, template, plugins and companions: everything that can be checked
+  // without rendering happens before DIR is touched.
+  void read_inputs() {
+    setup_ = load_family_setup(request_, [this](const Diagnostic& d) { messages_(to_string(d)); });
+    const Family& family = setup_->expansion->family();
+    result_.family_name = family.name;
+    result_.family_file = family.file;
+    result_.manifest = request_.output_dir / "manifest.json";
+    companions_ = make_companion_writer(request_, *setup_);
+  }
+
+  // Where the configs go: a staging area beside DIR, or a comparison with it (check), or
+  // nowhere (a dry run). Manifest entries are serialised as soon as they are known and spilled
+  // to a file in sorted runs, so memory stays flat in the number of configs.
+  void prepare_output() {
+    if (request_.check) {
+      drift_ = std::make_unique<DriftCheck>(request_.output_dir);
+    } else if (!request_.dry_run) {
+      staged_ = std::make_unique<StagedOutput>(request_.output_dir, messages_, request_.list_files);
+    }
+    manifest_.emplace(staged_ ? staged_->staging() : fs::temp_directory_path());
+  }
+
+  // Configs are made in batches, each config wholly by one thread (values, checks, file
+  // name, rendering, validation, writing), while this thread takes the previous batch's
+  // results. Results are taken in variant order, so output and messages do not depend on the
+  // number of threads. Plugins' hooks are not promised to be thread-safe: with plugins
+  // everything runs on this thread. Returns the first template error, if any.
+  std::optional<RenderFailure> make_configs() {
+    // `DIR/` as fs::path(DIR) / path would begin: how findings name a config.
+    const std::string finding_prefix = (request_.output_dir / "").string();
+    const ConfigMaker maker(*setup_, ConfigTarget{request_.validation, finding_prefix,
+                                                  staged_.get(), drift_.get(), companions_.get()});
+    const Expansion& expansion = *setup_->expansion;
+    std::vector<ConfigJob> batch, done;
+    std::size_t next = 0;  // the next variant to hand out
+    auto fill = [&](std::vector<ConfigJob>& jobs_out) {
+      jobs_out.clear();
+      for (; next < expansion.size() && jobs_out.size() < kBatch; ++next)
+        jobs_out.emplace_back().index = next;
+    };
+    // Declared after everything its tasks use: if this thread throws while a batch runs, the
+    // runner is destroyed (and waits for the running tasks) first.
+    BatchRunner runner(setup_->plugins->empty() ? jobs_ : 1);
+    fill(batch);
+    while (!batch.empty()) {
+      runner.start(batch.size(), [&](std::size_t i) {
+        try {
+          maker.make(batch[i]);
+        } catch (...) {
+          batch[i].failure = std::current_exception();
+        }
+      });
+      for (auto& job : done) {
+        if (auto failure = take(job)) return failure;
+      }
+      runner.finish();
+      std::swap(batch, done);
+      fill(batch);
+    }
+    for (auto& job : done) {
+      if (auto failure = take(job)) return failure;
+    }
+    return std::nullopt;
+  }
+
+  // One made config, as if made one by one in variant order, stopping at the first template
+  // error: once a variant's values are refused, later ones are still checked (so every
+  // problem is reported) but what is made of them is dropped, and so is a template error while
+  // rendering them (never a bad output pattern, which every variant shares).
+  std::optional<RenderFailure> take(ConfigJob& job) {
+    const Expansion& expansion = *setup_->expansion;
+    const bool refused_before = !problems_.empty() || !refusals_.empty();
+    if (job.failure) {
+      try {
+        std::rethrow_exception(job.failure);
+      } catch (const RenderFailure& failure) {
+        if (!refused_before || !std::string_view(failure.doing).starts_with("rendering"))
+          return failure;
+      }
+      return std::nullopt;
+    }
+    if (!job.problems.empty()) {
+      const std::string variant = expansion.describe(expansion.variant(job.index));
+      for (const auto& problem : job.problems) problems_.add(problem, variant);
+    }
+    for (auto& refusal : job.refusals) refusals_.push_back(std::move(refusal));
+    if (!job.made || refused_before) return std::nullopt;
+    for (auto& finding : job.findings) findings_.push_back(std::move(finding));
+    // Configs the validator refused are listed too (with no text), so that a path two
+    // variants share is reported even then; with refusals nothing is written anyway.
+    manifest_->add({job.path, job.index, static_cast<std::uint32_t>(job.drift), job.entry_text});
+    for (const auto& [path, status] : job.companions) {
+      manifest_->add({path, job.index, kCompanionTag | static_cast<std::uint32_t>(status), {}});
+      ++companion_files_;
+    }
+    return std::nullopt;
+  }
+
+  GenerateResult failed(const RenderFailure& failure) {
+    const Expansion& expansion = *setup_->expansion;
+    result_.failure =
+        VariantFailure{to_diagnostic(failure.error),
+                       expansion.describe(expansion.variant(failure.variant)), failure.doing};
+    result_.outcome = Outcome::Failed;
+    result_.inputs = inputs_of(*setup_);
+    add_diagnostics(result_);
+    return std::move(result_);
+  }
+
+  // Whether what was made may be written: no two variants share a path, no values problem, no
+  // refusal, no validator error. Otherwise the result says why.
+  bool judge() {
+    report_shared_paths(*manifest_, *setup_->expansion, problems_);
+    result_.refusals = std::move(refusals_);
+    result_.findings = std::move(findings_);
+    if (!problems_.empty()) {
+      result_.problems = problems_.take();
+      result_.outcome = Outcome::Failed;
+      add_diagnostics(result_);
+      return false;
+    }
+    if (!result_.refusals.empty() || has_errors(result_.findings)) {
+      result_.outcome = Outcome::Refused;
+      add_diagnostics(result_);
+      return false;
+    }
+    return true;
+  }
+
+  // The counts, and how the manifest's text is made: merged from the spool (once, with
+  // keep_manifest, and kept).
+  void plan_manifest() {
+    result_.companions = companion_files_;
+    result_.configs = manifest_->size() - companion_files_;
+    const Family& family = setup_->expansion->family();
+    write_manifest_ = [this, &family](const StagedOutput::Sink& sink) {
+      sink(manifest_head(ZEROFORGE_VERSION, family));
+      std::size_t i = 0;
+      manifest_->merge([&](const SpoolEntry& entry) {
+        if (entry.tag & kCompanionTag) return;  // listed in its config's entry
+        sink(manifest_separator(i++));
+        sink(entry.text);
+      });
+      sink(manifest_tail(result_.configs));
+    };
+    if (request_.keep_manifest) {
+      write_manifest_([this](std::string_view text) { result_.manifest_text += text; });
+      write_manifest_ = [this](const StagedOutput::Sink& sink) { sink(result_.manifest_text); };
+    }
+  }
+
+  // The staged set becomes DIR's files, and the result says what changed.
+  void write_output() {
+    staged_->commit(write_manifest_);
+    result_.unchanged = staged_->unchanged_count();
+    result_.written = result_.configs + result_.companions - result_.unchanged;
+    std::vector<std::string> removed = staged_->removed_paths();
+    result_.removed = removed.size();
+    if (!request_.list_files) return;
+    std::vector<std::string> unchanged = staged_->unchanged_paths();
+    std::size_t u = 0;
+    manifest_->merge([&](const SpoolEntry& entry) {
+      if (u < unchanged.size() && unchanged[u] == entry.path) {
+        ++u;
+        return;
+      }
+      result_.files.push_back({std::string(entry.path), FileChange::Written});
+    });
+    for (auto& path : unchanged) result_.files.push_back({std::move(path), FileChange::Unchanged});
+    for (auto& path : removed) result_.files.push_back({std::move(path), FileChange::Removed});
+  }
+
+  const GenerateRequest& request_;
+  GenerateResult result_;
+  // Notes and warnings: to the request's on_message, else kept in the result.
+  const MessageSink messages_ = [this](std::string_view line) {
+    if (request_.on_message) {
+      request_.on_message(line);
+    } else {
+      result_.messages.emplace_back(line);
+    }
+  };
+  unsigned jobs_ = 0;
+  std::optional<FamilySetup> setup_;
+  std::unique_ptr<CompanionWriter> companions_;
+  // Declared before the spool, which may live in the staging area, so destroyed after it.
+  std::unique_ptr<StagedOutput> staged_;
+  std::unique_ptr<DriftCheck> drift_;
+  std::optional<ManifestSpool> manifest_;
+  ProblemLog problems_;
+  std::vector<PluginFinding> refusals_;
+  std::vector<Finding> findings_;
+  std::size_t companion_files_ = 0;
+  std::function<void(const StagedOutput::Sink&)> write_manifest_;
+};
 
 }  // namespace
 
@@ -194,195 +435,8 @@ std::string_view to_string(FileChange change) noexcept {
 }
 
 GenerateResult generate(const GenerateRequest& request) {
-  GenerateResult result;
-  if (request.family.empty()) throw Error(ErrorKind::Usage, "generate: missing FAMILY");
-  if (request.output_dir.empty()) throw Error(ErrorKind::Usage, "generate: missing -o DIR");
-  unsigned jobs = request.jobs;
-  if (jobs == 0) jobs = std::clamp(std::thread::hardware_concurrency(), 1u, kMaxJobs);
-  if (jobs > kMaxJobs) {
-    throw Error(ErrorKind::Usage, "generate: --jobs must be 1-" + std::to_string(kMaxJobs) +
-                                      ", got " + std::to_string(jobs));
-  }
-  // A depfile that cannot name the manifest is refused before anything is read or written.
-  if (request.depfile) depfile_text((request.output_dir / "manifest.json").string(), result);
-  const MessageSink messages = [&](std::string_view line) {
-    if (request.on_message) {
-      request.on_message(line);
-    } else {
-      result.messages.emplace_back(line);
-    }
-  };
-
-  // Everything that can be checked without rendering happens before DIR is touched.
-  FamilySetup setup =
-      load_family_setup(request, [&](const Diagnostic& d) { messages(to_string(d)); });
-  const Expansion& expansion = *setup.expansion;
-  const Family& family = expansion.family();
-  result.family_name = family.name;
-  result.family_file = family.file;
-  result.manifest = request.output_dir / "manifest.json";
-  // The companions' kinds and templates, checked (and loaded) before DIR is touched too.
-  std::unique_ptr<CompanionWriter> companions = make_companion_writer(request, setup);
-  std::unique_ptr<StagedOutput> staged;
-  std::unique_ptr<DriftCheck> drift;
-  if (request.check) {
-    drift = std::make_unique<DriftCheck>(request.output_dir);
-  } else if (!request.dry_run) {
-    staged = std::make_unique<StagedOutput>(request.output_dir, messages, request.list_files);
-  }
-
-  ProblemLog problems;
-  std::size_t companion_files = 0;
-  std::vector<PluginFinding> refusals;
-  std::vector<Finding> findings;
-  // Manifest entries are serialised as soon as they are known and spilled to a file in sorted
-  // runs, so memory stays flat in the number of configs. Two variants writing the same path
-  // are found when the runs are merged, before anything is written.
-  ManifestSpool manifest(staged ? staged->staging() : fs::temp_directory_path());
-  // `DIR/` as fs::path(DIR) / path would begin: how findings name a config.
-  const std::string finding_prefix = (request.output_dir / "").string();
-
-  // Configs are made in batches, each config wholly by one thread (values, checks, file
-  // name, rendering, validation, writing), while this thread takes the previous batch's
-  // results. Results are taken in variant order, so output and messages do not depend on the
-  // number of threads. Plugins' hooks are not promised to be thread-safe: with plugins
-  // everything runs on this thread.
-  const ConfigMaker maker(setup, ConfigTarget{request.validation, finding_prefix, staged.get(),
-                                              drift.get(), companions.get()});
-  std::vector<ConfigJob> batch, done;
-  auto produce = [&](ConfigJob& job) {
-    try {
-      maker.make(job);
-    } catch (...) {
-      job.failure = std::current_exception();
-    }
-  };
-  std::size_t next = 0;  // the next variant to hand out
-  auto fill = [&](std::vector<ConfigJob>& jobs_out) {
-    jobs_out.clear();
-    for (; next < expansion.size() && jobs_out.size() < kBatch; ++next)
-      jobs_out.emplace_back().index = next;
-  };
-  auto fail = [&](const RenderFailure& failure) {
-    result.failure = VariantFailure{
-        failure.error, expansion.describe(expansion.variant(failure.variant)), failure.doing};
-    result.outcome = Outcome::Failed;
-    result.inputs = inputs_of(setup);
-    add_diagnostics(result);
-    return result;
-  };
-  // As if made one by one in variant order, stopping at the first template error: once a
-  // variant's values are refused, later ones are still checked (so every problem is reported)
-  // but what is made of them is dropped, and so is a template error while rendering them
-  // (never a bad output pattern, which every variant shares).
-  auto take = [&](ConfigJob& job) -> std::optional<RenderFailure> {
-    const bool refused_before = !problems.empty() || !refusals.empty();
-    if (job.failure) {
-      try {
-        std::rethrow_exception(job.failure);
-      } catch (const RenderFailure& failure) {
-        if (!refused_before || !std::string_view(failure.doing).starts_with("rendering"))
-          return failure;
-      }
-      return std::nullopt;
-    }
-    if (!job.problems.empty()) {
-      const std::string variant = expansion.describe(expansion.variant(job.index));
-      for (const auto& problem : job.problems) problems.add(problem, variant);
-    }
-    for (auto& refusal : job.refusals) refusals.push_back(std::move(refusal));
-    if (!job.made || refused_before) return std::nullopt;
-    for (auto& finding : job.findings) findings.push_back(std::move(finding));
-    // Configs the validator refused are listed too (with no text), so that a path two
-    // variants share is reported even then; with refusals nothing is written anyway.
-    manifest.add({job.path, job.index, static_cast<std::uint32_t>(job.drift), job.entry_text});
-    for (const auto& [path, status] : job.companions) {
-      manifest.add({path, job.index, kCompanionTag | static_cast<std::uint32_t>(status), {}});
-      ++companion_files;
-    }
-    return std::nullopt;
-  };
-
-  {
-    // Declared after everything its tasks use: if this thread throws while a batch runs, the
-    // runner is destroyed (and waits for the running tasks) first.
-    BatchRunner runner(setup.plugins->empty() ? jobs : 1);
-    fill(batch);
-    while (!batch.empty()) {
-      runner.start(batch.size(), [&](std::size_t i) { produce(batch[i]); });
-      for (auto& job : done) {
-        if (auto failure = take(job)) return fail(*failure);
-      }
-      runner.finish();
-      std::swap(batch, done);
-      fill(batch);
-    }
-    for (auto& job : done) {
-      if (auto failure = take(job)) return fail(*failure);
-    }
-  }
-  result.inputs = inputs_of(setup);
-
-  report_shared_paths(manifest, expansion, problems);
-  result.refusals = std::move(refusals);
-  result.findings = std::move(findings);
-  if (!problems.empty()) {
-    result.problems = problems.take();
-    result.outcome = Outcome::Failed;
-    add_diagnostics(result);
-    return result;
-  }
-  if (!result.refusals.empty() || has_errors(result.findings)) {
-    result.outcome = Outcome::Refused;
-    add_diagnostics(result);
-    return result;
-  }
-
-  // And one that cannot name an input, before DIR changes.
-  if (request.depfile) depfile_text(result.manifest.string(), result);
-
-  result.companions = companion_files;
-  result.configs = manifest.size() - companion_files;
-  std::function<void(const StagedOutput::Sink&)> write_manifest =
-      [&](const StagedOutput::Sink& sink) {
-        sink(manifest_head(ZEROFORGE_VERSION, family));
-        std::size_t i = 0;
-        manifest.merge([&](const SpoolEntry& entry) {
-          if (entry.tag & kCompanionTag) return;  // listed in its config's entry
-          sink(manifest_separator(i++));
-          sink(entry.text);
-        });
-        sink(manifest_tail(result.configs));
-      };
-  if (request.keep_manifest) {
-    // Merged from the spool once: what is written (or compared) is the kept text.
-    write_manifest([&](std::string_view text) { result.manifest_text += text; });
-    write_manifest = [&](const StagedOutput::Sink& sink) { sink(result.manifest_text); };
-  }
-  if (drift) {
-    compare_with_dir(*drift, manifest, write_manifest, request, messages, result);
-    return result;
-  }
-  if (!staged) return result;  // a dry run
-  staged->commit(write_manifest);
-  result.unchanged = staged->unchanged_count();
-  result.written = result.configs + result.companions - result.unchanged;
-  std::vector<std::string> removed = staged->removed_paths();
-  result.removed = removed.size();
-  if (request.list_files) {
-    std::vector<std::string> unchanged = staged->unchanged_paths();
-    std::size_t u = 0;
-    manifest.merge([&](const SpoolEntry& entry) {
-      if (u < unchanged.size() && unchanged[u] == entry.path) {
-        ++u;
-        return;
-      }
-      result.files.push_back({std::string(entry.path), FileChange::Written});
-    });
-    for (auto& path : unchanged) result.files.push_back({std::move(path), FileChange::Unchanged});
-    for (auto& path : removed) result.files.push_back({std::move(path), FileChange::Removed});
-  }
-  return result;
+  Generation generation(request);
+  return generation.run();
 }
 
 std::string depfile_path_problem(std::string_view path, bool target) {

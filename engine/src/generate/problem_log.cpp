@@ -4,10 +4,11 @@
 
 namespace zf::pipeline {
 
-void ProblemLog::add(const Error& error, const std::string& variant) {
-  auto [it, inserted] = index_.try_emplace(error.what(), entries_.size());
+void ProblemLog::add(const Diagnostic& problem, const std::string& variant) {
+  // The same text is the same problem (two codes never share one).
+  auto [it, inserted] = index_.try_emplace(to_string(problem), entries_.size());
   if (inserted) {
-    entries_.push_back({error, variant, 0});
+    entries_.push_back({problem, variant, 0});
   } else {
     ++entries_[it->second].others;
   }

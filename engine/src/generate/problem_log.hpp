@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Errors about a family's values, collected across its variants and reported once each.
+// Problems with a family's values, collected across its variants and reported once each.
 #pragma once
 
 #include <cstddef>
@@ -7,16 +7,16 @@
 #include <unordered_map>
 #include <vector>
 
-#include "zeroforge/error.hpp"
+#include "zeroforge/diagnostic.hpp"
 #include "zeroforge/generate.hpp"
 
 namespace zf::pipeline {
 
-/// Errors about values repeat for every variant that shares the offending layer: each is
+/// Problems with values repeat for every variant that shares the offending layer: each is
 /// kept once, with the first variant that hit it and how many others did.
 class ProblemLog {
  public:
-  void add(const Error& error, const std::string& variant);
+  void add(const Diagnostic& problem, const std::string& variant);
   bool empty() const noexcept { return entries_.empty(); }
   /// The problems in the order first seen.
   std::vector<VariantProblem> take() { return std::move(entries_); }

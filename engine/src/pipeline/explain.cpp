@@ -88,16 +88,23 @@ Explanation explain_family_config(const GenerateRequest& request, const std::str
     scope["tier"] = expansion.tier_name(variant);
     scope["family"] = family.name;
     scope["variant"] = variant.slug;
-    std::string path = check_output_path(output_path->render(Value::from_json(scope)), family);
+    std::string path = output_path->render(Value::from_json(scope));
+    try {
+      path = check_output_path(path, family);
+    } catch (const Error& error) {
+      throw CodedError(error, "output.path");  // as generate reports it
+    }
     if (path == config || (config.empty() && expansion.size() == 1)) {
       if (chosen) {
         // generate refuses such a family; explaining one of the two would explain a config
         // that is never written.
-        throw Error(ErrorKind::Values,
-                    "variant '" + expansion.describe(variant) + "': writes \"" + path +
-                        "\", the same output path as variant '" + expansion.describe(*chosen) +
-                        "': make the output pattern tell them apart",
-                    family.file, "/output");
+        throw CodedError(
+            Error(ErrorKind::Values,
+                  "variant '" + expansion.describe(variant) + "': writes \"" + path +
+                      "\", the same output path as variant '" + expansion.describe(*chosen) +
+                      "': make the output pattern tell them apart",
+                  family.file, "/output"),
+            "output.shared-path");
       }
       chosen_values = values ? std::move(values) : expansion.values(variant);
       chosen = std::move(variant);
@@ -124,21 +131,14 @@ Explanation explain_family_config(const GenerateRequest& request, const std::str
     return out;
   }
   SourcedValues& values = *chosen_values;
-  for (const auto& problem : check_pinned_values(setup.pins, values.merged(), &values))
-    out.problems.push_back(to_diagnostic(problem, "values.pinned"));
-  std::optional<DeepSpeedFacts> facts;
-  if (setup.contract == "deepspeed") {
-    ContractCheck check = check_deepspeed_values(values.merged(), &values);
-    for (const auto& problem : check.problems)
-      out.problems.push_back(to_diagnostic(problem, "values.contract"));
-    facts = check.facts;
-  }
+  pipeline::SourcedCheck check = pipeline::check_sourced_values(setup, values);
+  out.problems = std::move(check.problems);
   out.subject = "config " + (config.empty() ? paths.front() : config) + " of family " +
                 family.name + " (" + family.file + "), variant '" + expansion.describe(*chosen) +
                 "'";
   out.template_name = setup.template_->name();
   sort_values(*setup.template_, values.layered(), out);
-  if (out.problems.empty()) out.derived = facts;
+  if (out.problems.empty()) out.derived = check.facts;
   for (auto& finding : hooks.findings) {
     pipeline::place_finding(finding, values);
     out.refusals.push_back(to_diagnostic(finding, family.file));

@@ -176,7 +176,7 @@ TEST_F(GenerateTest, RefusedValuesAreReportedPerVariantAndNothingIsWritten) {
   GenerateResult result = generate(r);
   EXPECT_EQ(result.outcome, Outcome::Failed);
   ASSERT_FALSE(result.problems.empty());
-  EXPECT_NE(std::string(result.problems[0].error.what()).find("fp64"), std::string::npos);
+  EXPECT_NE(std::string(to_string(result.problems[0].diagnostic)).find("fp64"), std::string::npos);
   EXPECT_FALSE(fs::exists(r.output_dir));
 }
 
@@ -190,6 +190,98 @@ TEST_F(GenerateTest, ATemplateErrorNamesTheVariant) {
   ASSERT_TRUE(result.failure.has_value());
   EXPECT_EQ(result.failure->variant, "medium");
   EXPECT_EQ(result.failure->doing, "rendering");
+}
+
+// A program reads what went wrong as data: each diagnostic with its code, severity and place,
+// in the order the CLI prints them (failure_diagnostics).
+TEST_F(GenerateTest, FailureDiagnosticsCarryTheirCodes) {
+  const std::string nested = "vision-team-training-configurations/families/";
+  dir.write(nested + "tpl/broken.json.j2", "{ \"x\": {{ 1 / 0 }} }");
+  struct Case {
+    const char* what;
+    const char* family;
+    std::vector<std::pair<std::string, Severity>> expected;  // code, severity
+    const char* pointer;                                     // of the first
+  };
+  const Case cases[] = {
+      {"a pinned value",
+       R"({"name": "p", "template": "deepspeed/zero3.json.j2", "axes": {"stage": [3, 2]},
+           "tiers": ["medium"], "output": "{{ tier }}/z{{ stage }}.json"})",
+       {{"values.pinned", Severity::Error}, {"generate.not-generated", Severity::Error}},
+       "/axes/stage/1"},
+      {"a contract value and a shared output path",
+       R"({"name": "c", "template": "deepspeed/config.json.j2",
+           "axes": {"precision": ["bf16", "fp16", "fp64"]}, "output": "same.json"})",
+       {{"values.contract", Severity::Error},
+        {"output.shared-path", Severity::Error},
+        {"generate.not-generated", Severity::Error}},
+       "/axes/precision/2"},
+      {"a template error",
+       R"({"name": "broken", "template": "broken.json.j2", "template_dirs": ["tpl"],
+           "tiers": ["medium"], "output": "{{ tier }}.json"})",
+       {{"template.render", Severity::Error}, {"generate.variant", Severity::Note}},
+       ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    GenerateRequest r = request();
+    r.family = dir.write(nested + "family.json", c.family).string();
+    GenerateResult result = generate(r);
+    EXPECT_EQ(result.outcome, Outcome::Failed);
+    const std::vector<Diagnostic> diagnostics = failure_diagnostics(result);
+    std::vector<std::pair<std::string, Severity>> seen;
+    for (const auto& d : diagnostics) seen.emplace_back(d.code, d.severity);
+    EXPECT_EQ(seen, c.expected);
+    ASSERT_FALSE(diagnostics.empty());
+    EXPECT_EQ(diagnostics.front().json_pointer, c.pointer);
+    std::vector<std::string> lines;
+    for (const auto& d : diagnostics) lines.push_back(to_string(d));
+    EXPECT_EQ(diagnostic_lines(result), lines);
+  }
+}
+
+// What stops a run before any config is made is thrown, still with its own code.
+TEST_F(GenerateTest, ProblemsThatStopTheRunAreThrownWithTheirCodes) {
+  const std::string nested = "vision-team-training-configurations/families/";
+  dir.write(nested + "tiers/h100-site-tier-with-a-typo.json",
+            R"({"gpus_per_node": 8, "gpu_mem_gib": 80})");
+  dir.write(nested + "tpl/plain-site-notes.txt.j2", "x");
+  struct Case {
+    const char* code;
+    const char* family;
+    const char* pointer;
+  };
+  const Case cases[] = {
+      {"tier.not-found",
+       R"({"name": "t", "template": "deepspeed/config.json.j2", "tiers": ["no-such-tier-here"]})",
+       "/tiers/0"},
+      {"tier.unknown-key",
+       R"({"name": "t", "template": "deepspeed/config.json.j2",
+           "tiers": ["tiers/h100-site-tier-with-a-typo.json"]})",
+       "/gpu_mem_gib"},
+      {"template.load", R"({"name": "t", "template": "deepspeed/no-such-template.json.j2"})",
+       "/template"},
+      {"companion.no-contract",
+       R"({"name": "t", "template": "plain-site-notes.txt.j2", "template_dirs": ["tpl"],
+           "companions": ["hf-args"]})",
+       "/companions"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.code);
+    GenerateRequest r = request();
+    r.family = dir.write(nested + "family.json", c.family).string();
+    try {
+      generate(r);
+      ADD_FAILURE() << "not thrown";
+    } catch (const Error& error) {
+      const Diagnostic d = to_diagnostic(error);
+      EXPECT_EQ(d.code, c.code);
+      EXPECT_EQ(d.kind, ErrorKind::Values);
+      EXPECT_EQ(d.json_pointer, c.pointer);
+      EXPECT_EQ(to_string(d), error.what()) << "the text the CLI always printed";
+    }
+    EXPECT_FALSE(fs::exists(r.output_dir));
+  }
 }
 
 // The documented pattern (docs/pipelines.md) prints result.messages: a family that fails
@@ -319,8 +411,8 @@ TEST_F(GenerateTest, ValuesObjectsAreLayersNamedByTheirLabels) {
   result = generate(r);
   ASSERT_EQ(result.outcome, Outcome::Failed);
   ASSERT_EQ(result.problems.size(), 1u);
-  EXPECT_EQ(result.problems[0].error.where().file, "values-given-by-the-python-caller");
-  EXPECT_EQ(result.problems[0].error.json_pointer(), "/offload_optimizer");
+  EXPECT_EQ(result.problems[0].diagnostic.where.file, "values-given-by-the-python-caller");
+  EXPECT_EQ(result.problems[0].diagnostic.json_pointer, "/offload_optimizer");
 }
 
 }  // namespace

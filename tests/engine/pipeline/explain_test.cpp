@@ -70,5 +70,51 @@ TEST(ExplainTest, AFamilyOfSeveralConfigsAsksForOneAndListsThem) {
   EXPECT_EQ(missing.problems[0].notes, choose.notes);
 }
 
+// A member's pinned and contract problems are placed where each value was written, as generate
+// places them (the one check_sourced_values); a family whose output pattern is wrong stops with
+// the code generate gives it.
+TEST(ExplainTest, AFamilyMembersProblemsHaveGeneratesCodesAndPlaces) {
+  test::TempDir dir;
+  const std::string folder = test::long_dir(dir).lexically_relative(dir.path()).string() + "/";
+  GenerateRequest request;
+  request.data_dir = test::source_dir();
+  request.builtin_plugin_dir = ZF_BUNDLED_PLUGIN_DIR;
+  request.family = dir.write(folder + "pinned-family.json",
+                             R"({"name": "p", "template": "deepspeed/zero2.json.j2",
+                                 "values": {"stage": 3, "precision": "fp64"},
+                                 "output": "z.json"})")
+                       .string();
+  const Explanation pinned = explain_family_config(request, "z.json");
+  std::vector<std::string> seen;
+  for (const auto& d : pinned.problems) seen.push_back(d.code + " " + d.json_pointer);
+  EXPECT_EQ(seen, (std::vector<std::string>{"values.pinned /values/stage",
+                                            "values.contract /values/precision"}));
+  EXPECT_EQ(pinned.problems[0].where.file, request.family);
+  EXPECT_FALSE(pinned.derived.has_value()) << "no facts from refused values";
+
+  struct Case {
+    const char* code;
+    const char* family;
+  };
+  const Case cases[] = {
+      {"output.path",
+       R"({"name": "o", "template": "deepspeed/config.json.j2", "output": "../z.json"})"},
+      {"output.shared-path",
+       R"({"name": "s", "template": "deepspeed/config.json.j2", "axes": {"stage": [1, 2]},
+           "output": "z.json"})"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.code);
+    request.family = dir.write(folder + "output-family.json", c.family).string();
+    try {
+      explain_family_config(request, "z.json");
+      ADD_FAILURE() << "not thrown";
+    } catch (const Error& error) {
+      EXPECT_EQ(to_diagnostic(error).code, c.code);
+      EXPECT_EQ(error.json_pointer(), "/output");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace zf
