@@ -14,6 +14,8 @@
 #include "estimate_command.hpp"
 #include "fit_choices.hpp"
 #include "hook_values.hpp"
+#include "memory_estimate_record.hpp"
+#include "zeroforge/memory_estimate.hpp"
 #include "zeroforge/nearest_name.hpp"
 
 namespace zf::memory {
@@ -358,9 +360,13 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
 
   Json record =
       estimate_record(in, result.rung, result.micro_batch_size, result.estimate, model.name);
+  Json published = memory_estimate_record(record, &note);
   return {{"values", std::move(chosen)},
           {"label", "auto-fit"},
-          {"manifest", {{"auto_fit", std::move(note)}, {"estimate", std::move(record)}}}};
+          {"manifest",
+           {{"auto_fit", std::move(note)},
+            {"estimate", std::move(record)},
+            {std::string(zf::sdk::kMemoryEstimateKey), std::move(published)}}}};
 }
 
 }  // namespace zf::memory

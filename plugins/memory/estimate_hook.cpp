@@ -8,6 +8,8 @@
 
 #include "estimate_command.hpp"
 #include "hook_values.hpp"
+#include "memory_estimate_record.hpp"
+#include "zeroforge/memory_estimate.hpp"
 
 namespace zf::memory {
 namespace {
@@ -61,6 +63,7 @@ Json estimate_values(const Json& input, const Json& option, const std::string& d
   Model model = read_model(object, data_dir, option_error, read);
   Inputs in = model.inputs;
   Json record;
+  Json published;  // the same, in the SDK's memory estimate record
   try {
     // Problems with the config's own values are the values contract's to report (it runs
     // after the hooks, with the file and pointer where each value was written).
@@ -83,8 +86,12 @@ Json estimate_values(const Json& input, const Json& option, const std::string& d
     record["model"]["name"] = model.name;
   } catch (const std::invalid_argument& e) {
     record = {{"skipped", e.what()}};
+    published = skipped_record(e.what());
   }
-  return {{"manifest", {{"estimate", std::move(record)}}}};
+  if (published.is_null()) published = memory_estimate_record(record, nullptr);
+  return {{"manifest",
+           {{"estimate", std::move(record)},
+            {std::string(zf::sdk::kMemoryEstimateKey), std::move(published)}}}};
 }
 
 }  // namespace zf::memory

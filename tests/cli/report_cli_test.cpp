@@ -504,6 +504,91 @@ TEST_F(ReportCliTest, Errors) {
   }
 }
 
+// tests/plugins/fixtures/third_party_estimator.cpp: not the memory plugin, not called
+// `memory`, publishing only the SDK's memory estimate record.
+const std::string kThirdParty = std::string(ZF_TEST_PLUGIN_DIR) + "/third_party_estimator.so";
+constexpr std::int64_t kGiB = std::int64_t{1} << 30;
+
+TEST_F(ReportCliTest, ChartsAThirdPartyEstimatorsRecord) {
+  auto r = run_cli({"report", family({1, 3}), "--plugin", kThirdParty, "--dir", path("out"), "-o",
+                    path("r.html")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = read("r.html");
+  EXPECT_EQ(count(html, "<svg class=\"tier-chart\" role=\"img\""), 1u) << "the medium tier's";
+  const Json medium = tier("medium");
+  const std::int64_t micro = medium["micro_batch_size"];
+  const auto capacity =
+      static_cast<std::int64_t>(medium["gpu_memory_gib"].get<double>() * static_cast<double>(kGiB));
+  for (const char* p : {"medium/zero1-bf16.json", "medium/zero1-fp16.json",
+                        "medium/zero3-bf16.json", "medium/zero3-fp16.json"}) {
+    SCOPED_TRACE(p);
+    const std::string details = details_of(html, p);
+    EXPECT_NE(details.find("<p>Estimated by the acme_memory_estimator plugin for "
+                           "<code>acme-13b</code>.</p>"),
+              std::string::npos)
+        << details;
+    const std::map<std::string, std::int64_t> expected = {
+        {"model-states", 10 * kGiB},
+        {"activations", 2 * kGiB * micro},
+        {"cuda-context", kGiB},
+        {"total gpu-total", (11 + 2 * micro) * kGiB},
+        {"gpu-capacity", capacity},
+        {"free", capacity - (11 + 2 * micro) * kGiB},
+        {"cpu-total", 0}};
+    EXPECT_EQ(rows_of(details), expected);
+  }
+  EXPECT_NE(html.find("Memory figures are estimates by the plugins that published them (each "
+                      "config's notes name its plugin), not measurements."),
+            std::string::npos);
+  EXPECT_EQ(html.find("memory plugin"), std::string::npos) << "the memory plugin made nothing";
+}
+
+// What the report refuses in a record, end to end: exit 2, the record's pointer and the plugin,
+// nothing written. The fixture's option `record` is a merge patch over its record.
+TEST_F(ReportCliTest, RefusesAnEstimateRecordOutsideTheSchema) {
+  const std::int64_t micro = tier("medium")["micro_batch_size"];
+  const std::string at = "manifest.json: /configs/0/plugins/acme_memory_estimator/memory_estimate";
+  struct Case {
+    const char* name;
+    std::vector<std::string> args;
+    std::string err;
+  };
+  const std::vector<Case> cases = {
+      {"parts that do not add up",
+       {"--plugin-opt", "acme_memory_estimator.record.gpu.total_bytes=1"},
+       at + "/gpu/total_bytes: error: the family report cannot read it: the parts add up to " +
+           std::to_string((11 + 2 * micro) * kGiB) +
+           ", not 1 (a plugin named 'acme_memory_estimator' wrote it)\n"},
+      {"a newer schema",
+       {"--plugin-opt", "acme_memory_estimator.record.schema_version=2"},
+       at + "/schema_version: error: the family report cannot read it: schema version 2 is not "
+            "one this zeroforge reads (1); build the plugin against this zeroforge's "
+            "zeroforge/memory_estimate.hpp (a plugin named 'acme_memory_estimator' wrote it)\n"},
+      {"no cluster",
+       {"--plugin-opt", "acme_memory_estimator.record.cluster=null"},
+       at + "/cluster: error: the family report cannot read it: missing (a plugin named "
+            "'acme_memory_estimator' wrote it)\n"},
+      {"two estimators for one config",
+       {"--model", "llama-2-7b"},
+       "manifest.json: /configs/0/plugins/memory/memory_estimate: error: the "
+       "family report cannot read it: a second memory estimate for this config: plugin "
+       "'acme_memory_estimator' published one at "
+       "/configs/0/plugins/acme_memory_estimator/memory_estimate; load one estimator (a plugin "
+       "named 'memory' wrote it)\n"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<std::string> args = {"report", family({1}), "--plugin", kThirdParty,
+                                     "--dir",  path("out"), "-o",       path("r.html")};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, c.err);
+    EXPECT_FALSE(fs::exists(dir.path() / "r.html"));
+    EXPECT_FALSE(fs::exists(dir.path() / "out")) << "a report writes no configs";
+  }
+}
+
 TEST_F(ReportCliTest, ABrokenOldManifestIsAWarningAndNothingIsMarked) {
   dir.write("out/manifest.json", "{\"configs\": [");
   auto r = run_cli({"report", family({1}), "--dir", path("out"), "-o", path("r.html")});

@@ -363,10 +363,14 @@ std::string memory_section(const Config& c) {
     return R"(<p class="no-chart">No memory chart: )" + escape(c.no_memory) + ".</p>\n";
   }
   const Memory& m = *c.memory;
-  std::string out = "<h3>Memory</h3>\n<p>Estimated by the memory plugin for <code>" +
-                    escape(m.model) + "</code> (" + escape(m.assumptions) +
-                    "): the figures <code>zeroforge estimate</code> prints for this model, "
-                    "stage, offload, micro batch and tier.</p>\n";
+  std::string out = "<h3>Memory</h3>\n<p>Estimated by the " + escape(m.publisher) +
+                    " plugin for <code>" + escape(m.model) + "</code>";
+  if (!m.assumptions.empty()) out += " (" + escape(m.assumptions) + ")";
+  if (!m.command.empty()) {
+    out += ": the figures <code>" + escape(m.command) +
+           "</code> prints for this model, stage, offload, micro batch and tier";
+  }
+  out += ".</p>\n";
   out += R"(<div class="tables"><table class="breakdown"><caption>Per GPU, at the peak of )" +
          std::string(m.step_is_peak ? "the optimizer step" : "forward and backward") +
          R"(</caption><thead><tr><th>part</th><th class="num">GiB</th></tr></thead><tbody>)"
@@ -473,6 +477,24 @@ std::string config_details(const View& view, const Config& c, const std::string&
   return out + "</details>\n";
 }
 
+// The footer's word on the figures. The bundled estimator (plugin `memory`) is the one this
+// page names when it charts nothing, so a page without another plugin's estimate says what
+// it always said; figures another plugin published are that plugin's, named in each config's
+// notes.
+std::string figures_note(const View& view) {
+  for (const Tier& tier : view.tiers) {
+    for (const Config& c : tier.configs) {
+      if (c.memory && c.memory->publisher != "memory") {
+        return "Memory figures are estimates by the plugins that published them (each config's "
+               "notes name its plugin), not measurements.";
+      }
+    }
+  }
+  return "Memory figures are the memory plugin's estimates (<code>zeroforge estimate</code>; "
+         "docs/estimator.md says how they are made and how well they match measurements), not "
+         "measurements.";
+}
+
 std::string tier_section(const View& view, const Tier& tier, std::size_t index) {
   const std::string id = "tier-" + std::to_string(index);
   std::string out = R"(<section class="tier" id=")" + id + R"(" aria-labelledby=")" + id +
@@ -524,11 +546,9 @@ std::string render_page(const View& view) {
   }
   for (std::size_t i = 0; i < view.tiers.size(); ++i) out += tier_section(view, view.tiers[i], i);
   out += "</main>\n<footer>\n<p>Made by zeroforge " + escape(view.zeroforge_version) +
-         " from family <code>" + escape(view.family) +
-         "</code>. Memory figures are the memory plugin's estimates (<code>zeroforge "
-         "estimate</code>; docs/estimator.md says how they are made and how well they match "
-         "measurements), not measurements. This page is self-contained: no scripts, no fonts, "
-         "no network.</p>\n</footer>\n</body>\n</html>\n";
+         " from family <code>" + escape(view.family) + "</code>. " + figures_note(view) +
+         " This page is self-contained: no scripts, no fonts, no network.</p>\n</footer>\n"
+         "</body>\n</html>\n";
   return out;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // What the family report shows, read from a generate run: every config by tier with its
-// facts, the memory plugin's estimate and auto-fit trail, its validator findings and what
-// changed against the manifest already in the output directory. Pure: no I/O, no HTML.
+// facts, the memory estimate and fit trail a plugin published for it, its validator findings
+// and what changed against the manifest already in the output directory. Pure: no I/O, no HTML.
 #pragma once
 
 #include <cstdint>
@@ -33,10 +33,13 @@ struct Segment {
   std::int64_t bytes = 0;
 };
 
-/// A config's memory as the memory plugin estimated it (`plugins.memory.estimate`, the JSON
-/// of `zeroforge estimate --format json`).
+/// A config's memory as an estimator plugin published it: its memory estimate record
+/// (`plugins.NAME.memory_estimate`, zeroforge/memory_estimate.hpp in the plugin SDK).
 struct Memory {
-  std::string model;  ///< the preset name, or "custom"
+  std::string publisher;  ///< the plugin's name (`memory`)
+  std::string model;      ///< the preset name, or "custom"
+  /// A command that prints the same figures (`zeroforge estimate`); "" for none.
+  std::string command;
   /// The per-GPU peak, part by part: model states, stage-3 working set, communication
   /// buffers, then the peak phase's two parts (activations and fragmentation headroom, or the
   /// optimizer step and the activation blocks it cannot reuse), then the CUDA context. They
@@ -54,7 +57,7 @@ struct Memory {
   std::int64_t nvme = 0;          ///< per node
   std::int64_t gpus_per_node = 0, nodes = 0;
   /// What the estimate assumed: "sequence 4096, activation checkpointing full, sdpa
-  /// attention, hf loss, fragmentation 45% of activations".
+  /// attention, hf loss, fragmentation 45% of activations" ("" when the record says none).
   std::string assumptions;
 };
 
@@ -62,12 +65,12 @@ struct Memory {
 struct RejectedRung {
   std::string rung;  ///< "ZeRO-1, optimizer on GPU, parameters on GPU"
   std::int64_t micro_batch_size = 0;
-  std::int64_t gpu_bytes = 0, gpu_capacity = 0, cpu_bytes = 0, cpu_capacity = 0;
-  std::int64_t gpu_usable = 0;  ///< gpu_capacity less the safety margin
+  std::int64_t gpu_bytes = 0, cpu_bytes = 0, cpu_capacity = 0;
+  std::int64_t gpu_usable = 0;  ///< the GPU's capacity less the safety margin
   std::string reason;           ///< the plugin's words
 };
 
-/// Why auto-fit chose what it chose (`plugins.memory.auto_fit`).
+/// Why auto-fit chose what it chose (the `fit` of the memory estimate record).
 struct AutoFit {
   std::string chosen;  ///< the rung, as RejectedRung::rung
   std::int64_t micro_batch_size = 0, largest_fitting_micro_batch_size = 0;

@@ -19,6 +19,8 @@ std::size_t count(const std::string& text, const std::string& what) {
 
 Memory memory(std::int64_t gpu_capacity) {
   Memory m;
+  m.publisher = "memory";
+  m.command = "zeroforge estimate";
   m.model = "llama-2-7b";
   m.gpu = {{"model-states", "model states", 10},      {"working-set", "stage-3 working set", 0},
            {"buffers", "communication buffers", 3},   {"activations", "activations", 4},
@@ -72,6 +74,37 @@ TEST(ReportPageTest, OneChartPerTierThatHasEstimatesAndWhyTheOthersHaveNone) {
             std::string::npos);
   EXPECT_EQ(count(page, "no memory estimate (see the config's notes below)"), 1u)
       << "small/b.json's row in the chart";
+}
+
+// The notes and the footer name the plugin that published the figures, and say only what its
+// record says: no assumptions or command, no words about them.
+TEST(ReportPageTest, NamesThePluginThatPublishedTheFigures) {
+  const std::string bundled_footer =
+      "Memory figures are the memory plugin's estimates (<code>zeroforge estimate</code>; "
+      "docs/estimator.md says how they are made and how well they match measurements), not "
+      "measurements.";
+  const std::string page = render_page(view());
+  EXPECT_NE(page.find("<p>Estimated by the memory plugin for <code>llama-2-7b</code> (sequence "
+                      "4096): the figures <code>zeroforge estimate</code> prints for this "
+                      "model, stage, offload, micro batch and tier.</p>"),
+            std::string::npos);
+  EXPECT_NE(page.find(bundled_footer), std::string::npos);
+
+  Memory other = memory(40);
+  other.publisher = "acme_estimator";
+  other.model = "acme <13b>";
+  other.assumptions = "";
+  other.command = "";
+  View v = view();
+  v.tiers[1].configs[0].memory = other;
+  const std::string mixed = render_page(v);
+  EXPECT_NE(mixed.find("<p>Estimated by the acme_estimator plugin for <code>acme &lt;13b&gt;</code>"
+                       ".</p>"),
+            std::string::npos);
+  EXPECT_EQ(mixed.find(bundled_footer), std::string::npos);
+  EXPECT_NE(mixed.find("Memory figures are estimates by the plugins that published them (each "
+                       "config's notes name its plugin), not measurements."),
+            std::string::npos);
 }
 
 // A config must fit in the usable memory (the card's less the safety margin): the notes

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // What the family report shows (engine/src/report/report_view.cpp): configs grouped by tier
 // in the family's order, changes against the old manifest, findings per config, the memory
-// plugin's records read into bars and trails, and exact errors for records it cannot read.
+// estimate records plugins publish read into bars and trails (whatever the plugin is called),
+// and exact errors for a manifest it cannot read (the record's own: estimate_record_test.cpp).
 #include "report/report_view.hpp"
 
 #include <gtest/gtest.h>
@@ -13,29 +14,40 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// A record as the memory plugin writes it (the JSON of `zeroforge estimate --format json`).
+// A memory estimate record (zeroforge/memory_estimate.hpp) as the memory plugin publishes it.
 Json estimate_record(bool step_is_peak) {
-  return {
-      {"model", {{"params", 7000}, {"seq_len", 4096}, {"name", "llama-2-7b"}}},
-      {"inputs",
-       {{"stage", 3},
-        {"gpus_per_node", 8},
-        {"nodes", 2},
-        {"activation_checkpointing", "full"},
-        {"attention", "sdpa"},
-        {"loss", "hf"},
-        {"headroom", 0.45}}},
-      {"model_states", {{"gpu_bytes", 100}, {"cpu_bytes", 40}, {"nvme_bytes", 7}}},
-      {"activations", {{"gpu_bytes", 30}}},
-      {"optimizer_step",
-       {{"gpu_bytes", 25}, {"unreused_activation_bytes", 20}, {"is_peak", step_is_peak}}},
-      {"stage3_working_set", {{"gpu_bytes", 11}}},
-      {"comm_buffers", {{"gpu_bytes", 12}}},
-      {"headroom", {{"gpu_bytes", 5}}},
-      {"cuda_context", {{"gpu_bytes", 2}}},
-      {"total",
-       {{"gpu_bytes", 100 + 11 + 12 + (step_is_peak ? 25 + 20 : 30 + 5) + 2}, {"cpu_bytes", 40}}},
-      {"capacity", {{"gpu_bytes", 200}, {"cpu_bytes", nullptr}}}};
+  Json parts = {{{"part", "model_states"}, {"bytes", 100}},
+                {{"part", "stage3_working_set"}, {"bytes", 11}},
+                {{"part", "comm_buffers"}, {"bytes", 12}}};
+  if (step_is_peak) {
+    parts.push_back({{"part", "optimizer_step"}, {"bytes", 25}});
+    parts.push_back({{"part", "kept_activations"}, {"bytes", 20}});
+  } else {
+    parts.push_back({{"part", "activations"}, {"bytes", 30}});
+    parts.push_back({{"part", "fragmentation"}, {"bytes", 5}});
+  }
+  parts.push_back({{"part", "cuda_context"}, {"bytes", 2}});
+  return {{"schema_version", 1},
+          {"model", "llama-2-7b"},
+          {"assumptions",
+           "sequence 4096, activation checkpointing full, sdpa attention, hf loss, "
+           "fragmentation headroom 45% of activations"},
+          {"command", "zeroforge estimate"},
+          {"gpu",
+           {{"peak", step_is_peak ? "optimizer_step" : "forward_backward"},
+            {"parts", parts},
+            {"total_bytes", 100 + 11 + 12 + (step_is_peak ? 25 + 20 : 30 + 5) + 2},
+            {"capacity_bytes", 200},
+            {"usable_bytes", nullptr}}},
+          {"host", {{"total_bytes", 40}, {"capacity_bytes", nullptr}, {"nvme_bytes", 7}}},
+          {"cluster", {{"gpus_per_node", 8}, {"nodes", 2}}}};
+}
+
+// The record under the key the SDK names, in the annotation of a plugin called `plugin`.
+Json published(const Json& record, const std::string& plugin = "memory") {
+  return {{plugin,
+           {{"estimate", "the plugin's own layout, which the report never reads"},
+            {"memory_estimate", record}}}};
 }
 
 Json entry(const std::string& path, const std::string& tier, const std::string& sha,
@@ -124,8 +136,7 @@ TEST(ReportViewTest, TheEstimateBecomesTheBarsPartsInTheirOrder) {
   for (bool step : {false, true}) {
     SCOPED_TRACE(step);
     const Json record = estimate_record(step);
-    View view = make_view(
-        inputs({entry("small/a.json", "small", "1", {{"memory", {{"estimate", record}}}})}));
+    View view = make_view(inputs({entry("small/a.json", "small", "1", published(record))}));
     const Config& c = view.tiers[0].configs[0];
     ASSERT_TRUE(c.memory);
     EXPECT_TRUE(view.tiers[0].charted());
@@ -141,11 +152,16 @@ TEST(ReportViewTest, TheEstimateBecomesTheBarsPartsInTheirOrder) {
              : std::vector<std::string>{"model-states", "working-set", "buffers",
                                         "activations",  "headroom",    "cuda-context"};
     EXPECT_EQ(keys, expected);
-    EXPECT_EQ(sum, record["total"]["gpu_bytes"].get<std::int64_t>());
+    EXPECT_EQ(sum, record["gpu"]["total_bytes"].get<std::int64_t>());
     EXPECT_EQ(c.memory->gpu_capacity, 200);
     EXPECT_EQ(c.memory->cpu_capacity, 0) << "null: the tier states none";
     EXPECT_EQ(c.memory->cpu_total, 40);
     EXPECT_EQ(c.memory->nvme, 7);
+    EXPECT_EQ(c.memory->gpus_per_node, 8);
+    EXPECT_EQ(c.memory->nodes, 2);
+    EXPECT_EQ(c.memory->step_is_peak, step);
+    EXPECT_EQ(c.memory->publisher, "memory");
+    EXPECT_EQ(c.memory->command, "zeroforge estimate");
     EXPECT_EQ(c.memory->model, "llama-2-7b");
     EXPECT_EQ(c.memory->assumptions,
               "sequence 4096, activation checkpointing full, sdpa attention, hf loss, "
@@ -153,12 +169,14 @@ TEST(ReportViewTest, TheEstimateBecomesTheBarsPartsInTheirOrder) {
   }
 }
 
-// The safety margin: what a config must fit in is the usable memory the estimate recorded; an
-// estimate recorded before the margin existed has none (usable = capacity).
+// The safety margin: what a config must fit in is the usable memory the record states; a
+// record without one (or null) has none (usable = capacity).
 TEST(ReportViewTest, ReadsTheUsableMemoryAndTheSafetyMargin) {
   Json with_margin = estimate_record(false);
-  with_margin["capacity"]["gpu_usable_bytes"] = 190;
-  with_margin["inputs"]["gpu_memory_margin"] = 0.05;
+  with_margin["gpu"]["usable_bytes"] = 190;
+  with_margin["gpu"]["margin"] = 0.05;
+  Json without = estimate_record(false);
+  without["gpu"].erase("usable_bytes");
   struct Case {
     const char* name;
     Json record;
@@ -166,11 +184,11 @@ TEST(ReportViewTest, ReadsTheUsableMemoryAndTheSafetyMargin) {
     double margin;
   };
   const Case cases[] = {{"with a margin", with_margin, 190, 0.05},
-                        {"recorded before the margin", estimate_record(false), 200, 0.0}};
+                        {"null usable memory", estimate_record(false), 200, 0.0},
+                        {"no usable memory", without, 200, 0.0}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    View view = make_view(
-        inputs({entry("small/a.json", "small", "1", {{"memory", {{"estimate", c.record}}}})}));
+    View view = make_view(inputs({entry("small/a.json", "small", "1", published(c.record))}));
     const Config& config = view.tiers[0].configs[0];
     ASSERT_TRUE(config.memory);
     EXPECT_EQ(config.memory->gpu_capacity, 200);
@@ -179,8 +197,28 @@ TEST(ReportViewTest, ReadsTheUsableMemoryAndTheSafetyMargin) {
   }
 }
 
+// The report finds the record by its key, whatever the plugin is called and whatever else the
+// plugin records beside it; a plugin that publishes none (site_fields) is not an estimator.
+TEST(ReportViewTest, ReadsTheRecordOfAnyPluginByItsKey) {
+  const std::string name = "acme_cluster_memory_estimator_with_a_long_name";
+  Json plugins = published(estimate_record(false), name);
+  plugins["site_fields"] = {{"profile", "site.json"}};
+  View view = make_view(inputs(
+      {entry("small/a.json", "small", "1", plugins),
+       entry("small/b.json", "small", "2", {{"memory", {{"estimate", estimate_record(true)}}}})}));
+  const auto& configs = view.tiers[0].configs;
+  ASSERT_TRUE(configs[0].memory);
+  EXPECT_EQ(configs[0].memory->publisher, name);
+  EXPECT_EQ(configs[0].memory->gpu_total, 160);
+  EXPECT_FALSE(configs[1].memory) << "a plugin's own layout is not the record";
+  EXPECT_EQ(configs[1].no_memory,
+            "nothing names a model for this config (no auto_fit.model in its values, no "
+            "--model), so there is nothing to estimate its memory from");
+}
+
 TEST(ReportViewTest, SaysWhyAConfigHasNoChart) {
-  const Json skipped = {{"memory", {{"estimate", {{"skipped", "/stage: expected a stage 0-3"}}}}}};
+  const Json skipped =
+      published({{"schema_version", 1}, {"skipped", "/stage: expected a stage 0-3"}}, "acme");
   View view = make_view(
       inputs({entry("small/a.json", "small", "1"), entry("small/b.json", "small", "2", skipped)}));
   const auto& configs = view.tiers[0].configs;
@@ -189,61 +227,62 @@ TEST(ReportViewTest, SaysWhyAConfigHasNoChart) {
             "nothing names a model for this config (no auto_fit.model in its values, no "
             "--model), so there is nothing to estimate its memory from");
   EXPECT_EQ(configs[1].no_memory,
-            "the memory plugin could not estimate this config: /stage: expected a stage 0-3");
+            "the acme plugin could not estimate this config: /stage: expected a stage 0-3");
 }
 
 TEST(ReportViewTest, ReadsAutoFitsTrail) {
-  const Json auto_fit = {{"stage", 3},
-                         {"offload_optimizer", "cpu"},
-                         {"offload_param", "none"},
-                         {"micro_batch_size", 2},
-                         {"largest_fitting_micro_batch_size", 2},
-                         {"micro_batch_limited_by", "memory"},
-                         {"pinned", {"stage"}},
-                         {"escalated",
-                          {{{"stage", 3},
-                            {"offload_optimizer", "none"},
-                            {"offload_param", "none"},
-                            {"micro_batch_size", 1},
-                            {"gpu_bytes", 300},
-                            {"gpu_capacity_bytes", 200},
-                            {"cpu_bytes", 0},
-                            {"cpu_capacity_bytes", 500},
-                            {"reason", "GPU needs more"}}}}};
-  View view = make_view(
-      inputs({entry("small/a.json", "small", "1", {{"memory", {{"auto_fit", auto_fit}}}})}));
+  Json record = estimate_record(false);
+  record["fit"] = {
+      {"chosen", {{"stage", 3}, {"offload_optimizer", "cpu"}, {"offload_param", "none"}}},
+      {"micro_batch_size", 2},
+      {"largest_fitting_micro_batch_size", 2},
+      {"limited_by", "memory"},
+      {"kept", {"stage"}},
+      {"tried",
+       {{{"rung", {{"stage", 3}, {"offload_optimizer", "none"}, {"offload_param", "nvme"}}},
+         {"micro_batch_size", 1},
+         {"gpu_bytes", 300},
+         {"gpu_usable_bytes", 190},
+         {"cpu_bytes", 0},
+         {"cpu_capacity_bytes", 500},
+         {"reason", "GPU needs more"}}}}};
+  View view = make_view(inputs({entry("small/a.json", "small", "1", published(record))}));
   const Config& c = view.tiers[0].configs[0];
   ASSERT_TRUE(c.auto_fit);
   EXPECT_EQ(c.auto_fit->chosen, "ZeRO-3, optimizer on CPU, parameters on GPU");
+  EXPECT_EQ(c.auto_fit->micro_batch_size, 2);
+  EXPECT_EQ(c.auto_fit->limited_by, "memory");
   EXPECT_EQ(c.auto_fit->pinned, std::vector<std::string>{"stage"});
   ASSERT_EQ(c.auto_fit->escalated.size(), 1u);
-  EXPECT_EQ(c.auto_fit->escalated[0].rung, "ZeRO-3, optimizer on GPU, parameters on GPU");
-  EXPECT_EQ(c.auto_fit->escalated[0].gpu_bytes - c.auto_fit->escalated[0].gpu_capacity, 100);
+  const RejectedRung& tried = c.auto_fit->escalated[0];
+  EXPECT_EQ(tried.rung, "ZeRO-3, optimizer on GPU, parameters on NVMe");
+  EXPECT_EQ(tried.gpu_bytes - tried.gpu_usable, 110);
+  EXPECT_EQ(tried.cpu_capacity, 500);
+  EXPECT_EQ(tried.reason, "GPU needs more");
 }
 
-TEST(ReportViewTest, RefusesRecordsItCannotReadNamingThePointer) {
+TEST(ReportViewTest, RefusesAManifestItCannotReadNamingThePointer) {
   struct Case {
     const char* name;
     Json entry;
     std::string expected;
   };
-  Json no_total = estimate_record(false);
-  no_total["total"].erase("gpu_bytes");
   Json bad_sum = estimate_record(false);
-  bad_sum["total"]["gpu_bytes"] = 1;
+  bad_sum["gpu"]["total_bytes"] = 1;
   Json no_path = entry("small/a.json", "small", "1");
   no_path.erase("path");
+  Json no_sha = entry("small/a.json", "small", "1");
+  no_sha["sha256"] = 12;
   const std::vector<Case> cases = {
-      {"missing total", entry("small/a.json", "small", "1", {{"memory", {{"estimate", no_total}}}}),
-       "manifest.json: /configs/0/plugins/memory/estimate/total/gpu_bytes: error: the family "
-       "report cannot read it: missing (a plugin named 'memory' wrote it)"},
-      {"parts that do not add up",
-       entry("small/a.json", "small", "1", {{"memory", {{"estimate", bad_sum}}}}),
-       "manifest.json: /configs/0/plugins/memory/estimate/total/gpu_bytes: error: the family "
-       "report cannot read it: the parts add up to 160, not 1 (a plugin named 'memory' wrote "
-       "it)"},
+      {"a record that does not add up", entry("small/a.json", "small", "1", published(bad_sum)),
+       "manifest.json: /configs/0/plugins/memory/memory_estimate/gpu/total_bytes: error: the "
+       "family report cannot read it: the parts add up to 160, not 1 (a plugin named 'memory' "
+       "wrote it)"},
       {"no path", no_path,
        "manifest.json: /configs/0/path: error: the family report cannot read it: missing"},
+      {"a sha256 that is no string", no_sha,
+       "manifest.json: /configs/0/sha256: error: the family report cannot read it: expected a "
+       "string, got 12"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

@@ -2,9 +2,13 @@
 // The memory plugin's estimate record (plugins/memory/estimate_hook.cpp, and auto-fit's own
 // record in auto_fit_hook.cpp) through the real ABI: what `zeroforge estimate --format json`
 // prints for the config's stage, offload, micro batch and tier, recorded without changing a
-// value; configs it cannot estimate; a bad option.
+// value, and published with the same figures as the SDK's memory estimate record, which the
+// report reads; configs it cannot estimate; a bad option.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "report/estimate_record.hpp"
 #include "support/cli_runner.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/plugin_host.hpp"
@@ -62,6 +66,54 @@ Json estimate_cli(const std::vector<std::string>& args) {
   return out;
 }
 
+// The memory estimate record the plugin published beside its own `estimate`, as the report
+// reads it (engine/src/report/estimate_record.cpp): the same figures, part by part.
+report::Config published(const Json& memory) {
+  report::Config config;
+  read_estimate_record({{"plugins", {{"memory", memory}}}}, "/configs/0", config);
+  EXPECT_TRUE(config.memory);
+  if (!config.memory) return config;
+  const Json& e = memory.at("estimate");
+  const report::Memory& m = *config.memory;
+  const bool step = e["optimizer_step"]["is_peak"].get<bool>();
+  std::vector<std::pair<std::string, std::int64_t>> parts;
+  for (const report::Segment& s : m.gpu) parts.emplace_back(s.key, s.bytes);
+  std::vector<std::pair<std::string, std::int64_t>> expected = {
+      {"model-states", e["model_states"]["gpu_bytes"]},
+      {"working-set", e["stage3_working_set"]["gpu_bytes"]},
+      {"buffers", e["comm_buffers"]["gpu_bytes"]}};
+  if (step) {
+    expected.emplace_back("optimizer-step", e["optimizer_step"]["gpu_bytes"]);
+    expected.emplace_back("kept-activations", e["optimizer_step"]["unreused_activation_bytes"]);
+  } else {
+    expected.emplace_back("activations", e["activations"]["gpu_bytes"]);
+    expected.emplace_back("headroom", e["headroom"]["gpu_bytes"]);
+  }
+  expected.emplace_back("cuda-context", e["cuda_context"]["gpu_bytes"]);
+  EXPECT_EQ(parts, expected);
+  EXPECT_EQ(m.step_is_peak, step);
+  EXPECT_EQ(m.publisher, "memory");
+  EXPECT_EQ(m.command, "zeroforge estimate");
+  EXPECT_EQ(m.model, e["model"]["name"]);
+  EXPECT_EQ(m.gpu_total, e["total"]["gpu_bytes"]);
+  EXPECT_EQ(m.gpu_capacity, e["capacity"]["gpu_bytes"]);
+  EXPECT_EQ(m.gpu_usable, e["capacity"]["gpu_usable_bytes"]);
+  EXPECT_EQ(m.gpu_margin, e["inputs"]["gpu_memory_margin"]);
+  EXPECT_EQ(m.cpu_total, e["total"]["cpu_bytes"]);
+  EXPECT_EQ(m.cpu_capacity, e["capacity"]["cpu_bytes"]);
+  EXPECT_EQ(m.nvme, e["model_states"]["nvme_bytes"]);
+  EXPECT_EQ(m.gpus_per_node, e["inputs"]["gpus_per_node"]);
+  EXPECT_EQ(m.nodes, e["inputs"]["nodes"]);
+  EXPECT_EQ(m.assumptions,
+            "sequence " + e["model"]["seq_len"].dump() + ", activation checkpointing " +
+                e["inputs"]["activation_checkpointing"].get<std::string>() + ", " +
+                e["inputs"]["attention"].get<std::string>() + " attention, " +
+                e["inputs"]["loss"].get<std::string>() + " loss, fragmentation headroom " +
+                std::to_string(std::lround(e["inputs"]["headroom"].get<double>() * 100)) +
+                "% of activations");
+  return config;
+}
+
 TEST(EstimateHookTest, RecordsWhatEstimatePrintsForTheConfigAsItStandsAndChangesNoValue) {
   auto host = host_with({{"model", "llama-2-7b"}, {"activation_checkpointing", "full"}});
   struct Case {
@@ -100,6 +152,7 @@ TEST(EstimateHookTest, RecordsWhatEstimatePrintsForTheConfigAsItStandsAndChanges
                                      "4"};
     args.insert(args.end(), c.args.begin(), c.args.end());  // a later flag wins
     EXPECT_EQ(result.manifest.at("memory").at("estimate"), estimate_cli(args));
+    EXPECT_FALSE(published(result.manifest.at("memory")).auto_fit);
   }
 }
 
@@ -138,6 +191,8 @@ TEST(EstimateHookTest, ValuesItCannotEstimateAreRecordedAsSkippedForTheContractT
     LayeredValues values = member(c.values);
     ValuesHookResult result = host->run_values_hooks(values, context);
     EXPECT_EQ(result.manifest.at("memory").at("estimate"), Json({{"skipped", c.skipped}}));
+    EXPECT_EQ(result.manifest.at("memory").at("memory_estimate"),
+              Json({{"schema_version", 1}, {"skipped", c.skipped}}));
   }
 }
 
@@ -244,6 +299,27 @@ TEST(EstimateHookTest, AutoFitRecordsItsChoiceAsEstimatePrintsItAndEachRejectedR
     EXPECT_EQ(rung["cpu_bytes"], e["total"]["cpu_bytes"]);
     EXPECT_EQ(rung["cpu_capacity_bytes"], e["capacity"]["cpu_bytes"]);
     EXPECT_EQ(e["fits"], false);
+  }
+  // The report's trail: the same rungs, in the same order, with the same figures.
+  const report::Config config = published(memory);
+  ASSERT_TRUE(config.auto_fit);
+  const report::AutoFit& fit = *config.auto_fit;
+  EXPECT_EQ(fit.chosen, "ZeRO-" + note["stage"].dump() + ", optimizer on " +
+                            (note["offload_optimizer"] == "cpu" ? "CPU" : "GPU") +
+                            ", parameters on GPU");
+  EXPECT_EQ(fit.micro_batch_size, note["micro_batch_size"]);
+  EXPECT_EQ(fit.largest_fitting_micro_batch_size, note["largest_fitting_micro_batch_size"]);
+  EXPECT_EQ(fit.limited_by, note["micro_batch_limited_by"]);
+  EXPECT_EQ(fit.pinned, note["pinned"].get<std::vector<std::string>>());
+  ASSERT_EQ(fit.escalated.size(), note["escalated"].size());
+  for (std::size_t i = 0; i < fit.escalated.size(); ++i) {
+    const Json& rung = note["escalated"][i];
+    EXPECT_EQ(fit.escalated[i].micro_batch_size, rung["micro_batch_size"]);
+    EXPECT_EQ(fit.escalated[i].gpu_bytes, rung["gpu_bytes"]);
+    EXPECT_EQ(fit.escalated[i].gpu_usable, rung["gpu_usable_bytes"]);
+    EXPECT_EQ(fit.escalated[i].cpu_bytes, rung["cpu_bytes"]);
+    EXPECT_EQ(fit.escalated[i].cpu_capacity, rung["cpu_capacity_bytes"]);
+    EXPECT_EQ(fit.escalated[i].reason, rung["reason"]);
   }
 }
 
