@@ -501,8 +501,18 @@ void format_into(std::string& out, std::string_view s, FormatCall& call, int dep
     if (i + 1 == s.size()) fail("Single '{' encountered in format string");
     // The field ends at the '}' that balances its '{' (a nested field's braces count).
     std::size_t close = i + 1;
+    bool in_name = true;  // before the field's ':' or '!', where a '{' is an error
+    bool in_key = false;  // inside the name's `[key]`, where braces are the key's text
     for (std::size_t level = 1; close < s.size(); ++close) {
-      if (s[close] == '{') ++level;
+      if (in_name && (in_key || s[close] == '[')) {
+        in_key = s[close] != ']';
+        continue;
+      }
+      if (s[close] == '{') {
+        if (in_name) fail("unexpected '{' in field name");
+        ++level;
+      }
+      if (level == 1 && (s[close] == ':' || s[close] == '!')) in_name = false;
       if (s[close] == '}' && --level == 0) break;
     }
     if (close == s.size()) fail("unmatched '{' in format spec");
@@ -528,10 +538,10 @@ void format_into(std::string& out, std::string_view s, FormatCall& call, int dep
       if (rest + 1 >= whole.size()) fail("unmatched '{' in format spec");  // Python's words
       conversion = whole[rest + 1];
       rest += 2;
-      if (rest < whole.size() && whole[rest] != ':')
-        fail("expected ':' after conversion specifier");
       if (conversion != 'r' && conversion != 's' && conversion != 'a')
         fail(std::string("Unknown conversion specifier ") + conversion);
+      if (rest < whole.size() && whole[rest] != ':')
+        fail("expected ':' after conversion specifier");
     }
     std::string_view spec_text = rest < whole.size() ? whole.substr(rest + 1) : std::string_view();
     Value value = field_value(call, field);

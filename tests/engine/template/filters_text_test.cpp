@@ -48,6 +48,8 @@ TEST(FilterTextTest, WrapsPrintsAndGroupsLikeJinja) {
            R"~('été-\nété\nnaïve-\nness')~"},
           {"wordwrap width zero", "wordwrap", R"~("abc")~", R"~([0])~", R"~({})~",
            R"~(!invalid width 0 (must be > 0))~"},
+          // Python's textwrap checks the width only for a line to wrap; '' has none.
+          {"wordwrap empty at width 0", "wordwrap", R"~("")~", R"~([0])~", R"~({})~", R"~('')~"},
           {"wordwrap of number", "wordwrap", R"~(5)~", R"~([])~", R"~({})~",
            R"~(!'int' object has no attribute 'splitlines')~"},
           {"pprint short", "pprint", R"~({"b": [1, 2.5, null, true], "a": "x"})~", R"~([])~",
