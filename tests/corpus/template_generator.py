@@ -316,9 +316,9 @@ class Generator:
             filters = STR_FILTERS + LIST_FILTERS + DICT_FILTERS + NUM_FILTERS
         flt = self.fill(self.pick(filters))
         text = "%s | %s" % (subject, flt)
-        if flt.startswith(("first", "last")):
-            # `first`/`last` of an empty sequence is undefined, which Jinja2 prints inside a
-            # container or through pprint (a documented difference): nothing around it.
+        if flt.startswith(("first", "last", "min", "max")):
+            # `first`/`last`/`min`/`max` of an empty sequence is undefined, which Jinja2 prints
+            # inside a container or through pprint (a documented difference): nothing around it.
             return text
         if self.rng.random() < 0.25:
             # A second filter on the result, and sometimes a printed container around it,
