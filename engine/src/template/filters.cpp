@@ -204,7 +204,10 @@ Value do_round(const Value& v, Arguments& args, const CallContext&) {
   double scaled = v.as_double() * scale;
   if (std::isnan(scaled)) fail("cannot convert float NaN to integer");
   if (std::isinf(scaled)) fail("cannot convert float infinity to integer");
-  return Value((ceil ? std::ceil(scaled) : std::floor(scaled)) / scale);
+  double rounded = ceil ? std::ceil(scaled) : std::floor(scaled);
+  // Python's math.ceil/floor give an int, which has no -0: ceil(-0.5) is 0, and 0 / scale 0.0.
+  if (rounded == 0) rounded = 0.0;
+  return Value(rounded / scale);
 }
 
 // ---- strings ----------------------------------------------------------------------------
@@ -646,9 +649,10 @@ std::string hash_key(const Value& key) {
       return std::string("c") + address;
     }
     case Value::Kind::List: {
-      if (!key.is_tuple()) break;
+      if (!key.is_tuple() && !key.is_range()) break;
       // A tuple hashes by its items; length prefixes keep ('a,', 'b') and ('a', ',b') apart.
-      std::string out = "t";
+      // A range is hashable too, equal to the ranges with the same items.
+      std::string out = key.is_range() ? "r" : "t";
       for (const auto& item : key.as_list()) {
         std::string part = hash_key(item);
         out += std::to_string(part.size()) + ":" + part;

@@ -135,10 +135,12 @@ Value do_wordwrap(const Value& v, Arguments& args, const CallContext&) {
   bool break_long_words = args.bound[1].truthy();
   std::string wrapstring = args.bound[2].is_none() ? "\n" : args.bound[2].str();
   bool break_on_hyphens = args.bound[3].truthy();
-  if (width <= 0) fail("invalid width " + std::to_string(width) + " (must be > 0)");
   std::string out;
   bool first_line = true;
   for (std::string_view paragraph : detail::split_lines(v.as_string())) {
+    // Python's textwrap checks the width when it wraps a line: text without lines ('')
+    // wraps to '' whatever the width.
+    if (width <= 0) fail("invalid width " + std::to_string(width) + " (must be > 0)");
     if (!first_line) out += wrapstring;
     first_line = false;
     bool first = true;
@@ -169,7 +171,7 @@ void append_safe_repr(std::string& out, const Value& v) {
       append_safe_repr(out, entries[i]->second);
     }
     out += '}';
-  } else if (v.is_list() && v.field("grouper") == nullptr) {
+  } else if (v.is_list() && !v.is_range() && v.field("grouper") == nullptr) {
     bool tuple = v.is_tuple();
     out += tuple ? '(' : '[';
     const ValueList& items = v.as_list();
@@ -186,7 +188,87 @@ void append_safe_repr(std::string& out, const Value& v) {
 
 constexpr std::int64_t kPprintWidth = 80;
 
-void format(std::string& out, const Value& v, std::int64_t indent, std::int64_t allowance);
+void format(std::string& out, const Value& v, std::int64_t indent, std::int64_t allowance,
+            bool outermost = false);
+
+std::int64_t repr_width(std::string_view text) {
+  return static_cast<std::int64_t>(detail::code_point_count(Value(std::string(text)).repr()));
+}
+
+// Python's PrettyPrinter._pprint_str: a string too wide for its place is written as adjacent
+// literals, one per line (`splitlines(True)`), a line still too wide cut after runs of
+// whitespace (`\S*\s*`). At the top level (`outermost`) the literals are parenthesised.
+void format_long_string(std::string& out, const std::string& text, std::int64_t indent,
+                        std::int64_t allowance, bool outermost) {
+  if (outermost) {
+    indent += 1;
+    allowance += 1;
+  }
+  std::vector<std::string> chunks;
+  const std::int64_t max_width = kPprintWidth - indent;
+  std::int64_t max_width1 = max_width;
+  std::vector<std::string_view> lines;
+  // splitlines(True): each line keeps its break (\r\n, or one of Python's line breaks).
+  for (std::size_t start = 0, pos = 0; pos < text.size();) {
+    char32_t c;
+    pos += detail::decode_utf8(text, pos, c);
+    bool line_break = c == U'\n' || c == U'\r' || c == U'\v' || c == U'\f' || c == 0x1C ||
+                      c == 0x1D || c == 0x1E || c == 0x85 || c == 0x2028 || c == 0x2029;
+    if (c == U'\r' && pos < text.size() && text[pos] == '\n') ++pos;
+    if (line_break || pos == text.size()) {
+      lines.push_back(std::string_view(text).substr(start, pos - start));
+      start = pos;
+    }
+  }
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view line = lines[i];
+    const bool last_line = i + 1 == lines.size();
+    if (last_line) max_width1 -= allowance;
+    if (repr_width(line) <= max_width1) {
+      chunks.push_back(Value(std::string(line)).repr());
+      continue;
+    }
+    // The parts `\S*\s*`: a run of non-space then a run of space.
+    std::vector<std::string_view> parts;
+    for (std::size_t pos = 0; pos < line.size();) {
+      std::size_t end = pos;
+      bool in_space = false;
+      while (end < line.size()) {
+        char32_t c;
+        std::size_t n = detail::decode_utf8(line, end, c);
+        bool space = detail::is_space(c);
+        if (!space && in_space) break;
+        in_space = in_space || space;
+        end += n;
+      }
+      parts.push_back(line.substr(pos, end - pos));
+      pos = end;
+    }
+    std::int64_t max_width2 = max_width;
+    std::string current;
+    for (std::size_t j = 0; j < parts.size(); ++j) {
+      std::string candidate = current + std::string(parts[j]);
+      if (j + 1 == parts.size() && last_line) max_width2 -= allowance;
+      if (repr_width(candidate) > max_width2) {
+        if (!current.empty()) chunks.push_back(Value(current).repr());
+        current = std::string(parts[j]);
+      } else {
+        current = std::move(candidate);
+      }
+    }
+    if (!current.empty()) chunks.push_back(Value(current).repr());
+  }
+  if (chunks.size() == 1) {
+    out += Value(text).repr();
+    return;
+  }
+  if (outermost) out += '(';
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    if (i > 0) out += "\n" + std::string(static_cast<std::size_t>(indent), ' ');
+    out += chunks[i];
+  }
+  if (outermost) out += ')';
+}
 
 void format_items(std::string& out, const ValueList& items, std::int64_t indent,
                   std::int64_t allowance) {
@@ -198,7 +280,8 @@ void format_items(std::string& out, const ValueList& items, std::int64_t indent,
   }
 }
 
-void format(std::string& out, const Value& v, std::int64_t indent, std::int64_t allowance) {
+void format(std::string& out, const Value& v, std::int64_t indent, std::int64_t allowance,
+            bool outermost) {
   std::string rep;
   append_safe_repr(rep, v);
   if (static_cast<std::int64_t>(detail::code_point_count(rep)) <=
@@ -226,7 +309,7 @@ void format(std::string& out, const Value& v, std::int64_t indent, std::int64_t 
     out += '}';
     return;
   }
-  if (v.is_list() && v.field("grouper") == nullptr && !v.as_list().empty()) {
+  if (v.is_list() && !v.is_range() && v.field("grouper") == nullptr && !v.as_list().empty()) {
     bool tuple = v.is_tuple();
     bool single = tuple && v.as_list().size() == 1;
     out += tuple ? '(' : '[';
@@ -234,11 +317,10 @@ void format(std::string& out, const Value& v, std::int64_t indent, std::int64_t 
     out += tuple ? (single ? ",)" : ")") : "]";
     return;
   }
-  if (v.is_string() && !v.is_markup() && detail::code_point_count(v.as_string()) > 4) {
-    // pprint splits a long string into adjacent literals at word boundaries.
-    fail(
-        "pprint: a string whose repr is wider than the 80 columns left for it is not "
-        "supported (pprint would split it across lines)");
+  // Markup has its own __repr__, which pprint does not split.
+  if (v.is_string() && !v.is_markup() && !v.as_string().empty()) {
+    format_long_string(out, v.as_string(), indent, allowance, outermost);
+    return;
   }
   out += rep;
 }
@@ -246,7 +328,7 @@ void format(std::string& out, const Value& v, std::int64_t indent, std::int64_t 
 Value do_pprint(const Value& v, Arguments&, const CallContext&) {
   v.require_defined();
   std::string out;
-  format(out, v, 0, 0);
+  format(out, v, 0, 0, true);
   return Value(std::move(out));
 }
 

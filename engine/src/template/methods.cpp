@@ -190,13 +190,30 @@ Value call_str(const std::string& s, const std::string& m, const std::vector<Val
   }
   if (m == "join") {
     expect_args(m, args, 1, 1);
+    // Any iterable of strings, as Python's: a list, a string's characters, a dict's keys.
+    ValueList items;
+    if (a0->is_list()) {
+      items = a0->as_list();
+    } else if (a0->is_string()) {
+      for (std::string_view point : split_code_points(a0->as_string()))
+        items.emplace_back(std::string(point));
+    } else if (a0->is_dict()) {
+      for (const auto& [key, value] : a0->as_dict()) items.emplace_back(key);
+    } else {
+      a0->require_defined();
+      throw Error(ErrorKind::Render, "can only join an iterable");
+    }
     std::string out;
-    bool first = true;
-    check_value_size(s.size(), a0->as_list().size(), "str.join");
-    for (const auto& item : a0->as_list()) {
-      if (!first) out += s;
-      first = false;
-      out += item.as_string();
+    check_value_size(s.size(), items.size(), "str.join");
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (!items[i].is_string()) {
+        items[i].require_defined();
+        throw Error(ErrorKind::Render, "sequence item " + std::to_string(i) +
+                                           ": expected str instance, " + items[i].type_name() +
+                                           " found");
+      }
+      if (i > 0) out += s;
+      out += items[i].as_string();
       check_value_size(out.size(), "str.join");
     }
     return Value(std::move(out));
@@ -227,6 +244,7 @@ bool is_method_name(std::string_view name) {
 
 bool has_method(const Value& object, std::string_view name) {
   if (object.is_dict()) return in(kDictMethods, name);
+  if (object.is_markup() && (name == "unescape" || name == "striptags")) return true;
   if (object.is_string()) return in(kStrMethods, name) || is_str_method(name);
   if (object.is_list()) return in(kListMethods, name);
   return false;
@@ -271,6 +289,12 @@ Value call_markup_method(const Value& self, const std::string& m, const std::vec
   }
   if (m == "format")
     return Value::markup(call_str_method(plain.as_string(), m, args, kwargs, true).as_string());
+  // Markup's own methods, which give plain strings.
+  if (m == "unescape" || m == "striptags") {
+    expect_args(m, args, 0, 0);
+    return Value(m == "unescape" ? html_unescape(plain.as_string())
+                                 : strip_tags(plain.as_string()));
+  }
   return call_method(plain, m, args, kwargs);
 }
 

@@ -297,7 +297,8 @@ bool contains(const Value& container, const Value& item) {
     return false;
   }
   if (container.is_dict()) {
-    if ((item.is_list() && !item.is_tuple()) || item.is_dict()) {
+    // Tuples and ranges are hashable; lists and dicts are not.
+    if ((item.is_list() && !item.is_tuple() && !item.is_range()) || item.is_dict()) {
       throw Error(ErrorKind::Render, std::string("unhashable type: '") + item.type_name() + "'");
     }
     if (!item.is_string()) return false;

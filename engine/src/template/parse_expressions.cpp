@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Expressions: Jinja2's precedence ladder, one function per level (long chains of one level
 // are one flat node), postfix operations, calls, filters and tests (unknown names fail here).
+#include <algorithm>
+
 #include "template/builtin_filters.hpp"
 #include "template/methods.hpp"
+#include "template/native_function.hpp"
 #include "template/parser_state.hpp"
 #include "zeroforge/error.hpp"
 
@@ -243,7 +246,11 @@ ExprPtr Parser::parse_primary() {
       if (name == "false" || name == "False") return make(offset, Literal{Value(false)});
       if (name == "none" || name == "None") return make(offset, Literal{Value(nullptr)});
       if (name == "loop") ++loop_refs_;
-      return make(offset, NameRef{std::string(name), ValueDict::hash(name), {}, {}, true});
+      NameRef ref{std::string(name), ValueDict::hash(name), {}, {}, true};
+      // A global function's name, when no variable of the name is in scope, is the function.
+      if (const FunctionSpec* spec = functions_.find(FunctionKind::Global, name))
+        ref.missing = Value(std::make_shared<const GlobalFunction>(*spec));
+      return make(offset, std::move(ref));
     }
     case TokenKind::String:
       return parse_strings();
@@ -328,7 +335,7 @@ ExprPtr Parser::parse_subscript() {
   return make(offset, GetItem{nullptr, std::move(start)});
 }
 
-CallArguments Parser::parse_call_arguments() {
+CallArguments Parser::parse_call_arguments(bool last_keyword_wins) {
   const std::size_t open_offset = current().offset;
   expect(TokenKind::LeftParen);
   CallArguments args;
@@ -351,9 +358,20 @@ CallArguments Parser::parse_call_arguments() {
       args.star_star = parse_expression();
     } else if (at(TokenKind::Name) && peek().kind == TokenKind::Assign) {
       ensure(!args.star_star);
+      const std::size_t name_offset = current().offset;
       std::string name(advance().text);
+      // Jinja2 writes a call or a test as Python, which refuses a repeated keyword when it
+      // compiles; a filter's keywords go through a dict, where the last one wins.
+      auto repeated = std::find_if(args.keyword.begin(), args.keyword.end(),
+                                   [&](const auto& keyword) { return keyword.first == name; });
+      if (repeated != args.keyword.end() && !last_keyword_wins)
+        fail_at(name_offset, "keyword argument repeated: " + name);
       advance();  // =
-      args.keyword.emplace_back(std::move(name), parse_expression());
+      if (repeated != args.keyword.end()) {
+        repeated->second = parse_expression();
+      } else {
+        args.keyword.emplace_back(std::move(name), parse_expression());
+      }
     } else {
       if (!args.keyword.empty() && !args.dynamic())
         fail_here("positional argument follows keyword argument");
@@ -384,7 +402,7 @@ FilterCall Parser::parse_filter_call() {
   }
   const FunctionSpec* spec = resolve(FunctionKind::Filter, name, offset);
   CallArguments args;
-  if (at(TokenKind::LeftParen)) args = parse_call_arguments();
+  if (at(TokenKind::LeftParen)) args = parse_call_arguments(true);
   return FilterCall{std::move(name), spec, std::move(args), offset};
 }
 
@@ -430,13 +448,14 @@ void Parser::parse_filters(std::vector<ExprPtr>& links) {
 }
 
 // `x is divisibleby 3`: a test takes one argument without parentheses when the next token
-// can start one (Jinja2's rule; `else`, `or`, `and` and friends end the test instead).
+// can start one (Jinja2's rule: only `else`, `or` and `and` end the test, so `x is defined if
+// c else d` reads `if` as the test's argument and fails, as in Jinja2; `is` is then the error
+// for chained tests).
 bool Parser::starts_test_argument() const {
   const Token& t = current();
   switch (t.kind) {
     case TokenKind::Name:
-      return !(t.text == "else" || t.text == "or" || t.text == "and" || t.text == "is" ||
-               t.text == "if" || t.text == "in" || t.text == "not");
+      return !(t.text == "else" || t.text == "or" || t.text == "and" || t.text == "is");
     case TokenKind::String:
     case TokenKind::Integer:
     case TokenKind::Float:

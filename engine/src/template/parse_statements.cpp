@@ -448,8 +448,20 @@ StmtPtr Parser::parse_call_block(std::size_t offset) {
   if (at(TokenKind::LeftParen)) parse_parameters(node.caller);
   const std::size_t call_offset = current().offset;
   node.call = parse_expression();
-  // A call is the last operation: `m(1)`, `lib.m(1)`, not `m(1).x` or `m(1) | f`. (A chain of
-  // more than kFlatChainFrom operations, stored flat, is refused as well.)
+  // A long chain (`a.b.c.d.e.f.g.h.m()`, more than kFlatChainFrom operations) is stored flat:
+  // its last link, the call, becomes a call of the chain before it.
+  if (auto* flat = std::get_if<Chain>(&node.call->node);
+      flat && std::holds_alternative<Call>(flat->links.back()->node)) {
+    ExprPtr call = std::move(flat->links.back());
+    flat->links.pop_back();
+    ExprPtr callee = std::move(flat->subject);
+    if (!flat->links.empty()) {
+      const std::size_t offset = flat->links.back()->offset;
+      callee = make(offset, Chain{std::move(callee), std::move(flat->links)});
+    }
+    node.call = attach(std::move(callee), std::move(call));
+  }
+  // A call is the last operation: `m(1)`, `lib.m(1)`, not `m(1).x` or `m(1) | f`.
   if (!std::holds_alternative<Call>(node.call->node)) fail_at(call_offset, "expected call");
   expect_block_end("call");
   open("call", offset);

@@ -159,7 +159,8 @@ class Parser {
   ExprPtr parse_primary();
   void parse_postfix(const Expr& subject, std::vector<ExprPtr>& links);
   ExprPtr parse_subscript();
-  CallArguments parse_call_arguments();
+  /// `(args)`; a repeated keyword is an error unless `last_keyword_wins` (a filter's).
+  CallArguments parse_call_arguments(bool last_keyword_wins = false);
   const FunctionSpec* resolve(FunctionKind kind, const std::string& name, std::size_t offset);
   FilterCall parse_filter_call();
   void parse_filters(std::vector<ExprPtr>& links);

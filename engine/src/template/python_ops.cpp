@@ -61,6 +61,8 @@ int compare_keys(const std::vector<Value>& a, const std::vector<Value>& b) {
 
 std::string object_type_repr(const Value& value) {
   if (value.is_none()) return "'None'";
+  // Jinja2 names a type outside builtins by its module: MarkupSafe's Markup.
+  if (value.is_markup()) return "'markupsafe.Markup object'";
   return std::string("'") + value.type_name() + " object'";
 }
 
@@ -79,7 +81,11 @@ Value get_item(const Value& obj, const Value& key) {
       auto points = split_code_points(obj.as_string());
       auto size = static_cast<std::int64_t>(points.size());
       if (index < 0) index += size;
-      if (index >= 0 && index < size) return Value(points[static_cast<std::size_t>(index)]);
+      if (index >= 0 && index < size) {
+        // Markup's __getitem__ keeps the mark: `Markup('<b>')[0]` is Markup.
+        Value item(points[static_cast<std::size_t>(index)]);
+        return obj.is_markup() ? Value::markup(item.as_string()) : item;
+      }
     }
   }
   if (key.is_string()) {

@@ -292,6 +292,10 @@ Value Renderer::call_of(const Call& node, const Value& callee, const Frame& fram
   }
   auto [positional, keyword] = eval_args(node.args, frame);
   if (auto* native = as_native(callee.as_callable())) return native->call(positional, keyword);
+  if (auto* global = as_global(callee.as_callable())) {
+    Arguments args = bind(global->spec(), "function", std::move(positional), std::move(keyword));
+    return global->spec().body(Value(), args, *this);
+  }
   if (auto* loop = as_loop_context(callee)) return loop->call(positional, keyword.size());
   Value result;
   if (call_bound_method(callee, positional, keyword, result)) return result;

@@ -181,7 +181,8 @@ const char* Renderer::object_type(const Value& object) {
     case Value::Kind::List:
       return object.is_range() ? "range" : object.is_tuple() ? "tuple" : "list";
     case Value::Kind::String:
-      return "str";
+      // Jinja2 names a type outside builtins by its module: MarkupSafe's Markup.
+      return object.is_markup() ? "markupsafe.Markup" : "str";
     case Value::Kind::Int:
       return "int";
     case Value::Kind::Float:
@@ -274,7 +275,9 @@ Value Renderer::get_item(const Value& object, const Value& key) {
     auto size = static_cast<std::int64_t>(chars.size());
     if (index < 0) index += size;
     if (index < 0 || index >= size) return missing_member(object, key);
-    return chars[static_cast<std::size_t>(index)];
+    // Markup's __getitem__ keeps the mark: `Markup('<b>')[0]` is Markup.
+    Value& item = chars[static_cast<std::size_t>(index)];
+    return object.is_markup() ? Value::markup(item.as_string()) : std::move(item);
   }
   return missing_member(object, key);
 }
@@ -358,7 +361,8 @@ Value Renderer::slice_of(const SliceExpr& node, const Value& object, const Frame
   if (object.is_string()) {
     std::string s;
     for (const auto& c : out) s += c.as_string();
-    return Value(std::move(s));
+    // A slice of Markup is Markup (MarkupSafe's __getitem__).
+    return object.is_markup() ? Value::markup(std::move(s)) : Value(std::move(s));
   }
   return object.is_tuple() ? Value::tuple(std::move(out)) : Value(std::move(out));
 }

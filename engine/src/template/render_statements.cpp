@@ -326,12 +326,22 @@ void Renderer::exec_node(const Stmt&, const SetBlockStmt& node, Frame& frame) {
   frame.assign(node.target, apply_filters(std::move(value), node.filters, inner));
 }
 
-void Renderer::exec_node(const Stmt&, const FilterBlockStmt& node, Frame& frame) {
+void Renderer::exec_node(const Stmt& stmt, const FilterBlockStmt& node, Frame& frame) {
   Frame inner(&frame, node.scope);
   // Muted (a child's top level), Jinja2 skips the body's output but still runs the filters.
   Value value(muted() ? (exec_body(node.body, inner), std::string()) : capture(node.body, inner));
   Value result = apply_filters(std::move(value), node.filters, inner);
-  emit(result.str(), 0);
+  if (muted()) return;
+  // Jinja2 writes a filter block's result as it is, and its output join refuses anything but
+  // a string (`{% filter length %}` fails with "expected str instance, int found").
+  result.require_defined();
+  if (!result.is_string()) {
+    throw locate(Error(ErrorKind::Render, std::string("a filter block must give a string, not ") +
+                                              result.type_name() +
+                                              " (Jinja2 cannot write it either: add '| string')"),
+                 stmt.offset);
+  }
+  emit(result.as_string(), 0);
 }
 
 void Renderer::exec_node(const Stmt&, const WithStmt& node, Frame& frame) {

@@ -287,8 +287,10 @@ class Resolver {
       if (auto* ref = std::get_if<NameRef>(&e.node)) {
         ref->where = find(ref->name, ref->hash);
         ref->reaches_outside = reaches_outside(ref->name, ref->hash);
-        ref->missing =
-            Value::undefined_variable(ref->name);  // points at ref->name, which stays put now
+        // (A global function's name keeps the function the parser gave it.)
+        if (!ref->missing.is_callable())
+          ref->missing =
+              Value::undefined_variable(ref->name);  // points at ref->name, which stays put now
       } else if (auto* attr = std::get_if<GetAttr>(&e.node)) {
         attr->missing_key = Value::undefined_attribute("dict", attr->attribute);
       }

@@ -392,11 +392,93 @@ std::string format_value(const Value& v, std::string_view spec_text) {
   fail(std::string("unsupported format string passed to ") + v.type_name() + ".__format__");
 }
 
-Value format(const std::string& s, const std::vector<Value>& args,
-             const std::vector<std::pair<std::string, Value>>& kwargs, bool escape_fields) {
+// Python's ascii(): the repr with every non-ASCII code point written as \\xNN, \\uNNNN or
+// \\UNNNNNNNN.
+std::string ascii_repr(const Value& v) {
   std::string out;
+  for (char32_t c : to_code_points(v.repr())) {
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+      continue;
+    }
+    char buffer[12];
+    const char* form = c <= 0xFF ? "\\x%02x" : c <= 0xFFFF ? "\\u%04x" : "\\U%08x";
+    std::snprintf(buffer, sizeof buffer, form, static_cast<unsigned>(c));
+    out += buffer;
+  }
+  return out;
+}
+
+// What one str.format call shares between its fields, nested ones included.
+struct FormatCall {
+  const std::vector<Value>& args;
+  const std::vector<std::pair<std::string, Value>>& kwargs;
+  bool escape_fields;
   std::size_t automatic = 0;
   bool used_automatic = false, used_manual = false;
+};
+
+// The value a field name (`0`, `name`, ``, with `.attr` and `[key]` after it) refers to.
+Value field_value(FormatCall& call, const std::string& field) {
+  std::size_t name_end = field.find_first_of(".[");
+  std::string name = field.substr(0, name_end);
+  Value value;
+  if (name.empty()) {
+    if (call.used_manual)
+      fail("cannot switch from manual field specification to automatic field numbering");
+    call.used_automatic = true;
+    if (call.automatic >= call.args.size())
+      fail("Replacement index " + std::to_string(call.automatic) +
+           " out of range for positional args tuple");
+    value = call.args[call.automatic++];
+  } else if (std::all_of(name.begin(), name.end(), [](char d) { return d >= '0' && d <= '9'; })) {
+    if (call.used_automatic)
+      fail("cannot switch from automatic field numbering to manual field specification");
+    call.used_manual = true;
+    std::size_t index = name.size() > 18 ? call.args.size() : std::stoull(name);
+    if (index >= call.args.size())
+      fail("Replacement index " + name + " out of range for positional args tuple");
+    value = call.args[index];
+  } else {
+    auto it = std::find_if(call.kwargs.begin(), call.kwargs.end(),
+                           [&](const auto& kw) { return kw.first == name; });
+    if (it == call.kwargs.end()) fail("KeyError: " + Value(name).repr());
+    value = it->second;
+  }
+  // `.attr` and `[key]` (a digit key is an index), as Python's field names.
+  std::size_t pos = name_end;
+  while (pos != std::string::npos && pos < field.size()) {
+    if (field[pos] == '.') {
+      std::size_t end = field.find_first_of(".[", pos + 1);
+      std::string attr =
+          field.substr(pos + 1, end == std::string::npos ? std::string::npos : end - pos - 1);
+      if (attr.empty()) fail("Empty attribute in format string");
+      value = get_item(value, Value(attr));
+      pos = end;
+    } else {
+      std::size_t end = field.find(']', pos);
+      if (end == std::string::npos) fail("Missing ']' in format string");
+      std::string key = field.substr(pos + 1, end - pos - 1);
+      bool digits =
+          !key.empty() && key.size() < 19 &&
+          std::all_of(key.begin(), key.end(), [](char d) { return d >= '0' && d <= '9'; });
+      value =
+          get_item(value, digits ? Value(static_cast<std::int64_t>(std::stoll(key))) : Value(key));
+      pos = end + 1;
+      if (pos < field.size() && field[pos] != '.' && field[pos] != '[') {
+        fail("Only '.' or '[' may follow ']' in format field specifier");
+      }
+    }
+  }
+  return value;
+}
+
+// Formats `s` into `out`. As in Python, a field's format spec may itself hold replacement
+// fields (`{:{width}}`), formatted first, after the field's own value is taken (so automatic
+// numbering goes outer field, then the spec's); `depth` allows one level of that, as Python's
+// recursion limit of 2 does.
+void format_into(std::string& out, std::string_view s, FormatCall& call, int depth) {
+  if (depth <= 0) fail("Max string recursion exceeded");
   for (std::size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
     if (c == '}') {
@@ -416,83 +498,64 @@ Value format(const std::string& s, const std::vector<Value>& args,
       ++i;
       continue;
     }
-    std::size_t close = s.find('}', i);
-    if (close == std::string::npos) fail("Single '{' encountered in format string");
-    std::string field = s.substr(i + 1, close - i - 1);
-    if (field.find('{') != std::string::npos) {
-      fail("nested replacement fields in a str.format spec are not supported");
+    if (i + 1 == s.size()) fail("Single '{' encountered in format string");
+    // The field ends at the '}' that balances its '{' (a nested field's braces count).
+    std::size_t close = i + 1;
+    bool in_name = true;  // before the field's ':' or '!', where a '{' is an error
+    bool in_key = false;  // inside the name's `[key]`, where braces are the key's text
+    for (std::size_t level = 1; close < s.size(); ++close) {
+      if (in_name && (in_key || s[close] == '[')) {
+        in_key = s[close] != ']';
+        continue;
+      }
+      if (s[close] == '{') {
+        if (in_name) fail("unexpected '{' in field name");
+        ++level;
+      }
+      if (level == 1 && (s[close] == ':' || s[close] == '!')) in_name = false;
+      if (s[close] == '}' && --level == 0) break;
     }
+    if (close == s.size()) fail("unmatched '{' in format spec");
+    std::string_view whole = s.substr(i + 1, close - i - 1);
     i = close;
-    std::string spec;
-    std::size_t colon = field.find(':');
-    if (colon != std::string::npos) {
-      spec = field.substr(colon + 1);
-      field.resize(colon);
+    // The name ends at ':' or '!' outside brackets; a '{' in it is an error.
+    std::size_t name_end = 0;
+    for (; name_end < whole.size(); ++name_end) {
+      char d = whole[name_end];
+      if (d == '{') fail("unexpected '{' in field name");
+      if (d == '[') {
+        std::size_t bracket = whole.find(']', name_end);
+        if (bracket == std::string_view::npos) break;
+        name_end = bracket;
+        continue;
+      }
+      if (d == ':' || d == '!') break;
     }
+    std::string field(whole.substr(0, name_end));
     char conversion = 0;
-    std::size_t bang = field.find('!');
-    if (bang != std::string::npos) {
-      if (bang + 2 != field.size()) fail("expected ':' after conversion specifier");
-      conversion = field[bang + 1];
-      if (conversion != 'r' && conversion != 's' && conversion != 'a') {
+    std::size_t rest = name_end;
+    if (rest < whole.size() && whole[rest] == '!') {
+      if (rest + 1 >= whole.size()) fail("unmatched '{' in format spec");  // Python's words
+      conversion = whole[rest + 1];
+      rest += 2;
+      if (conversion != 'r' && conversion != 's' && conversion != 'a')
         fail(std::string("Unknown conversion specifier ") + conversion);
-      }
-      field.resize(bang);
+      if (rest < whole.size() && whole[rest] != ':')
+        fail("expected ':' after conversion specifier");
     }
-    std::size_t name_end = field.find_first_of(".[");
-    std::string name = field.substr(0, name_end);
-    Value value;
-    if (name.empty()) {
-      if (used_manual)
-        fail("cannot switch from manual field specification to automatic field numbering");
-      used_automatic = true;
-      if (automatic >= args.size())
-        fail("Replacement index " + std::to_string(automatic) +
-             " out of range for positional args tuple");
-      value = args[automatic++];
-    } else if (std::all_of(name.begin(), name.end(), [](char d) { return d >= '0' && d <= '9'; })) {
-      if (used_automatic)
-        fail("cannot switch from automatic field numbering to manual field specification");
-      used_manual = true;
-      std::size_t index = name.size() > 18 ? args.size() : std::stoull(name);
-      if (index >= args.size())
-        fail("Replacement index " + name + " out of range for positional args tuple");
-      value = args[index];
+    std::string_view spec_text = rest < whole.size() ? whole.substr(rest + 1) : std::string_view();
+    Value value = field_value(call, field);
+    std::string spec;
+    if (spec_text.find('{') != std::string_view::npos) {
+      format_into(spec, spec_text, call, depth - 1);
     } else {
-      auto it = std::find_if(kwargs.begin(), kwargs.end(),
-                             [&](const auto& kw) { return kw.first == name; });
-      if (it == kwargs.end()) fail("KeyError: " + Value(name).repr());
-      value = it->second;
-    }
-    // `.attr` and `[key]` (a digit key is an index), as Python's field names.
-    std::size_t pos = name_end;
-    while (pos != std::string::npos && pos < field.size()) {
-      if (field[pos] == '.') {
-        std::size_t end = field.find_first_of(".[", pos + 1);
-        std::string attr =
-            field.substr(pos + 1, end == std::string::npos ? std::string::npos : end - pos - 1);
-        if (attr.empty()) fail("Empty attribute in format string");
-        value = get_item(value, Value(attr));
-        pos = end;
-      } else {
-        std::size_t end = field.find(']', pos);
-        if (end == std::string::npos) fail("Missing ']' in format string");
-        std::string key = field.substr(pos + 1, end - pos - 1);
-        bool digits =
-            !key.empty() && key.size() < 19 &&
-            std::all_of(key.begin(), key.end(), [](char d) { return d >= '0' && d <= '9'; });
-        value = get_item(value,
-                         digits ? Value(static_cast<std::int64_t>(std::stoll(key))) : Value(key));
-        pos = end + 1;
-        if (pos < field.size() && field[pos] != '.' && field[pos] != '[') {
-          fail("Only '.' or '[' may follow ']' in format field specifier");
-        }
-      }
+      spec = spec_text;
     }
     value.require_defined();
-    if (conversion == 'r' || conversion == 'a') value = Value(value.repr());
+    if (conversion == 'r') value = Value(value.repr());
+    if (conversion == 'a') value = Value(ascii_repr(value));
     if (conversion == 's') value = Value(value.str());
-    if (escape_fields && !value.is_markup()) {
+    if (call.escape_fields && !value.is_markup()) {
       // Markup.format: each formatted field is escaped (a Markup value goes in as it is).
       append_html_escaped(out, format_value(value, spec));
     } else {
@@ -500,6 +563,13 @@ Value format(const std::string& s, const std::vector<Value>& args,
     }
     check_value_size(out.size(), "str.format");
   }
+}
+
+Value format(const std::string& s, const std::vector<Value>& args,
+             const std::vector<std::pair<std::string, Value>>& kwargs, bool escape_fields) {
+  FormatCall call{args, kwargs, escape_fields};
+  std::string out;
+  format_into(out, s, call, 2);
   return Value(std::move(out));
 }
 

@@ -120,7 +120,7 @@ Value test_in(const Value& v, Arguments& args, const CallContext&) {
     return Value(false);
   }
   if (container.is_dict()) {
-    if ((v.is_list() && !v.is_tuple()) || v.is_dict())
+    if ((v.is_list() && !v.is_tuple() && !v.is_range()) || v.is_dict())
       fail(std::string("unhashable type: '") + v.type_name() + "'");
     return Value(v.is_string() && container.as_dict().contains(v.as_string()));
   }
@@ -185,7 +185,7 @@ Value test_escaped(const Value& v, Arguments&, const CallContext&) { return Valu
 template <FunctionKind Kind>
 Value test_known(const Value& v, Arguments&, const CallContext& context) {
   v.require_defined();
-  if (v.is_list() && !v.is_tuple()) fail("unhashable type: 'list'");
+  if (v.is_list() && !v.is_tuple() && !v.is_range()) fail("unhashable type: 'list'");
   if (v.is_dict()) fail("unhashable type: 'dict'");
   return Value(v.is_string() && context.functions().find(Kind, v.as_string()) != nullptr);
 }

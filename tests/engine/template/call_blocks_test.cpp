@@ -47,6 +47,11 @@ TEST(CallBlockTest, RendersTheBodyWhereTheMacroCallsCaller) {
        "{% macro m(caller=none) %}{{ caller() if caller else '-' }}{% endmacro %}"
        "{{ m() }}{% call m() %}c{% endcall %}",
        "-c"},
+      {"a callee at the end of a long chain (stored flat)",
+       "{% macro m() %}<{{ caller() }}>{% endmacro %}"
+       "{% call {'a': {'b': {'c': {'d': {'e': {'f': {'g': {'h': {'i': m}}}}}}}}}"
+       ".a.b.c.d.e.f.g.h.i() %}y{% endcall %}",
+       "<y>"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -82,6 +87,11 @@ TEST(CallBlockTest, ReportsMisuseAtItsPlace) {
        "{% set ns.m = [namespace(f=m)] %}{% endfor %}{{ ns.m[0].f() }}",
        "t.j2:1:84: error: cannot store a macro in a namespace (attribute 'm'): it would outlive "
        "the scope it was defined in"},
+      {"a long chain that does not end in a call",
+       "{% macro m() %}{{ caller() }}{% endmacro %}"
+       "{% call {'a': {'b': {'c': {'d': {'e': {'f': {'g': {'h': m}}}}}}}}.a.b.c.d.e.f.g.h().x %}"
+       "{% endcall %}",
+       "t.j2:1:52: error: expected call"},
       {"an undefined callee", "{% call nope() %}{% endcall %}",
        "t.j2:1:9: error: undefined variable 'nope' (the values lack 'nope')"},
   };

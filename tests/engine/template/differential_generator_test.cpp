@@ -4,13 +4,16 @@
 // both refuse). A fixed seed and a modest count run in the suite; for a longer run by hand:
 //   ZF_GENERATOR_SEED=7 ZF_GENERATOR_COUNT=20000 build/bin/zeroforge_tests
 //     --gtest_filter='DifferentialGeneratorTest.*'    (one command line)
+// ZF_GENERATOR_PYTHON picks the Python (and so the Jinja2) that renders the oracle side, and
+// ZF_GENERATOR_DUMP=FILE writes every divergence (not only the first ten) as JSON lines.
 // A divergence is minimised into a named case under tests/corpus/template/ (see
-// tests/corpus/jinja2_oracle.py) and fixed, or documented in docs/template-language.md.
+// tests/corpus/README.md) and fixed, or documented in docs/template-language.md.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -27,6 +30,11 @@ namespace fs = std::filesystem;
 const fs::path kGenerator = fs::path(ZF_SOURCE_DIR) / "tests" / "corpus" / "template_generator.py";
 constexpr long kDefaultSeed = 28;
 constexpr long kDefaultCount = 400;
+
+std::string text_setting(const char* name, const std::string& fallback) {
+  const char* text = std::getenv(name);
+  return text == nullptr || *text == '\0' ? fallback : std::string(text);
+}
 
 long setting(const char* name, long fallback) {
   const char* text = std::getenv(name);
@@ -47,19 +55,27 @@ std::optional<std::string> run(const std::string& command) {
 }
 
 TEST(DifferentialGeneratorTest, RandomTemplatesMatchJinja2) {
-  if (std::system("python3 -c 'import jinja2' >/dev/null 2>&1") != 0) {
+  const std::string python = text_setting("ZF_GENERATOR_PYTHON", "python3");
+  if (std::system((python + " -c 'import jinja2' >/dev/null 2>&1").c_str()) != 0) {
     GTEST_SKIP() << "Python's Jinja2 is not available; install python3-jinja2 to run the "
                     "random differential tests";
   }
   const long seed = setting("ZF_GENERATOR_SEED", kDefaultSeed);
   const long count = setting("ZF_GENERATOR_COUNT", kDefaultCount);
-  auto output = run("python3 '" + kGenerator.string() + "' --seed " + std::to_string(seed) +
+  auto output = run(python + " '" + kGenerator.string() + "' --seed " + std::to_string(seed) +
                     " --count " + std::to_string(count));
   ASSERT_TRUE(output.has_value()) << "the generator failed";
   const auto generated = nlohmann::ordered_json::parse(*output);
   const zf::Value values = zf::Value::from_json(generated.at("values"));
   const auto& cases = generated.at("cases");
   ASSERT_EQ(cases.size(), static_cast<std::size_t>(count));
+
+  const std::string dump_path = text_setting("ZF_GENERATOR_DUMP", "");
+  std::ofstream dump;
+  if (!dump_path.empty()) {
+    dump.open(dump_path);
+    ASSERT_TRUE(dump) << "cannot write " << dump_path;
+  }
 
   zf::Environment environment;
   std::size_t agreed = 0, both_rendered = 0, shown = 0;
@@ -81,6 +97,14 @@ TEST(DifferentialGeneratorTest, RandomTemplatesMatchJinja2) {
       both_rendered += ok;
       continue;
     }
+    if (dump.is_open()) {
+      nlohmann::ordered_json line{{"case", i}, {"template", source}};
+      line["jinja2"] = jinja_ok ? c.at("output") : c.at("error");
+      line["jinja2_ok"] = jinja_ok;
+      line["zeroforge"] = text;
+      line["zeroforge_ok"] = ok;
+      dump << line.dump() << '\n';
+    }
     if (shown++ < 10) {
       ADD_FAILURE() << "seed " << seed << ", case " << i << ": zeroforge and Jinja2 disagree\n"
                     << "template: " << source << "\njinja2:    "
@@ -90,8 +114,10 @@ TEST(DifferentialGeneratorTest, RandomTemplatesMatchJinja2) {
                     << (ok ? "rendered " + nlohmann::json(text).dump() : "failed: " + text);
     }
   }
-  std::printf("[ generator ] seed %ld: %zu templates, %zu agree (%zu rendered by both)\n", seed,
-              cases.size(), agreed, both_rendered);
+  std::printf(
+      "[ generator ] seed %ld, oracle %s: %zu templates, %zu agree (%zu rendered by "
+      "both)\n",
+      seed, generated.at("oracle").get<std::string>().c_str(), cases.size(), agreed, both_rendered);
   EXPECT_EQ(agreed, cases.size());
 }
 

@@ -142,6 +142,14 @@ TEST(ParserTest, ReportsMalformedTemplates) {
   };
   const Case cases[] = {
       {"unknown statement", "{% frobnicate %}", "t.j2:1:4: error: unknown statement 'frobnicate'"},
+      // Jinja2 writes calls and tests as Python calls, which refuse a repeated keyword.
+      {"keyword repeated in a call", "{{ range(stop=1, stop=2) }}",
+       "t.j2:1:18: error: keyword argument repeated: stop"},
+      {"keyword repeated in a test", "{{ 3 is eq(other=1, other=3) }}",
+       "t.j2:1:21: error: keyword argument repeated: other"},
+      // As in Jinja2, a name after a test (`if` too) is the test's argument.
+      {"inline if after a test without parentheses", "{{ n is defined if true else 1 }}",
+       "t.j2:1:20: error: expected end of print statement '}}', found name 'true'"},
       {"unclosed if", "{% if x %}\nabc",
        "t.j2:2:4: error: unexpected end of template: expected 'elif', 'else' or 'endif' to close "
        "the 'if' block opened at line 1"},

@@ -116,6 +116,22 @@ TEST(RendererTest, RendersStatementsAndExpressions) {
        "{{ d.missing is defined }}",
        {{"d", ordered_json::object()}},
        "False"},
+      // A global function named without a call is the function itself, as in Jinja2.
+      {"global function as a value",
+       "{{ range is defined }} {{ dict is callable }} {% set r = range %}{{ r(2) | list }} "
+       "{{ range }} {{ namespace }}",
+       {},
+       "True True [0, 1] <class 'range'> <class 'jinja2.utils.Namespace'>"},
+      {"a value shadows a global function", "{{ range }}", {{"range", 3}}, "3"},
+      {"filter block giving a string", "{% filter length | string %}abc{% endfilter %}", {}, "3"},
+      {"markup index and slice keep the mark",
+       "{{ [('<b>' | e)[0]] }} {{ ('<b>x' | e)[1:4] is escaped }}",
+       {},
+       "[Markup('&')] True"},
+      {"repeated filter keyword: the last wins",
+       "{{ 'x' | center(width=3, width=5) }}",
+       {},
+       "  x  "},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -290,6 +306,15 @@ TEST(RendererTest, ReportsRuntimeErrorsAtTheFailingExpression) {
        "{{ () < [1] }}",
        {},
        "t.j2:1:4: error: '<' not supported between instances of 'tuple' and 'list'"},
+      {"filter block giving a number",
+       "{% filter length %}abc{% endfilter %}",
+       {},
+       "t.j2:1:4: error: a filter block must give a string, not int (Jinja2 cannot write it "
+       "either: add '| string')"},
+      {"unknown Markup method",
+       "{{ ('a' | e).nosuch() }}",
+       {},
+       "t.j2:1:13: error: 'markupsafe.Markup object' has no attribute 'nosuch'"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
