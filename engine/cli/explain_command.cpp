@@ -137,7 +137,7 @@ int explain_template(const ExplainOptions& opt) {
 
 int explain_family(const ExplainOptions& opt) {
   GenerateRequest request = family_request(opt.subject, opt.inputs, opt.plugin_inputs);
-  request.on_message = [](std::string_view line) { print_message(std::cerr, line); };
+  request.on_message = [](const Diagnostic& d) { print_diagnostic(std::cerr, d); };
   const Explanation explanation = explain_family_config(request, opt.config);
   if (explanation.template_name.empty()) {  // no member chosen: why, and the choices
     print_diagnostics(std::cerr, explanation.problems);

@@ -255,12 +255,12 @@ int run_generate(const std::vector<std::string>& args) {
   request.depfile = !opt.depfile.empty();
   if (vm.count("companions")) request.companions = companion_list(opt.companions);
   // Notes and warnings as they happen; with --quiet only once the run has failed.
-  std::vector<std::string> held;
-  request.on_message = [&](std::string_view line) {
+  std::vector<Diagnostic> held;
+  request.on_message = [&](const Diagnostic& d) {
     if (opt.quiet) {
-      held.emplace_back(line);
+      held.push_back(d);
     } else {
-      print_message(std::cerr, line);
+      print_diagnostic(std::cerr, d);
     }
   };
 
@@ -272,7 +272,7 @@ int run_generate(const std::vector<std::string>& args) {
   }
   GenerateResult result = generate(request);
   if (opt.quiet && exit_code_of(result.outcome) != 0) {
-    for (const auto& line : held) print_message(std::cerr, line);
+    print_diagnostics(std::cerr, held);
   }
   print_text(opt, result);
   if (opt.format == "json") std::cout << to_json_text(summary_json(opt, result));
@@ -283,8 +283,7 @@ int run_generate(const std::vector<std::string>& args) {
   }
   if (!opt.report.empty() && exit_code_of(result.outcome) == 0) {
     if (!baseline.problem.empty() && !opt.quiet)
-      print_message(std::cerr,
-                    "zeroforge: warning: " + baseline.problem + " (no changes are marked)");
+      print_diagnostic(std::cerr, baseline_warning(baseline));
     write_report(opt.report, request, result, baseline);
     if (!opt.quiet && opt.format == "text")
       print_message(std::cout, "zeroforge: wrote the report to " + opt.report);

@@ -124,18 +124,18 @@ int run_report(const std::vector<std::string>& args) {
     request.file = opt.output;
   }
   request.model = opt.model;
-  std::vector<std::string> held;
-  request.generate.on_message = [&](std::string_view line) {
+  std::vector<Diagnostic> held;
+  request.generate.on_message = [&](const Diagnostic& d) {
     if (opt.quiet) {
-      held.emplace_back(line);
+      held.push_back(d);
     } else {
-      print_message(std::cerr, line);
+      print_diagnostic(std::cerr, d);
     }
   };
 
   GenerateResult result = report_family(request);
   if (exit_code_of(result.outcome) != 0) {
-    for (const auto& line : held) print_message(std::cerr, line);
+    print_diagnostics(std::cerr, held);
     print_failure(result);
     return exit_code_of(result.outcome);
   }

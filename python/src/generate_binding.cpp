@@ -116,7 +116,8 @@ py::dict generate_family(const std::string& family, const fs::path& output_dir,
   py::dict out;
   out["summary"] = summary(request, result);
   py::list messages;
-  for (const auto& line : result.messages) messages.append(text(line));
+  // The lines the CLI prints: the module shows them as text (warnings, failure messages).
+  for (const auto& d : result.messages) messages.append(text(to_string(d)));
   out["messages"] = messages;
   return out;
 }

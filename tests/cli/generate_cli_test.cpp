@@ -547,6 +547,34 @@ TEST_F(GenerateCliTest, EachValuesProblemHasItsCodeOnStderrAndInJson) {
   }
 }
 
+// generate's notes, diagnostics in the library now (generate.check-staging,
+// generate.check-no-manifest, generate.stale-staging), print the lines they always did, with
+// --format json too. The output directory sits under a long folder (a path past
+// std::string's small buffer).
+TEST_F(GenerateCliTest, NotesKeepTheirText) {
+  const std::string folder = (dir.path() / "platform-team-deepspeed-configurations").string();
+  const std::string out = folder + "/generated-for-review";
+  const std::string staging = folder + "/.generated-for-review.zeroforge-staging-999999";
+  for (const char* format : {"text", "json"}) {
+    SCOPED_TRACE(format);
+    fs::remove_all(out);
+    fs::create_directories(staging + "/tree");
+    auto check = run_cli({"generate", "example", "-o", out, "--check", "--format", format});
+    EXPECT_EQ(check.exit_code, 1);
+    EXPECT_TRUE(check.err.starts_with(
+        "zeroforge: note: " + staging +
+        " is the staging of a killed run; the next generate removes it\n"
+        "zeroforge: note: " +
+        out + " has no manifest.json; files the family does not write are not listed\n"))
+        << check.err;
+    auto generated = run_cli({"generate", "example", "-o", out, "--format", format});
+    EXPECT_EQ(generated.exit_code, 0);
+    EXPECT_EQ(generated.err,
+              "zeroforge: note: removed 1 staging directory of " + out + " left by killed runs\n");
+    EXPECT_FALSE(fs::exists(staging));
+  }
+}
+
 // Problems found before any config is made stop the run with their own codes (the library's
 // CodedError); the CLI prints them as it always did, and writes nothing.
 TEST_F(GenerateCliTest, ProblemsThatStopTheRunKeepTheirText) {

@@ -97,10 +97,14 @@ struct GenerateRequest {
   /// A depfile will be written (`--depfile`): before anything is written, the manifest's path
   /// and every input's must be ones depfile_text can write (else zf::Error, Usage).
   bool depfile = false;
-  /// Receives notes and warnings as they happen (`zeroforge: note: ...`, one line, no newline):
-  /// waiting for another run into the same directory, staging of killed runs removed, plugin
-  /// warnings. Unset: they are kept in GenerateResult::messages.
-  std::function<void(std::string_view line)> on_message;
+  /// Receives notes and warnings as they happen, as diagnostics with their codes (docs/cli.md,
+  /// "Diagnostic codes"): waiting for another run into the same directory
+  /// (`generate.waiting`), staging of killed runs removed (`generate.stale-staging`), a
+  /// directory that cannot be replaced at once (`output.not-atomic`), check's notes
+  /// (`generate.check-staging`, `generate.check-no-manifest`), plugin warnings (`plugin.message`).
+  /// zf::to_string(d) is the line the CLI prints. Unset: they are kept in
+  /// GenerateResult::messages.
+  DiagnosticSink on_message;
 };
 
 /// What became of one file under the output directory.
@@ -173,12 +177,12 @@ struct GenerateResult {
   /// reading), sorted, each once: a build system's dependencies.
   std::vector<std::filesystem::path> inputs;
   /// Notes and warnings, when the request has no on_message; then, whenever the outcome is
-  /// not Done (on_message or not), why: diagnostic_lines(result) (failure_diagnostics has
-  /// them as data, with their codes). Printing them is all a program
-  /// needs to say what went wrong:
+  /// not Done (on_message or not), why: failure_diagnostics(result). Printing them is all a
+  /// program needs to say what went wrong:
   ///
-  ///     for (const auto& message : result.messages) std::cerr << message << '\n';
-  std::vector<std::string> messages;
+  ///     for (const auto& message : result.messages)
+  ///       std::cerr << zf::to_string(message) << '\n';
+  std::vector<Diagnostic> messages;
   /// With `keep_manifest`, once every config was made: the text of `manifest`, as this run
   /// wrote it (or would have).
   std::string manifest_text;

@@ -39,6 +39,11 @@ struct ManifestBaseline {
 /// Reads `dir/manifest.json` when there is one.
 ManifestBaseline read_manifest_baseline(const std::filesystem::path& dir);
 
+/// The warning that `baseline` could not be read (its `problem` is not empty), code
+/// `report.baseline`: `zeroforge: warning: PROBLEM (no changes are marked)` as zf::to_string
+/// prints it.
+Diagnostic baseline_warning(const ManifestBaseline& baseline);
+
 /// What to report, and where.
 struct ReportRequest {
   /// The family and its options, as for generate. `output_dir` is where the configs are (or
@@ -61,14 +66,16 @@ struct ReportRequest {
 /// it to `request.sink`).
 /// Returns what generate would have returned; throws zf::Error like generate, and for a
 /// report that cannot be written. Warns (on_message, else the result's messages) when the
-/// old manifest cannot be read, and notes a report written inside an output directory that
-/// holds a manifest (`generate --check` counts it as an extra file there).
+/// old manifest cannot be read (`report.baseline`), and notes a report written inside an
+/// output directory that holds a manifest (`report.inside-output`: `generate --check` counts
+/// it as an extra file there).
 GenerateResult report_family(const ReportRequest& request);
 
 /// `zeroforge generate --report FILE`: the report of a generate that succeeded and was made
 /// with `keep_manifest` (`result.manifest_text`), its changes marked against `baseline` (read
 /// before the generate). Written atomically to `file`. Throws zf::Error (Io) when it cannot
-/// be written. Notes (request.on_message) a report inside the output directory.
+/// be written. Notes (request.on_message) a report inside the output directory
+/// (`report.inside-output`).
 void write_report(const std::filesystem::path& file, const GenerateRequest& request,
                   const GenerateResult& result, const ManifestBaseline& baseline);
 

@@ -24,8 +24,8 @@
 
 namespace zf::pipeline {
 
-/// Receives one line of a note (`zeroforge: note: ...`): generate's own notes.
-using MessageSink = std::function<void(std::string_view)>;
+/// Receives generate's own notes and warnings, as diagnostics with their codes.
+using MessageSink = DiagnosticSink;
 
 /// A family ready to render.
 struct FamilySetup {

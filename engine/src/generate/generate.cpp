@@ -21,6 +21,7 @@
 #include "manifest_spool.hpp"
 #include "output_dir.hpp"
 #include "problem_log.hpp"
+#include "remark.hpp"
 #include "zeroforge/expansion.hpp"
 #include "zeroforge/family_file.hpp"
 #include "zeroforge/manifest.hpp"
@@ -110,15 +111,17 @@ void compare_with_dir(const DriftCheck& drift, ManifestSpool& manifest,
   for (fs::directory_iterator it(target.parent_path(), ec), end; !ec && it != end;
        it.increment(ec)) {
     if (it->path().filename().string().starts_with(prefix)) {
-      messages("zeroforge: note: " + it->path().string() +
-               " is the staging of a killed run; the next generate removes it");
+      messages(remark(
+          "generate.check-staging", Severity::Note,
+          it->path().string() + " is the staging of a killed run; the next generate removes it"));
     }
   }
   if (!fs::exists(request.output_dir / "manifest.json")) {
     // Not an output directory of zeroforge (or not yet): its other files are not looked
     // for, so that `--check -o /` does not walk the file system.
-    messages("zeroforge: note: " + dir +
-             " has no manifest.json; files the family does not write are not listed");
+    messages(remark("generate.check-no-manifest", Severity::Note,
+                    dir + " has no manifest.json; files the family does not write are not "
+                          "listed"));
   } else {
     drift.extras(
         [&](const std::function<void(std::string_view)>& expect) {
@@ -173,7 +176,7 @@ std::vector<fs::path> inputs_of(const FamilySetup& setup) {
 
 // A failed result says why in its messages too, where a program that prints them finds it.
 void add_diagnostics(GenerateResult& result) {
-  for (auto& line : diagnostic_lines(result)) result.messages.push_back(std::move(line));
+  for (auto& d : failure_diagnostics(result)) result.messages.push_back(std::move(d));
 }
 
 // One run of zf::generate, step by step: check the request, read the inputs, get the output
@@ -220,7 +223,7 @@ class Generation {
   // The family, its tiers, template, plugins and companions: everything that can be checked
   // without rendering happens before DIR is touched.
   void read_inputs() {
-    setup_ = load_family_setup(request_, [this](const Diagnostic& d) { messages_(to_string(d)); });
+    setup_ = load_family_setup(request_, [this](const Diagnostic& d) { messages_(d); });
     const Family& family = setup_->expansion->family();
     result_.family_name = family.name;
     result_.family_file = family.file;
@@ -393,11 +396,11 @@ class Generation {
   const GenerateRequest& request_;
   GenerateResult result_;
   // Notes and warnings: to the request's on_message, else kept in the result.
-  const MessageSink messages_ = [this](std::string_view line) {
+  const MessageSink messages_ = [this](const Diagnostic& d) {
     if (request_.on_message) {
-      request_.on_message(line);
+      request_.on_message(d);
     } else {
-      result_.messages.emplace_back(line);
+      result_.messages.push_back(d);
     }
   };
   unsigned jobs_ = 0;

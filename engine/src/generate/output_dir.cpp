@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
+#include "remark.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 
@@ -242,8 +243,9 @@ StagedOutput::StagedOutput(fs::path dir, Messages messages, bool list_unchanged)
   if (lock_fd_ < 0) fail_io("cannot open", parent);
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     if (messages_)
-      messages_("zeroforge: waiting for another zeroforge generate into " + parent.string() +
-                " to finish");
+      messages_(
+          remark("generate.waiting", Severity::Note,
+                 "waiting for another zeroforge generate into " + parent.string() + " to finish"));
     while (::flock(lock_fd_, LOCK_EX) != 0) {
       if (errno != EINTR) fail_io("cannot lock", parent);
     }
@@ -260,8 +262,10 @@ StagedOutput::StagedOutput(fs::path dir, Messages messages, bool list_unchanged)
   }
   if (stale > 0) {
     if (messages_)
-      messages_("zeroforge: note: removed " + std::to_string(stale) + " staging director" +
-                (stale == 1 ? "y" : "ies") + " of " + dir.string() + " left by killed runs");
+      messages_(remark("generate.stale-staging", Severity::Note,
+                       "removed " + std::to_string(stale) + " staging director" +
+                           (stale == 1 ? "y" : "ies") + " of " + dir.string() +
+                           " left by killed runs"));
   }
   staging_ = staging_prefix(dir_) + std::to_string(::getpid());
   tree_ = staging_ / "tree";
@@ -455,11 +459,13 @@ void StagedOutput::commit(const std::function<void(const Sink&)>& write_manifest
   }
   if (errno != EINVAL && errno != EBUSY && errno != EXDEV && errno != ENOSYS && errno != EPERM)
     fail_io("cannot replace", dir_);
+  const int why = errno;  // before anything else can change it
   if (messages_)
-    messages_("zeroforge: warning: " + dir_.string() + " cannot be replaced at once (" +
-              std::strerror(errno) +
-              ": a mount point, or a file system without RENAME_EXCHANGE); its files are "
-              "replaced one by one, and a run killed meanwhile leaves a mix");
+    messages_(remark("output.not-atomic", Severity::Warning,
+                     dir_.string() + " cannot be replaced at once (" + std::strerror(why) +
+                         ": a mount point, or a file system without RENAME_EXCHANGE); its "
+                         "files are replaced one by one, and a run killed meanwhile leaves a "
+                         "mix"));
   commit_in_place();
   committed_ = true;
 }

@@ -12,6 +12,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "zeroforge/diagnostic.hpp"
+
 namespace zf::pipeline {
 
 /// One run of `generate` into DIR. The constructor takes DIR's lock (a second run into the
@@ -27,9 +29,10 @@ class StagedOutput {
   /// Receives the manifest's text in pieces.
   using Sink = std::function<void(std::string_view)>;
 
-  /// Receives notes and warnings (one line each): waiting for another run's lock, staging of
-  /// killed runs removed, DIR replaced file by file.
-  using Messages = std::function<void(std::string_view)>;
+  /// Receives notes and warnings: waiting for another run's lock (`generate.waiting`), staging
+  /// of killed runs removed (`generate.stale-staging`), DIR replaced file by file
+  /// (`output.not-atomic`).
+  using Messages = DiagnosticSink;
 
   /// With `list_unchanged`, unchanged_paths() lists the configs whose text did not change.
   StagedOutput(std::filesystem::path dir, Messages messages, bool list_unchanged = false);

@@ -53,7 +53,7 @@ Explanation explain_values(const ConfigSession& session, const PreparedValues& v
 
 Explanation explain_family_config(const GenerateRequest& request, const std::string& config) {
   const DiagnosticSink sink = [&request](const Diagnostic& d) {
-    if (request.on_message) request.on_message(to_string(d));
+    if (request.on_message) request.on_message(d);
   };
   pipeline::FamilySetup setup = pipeline::load_family_setup(request, sink);
   const Expansion& expansion = *setup.expansion;

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "generate/family_inputs.hpp"
+#include "generate/remark.hpp"
 #include "report/html_text.hpp"
 #include "report/report_page.hpp"
 #include "report/report_view.hpp"
@@ -40,20 +41,29 @@ bool inside(const fs::path& file, const fs::path& dir) {
 }
 
 void note_inside(const fs::path& file, const GenerateRequest& request,
-                 std::vector<std::string>* messages) {
+                 std::vector<Diagnostic>* messages) {
   if (!inside(file, request.output_dir)) return;
-  const std::string line = "zeroforge: note: the report " + file.string() + " is inside " +
-                           request.output_dir.string() +
-                           ", where generate --check counts it as an extra file; write it beside "
-                           "the directory to avoid that";
+  Diagnostic note = pipeline::remark(
+      "report.inside-output", Severity::Note,
+      "the report " + file.string() + " is inside " + request.output_dir.string() +
+          ", where generate --check counts it as an extra file; write it beside the "
+          "directory to avoid that");
   if (request.on_message) {
-    request.on_message(line);
+    request.on_message(note);
   } else if (messages) {
-    messages->push_back(line);
+    messages->push_back(std::move(note));
   }
 }
 
 }  // namespace
+
+Diagnostic baseline_warning(const ManifestBaseline& baseline) {
+  // The manifest is replaced anyway: a warning of its own, naming the parser's error inside.
+  Diagnostic d = pipeline::remark("report.baseline", Severity::Warning,
+                                  baseline.problem + " (no changes are marked)");
+  d.kind = ErrorKind::Json;
+  return d;
+}
 
 ManifestBaseline read_manifest_baseline(const fs::path& dir) {
   ManifestBaseline baseline;
@@ -144,11 +154,11 @@ GenerateResult report_family(const ReportRequest& request) {
   if (result.outcome == Outcome::Done && baseline.present && !request.sink)
     note_inside(request.file, dry, &result.messages);
   if (!baseline.problem.empty()) {
-    const std::string line = "zeroforge: warning: " + baseline.problem + " (no changes are marked)";
+    Diagnostic warning = baseline_warning(baseline);
     if (request.generate.on_message) {
-      request.generate.on_message(line);
+      request.generate.on_message(warning);
     } else {
-      result.messages.push_back(line);
+      result.messages.push_back(std::move(warning));
     }
   }
   if (result.outcome == Outcome::Done) {

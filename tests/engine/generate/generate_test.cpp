@@ -4,7 +4,10 @@
 // depfile text.
 #include "zeroforge/generate.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -44,6 +47,12 @@ class GenerateTest : public ::testing::Test {
     std::vector<std::string> out;
     for (const auto& file : result.files)
       if (file.change == change) out.push_back(file.path);
+    return out;
+  }
+  // The lines the CLI prints for `messages` (zf::to_string).
+  static std::vector<std::string> lines(const std::vector<Diagnostic>& messages) {
+    std::vector<std::string> out;
+    for (const auto& d : messages) out.push_back(to_string(d));
     return out;
   }
   static bool lists(const GenerateResult& result, const std::string& ending) {
@@ -160,14 +169,88 @@ TEST_F(GenerateTest, KeepsMessagesWithoutASinkAndPassesThemToOne) {
   fs::create_directories(dir.path() / ".out.zeroforge-staging-999999" / "tree");
   GenerateResult kept = generate(r);
   ASSERT_EQ(kept.messages.size(), 1u);
-  EXPECT_NE(kept.messages[0].find("removed 1 staging directory"), std::string::npos);
+  EXPECT_NE(to_string(kept.messages[0]).find("removed 1 staging directory"), std::string::npos);
 
   fs::create_directories(dir.path() / ".out.zeroforge-staging-999999" / "tree");
-  std::vector<std::string> seen;
-  r.on_message = [&](std::string_view line) { seen.emplace_back(line); };
+  std::vector<Diagnostic> seen;
+  r.on_message = [&](const Diagnostic& d) { seen.push_back(d); };
   GenerateResult passed = generate(r);
   EXPECT_TRUE(passed.messages.empty());
   EXPECT_EQ(seen.size(), 1u);
+}
+
+// Each note and warning generate has to say is a diagnostic with its own code and severity
+// (docs/cli.md, "Diagnostic codes"), with the text the CLI has always printed. The output
+// directory sits under a long folder (a path past std::string's small buffer).
+TEST_F(GenerateTest, EachNoteHasItsCodeAndSeverity) {
+  const fs::path parent = dir.path() / "platform-team-deepspeed-configurations-under-review";
+  GenerateRequest r = request();
+  r.output_dir = parent / "generated-configs";
+  const std::string out = r.output_dir.string();
+  const fs::path staging = parent / ".generated-configs.zeroforge-staging-999999";
+  struct Expected {
+    const char* code;
+    Severity severity;
+    std::string line;
+  };
+  auto expect = [](const std::vector<Diagnostic>& got, const std::vector<Expected>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      SCOPED_TRACE(want[i].code);
+      EXPECT_EQ(got[i].code, want[i].code);
+      EXPECT_EQ(got[i].severity, want[i].severity);
+      EXPECT_EQ(got[i].kind, ErrorKind::Io);
+      EXPECT_TRUE(got[i].where.file.empty());
+      EXPECT_EQ(to_string(got[i]), want[i].line);
+    }
+  };
+
+  // A check of a directory that is not there yet.
+  r.check = true;
+  GenerateResult fresh = generate(r);
+  EXPECT_EQ(fresh.outcome, Outcome::Stale);
+  expect(fresh.messages,
+         {{"generate.check-no-manifest", Severity::Note,
+           "zeroforge: note: " + out +
+               " has no manifest.json; files the family does not write are not listed"}});
+
+  // A killed run's staging: a check names it, the next generate removes it.
+  r.check = false;
+  ASSERT_EQ(generate(r).outcome, Outcome::Done);
+  fs::create_directories(staging / "tree");
+  r.check = true;
+  GenerateResult checked = generate(r);
+  EXPECT_EQ(checked.outcome, Outcome::Done);
+  expect(checked.messages, {{"generate.check-staging", Severity::Note,
+                             "zeroforge: note: " + staging.string() +
+                                 " is the staging of a killed run; the next generate removes it"}});
+  r.check = false;
+  GenerateResult removed = generate(r);
+  EXPECT_EQ(removed.outcome, Outcome::Done);
+  expect(removed.messages,
+         {{"generate.stale-staging", Severity::Note,
+           "zeroforge: note: removed 1 staging directory of " + out + " left by killed runs"}});
+
+  // Another run holds the lock on the parent: this one says it waits, then goes on once the
+  // lock is released (here, by the sink itself).
+  int lock = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(lock, 0);
+  ASSERT_EQ(::flock(lock, LOCK_EX | LOCK_NB), 0);
+  std::vector<Diagnostic> seen;
+  r.on_message = [&](const Diagnostic& d) {
+    seen.push_back(d);
+    if (d.code == "generate.waiting" && lock >= 0) {
+      ::close(lock);
+      lock = -1;
+    }
+  };
+  GenerateResult waited = generate(r);
+  if (lock >= 0) ::close(lock);
+  EXPECT_EQ(waited.outcome, Outcome::Done);
+  EXPECT_TRUE(waited.messages.empty()) << "they went to on_message";
+  expect(seen, {{"generate.waiting", Severity::Note,
+                 "zeroforge: note: waiting for another zeroforge generate into " + parent.string() +
+                     " to finish"}});
 }
 
 TEST_F(GenerateTest, RefusedValuesAreReportedPerVariantAndNothingIsWritten) {
@@ -320,12 +403,12 @@ TEST_F(GenerateTest, AFailedRunSaysWhyInItsMessages) {
     }
     GenerateResult result = generate(r);
     EXPECT_EQ(result.outcome, Outcome::Failed);
-    EXPECT_EQ(result.messages, expected);
+    EXPECT_EQ(lines(result.messages), expected);
     EXPECT_EQ(diagnostic_lines(result), expected);
 
-    std::vector<std::string> seen;
-    r.on_message = [&](std::string_view line) { seen.emplace_back(line); };
-    EXPECT_EQ(generate(r).messages, expected);
+    std::vector<Diagnostic> seen;
+    r.on_message = [&](const Diagnostic& d) { seen.push_back(d); };
+    EXPECT_EQ(lines(generate(r).messages), expected);
     EXPECT_TRUE(seen.empty());
   }
 }

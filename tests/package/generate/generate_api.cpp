@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
     request.builtin_plugin_dir = ZEROFORGE_PLUGIN_DIR;
     request.list_files = true;
     zf::GenerateResult result = zf::generate(request);
-    for (const auto& message : result.messages) std::cerr << message << '\n';
+    for (const auto& message : result.messages) std::cerr << zf::to_string(message) << '\n';
     if (result.outcome != zf::Outcome::Done) return fail("not generated (see the messages)");
     if (result.configs == 0) return fail("no configs");
     if (result.written != result.configs) return fail("a new directory: every config is written");

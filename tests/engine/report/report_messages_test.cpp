@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+// zf::report_family's notes and warnings (zeroforge/report.hpp): each a diagnostic with its own
+// code and severity (docs/cli.md, "Diagnostic codes"), with the text the CLI prints, kept in
+// the result without an on_message and handed to one with it.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "support/cli_runner.hpp"
+#include "zeroforge/report.hpp"
+
+namespace zf {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kFamily = R"({
+  "name": "small",
+  "template": "deepspeed/zero3.json.j2",
+  "values": {"offload_optimizer": "none", "offload_param": "none"},
+  "tiers": ["medium"],
+  "output": "{{ tier }}/zero3.json"
+})";
+
+// A report inside an output directory whose old manifest is broken: a note that check counts
+// the report as an extra file, and a warning that no changes are marked. The directory sits
+// under a long folder (a path past std::string's small buffer).
+TEST(ReportMessagesTest, EachNoteHasItsCodeAndSeverity) {
+  test::TempDir dir;
+  const std::string nested = "platform-team-deepspeed-configurations-under-review/generated";
+  dir.write(nested + "/manifest.json", "{\"configs\": [");
+  const fs::path out = dir.path() / nested;
+  ReportRequest r;
+  r.generate.family = dir.write("family.json", kFamily).string();
+  r.generate.output_dir = out;
+  r.generate.data_dir = test::source_dir();
+  r.generate.builtin_plugin_dir = fs::path(ZF_BINARY_DIR) / "lib" / "zeroforge" / "plugins";
+  r.generate.jobs = 1;
+  r.file = out / "report.html";
+
+  struct Expected {
+    const char* code;
+    Severity severity;
+    ErrorKind kind;
+    std::string line;
+  };
+  const std::vector<Expected> expected = {
+      {"report.inside-output", Severity::Note, ErrorKind::Io,
+       "zeroforge: note: the report " + r.file.string() + " is inside " + out.string() +
+           ", where generate --check counts it as an extra file; write it beside the directory "
+           "to avoid that"},
+      {"report.baseline", Severity::Warning, ErrorKind::Json,
+       "zeroforge: warning: " + (out / "manifest.json").string() +
+           ":1:14: error: expected a JSON value, found end of input (no changes are marked)"},
+  };
+  auto check = [&](const std::vector<Diagnostic>& got) {
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      SCOPED_TRACE(expected[i].code);
+      EXPECT_EQ(got[i].code, expected[i].code);
+      EXPECT_EQ(got[i].severity, expected[i].severity);
+      EXPECT_EQ(got[i].kind, expected[i].kind);
+      EXPECT_EQ(to_string(got[i]), expected[i].line);
+    }
+  };
+
+  GenerateResult kept = report_family(r);
+  ASSERT_EQ(kept.outcome, Outcome::Done);
+  check(kept.messages);
+  EXPECT_TRUE(fs::exists(r.file));
+
+  std::vector<Diagnostic> seen;
+  r.generate.on_message = [&](const Diagnostic& d) { seen.push_back(d); };
+  GenerateResult passed = report_family(r);
+  ASSERT_EQ(passed.outcome, Outcome::Done);
+  EXPECT_TRUE(passed.messages.empty()) << "they went to on_message";
+  check(seen);
+}
+
+}  // namespace
+}  // namespace zf
