@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
+#include "io/write_all.hpp"
 #include "remark.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
@@ -48,19 +49,11 @@ void write_whole(int dir_fd, const fs::path& dir, const std::string& relative,
     fd = ::openat(dir_fd, relative.c_str(), kFlags, mode);
   }
   if (fd < 0) fail_io("cannot create", dir / relative);
-  const char* data = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, data, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int saved = errno;
-      ::close(fd);
-      errno = saved;
-      fail_io("cannot write", dir / relative);
-    }
-    data += n;
-    left -= static_cast<std::size_t>(n);
+  if (!io::write_all(fd, content)) {
+    int saved = errno;
+    ::close(fd);
+    errno = saved;
+    fail_io("cannot write", dir / relative);
   }
   if (::close(fd) != 0) fail_io("cannot write", dir / relative);
 }

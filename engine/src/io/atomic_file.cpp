@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/write_all.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 
@@ -77,26 +78,6 @@ std::string read_file(const fs::path& path) {
   return out;
 }
 
-namespace {
-
-// Writes all of `content` to `fd`; false (errno set) on failure.
-bool write_all(int fd, std::string_view content) {
-  const char* data = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, data, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-}  // namespace
-
 void write_file_atomically(const fs::path& requested, std::string_view content) {
   static std::atomic<unsigned> counter{0};
   auto fail = [&](const std::string& what, int err) {
@@ -118,7 +99,7 @@ void write_file_atomically(const fs::path& requested, std::string_view content) 
   if (fs::exists(status) && !fs::is_regular_file(status)) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) fail("cannot open it", errno);
-    if (!write_all(fd, content)) {
+    if (!io::write_all(fd, content)) {
       int err = errno;
       ::close(fd);
       fail("write failed", err);
@@ -135,7 +116,7 @@ void write_file_atomically(const fs::path& requested, std::string_view content) 
   temp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail("cannot create a temporary file", errno);
-  if (!write_all(fd, content)) {
+  if (!io::write_all(fd, content)) {
     int err = errno;
     ::close(fd);
     fs::remove(temp, ec);
@@ -154,3 +135,22 @@ void write_file_atomically(const fs::path& requested, std::string_view content) 
 }
 
 }  // namespace zf
+
+namespace zf::io {
+
+bool write_all(int fd, std::string_view content) {
+  const char* data = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace zf::io
