@@ -56,9 +56,9 @@ void append_numeric_reference(std::string& out, std::uint64_t n) {
   append_utf8(out, static_cast<char32_t>(n));
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_decimal_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_hex_digit(char c) {
-  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  return is_decimal_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 // Decodes the reference after the '&' at `text[pos - 1]`; returns the bytes consumed (0 when
@@ -67,13 +67,13 @@ std::size_t unescape_reference(std::string& out, std::string_view text, std::siz
   if (pos < text.size() && text[pos] == '#') {
     bool hex = pos + 1 < text.size() && (text[pos + 1] == 'x' || text[pos + 1] == 'X');
     std::size_t start = pos + (hex ? 2 : 1), end = start;
-    while (end < text.size() && (hex ? is_hex_digit(text[end]) : is_digit(text[end]))) ++end;
+    while (end < text.size() && (hex ? is_hex_digit(text[end]) : is_decimal_digit(text[end]))) ++end;
     if (end == start) return 0;
     // Saturates: any number past U+10FFFF gives U+FFFD, however many digits it has.
     std::uint64_t n = 0;
     for (std::size_t i = start; i < end; ++i) {
       char c = text[i];
-      unsigned digit = is_digit(c) ? static_cast<unsigned>(c - '0')
+      unsigned digit = is_decimal_digit(c) ? static_cast<unsigned>(c - '0')
                                    : static_cast<unsigned>((c | 0x20) - 'a' + 10);
       n = std::min<std::uint64_t>(n * (hex ? 16 : 10) + digit, 0x110000);
     }
