@@ -40,7 +40,7 @@ SCALARS = ["auto", None, True, False, 0, 1, -1, 2, 3, 4, 8, 16, 1.5, 1000.0, 0.5
 
 def schema_key_names():
     """Every key the schema data names (also removed and misplaced ones), plus some it does not."""
-    with open(os.path.join(ROOT, "engine/src/validate/deepspeed_schema.json")) as f:
+    with open(os.path.join(ROOT, "engine/src/deepspeed/deepspeed_schema.json")) as f:
         schema = json.load(f)
     names = {"_comment", "comms_config", "use_dynamic_tiling", "overlap_com", "tpye", "max_grad_norm",
              "lr", "betas", "warmup_num_steps", "total_num_steps", "warmup_max_lr", "a~b", "c/d"}

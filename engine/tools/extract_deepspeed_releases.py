@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # extract_deepspeed_releases: reads, from each DeepSpeed release's own source, what its JSON
 # config accepts, and compares that with the release history of the validator's schema data
-# (engine/src/validate/deepspeed_schema.json, "releases"). Run by hand with a clone of
+# (engine/src/deepspeed/deepspeed_schema.json, "releases"). Run by hand with a clone of
 # deepspeedai/DeepSpeed; the build never runs it (docs/validate.md, "Adding a DeepSpeed release").
 """Read what each DeepSpeed release accepts in its config, from its source.
 

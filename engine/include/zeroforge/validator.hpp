@@ -209,7 +209,7 @@ struct RuleInfo {
 /// Every rule, in documentation order (docs/validate.md has one entry per id).
 const std::vector<RuleInfo>& validation_rules();
 
-/// The schema data the validator works from (engine/src/validate/deepspeed_schema.json,
+/// The schema data the validator works from (engine/src/deepspeed/deepspeed_schema.json,
 /// compiled in): the newest release's keys and facts, the DeepSpeed version and commit they
 /// were read from, and the history of older releases ("releases").
 const nlohmann::ordered_json& deepspeed_schema_data();

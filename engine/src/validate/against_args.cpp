@@ -2,12 +2,13 @@
 // Consistency with the training command: parsing a launcher + HF TrainingArguments command
 // line, and the "args" rule family (what the HF Trainer would refuse as a mismatch, and the
 // world size the launcher starts).
+#include "against_args.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "rules.hpp"
 #include "sbatch_script.hpp"
 #include "zeroforge/error.hpp"
 

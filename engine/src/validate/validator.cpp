@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // validate_config: runs the rule families in order over one config, plus the catalogue of
 // rule ids and the text/JSON forms of findings.
+#include "against_args.hpp"
+#include "deepspeed/rules.hpp"
 #include "deepspeed/world_size.hpp"
-#include "rules.hpp"
 
 namespace zf {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "validate/release.hpp"
-#include "validate/schema_facts.hpp"
+#include "deepspeed/release.hpp"
+#include "deepspeed/schema_facts.hpp"
 #include "zeroforge/validator.hpp"
 
 namespace zf::validate {
@@ -54,7 +54,8 @@ void check_training(const Context& ctx);  // required-key, optimizer-type, optim
                                           // optimizer-params, optimizer-param-ignored,
                                           // scheduler-type, scheduler-params, warmup-steps,
                                           // vocabulary-size
-void check_against_args(const Context& ctx, const TrainingCommand& command);  // args-*
+// The args-* family, check_against_args, compares the config with the training command the
+// validator parsed: it is the validator's own (validate/against_args.hpp).
 
 // Helpers over the schema data and JSON values (schema.cpp).
 

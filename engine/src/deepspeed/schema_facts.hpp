@@ -10,7 +10,7 @@
 #include <span>
 #include <string_view>
 
-#include "validate/key_index.hpp"
+#include "deepspeed/key_index.hpp"
 
 namespace zf::validate {
 

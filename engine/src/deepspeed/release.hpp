@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "validate/schema_facts.hpp"
+#include "deepspeed/schema_facts.hpp"
 
 namespace zf::validate {
 

@@ -8,10 +8,10 @@
 #include <cmath>
 #include <mutex>
 
+#include "deepspeed/release_history.hpp"
+#include "deepspeed/schema_text.hpp"
 #include "rules.hpp"
 #include "text_helpers.hpp"
-#include "validate/release_history.hpp"
-#include "validate/schema_text.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/values.hpp"
 

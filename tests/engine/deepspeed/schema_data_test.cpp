@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The compiled-in schema data (engine/src/validate/deepspeed_schema.json): it parses, names
+// The compiled-in schema data (engine/src/deepspeed/deepspeed_schema.json): it parses, names
 // the DeepSpeed it was read from, is well formed, and is what the validator uses.
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@ using json = nlohmann::ordered_json;
 
 TEST(SchemaDataTest, CompiledInTextIsTheSourceFile) {
   json on_disk = json::parse(zf::read_file(std::filesystem::path(ZF_SOURCE_DIR) /
-                                           "engine/src/validate/deepspeed_schema.json"));
+                                           "engine/src/deepspeed/deepspeed_schema.json"));
   EXPECT_EQ(zf::deepspeed_schema_data(), on_disk) << "rebuild: the embedded schema data is stale";
 }
 

@@ -6,7 +6,7 @@
 
 namespace zf::validate {
 
-/// The content of engine/src/validate/deepspeed_schema.json.
+/// The content of engine/src/deepspeed/deepspeed_schema.json.
 std::string_view schema_text() noexcept;
 
 }  // namespace zf::validate

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The DeepSpeed releases the validator judges by (engine/src/validate/release.cpp): which it
+// The DeepSpeed releases the validator judges by (engine/src/deepspeed/release.cpp): which it
 // knows, how an unknown one is refused, whether a release reads a key and since when, and each
 // release's own verdicts on keys and rules (spot-checked against DeepSpeed's source of
 // 0.12.6, 0.14.5, 0.16.2, 0.16.9 and 0.18.9, with 0.19.6 for contrast).

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "deepspeed/rules.hpp"
 #include "support/cli_runner.hpp"
-#include "validate/rules.hpp"
 #include "zeroforge/validator.hpp"
 
 namespace {

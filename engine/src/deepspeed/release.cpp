@@ -2,7 +2,7 @@
 // The DeepSpeed releases zeroforge knows (the generated tables' releases()), found by version,
 // and the public questions about them: which releases exist, whether one reads a key, since
 // when. Messages name the range known, so a wrong version is answered with the right ones.
-#include "validate/release.hpp"
+#include "deepspeed/release.hpp"
 
 #include <algorithm>
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 // KeyIndex: laid out by key_slot_layout (as compile_schema does at build time), it finds every
 // name it holds and nothing else, whatever the names share (lengths, first or last eight bytes).
-#include "validate/key_index.hpp"
+#include "deepspeed/key_index.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "validate/schema_facts.hpp"
+#include "deepspeed/schema_facts.hpp"
 
 namespace {
 
