@@ -351,7 +351,7 @@ TEST(FitLaunchCliTest, CompanionsFollowAThirdPartyFitsAssumptions) {
               !c.options.empty());
     const Json& companions = entry.at("companions");
     const Json hf = Json::parse(read_file(out / companions.at("hf-args").get<std::string>()));
-    EXPECT_EQ(hf.contains("gradient_checkpointing"), c.checkpointing) << hf.dump();
+    EXPECT_EQ(hf.at("gradient_checkpointing"), c.checkpointing) << hf.dump();
     if (c.options.empty()) {
       EXPECT_FALSE(hf.contains("use_liger_kernel")) << hf.dump();
     } else {
@@ -392,9 +392,9 @@ TEST(FitLaunchCliTest, RefusesAFitAssumptionsRecordOutsideTheSchemaOrTwoForOneCo
            "schema version 2 is not one this zeroforge reads (1); build the plugin against this "
            "zeroforge's zeroforge/fit_assumptions.hpp\n" +
            "zeroforge: error: family 'acme-fitted' not generated; nothing was written\n"},
-      {"an unknown key", file, "acme_memory_estimator.fit.seq_length=4096",
-       head + "/seq_length" + body +
-           "unknown key 'seq_length' (expected schema_version, activation_checkpointing, "
+      {"an unknown key", file, "acme_memory_estimator.fit.seqlen=4096",
+       head + "/seqlen" + body +
+           "unknown key 'seqlen' (expected schema_version, activation_checkpointing, "
            "attention, loss, seq_len); did you mean 'seq_len'?\n" +
            "zeroforge: error: family 'acme-fitted' not generated; nothing was written\n"},
       {"two fits for one config", both, "acme_memory_estimator.fit.schema_version=1",

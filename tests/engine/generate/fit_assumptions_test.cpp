@@ -68,9 +68,9 @@ TEST(FitAssumptionsTest, RefusesARecordOutsideTheSchemaNamingThePluginAndPointer
   const std::vector<Case> cases = {
       {"not an object", "full", "/fit_assumptions", head + "expected an object, got \"full\""},
       {"unknown key",
-       {{"seq_length", 4096}},
-       "/fit_assumptions/seq_length",
-       head + "unknown key 'seq_length' (expected schema_version, activation_checkpointing, "
+       {{"seqlen", 4096}},
+       "/fit_assumptions/seqlen",
+       head + "unknown key 'seqlen' (expected schema_version, activation_checkpointing, "
               "attention, loss, seq_len); did you mean 'seq_len'?"},
       {"missing version",
        {{"schema_version", nullptr}},
