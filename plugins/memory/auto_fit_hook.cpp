@@ -15,6 +15,7 @@
 #include "fit_choices.hpp"
 #include "hook_values.hpp"
 #include "memory_estimate_record.hpp"
+#include "zeroforge/fit_assumptions.hpp"
 #include "zeroforge/memory_estimate.hpp"
 #include "zeroforge/nearest_name.hpp"
 
@@ -361,12 +362,20 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
   Json record =
       estimate_record(in, result.rung, result.micro_batch_size, result.estimate, model.name);
   Json published = memory_estimate_record(record, &note);
+  // What the launch must carry out, in the SDK's shape (zeroforge/fit_assumptions.hpp): the
+  // companions read this record, never `auto_fit`, which stays this plugin's own layout.
+  Json assumptions = {{"schema_version", zf::sdk::kFitAssumptionsVersion},
+                      {"activation_checkpointing", to_string(in.checkpointing)},
+                      {"attention", to_string(in.attention)},
+                      {"loss", to_string(in.loss)},
+                      {"seq_len", in.shape->seq_len}};
   return {{"values", std::move(chosen)},
           {"label", "auto-fit"},
           {"manifest",
            {{"auto_fit", std::move(note)},
             {"estimate", std::move(record)},
-            {std::string(zf::sdk::kMemoryEstimateKey), std::move(published)}}}};
+            {std::string(zf::sdk::kMemoryEstimateKey), std::move(published)},
+            {std::string(zf::sdk::kFitAssumptionsKey), std::move(assumptions)}}}};
 }
 
 }  // namespace zf::memory

@@ -204,6 +204,14 @@ TEST(FitLaunchCliTest, EveryCompanionSaysWhatTheFitAssumedForEveryShippedAutoFit
         ++checked;
         const Json& memory = entry.at("plugins").at("memory");
         const Expected e = expected_from(memory);
+        // What the companions read: the SDK's record, the same assumptions as the note's.
+        const Json& model = memory.at("auto_fit").at("model");
+        EXPECT_EQ(memory.at("fit_assumptions"),
+                  (Json{{"schema_version", 1},
+                        {"activation_checkpointing", model.at("activation_checkpointing")},
+                        {"attention", model.at("attention")},
+                        {"loss", model.at("loss")},
+                        {"seq_len", model.at("seq_len")}}));
         const Json& companions = entry.at("companions");
 
         // The config itself: the rung the fit chose.
@@ -283,6 +291,126 @@ TEST(FitLaunchCliTest, AnAssumptionTheTrainerCannotCarryOutIsRefusedWhereItWasSe
       run_cli({"generate", file, "-o", (dir.path() / "out").string(), "--companions", "hostfile"});
   EXPECT_EQ(hostfile.exit_code, 0) << hostfile.err;
   EXPECT_TRUE(fs::exists(dir.path() / "out/large/llama-2-7b.hostfile"));
+}
+
+// tests/plugins/fixtures/third_party_estimator.cpp: not the memory plugin, not called `memory`;
+// with its option `fit` (a merge patch) it publishes the SDK's fit assumptions record.
+const std::string kThirdParty = std::string(ZF_TEST_PLUGIN_DIR) + "/third_party_estimator.so";
+
+// A family that chooses its own micro batch: whatever the launch says about checkpointing,
+// loss, kernel and sequence can only come from a plugin's record.
+constexpr const char* kAcmeFamily = R"({
+  "name": "acme-fitted",
+  "template": "deepspeed/config.json.j2",
+  "values": {"precision": "bf16", "stage": 2, "micro_batch_size": 2, "gradient_accumulation": 4},
+  "tiers": ["medium"],
+  "output": "{{ tier }}/acme.json"
+})";
+
+TEST(FitLaunchCliTest, CompanionsFollowAThirdPartyFitsAssumptions) {
+  TempDir dir;
+  const std::string file = dir.write("families/acme-fitted-family.json", kAcmeFamily).string();
+  const fs::path bin = stand_in_launchers(dir);
+  struct Case {
+    const char* name;
+    std::vector<std::string> options;
+    std::map<std::string, std::string> environment;  // what the launcher receives
+    bool checkpointing, liger;
+  };
+  const std::vector<Case> cases = {
+      // The fixture's record: full checkpointing, flash attention, fused loss, 8192 tokens.
+      {"acme's record",
+       {"--plugin-opt", "acme_memory_estimator.fit.schema_version=1"},
+       {{"ZEROFORGE_ATTN_IMPLEMENTATION", "flash_attention_2"}, {"ZEROFORGE_SEQ_LEN", "8192"}},
+       true,
+       true},
+      {"acme's record, another run",
+       {"--plugin-opt", "acme_memory_estimator.fit.activation_checkpointing=\"none\"",
+        "--plugin-opt", "acme_memory_estimator.fit.loss=\"hf\"", "--plugin-opt",
+        "acme_memory_estimator.fit.attention=\"eager\"", "--plugin-opt",
+        "acme_memory_estimator.fit.seq_len=1024"},
+       {{"ZEROFORGE_ATTN_IMPLEMENTATION", "eager"}, {"ZEROFORGE_SEQ_LEN", "1024"}},
+       false,
+       false},
+      // No record: nothing assumed, nothing added (the control).
+      {"no record", {}, {}, false, false},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const fs::path out = dir.path() / ("out-" + std::to_string(n++));
+    std::vector<std::string> args = {"generate", file,        "-o",           out.string(),
+                                     "--plugin", kThirdParty, "--companions", "deepspeed,hf-args"};
+    args.insert(args.end(), c.options.begin(), c.options.end());
+    auto r = run_cli(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const Json manifest = Json::parse(read_file(out / "manifest.json"));
+    const Json& entry = manifest.at("configs").at(0);
+    EXPECT_FALSE(entry.at("plugins").contains("memory"));
+    EXPECT_EQ(entry.at("plugins").at("acme_memory_estimator").contains("fit_assumptions"),
+              !c.options.empty());
+    const Json& companions = entry.at("companions");
+    const Json hf = Json::parse(read_file(out / companions.at("hf-args").get<std::string>()));
+    EXPECT_EQ(hf.at("gradient_checkpointing"), c.checkpointing) << hf.dump();
+    if (c.options.empty()) {
+      EXPECT_FALSE(hf.contains("use_liger_kernel")) << hf.dump();
+    } else {
+      EXPECT_EQ(hf.at("use_liger_kernel"), c.liger);
+    }
+    const Received ds = parse_received(
+        run_script(out / companions.at("deepspeed").get<std::string>(), bin, out), "train.py");
+    EXPECT_EQ(ds.env, c.environment);
+    EXPECT_EQ(ds.flags.contains("gradient_checkpointing"), c.checkpointing);
+    EXPECT_EQ(ds.flags.contains("use_liger_kernel"), c.liger);
+  }
+}
+
+// A record outside the schema, or two for one config, stops the companions: exit 2, the
+// plugin and the pointer in its annotation, nothing written.
+TEST(FitLaunchCliTest, RefusesAFitAssumptionsRecordOutsideTheSchemaOrTwoForOneConfig) {
+  TempDir dir;
+  const std::string file = dir.write("families/acme-fitted-family.json", kAcmeFamily).string();
+  Json autofit = Json::parse(read_file(kSource / "presets/families/llama-2-7b-autofit.json"));
+  autofit["tiers"] = {"medium"};
+  const std::string both = dir.write("families/autofit-and-acme.json", autofit.dump(2)).string();
+  const std::string head = "plugin acme_memory_estimator: /fit_assumptions";
+  const std::string body =
+      ": error: variant 'medium': the companions cannot read its fit "
+      "assumptions record: ";
+  struct Case {
+    const char* name;
+    std::string family;
+    std::string option;
+    std::string err;
+  };
+  const std::vector<Case> cases = {
+      {"zero sequence", file, "acme_memory_estimator.fit.seq_len=0",
+       head + "/seq_len" + body + "expected an integer >= 1, got 0\n" +
+           "zeroforge: error: family 'acme-fitted' not generated; nothing was written\n"},
+      {"a newer schema", file, "acme_memory_estimator.fit.schema_version=2",
+       head + "/schema_version" + body +
+           "schema version 2 is not one this zeroforge reads (1); build the plugin against this "
+           "zeroforge's zeroforge/fit_assumptions.hpp\n" +
+           "zeroforge: error: family 'acme-fitted' not generated; nothing was written\n"},
+      {"an unknown key", file, "acme_memory_estimator.fit.seqlen=4096",
+       head + "/seqlen" + body +
+           "unknown key 'seqlen' (expected schema_version, activation_checkpointing, "
+           "attention, loss, seq_len); did you mean 'seq_len'?\n" +
+           "zeroforge: error: family 'acme-fitted' not generated; nothing was written\n"},
+      {"two fits for one config", both, "acme_memory_estimator.fit.schema_version=1",
+       head + body +
+           "a second fit assumptions record for this config: plugin 'memory' published one "
+           "too; load one plugin that fits configs\n" +
+           "zeroforge: error: family 'llama-2-7b-autofit' not generated; nothing was written\n"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto r = run_cli({"generate", c.family, "-o", (dir.path() / "out").string(), "--plugin",
+                      kThirdParty, "--plugin-opt", c.option, "--companions", "hf-args"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, c.err);
+    EXPECT_FALSE(fs::exists(dir.path() / "out"));
+  }
 }
 
 }  // namespace

@@ -255,8 +255,8 @@ class Planner {
   }
   // What auto-fit assumed (fit_launch.hpp): its Trainer arguments are kept for hf_args, its
   // variables join the launch's environment (after the user's, which may not set them).
-  void take_fit(const Json& record, bool training_arguments) {
-    fit_ = fit_launch(record, training_arguments);
+  void take_fit(const FitAssumptions& fit, bool training_arguments) {
+    fit_ = fit_launch(fit, training_arguments);
     for (auto& problem : fit_.problems)
       fail(std::move(problem.pointer), std::move(problem.message));
     for (const auto& variable : fit_.environment) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "drift_check.hpp"
+#include "fit_assumptions.hpp"
 #include "output_dir.hpp"
 #include "zeroforge/deepspeed_contract.hpp"
 #include "zeroforge/environment.hpp"
@@ -34,9 +35,10 @@ struct CompanionSubject {
   const nlohmann::ordered_json* config;  ///< the config as written
   const DeepSpeedFacts* facts;           ///< the contract's facts of its values
   const nlohmann::ordered_json* values;  ///< the values companions read (see needed_values)
-  /// The memory plugin's auto-fit record of this config (manifest `plugins.memory.auto_fit`),
-  /// or null: what the fit assumed about the run, which the launch must carry out.
-  const nlohmann::ordered_json* fit = nullptr;
+  /// The fit assumptions record of this config (manifest `plugins.NAME.fit_assumptions`,
+  /// read_fit_assumptions), or null: what the fit assumed about the run, which the launch must
+  /// carry out.
+  const FitAssumptions* fit = nullptr;
   std::string family;          ///< the family's name (the SLURM job's default name)
   const Tier* tier = nullptr;  ///< the config's tier as its file says, or null
 };

@@ -2,6 +2,7 @@
 // ConfigMaker (see config_pipeline.hpp).
 #include "config_pipeline.hpp"
 
+#include "fit_assumptions.hpp"
 #include "zeroforge/output.hpp"
 
 namespace zf::pipeline {
@@ -168,15 +169,21 @@ bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Manife
     if (value == nullptr && values.globals != nullptr) value = values.globals->as_dict().find(name);
     if (value != nullptr) needed[name] = value->to_json();
   }
-  // Auto-fit's record: what the fit assumed about the run, which its launch must carry out.
-  const Json* fit = nullptr;
-  if (auto memory = entry.plugins.find("memory"); memory != entry.plugins.end()) {
-    if (auto record = memory->find("auto_fit"); record != memory->end()) fit = &*record;
+  // The fit assumptions record, whichever plugin published it: what the fit assumed about the
+  // run, which its launch must carry out.
+  std::optional<FitAssumptions> fit;
+  try {
+    fit = read_fit_assumptions(entry.plugins);
+  } catch (const Error& error) {
+    job.problems.push_back(to_diagnostic(error));
+    job.made = false;
+    return false;
   }
   const Tier* tier = variant.tier == Variant::npos ? nullptr : &expansion_.tiers().at(variant.tier);
-  CompanionPlan plan = plan_companions(
-      target_.companions->kinds(),
-      CompanionSubject{entry.path, &config, &facts, &needed, fit, expansion_.family().name, tier});
+  CompanionPlan plan =
+      plan_companions(target_.companions->kinds(),
+                      CompanionSubject{entry.path, &config, &facts, &needed, fit ? &*fit : nullptr,
+                                       expansion_.family().name, tier});
   if (!plan.problems.empty()) {
     // Placed where each value was written (the values are layered again, with provenance:
     // only for a refused variant).

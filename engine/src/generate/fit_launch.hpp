@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// What tier auto-fit assumed about the training run, as its launch must say it: the memory
-// plugin's record (manifest `plugins.memory.auto_fit`) turned into Trainer arguments and
-// environment variables (docs/companions.md, "What auto-fit assumed").
+// What a fit assumed about the training run, as its launch must say it: the fit assumptions
+// record (manifest `plugins.NAME.fit_assumptions`, fit_assumptions.hpp) turned into Trainer
+// arguments and environment variables (docs/companions.md, "What auto-fit assumed").
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "companions.hpp"
+#include "fit_assumptions.hpp"
 
 namespace zf::pipeline {
 
@@ -20,7 +21,7 @@ namespace zf::pipeline {
 struct FitVariable {
   std::string name;   ///< ZEROFORGE_SEQ_LEN
   std::string value;  ///< "4096"
-  std::string key;    ///< the auto_fit key that sets it: seq_len
+  std::string key;    ///< the record's key that sets it: seq_len
 };
 
 struct FitLaunch {
@@ -33,10 +34,10 @@ struct FitLaunch {
   std::vector<CompanionProblem> problems;
 };
 
-/// Reads `record` (`plugins.memory.auto_fit` of a manifest entry). `training_arguments`:
+/// The launch of `fit` (a record read_fit_assumptions checked). `training_arguments`:
 /// whether the companions pass the Trainer's arguments (a launch script, the accelerate
 /// config or hf-args); only then is an assumption the Trainer cannot carry out (selective
 /// activation checkpointing) refused.
-FitLaunch fit_launch(const nlohmann::ordered_json& record, bool training_arguments);
+FitLaunch fit_launch(const FitAssumptions& fit, bool training_arguments);
 
 }  // namespace zf::pipeline

@@ -25,7 +25,10 @@ Family family_of(const GenerateRequest& request) {
   return load_family(pipeline::resolve_family(request.family, pipeline::data_dir_of(request)));
 }
 
-// A plugin named `memory` (or loaded from memory.so / libmemory.so).
+// A plugin named `memory` (or loaded from memory.so / libmemory.so). `--model` is the bundled
+// plugin's convenience (docs/cli.md): its `estimate` option and model presets are no SDK
+// contract another estimator could be configured through, so it names that plugin; the page
+// itself reads any plugin's memory estimate record.
 bool is_memory_plugin(const std::string& name_or_path) {
   const std::string stem = fs::path(name_or_path).stem().string();
   return name_or_path == "memory" || stem == "memory" || stem == "libmemory";

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -50,10 +51,10 @@ struct Subject {
     facts.world_size = 8 * n;
     facts.train_batch_size = 4 * 8 * facts.world_size;
   }
-  Json fit;  // the memory plugin's auto-fit record, or null
+  std::optional<FitAssumptions> fit;  // a plugin's fit assumptions record, or none
   CompanionPlan plan(const std::vector<std::string>& kinds) const {
     return plan_companions(kinds, CompanionSubject{path, &config, &facts, &values,
-                                                   fit.is_null() ? nullptr : &fit, family, tier});
+                                                   fit ? &*fit : nullptr, family, tier});
   }
 };
 
@@ -456,16 +457,9 @@ TEST(CompanionPlanTest, RefusesWhatNoLauncherCanRunAsTheConfigSays) {
   EXPECT_TRUE(lr.plan({"hostfile"}).problems.empty()) << "a hostfile has no training arguments";
 }
 
-// An auto-fit record as the memory plugin writes it (the fields the companions read).
-Json fit_record(const char* checkpointing, const char* loss) {
-  return {{"stage", 3},
-          {"micro_batch_size", 4},
-          {"model",
-           {{"name", "llama-2-7b"},
-            {"seq_len", 4096},
-            {"activation_checkpointing", checkpointing},
-            {"attention", "sdpa"},
-            {"loss", loss}}}};
+// A fit assumptions record as read_fit_assumptions returns it (the memory plugin's).
+FitAssumptions fit_record(const char* checkpointing, const char* loss) {
+  return {"memory", checkpointing, "sdpa", loss, 4096};
 }
 
 TEST(CompanionPlanTest, AutoFitsAssumptionsJoinTheTrainingArgumentsAndTheEnvironment) {

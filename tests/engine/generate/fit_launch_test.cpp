@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// fit_launch (engine/src/generate/fit_launch.cpp): each assumption of auto-fit's record as the
-// Trainer argument or environment variable that carries it out, the assumption the Trainer
-// cannot carry out refused, and a record the companions cannot read.
+// fit_launch (engine/src/generate/fit_launch.cpp): each assumption of a fit as the Trainer
+// argument or environment variable that carries it out, and the assumption the Trainer cannot
+// carry out refused. The record's reader has its own suite (fit_assumptions_test.cpp).
 #include "generate/fit_launch.hpp"
 
 #include <gtest/gtest.h>
@@ -11,16 +11,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json record(const char* checkpointing, const char* loss, const char* attention, int seq_len) {
-  return {{"stage", 3},
-          {"model",
-           {{"name", "llama-2-7b"},
-            {"params", 6738415616LL},
-            {"seq_len", seq_len},
-            {"mlp", "swiglu"},
-            {"activation_checkpointing", checkpointing},
-            {"attention", attention},
-            {"loss", loss}}}};
+FitAssumptions record(const char* checkpointing, const char* loss, const char* attention,
+                      int seq_len) {
+  return {"memory", checkpointing, attention, loss, seq_len};
 }
 
 using Arguments = std::vector<std::pair<std::string, Json>>;
@@ -72,7 +65,7 @@ TEST(FitLaunchTest, EachAssumptionBecomesTheArgumentOrVariableThatCarriesItOut) 
 }
 
 TEST(FitLaunchTest, SelectiveCheckpointingIsRefusedWhereTheTrainersArgumentsAreWritten) {
-  const Json selective = record("selective", "hf", "sdpa", 4096);
+  const FitAssumptions selective = record("selective", "hf", "sdpa", 4096);
   FitLaunch with_arguments = fit_launch(selective, true);
   ASSERT_EQ(with_arguments.problems.size(), 1u);
   EXPECT_EQ(with_arguments.problems[0].pointer, "/auto_fit/activation_checkpointing");
@@ -87,40 +80,6 @@ TEST(FitLaunchTest, SelectiveCheckpointingIsRefusedWhereTheTrainersArgumentsAreW
   EXPECT_TRUE(without.problems.empty());
   EXPECT_EQ(variables(without),
             (Variables{{"ZEROFORGE_SEQ_LEN", "4096"}, {"ZEROFORGE_ATTN_IMPLEMENTATION", "sdpa"}}));
-}
-
-TEST(FitLaunchTest, ARecordTheCompanionsCannotReadIsAProblemAtAutoFit) {
-  struct Case {
-    const char* name;
-    Json record;
-    std::vector<std::string> messages;
-  };
-  const std::string tail = ", so the companions cannot say what auto-fit assumed";
-  const std::string head = "the memory plugin's record (plugins.memory.auto_fit) has ";
-  Json unknown_loss = record("full", "chunked", "sdpa", 4096);
-  Json zero_sequence = record("full", "hf", "sdpa", 0);
-  const Case cases[] = {
-      {"no model",
-       Json::object(),
-       {head + "no model.activation_checkpointing" + tail, head + "no model.loss" + tail,
-        head + "no model.attention" + tail, head + "no model.seq_len" + tail}},
-      {"not an object",
-       Json("fit"),
-       {head + "no model.activation_checkpointing" + tail, head + "no model.loss" + tail,
-        head + "no model.attention" + tail, head + "no model.seq_len" + tail}},
-      {"unknown loss", unknown_loss, {head + "model.loss=\"chunked\"" + tail}},
-      {"zero sequence", zero_sequence, {head + "model.seq_len=0" + tail}},
-  };
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.name);
-    FitLaunch launch = fit_launch(c.record, true);
-    std::vector<std::string> messages;
-    for (const auto& problem : launch.problems) {
-      EXPECT_EQ(problem.pointer, "/auto_fit");
-      messages.push_back(problem.message);
-    }
-    EXPECT_EQ(messages, c.messages);
-  }
 }
 
 }  // namespace
