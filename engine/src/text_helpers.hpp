@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -18,6 +19,12 @@
 #include "zeroforge/nearest_name.hpp"
 
 namespace zf::detail {
+
+/// True when `name` is one of `names` (the fixed lists of launcher and Kubernetes names).
+template <std::size_t N>
+bool is_listed(const std::array<std::string_view, N>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
 
 /// True when one of the 8 bytes of `word` is a control character, '"' or '\\': the bytes a
 /// JSON string cannot hold as they are. (Exact for "any", which is all callers ask; it lets

@@ -49,11 +49,6 @@ std::string keys_text(const auto& keys) {
   return text;
 }
 
-template <std::size_t N>
-bool listed(const std::array<std::string_view, N>& names, std::string_view name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 bool is_label_char(unsigned char c) { return std::islower(c) || std::isdigit(c); }
 
 // A DNS-1123 label: lower-case letters, digits and '-', starting and ending with a letter or
@@ -321,7 +316,7 @@ class KubernetesPlanner {
              t.dump();
     for (const auto& [field, v] : t.items()) {
       problem_pointer_ = at + "/" + escape_pointer_segment(field);
-      if (!listed(kTolerationKeys, field)) {
+      if (!detail::is_listed(kTolerationKeys, field)) {
         std::string guess = detail::nearest_name(field, kTolerationKeys);
         return "unknown key '" + field + "' in a toleration (expected " +
                keys_text(kTolerationKeys) + ")" +
@@ -400,10 +395,10 @@ class KubernetesPlanner {
                                " is not a DNS-1123 label, as a volume's name must be");
         continue;
       }
-      if (listed(kOwnVolumes, name) || !volume_names_.insert(name).second) {
+      if (detail::is_listed(kOwnVolumes, name) || !volume_names_.insert(name).second) {
         fail(at + "/name",
              "launch.kubernetes.volumes: the volume name \"" + name + "\" is taken (" +
-                 (listed(kOwnVolumes, name)
+                 (detail::is_listed(kOwnVolumes, name)
                       ? "the manifest's own volumes are zeroforge-config, zeroforge-hf-args and "
                         "dshm"
                       : "listed twice") +
@@ -447,7 +442,7 @@ class KubernetesPlanner {
       }
       for (const auto& [field, v] : m.items()) {
         const std::string there = at + "/" + escape_pointer_segment(field);
-        if (!listed(kVolumeMountKeys, field)) {
+        if (!detail::is_listed(kVolumeMountKeys, field)) {
           std::string guess = detail::nearest_name(field, kVolumeMountKeys);
           fail(there, "unknown key '" + field + "' in a volume mount (expected " +
                           keys_text(kVolumeMountKeys) + ")" +
@@ -529,7 +524,7 @@ class KubernetesPlanner {
            "its runtime's");
     if (subject_.environment != nullptr && subject_.environment->is_object()) {
       for (const auto& [variable, v] : subject_.environment->items()) {
-        if (!listed(kOperatorVariables, variable)) continue;
+        if (!detail::is_listed(kOperatorVariables, variable)) continue;
         fail("/launch/environment/" + escape_pointer_segment(variable),
              "launch.environment." + variable + " is set by the " +
                  (train_job ? "Kubeflow Trainer" : "Kubeflow training operator") +

@@ -105,11 +105,6 @@ bool is_slurm_time(std::string_view text) {
   return fields(text, 3) != 0;
 }
 
-template <std::size_t N>
-bool listed(const std::array<std::string_view, N>& names, std::string_view name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 }  // namespace
 
 std::string launch_text_problem(LaunchText kind, std::string_view text) {
@@ -125,17 +120,17 @@ std::string launch_text_problem(LaunchText kind, std::string_view text) {
                " is not an environment variable name (letters, digits and '_', not starting "
                "with a digit)";
       }
-      if (listed(kBashReadOnly, text)) {
+      if (detail::is_listed(kBashReadOnly, text)) {
         return std::string(text) +
                " is read-only in bash, so the launch scripts would stop at its export before "
                "launching anything; leave it out";
       }
-      if (listed(kBashComputed, text)) {
+      if (detail::is_listed(kBashComputed, text)) {
         return std::string(text) +
                " is a variable bash computes itself, so the launch scripts cannot pass a value "
                "of it on; leave it out";
       }
-      if (listed(kScriptVariables, text)) {
+      if (detail::is_listed(kScriptVariables, text)) {
         return std::string(text) +
                " is a variable of the launch scripts themselves (here, cmd, master_addr, "
                "rdzv_id, ZEROFORGE_DRY_RUN): set from the environment it would change the "
