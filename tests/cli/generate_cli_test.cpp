@@ -605,6 +605,20 @@ TEST_F(GenerateCliTest, ProblemsThatStopTheRunKeepTheirText) {
        f + ": /companions: error: companions need a template under the DeepSpeed values "
            "contract (their batch, precision and world size come from it), and "
            "'plain-site-notes.txt.j2' has none\n"},
+      {"family.invalid",
+       R"({"name": "a", "template": "deepspeed/config.json.j2", "tier": "a100-site-tier"})",
+       f + ": /tier: error: unknown field 'tier' (expected name, description, template, "
+           "template_dirs, contract, output, values, axes, include, exclude, tiers, plugins, "
+           "companions); did you mean 'tiers'?\n"},
+      {"family.template-dir",
+       R"({"name": "a", "template": "deepspeed/config.json.j2",
+           "template_dirs": ["site-templates-the-team-never-checked-in"]})",
+       f +
+           ": /template_dirs/0: error: template directory "
+           "'site-templates-the-team-never-checked-in' is not a directory (" +
+           folder +
+           "site-templates-the-team-never-checked-in; template_dirs are relative to the family "
+           "file)\n"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.code);

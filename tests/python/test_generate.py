@@ -114,6 +114,11 @@ def test_values_errors_raise_what_the_cli_prints(cli, in_tmp):
       "output": "x.json"}, "output.shared-path", "/output"),
     ({"name": "a", "template": "deepspeed/config.json.j2",
       "tiers": ["tiers/no-such-site-tier-of-the-team.json"]}, "tier.not-found", "/tiers/0"),
+    ({"name": "a", "template": "deepspeed/config.json.j2", "tier": "a100-site-tier"},
+     "family.invalid", "/tier"),
+    ({"name": "a", "template": "deepspeed/config.json.j2",
+      "template_dirs": ["site-templates-the-team-never-checked-in"]}, "family.template-dir",
+     "/template_dirs/0"),
 ])
 def test_values_errors_carry_their_diagnostic_code(cli, in_tmp, family, code, pointer):
     path = in_tmp / "platform-team-deepspeed-configurations" / "families" / "family.json"

@@ -85,13 +85,22 @@ struct Family {
 /// `hostfile`, `deepspeed-env`, `slurm`, `kubernetes`.
 const std::vector<std::string>& companion_kinds();
 
-/// Parses a family from JSON. Throws zf::Error (Values) as `file: /pointer: error: ...` for
-/// a missing or mistyped field, an unknown field, an empty axis, a duplicate axis, an exclude
-/// that names no axis or matches nothing.
+/// Parses a family from JSON. Throws zf::CodedError (Values, code `family.invalid`) as
+/// `file: /pointer: error: ...` for a missing or mistyped field, an unknown field, an empty
+/// axis, a duplicate axis, an exclude that names no axis or matches nothing.
 ///
 ///     zf::Family family = zf::load_family("presets/families/llama-7b.json");
 Family parse_family(const nlohmann::ordered_json& json, const std::string& file);
 /// Reads and parses a family file.
 Family load_family(const std::filesystem::path& path);
+
+/// The family file FAMILY names: a path (contains '/' or ends in .json) or a shipped family
+/// (DATA_DIR/presets/families/NAME.json). Throws zf::Error (Usage) when missing.
+std::filesystem::path resolve_family(const std::string& family,
+                                     const std::filesystem::path& data_dir);
+
+/// A family's `template_dirs`, relative to its file. Throws zf::CodedError (Values, code
+/// `family.template-dir`) at `/template_dirs/N` for one that is not a directory.
+std::vector<std::filesystem::path> family_template_dirs(const Family& family);
 
 }  // namespace zf

@@ -47,7 +47,8 @@ struct ConfigRequest {
   std::vector<std::filesystem::path> values_files;  ///< `--values`, applied in order
   /// Values given as objects rather than files (the Python module's `values=`), applied
   /// after `values_files` and before `sets`, in order, as values-file layers: the label
-  /// messages and `explain` name (a file's path, `values[1]`) and a JSON object.
+  /// messages and `explain` name (a file's path, `values[1]`) and a JSON object (anything
+  /// else: zf::CodedError `values.not-object` at the label).
   std::vector<std::pair<std::string, nlohmann::ordered_json>> values_objects;
   std::vector<std::string> sets;  ///< `KEY=VALUE` (`--set`), applied last
   /// Searched for templates, in order, before the shipped ones (`--template-dir`).
@@ -237,23 +238,15 @@ std::unique_ptr<PluginHost> make_plugin_host(const ConfigRequest& request,
 /// (Usage) when missing.
 std::filesystem::path resolve_tier(const std::string& tier, const std::filesystem::path& data_dir);
 
-/// The family file FAMILY names: a path (contains '/' or ends in .json) or a shipped family
-/// (DATA_DIR/presets/families/NAME.json). Throws zf::Error (Usage) when missing.
-std::filesystem::path resolve_family(const std::string& family,
-                                     const std::filesystem::path& data_dir);
-
-/// A family's `template_dirs`, relative to its file. Throws zf::Error (Values) at
-/// `/template_dirs/N` for one that is not a directory.
-std::vector<std::filesystem::path> family_template_dirs(const Family& family);
+// resolve_family() and family_template_dirs(), the family's own inputs, are declared in
+// zeroforge/family_file.hpp (included through zeroforge/family.hpp).
 
 /// Every top-level name `tpl` reads without defining it, guarded ones (`is defined`,
 /// `default`) included, following static includes, imports and parents; sorted.
 std::vector<std::string> names_read(const Template& tpl);
 
-/// A values hook's finding as a diagnostic (`plugin.refused`, reporter the plugin): at the
-/// file and pointer it was placed at (PluginFinding::file), else at `subject` (the template
-/// or family file): `fam.json: /values/stage: error [memory]: ...`.
-Diagnostic to_diagnostic(const PluginFinding& finding, const std::string& subject);
+// to_diagnostic(const PluginFinding&, subject), a values hook's finding as the diagnostic
+// `plugin.refused`, is declared in zeroforge/plugin_host.hpp beside PluginFinding.
 
 /// True for the values the DeepSpeed contract keeps for plugins, which no template reads:
 /// the tier facts (gpu_memory_gib, cpu_memory_gib, gpu_memory_margin, gpu, tier, model) and

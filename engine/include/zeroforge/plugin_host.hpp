@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "zeroforge/diagnostic.hpp"
 #include "zeroforge/environment.hpp"
 #include "zeroforge/values.hpp"
 
@@ -93,6 +94,11 @@ struct PluginFinding {
   std::string file;
   std::string file_pointer;
 };
+
+/// A values hook's finding as a diagnostic (`plugin.refused`, reporter the plugin): at the
+/// file and pointer it was placed at (PluginFinding::file), else at `subject` (the template
+/// or family file): `fam.json: /values/stage: error [memory]: ...`.
+Diagnostic to_diagnostic(const PluginFinding& finding, const std::string& subject);
 
 /// What the values hooks added besides values.
 struct ValuesHookResult {

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "zeroforge/diagnostic.hpp"
 #include "zeroforge/expansion.hpp"
 #include "zeroforge/family_file.hpp"
 #include "zeroforge/sourced_values.hpp"
@@ -310,8 +311,10 @@ std::vector<Variant> Expansion::variants() const {
 
 Expansion expand_family(Family family, std::vector<Tier> tiers,
                         std::vector<Layer> template_defaults, std::vector<Layer> overrides) {
+  // What the family's axes, tiers and excludes say together: still the family file's own
+  // problem (`family.invalid`, as family_file.cpp's).
   auto fail = [&](const std::string& pointer, const std::string& message) {
-    throw Error(ErrorKind::Values, message, family.file, pointer);
+    throw CodedError(Error(ErrorKind::Values, message, family.file, pointer), "family.invalid");
   };
   if (tiers.size() != family.tiers.size())
     fail("/tiers", "internal: tiers do not match the family");

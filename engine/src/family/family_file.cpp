@@ -8,6 +8,7 @@
 #include <cctype>
 
 #include "text_helpers.hpp"
+#include "zeroforge/diagnostic.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/values.hpp"
@@ -35,8 +36,10 @@ class FamilyReader {
   explicit FamilyReader(std::string file, Json* owned = nullptr)
       : file_(std::move(file)), owned_(owned) {}
 
+  // Every problem of the family file itself has one code, so that a script tells a family
+  // to fix from the values layered over it (`values.invalid`).
   [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
-    throw Error(ErrorKind::Values, message, file_, pointer);
+    throw CodedError(Error(ErrorKind::Values, message, file_, pointer), "family.invalid");
   }
 
   std::string string_field(const Json& json, const char* key, bool required) const {

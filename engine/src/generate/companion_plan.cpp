@@ -17,7 +17,7 @@
 #include "deepspeed/world_size.hpp"
 #include "fit_launch.hpp"
 #include "kubernetes_plan.hpp"
-#include "launch_text.hpp"
+#include "launch/launch_text.hpp"
 #include "slurm_plan.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/family_file.hpp"
@@ -26,6 +26,8 @@
 namespace zf::pipeline {
 
 using Json = nlohmann::ordered_json;
+using launch::launch_text_problem;
+using launch::LaunchText;
 
 namespace {
 

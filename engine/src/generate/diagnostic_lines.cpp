@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "zeroforge/generate.hpp"
-#include "zeroforge/pipeline.hpp"
 #include "zeroforge/validator.hpp"
 
 namespace zf {

@@ -216,8 +216,10 @@ FamilySetup load_family_setup(const GenerateRequest& request, const DiagnosticSi
   }
   for (const auto& [label, values] : request.values_objects) {
     if (!values.is_object())
-      throw Error(ErrorKind::Values,
-                  std::string("values must be an object, got ") + values.type_name(), label, "/");
+      throw CodedError(
+          Error(ErrorKind::Values,
+                std::string("values must be an object, got ") + values.type_name(), label, "/"),
+          "values.not-object");
     overrides.push_back(Layer{LayerSource{LayerKind::ValuesFile, label}, values, label, "", ""});
   }
   for (const auto& set : request.sets) {
@@ -262,37 +264,5 @@ void place_finding(PluginFinding& finding, const SourcedValues& values) {
 }
 
 }  // namespace pipeline
-
-fs::path resolve_family(const std::string& family, const fs::path& data_dir) {
-  std::error_code ec;
-  if (family.find('/') != std::string::npos || family.ends_with(".json")) {
-    if (!fs::is_regular_file(family, ec))
-      throw Error(ErrorKind::Usage, "family file '" + family + "' not found");
-    return family;
-  }
-  fs::path path = data_dir / "presets" / "families" / (family + ".json");
-  if (!fs::is_regular_file(path, ec)) {
-    throw Error(ErrorKind::Usage, "unknown family '" + family + "' (no " + path.string() +
-                                      "; 'zeroforge list presets' shows the shipped ones)");
-  }
-  return path;
-}
-
-std::vector<fs::path> family_template_dirs(const Family& family) {
-  std::vector<fs::path> dirs;
-  const fs::path base = fs::path(family.file).parent_path();
-  for (std::size_t i = 0; i < family.template_dirs.size(); ++i) {
-    fs::path dir = base / family.template_dirs[i];
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) {
-      throw Error(ErrorKind::Values,
-                  "template directory '" + family.template_dirs[i] + "' is not a directory (" +
-                      dir.string() + "; template_dirs are relative to the family file)",
-                  family.file, "/template_dirs/" + std::to_string(i));
-    }
-    dirs.push_back(std::move(dir));
-  }
-  return dirs;
-}
 
 }  // namespace zf

@@ -11,12 +11,12 @@
 #include <string_view>
 #include <vector>
 
+#include "zeroforge/deepspeed_contract.hpp"
 #include "zeroforge/diagnostic.hpp"
 #include "zeroforge/environment.hpp"
 #include "zeroforge/expansion.hpp"
 #include "zeroforge/family_file.hpp"
 #include "zeroforge/generate.hpp"
-#include "zeroforge/pipeline.hpp"
 #include "zeroforge/plugin_host.hpp"
 #include "zeroforge/sourced_values.hpp"
 #include "zeroforge/template.hpp"
@@ -42,7 +42,7 @@ struct FamilySetup {
   std::vector<std::filesystem::path> inputs;
 };
 
-// Public now (zeroforge/pipeline.hpp); still reachable here for the code that names them so.
+// Public (zeroforge/family_file.hpp); still reachable here for the code that names them so.
 using zf::family_template_dirs;
 using zf::resolve_family;
 

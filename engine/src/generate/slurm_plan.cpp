@@ -9,13 +9,15 @@
 #include <cmath>
 #include <string_view>
 
-#include "launch_text.hpp"
+#include "launch/launch_text.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf::pipeline {
 
 using Json = nlohmann::ordered_json;
+using launch::launch_text_problem;
+using launch::LaunchText;
 
 namespace {
 

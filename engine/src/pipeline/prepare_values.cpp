@@ -87,8 +87,10 @@ PreparedValues prepare_values(ConfigSession& session) {
     values.apply({LayerKind::ValuesFile, file.string()}, load_values_file(file));
   for (const auto& [label, object] : request.values_objects) {
     if (!object.is_object())
-      throw Error(ErrorKind::Values,
-                  std::string("values must be an object, got ") + object.type_name(), label, "/");
+      throw CodedError(
+          Error(ErrorKind::Values,
+                std::string("values must be an object, got ") + object.type_name(), label, "/"),
+          "values.not-object");
     values.apply({LayerKind::ValuesFile, label}, object);
   }
   for (const auto& set : request.sets)

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <utility>
 
-#include "generate/launch_text.hpp"
+#include "launch/launch_text.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/output.hpp"
 
@@ -370,7 +370,7 @@ int LoadedPlugin::host_check_launch_text(void*, int kind, const char* text, std:
                                          char** message) noexcept {
   if (message) *message = nullptr;
   try {
-    using pipeline::LaunchText;
+    using launch::LaunchText;
     std::string problem;
     if (kind != ZF_LAUNCH_HOST_NAME && kind != ZF_LAUNCH_VARIABLE_NAME &&
         kind != ZF_LAUNCH_VARIABLE_VALUE) {
@@ -383,7 +383,7 @@ int LoadedPlugin::host_check_launch_text(void*, int kind, const char* text, std:
       const LaunchText which = kind == ZF_LAUNCH_HOST_NAME       ? LaunchText::HostName
                                : kind == ZF_LAUNCH_VARIABLE_NAME ? LaunchText::VariableName
                                                                  : LaunchText::VariableValue;
-      problem = pipeline::launch_text_problem(which, std::string_view(text ? text : "", size));
+      problem = launch::launch_text_problem(which, std::string_view(text ? text : "", size));
     }
     if (problem.empty()) return ZF_OK;
     if (message) *message = host_string(problem);

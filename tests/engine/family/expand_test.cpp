@@ -3,6 +3,7 @@
 // tiers, layer precedence and the file/pointer every value came from.
 #include <gtest/gtest.h>
 
+#include "zeroforge/diagnostic.hpp"
 #include "zeroforge/family.hpp"
 
 namespace zf {
@@ -79,6 +80,7 @@ TEST(FamilyExpandTest, AFamilyThatExcludesEverythingIsAnError) {
     FAIL() << "expected an error";
   } catch (const Error& error) {
     EXPECT_STREQ(error.what(), "fam.json: /exclude: error: the family expands to no variants");
+    EXPECT_EQ(to_diagnostic(error).code, "family.invalid");
   }
 }
 
@@ -95,6 +97,7 @@ TEST(FamilyExpandTest, AnAxisProductOverTenMillionIsAnError) {
     EXPECT_STREQ(error.what(),
                  "fam.json: /axes: error: the axes make more than 10000000 combinations; a family "
                  "is for the configs one runs (split it, or narrow the axes)");
+    EXPECT_EQ(to_diagnostic(error).code, "family.invalid");
   }
   // Up to the bound it expands (the product of 10 x 10 x ... is walked, not stored).
   Json seven = Json::object();

@@ -367,6 +367,64 @@ TEST_F(GenerateTest, ProblemsThatStopTheRunAreThrownWithTheirCodes) {
   }
 }
 
+// The family file's own mistakes, a template_dirs entry that is no directory and a values
+// object that is not an object each have their own code (docs/cli.md), with the text they
+// always had; nothing is written.
+TEST_F(GenerateTest, FamilyAndValuesObjectProblemsHaveTheirOwnCodes) {
+  const std::string nested = "vision-team-training-configurations/families-under-review/";
+  const std::string family_file = (dir.path() / nested / "family.json").string();
+  struct Case {
+    const char* code;
+    const char* family;
+    nlohmann::ordered_json values_object;  // null: none
+    std::string expected;
+  };
+  const Case cases[] = {
+      {"family.invalid",
+       R"({"name": "t", "template": "deepspeed/config.json.j2", "output_pattern": "x.json"})",
+       nullptr,
+       family_file +
+           ": /output_pattern: error: unknown field 'output_pattern' (expected name, "
+           "description, template, template_dirs, contract, output, values, axes, include, "
+           "exclude, tiers, plugins, companions)"},
+      {"family.invalid",
+       R"({"name": "t", "template": "deepspeed/config.json.j2", "axes": {"stage": [2]},
+           "exclude": [{"stage": 2}]})",
+       nullptr, family_file + ": /exclude: error: the family expands to no variants"},
+      {"family.template-dir",
+       R"({"name": "t", "template": "deepspeed/config.json.j2",
+           "template_dirs": ["site-templates-the-team-never-checked-in"]})",
+       nullptr,
+       family_file +
+           ": /template_dirs/0: error: template directory "
+           "'site-templates-the-team-never-checked-in' is not a directory (" +
+           (dir.path() / nested / "site-templates-the-team-never-checked-in").string() +
+           "; template_dirs are relative to the family file)"},
+      {"values.not-object", R"({"name": "t", "template": "deepspeed/config.json.j2"})",
+       nlohmann::ordered_json::array({"stage", 3}),
+       "values-of-the-python-caller-for-the-vision-team: /: error: values must be an object, "
+       "got array"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.expected);
+    GenerateRequest r = request();
+    r.family = dir.write(nested + "family.json", c.family).string();
+    if (!c.values_object.is_null())
+      r.values_objects = {{"values-of-the-python-caller-for-the-vision-team", c.values_object}};
+    try {
+      generate(r);
+      ADD_FAILURE() << "not thrown";
+    } catch (const Error& error) {
+      const Diagnostic d = to_diagnostic(error);
+      EXPECT_EQ(d.code, c.code);
+      EXPECT_EQ(d.kind, ErrorKind::Values);
+      EXPECT_EQ(to_string(d), c.expected);
+      EXPECT_EQ(to_string(d), error.what()) << "the text the CLI always printed";
+    }
+    EXPECT_FALSE(fs::exists(r.output_dir));
+  }
+}
+
 // The documented pattern (docs/pipelines.md) prints result.messages: a family that fails
 // says why there, with or without on_message, in the lines the CLI prints.
 TEST_F(GenerateTest, AFailedRunSaysWhyInItsMessages) {

@@ -163,6 +163,7 @@ TEST(PrepareValuesTest, AValuesObjectThatIsNotAnObjectThrowsAtItsLabel) {
     EXPECT_EQ(error.kind(), ErrorKind::Values);
     EXPECT_STREQ(error.what(),
                  "values-from-the-python-caller: /: error: values must be an object, got array");
+    EXPECT_EQ(to_diagnostic(error).code, "values.not-object");
   }
 }
 

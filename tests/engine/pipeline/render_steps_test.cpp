@@ -62,6 +62,33 @@ TEST(RenderStepsTest, ATemplateErrorIsADiagnosticWithItsLocation) {
                               ":1:4: error: undefined variable 'nope' (the values lack 'nope')");
 }
 
+// A values object (the Python module's `values=`) that is not an object is `values.not-object`
+// (docs/cli.md), at its label, whatever it is instead.
+TEST(RenderStepsTest, AValuesObjectThatIsNotAnObjectIsValuesNotObject) {
+  const std::string label = "values-from-the-python-caller-of-the-platform-team[2]";
+  struct Case {
+    Json value;
+    const char* type;
+  };
+  const Case cases[] = {{Json::array({"stage", 3}), "array"},
+                        {Json("stage=3"), "string"},
+                        {Json(3), "number"},
+                        {Json(nullptr), "null"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.type);
+    ConfigRequest request = test::shipped_request("deepspeed/config.json.j2");
+    request.values_objects = {{label, c.value}};
+    const RenderResult result = render(request);
+    EXPECT_EQ(result.outcome, Outcome::Failed);
+    ASSERT_EQ(result.diagnostics.size(), 1u);
+    const Diagnostic& d = result.diagnostics[0];
+    EXPECT_EQ(d.code, "values.not-object");
+    EXPECT_EQ(d.kind, ErrorKind::Values);
+    EXPECT_EQ(d.json_pointer, "/");
+    EXPECT_EQ(to_string(d), label + ": /: error: values must be an object, got " + c.type);
+  }
+}
+
 TEST(RenderStepsTest, EveryValuesProblemComesBackNotJustTheLast) {
   ConfigRequest request = test::shipped_request("deepspeed/config.json.j2");
   request.sets = {"stage=7", "precision=fp8"};

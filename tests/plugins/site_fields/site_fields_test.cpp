@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "generate/launch_text.hpp"
+#include "launch/launch_text.hpp"
 #include "support/cli_runner.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/plugin_host.hpp"
@@ -151,11 +151,11 @@ TEST(SiteFieldsTest, ReadsTheProfileWithinTheHostsInputLimit) {
 // One check, the companions': a host or variable the profile accepts is one `generate
 // --companions` writes, and one it refuses is refused with the companions' own words.
 TEST(SiteFieldsTest, RefusesExactlyTheLaunchTextTheCompanionsRefuse) {
-  using pipeline::LaunchText;
+  using launch::LaunchText;
   const std::vector<std::string> hosts = {"gpu-1", "gpu 1", "-gpu", ".gpu", "a_b.c", "gpu\n1"};
   for (const auto& name : hosts) {
     SCOPED_TRACE(name);
-    const std::string problem = pipeline::launch_text_problem(LaunchText::HostName, name);
+    const std::string problem = launch::launch_text_problem(LaunchText::HostName, name);
     const std::string error = load_error({{"profile", {{"hosts", {name}}}}});
     EXPECT_EQ(error, problem.empty() ? ""
                                      : kPlugin +
@@ -168,8 +168,8 @@ TEST(SiteFieldsTest, RefusesExactlyTheLaunchTextTheCompanionsRefuse) {
       {"X", "a\"b"},          {"X", "a:b,c@d"}, {"X", "line\nbreak"}};
   for (const auto& [name, value] : environment) {
     SCOPED_TRACE(name + "=" + value);
-    std::string problem = pipeline::launch_text_problem(LaunchText::VariableName, name);
-    if (problem.empty()) problem = pipeline::launch_text_problem(LaunchText::VariableValue, value);
+    std::string problem = launch::launch_text_problem(LaunchText::VariableName, name);
+    if (problem.empty()) problem = launch::launch_text_problem(LaunchText::VariableValue, value);
     const std::string error = load_error({{"profile", {{"environment", {{name, value}}}}}});
     EXPECT_EQ(error, problem.empty() ? ""
                                      : kPlugin +

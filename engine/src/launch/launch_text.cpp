@@ -12,7 +12,7 @@
 
 #include "text_helpers.hpp"
 
-namespace zf::pipeline {
+namespace zf::launch {
 namespace {
 
 // The text as a JSON string: a control character or stray byte shows instead of acting.
@@ -167,4 +167,4 @@ std::string launch_text_problem(LaunchText kind, std::string_view text) {
   return "unknown kind of launch text";
 }
 
-}  // namespace zf::pipeline
+}  // namespace zf::launch

@@ -2,14 +2,14 @@
 // launch_text_problem (engine/src/generate/launch_text.cpp): the one check of host names and
 // environment variables, which companions apply to `launch` and plugins reach through the
 // host (zf_host::check_launch_text).
-#include "generate/launch_text.hpp"
+#include "launch/launch_text.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-namespace zf::pipeline {
+namespace zf::launch {
 namespace {
 
 constexpr const char* kHostRule =
@@ -134,4 +134,4 @@ TEST(LaunchTextTest, ShowsBytesThatAreNotUtf8AsReplacements) {
 }
 
 }  // namespace
-}  // namespace zf::pipeline
+}  // namespace zf::launch

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 // The rules for text a launch hands to other programs: host names (hostfile lines, pdsh's -w
 // list), environment variables (.deepspeed_env, the launch scripts) and the values of SLURM's
-// `#SBATCH` directives. One copy: companions
-// check their `launch` values with it, and plugins reach it through zf_host::check_launch_text.
+// `#SBATCH` directives. One copy: companions (generate/) check their `launch` values with it,
+// and plugins reach it through zf_host::check_launch_text (plugins/). It is a module of its own,
+// below both and needing only the core, so that the plugin host does not read the companion
+// writer (engine/src/README.md).
 #pragma once
 
 #include <string>
 #include <string_view>
 
-namespace zf::pipeline {
+namespace zf::launch {
 
 /// What a piece of launch text is (zf_host::check_launch_text's ZF_LAUNCH_* kinds).
 enum class LaunchText {
@@ -28,4 +30,4 @@ enum class LaunchText {
 ///     //  line and pdsh take it)"
 std::string launch_text_problem(LaunchText kind, std::string_view text);
 
-}  // namespace zf::pipeline
+}  // namespace zf::launch

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A values hook's finding as the diagnostic `plugin.refused` (render, explain, generate and
-// report print refusals through it).
-#include "zeroforge/pipeline.hpp"
+// report print refusals through it). Here beside the plugin host, so that generate, below the
+// pipeline steps, reads it without reading them.
+#include "zeroforge/plugin_host.hpp"
 
 namespace zf {
 
