@@ -6,9 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <iterator>
-
+#include "support/docs_example.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/fit_assumptions.hpp"
 
@@ -23,16 +21,7 @@ const std::string kPlugin = "acme_corporation_long_named_fitter";
 // docs/plugins.md's example record (every key of schema version 1), read from the page so
 // that the documented example is one the companions accept.
 Json valid() {
-  std::ifstream in(std::string(ZF_SOURCE_DIR) + "/docs/plugins.md");
-  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto section = page.find("## The fit assumptions record");
-  const auto start = page.find("```json\n", section);
-  const auto end = page.find("```\n", start + 8);
-  if (section == std::string::npos || start == std::string::npos || end == std::string::npos) {
-    ADD_FAILURE() << "docs/plugins.md has no example record";
-    return Json::object();
-  }
-  return Json::parse(page.substr(start + 8, end - start - 8))
+  return zf::test::plugins_doc_example("## The fit assumptions record")
       .at("manifest")
       .at(std::string(zf::sdk::kFitAssumptionsKey));
 }
