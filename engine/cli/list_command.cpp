@@ -153,8 +153,9 @@ bool print_tier_group(const std::string& heading, const std::vector<fs::path>& f
       // A key outside the contract may be one of another template's values: a warning here,
       // an error where the tier is used with a template that does not read it.
       for (const auto& problem : check_tier_keys(tier, path.string(), template_reads)) {
-        print_message(std::cerr, problem.where().file + ": " + problem.json_pointer() +
-                                     ": warning: " + problem.message());
+        Diagnostic warning = to_diagnostic(problem, "tier.unknown-key");
+        warning.severity = Severity::Warning;
+        print_diagnostic(std::cerr, warning);
       }
     } catch (const Error& error) {
       print_message(std::cout, "  " + shown + "  unreadable (below)");

@@ -7,6 +7,7 @@
 #include "command.hpp"
 #include "diagnostic_printer.hpp"
 #include "plugin_options.hpp"
+#include "skipped_plugin.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 
@@ -55,9 +56,8 @@ int list_plugins(const std::vector<std::string>& args) {
     try {
       found.push_back(PluginHost::inspect(path));
     } catch (const Error& error) {
-      errors.push_back({{"path", path.string()}, {"error", error.message()}});
-      if (format == "text")
-        print_message(std::cerr, "zeroforge: warning: " + std::string(error.what()));
+      errors.push_back(skipped_plugin_json(path, error));
+      if (format == "text") print_diagnostic(std::cerr, skipped_plugin(error));
     }
   }
   if (format == "json") {

@@ -29,7 +29,8 @@ PluginHostOptions plugin_host_options(const PluginInputs& inputs);
 
 /// A PluginHost with `requests` (e.g. a family's plugin list, options included) loaded first,
 /// then each --plugin, with the --plugin-opt options merged over theirs. Plugin warnings and
-/// errors they log are printed to stderr as `zeroforge: warning: plugin 'NAME': ...`.
+/// errors they log are printed to stderr as the diagnostics `plugin.message` (print_diagnostic:
+/// `zeroforge: warning: plugin 'NAME': ...`).
 std::unique_ptr<PluginHost> make_plugin_host(const PluginInputs& inputs,
                                              const std::vector<PluginRequest>& requests = {});
 

@@ -26,17 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Hundredths of a GiB, rounded down: a tier never claims more memory than the machine has.
-std::int64_t centi_gib(std::int64_t amount, std::int64_t units_per_gib) {
-  return amount * 100 / units_per_gib;
-}
-
-std::string centi_text(std::int64_t centi) {
-  std::string fraction = std::to_string(centi % 100);
-  if (fraction.size() < 2) fraction.insert(0, 1, '0');
-  return std::to_string(centi / 100) + "." + fraction;
-}
-
 // The host's memory in KiB: MemTotal of /proc/meminfo, or of the file ZEROFORGE_MEMINFO names
 // (for tests).
 std::int64_t mem_total_kib(std::string& source) {
@@ -160,8 +149,7 @@ int run_probe(const std::vector<std::string>& args) {
   const std::vector<Gpu> all = query_gpus(wait);
   const char* cuda_visible = std::getenv("CUDA_VISIBLE_DEVICES");
   VisibleGpus visible = visible_gpus(all, cuda_visible, std::getenv("CUDA_DEVICE_ORDER"));
-  for (const auto& warning : visible.warnings)
-    print_message(std::cerr, "zeroforge: warning: " + warning);
+  print_diagnostics(std::cerr, visible.warnings);
   if (visible.gpus.empty()) throw Error(ErrorKind::Usage, visible.none_left);
   const std::vector<Gpu>& gpus = visible.gpus;
   std::string meminfo;
@@ -191,22 +179,8 @@ int run_probe(const std::vector<std::string>& args) {
     return std::to_string(count) + " x " + kind.first + " (" + std::to_string(kind.second) +
            " MiB = " + centi_text(centi_gib(kind.second, 1024)) + " GiB)";
   };
-  if (kinds.size() > 1) {
-    std::string list;
-    // In nvidia-smi's order of first appearance, so the message follows the card indices.
-    std::vector<std::pair<std::string, std::int64_t>> order;
-    for (const Gpu& gpu : gpus) {
-      std::pair<std::string, std::int64_t> kind{gpu.name, gpu.memory_mib};
-      if (std::find(order.begin(), order.end(), kind) == order.end()) order.push_back(kind);
-    }
-    for (const auto& kind : order) list += (list.empty() ? "" : ", ") + describe(kind, kinds[kind]);
-    print_message(std::cerr, std::string("zeroforge: warning: ") +
-                                 (cuda_visible ? "the GPUs CUDA_VISIBLE_DEVICES names mix: "
-                                               : "this machine mixes GPUs: ") +
-                                 list + "; the tier takes the smallest, " + centi_text(gpu_centi) +
-                                 " GiB, for every GPU so that a config fits every rank (set "
-                                 "gpus_per_node to the GPUs the job uses if it leaves some out)");
-  }
+  if (auto mixed = mixed_gpus_warning(gpus, cuda_visible != nullptr))
+    print_diagnostic(std::cerr, *mixed);
 
   nlohmann::ordered_json tier;
   tier["gpus_per_node"] = static_cast<std::int64_t>(gpus.size());

@@ -45,9 +45,7 @@ int print_help(const po::options_description& options) {
 void print_failure(const GenerateResult& result) {
   if (result.failure) {
     print_diagnostic(std::cerr, result.failure->diagnostic);
-    print_message(std::cerr, "zeroforge: note: while " + result.failure->doing + " variant '" +
-                                 result.failure->variant + "' of " + result.family_file +
-                                 "; no report was written");
+    print_diagnostic(std::cerr, report_variant_note(result));
     return;
   }
   // generate's refusals and values problems (failure_diagnostics), then every finding of the

@@ -5,6 +5,8 @@
 #include "visible_gpus.hpp"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include "zeroforge/error.hpp"
 
@@ -42,6 +44,16 @@ const Gpu* named(const std::vector<Gpu>& all, const std::string& entry) {
   return found;
 }
 
+// A warning of probe's about the GPUs: no location, so it prints `zeroforge: warning: ...`.
+Diagnostic probe_warning(std::string code, std::string message) {
+  Diagnostic d;
+  d.code = std::move(code);
+  d.severity = Severity::Warning;
+  d.kind = ErrorKind::Usage;
+  d.message = std::move(message);
+  return d;
+}
+
 }  // namespace
 
 VisibleGpus visible_gpus(const std::vector<Gpu>& all, const char* cuda_visible_devices,
@@ -68,11 +80,12 @@ VisibleGpus visible_gpus(const std::vector<Gpu>& all, const char* cuda_visible_d
     }
     const Gpu* gpu = named(all, entry);
     if (gpu == nullptr) {
-      out.warnings.push_back(shown + ": '" + entry +
-                             "' names no GPU of this machine (nvidia-smi indices 0-" +
-                             std::to_string(all.back().index) +
-                             ", or a GPU-UUID prefix naming one GPU), and CUDA ignores it and "
-                             "every entry after it");
+      out.warnings.push_back(probe_warning(
+          "probe.cuda-visible-ignored",
+          shown + ": '" + entry + "' names no GPU of this machine (nvidia-smi indices 0-" +
+              std::to_string(all.back().index) +
+              ", or a GPU-UUID prefix naming one GPU), and CUDA ignores it and every entry "
+              "after it"));
       break;
     }
     // CUDA refuses a list that names a GPU twice outright (cudaErrorInvalidDevice), so a job
@@ -99,12 +112,51 @@ VisibleGpus visible_gpus(const std::vector<Gpu>& all, const char* cuda_visible_d
   });
   if (by_index && !alike &&
       (cuda_device_order == nullptr || std::string(cuda_device_order) != "PCI_BUS_ID")) {
-    out.warnings.push_back(shown +
-                           " gives indices on a machine with different GPUs: probe reads them as "
-                           "nvidia-smi numbers its GPUs (by PCI bus), as CUDA does only with "
-                           "CUDA_DEVICE_ORDER=PCI_BUS_ID; name the GPUs by UUID to be sure");
+    out.warnings.push_back(probe_warning(
+        "probe.cuda-visible-order",
+        shown +
+            " gives indices on a machine with different GPUs: probe reads them as nvidia-smi "
+            "numbers its GPUs (by PCI bus), as CUDA does only with CUDA_DEVICE_ORDER=PCI_BUS_ID; "
+            "name the GPUs by UUID to be sure"));
   }
   return out;
+}
+
+std::int64_t centi_gib(std::int64_t amount, std::int64_t units_per_gib) {
+  return amount * 100 / units_per_gib;
+}
+
+std::string centi_text(std::int64_t centi) {
+  std::string fraction = std::to_string(centi % 100);
+  if (fraction.size() < 2) fraction.insert(0, 1, '0');
+  return std::to_string(centi / 100) + "." + fraction;
+}
+
+std::optional<Diagnostic> mixed_gpus_warning(const std::vector<Gpu>& gpus, bool named_by_variable) {
+  if (gpus.empty()) return std::nullopt;
+  std::int64_t smallest_mib = gpus.front().memory_mib;
+  std::map<std::pair<std::string, std::int64_t>, int> kinds;
+  // In nvidia-smi's order of first appearance, so the message follows the card indices.
+  std::vector<std::pair<std::string, std::int64_t>> order;
+  for (const Gpu& gpu : gpus) {
+    smallest_mib = std::min(smallest_mib, gpu.memory_mib);
+    std::pair<std::string, std::int64_t> kind{gpu.name, gpu.memory_mib};
+    if (kinds[kind]++ == 0) order.push_back(kind);
+  }
+  if (order.size() < 2) return std::nullopt;
+  std::string list;
+  for (const auto& kind : order) {
+    list += (list.empty() ? "" : ", ") + std::to_string(kinds[kind]) + " x " + kind.first + " (" +
+            std::to_string(kind.second) + " MiB = " + centi_text(centi_gib(kind.second, 1024)) +
+            " GiB)";
+  }
+  return probe_warning(
+      "probe.mixed-gpus",
+      std::string(named_by_variable ? "the GPUs CUDA_VISIBLE_DEVICES names mix: "
+                                    : "this machine mixes GPUs: ") +
+          list + "; the tier takes the smallest, " + centi_text(centi_gib(smallest_mib, 1024)) +
+          " GiB, for every GPU so that a config fits every rank (set gpus_per_node to the GPUs "
+          "the job uses if it leaves some out)");
 }
 
 }  // namespace zf::cli

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 
 #include <string>
+#include <vector>
 
 #include "zeroforge/diagnostic.hpp"
 #include "zeroforge/error.hpp"
@@ -37,5 +38,16 @@ const char* error_class_name(ErrorKind kind) noexcept;
 /// What the CLI prints for `error` on stderr, without the final newline: its one line
 /// (`zeroforge: error: ...` when it has no location), then the source line and a caret.
 std::string cli_text(const Error& error);
+
+/// What the CLI prints for `diagnostics` (print_diagnostic), one after the other, without the
+/// final newline.
+std::string printed(const std::vector<Diagnostic>& diagnostics);
+
+/// `diagnostic` as the keyword arguments of zeroforge.Diagnostic (zeroforge/_results.py):
+/// code, severity, kind, message, location, reporter, notes and `text`, the CLI's lines.
+pybind11::dict diagnostic_dict(const Diagnostic& diagnostic);
+
+/// Each of `diagnostics` as diagnostic_dict gives it.
+pybind11::list diagnostic_list(const std::vector<Diagnostic>& diagnostics);
 
 }  // namespace zf::python

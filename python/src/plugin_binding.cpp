@@ -8,8 +8,12 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "errors.hpp"
 #include "json_convert.hpp"
+#include "skipped_plugin.hpp"
+#include "zeroforge/diagnostic.hpp"
 #include "zeroforge/error.hpp"
+#include "zeroforge/pipeline.hpp"
 #include "zeroforge/plugin_host.hpp"
 
 namespace zf::python {
@@ -29,7 +33,8 @@ PluginHostOptions host_options(const std::vector<fs::path>& plugin_dirs, const f
 }
 
 // `zeroforge COMMAND ARGS...` served by `plugin` (plugin_options.cpp, run_plugin_command):
-// (exit code, output, the command's own error message or "", warnings the plugin logged).
+// (exit code, output, the command's own error message or "", the warnings and errors the plugin
+// logged as zeroforge.Diagnostic keyword arguments, code `plugin.message`).
 py::tuple run_plugin_command(const std::string& plugin, const std::string& command,
                              const std::vector<std::string>& args,
                              const std::vector<fs::path>& plugin_dirs,
@@ -49,12 +54,11 @@ py::tuple run_plugin_command(const std::string& plugin, const std::string& comma
     result = host.run_command(command, args);
     messages = host.messages();
   }
-  py::list logged;
-  for (const auto& message : messages) {
-    if (message.level == PluginLogLevel::Warning || message.level == PluginLogLevel::Error)
-      logged.append(text("zeroforge: warning: plugin '" + message.plugin + "': " + message.text));
-  }
-  return py::make_tuple(result.exit_code, text(result.output), text(result.message), logged);
+  std::vector<Diagnostic> logged;
+  for (const auto& message : messages)
+    if (auto d = plugin_message_diagnostic(message)) logged.push_back(std::move(*d));
+  return py::make_tuple(result.exit_code, text(result.output), text(result.message),
+                        diagnostic_list(logged));
 }
 
 // What `zeroforge list plugins --format json` prints: {"plugins": [...], "errors": [...]}.
@@ -80,7 +84,7 @@ py::object list_plugins(const std::vector<fs::path>& plugin_dirs, const fs::path
                          {"functions", info.functions},
                          {"commands", commands}});
     } catch (const Error& error) {
-      errors.push_back({{"path", path.string()}, {"error", error.message()}});
+      errors.push_back(cli::skipped_plugin_json(path, error));
     }
   }
   return to_python(Json{{"plugins", plugins}, {"errors", errors}});

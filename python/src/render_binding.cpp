@@ -64,40 +64,6 @@ ConfigRequest config_request(const std::string& template_name, const Inputs& in)
   return request;
 }
 
-// What the CLI prints for `diagnostics`, one after the other, without the final newline.
-std::string printed(const std::vector<Diagnostic>& diagnostics) {
-  std::ostringstream out;
-  for (const auto& diagnostic : diagnostics) cli::print_diagnostic(out, diagnostic);
-  std::string text = out.str();
-  if (!text.empty() && text.back() == '\n') text.pop_back();
-  return text;
-}
-
-py::dict diagnostic_dict(const Diagnostic& d) {
-  py::dict out;
-  out["code"] = text(d.code);
-  out["severity"] = severity_name(d.severity);
-  out["kind"] = text(std::string(kind_name(d.kind)));
-  out["message"] = text(d.message);
-  out["file"] = text(d.where.file);
-  out["line"] = d.where.line == 0 ? py::object(py::none()) : py::int_(d.where.line);
-  out["column"] = d.where.column == 0 ? py::object(py::none()) : py::int_(d.where.column);
-  out["pointer"] = text(d.json_pointer);
-  out["source_line"] = text(d.source_line);
-  out["reporter"] = text(d.reporter);
-  py::list notes;
-  for (const auto& note : d.notes) notes.append(text(note));
-  out["notes"] = notes;
-  out["text"] = text(printed({d}));
-  return out;
-}
-
-py::list diagnostic_list(const std::vector<Diagnostic>& diagnostics) {
-  py::list out;
-  for (const auto& d : diagnostics) out.append(diagnostic_dict(d));
-  return out;
-}
-
 // Raises for a Failed or Refused outcome what `zeroforge render` prints on stderr for it
 // (render_command.cpp): the errors (for a refusal, then "nothing was written"), or the
 // validator's findings and "not written". The first error names the class and location;

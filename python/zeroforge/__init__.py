@@ -456,9 +456,11 @@ def estimate(model: Optional[PathLike] = None, *,
     if all_stages:
         args.append("--all-stages")
     args += ["--format", "json"]
-    code, output, message, warnings = _zeroforge.run_plugin_command(
+    code, output, message, logged = _zeroforge.run_plugin_command(
         "memory", "estimate", args, _paths(plugin_dirs),
         _assignments("--plugin-opt", plugin_options), _data_dir(), _plugin_dir())
+    # What the plugin logged (plugin.message), as the CLI prints it on stderr.
+    _warn(_diagnostics(logged))
     if message or code == 2:
         text = message or output.strip()
         raise UsageError(f"zeroforge estimate: error: {text}", kind="usage", message=text)
@@ -491,6 +493,6 @@ def list_plugins(plugin_dirs: Iterable[PathLike] = ()) -> List[Dict[str, Any]]:
     found = _zeroforge.list_plugins(_paths(plugin_dirs), _data_dir(), _plugin_dir())
     if found["errors"]:
         first = found["errors"][0]
-        raise PluginError(f"{first['path']}: error: {first['error']}", kind="plugin",
-                          message=first["error"], file=first["path"])
+        raise PluginError(f"{first['path']}: error: {first['error']}", code="plugin.failed",
+                          kind="plugin", message=first["error"], file=first["path"])
     return found["plugins"]

@@ -44,6 +44,12 @@ ManifestBaseline read_manifest_baseline(const std::filesystem::path& dir);
 /// prints it.
 Diagnostic baseline_warning(const ManifestBaseline& baseline);
 
+/// The note that follows the error which stopped a report while it made one config
+/// (`result.failure` is set), code `report.variant`, with the failure's kind: as zf::to_string
+/// prints it, `zeroforge: note: while rendering variant 'medium' of team/family.json; no report
+/// was written`. generate's counterpart is `generate.variant` (failure_diagnostics).
+Diagnostic report_variant_note(const GenerateResult& result);
+
 /// What to report, and where.
 struct ReportRequest {
   /// The family and its options, as for generate. `output_dir` is where the configs are (or

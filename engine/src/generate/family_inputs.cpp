@@ -114,13 +114,8 @@ std::unique_ptr<PluginHost> make_plugin_host(const GenerateRequest& request,
                                              const DiagnosticSink& sink) {
   auto host = std::make_unique<PluginHost>(plugin_host_options(request));
   host->on_message([sink](const PluginMessage& message) {
-    if (message.level < PluginLogLevel::Warning || !sink) return;
-    Diagnostic d;
-    d.code = "plugin.message";
-    d.severity = message.level == PluginLogLevel::Warning ? Severity::Warning : Severity::Error;
-    d.kind = ErrorKind::Plugin;
-    d.message = "plugin '" + message.plugin + "': " + message.text;
-    sink(d);
+    if (!sink) return;
+    if (auto d = zf::plugin_message_diagnostic(message)) sink(*d);
   });
   for (const auto& plugin : request.plugins)
     requests.push_back({plugin, nlohmann::ordered_json::object()});

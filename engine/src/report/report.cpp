@@ -68,6 +68,15 @@ Diagnostic baseline_warning(const ManifestBaseline& baseline) {
   return d;
 }
 
+Diagnostic report_variant_note(const GenerateResult& result) {
+  const VariantFailure& failure = *result.failure;
+  Diagnostic d = pipeline::remark("report.variant", Severity::Note,
+                                  "while " + failure.doing + " variant '" + failure.variant +
+                                      "' of " + result.family_file + "; no report was written");
+  d.kind = failure.diagnostic.kind;
+  return d;
+}
+
 ManifestBaseline read_manifest_baseline(const fs::path& dir) {
   ManifestBaseline baseline;
   const fs::path file = dir / "manifest.json";

@@ -2,6 +2,10 @@
 // Tests for engine/src/pipeline/config_session.cpp: opening a template for the pipeline.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "pipeline_fixture.hpp"
 
 namespace zf {
@@ -58,6 +62,38 @@ TEST(ConfigSessionTest, AMissingTemplateIsATemplateError) {
     EXPECT_EQ(std::string(error.what()),
               "error: template 'deepspeed/no-such-config-template.json.j2' not found (searched: " +
                   (test::source_dir() / "templates").string() + ")");
+  }
+}
+
+// What a plugin logs reaches every caller as the diagnostic plugin.message: warnings and errors
+// with the CLI's line, the levels below warning not at all. A long plugin name and text, past
+// std::string's small buffer.
+TEST(ConfigSessionTest, PluginMessagesAreDiagnosticsWithTheirCode) {
+  const std::string plugin = "platform-team-site-fields-for-the-training-cluster";
+  const std::string text =
+      "profile /etc/platform-team/deepspeed/site-profiles/cluster-a100.json has no 'partition'";
+  struct Case {
+    PluginLogLevel level;
+    std::optional<Severity> severity;  // nullopt: not shown
+    std::string line;
+  };
+  const std::vector<Case> cases = {
+      {PluginLogLevel::Debug, std::nullopt, ""},
+      {PluginLogLevel::Info, std::nullopt, ""},
+      {PluginLogLevel::Warning, Severity::Warning,
+       "zeroforge: warning: plugin '" + plugin + "': " + text},
+      {PluginLogLevel::Error, Severity::Error,
+       "zeroforge: error: plugin '" + plugin + "': " + text},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.line);
+    std::optional<Diagnostic> d = plugin_message_diagnostic({plugin, c.level, text});
+    ASSERT_EQ(d.has_value(), c.severity.has_value());
+    if (!d) continue;
+    EXPECT_EQ(d->code, "plugin.message");
+    EXPECT_EQ(d->severity, *c.severity);
+    EXPECT_EQ(d->kind, ErrorKind::Plugin);
+    EXPECT_EQ(to_string(*d), c.line);
   }
 }
 

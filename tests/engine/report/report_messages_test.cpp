@@ -79,5 +79,40 @@ TEST(ReportMessagesTest, EachNoteHasItsCodeAndSeverity) {
   check(seen);
 }
 
+// The note after the template error that stopped a report in one variant: its own code
+// (generate says `generate.variant`, ending "nothing was written"), the failure's kind, the
+// variant and family named. Family paths past std::string's small buffer.
+TEST(ReportMessagesTest, TheVariantNoteHasItsCode) {
+  struct Case {
+    std::string doing;
+    std::string variant;
+    ErrorKind kind;
+    std::string family;
+  };
+  const std::vector<Case> cases = {
+      {"rendering", "medium/zero3-bf16", ErrorKind::Undefined,
+       "/srv/platform-team/deepspeed-configurations/families/llama-7b-finetune.json"},
+      {"naming the file of", "large stage=3", ErrorKind::Render,
+       "team-repository/presets/families/mixtral-8x7b-pretraining.json"},
+      {"rendering the companions of", "small", ErrorKind::Syntax,
+       "/home/someone/experiments/deepspeed-families/gpt-neox-20b.json"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.doing);
+    GenerateResult result;
+    result.outcome = Outcome::Failed;
+    result.family_file = c.family;
+    Diagnostic error;
+    error.kind = c.kind;
+    result.failure = VariantFailure{error, c.variant, c.doing};
+    const Diagnostic note = report_variant_note(result);
+    EXPECT_EQ(note.code, "report.variant");
+    EXPECT_EQ(note.severity, Severity::Note);
+    EXPECT_EQ(note.kind, c.kind);
+    EXPECT_EQ(to_string(note), "zeroforge: note: while " + c.doing + " variant '" + c.variant +
+                                   "' of " + c.family + "; no report was written");
+  }
+}
+
 }  // namespace
 }  // namespace zf
