@@ -227,12 +227,6 @@ std::unique_ptr<Environment> make_environment(
 /// and the data dir handed to them.
 PluginHostOptions plugin_host_options(const ConfigRequest& request);
 
-/// A message a plugin logged as the diagnostic `plugin.message` (severity Warning or Error, kind
-/// Plugin, no location), printed `zeroforge: warning: plugin 'NAME': TEXT`; nullopt for the
-/// levels below Warning, which the CLI does not show. Every caller that shows plugin messages
-/// (the CLI, the Python module) turns them into diagnostics here.
-std::optional<Diagnostic> plugin_message_diagnostic(const PluginMessage& message);
-
 /// A PluginHost with `first` loaded, then request.plugins, request.plugin_options merged over
 /// their options; logged warnings and errors go to `sink` (code `plugin.message`).
 std::unique_ptr<PluginHost> make_plugin_host(const ConfigRequest& request,

@@ -100,6 +100,12 @@ struct PluginFinding {
 /// or family file): `fam.json: /values/stage: error [memory]: ...`.
 Diagnostic to_diagnostic(const PluginFinding& finding, const std::string& subject);
 
+/// A message a plugin logged as the diagnostic `plugin.message` (severity Warning or Error, kind
+/// Plugin, no location), printed `zeroforge: warning: plugin 'NAME': TEXT`; nullopt for the
+/// levels below Warning, which the CLI does not show. Every caller that shows plugin messages
+/// (the CLI, the Python module) turns them into diagnostics here.
+std::optional<Diagnostic> plugin_message_diagnostic(const PluginMessage& message);
+
 /// What the values hooks added besides values.
 struct ValuesHookResult {
   /// Per plugin that returned one, its manifest annotation: `{"memory": {...}}`, in run

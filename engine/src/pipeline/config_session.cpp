@@ -98,16 +98,6 @@ PluginHostOptions plugin_host_options(const ConfigRequest& request) {
   return pipeline::plugin_host_options(as_generate_request(request));
 }
 
-std::optional<Diagnostic> plugin_message_diagnostic(const PluginMessage& message) {
-  if (message.level < PluginLogLevel::Warning) return std::nullopt;
-  Diagnostic d;
-  d.code = "plugin.message";
-  d.severity = message.level == PluginLogLevel::Warning ? Severity::Warning : Severity::Error;
-  d.kind = ErrorKind::Plugin;
-  d.message = "plugin '" + message.plugin + "': " + message.text;
-  return d;
-}
-
 std::unique_ptr<PluginHost> make_plugin_host(const ConfigRequest& request,
                                              std::vector<PluginRequest> first,
                                              const DiagnosticSink& sink) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A values hook's finding as the diagnostic `plugin.refused` (render, explain, generate and
-// report print refusals through it). Here beside the plugin host, so that generate, below the
-// pipeline steps, reads it without reading them.
+// report print refusals through it), and a logged plugin message as `plugin.message`. Here
+// beside the plugin host, so that generate, below the pipeline steps, reads them without
+// reading those steps.
 #include "zeroforge/plugin_host.hpp"
 
 namespace zf {
@@ -18,6 +19,16 @@ Diagnostic to_diagnostic(const PluginFinding& finding, const std::string& subjec
     d.where.file = finding.file;
     d.json_pointer = finding.file_pointer;
   }
+  return d;
+}
+
+std::optional<Diagnostic> plugin_message_diagnostic(const PluginMessage& message) {
+  if (message.level < PluginLogLevel::Warning) return std::nullopt;
+  Diagnostic d;
+  d.code = "plugin.message";
+  d.severity = message.level == PluginLogLevel::Warning ? Severity::Warning : Severity::Error;
+  d.kind = ErrorKind::Plugin;
+  d.message = "plugin '" + message.plugin + "': " + message.text;
   return d;
 }
 
