@@ -35,6 +35,13 @@ const std::vector<Command>& commands();
 /// test or fuzz target can call it in process; a failure to write stdout is exit 2.
 int run_main(const std::vector<std::string>& args);
 
+/// Called by a command once it has read `--format json`: from then on, an error that stops it
+/// (a zf::Error, exit 2) is written on stdout too, as `{"exit_code": 2, KEY: [DIAGNOSTIC]}` with
+/// the diagnostic as --format json writes one (code, kind, location). KEY is the name the
+/// command's own JSON gives its problems (`errors`; explain's `diagnostics`), so a pipeline
+/// that reads stdout learns what stopped the run. stderr still has the text.
+void report_errors_as_json(const char* key = "errors");
+
 /// Directories zeroforge ships next to its executable (build tree and install tree alike):
 /// `<exe>/../share/zeroforge/templates`, `.../presets`, `<exe>/../lib/zeroforge/plugins`.
 std::filesystem::path data_dir();

@@ -20,6 +20,10 @@
 namespace zf::cli {
 namespace {
 
+// Where a command that stops at an error puts it as JSON on stdout (report_errors_as_json);
+// null: stderr only. Per thread, since tests and the fuzz target call run_main in process.
+thread_local const char* json_errors_key = nullptr;
+
 void print_usage(std::ostream& out) {
   out << "usage: zeroforge [--version] [--help] <command> [<args>]\n\n"
          "DeepSpeed config families from Jinja-style templates, presets and plugins.\n\n"
@@ -52,6 +56,7 @@ int dispatch(std::vector<std::string> args) {
     print_usage(std::cout);
     return kSuccess;
   }
+  json_errors_key = nullptr;
   for (const auto& command : commands()) {
     if (first != command.name) continue;
     try {
@@ -61,6 +66,12 @@ int dispatch(std::vector<std::string> args) {
       return command.run(std::vector<std::string>(args.begin() + 1, args.end()));
     } catch (const Error& error) {
       print_error(std::cerr, error);
+      if (json_errors_key != nullptr) {
+        std::cout << to_json_text(
+            {{"exit_code", kError},
+             {json_errors_key,
+              nlohmann::ordered_json::array({diagnostic_to_json(to_diagnostic(error))})}});
+      }
     } catch (const boost::program_options::error& error) {
       print_message(std::cerr,
                     "zeroforge " + std::string(command.name) + ": error: " + error.what());
@@ -79,6 +90,8 @@ int dispatch(std::vector<std::string> args) {
 }
 
 }  // namespace
+
+void report_errors_as_json(const char* key) { json_errors_key = key; }
 
 int run_main(const std::vector<std::string>& args) {
   const int code = dispatch(args);

@@ -180,6 +180,7 @@ int run_explain(const std::vector<std::string>& args) {
   if (opt.format != "text" && opt.format != "json") {
     throw Error(ErrorKind::Usage, "explain: --format must be text or json");
   }
+  if (opt.format == "json") report_errors_as_json("diagnostics");
   if (opt.subject.ends_with(".j2")) {
     if (!opt.config.empty()) throw Error(ErrorKind::Usage, "explain: --config is for families");
     return explain_template(opt);

@@ -241,6 +241,7 @@ int run_generate(const std::vector<std::string>& args) {
   if (opt.format != "text" && opt.format != "json")
     throw Error(ErrorKind::Usage,
                 "generate: --format must be text or json, got '" + opt.format + "'");
+  if (opt.format == "json") report_errors_as_json();
   if (!opt.depfile.empty() && opt.check)
     throw Error(ErrorKind::Usage, "generate: --depfile goes with a generate, not with --check");
   if (!opt.report.empty() && opt.check)
@@ -270,7 +271,14 @@ int run_generate(const std::vector<std::string>& args) {
     baseline = read_manifest_baseline(opt.output);
     request.keep_manifest = true;
   }
-  GenerateResult result = generate(request);
+  GenerateResult result;
+  try {
+    result = generate(request);
+  } catch (const Error&) {
+    // A run that stops before any config is made: what --quiet held back belongs to it.
+    if (opt.quiet) print_diagnostics(std::cerr, held);
+    throw;
+  }
   if (opt.quiet && exit_code_of(result.outcome) != 0) {
     print_diagnostics(std::cerr, held);
   }

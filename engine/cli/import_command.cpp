@@ -82,6 +82,7 @@ int run_import(const std::vector<std::string>& args) {
   if (format != "text" && format != "json") {
     throw Error(ErrorKind::Usage, "import: --format must be text or json, not '" + format + "'");
   }
+  if (format == "json") report_errors_as_json();
   if (vm.count("deepspeed-version")) {
     try {
       check_deepspeed_version(deepspeed_version);

@@ -48,6 +48,7 @@ int list_plugins(const std::vector<std::string>& args) {
   if (format != "text" && format != "json") {
     throw Error(ErrorKind::Usage, "--format must be text or json, got '" + format + "'");
   }
+  if (format == "json") report_errors_as_json();
 
   PluginHost host(plugin_host_options(inputs));
   std::vector<PluginInfo> found;

@@ -55,14 +55,7 @@ void print_failure(const GenerateResult& result) {
       print_diagnostic(std::cerr, d);
   }
   for (const auto& finding : result.findings) print_message(std::cerr, format_finding(finding));
-  print_message(std::cerr,
-                "zeroforge: error: family '" + result.family_name + "' not reported: " +
-                    (!result.problems.empty()   ? "its values are wrong"
-                     : !result.refusals.empty() ? std::to_string(result.refusals.size()) +
-                                                      " config(s) cannot be made as asked"
-                                                : "the validator found errors in its configs "
-                                                  "(--no-validate reports them anyway)") +
-                    "; no report was written");
+  print_diagnostic(std::cerr, not_reported_error(result));
 }
 
 }  // namespace

@@ -71,6 +71,7 @@ int run_validate(const std::vector<std::string>& args) {
   if (format != "text" && format != "json") {
     throw Error(ErrorKind::Usage, "validate: --format must be text or json, not '" + format + "'");
   }
+  if (format == "json") report_errors_as_json();
   ValidateOptions validate_options;
   if (vm.count("world-size")) {
     validate_options.world_size =

@@ -44,12 +44,17 @@ void raise_error(const Error& error, const std::string& shown, py::dict extra,
   // The classes live in Python (docstrings, attributes); looked up on each error, which is
   // rare, so no Python object outlives the interpreter in a static.
   py::object errors = py::module_::import("zeroforge._errors");
-  py::object cls = errors.attr(class_name ? class_name : error_class_name(error.kind()));
   py::dict kwargs = std::move(extra);
+  // A file zeroforge reads that is not JSON (a values, family, tier or options file) is bad
+  // input, a ValuesError; the kind `json` otherwise means a template's output.
+  const std::string code = kwargs.contains("code") ? py::str(kwargs["code"]).cast<std::string>()
+                                                   : to_diagnostic(error).code;
+  if (!class_name && code == "json.syntax") class_name = "ValuesError";
+  py::object cls = errors.attr(class_name ? class_name : error_class_name(error.kind()));
   auto optional = [](const std::string& value) {
     return value.empty() ? py::object(py::none()) : py::object(text(value));
   };
-  if (!kwargs.contains("code")) kwargs["code"] = text(to_diagnostic(error).code);
+  kwargs["code"] = text(code);
   kwargs["kind"] = text(kind_name(error.kind()));
   kwargs["message"] = text(error.message());
   const Location& where = error.where();

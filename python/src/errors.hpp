@@ -22,7 +22,7 @@ void register_errors(pybind11::module_& module);
 /// `extra` keyword attributes (e.g. `variant`; `code`, else the error's diagnostic code): sets the
 /// Python error and throws pybind11::error_already_set, which pybind11 passes on to the caller.
 /// `class_name` replaces the class error_class_name gives (`RefusedError` for a config that was
-/// refused).
+/// refused); without it, a file that is not JSON (code `json.syntax`) is a `ValuesError`.
 [[noreturn]] void raise_error(const Error& error, const std::string& text,
                               pybind11::dict extra = {}, const char* class_name = nullptr);
 

@@ -64,7 +64,9 @@ class TemplateError(Error):
 class ValuesError(Error):
     """Malformed or invalid values: a values file or dict, a ``set`` entry, a tier or a
     family that the values contract refuses. ``file`` and ``pointer`` say where the value
-    was written (``--set stage=7`` and ``/stage`` for ``set={"stage": 7}``)."""
+    was written (``--set stage=7`` and ``/stage`` for ``set={"stage": 7}``). A file read
+    (values, family, tier, config) that is not JSON is one too: code ``json.syntax``, with
+    ``line`` and ``column``."""
 
 
 class UsageError(Error):

@@ -2,7 +2,8 @@
 // The command line as a whole (engine/cli/dispatch.cpp, diagnostic_printer.cpp), through the
 // real executable: what every command shares. Output that cannot be written is exit 2, help
 // and version included; a wrong ZEROFORGE_MAX_INPUT_MIB is an error for every command; what
-// the input holds is shown escaped in every message, never acted on by the terminal.
+// the input holds is shown escaped in every message, never acted on by the terminal; under
+// --format json an error that stops a command is JSON on stdout too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -107,6 +108,74 @@ TEST(DispatchTest, MessagesShowTheInputsBytesEscaped) {
             std::string::npos)
       << findings.out;
   EXPECT_EQ(findings.out.find('\x1b'), std::string::npos);
+}
+
+// A command run with --format json that stops at an error (exit 2) says so on stdout too, as
+// JSON with the diagnostic's code, kind and place, under the key its own JSON lists problems
+// in; stderr has the same text as without --format json. A file that is not JSON has the code
+// `json.syntax`, whichever file it is (docs/cli.md, "Diagnostic codes").
+TEST(DispatchTest, AnErrorThatStopsACommandIsJsonOnStdoutUnderFormatJson) {
+  TempDir dir;
+  const std::string bad = dir.write("bad.json", "{\"train_batch_size\": 8,\n \"x\": }\n").string();
+  const std::string family =
+      dir.write("family.json", R"({"name": "a", "template": "deepspeed/config.json.j2",
+                                   "tiers": ["no-such-tier"]})")
+          .string();
+  struct Case {
+    std::vector<std::string> args;  // without --format json
+    const char* key;
+    const char* code;
+    std::string file;
+    int line;  // 0: the error has a pointer instead
+    const char* pointer;
+  };
+  const std::string out_dir = (dir.path() / "out").string();
+  const Case cases[] = {
+      {{"generate", bad, "-o", out_dir}, "errors", "json.syntax", bad, 2, ""},
+      {{"generate", family, "-o", out_dir}, "errors", "tier.not-found", family, 0, "/tiers/0"},
+      {{"explain", "deepspeed/config.json.j2", "--values", bad},
+       "diagnostics",
+       "json.syntax",
+       bad,
+       2,
+       ""},
+      {{"validate", bad}, "errors", "json.syntax", bad, 2, ""},
+      {{"import", bad, "-o", (dir.path() / "f.json").string()},
+       "errors",
+       "json.syntax",
+       bad,
+       2,
+       ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args[0] + " " + c.code);
+    const auto text = run_cli(c.args);
+    std::vector<std::string> args = c.args;
+    args.insert(args.end(), {"--format", "json"});
+    const auto json = run_cli(args);
+    EXPECT_EQ(text.exit_code, 2);
+    EXPECT_EQ(text.out, "");
+    EXPECT_EQ(json.exit_code, 2);
+    EXPECT_EQ(json.err, text.err);
+    const auto out = parse_json_text(json.out, "stdout");
+    ASSERT_TRUE(out.is_object()) << json.out;
+    EXPECT_EQ(out.size(), 2u) << json.out;
+    EXPECT_EQ(out.value("exit_code", 0), 2);
+    ASSERT_TRUE(out.contains(c.key) && out[c.key].size() == 1) << json.out;
+    const auto& error = out[c.key][0];
+    EXPECT_EQ(error.value("code", ""), c.code);
+    EXPECT_EQ(error.value("severity", ""), "error");
+    EXPECT_EQ(error.value("file", ""), c.file);
+    EXPECT_EQ(error.value("line", 0), c.line);
+    EXPECT_EQ(error.value("pointer", ""), c.pointer);
+    EXPECT_EQ(error.value("kind", ""), c.line != 0 ? "json" : "values");
+    // The message is the one stderr shows after "error: ".
+    const std::string message = error.value("message", "");
+    EXPECT_FALSE(message.empty());
+    EXPECT_NE(text.err.find("error: " + message), std::string::npos) << text.err;
+  }
+  EXPECT_FALSE(fs::exists(dir.path() / "out"));
+  EXPECT_FALSE(fs::exists(dir.path() / "f.json"));
 }
 
 // Keeps the rule above from eroding: every message goes through print_message or print_error

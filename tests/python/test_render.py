@@ -75,6 +75,18 @@ def test_values_errors_carry_the_layer_and_pointer(cli, in_tmp):
     assert (caught.value.file, caught.value.pointer) == ("--set stage=7", "/stage")
 
 
+def test_a_values_file_that_is_not_json_is_a_values_error(cli, in_tmp):
+    (in_tmp / "v.json").write_text('{"stage": 3,\n "zero": }\n')
+    with pytest.raises(zeroforge.ValuesError) as caught:
+        zeroforge.render(TEMPLATE, values="v.json")
+    done = cli("render", TEMPLATE, "--values", "v.json", cwd=in_tmp)
+    assert done.returncode == 2
+    assert str(caught.value) + "\n" == done.stderr
+    error = caught.value
+    assert (error.code, error.kind, error.file, error.line, error.column) == \
+        ("json.syntax", "json", "v.json", 2, 10)
+
+
 def test_a_mapping_is_named_values_in_errors():
     with pytest.raises(zeroforge.ValuesError) as caught:
         zeroforge.render(TEMPLATE, values={"stage": 7})

@@ -92,6 +92,7 @@ def test_a_malformed_file_names_its_line_and_column(cli, in_tmp):
     assert str(caught.value) + "\n" == done.stderr
     assert (caught.value.file, caught.value.line) == ("bad.json", 2)
     assert caught.value.column is not None
+    assert (caught.value.code, caught.value.kind) == ("json.syntax", "json")
 
 
 def test_a_missing_file_is_a_file_error(cli, in_tmp):

@@ -50,6 +50,14 @@ Diagnostic baseline_warning(const ManifestBaseline& baseline);
 /// was written`. generate's counterpart is `generate.variant` (failure_diagnostics).
 Diagnostic report_variant_note(const GenerateResult& result);
 
+/// The error that closes a report stopped after making its configs (values problems, plugin
+/// refusals or validator errors; `result.failure` is not set), code `report.not-reported`:
+/// `zeroforge: error: family 'NAME' not reported: its values are wrong; no report was
+/// written` (or `N config(s) cannot be made as asked`, or `the validator found errors in its
+/// configs (--no-validate reports them anyway)`). generate's counterpart is
+/// `generate.not-generated` (failure_diagnostics).
+Diagnostic not_reported_error(const GenerateResult& result);
+
 /// What to report, and where.
 struct ReportRequest {
   /// The family and its options, as for generate. `output_dir` is where the configs are (or

@@ -15,6 +15,7 @@
 
 #include "source_position.hpp"
 #include "text_helpers.hpp"
+#include "zeroforge/diagnostic.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 
@@ -42,8 +43,12 @@ class Reader {
   [[noreturn]] void fail(const std::string& message) const { fail_at(pos_, message); }
   [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const {
     auto [line, column] = detail::line_column(text_, offset);
-    throw Error(ErrorKind::Json, message, Location{name_, line, column})
-        .located(Location{name_, line, column}, std::string(detail::line_text(text_, offset)));
+    // Its own code: a file zeroforge reads is not valid JSON. `output.json` (the kind's code)
+    // stays what it has always meant, a rendered config that is not JSON.
+    throw CodedError(
+        Error(ErrorKind::Json, message, Location{name_, line, column})
+            .located(Location{name_, line, column}, std::string(detail::line_text(text_, offset))),
+        "json.syntax");
   }
 
   std::string describe_here() const {

@@ -77,6 +77,20 @@ Diagnostic report_variant_note(const GenerateResult& result) {
   return d;
 }
 
+Diagnostic not_reported_error(const GenerateResult& result) {
+  const std::string why =
+      !result.problems.empty() ? "its values are wrong"
+      : !result.refusals.empty()
+          ? std::to_string(result.refusals.size()) + " config(s) cannot be made as asked"
+          : "the validator found errors in its configs (--no-validate "
+            "reports them anyway)";
+  Diagnostic d = pipeline::remark(
+      "report.not-reported", Severity::Error,
+      "family '" + result.family_name + "' not reported: " + why + "; no report was written");
+  d.kind = ErrorKind::Values;  // as generate.not-generated
+  return d;
+}
+
 ManifestBaseline read_manifest_baseline(const fs::path& dir) {
   ManifestBaseline baseline;
   const fs::path file = dir / "manifest.json";

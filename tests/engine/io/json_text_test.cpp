@@ -8,17 +8,20 @@
 #include <filesystem>
 
 #include "support/cli_runner.hpp"
+#include "zeroforge/diagnostic.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 
 namespace zf {
 namespace {
 
-// The what() of the error parsing `text` (as f.json) raises, or "" when it parses.
+// The what() of the error parsing `text` (as f.json) raises, or "" when it parses. Every
+// such error has the code `json.syntax` (a template's output that is not JSON: output.json).
 std::string parse_error(const std::string& text) {
   try {
     parse_json_text(text, "f.json");
   } catch (const Error& e) {
+    EXPECT_EQ(to_diagnostic(e).code, "json.syntax") << text;
     return e.what();
   }
   return "";

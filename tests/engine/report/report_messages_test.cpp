@@ -114,5 +114,35 @@ TEST(ReportMessagesTest, TheVariantNoteHasItsCode) {
   }
 }
 
+// The error closing a report that made its configs but was stopped: its own code (generate
+// says `generate.not-generated`, ending "nothing was written"), the reason, the family named.
+TEST(ReportMessagesTest, TheClosingErrorHasItsCodeAndReason) {
+  struct Case {
+    int problems, refusals;
+    std::string why;
+  };
+  const std::vector<Case> cases = {
+      {1, 1, "its values are wrong"},
+      {0, 3, "3 config(s) cannot be made as asked"},
+      {0, 0, "the validator found errors in its configs (--no-validate reports them anyway)"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.why);
+    GenerateResult result;
+    result.outcome = c.problems > 0 ? Outcome::Failed : Outcome::Refused;
+    result.family_name = "llama-7b-finetune-platform-team";
+    result.problems.resize(static_cast<std::size_t>(c.problems));
+    result.refusals.resize(static_cast<std::size_t>(c.refusals));
+    const Diagnostic error = not_reported_error(result);
+    EXPECT_EQ(error.code, "report.not-reported");
+    EXPECT_EQ(error.severity, Severity::Error);
+    EXPECT_EQ(error.kind, ErrorKind::Values);
+    EXPECT_EQ(to_string(error),
+              "zeroforge: error: family 'llama-7b-finetune-platform-team' not "
+              "reported: " +
+                  c.why + "; no report was written");
+  }
+}
+
 }  // namespace
 }  // namespace zf

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "support/cli_runner.hpp"
+#include "zeroforge/diagnostic.hpp"
 #include "zeroforge/environment.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
@@ -22,10 +23,13 @@ std::string render_json_text(const std::string& source,
   return to_json_text(tpl->render_json(Value::from_json(values)));
 }
 
+// The what() of the error rendering `source` raises; its code is `output.json` (the reader's
+// own `json.syntax` is for files zeroforge reads).
 std::string json_error(const std::string& source) {
   try {
     render_json_text(source);
   } catch (const Error& e) {
+    EXPECT_EQ(to_diagnostic(e).code, "output.json") << source;
     return e.what();
   }
   return "";
