@@ -7,7 +7,8 @@ What runs (tests/docs/README.md has the rules):
 - a ```sh block: its commands, in order, as one bash script that must exit 0;
 - a ```python block: a script run by the interpreter the zeroforge module was built for
   (ZF_PYTHON, with ZF_PYTHONPATH on its path; ctest sets both), which must exit 0; without
-  ZF_PYTHON (a build without the module) it is only compiled;
+  ZF_PYTHON (a build without the module, or the ThreadSanitizer build) it is only compiled,
+  and so are the shell blocks after it on its page (they may use what it made);
 - a block whose lines start with "$ " (sh, console, text or unlabeled): a transcript: each
   command runs and its output (stdout and stderr) must be exactly the lines shown under it;
 - directives in an HTML comment on the lines just above a block:
@@ -157,6 +158,7 @@ def check_page(source, page, bindir, failures):
     env["ZF_SOURCE_DIR"] = source  # for setup commands that copy a shipped file
     count = 0
     printed = None  # what the last ```python block printed
+    python_not_run = False  # a ```python block of this page was only compiled (no module)
     try:
         for block in blocks(page, open(path, encoding="utf-8").read()):
             if block.directive("output"):
@@ -183,6 +185,7 @@ def check_page(source, page, bindir, failures):
             if block.info == "python":
                 count += 1
                 printed = check_python(block, workdir, env, failures)
+                python_not_run |= printed is None and not block.directive("skip")
                 continue
             runnable = block.info in RUNNABLE or (block.info in ("", "text")
                                                   and block.is_transcript())
@@ -192,7 +195,7 @@ def check_page(source, page, bindir, failures):
             script = block.text
             if block.is_transcript():
                 script = "\n".join(l[2:] for l in block.text.splitlines() if l.startswith("$ "))
-            if block.directive("skip"):
+            if block.directive("skip") or python_not_run:
                 result = subprocess.run(["bash", "-n"], input=script, text=True,
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
                 if result.returncode != 0:
