@@ -13,9 +13,9 @@
 #include "deepspeed/world_size.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/deepspeed_contract.hpp"
+#include "zeroforge/deepspeed_release.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/sourced_values.hpp"
-#include "zeroforge/validator.hpp"
 
 namespace zf {
 namespace {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rules.hpp"
+#include "zeroforge/deepspeed_release.hpp"
 
 namespace zf {
 namespace {

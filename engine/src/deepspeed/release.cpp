@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
+#include "zeroforge/deepspeed_release.hpp"
 #include "zeroforge/error.hpp"
-#include "zeroforge/validator.hpp"
 
 namespace zf {
 namespace validate {

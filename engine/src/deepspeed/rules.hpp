@@ -11,7 +11,9 @@
 
 #include "deepspeed/release.hpp"
 #include "deepspeed/schema_facts.hpp"
-#include "zeroforge/validator.hpp"
+#include "zeroforge/diagnostic.hpp"
+#include "zeroforge/finding.hpp"
+#include "zeroforge/validate_options.hpp"
 
 namespace zf::validate {
 

@@ -12,6 +12,7 @@
 #include "deepspeed/schema_text.hpp"
 #include "rules.hpp"
 #include "text_helpers.hpp"
+#include "zeroforge/deepspeed_release.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/values.hpp"
 
