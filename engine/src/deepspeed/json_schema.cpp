@@ -46,7 +46,7 @@ std::string describe(const json& node) {
   };
   if (auto d = node.find("default"); d != node.end()) add("Default " + d->dump() + ".");
   if (auto s = node.find("stages"); s != node.end() && s->size() < 4) {
-    add("Has an effect at ZeRO stage " + validate::stages_text(stage_mask(*s)) + " only.");
+    add("Has an effect at ZeRO stage " + deepspeed::stages_text(stage_mask(*s)) + " only.");
   }
   if (auto no = node.find("no_effect"); no != node.end())
     add("No effect: " + no->get<std::string>() + ".");
@@ -65,7 +65,7 @@ json convert_section(const json& data, const json& section, const std::string& p
   json properties = json::object();
   if (auto keys = section.find("keys"); keys != section.end()) {
     for (const auto& [key, child] : keys->items()) {
-      properties[key] = convert(data, child, section, validate::pointer_join(pointer, key));
+      properties[key] = convert(data, child, section, deepspeed::pointer_join(pointer, key));
     }
   }
   if (!properties.empty()) out["properties"] = properties;

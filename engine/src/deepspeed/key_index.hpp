@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace zf::validate {
+namespace zf::deepspeed {
 
 struct NodeFacts;
 
@@ -86,4 +86,4 @@ inline KeySlotLayout key_slot_layout(const std::vector<std::string_view>& names)
   return layout;
 }
 
-}  // namespace zf::validate
+}  // namespace zf::deepspeed

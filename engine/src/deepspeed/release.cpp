@@ -10,7 +10,7 @@
 #include "zeroforge/error.hpp"
 
 namespace zf {
-namespace validate {
+namespace deepspeed {
 
 ReleaseIndex newest_release() { return static_cast<ReleaseIndex>(releases().size() - 1); }
 
@@ -154,12 +154,12 @@ std::string releases_text(const NodeFacts& node) {
   return out;
 }
 
-}  // namespace validate
+}  // namespace deepspeed
 
 const std::vector<std::string>& deepspeed_versions() {
   static const std::vector<std::string> versions = [] {
     std::vector<std::string> out;
-    for (const auto& release : validate::releases()) out.emplace_back(release.version);
+    for (const auto& release : deepspeed::releases()) out.emplace_back(release.version);
     return out;
   }();
   return versions;
@@ -168,21 +168,21 @@ const std::vector<std::string>& deepspeed_versions() {
 void check_deepspeed_version(std::string_view version) {
   if (version.empty()) {
     throw Error(ErrorKind::Usage,
-                "an empty DeepSpeed version; zeroforge knows " + validate::known_range());
+                "an empty DeepSpeed version; zeroforge knows " + deepspeed::known_range());
   }
-  validate::require_release(version);
+  deepspeed::require_release(version);
 }
 
 bool deepspeed_has_key(std::string_view pointer, std::string_view version) {
-  return validate::present_at_pointer(pointer, validate::require_release(version));
+  return deepspeed::present_at_pointer(pointer, deepspeed::require_release(version));
 }
 
 std::string deepspeed_key_since(std::string_view pointer, std::string_view version) {
-  const validate::ReleaseIndex from = validate::require_release(version);
-  if (validate::present_at_pointer(pointer, from)) return "";
-  for (auto r = static_cast<std::size_t>(from) + 1; r < validate::releases().size(); ++r) {
-    if (validate::present_at_pointer(pointer, static_cast<validate::ReleaseIndex>(r)))
-      return std::string(validate::releases()[r].version);
+  const deepspeed::ReleaseIndex from = deepspeed::require_release(version);
+  if (deepspeed::present_at_pointer(pointer, from)) return "";
+  for (auto r = static_cast<std::size_t>(from) + 1; r < deepspeed::releases().size(); ++r) {
+    if (deepspeed::present_at_pointer(pointer, static_cast<deepspeed::ReleaseIndex>(r)))
+      return std::string(deepspeed::releases()[r].version);
   }
   return "";
 }

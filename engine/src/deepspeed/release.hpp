@@ -10,7 +10,7 @@
 
 #include "deepspeed/schema_facts.hpp"
 
-namespace zf::validate {
+namespace zf::deepspeed {
 
 /// The newest release (the default): the one the schema data describes.
 ReleaseIndex newest_release();
@@ -35,4 +35,4 @@ bool present_at_pointer(std::string_view pointer, ReleaseIndex release);
 /// 0.16.3 and 0.16.6 or newer"; "" for every release.
 std::string releases_text(const NodeFacts& node);
 
-}  // namespace zf::validate
+}  // namespace zf::deepspeed

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace zf::validate::history {
+namespace zf::deepspeed::history {
 
 using json = nlohmann::ordered_json;
 
@@ -296,4 +296,4 @@ inline json data_at(const json& data, const History& history, int release) {
   return out;
 }
 
-}  // namespace zf::validate::history
+}  // namespace zf::deepspeed::history

@@ -15,7 +15,7 @@
 #include "zeroforge/finding.hpp"
 #include "zeroforge/validate_options.hpp"
 
-namespace zf::validate {
+namespace zf::deepspeed {
 
 using json = nlohmann::ordered_json;
 
@@ -107,4 +107,4 @@ bool enabled_true(const json* section);
 /// True when `object` is an object whose `key` is literally true.
 bool is_true(const json& object, std::string_view key);
 
-}  // namespace zf::validate
+}  // namespace zf::deepspeed

@@ -6,7 +6,7 @@
 
 #include "rules.hpp"
 
-namespace zf::validate {
+namespace zf::deepspeed {
 namespace {
 
 bool native_auto(const std::string& pointer) {
@@ -148,4 +148,4 @@ void check_auto(const Context& ctx) {
   }
 }
 
-}  // namespace zf::validate
+}  // namespace zf::deepspeed

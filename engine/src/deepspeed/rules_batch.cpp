@@ -8,7 +8,7 @@
 #include "checked_math.hpp"
 #include "rules.hpp"
 
-namespace zf::validate {
+namespace zf::deepspeed {
 namespace {
 
 struct Batch {
@@ -172,4 +172,4 @@ void check_batch(const Context& ctx) {
                  "; pass --world-size N to check the one you launch with");
 }
 
-}  // namespace zf::validate
+}  // namespace zf::deepspeed

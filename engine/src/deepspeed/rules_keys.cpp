@@ -7,7 +7,7 @@
 
 #include "rules.hpp"
 
-namespace zf::validate {
+namespace zf::deepspeed {
 namespace {
 
 // Every place a key name is known in the release, as a pointer
@@ -358,4 +358,4 @@ void check_keys(const Context& ctx) {
   walk_section(ctx, ctx.config, root_facts(), PointerPath{});
 }
 
-}  // namespace zf::validate
+}  // namespace zf::deepspeed

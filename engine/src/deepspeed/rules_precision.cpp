@@ -3,7 +3,7 @@
 // (_do_error_check, DeepSpeedFP16Config validators, engine checks) or silently ignores.
 #include "rules.hpp"
 
-namespace zf::validate {
+namespace zf::deepspeed {
 namespace {
 
 const char* const kLossScaleKeys[] = {"loss_scale", "initial_scale_power",    "loss_scale_window",
@@ -109,4 +109,4 @@ void check_precision(const Context& ctx) {
   }
 }
 
-}  // namespace zf::validate
+}  // namespace zf::deepspeed

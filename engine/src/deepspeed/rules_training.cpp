@@ -6,7 +6,7 @@
 
 #include "rules.hpp"
 
-namespace zf::validate {
+namespace zf::deepspeed {
 namespace {
 
 std::string lower(std::string s) {
@@ -377,4 +377,4 @@ void check_training(const Context& ctx) {
   check_vocabulary(ctx);
 }
 
-}  // namespace zf::validate
+}  // namespace zf::deepspeed

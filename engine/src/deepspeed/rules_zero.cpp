@@ -7,7 +7,7 @@
 
 #include "rules.hpp"
 
-namespace zf::validate {
+namespace zf::deepspeed {
 namespace {
 
 bool is_offload_key(std::string_view key) {
@@ -178,4 +178,4 @@ void check_zero(const Context& ctx) {
   }
 }
 
-}  // namespace zf::validate
+}  // namespace zf::deepspeed

@@ -20,21 +20,22 @@ namespace zf {
 
 const nlohmann::ordered_json& deepspeed_schema_data() {
   // The text is compiled in and checked by a test, so a parse failure here is a build bug.
-  static const nlohmann::ordered_json data = nlohmann::ordered_json::parse(validate::schema_text());
+  static const nlohmann::ordered_json data =
+      nlohmann::ordered_json::parse(deepspeed::schema_text());
   return data;
 }
 
 nlohmann::ordered_json deepspeed_schema_data_at(std::string_view version) {
-  const validate::ReleaseIndex release = validate::require_release(version);
+  const deepspeed::ReleaseIndex release = deepspeed::require_release(version);
   // compile_schema read the same history at build time, so it reads here too.
-  static const validate::history::History history =
-      validate::history::read(deepspeed_schema_data());
-  return validate::history::data_at(deepspeed_schema_data(), history, release);
+  static const deepspeed::history::History history =
+      deepspeed::history::read(deepspeed_schema_data());
+  return deepspeed::history::data_at(deepspeed_schema_data(), history, release);
 }
 
 }  // namespace zf
 
-namespace zf::validate {
+namespace zf::deepspeed {
 
 const json& schema_part(SchemaPart part) {
   // Our reader, keeping numbers as written as nlohmann's does: a part is parsed by the first
@@ -140,4 +141,4 @@ void Context::report(std::string pointer, Severity severity, const char* rule,
   findings.push_back(Finding{file, std::move(pointer), severity, rule, std::move(message)});
 }
 
-}  // namespace zf::validate
+}  // namespace zf::deepspeed

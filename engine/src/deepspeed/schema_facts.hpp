@@ -12,7 +12,7 @@
 
 #include "deepspeed/key_index.hpp"
 
-namespace zf::validate {
+namespace zf::deepspeed {
 
 /// A JSON type a schema key accepts (`type` in the schema data).
 enum class ValueType { Any, Integer, Number, Boolean, String, Array, Object };
@@ -138,4 +138,4 @@ enum class SchemaPart { Optimizers, Schedulers, HfTrainer, NativeAuto };
 /// A part's JSON text (compact).
 std::string_view schema_part_text(SchemaPart part);
 
-}  // namespace zf::validate
+}  // namespace zf::deepspeed

@@ -4,9 +4,9 @@
 
 #include <string_view>
 
-namespace zf::validate {
+namespace zf::deepspeed {
 
 /// The content of engine/src/deepspeed/deepspeed_schema.json.
 std::string_view schema_text() noexcept;
 
-}  // namespace zf::validate
+}  // namespace zf::deepspeed

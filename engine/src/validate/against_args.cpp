@@ -232,6 +232,12 @@ TrainingCommand detail::parse_training_words(const std::vector<std::string>& wor
 namespace zf::validate {
 namespace {
 
+// The args family reports through the DeepSpeed rule families' context and reads the config
+// with their helpers (deepspeed/rules.hpp).
+using deepspeed::at_pointer;
+using deepspeed::Context;
+using deepspeed::json;
+
 std::string number_text(double d) {
   if (d == std::floor(d) && std::fabs(d) < 1e15) return std::to_string(static_cast<long long>(d));
   std::string s = json(d).dump();

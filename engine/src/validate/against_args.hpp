@@ -11,6 +11,6 @@ namespace zf::validate {
 
 /// args-*: each disagreement between `command` and the config is a finding; validate_config
 /// runs it last, when ValidateOptions::against is set.
-void check_against_args(const Context& ctx, const TrainingCommand& command);
+void check_against_args(const deepspeed::Context& ctx, const TrainingCommand& command);
 
 }  // namespace zf::validate

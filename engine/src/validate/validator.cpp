@@ -23,11 +23,11 @@ std::vector<Finding> validate_config(const nlohmann::ordered_json& config,
                                      const ValidateOptions& options, const std::string& file) {
   std::vector<Finding> findings;
   std::vector<std::string> absent;
-  validate::Context ctx{config, options, file, findings, 0};
-  ctx.release = validate::require_release(options.deepspeed_version);
+  deepspeed::Context ctx{config, options, file, findings, 0};
+  ctx.release = deepspeed::require_release(options.deepspeed_version);
   ctx.absent_keys = &absent;
-  ctx.stage = config.is_object() ? validate::zero_stage(config) : 0;
-  validate::check_keys(ctx);
+  ctx.stage = config.is_object() ? deepspeed::zero_stage(config) : 0;
+  deepspeed::check_keys(ctx);
   if (!config.is_object()) return findings;
   // Keys the release lacks do nothing there (ignored) or stop it (refused, reported above):
   // the other rules judge the config as that release reads it, without them. A copy is made
@@ -40,13 +40,13 @@ std::vector<Finding> validate_config(const nlohmann::ordered_json& config,
       pruned.at(pointer.parent_pointer()).erase(pointer.back());
     }
   }
-  validate::Context rest{absent.empty() ? config : pruned, options, file, findings, ctx.stage};
+  deepspeed::Context rest{absent.empty() ? config : pruned, options, file, findings, ctx.stage};
   rest.release = ctx.release;
-  validate::check_auto(rest);
-  validate::check_batch(rest);
-  validate::check_zero(rest);
-  validate::check_precision(rest);
-  validate::check_training(rest);
+  deepspeed::check_auto(rest);
+  deepspeed::check_batch(rest);
+  deepspeed::check_zero(rest);
+  deepspeed::check_precision(rest);
+  deepspeed::check_training(rest);
   if (options.against) validate::check_against_args(rest, *options.against);
   return findings;
 }
@@ -58,10 +58,10 @@ ValidateOptions validate_options_from_values(const nlohmann::ordered_json& value
   // Unset past 64 bits: the values contract reports that product at /nodes.
   if (auto world_size = deepspeed::world_size_of(values)) options.world_size = *world_size;
   // hf_auto is true, or a non-empty list of the keys left to the Trainer (docs/values.md).
-  const nlohmann::ordered_json* hf = validate::member(values, "hf_auto");
+  const nlohmann::ordered_json* hf = deepspeed::member(values, "hf_auto");
   options.hf =
-      validate::is_true(values, "hf_auto") || (hf != nullptr && hf->is_array() && !hf->empty());
-  if (const nlohmann::ordered_json* version = validate::member(values, "deepspeed_version");
+      deepspeed::is_true(values, "hf_auto") || (hf != nullptr && hf->is_array() && !hf->empty());
+  if (const nlohmann::ordered_json* version = deepspeed::member(values, "deepspeed_version");
       version != nullptr && version->is_string()) {
     options.deepspeed_version = version->get<std::string>();
   }
@@ -70,7 +70,7 @@ ValidateOptions validate_options_from_values(const nlohmann::ordered_json& value
 
 bool is_deepspeed_config(const nlohmann::ordered_json& document) {
   if (!document.is_object()) return false;
-  const validate::NodeFacts& root = validate::root_facts();
+  const deepspeed::NodeFacts& root = deepspeed::root_facts();
   for (const auto& [key, value] : document.items()) {
     if (root.key(key) != nullptr) return true;
   }

@@ -12,9 +12,9 @@
 
 namespace {
 
-using zf::validate::KeyIndex;
-using zf::validate::KeySlot;
-using zf::validate::NodeFacts;
+using zf::deepspeed::KeyIndex;
+using zf::deepspeed::KeySlot;
+using zf::deepspeed::NodeFacts;
 
 // An index over `names`, each name's facts being the matching element of `facts`.
 struct Built {
@@ -24,7 +24,7 @@ struct Built {
 
 Built build(const std::vector<std::string>& names, const std::vector<NodeFacts>& facts) {
   std::vector<std::string_view> views(names.begin(), names.end());
-  zf::validate::KeySlotLayout layout = zf::validate::key_slot_layout(views);
+  zf::deepspeed::KeySlotLayout layout = zf::deepspeed::key_slot_layout(views);
   Built built;
   built.slots.resize(layout.size);
   for (std::size_t i = 0; i < names.size(); ++i)
@@ -37,7 +37,7 @@ TEST(KeyIndexTest, EmptyIndexFindsNothing) {
   KeyIndex index;
   EXPECT_EQ(index.find(""), nullptr);
   EXPECT_EQ(index.find("stage"), nullptr);
-  EXPECT_EQ(zf::validate::key_slot_layout({}).size, 0u);
+  EXPECT_EQ(zf::deepspeed::key_slot_layout({}).size, 0u);
 }
 
 TEST(KeyIndexTest, FindsEachNameAndNoOther) {

@@ -17,8 +17,8 @@
 namespace {
 
 using json = nlohmann::ordered_json;
-using zf::validate::NodeFacts;
-using zf::validate::ValueType;
+using zf::deepspeed::NodeFacts;
+using zf::deepspeed::ValueType;
 
 // The node with a `$ref` resolved as the validator sees it: the section, the referring node's
 // own fields over it.
@@ -45,7 +45,7 @@ ValueType type_named(const std::string& name) {
 // JSON is the data as that release saw it (deepspeed_schema_data_at) and the facts are the
 // tables' for it: only the keys present then, each as it was then (NodeFacts::at).
 void expect_facts(const json& raw, const NodeFacts& facts, const std::string& where, int& nodes,
-                  std::optional<zf::validate::ReleaseIndex> release = std::nullopt) {
+                  std::optional<zf::deepspeed::ReleaseIndex> release = std::nullopt) {
   SCOPED_TRACE(where);
   ++nodes;
   const json node = resolved(raw);
@@ -123,7 +123,7 @@ void expect_facts(const json& raw, const NodeFacts& facts, const std::string& wh
     ++r;
   }
   const json keys = node.value("keys", json::object());
-  std::vector<zf::validate::KeySlot> present;
+  std::vector<zf::deepspeed::KeySlot> present;
   for (const auto& slot : facts.keys.ordered) {
     if (!release || slot.facts->present_at(*release)) present.push_back(slot);
   }
@@ -146,7 +146,7 @@ void expect_facts(const json& raw, const NodeFacts& facts, const std::string& wh
 
 TEST(SchemaFactsTest, EveryNodeSaysWhatTheDataSays) {
   int nodes = 0;
-  expect_facts(zf::deepspeed_schema_data().at("root"), zf::validate::root_facts(), "/root", nodes);
+  expect_facts(zf::deepspeed_schema_data().at("root"), zf::deepspeed::root_facts(), "/root", nodes);
   EXPECT_GT(nodes, 250);  // the whole tree was walked (278 nodes today), not a corner of it
 }
 
@@ -154,15 +154,15 @@ TEST(SchemaFactsTest, EveryNodeSaysWhatTheDataSays) {
 // data's as that release saw it (the newest facts with the release history applied).
 TEST(SchemaFactsTest, EveryReleaseSeesWhatTheDataSays) {
   const auto& versions = zf::deepspeed_versions();
-  ASSERT_EQ(zf::validate::releases().size(), versions.size());
+  ASSERT_EQ(zf::deepspeed::releases().size(), versions.size());
   for (std::size_t r = 0; r < versions.size(); ++r) {
     SCOPED_TRACE(versions[r]);
-    const auto release = static_cast<zf::validate::ReleaseIndex>(r);
+    const auto release = static_cast<zf::deepspeed::ReleaseIndex>(r);
     const json data = zf::deepspeed_schema_data_at(versions[r]);
     EXPECT_EQ(data.at("deepspeed").at("version"), versions[r]);
-    EXPECT_EQ(data.at("deepspeed").at("commit"), zf::validate::releases()[r].commit);
+    EXPECT_EQ(data.at("deepspeed").at("commit"), zf::deepspeed::releases()[r].commit);
     int nodes = 0;
-    expect_facts(data.at("root"), zf::validate::root_facts().at(release), "/root", nodes, release);
+    expect_facts(data.at("root"), zf::deepspeed::root_facts().at(release), "/root", nodes, release);
     EXPECT_GT(nodes, 180);  // 189 in 0.12.0: the whole tree was walked
   }
 }
@@ -188,22 +188,23 @@ TEST(SchemaFactsTest, FeaturesFollowTheHistory) {
     std::size_t next = 0;
     for (std::size_t r = 0; r < versions.size(); ++r) {
       if (next < list.size() && list[next].first == versions[r]) present = list[next++].second;
-      EXPECT_EQ(zf::validate::feature_at(name, static_cast<zf::validate::ReleaseIndex>(r)), present)
+      EXPECT_EQ(zf::deepspeed::feature_at(name, static_cast<zf::deepspeed::ReleaseIndex>(r)),
+                present)
           << versions[r];
     }
   }
-  EXPECT_TRUE(zf::validate::feature_at("optimizer:adam", 0));  // never changed: every release
+  EXPECT_TRUE(zf::deepspeed::feature_at("optimizer:adam", 0));  // never changed: every release
 }
 
 TEST(SchemaFactsTest, TheJsonPartsAreTheData) {
-  const std::pair<zf::validate::SchemaPart, const char*> parts[] = {
-      {zf::validate::SchemaPart::Optimizers, "optimizers"},
-      {zf::validate::SchemaPart::Schedulers, "schedulers"},
-      {zf::validate::SchemaPart::HfTrainer, "hf_trainer"},
-      {zf::validate::SchemaPart::NativeAuto, "native_auto"}};
+  const std::pair<zf::deepspeed::SchemaPart, const char*> parts[] = {
+      {zf::deepspeed::SchemaPart::Optimizers, "optimizers"},
+      {zf::deepspeed::SchemaPart::Schedulers, "schedulers"},
+      {zf::deepspeed::SchemaPart::HfTrainer, "hf_trainer"},
+      {zf::deepspeed::SchemaPart::NativeAuto, "native_auto"}};
   for (const auto& [part, name] : parts) {
     SCOPED_TRACE(name);
-    EXPECT_EQ(zf::validate::schema_part(part), zf::deepspeed_schema_data().at(name));
+    EXPECT_EQ(zf::deepspeed::schema_part(part), zf::deepspeed_schema_data().at(name));
   }
 }
 
