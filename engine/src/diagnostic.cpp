@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// zf::Diagnostic: codes for an Error's kind, conversion from zf::Error, the one-line text.
+// zf::Diagnostic: codes for an Error's kind, severity names, conversion from zf::Error, the
+// one-line text.
 #include "zeroforge/diagnostic.hpp"
 
 #include <algorithm>
@@ -29,6 +30,18 @@ std::string_view error_code(ErrorKind kind) noexcept {
       return "usage.invalid";
   }
   return "values.invalid";
+}
+
+const char* severity_name(Severity severity) noexcept {
+  switch (severity) {
+    case Severity::Note:
+      return "note";
+    case Severity::Warning:
+      return "warning";
+    case Severity::Error:
+      return "error";
+  }
+  return "error";
 }
 
 std::string_view kind_name(ErrorKind kind) noexcept {

@@ -7,18 +7,6 @@
 
 namespace zf {
 
-const char* severity_name(Severity severity) noexcept {
-  switch (severity) {
-    case Severity::Note:
-      return "note";
-    case Severity::Warning:
-      return "warning";
-    case Severity::Error:
-      return "error";
-  }
-  return "error";
-}
-
 std::vector<Finding> validate_config(const nlohmann::ordered_json& config,
                                      const ValidateOptions& options, const std::string& file) {
   std::vector<Finding> findings;
