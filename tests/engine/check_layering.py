@@ -6,8 +6,9 @@
 
 Reads the table under "## Layers, bottom-up" in engine/src/README.md: one row per module, the
 public headers it implements, and the includes that still go up the table. Every `#include "..."`
-in engine/src must then name a header of its own module, of an earlier row, of the plugin SDK,
-or one of its row's listed exceptions. Also fails when a folder of engine/src or a public header
+in engine/src, and in each public header (engine/include/zeroforge, on the row that lists it),
+must then name a header of its own module, of an earlier row, of the plugin SDK, or one of its
+row's listed exceptions. Also fails when a folder of engine/src or a public header
 has no row, or when a listed exception is no longer used (the list only shrinks). Exit 0 or 1.
 """
 import pathlib
@@ -66,13 +67,21 @@ def main(argv):
         if header.name not in public:
             problems.append(f"zeroforge/{header.name} is named in no row of engine/src/README.md")
 
-    used = set()
-    checked = 0
+    # (file, its module, the name problems give it): engine/src's files, then the public headers.
+    files = []
     for source in sorted(src.rglob("*")):
         if source.suffix not in (".cpp", ".hpp", ".inc") or not source.is_file():
             continue
         relative = source.relative_to(src)
-        module = relative.parts[0] if len(relative.parts) > 1 else "core"
+        files.append((source, relative.parts[0] if len(relative.parts) > 1 else "core",
+                      f"engine/src/{relative}"))
+    for header in sorted((root / "engine" / "include" / "zeroforge").glob("*.hpp")):
+        if header.name in public:
+            files.append((header, public[header.name], f"engine/include/zeroforge/{header.name}"))
+
+    used = set()
+    checked = 0
+    for source, module, relative in files:
         text = source.read_text(encoding="utf-8")
         for include in re.findall(r'^#include "([^"]+)"', text, re.MULTILINE):
             target = module_of(include, source, src, modules, public)
@@ -81,14 +90,14 @@ def main(argv):
             checked += 1
             if target.startswith("?"):
                 if not (sdk / include).exists():
-                    problems.append(f"engine/src/{relative}: {include} is named in no row")
+                    problems.append(f"{relative}: {include} is named in no row")
                 continue
             if order[target] < order[module]:
                 continue
             if include in exceptions[module]:
                 used.add((module, include))
                 continue
-            problems.append(f"engine/src/{relative} includes {include}: {module} may not include "
+            problems.append(f"{relative} includes {include}: {module} may not include "
                             f"{target}, which is above it (engine/src/README.md)")
     for module, allowed in exceptions.items():
         for include in sorted(allowed):
