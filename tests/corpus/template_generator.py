@@ -437,8 +437,16 @@ class Generator:
             head, self.body(depth + 1, True, in_macro, False))
 
     def namespace_statement(self):
-        # (A block `set ns.attr` is a documented difference: zeroforge refuses it.)
+        # A block `set ns.attr` on a dict is left out: Jinja2 3.1.3 and later write into the
+        # dict where 3.1.2 and zeroforge refuse (docs/template-language.md, differences).
         return self.pick([
+            "{%% set ns = namespace(s='') %%}{%% for x in %s %%}{%% set ns.s %%}{{ ns.s }}{{ x }}"
+            "{%% endset %%}{%% endfor %%}{{ ns.s }}" % self.pick(["xs", "ws", "e"]),
+            "{%% set ns = namespace(a=%s) %%}{%% set ns.a %s %%}[{{ ns.a }}]{{ %s }}{%% endset %%}"
+            "{{ ns.a }}" % (self.expr(1), self.pick(["", "| upper", "| length", "| trim",
+                                                      "| replace('[', '(')", "| list"]),
+                            self.expr(1)),
+            "{% set nope = 1 %}{% set nope.a %}x{% endset %}",
             "{%% set ns = namespace(c=0) %%}{%% for i in %s %%}{%% set ns.c = ns.c + i"
             " %%}{%% endfor %%}{{ ns.c }}" % self.pick(["xs", "range(5)", "e"]),
             "{% set ns = namespace(found=false, at=none) %}{% for u in users %}{% if u.age > 30 "

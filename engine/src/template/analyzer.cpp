@@ -144,7 +144,11 @@ class Analyzer {
   void visit_node(const SetBlockStmt& node) {
     scoped(node.body);
     visit_filters(node.filters);
-    declare(node.target.name);
+    if (node.namespace_ref) {
+      visit(*node.namespace_ref);  // `ns` of `set ns.attr` is read where the statement is
+    } else {
+      declare(node.target.name);
+    }
   }
   void visit_node(const IncludeStmt& node) { follow(*node.name); }
   void visit_node(const ExtendsStmt& node) { follow(*node.name); }

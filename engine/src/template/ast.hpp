@@ -212,11 +212,16 @@ struct SetStmt {
   ExprPtr namespace_ref;  // `ns` of `set ns.attr = ...` (a name), else null
   std::string attribute;  // `attr` of `set ns.attr = ...`
 };
+/// `{% set x | f %}body{% endset %}`, or `{% set ns.attr | f %}...` (namespace_ref set):
+/// the body and the filters run in `scope`; the namespace is looked up where the statement
+/// is, as in Jinja2, so a body that assigns `ns` does not change which namespace is set.
 struct SetBlockStmt {
-  Target target;
+  Target target;  // unused when namespace_ref is set
   std::vector<FilterCall> filters;
   Body body;
   Scope scope;
+  ExprPtr namespace_ref;  // `ns` of `set ns.attr`, a name, else null
+  std::string attribute;  // `attr` of `set ns.attr`
 };
 struct IncludeStmt {
   ExprPtr name;

@@ -72,15 +72,17 @@ class SpecialNames {
     body(n.otherwise);
     expr(n.condition);
   }
+  // Jinja2 visits a statement's fields in its node's order: an assignment's target, then the
+  // value; a block set's target, then its filter, then its body. The `ns` of `set ns.attr`
+  // is not a Name there (an NSRef), so it neither reads nor declares a special name.
   void visit(const SetStmt& n) {
     for (const auto& t : n.targets) declare(t.name);
-    expr(n.namespace_ref);
     expr(n.value);
   }
   void visit(const SetBlockStmt& n) {
-    declare(n.target.name);
-    body(n.body);
+    if (!n.namespace_ref) declare(n.target.name);
     filters(n.filters);
+    body(n.body);
   }
   void visit(const IncludeStmt& n) { expr(n.name); }
   void visit(const ExtendsStmt& n) { expr(n.name); }

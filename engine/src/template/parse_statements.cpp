@@ -54,7 +54,7 @@ std::uint32_t height_inside(const SetStmt& node) {
 }
 
 std::uint32_t height_inside(const SetBlockStmt& node) {
-  return std::max(height_of(node.filters), height_of(node.body));
+  return std::max({height_of(node.filters), height_of(node.body), height_of(node.namespace_ref)});
 }
 
 std::uint32_t height_inside(const IncludeStmt& node) { return height_of(node.name); }
@@ -92,6 +92,11 @@ Target make_target(std::string name) {
   std::uint64_t hash = ValueDict::hash(name);
   return Target{std::move(name), hash, {}};
 }
+
+// Jinja2 3.1.3 and later accept `set ns.a, b = ...`; 3.1.2, the oldest oracle, refuses it.
+constexpr const char* kAttributeInTuple =
+    "a namespace attribute is assigned on its own, not in a tuple (use one 'set' per "
+    "attribute)";
 
 }  // namespace
 
@@ -295,22 +300,31 @@ StmtPtr Parser::parse_for(std::size_t offset) {
 
 StmtPtr Parser::parse_set(std::size_t offset) {
   std::size_t target_offset = current().offset;
-  if (at(TokenKind::Name) && peek().kind == TokenKind::Dot && peek(2).kind == TokenKind::Name) {
-    // `set ns.attr = value`: Jinja2 allows an attribute only on a plain name, and only there.
-    SetStmt node;
-    node.namespace_ref = parse_primary();
+  if (at(TokenKind::Name) && peek().kind == TokenKind::Dot) {
+    // `set ns.attr = value` or `{% set ns.attr %}...{% endset %}`: Jinja2 allows an attribute
+    // only on a plain name, one level deep. That name is not a read of `loop` for Jinja2 (its
+    // NSRef is not a Name), so it does not make an enclosing loop build its loop object.
+    const std::size_t loop_refs_before = loop_refs_;
+    ExprPtr namespace_ref = parse_primary();
+    loop_refs_ = loop_refs_before;
     advance();  // '.'
-    node.attribute = expect_name("an attribute name");
-    if (!at(TokenKind::Assign)) {
-      fail_here("a block 'set' cannot assign a namespace attribute (use 'set ns.attr = ...')");
+    std::string attribute = expect_name("an attribute name");
+    if (at(TokenKind::Comma)) fail_here(kAttributeInTuple);
+    if (skip(TokenKind::Assign)) {
+      SetStmt node;
+      node.namespace_ref = std::move(namespace_ref);
+      node.attribute = std::move(attribute);
+      node.value = parse_tuple_or_expression();
+      expect_block_end("set");
+      return make_stmt(offset, std::move(node));
     }
-    advance();
-    node.value = parse_tuple_or_expression();
-    expect_block_end("set");
-    return make_stmt(offset, std::move(node));
+    SetBlockStmt node;
+    node.namespace_ref = std::move(namespace_ref);
+    node.attribute = std::move(attribute);
+    return parse_set_block(offset, std::move(node));
   }
   auto targets = parse_assign_targets("set");
-  if (at(TokenKind::Dot)) fail_here("assigning to attributes ('set a.b = ...') is not supported");
+  if (targets.size() > 1 && at(TokenKind::Dot)) fail_here(kAttributeInTuple);
   if (skip(TokenKind::Assign)) {
     auto value = parse_tuple_or_expression();
     expect_block_end("set");
@@ -319,6 +333,11 @@ StmtPtr Parser::parse_set(std::size_t offset) {
   if (targets.size() != 1) fail_at(target_offset, "a block 'set' assigns exactly one name");
   SetBlockStmt node;
   node.target = std::move(targets.front());
+  return parse_set_block(offset, std::move(node));
+}
+
+// A block `set` after its target: the filters, the body and `endset`.
+StmtPtr Parser::parse_set_block(std::size_t offset, SetBlockStmt node) {
   while (skip(TokenKind::Pipe)) node.filters.push_back(parse_filter_call());
   expect_block_end("set");
   open("set", offset);

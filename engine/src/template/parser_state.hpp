@@ -117,6 +117,7 @@ class Parser {
   std::vector<Target> parse_assign_targets(const char* statement);
   StmtPtr parse_for(std::size_t offset);
   StmtPtr parse_set(std::size_t offset);
+  StmtPtr parse_set_block(std::size_t offset, SetBlockStmt node);
   bool parse_context_modifier(bool default_value);
   StmtPtr parse_include(std::size_t offset);
   StmtPtr parse_extends(std::size_t offset);

@@ -247,6 +247,8 @@ class Renderer : public CallContext {
   void run_loop(const Stmt& stmt, const ForStmt& node, Frame& frame, const Value& iterable,
                 std::int64_t depth, std::size_t iterable_offset);
   void exec_node(const Stmt& stmt, const SetStmt& node, Frame& frame);
+  void set_attribute(const Stmt& stmt, const Expr& namespace_ref, const std::string& attribute,
+                     Value&& value, Frame& frame);
   std::string capture(const Body& body, Frame& frame);
   void exec_node(const Stmt& stmt, const SetBlockStmt& node, Frame& frame);
   void exec_node(const Stmt& stmt, const FilterBlockStmt& node, Frame& frame);

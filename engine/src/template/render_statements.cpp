@@ -276,32 +276,39 @@ bool holds_macro(const Value& value, int depth = 0) {
 
 void Renderer::exec_node(const Stmt& stmt, const SetStmt& node, Frame& frame) {
   if (node.namespace_ref) {
-    Value value = eval(*node.value, frame);
-    Value object = eval(*node.namespace_ref, frame);
-    const Namespace* ns = as_namespace(object);
-    if (!ns) {
-      try {
-        object.require_defined();
-      } catch (const Error& error) {
-        throw locate(error, node.namespace_ref->offset);
-      }
-      throw locate(Error(ErrorKind::Render, "cannot assign attribute on non-namespace object"),
-                   node.namespace_ref->offset);
-    }
-    if (holds_macro(value)) {
-      throw locate(Error(ErrorKind::Render, "cannot store a macro in a namespace (attribute '" +
-                                                node.attribute +
-                                                "'): it would outlive the scope it was defined in"),
-                   stmt.offset);
-    }
-    try {
-      ns->set(node.attribute, std::move(value));
-    } catch (const Error& error) {
-      throw locate(error, stmt.offset);
-    }
+    set_attribute(stmt, *node.namespace_ref, node.attribute, eval(*node.value, frame), frame);
     return;
   }
   assign_targets(frame, node.targets, eval(*node.value, frame), stmt.offset);
+}
+
+// `set ns.attr = value` and `{% set ns.attr %}`, once the value is known. Jinja2 3.1.3 and
+// later let the block form write into a dict (or fail on other objects with a Python
+// TypeError); here both forms refuse anything but a namespace, as Jinja2 3.1.2 does.
+void Renderer::set_attribute(const Stmt& stmt, const Expr& namespace_ref,
+                             const std::string& attribute, Value&& value, Frame& frame) {
+  Value object = eval(namespace_ref, frame);
+  const Namespace* ns = as_namespace(object);
+  if (!ns) {
+    try {
+      object.require_defined();
+    } catch (const Error& error) {
+      throw locate(error, namespace_ref.offset);
+    }
+    throw locate(Error(ErrorKind::Render, "cannot assign attribute on non-namespace object"),
+                 namespace_ref.offset);
+  }
+  if (holds_macro(value)) {
+    throw locate(
+        Error(ErrorKind::Render, "cannot store a macro in a namespace (attribute '" + attribute +
+                                     "'): it would outlive the scope it was defined in"),
+        stmt.offset);
+  }
+  try {
+    ns->set(attribute, std::move(value));
+  } catch (const Error& error) {
+    throw locate(error, stmt.offset);
+  }
 }
 
 std::string Renderer::capture(const Body& body, Frame& frame) {
@@ -319,11 +326,16 @@ std::string Renderer::capture(const Body& body, Frame& frame) {
 }
 
 // As in Jinja2, the filters of a set or filter block run in the block's scope, after its
-// body: their arguments see what the body assigned.
-void Renderer::exec_node(const Stmt&, const SetBlockStmt& node, Frame& frame) {
+// body: their arguments see what the body assigned. A namespace is looked up afterwards, in
+// the enclosing frame (the block's own `ns`, if its body assigns one, is not the target).
+void Renderer::exec_node(const Stmt& stmt, const SetBlockStmt& node, Frame& frame) {
   Frame inner(&frame, node.scope);
-  Value value(capture(node.body, inner));
-  frame.assign(node.target, apply_filters(std::move(value), node.filters, inner));
+  Value value = apply_filters(Value(capture(node.body, inner)), node.filters, inner);
+  if (node.namespace_ref) {
+    set_attribute(stmt, *node.namespace_ref, node.attribute, std::move(value), frame);
+    return;
+  }
+  frame.assign(node.target, std::move(value));
 }
 
 void Renderer::exec_node(const Stmt& stmt, const FilterBlockStmt& node, Frame& frame) {

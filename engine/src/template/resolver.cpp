@@ -172,7 +172,14 @@ class Resolver {
     if (node.namespace_ref) load(*node.namespace_ref);
     for (auto& target : node.targets) store(target);
   }
-  void analyse(SetBlockStmt& node) { store(node.target); }
+  // `set ns.attr` reads `ns` here, as Jinja2's NSRef does; only a name is assigned.
+  void analyse(SetBlockStmt& node) {
+    if (node.namespace_ref) {
+      load(*node.namespace_ref);
+    } else {
+      store(node.target);
+    }
+  }
   void analyse(IncludeStmt& node) { load(*node.name); }
   void analyse(ExtendsStmt& node) { load(*node.name); }
   void analyse(BlockStmt&) {}
@@ -230,6 +237,8 @@ class Resolver {
     resolve_body(node.body);
     resolve_filters(node.filters);
     leave();
+    // The namespace is looked up in the enclosing scope, not the block's.
+    if (node.namespace_ref) resolve(*node.namespace_ref);
   }
   void resolve_stmt(IncludeStmt& node) { resolve(*node.name); }
   void resolve_stmt(ExtendsStmt& node) { resolve(*node.name); }

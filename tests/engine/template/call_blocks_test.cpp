@@ -113,6 +113,18 @@ TEST(MacroArgumentsTest, VarargsAndKwargsCatchWhatTheParametersDoNot) {
        "{% macro m(varargs) %}{{ varargs }}{% endmacro %}{{ m(3) }}", "3"},
       {"assigned before it is read, varargs is ordinary",
        "{% macro m() %}{% set varargs = 5 %}{{ varargs }}{% endmacro %}{{ m() }}", "5"},
+      // Jinja2's NSRef is not a name read: `set caller.x` in a body sets the namespace outside.
+      {"caller, kwargs and varargs as namespaces the body sets",
+       "{% set caller = namespace() %}{% set kwargs = namespace() %}{% set varargs = namespace() %}"
+       "{% macro m() %}{% set caller.x = 1 %}{% set kwargs.x %}2{% endset %}"
+       "{% set varargs.x | int %}3{% endset %}{% endmacro %}{{ m() }}"
+       "{{ caller.x }}{{ kwargs.x }}{{ varargs.x }}",
+       "123"},
+      // Jinja2 visits a block set's filter before its body: the filter's read counts.
+      {"a block set's filter reads kwargs before the body assigns it",
+       "{% macro m() %}{% set x | default(kwargs) %}{% set kwargs = 1 %}{% endset %}[{{ x }}]"
+       "{% endmacro %}{{ m(a=1) }}",
+       "[]"},
       {"a nested macro's read counts for the outer macro",
        "{% macro o() %}{% macro i() %}{{ varargs }}{% endmacro %}{{ i(1) }}{% endmacro %}{{ o(9) "
        "}}",

@@ -211,6 +211,27 @@ TEST(ParserTest, ReportsMalformedTemplates) {
       {"set block loop in a macro inside a for",
        "{% for x in y %}{% macro m() %}{% set loop %}{% endset %}{% endmacro %}{% endfor %}",
        "t.j2:1:39: error: cannot assign to the special loop variable 'loop' inside a 'for'"},
+      // Jinja2 assigns an attribute only on a plain name, one level deep; 3.1.2 also refuses
+      // one in a tuple (3.1.3 and later accept it: docs/template-language.md, differences).
+      {"attribute of an attribute", "{% set zero_optimization.offload_param.device = 'cpu' %}",
+       "t.j2:1:39: error: expected end of statement block '%}' after 'set', found '.'"},
+      {"attribute of an attribute in a block set",
+       "{% set zero_optimization.offload_param.device %}cpu{% endset %}",
+       "t.j2:1:39: error: expected end of statement block '%}' after 'set', found '.'"},
+      {"subscript in a block set", "{% set zero_optimization['stage'] %}3{% endset %}",
+       "t.j2:1:25: error: expected end of statement block '%}' after 'set', found '['"},
+      {"attribute named by a number", "{% set zero_optimization.1 %}{% endset %}",
+       "t.j2:1:26: error: expected an attribute name, found integer '1'"},
+      {"namespace attribute first in a tuple", "{% set zero_optimization.stage, y = 1, 2 %}",
+       "t.j2:1:31: error: a namespace attribute is assigned on its own, not in a tuple (use one "
+       "'set' per attribute)"},
+      {"namespace attribute first in a block set's tuple",
+       "{% set zero_optimization.stage, y %}{% endset %}",
+       "t.j2:1:31: error: a namespace attribute is assigned on its own, not in a tuple (use one "
+       "'set' per attribute)"},
+      {"namespace attribute later in a tuple", "{% set y, zero_optimization.stage = 1, 2 %}",
+       "t.j2:1:28: error: a namespace attribute is assigned on its own, not in a tuple (use one "
+       "'set' per attribute)"},
       {"integer too large", "{{ 99999999999999999999 }}",
        "t.j2:1:4: error: integer literal '99999999999999999999' is out of range (64-bit)"},
       // It was copied into .json output that zeroforge validate and Python's json refused.
