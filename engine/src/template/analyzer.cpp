@@ -147,7 +147,7 @@ class Analyzer {
     if (node.namespace_ref) {
       visit(*node.namespace_ref);  // `ns` of `set ns.attr` is read where the statement is
     } else {
-      declare(node.target.name);
+      for (const auto& t : node.targets) declare(t.name);
     }
   }
   void visit_node(const IncludeStmt& node) { follow(*node.name); }

@@ -193,6 +193,7 @@ struct IfStmt {
 /// the resolver fills it. An `if` has none: its branches run in the enclosing scope.
 struct ForStmt {
   std::vector<Target> targets;  // `for k, v in ...` unpacks; assigned in `scope`
+  bool unpack = false;  // a tuple (`k, v`, `(x,)`): each item is unpacked, even into one name
   ExprPtr iterable;
   /// `for x in xs if cond`, may be null; evaluated in `scope` when only the targets are set,
   /// and sees nothing else of it (Jinja2 evaluates it in a scope of its own).
@@ -211,12 +212,14 @@ struct SetStmt {
   ExprPtr value;
   ExprPtr namespace_ref;  // `ns` of `set ns.attr = ...` (a name), else null
   std::string attribute;  // `attr` of `set ns.attr = ...`
+  bool unpack = false;    // a tuple of targets (`a, b`, `(a,)`): the value is unpacked
 };
 /// `{% set x | f %}body{% endset %}`, or `{% set ns.attr | f %}...` (namespace_ref set):
 /// the body and the filters run in `scope`; the namespace is looked up where the statement
 /// is, as in Jinja2, so a body that assigns `ns` does not change which namespace is set.
 struct SetBlockStmt {
-  Target target;  // unused when namespace_ref is set
+  std::vector<Target> targets;  // empty when namespace_ref is set
+  bool unpack = false;  // a tuple (`{% set a, b %}`): the body's text is unpacked, as Python does
   std::vector<FilterCall> filters;
   Body body;
   Scope scope;

@@ -80,7 +80,7 @@ class SpecialNames {
     expr(n.value);
   }
   void visit(const SetBlockStmt& n) {
-    if (!n.namespace_ref) declare(n.target.name);
+    for (const auto& t : n.targets) declare(t.name);
     filters(n.filters);
     body(n.body);
   }

@@ -251,10 +251,18 @@ StmtPtr Parser::parse_if(std::size_t offset) {
   return make_stmt(offset, std::move(node));
 }
 
-std::vector<Target> Parser::parse_assign_targets(const char* statement) {
+// One name, or a tuple of names (`a, b`, `(a, b)`, `(a,)`, `a,` before `%}`): `tuple` says
+// which, since a tuple of one name unpacks too. After a trailing comma only the tuple's end
+// may follow (`)`, `%}`), as in Jinja2: `set a, = x` is an error there.
+std::vector<Target> Parser::parse_assign_targets(const char* statement, bool& tuple) {
   std::vector<Target> targets;
   bool parens = skip(TokenKind::LeftParen);
+  tuple = false;
   do {
+    if (!targets.empty()) {
+      tuple = true;
+      if (at(parens ? TokenKind::RightParen : TokenKind::BlockEnd)) break;
+    }
     if (!at(TokenKind::Name)) {
       fail_here(std::string("expected a name to assign to in '") + statement + "', found " +
                 describe_current());
@@ -270,7 +278,7 @@ std::vector<Target> Parser::parse_assign_targets(const char* statement) {
       fail_at(target_offset, "cannot assign to the special loop variable 'loop' inside a 'for'");
     }
     targets.push_back(make_target(std::move(target)));
-  } while (skip(TokenKind::Comma) && at(TokenKind::Name));
+  } while (skip(TokenKind::Comma));
   if (parens) expect(TokenKind::RightParen);
   return targets;
 }
@@ -278,7 +286,7 @@ std::vector<Target> Parser::parse_assign_targets(const char* statement) {
 StmtPtr Parser::parse_for(std::size_t offset) {
   ForStmt node;
   open("for", offset);
-  node.targets = parse_assign_targets("for");
+  node.targets = parse_assign_targets("for", node.unpack);
   if (!skip_name("in")) fail_here("expected 'in' in 'for', found " + describe_current());
   node.iterable = parse_tuple_or_expression(/*allow_condexpr=*/false);
   if (skip_name("if")) node.condition = parse_expression();
@@ -299,7 +307,6 @@ StmtPtr Parser::parse_for(std::size_t offset) {
 }
 
 StmtPtr Parser::parse_set(std::size_t offset) {
-  std::size_t target_offset = current().offset;
   if (at(TokenKind::Name) && peek().kind == TokenKind::Dot) {
     // `set ns.attr = value` or `{% set ns.attr %}...{% endset %}`: Jinja2 allows an attribute
     // only on a plain name, one level deep. That name is not a read of `loop` for Jinja2 (its
@@ -323,16 +330,18 @@ StmtPtr Parser::parse_set(std::size_t offset) {
     node.attribute = std::move(attribute);
     return parse_set_block(offset, std::move(node));
   }
-  auto targets = parse_assign_targets("set");
+  bool tuple = false;
+  auto targets = parse_assign_targets("set", tuple);
   if (targets.size() > 1 && at(TokenKind::Dot)) fail_here(kAttributeInTuple);
   if (skip(TokenKind::Assign)) {
     auto value = parse_tuple_or_expression();
     expect_block_end("set");
-    return make_stmt(offset, SetStmt{std::move(targets), std::move(value), nullptr, {}});
+    return make_stmt(offset, SetStmt{std::move(targets), std::move(value), nullptr, {}, tuple});
   }
-  if (targets.size() != 1) fail_at(target_offset, "a block 'set' assigns exactly one name");
+  // `{% set a, b %}xy{% endset %}` unpacks the body's text, as Jinja2 does.
   SetBlockStmt node;
-  node.target = std::move(targets.front());
+  node.targets = std::move(targets);
+  node.unpack = tuple;
   return parse_set_block(offset, std::move(node));
 }
 

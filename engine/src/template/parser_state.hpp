@@ -114,7 +114,7 @@ class Parser {
   void close() { open_.pop_back(); }
   void expect_end(const char* end_name);
   StmtPtr parse_if(std::size_t offset);
-  std::vector<Target> parse_assign_targets(const char* statement);
+  std::vector<Target> parse_assign_targets(const char* statement, bool& tuple);
   StmtPtr parse_for(std::size_t offset);
   StmtPtr parse_set(std::size_t offset);
   StmtPtr parse_set_block(std::size_t offset, SetBlockStmt node);

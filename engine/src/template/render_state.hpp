@@ -239,10 +239,12 @@ class Renderer : public CallContext {
   void exec_node(const Stmt& stmt, const TextStmt& node, Frame& frame);
   void exec_node(const Stmt& stmt, const PrintStmt& node, Frame& frame);
   void exec_node(const Stmt& stmt, const IfStmt& node, Frame& frame);
-  void assign_targets(Frame& frame, const std::vector<Target>& targets, Value&& value,
+  // `targets` := `value`; unpacked (as Python unpacks an iterable) when `unpack` (a tuple of
+  // targets, also of one name), errors at `offset`.
+  void assign_targets(Frame& frame, const std::vector<Target>& targets, bool unpack, Value&& value,
                       std::size_t offset);
-  void assign_targets(Frame& frame, const std::vector<Target>& targets, const Value& value,
-                      std::size_t offset);
+  void assign_targets(Frame& frame, const std::vector<Target>& targets, bool unpack,
+                      const Value& value, std::size_t offset);
   void exec_node(const Stmt& stmt, const ForStmt& node, Frame& frame);
   void run_loop(const Stmt& stmt, const ForStmt& node, Frame& frame, const Value& iterable,
                 std::int64_t depth, std::size_t iterable_offset);

@@ -82,18 +82,18 @@ void Renderer::exec_node(const Stmt&, const IfStmt& node, Frame& frame) {
   exec_body(node.otherwise, frame);
 }
 
-void Renderer::assign_targets(Frame& frame, const std::vector<Target>& targets, Value&& value,
-                              std::size_t offset) {
-  if (targets.size() == 1) {
+void Renderer::assign_targets(Frame& frame, const std::vector<Target>& targets, bool unpack,
+                              Value&& value, std::size_t offset) {
+  if (!unpack) {
     frame.assign(targets.front(), std::move(value));
     return;
   }
-  assign_targets(frame, targets, static_cast<const Value&>(value), offset);
+  assign_targets(frame, targets, unpack, static_cast<const Value&>(value), offset);
 }
 
-void Renderer::assign_targets(Frame& frame, const std::vector<Target>& targets, const Value& value,
-                              std::size_t offset) {
-  if (targets.size() == 1) {
+void Renderer::assign_targets(Frame& frame, const std::vector<Target>& targets, bool unpack,
+                              const Value& value, std::size_t offset) {
+  if (!unpack) {
     frame.assign(targets.front(), value);
     return;
   }
@@ -172,7 +172,7 @@ void Renderer::run_loop(const Stmt& stmt, const ForStmt& node, Frame& frame, con
     for (const auto& item : *list) {
       step(stmt.offset);
       loop_frame.clear();
-      assign_targets(loop_frame, node.targets, item, stmt.offset);
+      assign_targets(loop_frame, node.targets, node.unpack, item, stmt.offset);
       if (truthy(*node.condition, loop_frame)) kept.push_back(item);
     }
     storage = std::move(kept);
@@ -246,7 +246,8 @@ void Renderer::run_loop(const Stmt& stmt, const ForStmt& node, Frame& frame, con
       loop_frame.assign(node.loop,
                         Value(std::make_shared<const LoopContext>(std::move(loop), recurse)));
     }
-    assign_targets(loop_frame, node.targets, items[static_cast<std::size_t>(i)], stmt.offset);
+    assign_targets(loop_frame, node.targets, node.unpack, items[static_cast<std::size_t>(i)],
+                   stmt.offset);
     exec_body(node.body, loop_frame);
   }
 }
@@ -279,7 +280,7 @@ void Renderer::exec_node(const Stmt& stmt, const SetStmt& node, Frame& frame) {
     set_attribute(stmt, *node.namespace_ref, node.attribute, eval(*node.value, frame), frame);
     return;
   }
-  assign_targets(frame, node.targets, eval(*node.value, frame), stmt.offset);
+  assign_targets(frame, node.targets, node.unpack, eval(*node.value, frame), stmt.offset);
 }
 
 // `set ns.attr = value` and `{% set ns.attr %}`, once the value is known. Jinja2 3.1.3 and
@@ -335,7 +336,7 @@ void Renderer::exec_node(const Stmt& stmt, const SetBlockStmt& node, Frame& fram
     set_attribute(stmt, *node.namespace_ref, node.attribute, std::move(value), frame);
     return;
   }
-  frame.assign(node.target, std::move(value));
+  assign_targets(frame, node.targets, node.unpack, std::move(value), stmt.offset);
 }
 
 void Renderer::exec_node(const Stmt& stmt, const FilterBlockStmt& node, Frame& frame) {

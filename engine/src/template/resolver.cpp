@@ -177,7 +177,7 @@ class Resolver {
     if (node.namespace_ref) {
       load(*node.namespace_ref);
     } else {
-      store(node.target);
+      for (auto& target : node.targets) store(target);
     }
   }
   void analyse(IncludeStmt& node) { load(*node.name); }
