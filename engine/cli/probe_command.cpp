@@ -175,10 +175,6 @@ int run_probe(const std::vector<std::string>& args) {
     throw Error(ErrorKind::Io, meminfo + ": MemTotal is " + std::to_string(host_kib) +
                                    " kB, less than 0.01 GiB, which a tier cannot describe");
   }
-  auto describe = [](const std::pair<std::string, std::int64_t>& kind, int count) {
-    return std::to_string(count) + " x " + kind.first + " (" + std::to_string(kind.second) +
-           " MiB = " + centi_text(centi_gib(kind.second, 1024)) + " GiB)";
-  };
   if (auto mixed = mixed_gpus_warning(gpus, cuda_visible != nullptr))
     print_diagnostic(std::cerr, *mixed);
 
@@ -198,10 +194,12 @@ int run_probe(const std::vector<std::string>& args) {
     std::cout.flush();
   }
   if (format == "text") {
-    print_message(std::cerr, "GPUs: " + (kinds.size() == 1
-                                             ? describe(kinds.begin()->first, kinds.begin()->second)
-                                             : std::to_string(gpus.size()) + ", counted as " +
-                                                   centi_text(gpu_centi) + " GiB each"));
+    print_message(std::cerr,
+                  "GPUs: " + (kinds.size() == 1 ? describe_gpu_kind(kinds.begin()->first.first,
+                                                                    kinds.begin()->first.second,
+                                                                    kinds.begin()->second)
+                                                : std::to_string(gpus.size()) + ", counted as " +
+                                                      centi_text(gpu_centi) + " GiB each"));
     if (cuda_visible) {
       print_message(std::cerr, "CUDA_VISIBLE_DEVICES=" + std::string(cuda_visible) + ": " +
                                    std::to_string(gpus.size()) + " of the " +

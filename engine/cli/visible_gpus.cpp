@@ -132,6 +132,11 @@ std::string centi_text(std::int64_t centi) {
   return std::to_string(centi / 100) + "." + fraction;
 }
 
+std::string describe_gpu_kind(const std::string& name, std::int64_t memory_mib, int count) {
+  return std::to_string(count) + " x " + name + " (" + std::to_string(memory_mib) +
+         " MiB = " + centi_text(centi_gib(memory_mib, 1024)) + " GiB)";
+}
+
 std::optional<Diagnostic> mixed_gpus_warning(const std::vector<Gpu>& gpus, bool named_by_variable) {
   if (gpus.empty()) return std::nullopt;
   std::int64_t smallest_mib = gpus.front().memory_mib;
@@ -146,9 +151,7 @@ std::optional<Diagnostic> mixed_gpus_warning(const std::vector<Gpu>& gpus, bool 
   if (order.size() < 2) return std::nullopt;
   std::string list;
   for (const auto& kind : order) {
-    list += (list.empty() ? "" : ", ") + std::to_string(kinds[kind]) + " x " + kind.first + " (" +
-            std::to_string(kind.second) + " MiB = " + centi_text(centi_gib(kind.second, 1024)) +
-            " GiB)";
+    list += (list.empty() ? "" : ", ") + describe_gpu_kind(kind.first, kind.second, kinds[kind]);
   }
   return probe_warning(
       "probe.mixed-gpus",

@@ -40,6 +40,10 @@ std::int64_t centi_gib(std::int64_t amount, std::int64_t units_per_gib);
 /// `centi` hundredths as a decimal with two places: 8000 -> "80.00".
 std::string centi_text(std::int64_t centi);
 
+/// `count` GPUs of one kind as probe names them: `8 x NVIDIA A100-SXM4-80GB (81920 MiB = 80.00
+/// GiB)` (in the summary, and in `probe.mixed-gpus` for each kind).
+std::string describe_gpu_kind(const std::string& name, std::int64_t memory_mib, int count);
+
 /// When `gpus` (those a job sees) are not all alike in name and memory: the warning
 /// `probe.mixed-gpus`, naming each kind in order of first appearance and the smallest memory,
 /// which the tier takes for every GPU. `named_by_variable`: CUDA_VISIBLE_DEVICES chose them.
