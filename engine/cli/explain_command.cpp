@@ -121,8 +121,7 @@ int print_explanation(const ExplainOptions& opt, const Explanation& explanation)
   }
   print_diagnostics(std::cerr, explanation.problems);
   print_diagnostics(std::cerr, explanation.refusals);
-  if (!explanation.problems.empty()) return kError;
-  return explanation.refusals.empty() ? kSuccess : kFindings;
+  return exit_code_of(explanation.outcome());
 }
 
 int explain_template(const ExplainOptions& opt) {

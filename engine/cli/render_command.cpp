@@ -52,15 +52,14 @@ int run_render(const std::vector<std::string>& args) {
   request.validation = validation;
   ConfigSession session = open_config(std::move(request));
   const PreparedValues values = prepare_values(session);
-  if (!values.refusals.empty()) {
-    // A refused config is not checked further: the plugin's verdict is the one to act on.
-    print_diagnostics(std::cerr, values.refusals);
-    print_message(std::cerr, "zeroforge: error: nothing was written");
-    return kFindings;
-  }
-  if (!values.problems.empty()) {
+  // The outcome rule every entry point shares (PreparedValues::outcome): bad values are
+  // exit 2 whatever a plugin said; a plugin's refusal alone is a finding, exit 1.
+  if (const Outcome outcome = values.outcome(); outcome != Outcome::Done) {
     print_diagnostics(std::cerr, values.problems);
-    return kError;
+    print_diagnostics(std::cerr, values.refusals);
+    if (outcome == Outcome::Refused)
+      print_message(std::cerr, "zeroforge: error: nothing was written");
+    return exit_code_of(outcome);
   }
   print_diagnostics(std::cerr, values.warnings);
   const RenderedConfig rendered = render_config(session, values);

@@ -34,6 +34,9 @@ struct DeepSpeedFacts {
   /// With `hf_auto` a list, the keys that say "auto", bit i for trainer_filled_keys()[i];
   /// 0 otherwise (hf_auto true: every key the config writes of them).
   std::uint32_t auto_keys = 0;
+  /// The DeepSpeed release the values pin (`deepspeed_version`, one of deepspeed_versions());
+  /// empty: the newest. The validator judges the rendered config by it.
+  std::string deepspeed_version;
 };
 
 /// The batch keys of a DeepSpeed config in the order the template writes them:

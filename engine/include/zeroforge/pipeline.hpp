@@ -112,6 +112,9 @@ struct PreparedValues {
   /// The DeepSpeed contract's derived facts (world size, train batch size ...), when the
   /// template has the contract and `problems` is empty.
   std::optional<DeepSpeedFacts> facts;
+  /// What the rendered config is validated with: the world size, the Trainer's "auto" and the
+  /// DeepSpeed release (`deepspeed_version`) the values give.
+  ValidateOptions validate;
   /// Errors, each where its value was written (`--set stage=5: /stage: error: ...`):
   /// unknown tier keys (then nothing further was done), pinned values changed, the DeepSpeed
   /// contract's problems. Codes `tier.unknown-key`, `values.pinned`, `values.contract`.
@@ -127,7 +130,8 @@ struct PreparedValues {
   /// applied, nothing was checked further, and `values` is not worth explaining.
   bool layered = true;
 
-  /// Failed with problems, else Refused with refusals, else Done.
+  /// Failed with problems (whatever a plugin refused), else Refused with refusals, else
+  /// Done: the rule generate and explain follow too. Every check runs either way.
   Outcome outcome() const noexcept;
 };
 
@@ -186,6 +190,8 @@ struct Explanation {
   std::optional<DeepSpeedFacts> derived;
   std::vector<Diagnostic> problems;  ///< as PreparedValues::problems
   std::vector<Diagnostic> refusals;  ///< as PreparedValues::refusals
+  /// As PreparedValues::outcome: Failed with problems, else Refused with refusals, else Done.
+  Outcome outcome() const noexcept;
 };
 
 /// Step 5: explains prepared values; never throws for what the values say.

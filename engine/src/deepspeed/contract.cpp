@@ -681,6 +681,7 @@ class Checker {
       fail("/deepspeed_version", "deepspeed_version: " + e.message());
       return;
     }
+    result_.facts.deepspeed_version = version;
     for (const ReleaseFeature& feature : kReleaseFeatures) {
       const Value* asked = find(feature.value);
       if (asked == nullptr || asked->is_none() || (asked->is_bool() && !asked->as_bool())) continue;

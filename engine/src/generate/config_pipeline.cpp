@@ -16,113 +16,85 @@ ConfigMaker::ConfigMaker(const FamilySetup& setup, ConfigTarget target)
       output_path_(setup.environment->from_string(expansion_.family().output,
                                                   expansion_.family().file + " /output")),
       target_(std::move(target)),
-      deepspeed_(setup.contract == "deepspeed") {}
+      checks_{&setup.pins, setup.contract == "deepspeed", setup.plugins.get()} {}
 
-std::vector<Diagnostic> ConfigMaker::problems_with_sources(const Variant& variant,
-                                                           const Json& context) const {
-  SourcedValues values = expansion_.values(variant);
-  if (!setup_.plugins->empty())
-    setup_.plugins->run_values_hooks(values.layered_for_hooks(), context);
-  return check_sourced_values(setup_, values).problems;
+Json ConfigMaker::hook_context(const Variant& variant) const {
+  const Family& family = expansion_.family();
+  return {{"template", family.template_name},
+          {"family", family.name},
+          {"tier", expansion_.tier_name(variant)},
+          {"variant", variant.choice},
+          {"pinned", setup_.pins.names()}};
 }
 
-bool ConfigMaker::prepare(ConfigJob& job, const Variant& variant, ManifestEntry& entry,
-                          ValidateOptions& validate, RenderValues& values, Json& merged,
-                          Json& context, DeepSpeedFacts& facts) const {
+std::vector<Diagnostic> ConfigMaker::problems_with_sources(const Variant& variant) const {
+  SourcedValues values = expansion_.values(variant);
+  return prepare::prepare_sourced(values, checks_, hook_context(variant)).problems;
+}
+
+std::optional<ConfigMaker::Member> ConfigMaker::prepare(ConfigJob& job,
+                                                        const Variant& variant) const {
   const Family& family = expansion_.family();
   const std::string& tier = expansion_.tier_name(variant);
-  // The values are read by the contract now, and (with generate's own three names added, see
-  // below) by the output pattern, the template, the output hooks and the validator.
-  auto take_facts = [&](const ContractCheck& check) {
-    facts = check.facts;
-    entry.facts = facts_to_json(check.facts);
-    // What validate_options_from_values would read, already worked out by the contract.
-    validate.world_size = check.facts.world_size;
-    validate.hf = check.facts.hf_auto;
-  };
-  auto take_plain_facts = [&](const Json& all) {
-    entry.facts = {{"world_size", world_size_of(all)}};
-    validate = validate_options_from_values(all);
-  };
+  Member member;
+  prepare::PreparedConfig prepared;
   if (setup_.plugins->empty()) {
     // Without plugins the values stay in two layers: the tier's, shared, and the variant's.
     VariantValues::Layers layers = variant_values_.values(variant);
-    if (!setup_.pins.empty() &&
-        !check_pinned_values(setup_.pins, layers.top, layers.base->as_dict()).empty()) {
-      job.problems = problems_with_sources(variant, context);
-      return false;
+    prepared = prepare::prepare_two_layers(layers, checks_);
+    if (prepared.outcome() != Outcome::Done) {
+      job.problems = problems_with_sources(variant);  // placed where each value was written
+      return std::nullopt;
     }
-    if (deepspeed_) {
-      ContractCheck check = check_deepspeed_values(layers.top, layers.base->as_dict());
-      if (!check.ok()) {
-        job.problems = problems_with_sources(variant, context);
-        return false;
-      }
-      take_facts(check);
-    } else {
-      take_plain_facts(layers.merged().to_json());
-    }
+    if (!checks_.deepspeed)
+      member.entry.facts = {{"world_size", world_size_of(layers.merged().to_json())}};
     layers.top.set("tier", Value(tier));
     layers.top.set("family", Value(family.name));
     layers.top.set("variant", Value(variant.slug));
-    values.values = Value(std::move(layers.top));
-    values.globals = layers.base;
+    member.values.values = Value(std::move(layers.top));
+    member.values.globals = layers.base;
   } else {
-    context = {{"template", family.template_name},
-               {"family", family.name},
-               {"tier", tier},
-               {"variant", variant.choice},
-               {"pinned", setup_.pins.names()}};
+    member.context = hook_context(variant);
     SourcedValues sourced = expansion_.values(variant);
-    auto hooks = setup_.plugins->run_values_hooks(sourced.layered_for_hooks(), context);
-    if (!hooks.findings.empty()) {
-      // Each refusal names the file and pointer where the value it points at was written.
-      for (auto& finding : hooks.findings) place_finding(finding, sourced);
-      job.refusals = std::move(hooks.findings);
-      return false;
+    prepared = prepare::prepare_sourced(sourced, checks_, member.context);
+    if (prepared.outcome() != Outcome::Done) {
+      job.problems = std::move(prepared.problems);
+      job.refusals = std::move(prepared.refusals);
+      return std::nullopt;
     }
-    entry.plugins = std::move(hooks.manifest);
-    merged = sourced.merged();
-    if (!check_pinned_values(setup_.pins, merged).empty()) {
-      job.problems = problems_with_sources(variant, context);
-      return false;
-    }
-    if (deepspeed_) {
-      ContractCheck check = check_deepspeed_values(merged);
-      if (!check.ok()) {
-        job.problems = problems_with_sources(variant, context);
-        return false;
-      }
-      take_facts(check);
-    } else {
-      take_plain_facts(merged);
-    }
-    Json named = merged;
+    member.entry.plugins = std::move(prepared.plugin_manifest);
+    member.merged = sourced.merged();
+    if (!checks_.deepspeed) member.entry.facts = {{"world_size", world_size_of(member.merged)}};
+    Json named = member.merged;
     named["tier"] = tier;
     named["family"] = family.name;
     named["variant"] = variant.slug;
-    values.values = Value::from_json(named);
+    member.values.values = Value::from_json(named);
+  }
+  member.validate = std::move(prepared.validate);
+  if (prepared.facts) {
+    member.facts = std::move(*prepared.facts);
+    member.entry.facts = facts_to_json(member.facts);
   }
   try {
-    entry.path = check_output_path(output_path_->render(values.values, values.globals), family);
+    member.entry.path = check_output_path(
+        output_path_->render(member.values.values, member.values.globals), family);
   } catch (const Error& error) {
     if (error.kind() != ErrorKind::Values)
       throw RenderFailure{error, job.index, "naming the file of"};
     job.problems.push_back(to_diagnostic(error, "output.path"));
-    return false;
+    return std::nullopt;
   }
-  entry.tier = tier;
-  return true;
+  member.entry.tier = tier;
+  return member;
 }
 
 void ConfigMaker::make(ConfigJob& job) const {
   Variant variant = expansion_.variant(job.index);
-  ManifestEntry entry;
-  ValidateOptions validate;
-  RenderValues values;
-  Json merged, context;  // with plugins: the values and the config's description for hooks
-  DeepSpeedFacts facts;
-  if (!prepare(job, variant, entry, validate, values, merged, context, facts)) return;
+  std::optional<Member> member = prepare(job, variant);
+  if (!member) return;
+  ManifestEntry& entry = member->entry;
+  const RenderValues& values = member->values;
   entry.variant = std::move(variant.choice);
   job.path = entry.path;
 
@@ -134,13 +106,13 @@ void ConfigMaker::make(ConfigJob& job) const {
   }
   const PluginHost& plugins = *setup_.plugins;
   if (!plugins.empty()) {
-    auto out = plugins.run_output_hooks(std::move(config), merged, context);
+    auto out = plugins.run_output_hooks(std::move(config), member->merged, member->context);
     config = std::move(out.config);
     for (auto& [key, value] : out.manifest.items()) entry.plugins[key] = value;
   }
   job.made = true;
   if (validates(target_.validation, setup_.contract)) {
-    job.findings = validate_config(config, validate, target_.finding_prefix + entry.path);
+    job.findings = validate_config(config, member->validate, target_.finding_prefix + entry.path);
     if (has_errors(job.findings)) return;
   }
   // Scratch kept per thread, as in render_json: no allocation of config size per config.
@@ -148,9 +120,7 @@ void ConfigMaker::make(ConfigJob& job) const {
   text.clear();
   append_json_text(text, config);
   entry.sha256 = sha256_hex(text);
-  if (target_.companions != nullptr &&
-      !make_companions(job, variant, entry, config, facts, values, context))
-    return;
+  if (target_.companions != nullptr && !make_companions(job, variant, *member, config)) return;
   if (target_.drift) {
     job.drift = target_.drift->compare(entry.path, text);
   } else if (target_.staged) {  // neither: a dry run
@@ -159,9 +129,10 @@ void ConfigMaker::make(ConfigJob& job) const {
   job.entry_text = manifest_entry_text(entry);
 }
 
-bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, ManifestEntry& entry,
-                                  const Json& config, const DeepSpeedFacts& facts,
-                                  const RenderValues& values, const Json& context) const {
+bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Member& member,
+                                  const Json& config) const {
+  ManifestEntry& entry = member.entry;
+  const RenderValues& values = member.values;
   // The few values companions read, from the variant's layers (or the merged values).
   Json needed = Json::object();
   for (const auto& name : companion_value_names()) {
@@ -182,15 +153,13 @@ bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Manife
   const Tier* tier = variant.tier == Variant::npos ? nullptr : &expansion_.tiers().at(variant.tier);
   CompanionPlan plan =
       plan_companions(target_.companions->kinds(),
-                      CompanionSubject{entry.path, &config, &facts, &needed, fit ? &*fit : nullptr,
-                                       expansion_.family().name, tier});
+                      CompanionSubject{entry.path, &config, &member.facts, &needed,
+                                       fit ? &*fit : nullptr, expansion_.family().name, tier});
   if (!plan.problems.empty()) {
     // Placed where each value was written (the values are layered again, with provenance:
     // only for a refused variant).
     SourcedValues sources = expansion_.values(variant);
-    Json hook_context = context;
-    if (!setup_.plugins->empty())
-      setup_.plugins->run_values_hooks(sources.layered_for_hooks(), hook_context);
+    prepare::prepare_sourced(sources, checks_, member.context);  // the hooks' values too
     for (const auto& problem : plan.problems)
       job.problems.push_back(
           to_diagnostic(sources.error_at(problem.pointer, problem.message), "companion.values"));

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "drift_check.hpp"
 #include "family_inputs.hpp"
 #include "output_dir.hpp"
+#include "prepare/prepare_config.hpp"
 #include "zeroforge/deepspeed_contract.hpp"
 #include "zeroforge/diagnostic.hpp"
 #include "zeroforge/error.hpp"
@@ -83,27 +85,34 @@ class ConfigMaker {
   void make(ConfigJob& job) const;
 
  private:
-  // The variant's values checked and named (entry, validator options, what to render), or
-  // false with the job's problems or refusals filled.
-  bool prepare(ConfigJob& job, const Variant& variant, ManifestEntry& entry,
-               ValidateOptions& validate, RenderValues& values, nlohmann::ordered_json& merged,
-               nlohmann::ordered_json& context, DeepSpeedFacts& facts) const;
+  // A variant's values, prepared and named.
+  struct Member {
+    ManifestEntry entry;             // path, tier, facts and the hooks' manifest records so far
+    ValidateOptions validate;        // what the rendered config is validated with
+    RenderValues values;             // what the template renders
+    nlohmann::ordered_json merged;   // with plugins: the values the output hooks get
+    nlohmann::ordered_json context;  // with plugins: the config's description for hooks
+    DeepSpeedFacts facts;
+  };
+  // The variant's values prepared (prepare/prepare_config.hpp) and named, or nothing with the
+  // job's problems or refusals filled.
+  std::optional<Member> prepare(ConfigJob& job, const Variant& variant) const;
   // Plans, renders and writes (or compares) the companions of a made config; false with the
   // job's problems filled when its values cannot make them.
-  bool make_companions(ConfigJob& job, const Variant& variant, ManifestEntry& entry,
-                       const nlohmann::ordered_json& config, const DeepSpeedFacts& facts,
-                       const RenderValues& values, const nlohmann::ordered_json& context) const;
+  bool make_companions(ConfigJob& job, const Variant& variant, Member& member,
+                       const nlohmann::ordered_json& config) const;
+  // The hooks' context of a variant (what generate tells plugins about the config).
+  nlohmann::ordered_json hook_context(const Variant& variant) const;
   // Each pinned-value and contract problem of `variant`, placed at the file and pointer where its
   // value was written (the values are layered again, with provenance: only for a refused variant).
-  std::vector<Diagnostic> problems_with_sources(const Variant& variant,
-                                                const nlohmann::ordered_json& context) const;
+  std::vector<Diagnostic> problems_with_sources(const Variant& variant) const;
 
   const FamilySetup& setup_;
   const Expansion& expansion_;
   const VariantValues variant_values_;
   std::shared_ptr<const Template> output_path_;
   ConfigTarget target_;
-  bool deepspeed_;  // the template has the DeepSpeed values contract
+  prepare::Checks checks_;  // the template's pins and contract, and the plugins
 };
 
 }  // namespace zf::pipeline

@@ -237,27 +237,6 @@ Json world_size_of(const Json& values) {
   return nullptr;
 }
 
-SourcedCheck check_sourced_values(const FamilySetup& setup, const SourcedValues& values) {
-  SourcedCheck out;
-  for (const auto& problem : check_pinned_values(setup.pins, values.merged(), &values))
-    out.problems.push_back(to_diagnostic(problem, "values.pinned"));
-  if (setup.contract == "deepspeed") {
-    ContractCheck check = check_deepspeed_values(values.merged(), &values);
-    for (const auto& problem : check.problems)
-      out.problems.push_back(to_diagnostic(problem, "values.contract"));
-    out.facts = check.facts;
-  }
-  return out;
-}
-
-void place_finding(PluginFinding& finding, const SourcedValues& values) {
-  if (finding.pointer.empty()) return;
-  auto [file, pointer] = values.site(finding.pointer);
-  if (file.empty()) return;
-  finding.file = std::move(file);
-  finding.file_pointer = std::move(pointer);
-}
-
 }  // namespace pipeline
 
 }  // namespace zf

@@ -81,24 +81,4 @@ FamilySetup load_family_setup(const GenerateRequest& request, const DiagnosticSi
 /// manifest's world size for templates without the DeepSpeed contract.
 nlohmann::ordered_json world_size_of(const nlohmann::ordered_json& values);
 
-/// What the pinned values and the DeepSpeed values contract say of one config's values.
-struct SourcedCheck {
-  /// `values.pinned`, then `values.contract` problems, each placed at the file and pointer
-  /// where its value was written.
-  std::vector<Diagnostic> problems;
-  /// The contract's facts, for a template under it (meaningful only without problems).
-  std::optional<DeepSpeedFacts> facts;
-};
-
-/// Checks `values` (after the plugins' values hooks, if any) against the pins of the family's
-/// template and, under the DeepSpeed contract, against the contract: the one check behind
-/// generate's report of a refused config and explain's problems of a family member.
-SourcedCheck check_sourced_values(const FamilySetup& setup, const SourcedValues& values);
-
-/// Places a values hook's finding where the value it points at was written (its `file` and
-/// `file_pointer`, from `values`' layers), so a refusal such as "the pinned stage=1 makes the
-/// fit impossible" names the family file and /values/stage. A finding without a pointer, or
-/// at a value no layer set, stays unplaced.
-void place_finding(PluginFinding& finding, const SourcedValues& values);
-
 }  // namespace zf::pipeline

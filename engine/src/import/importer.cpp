@@ -223,8 +223,10 @@ void check_family(const Json& family_json, const std::string& family_file, const
   for (std::size_t i = 0; i < expansion.size(); ++i) {
     const Json values = expansion.merged(expansion.variant(i));
     const ImportedConfig& config = configs[i];
-    ContractCheck check = check_deepspeed_values(values);
-    if (!check.ok() || !same_json(tpl->render_json(Value::from_json(values)), config.config)) {
+    // Prepared as generate prepares a member (the template's pins and contract; no plugins).
+    const bool prepared =
+        prepare::prepare_merged(values, regenerator.checks()).outcome() == Outcome::Done;
+    if (!prepared || !same_json(tpl->render_json(Value::from_json(values)), config.config)) {
       throw Error(ErrorKind::Values, family_file + ": the member for " + config.file +
                                          " does not give it back (a bug in zeroforge import)");
     }

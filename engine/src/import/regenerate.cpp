@@ -3,7 +3,6 @@
 #include "import/regenerate.hpp"
 
 #include "import/json_compare.hpp"
-#include "zeroforge/deepspeed_contract.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf::importer {
@@ -57,14 +56,8 @@ Json Regenerator::merged(const Json& member) const {
   return values.merged();
 }
 
-std::vector<Error> Regenerator::problems(const Json& member) const {
-  const Json values = merged(member);
-  std::vector<Error> out = check_pinned_values(defaults_.pins, values);
-  if (defaults_.contract == "deepspeed") {
-    ContractCheck check = check_deepspeed_values(values);
-    out.insert(out.end(), check.problems.begin(), check.problems.end());
-  }
-  return out;
+prepare::PreparedConfig Regenerator::prepare(const Json& member) const {
+  return prepare::prepare_merged(merged(member), checks());
 }
 
 Json Regenerator::render(const Json& member) const {
@@ -80,18 +73,18 @@ FittedMember fit_member(ConfigMapping& mapping, const Json& config, const Regene
       throw Error(ErrorKind::Values, file + ": import did not settle on values (a bug)");
     }
     values = assemble(mapping, config);
-    std::vector<Error> problems = regenerator.problems(values);
+    std::vector<Diagnostic> problems = regenerator.problems(values);
     if (!problems.empty()) {
       bool demoted = false;
-      for (const Error& problem : problems) {
-        if (auto owner = owner_of_value(mapping, values, problem.json_pointer())) {
-          demote(mapping, *owner, "the values contract refuses it: " + problem.message());
+      for (const Diagnostic& problem : problems) {
+        if (auto owner = owner_of_value(mapping, values, problem.json_pointer)) {
+          demote(mapping, *owner, "the values contract refuses it: " + problem.message);
           demoted = true;
         }
       }
       if (!demoted) {
         throw Error(ErrorKind::Values,
-                    file + ": cannot be imported with " + name + ": " + problems.front().message());
+                    file + ": cannot be imported with " + name + ": " + problems.front().message);
       }
       continue;
     }

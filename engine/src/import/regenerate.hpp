@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "import/config_mapping.hpp"
+#include "prepare/prepare_config.hpp"
 #include "zeroforge/environment.hpp"
 #include "zeroforge/template.hpp"
 #include "zeroforge/template_defaults.hpp"
@@ -25,8 +26,15 @@ class Regenerator {
 
   /// The base, then `member`, merged as generate layers them.
   Json merged(const Json& member) const;
-  /// What the template's pins and (DeepSpeed contract) the values contract refuse in them.
-  std::vector<Error> problems(const Json& member) const;
+  /// `member` over the base, prepared as every config is (prepare/prepare_config.hpp; no
+  /// plugins): what the pins and the values contract refuse, each at its value's pointer.
+  prepare::PreparedConfig prepare(const Json& member) const;
+  /// What a member's values are checked by: the template's pins and contract (no plugins).
+  prepare::Checks checks() const noexcept {
+    return {&defaults_.pins, defaults_.contract == "deepspeed", nullptr};
+  }
+  /// prepare(member).problems.
+  std::vector<Diagnostic> problems(const Json& member) const { return prepare(member).problems; }
   /// The rendered config (normalised JSON). Throws zf::Error for a template error.
   Json render(const Json& member) const;
   /// The template defaults' layers (what expand_family takes).

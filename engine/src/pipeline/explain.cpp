@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "generate/family_inputs.hpp"
+#include "prepare/prepare_config.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/pipeline.hpp"
 
@@ -40,6 +41,10 @@ void sort_values(const Template& tpl, const LayeredValues& values, Explanation& 
 
 }  // namespace
 
+Outcome Explanation::outcome() const noexcept {
+  return prepare::values_outcome(!problems.empty(), !refusals.empty());
+}
+
 Explanation explain_values(const ConfigSession& session, const PreparedValues& values) {
   Explanation out;
   out.subject = "template " + session.request().template_name;
@@ -63,6 +68,8 @@ Explanation explain_family_config(const GenerateRequest& request, const std::str
   // Each member is found by the path generate writes it to (manifest.json's `path`): with
   // plugins, the path of the values after their hooks, since auto-fit chooses values (stage,
   // micro_batch_size, ...) an output pattern may name. A hook's findings change no value.
+  // The member is prepared as generate prepares it (prepare/prepare_config.hpp).
+  const prepare::Checks checks{&setup.pins, setup.contract == "deepspeed", setup.plugins.get()};
   auto hook_context = [&](const Variant& variant) {
     return Json{{"template", family.template_name},
                 {"family", family.name},
@@ -72,17 +79,16 @@ Explanation explain_family_config(const GenerateRequest& request, const std::str
   };
   std::optional<Variant> chosen;
   std::optional<SourcedValues> chosen_values;
-  ValuesHookResult hooks;
+  std::optional<prepare::PreparedConfig> prepared;
   std::vector<std::string> paths;
   for (std::size_t i = 0; i < expansion.size(); ++i) {
     Variant variant = expansion.variant(i);
     // Without plugins the merged values alone name the file (no provenance: fast).
     std::optional<SourcedValues> values;
-    ValuesHookResult variant_hooks;
+    std::optional<prepare::PreparedConfig> variant_prepared;
     if (!setup.plugins->empty()) {
       values = expansion.values(variant);
-      variant_hooks =
-          setup.plugins->run_values_hooks(values->layered_for_hooks(), hook_context(variant));
+      variant_prepared = prepare::prepare_sourced(*values, checks, hook_context(variant));
     }
     Json scope = values ? values->merged() : expansion.merged(variant);
     scope["tier"] = expansion.tier_name(variant);
@@ -107,8 +113,10 @@ Explanation explain_family_config(const GenerateRequest& request, const std::str
             "output.shared-path");
       }
       chosen_values = values ? std::move(values) : expansion.values(variant);
+      prepared = variant_prepared
+                     ? std::move(variant_prepared)
+                     : prepare::prepare_sourced(*chosen_values, checks, hook_context(variant));
       chosen = std::move(variant);
-      hooks = std::move(variant_hooks);
     }
     paths.push_back(std::move(path));
   }
@@ -130,19 +138,16 @@ Explanation explain_family_config(const GenerateRequest& request, const std::str
     out.problems.push_back(std::move(d));
     return out;
   }
-  SourcedValues& values = *chosen_values;
-  pipeline::SourcedCheck check = pipeline::check_sourced_values(setup, values);
-  out.problems = std::move(check.problems);
+  const SourcedValues& values = *chosen_values;
+  out.problems = std::move(prepared->problems);
   out.subject = "config " + (config.empty() ? paths.front() : config) + " of family " +
                 family.name + " (" + family.file + "), variant '" + expansion.describe(*chosen) +
                 "'";
   out.template_name = setup.template_->name();
   sort_values(*setup.template_, values.layered(), out);
-  if (out.problems.empty()) out.derived = check.facts;
-  for (auto& finding : hooks.findings) {
-    pipeline::place_finding(finding, values);
+  out.derived = std::move(prepared->facts);
+  for (const auto& finding : prepared->refusals)
     out.refusals.push_back(to_diagnostic(finding, family.file));
-  }
   return out;
 }
 

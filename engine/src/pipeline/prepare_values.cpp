@@ -1,32 +1,22 @@
 // SPDX-License-Identifier: MIT
 // Step 2 of the one-template pipeline: the values layered (defaults, tier, values files,
-// --set, plugins' values hooks) and checked (tier keys, pinned values, the DeepSpeed contract),
-// with warnings for values that have no effect.
+// --set) and prepared as every config is (prepare/prepare_config.hpp: plugins' values hooks,
+// pinned values, the DeepSpeed contract), with warnings for values that have no effect.
 #include <algorithm>
 #include <utility>
 
 #include "generate/block_overrides.hpp"
+#include "prepare/prepare_config.hpp"
 #include "zeroforge/pipeline.hpp"
 
 namespace zf {
 using Json = nlohmann::ordered_json;
 
 Outcome PreparedValues::outcome() const noexcept {
-  if (!problems.empty()) return Outcome::Failed;
-  if (!refusals.empty()) return Outcome::Refused;
-  return Outcome::Done;
+  return prepare::values_outcome(!problems.empty(), !refusals.empty());
 }
 
 namespace {
-
-// A values problem, placed at the layer that wrote the value (its label: a file, `--set k=v`).
-Diagnostic placed(const Error& problem, const LayeredValues& values, const char* code) {
-  const LayerSource* source = values.origin(problem.json_pointer());
-  Diagnostic d = to_diagnostic(Error(ErrorKind::Values, problem.message(),
-                                     source ? source->label : "", problem.json_pointer()),
-                               code);
-  return d;
-}
 
 void warn_unread(const Template& tpl, const LayeredValues& values,
                  std::vector<Diagnostic>& warnings) {
@@ -99,18 +89,14 @@ PreparedValues prepare_values(ConfigSession& session) {
   out.hook_context = {{"template", request.template_name},
                       {"tier", request.tier},
                       {"pinned", defaults.pins.names()}};
-  const ValuesHookResult hooks = session.plugins().run_values_hooks(values, out.hook_context);
-  for (const auto& finding : hooks.findings)
+  prepare::PreparedConfig prepared = prepare::prepare_layered(
+      values, {&defaults.pins, defaults.contract == "deepspeed", &session.plugins()},
+      out.hook_context);
+  out.problems = std::move(prepared.problems);
+  for (const auto& finding : prepared.refusals)
     out.refusals.push_back(to_diagnostic(finding, request.template_name));
-
-  for (const auto& problem : check_pinned_values(defaults.pins, values.merged()))
-    out.problems.push_back(placed(problem, values, "values.pinned"));
-  if (defaults.contract == "deepspeed") {
-    ContractCheck check = check_deepspeed_values(values.merged());
-    for (const auto& problem : check.problems)
-      out.problems.push_back(placed(problem, values, "values.contract"));
-    if (out.problems.empty()) out.facts = check.facts;
-  }
+  out.facts = std::move(prepared.facts);
+  out.validate = std::move(prepared.validate);
   warn_unread(tpl, values, out.warnings);
   warn_overridden_blocks(tpl, values, out.warnings);
   out.messages = session.take_plugin_messages();

@@ -36,8 +36,7 @@ ValidatedConfig validate_rendered(const ConfigSession& session, const PreparedVa
   out.checked =
       rendered.json && validates(session.request().validation, session.defaults().contract);
   if (out.checked) {
-    out.findings = validate_config(rendered.config,
-                                   validate_options_from_values(values.values.merged()), label);
+    out.findings = validate_config(rendered.config, values.validate, label);
   }
   return out;
 }

@@ -71,7 +71,7 @@ TEST(ExplainTest, AFamilyOfSeveralConfigsAsksForOneAndListsThem) {
 }
 
 // A member's pinned and contract problems are placed where each value was written, as generate
-// places them (the one check_sourced_values); a family whose output pattern is wrong stops with
+// places them (the one prepare sequence, prepare/prepare_config.hpp); a family whose output pattern is wrong stops with
 // the code generate gives it.
 TEST(ExplainTest, AFamilyMembersProblemsHaveGeneratesCodesAndPlaces) {
   test::TempDir dir;
