@@ -59,10 +59,11 @@ std::vector<Diagnostic> failure_diagnostics(const GenerateResult& result) {
     out.push_back(std::move(note));
     return out;
   }
+  // Problems, then refusals, as every entry point lists them (the problems decide: exit 2).
+  for (const auto& problem : result.problems) out.push_back(shown(problem));
   for (const auto& refusal : result.refusals)
     out.push_back(to_diagnostic(refusal, result.family_file));
   if (!result.problems.empty()) {
-    for (const auto& problem : result.problems) out.push_back(shown(problem));
     out.push_back(
         not_generated("family '" + result.family_name + "' not generated; nothing was written"));
     return out;
