@@ -9,14 +9,16 @@
 #                            accelerate reads its config with: the YAML reader's oracle), and
 #                            SLURM (slurmctld, slurmd, munge, slurm-client: the sbatch scripts
 #                            run on a real cluster the test starts on localhost), and
-#                            python3-pytest (the Python module's tests, tests/python), and
+#                            python3-pytest (the Python module's tests, tests/python),
+#                            python3-jsonschema (the oracle of the JSON Schema zeroforge
+#                            exports for editors), and
 #                            unicode-data (NameAliases.txt, which the check of the template
 #                            engine's generated \N{} name table reads)
 set -euo pipefail
 packages=(g++ cmake ninja-build make nlohmann-json3-dev libboost-program-options-dev libgtest-dev python3 python3-dev
           pybind11-dev)
 test_packages=(chromium python3-yaml python3-jinja2 slurmctld slurmd munge slurm-client
-               python3-pytest unicode-data)
+               python3-pytest python3-jsonschema unicode-data)
 case "${1:-}" in
   "") ;;
   --test) packages+=("${test_packages[@]}") ;;

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "support/cli_runner.hpp"
+#include "support/oracle.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/validator.hpp"
 
@@ -128,7 +129,8 @@ TEST(SchemaJsonTest, PythonJsonschemaAgreesWithTheVerdicts) {
   std::vector<fs::path> files;
   for (const auto& [path, valid] : expected) files.push_back(path);
   auto verdicts = python_verdicts(schema, files);
-  if (!verdicts) GTEST_SKIP() << "python3 with the jsonschema package is not available";
+  if (!verdicts)
+    ZF_ORACLE_MISSING("python3 with the jsonschema package is not available (python3-jsonschema)");
   for (const auto& [path, valid] : expected) {
     SCOPED_TRACE(path);
     ASSERT_TRUE(verdicts->count(path)) << "python printed no verdict";

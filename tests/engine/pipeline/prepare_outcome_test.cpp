@@ -66,16 +66,16 @@ TEST_P(PrepareOutcomeCliTest, ARefusalAndAProblemAreExit2WithBoth) {
 
 INSTANTIATE_TEST_SUITE_P(
     EveryEntryPoint, PrepareOutcomeCliTest,
-    ::testing::Values(
-        EntryPoint{"render",
-                   {"render", "deepspeed/config.json.j2", "--tier", "small", "--plugin", "memory",
-                    "--set", kAutoFit, "--set", kNearMiss, "-o", "OUT"}},
-        EntryPoint{"explain_template",
-                   {"explain", "deepspeed/config.json.j2", "--tier", "small", "--plugin",
-                    "memory", "--set", kAutoFit, "--set", kNearMiss}},
-        EntryPoint{"generate", {"generate", "FAMILY", "-o", "OUT"}},
-        EntryPoint{"generate_check", {"generate", "FAMILY", "-o", "OUT", "--check"}},
-        EntryPoint{"explain_member", {"explain", "FAMILY"}}),
+    ::testing::Values(EntryPoint{"render",
+                                 {"render", "deepspeed/config.json.j2", "--tier", "small",
+                                  "--plugin", "memory", "--set", kAutoFit, "--set", kNearMiss, "-o",
+                                  "OUT"}},
+                      EntryPoint{"explain_template",
+                                 {"explain", "deepspeed/config.json.j2", "--tier", "small",
+                                  "--plugin", "memory", "--set", kAutoFit, "--set", kNearMiss}},
+                      EntryPoint{"generate", {"generate", "FAMILY", "-o", "OUT"}},
+                      EntryPoint{"generate_check", {"generate", "FAMILY", "-o", "OUT", "--check"}},
+                      EntryPoint{"explain_member", {"explain", "FAMILY"}}),
     [](const ::testing::TestParamInfo<EntryPoint>& info) { return std::string(info.param.name); });
 
 // The library's entry points give the same outcome and both diagnostics.
@@ -163,8 +163,7 @@ TEST(PinnedReleaseTest, ACorrectOldFamilyDrawsNoWarningOfNewerReleases) {
   EXPECT_NE(newest.out.find("[ignored-key]"), std::string::npos) << newest.out;
   EXPECT_NE(newest.out.find("[hf-warmup-auto]"), std::string::npos) << newest.out;
   // explain of the member shows the pin it is judged by.
-  const test::CliResult explained =
-      run_cli({"explain", family, "--config", "small/z3-nvme.json"});
+  const test::CliResult explained = run_cli({"explain", family, "--config", "small/z3-nvme.json"});
   EXPECT_EQ(explained.exit_code, 0) << explained.err;
   EXPECT_NE(explained.out.find("0.14.5"), std::string::npos) << explained.out;
 }

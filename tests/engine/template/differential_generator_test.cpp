@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 
+#include "support/oracle.hpp"
 #include "zeroforge/environment.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/template.hpp"
@@ -57,8 +58,9 @@ std::optional<std::string> run(const std::string& command) {
 TEST(DifferentialGeneratorTest, RandomTemplatesMatchJinja2) {
   const std::string python = text_setting("ZF_GENERATOR_PYTHON", "python3");
   if (std::system((python + " -c 'import jinja2' >/dev/null 2>&1").c_str()) != 0) {
-    GTEST_SKIP() << "Python's Jinja2 is not available; install python3-jinja2 to run the "
-                    "random differential tests";
+    ZF_ORACLE_MISSING(
+        "Python's Jinja2 is not available; install python3-jinja2 to run the random "
+        "differential tests");
   }
   const long seed = setting("ZF_GENERATOR_SEED", kDefaultSeed);
   const long count = setting("ZF_GENERATOR_COUNT", kDefaultCount);

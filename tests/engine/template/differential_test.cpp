@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "support/oracle.hpp"
 #include "zeroforge/environment.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/template.hpp"
@@ -200,7 +201,7 @@ class DifferentialTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(DifferentialTest, MatchesJinja2) {
   const Oracle& jinja = oracle();
-  if (!jinja.available) GTEST_SKIP() << jinja.skip_reason;
+  if (!jinja.available) ZF_ORACLE_MISSING(jinja.skip_reason);
   ASSERT_TRUE(jinja.failure.empty()) << jinja.failure;
 
   const std::string& name = GetParam();
