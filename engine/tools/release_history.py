@@ -27,6 +27,10 @@ CHECKS = {
                                          r"only supported with ZeRO Stage 2 for now",
                                          "fp16_master_weights_and_grads is refused at every stage "
                                          "but 2 (rule master-weights)"),
+    "bf16-optimizer-states-offload-checked": (
+        "deepspeed/runtime/base_optimizer.py", r"not self\.bf16_optimizer_states or offload_enabled",
+        "bf16_optimizer_states with the optimizer offloaded is held to the master weights' "
+        "offload validator (CPU offload with DeepSpeedCPUAdam; rule master-weights)"),
     "pydantic-2": ("deepspeed/runtime/config_utils.py", r"ConfigDict",
                    "the config models are pydantic 2 models; pydantic 1 truncates a float given "
                    "for an integer field instead of refusing it (rule type)"),
@@ -78,6 +82,18 @@ def known_default(entry):
     return ("value", entry)
 
 
+# Reads the extractor's flow analysis gets wrong, corrected here with the reason:
+# (section pointer, key, read or not). Before 0.19.3 get_eigenvalue_config rebinds
+# `param_dict = param_dict[QUANTIZE_TRAINING]` and then reads "eigenvalue" from it, which the
+# analysis takes for a top-level read; every release reads quantize_training (and eigenvalue
+# inside it) when compression_training quantizes weights, and no release reads a top-level
+# eigenvalue.
+READ_CORRECTIONS = [
+    ("", "eigenvalue", False),
+    ("", "quantize_training", True),
+]
+
+
 def extracted_view(facts):
     """{section pointer: {"kind": "pydantic" | "dict", "keys": {key: known_default}}} of one
     release."""
@@ -95,6 +111,12 @@ def extracted_view(facts):
         view[pointer] = {"kind": "pydantic" if model["extra"] == "forbid" else "dict", "keys": keys}
         parent, _, key = pointer.rpartition("/")
         view.setdefault(parent, {"kind": "dict", "keys": {}})["keys"].setdefault(key, None)
+    for section, key, read in READ_CORRECTIONS:
+        keys = view.setdefault(section, {"kind": "dict", "keys": {}})["keys"]
+        if read:
+            keys.setdefault(key, None)
+        else:
+            keys.pop(key, None)
     return view
 
 

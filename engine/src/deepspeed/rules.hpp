@@ -107,4 +107,11 @@ bool enabled_true(const json* section);
 /// True when `object` is an object whose `key` is literally true.
 bool is_true(const json& object, std::string_view key);
 
+/// `s` in ASCII lower case: how DeepSpeed compares an optimizer's type with its own names.
+inline std::string lower(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
 }  // namespace zf::deepspeed

@@ -175,8 +175,10 @@ bool same_choice(const EnumChoice& a, const json& value) {
   return false;
 }
 
+// `strict_later`: the section is read as written at this release (a dict) but refused
+// strictly by a later one (a pydantic model): the newest types say what the later one takes.
 void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
-                const PointerPath& path, Lax lax) {
+                const PointerPath& path, Lax lax, bool strict_later) {
   if (facts.any_type) return;
   const auto& types = facts.types;
   if (value.is_null()) {
@@ -197,6 +199,16 @@ void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
                ctx.deepspeed() + " (pydantic 1) truncates " + show(value) + " to " +
                    std::to_string(static_cast<long long>(value.get<double>())) +
                    " without a word; write the integer you mean");
+    return;
+  }
+  if (!ok && strict_later && types.front() == ValueType::Integer && value.is_number_float() &&
+      std::isfinite(value.get<double>())) {
+    // An old release reads the number as written (fp16.min_loss_scale 1e-10 before 0.17.1).
+    ctx.report(path.str(), Severity::Warning, "type",
+               ctx.deepspeed() + " reads " + show(value) +
+                   " as written (this section has no validating model in this release), but "
+                   "later releases validate the section strictly and refuse a number that is "
+                   "not an integer here");
     return;
   }
   if (!ok) {
@@ -256,7 +268,7 @@ void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
 }
 
 void walk_section(const Context& ctx, const json& value, const NodeFacts& facts,
-                  const PointerPath& path) {
+                  const PointerPath& path, bool strict_later = false) {
   // Every node reached here is the release's own facts (NodeFacts::at).
   if (facts.legacy_bool && value.is_boolean()) {
     ctx.report(path.str(), Severity::Warning, "deprecated",
@@ -307,6 +319,9 @@ void walk_section(const Context& ctx, const json& value, const NodeFacts& facts,
       }
       continue;
     }
+    // The newest release's kind of a section: a pydantic model there, a dict here, means a
+    // value this release reads as written may be refused after an upgrade.
+    const bool strict_newest = child_facts->kind == NodeFacts::Kind::Pydantic;
     child_facts = &child_facts->at(ctx.release);
     if (child_facts->alias) {
       const std::string here = child_path.str();
@@ -340,9 +355,10 @@ void walk_section(const Context& ctx, const json& value, const NodeFacts& facts,
     }
     if (is_auto(child)) continue;  // the "auto" family reports these
     if (child_facts->section) {
-      walk_section(ctx, child, *child_facts, child_path);
+      walk_section(ctx, child, *child_facts, child_path,
+                   strict_newest && child_facts->kind != NodeFacts::Kind::Pydantic);
     } else {
-      check_leaf(ctx, child, *child_facts, child_path, lax);
+      check_leaf(ctx, child, *child_facts, child_path, lax, strict_later);
     }
   }
 }

@@ -57,8 +57,12 @@ void check_precision(const Context& ctx) {
     }
   }
 
-  // Master weights and optimizer states in 16 bit: ZeRO stages 1-3 only, and CPU offload with
-  // DeepSpeedCPUAdam (the engine refuses other setups at initialize).
+  // Master weights and optimizer states in 16 bit (DeepSpeed's _configure_master_weights and
+  // the ZeRO optimizers' offload validators): ZeRO stages 1-3 only; fp16 master weights, and bf16
+  // ones whose optimizer states stay fp32, need the optimizer offloaded (stages 1-2: to the CPU;
+  // stage 3: to the CPU or NVMe) with DeepSpeedCPUAdam. bf16 optimizer states may stay on the
+  // GPU; offloaded too, they are held to the same validator where the release checks it
+  // (check:bf16-optimizer-states-offload-checked, 0.19.1 on).
   struct Master {
     const json* section;
     const char* pointer;
@@ -67,31 +71,67 @@ void check_precision(const Context& ctx) {
   const Master masters[] = {{fp16, "/fp16", "fp16_master_weights_and_grads"},
                             {bf16, bf16_name, "bf16_master_weights_and_grads"},
                             {bf16, bf16_name, "bf16_optimizer_states"}};
+  const std::string device = offload_device(c);
+  const bool offloaded = ctx.stage == 3 ? device != "none" : device == "cpu";
   for (const auto& m : masters) {
     if (m.section == nullptr || !is_true(*m.section, m.key)) continue;
     std::string pointer = pointer_join(m.pointer, m.key);
-    const bool fp16_key = std::string_view(m.key) == "fp16_master_weights_and_grads";
+    const std::string_view key = m.key;
+    const bool fp16_key = key == "fp16_master_weights_and_grads";
+    const bool states = key == "bf16_optimizer_states";
     if (fp16_key && ctx.stage != 2 && ctx.has("check:fp16-master-weights-stage-2-only")) {
       ctx.report(pointer, Severity::Error, "master-weights",
                  std::string(m.key) + " is only supported with ZeRO stage 2 in " + ctx.deepspeed() +
                      " (\"only supported with ZeRO Stage 2 for now\"; " +
                      "stages 1-3 from 0.18.3 on); it refuses it at stage " +
                      std::to_string(ctx.stage));
-    } else if (ctx.stage == 0) {
+      continue;
+    }
+    if (ctx.stage == 0) {
       ctx.report(
           pointer, Severity::Error, "master-weights",
           std::string(m.key) +
               " is only supported with ZeRO stage 1, 2 or 3; DeepSpeed refuses it at stage 0");
-    } else if (std::string(m.key) == "bf16_optimizer_states" &&
-               !is_true(*m.section, "bf16_master_weights_and_grads")) {
+      continue;
+    }
+    if (states && !is_true(*m.section, "bf16_master_weights_and_grads")) {
       ctx.report(pointer, Severity::Error, "master-weights",
                  "bf16_optimizer_states requires bf16_master_weights_and_grads to be true");
-    } else if (std::string(m.key) != "bf16_optimizer_states" &&
-               std::string(offload_device(c)) != "cpu") {
+      continue;
+    }
+    // Which settings DeepSpeed holds to the offload validator.
+    const bool with_states = !fp16_key && is_true(*m.section, "bf16_optimizer_states");
+    bool validated = fp16_key || (!states && !with_states);
+    if (states && offloaded && ctx.has("check:bf16-optimizer-states-offload-checked"))
+      validated = true;
+    if (!validated) continue;
+    const std::string where = ctx.stage == 3 ? "\"cpu\" or \"nvme\"" : "\"cpu\"";
+    if (!offloaded) {
+      ctx.report(
+          pointer, Severity::Error, "master-weights",
+          std::string(m.key) + " needs zero_optimization.offload_optimizer.device " + where +
+              " at stage " + std::to_string(ctx.stage) + " (with DeepSpeedCPUAdam)" +
+              (key == "bf16_master_weights_and_grads" ? " unless bf16_optimizer_states is true too"
+                                                      : "") +
+              "; DeepSpeed refuses it otherwise at initialize");
+      continue;
+    }
+    // DeepSpeed builds DeepSpeedCPUAdam for the config's Adam or AdamW when the optimizer is
+    // offloaded, and torch's Adam with torch_adam; any other optimizer fails the validator.
+    const json* optimizer = member(ctx.config, "optimizer");
+    const json* type = optimizer != nullptr ? member(*optimizer, "type") : nullptr;
+    if (type == nullptr || !type->is_string()) continue;  // a client optimizer: unknown here
+    const std::string name = lower(type->get<std::string>());
+    const json* params = member(*optimizer, "params");
+    const bool torch_adam = params != nullptr && is_true(*params, "torch_adam");
+    if ((name != "adam" && name != "adamw") || torch_adam) {
       ctx.report(pointer, Severity::Error, "master-weights",
                  std::string(m.key) +
-                     " needs zero_optimization.offload_optimizer.device \"cpu\" (with "
-                     "DeepSpeedCPUAdam); DeepSpeed refuses it otherwise at initialize");
+                     " needs DeepSpeedCPUAdam, which DeepSpeed builds for an "
+                     "offloaded \"Adam\" or \"AdamW\" without torch_adam; with " +
+                     (torch_adam ? "torch_adam" : "\"" + type->get<std::string>() + "\"") +
+                     " it refuses the config at initialize (\"Master weights feature requires "
+                     "ZeRO Offload with DeepSpeedCPUAdam\")");
     }
   }
 

@@ -9,11 +9,6 @@
 namespace zf::deepspeed {
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 bool listed(const json& list, std::string_view name) {
   const auto& names = list.get_ref<const json::array_t&>();
   return std::any_of(names.begin(), names.end(),

@@ -196,7 +196,10 @@ TEST(DeepSpeedReleasesTest, EachReleaseGivesItsOwnVerdictsOnKeys) {
       {"/seq_parallel_comm_data_type",
        R"({"seq_parallel_comm_data_type": "bf16"})",
        {A, A, A, I, I, I}},
-      {"/eigenvalue", R"({"eigenvalue": {"enabled": false}})", {A, A, A, A, A, I}},
+      // Read inside quantize_training (when compression_training quantizes weights) in every
+      // release, never at the top level: config.py rebinds param_dict before 0.19.3.
+      {"/eigenvalue", R"({"eigenvalue": {"enabled": false}})", {I, I, I, I, I, I}},
+      {"/quantize_training", R"({"quantize_training": {"enabled": false}})", {A, A, A, A, A, A}},
       {"/comet", R"({"comet": {"enabled": false}})", {I, A, A, A, A, A}},
   };
   for (const auto& row : rows) {
@@ -329,6 +332,69 @@ TEST(DeepSpeedReleasesTest, RulesFollowTheRelease) {
        {"ds.json: /bf16/bf16_master_weights_and_grads: error [master-weights]: "
         "bf16_master_weights_and_grads is only supported with ZeRO stage 1, 2 or 3; DeepSpeed "
         "refuses it at stage 0"}},
+      // _configure_master_weights (base_optimizer.py) and the ZeRO optimizers' validators.
+      {"bf16 optimizer states may stay on the GPU from 0.18.3 (DeepSpeed's own example)",
+       R"({"bf16": {"enabled": true, "bf16_master_weights_and_grads": true,
+                    "bf16_optimizer_states": true},
+           "zero_optimization": {"stage": 2, "offload_optimizer": null}})",
+       "0.18.3",
+       {}},
+      {"... and at 0.19.6",
+       R"({"bf16": {"enabled": true, "bf16_master_weights_and_grads": true,
+                    "bf16_optimizer_states": true},
+           "zero_optimization": {"stage": 2, "offload_optimizer": null}})",
+       "0.19.6",
+       {}},
+      {"bf16 master weights with fp32 states need the optimizer offloaded",
+       R"({"bf16": {"enabled": true, "bf16_master_weights_and_grads": true},
+           "zero_optimization": {"stage": 2, "offload_optimizer": null}})",
+       "0.19.6",
+       {"ds.json: /bf16/bf16_master_weights_and_grads: error [master-weights]: "
+        "bf16_master_weights_and_grads needs zero_optimization.offload_optimizer.device \"cpu\" "
+        "at stage 2 (with DeepSpeedCPUAdam) unless bf16_optimizer_states is true too; DeepSpeed "
+        "refuses it otherwise at initialize"}},
+      {"stage 3 offloads to NVMe with DeepSpeedCPUAdam too",
+       R"({"bf16": {"enabled": true, "bf16_master_weights_and_grads": true},
+           "zero_optimization": {"offload_optimizer": {"device": "nvme", "nvme_path": "/n"}},
+           "optimizer": {"type": "AdamW", "params": {"lr": 0.0001}}})",
+       "0.19.6",
+       {}},
+      {"offloaded states are held to the validator from 0.19.1: Lion builds DeepSpeedCPULion",
+       R"({"bf16": {"enabled": true, "bf16_master_weights_and_grads": true,
+                    "bf16_optimizer_states": true},
+           "optimizer": {"type": "Lion", "params": {"lr": 0.0001}}})",
+       "0.19.1",
+       {"ds.json: /bf16/bf16_optimizer_states: error [master-weights]: bf16_optimizer_states "
+        "needs DeepSpeedCPUAdam, which DeepSpeed builds for an offloaded \"Adam\" or \"AdamW\" "
+        "without torch_adam; with \"Lion\" it refuses the config at initialize (\"Master "
+        "weights feature requires ZeRO Offload with DeepSpeedCPUAdam\")"}},
+      {"... not before",
+       R"({"bf16": {"enabled": true, "bf16_master_weights_and_grads": true,
+                    "bf16_optimizer_states": true},
+           "optimizer": {"type": "Lion", "params": {"lr": 0.0001}}})",
+       "0.19.0",
+       {}},
+      {"torch_adam builds torch's AdamW, which the validator refuses",
+       R"({"bf16": {"enabled": true, "bf16_master_weights_and_grads": true},
+           "optimizer": {"type": "AdamW", "params": {"lr": 0.0001, "torch_adam": true}}})",
+       "0.18.9",
+       {"ds.json: /bf16/bf16_master_weights_and_grads: error [master-weights]: "
+        "bf16_master_weights_and_grads needs DeepSpeedCPUAdam, which DeepSpeed builds for an "
+        "offloaded \"Adam\" or \"AdamW\" without torch_adam; with torch_adam it refuses the "
+        "config at initialize (\"Master weights feature requires ZeRO Offload with "
+        "DeepSpeedCPUAdam\")"}},
+      // fp16 is read with get_scalar_param (a dict) before 0.17.1, by a pydantic model since.
+      {"fp16.min_loss_scale 1e-10 is read as written before 0.17.1",
+       R"({"bf16": null, "fp16": {"enabled": true, "min_loss_scale": 1e-10}})",
+       "0.17.0",
+       {"ds.json: /fp16/min_loss_scale: warning [type]: DeepSpeed 0.17.0 reads 1e-10 as written "
+        "(this section has no validating model in this release), but later releases validate "
+        "the section strictly and refuse a number that is not an integer here"}},
+      {"... and refused from 0.17.1",
+       R"({"bf16": null, "fp16": {"enabled": true, "min_loss_scale": 1e-10}})",
+       "0.17.1",
+       {"ds.json: /fp16/min_loss_scale: error [type]: expected an integer, found 1e-10 (not a "
+        "whole number)"}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
