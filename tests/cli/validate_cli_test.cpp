@@ -145,8 +145,14 @@ TEST_F(ValidateCliTest, DeepSpeedVersionJudgesByThatRelease) {
                          ": /zero_optimization/log_trace_cache_warnings: error [unknown-key]: "
                          "\"log_trace_cache_warnings\" is not a key of /zero_optimization, which "
                          "DeepSpeed 0.16.2 validates strictly: it refuses the config; it is a key "
-                         "of DeepSpeed 0.16.4 or newer\n"
-                         "1 config: 1 error, 0 warnings, 0 notes\n");
+                         "of DeepSpeed 0.16.4 or newer\n" +
+                         path.string() +
+                         ": /zero_optimization/stage: note [known-regression]: DeepSpeed 0.16.2 "
+                         "is in the range of DeepSpeed issue #7499 (0.15.4 to 0.16.9): ZeRO-3 "
+                         "training was reported about 10% slower than on 0.13.1 (8 x A100, and "
+                         "on Ascend), with ZeRO-1 and ZeRO-2 unaffected; measure the step time "
+                         "against another release before settling on this one\n"
+                         "1 config: 1 error, 0 warnings, 1 note\n");
   auto since = run_cli({"validate", path.string(), "--deepspeed-version", "0.16.4"});
   EXPECT_EQ(since.exit_code, 0) << since.out;
   auto newest = run_cli({"validate", path.string()});

@@ -35,6 +35,7 @@ std::vector<Finding> validate_config(const nlohmann::ordered_json& config,
   deepspeed::check_zero(rest);
   deepspeed::check_precision(rest);
   deepspeed::check_training(rest);
+  deepspeed::check_regressions(rest);
   if (options.against) validate::check_against_args(rest, *options.against);
   return findings;
 }
@@ -146,6 +147,8 @@ const std::vector<RuleInfo>& validation_rules() {
       {"scheduler-params", S::Error, "a parameter a DeepSpeed scheduler does not take"},
       {"warmup-steps", S::Error, "warmup_num_steps that is not a positive integer"},
       {"vocabulary-size", S::Warning, "a vocabulary size that is not a multiple of 8"},
+      {"known-regression", S::Warning,
+       "a pinned release with a reported regression the config's stage meets (note: slower)"},
       // against the training command
       {"args-world-size", S::Error, "--world-size and the launcher disagree"},
       {"args-batch", S::Error, "batch keys that disagree with the training arguments"},

@@ -213,12 +213,14 @@ TEST(DeepSpeedReleasesTest, EachReleaseGivesItsOwnVerdictsOnKeys) {
   }
 }
 
+// The findings of `config` at `version`, but known-regression's (its own test below): these
+// tests are about keys and rules that follow the release.
 std::vector<std::string> lines(const json& config, const std::string& version) {
   ValidateOptions options;
   options.deepspeed_version = version;
   std::vector<std::string> out;
   for (const auto& f : validate_config(config, options, "ds.json"))
-    out.push_back(format_finding(f));
+    if (f.rule != "known-regression") out.push_back(format_finding(f));
   return out;
 }
 
@@ -399,6 +401,45 @@ TEST(DeepSpeedReleasesTest, RulesFollowTheRelease) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(lines(config_with(json::parse(c.patch)), c.version), c.expected);
+  }
+}
+
+// known-regression: the pinned release's regressions that the stage meets, none unpinned.
+TEST(DeepSpeedReleasesTest, APinnedReleaseWithAKnownRegressionIsReported) {
+  struct Case {
+    const char* version;  // "" = not pinned
+    int stage;
+    bool bf16;
+    std::vector<std::string> sources;  // the issues the findings cite
+  };
+  const Case cases[] = {
+      {"", 2, true, {}},
+      {"0.16.2", 3, true, {"#7499"}},
+      {"0.16.2", 2, true, {}},
+      {"0.15.3", 3, true, {}},
+      {"0.18.0", 2, false, {"#7718"}},
+      {"0.18.3", 2, false, {}},
+      {"0.18.3", 2, true, {"#8224"}},
+      {"0.18.5", 2, true, {"#7885", "#8224"}},
+      {"0.19.6", 2, false, {}},
+      {"0.19.6", 3, true, {}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.version) + " stage " + std::to_string(c.stage));
+    json config = {{"train_micro_batch_size_per_gpu", 1},
+                   {"zero_optimization", {{"stage", c.stage}}}};
+    config[c.bf16 ? "bf16" : "fp16"] = {{"enabled", true}};
+    ValidateOptions options;
+    options.world_size = 1;
+    options.deepspeed_version = c.version;
+    std::vector<std::string> cited;
+    for (const Finding& f : validate_config(config, options, "ds.json")) {
+      if (f.rule != "known-regression") continue;
+      EXPECT_EQ(f.pointer, "/zero_optimization/stage");
+      const auto at = f.message.find('#');
+      cited.push_back(f.message.substr(at, 5));
+    }
+    EXPECT_EQ(cited, c.sources);
   }
 }
 

@@ -33,6 +33,7 @@ zf::ValidateOptions options_from(const json& o, const fs::path& dir) {
   if (o.contains("world_size")) options.world_size = o.at("world_size").get<long long>();
   options.hf = o.value("hf", false);
   options.strict = o.value("strict", false);
+  options.deepspeed_version = o.value("deepspeed_version", "");
   if (o.contains("against")) {
     options.against = zf::parse_training_command(o.at("against").get<std::string>());
     zf::load_launcher_files(*options.against, dir);
