@@ -5,11 +5,14 @@
 #include "import/importer.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "checked_math.hpp"
 #include "deepspeed/world_size.hpp"
+#include "generate/batch_runner.hpp"
 #include "import/family_builder.hpp"
 #include "import/import_notes.hpp"
 #include "import/json_compare.hpp"
@@ -347,6 +350,9 @@ void check_family_limits(const Json& family, const std::vector<ImportedConfig>& 
   }
 }
 
+// The most threads an import fits its inputs on.
+constexpr unsigned kMaxThreads = 16;
+
 // The input judged as validate judges it: an input that says "auto" as the HF Trainer loads
 // it; on a tier, at the world size its member runs (the tier's, or the ranks of it that its
 // batch keys ask for), unless the request names one.
@@ -405,29 +411,48 @@ ImportResult import_configs(const ImportRequest& request) {
 
   std::vector<std::vector<Finding>> judged(result.configs.size());
   std::vector<std::vector<Finding>> notes(result.configs.size());
-  std::vector<MemberValues> members;
-  for (std::size_t i = 0; i < result.configs.size(); ++i) {
-    ImportedConfig& imported = result.configs[i];
-    imported.output = outputs[i];
-    ConfigMapping mapping = map_config(imported.config, tier.cluster);
-    judged[i] = judge(imported, request.validate, tier, mapping);
-    FittedMember fitted = fit_member(mapping, imported.config, regenerator, imported.file);
-    imported.values = fitted.values;
-    for (const MappingNote& note : mapping.notes) {
-      notes[i].push_back(
-          Finding{imported.file, note.pointer, note.severity, "import-world-size", note.message});
+  std::vector<MemberValues> members(result.configs.size());
+  // Each input on its own: judged, fitted and noted on as many threads as the machine has
+  // (the template and the validator are shared read-only, as generate's workers share them);
+  // each writes only its own slots, so the result is the same whatever the threads do.
+  std::vector<std::exception_ptr> failed(result.configs.size());
+  auto import_one = [&](std::size_t i) {
+    try {
+      ImportedConfig& imported = result.configs[i];
+      imported.output = outputs[i];
+      ConfigMapping mapping = map_config(imported.config, tier.cluster);
+      judged[i] = judge(imported, request.validate, tier, mapping);
+      FittedMember fitted = fit_member(mapping, imported.config, regenerator, imported.file);
+      imported.values = fitted.values;
+      for (const MappingNote& note : mapping.notes) {
+        notes[i].push_back(
+            Finding{imported.file, note.pointer, note.severity, "import-world-size", note.message});
+      }
+      for (const Finding& f : name_notes(imported.file, imported.config)) notes[i].push_back(f);
+      // The keys extra carries, against what the template writes by itself.
+      Json own = fitted.full;
+      own["extra"] = Json::object();
+      const Json extra = fitted.full.at("extra");
+      for (const Finding& f :
+           passthrough_notes(imported.file, extra, regenerator.render(own), mapping, judged[i])) {
+        imported.passthrough.push_back(f.pointer);
+        notes[i].push_back(f);
+      }
+      members[i] = MemberValues{imported.output, imported.values};
+    } catch (...) {
+      failed[i] = std::current_exception();
     }
-    for (const Finding& f : name_notes(imported.file, imported.config)) notes[i].push_back(f);
-    // The keys extra carries, against what the template writes by itself.
-    Json own = fitted.full;
-    own["extra"] = Json::object();
-    const Json extra = fitted.full.at("extra");
-    for (const Finding& f :
-         passthrough_notes(imported.file, extra, regenerator.render(own), mapping, judged[i])) {
-      imported.passthrough.push_back(f.pointer);
-      notes[i].push_back(f);
-    }
-    members.push_back(MemberValues{imported.output, imported.values});
+  };
+  {
+    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads);
+    pipeline::BatchRunner runner(
+        static_cast<unsigned>(std::min<std::size_t>(threads, result.configs.size())));
+    runner.start(result.configs.size(), import_one);
+    runner.finish();
+  }
+  // The first input that cannot be imported, as one thread would have stopped at it.
+  for (const std::exception_ptr& e : failed) {
+    if (e) std::rethrow_exception(e);
   }
   std::vector<const Json*> inputs;
   std::vector<std::string> files;
