@@ -254,6 +254,77 @@ TEST_F(ImportCliErrorsTest, BadJsonExitsTwoAtItsLineAndColumn) {
   expect_nothing_written();
 }
 
+// {"x": {"x": ... 1}}: the value 1 at depth `depth` (the top-level object is at 0).
+std::string nested(int depth) {
+  std::string text;
+  for (int i = 0; i < depth; ++i) text += "{\"x\": ";
+  text += "1";
+  text += std::string(static_cast<std::size_t>(depth), '}');
+  return text;
+}
+
+std::string x_pointer(int depth) {
+  std::string out;
+  for (int i = 0; i < depth; ++i) out += "/x";
+  return out;
+}
+
+TEST_F(ImportCliErrorsTest, AFamilyDeeperThanTheReaderGoesIsRefusedAtTheInput) {
+  // 509 levels come back (a member's extra puts them 3 deeper: 512, the reader's limit); 511
+  // levels read as an input but not once nested in a family: exit 2, the file and the pointer
+  // of its deepest value, nothing written.
+  const std::string fits = write("deep509.json", nested(509));
+  const std::string family = (dir.path() / "deep.json").string();
+  const auto ok = run_cli({"import", good_, fits, "-o", family});
+  ASSERT_EQ(ok.exit_code, 1) << ok.err;  // the validator's error on the key "x"
+  const std::string out = (dir.path() / "regenerated").string();
+  EXPECT_EQ(run_cli({"generate", family, "-o", out, "--no-validate", "--quiet"}).exit_code, 0);
+  EXPECT_EQ(parse_json_text(read_file(out + "/deep509.json"), "out"),
+            parse_json_text(nested(509), "in"));
+  fs::remove_all(out);
+  fs::remove(family);
+
+  const std::string deep = write("deep511.json", nested(511));
+  written_.insert({"deep509.json", "deep511.json"});
+  const auto refused = run_cli({"import", good_, deep, "-o", family});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.out, "");
+  EXPECT_EQ(refused.err, deep + ": " + x_pointer(511) +
+                             ": error: nests 511 levels deep; in the family it would nest 514 "
+                             "levels deep (at /include/1/extra" +
+                             x_pointer(511) +
+                             "), deeper than the 512 levels zeroforge reads JSON to, so "
+                             "generate could not read the family: flatten the value, or import "
+                             "this config without it\n");
+  expect_nothing_written();
+  const auto json = run_cli({"import", deep, "-o", family, "--format", "json"});
+  EXPECT_EQ(json.exit_code, 2);
+  EXPECT_NE(json.out.find("\"code\": \"import.limit\""), std::string::npos) << json.out;
+  expect_nothing_written();
+}
+
+TEST_F(ImportCliErrorsTest, AFamilyLargerThanGenerateReadsIsRefusedNamingItsLargestMember) {
+  // Two inputs of 0.6 MiB under a 1 MiB limit: each is read, the family of both is not.
+  std::string big = "{\"train_micro_batch_size_per_gpu\": 2, \"notes\": [";
+  for (int i = 0; i < 60000; ++i) big += (i ? ", " : "") + std::to_string(1000000 + i);
+  const std::string a = write("a.json", big + "]}");
+  const std::string b = write("b.json", big + ", 7]}");
+  written_.insert({"a.json", "b.json"});
+  const std::string family = (dir.path() / "big.json").string();
+  const auto refused = run_cli({"import", a, b, "-o", family}, {}, {"ZEROFORGE_MAX_INPUT_MIB=1"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.out, "");
+  EXPECT_EQ(refused.err.substr(0, refused.err.find(" MiB, larger")),
+            b + ": error: the family would be 2.1");
+  EXPECT_NE(refused.err.find("larger than the 1 MiB limit on a file zeroforge reads "
+                             "(ZEROFORGE_MAX_INPUT_MIB), so generate could not read it"),
+            std::string::npos)
+      << refused.err;
+  expect_nothing_written();
+  // Under the default limit the same inputs import.
+  EXPECT_EQ(run_cli({"import", a, b, "-o", family}).exit_code, 0);
+}
+
 TEST_F(ImportCliErrorsTest, AnUnwritableOutputExitsTwoAndWritesNothing) {
   // -o below a regular file, and -o naming a folder (tests run as root, so a read-only folder
   // would not stop them).

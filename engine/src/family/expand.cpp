@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "json_members.hpp"
 #include "zeroforge/diagnostic.hpp"
 #include "zeroforge/expansion.hpp"
 #include "zeroforge/family_file.hpp"
@@ -48,12 +49,16 @@ std::string value_pointer_of(const std::string& dotted_key) {
 
 // The same merge as LayeredValues::apply, without provenance.
 void merge_into(Json& target, const Json& patch) {
+  detail::MemberIndex index(target,
+                            patch.size());  // constant-time lookups, as LayeredValues::merge
   for (const auto& [key, value] : patch.items()) {
-    auto it = target.find(key);
-    if (value.is_object() && !value.empty() && it != target.end() && it->is_object()) {
+    Json* it = index.find(key);
+    if (value.is_object() && !value.empty() && it != nullptr && it->is_object()) {
       merge_into(*it, value);
+    } else if (it != nullptr) {
+      *it = value;
     } else {
-      target[key] = value;
+      detail::append_member(target, index, key, value);
     }
   }
 }

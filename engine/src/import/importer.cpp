@@ -5,17 +5,22 @@
 #include "import/importer.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "checked_math.hpp"
 #include "deepspeed/world_size.hpp"
+#include "generate/batch_runner.hpp"
 #include "import/family_builder.hpp"
 #include "import/import_notes.hpp"
 #include "import/json_compare.hpp"
 #include "import/regenerate.hpp"
+#include "io/json_limits.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/deepspeed_contract.hpp"
+#include "zeroforge/diagnostic.hpp"
 #include "zeroforge/environment.hpp"
 #include "zeroforge/expansion.hpp"
 #include "zeroforge/family_file.hpp"
@@ -84,13 +89,13 @@ bool says_auto(const Json& value) {
 // configs comes back as the same tree.
 std::vector<std::string> output_paths(const std::vector<std::string>& files) {
   std::vector<fs::path> absolute;
-  for (const auto& file : files) absolute.push_back(fs::absolute(file).lexically_normal());
-  for (std::size_t i = 0; i < absolute.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if (absolute[i] == absolute[j]) {
-        throw Error(ErrorKind::Usage,
-                    "import: " + files[i] + " is given twice (also as " + files[j] + ")");
-      }
+  std::map<std::string, std::size_t> seen;  // by path: one look-up per input, not one per pair
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    absolute.push_back(fs::absolute(files[i]).lexically_normal());
+    auto [it, added] = seen.emplace(absolute.back().string(), i);
+    if (!added) {
+      throw Error(ErrorKind::Usage,
+                  "import: " + files[i] + " is given twice (also as " + files[it->second] + ")");
     }
   }
   fs::path common = absolute.front().parent_path();
@@ -234,24 +239,121 @@ void check_family(const Json& family_json, const std::string& family_file, const
 }
 
 // What the family's description tells a reviewer (the report shows it on top): the names
-// that promise something else, and the inputs that are copies or one key apart.
+// that promise something else, and the inputs that are copies or one key apart; at most
+// kReviewItems of them, then how many more the import's notes list.
+constexpr std::size_t kReviewItems = 20;
+
 std::string review_text(const std::vector<ImportedConfig>& configs,
                         const std::vector<std::vector<Finding>>& notes,
-                        const std::vector<Pair>& pairs, const std::vector<std::string>& outputs) {
+                        const std::vector<Variation>& variations,
+                        const std::vector<std::string>& outputs) {
   std::string out;
+  std::size_t items = 0, left = 0;
+  auto add = [&](const std::string& sentence) {
+    if (items++ < kReviewItems) {
+      out += " " + sentence;
+    } else {
+      ++left;
+    }
+  };
   for (std::size_t i = 0; i < configs.size(); ++i) {
     for (const Finding& f : notes[i]) {
-      if (f.rule == "import-name") out += " " + outputs[i] + ": " + f.message + ".";
+      if (f.rule == "import-name") add(outputs[i] + ": " + f.message + ".");
     }
   }
-  for (const Pair& pair : pairs) {
-    out += " " + outputs[pair.later] +
-           (pair.pointer ? " differs from " + outputs[pair.earlier] + " only at " + *pair.pointer +
-                               " (" + pair.later_value + " vs " + pair.earlier_value + ")."
-                         : " is the same config as " + outputs[pair.earlier] + ".");
-  }
+  for (const Variation& v : variations) add(variation_sentence(v, outputs));
+  if (left > 0) out += " And " + std::to_string(left) + " more: the import's notes list them.";
   return out.empty() ? out : " To review:" + out;
 }
+
+// How deep `node` nests (0 for a scalar or an empty container, as the JSON reader counts
+// depth), with the path to its deepest value in `deepest`.
+int nesting(const Json& node, Path& path, Path& deepest) {
+  int most = 0;
+  if (node.is_object()) {
+    for (const auto& [key, value] : node.items()) {
+      path.push_back(key);
+      Path below;
+      const int d = 1 + nesting(value, path, below);
+      if (d > most) {
+        most = d;
+        deepest = std::move(below);
+      }
+      path.pop_back();
+    }
+  } else if (node.is_array()) {
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      path.push_back(std::to_string(i));
+      Path below;
+      const int d = 1 + nesting(node[i], path, below);
+      if (d > most) {
+        most = d;
+        deepest = std::move(below);
+      }
+      path.pop_back();
+    }
+  }
+  if (most == 0) deepest = path;
+  return most;
+}
+
+int nesting(const Json& node, Path& deepest) {
+  Path path;
+  return nesting(node, path, deepest);
+}
+
+// A family that generate could not read back is refused here, with the input that makes it
+// so: deeper than the JSON reader goes (an input's keys nest three levels deeper in a
+// member's `extra`), or larger than the largest file it reads.
+void check_family_limits(const Json& family, const std::vector<ImportedConfig>& configs) {
+  Path deepest;
+  const int depth = nesting(family, deepest);
+  if (depth > detail::kMaxJsonDepth) {
+    std::size_t member = 0;
+    if (deepest.size() > 1 && deepest[0] == "include") member = std::stoul(deepest[1]);
+    const ImportedConfig& config = configs.at(member);
+    Path inside;
+    const int own = nesting(config.config, inside);
+    throw CodedError(
+        Error(ErrorKind::Values,
+              "nests " + std::to_string(own) + " levels deep; in the family it would nest " +
+                  std::to_string(depth) + " levels deep (at " + to_pointer(deepest) +
+                  "), deeper than the " + std::to_string(detail::kMaxJsonDepth) +
+                  " levels zeroforge reads JSON to, so generate could not read the family: "
+                  "flatten the value, or import this config without it",
+              config.file, to_pointer(inside)),
+        "import.limit");
+  }
+  const std::uint64_t limit = max_input_bytes();
+  const std::size_t size = to_json_text(family).size();
+  if (size > limit) {
+    std::size_t largest = 0, largest_size = 0;
+    const Json& include = family.at("include");
+    for (std::size_t i = 0; i < include.size(); ++i) {
+      const std::size_t n = to_json_text(include[i]).size();
+      if (n > largest_size) {
+        largest = i;
+        largest_size = n;
+      }
+    }
+    auto mib = [](std::uint64_t bytes) {
+      return std::to_string(bytes >> 20) + "." + std::to_string(((bytes & 0xFFFFF) * 10) >> 20) +
+             " MiB";
+    };
+    throw CodedError(
+        Error(ErrorKind::Values,
+              "the family would be " + mib(size) + ", larger than the " +
+                  std::to_string(limit >> 20) +
+                  " MiB limit on a file zeroforge reads (ZEROFORGE_MAX_INPUT_MIB), so generate "
+                  "could not read it; its largest member, for this config, is " +
+                  mib(largest_size) + ": import the configs into several families",
+              configs.at(largest).file, ""),
+        "import.limit");
+  }
+}
+
+// The most threads an import fits its inputs on.
+constexpr unsigned kMaxThreads = 16;
 
 // The input judged as validate judges it: an input that says "auto" as the HF Trainer loads
 // it; on a tier, at the world size its member runs (the tier's, or the ranks of it that its
@@ -311,29 +413,48 @@ ImportResult import_configs(const ImportRequest& request) {
 
   std::vector<std::vector<Finding>> judged(result.configs.size());
   std::vector<std::vector<Finding>> notes(result.configs.size());
-  std::vector<MemberValues> members;
-  for (std::size_t i = 0; i < result.configs.size(); ++i) {
-    ImportedConfig& imported = result.configs[i];
-    imported.output = outputs[i];
-    ConfigMapping mapping = map_config(imported.config, tier.cluster);
-    judged[i] = judge(imported, request.validate, tier, mapping);
-    FittedMember fitted = fit_member(mapping, imported.config, regenerator, imported.file);
-    imported.values = fitted.values;
-    for (const MappingNote& note : mapping.notes) {
-      notes[i].push_back(
-          Finding{imported.file, note.pointer, note.severity, "import-world-size", note.message});
+  std::vector<MemberValues> members(result.configs.size());
+  // Each input on its own: judged, fitted and noted on as many threads as the machine has
+  // (the template and the validator are shared read-only, as generate's workers share them);
+  // each writes only its own slots, so the result is the same whatever the threads do.
+  std::vector<std::exception_ptr> failed(result.configs.size());
+  auto import_one = [&](std::size_t i) {
+    try {
+      ImportedConfig& imported = result.configs[i];
+      imported.output = outputs[i];
+      ConfigMapping mapping = map_config(imported.config, tier.cluster);
+      judged[i] = judge(imported, request.validate, tier, mapping);
+      FittedMember fitted = fit_member(mapping, imported.config, regenerator, imported.file);
+      imported.values = fitted.values;
+      for (const MappingNote& note : mapping.notes) {
+        notes[i].push_back(
+            Finding{imported.file, note.pointer, note.severity, "import-world-size", note.message});
+      }
+      for (const Finding& f : name_notes(imported.file, imported.config)) notes[i].push_back(f);
+      // The keys extra carries, against what the template writes by itself.
+      Json own = fitted.full;
+      own["extra"] = Json::object();
+      const Json extra = fitted.full.at("extra");
+      for (const Finding& f :
+           passthrough_notes(imported.file, extra, regenerator.render(own), mapping, judged[i])) {
+        imported.passthrough.push_back(f.pointer);
+        notes[i].push_back(f);
+      }
+      members[i] = MemberValues{imported.output, imported.values};
+    } catch (...) {
+      failed[i] = std::current_exception();
     }
-    for (const Finding& f : name_notes(imported.file, imported.config)) notes[i].push_back(f);
-    // The keys extra carries, against what the template writes by itself.
-    Json own = fitted.full;
-    own["extra"] = Json::object();
-    const Json extra = fitted.full.at("extra");
-    for (const Finding& f :
-         passthrough_notes(imported.file, extra, regenerator.render(own), mapping, judged[i])) {
-      imported.passthrough.push_back(f.pointer);
-      notes[i].push_back(f);
-    }
-    members.push_back(MemberValues{imported.output, imported.values});
+  };
+  {
+    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads);
+    pipeline::BatchRunner runner(
+        static_cast<unsigned>(std::min<std::size_t>(threads, result.configs.size())));
+    runner.start(result.configs.size(), import_one);
+    runner.finish();
+  }
+  // The first input that cannot be imported, as one thread would have stopped at it.
+  for (const std::exception_ptr& e : failed) {
+    if (e) std::rethrow_exception(e);
   }
   std::vector<const Json*> inputs;
   std::vector<std::string> files;
@@ -341,7 +462,7 @@ ImportResult import_configs(const ImportRequest& request) {
     inputs.push_back(&c.config);
     files.push_back(c.file);
   }
-  const std::vector<Pair> pairs = find_pairs(inputs);
+  const std::vector<Variation> variations = find_variations(inputs);
 
   FamilyHead head;
   head.name = family_name(request.family_file);
@@ -350,20 +471,22 @@ ImportResult import_configs(const ImportRequest& request) {
   head.description = "Imported by zeroforge import from " + std::to_string(result.configs.size()) +
                      " DeepSpeed config" + (result.configs.size() == 1 ? "" : "s") +
                      "; each member's output is the path of the config it gives back.";
-  head.description += review_text(result.configs, notes, pairs, outputs);
+  head.description += review_text(result.configs, notes, variations, outputs);
   result.family = build_family(head, members);
   if (!request.validate.deepspeed_version.empty()) {
     result.family.at("values")["deepspeed_version"] = request.validate.deepspeed_version;
   }
   result.shared_values = count_leaves(result.family.at("values"));
+  check_family_limits(result.family, result.configs);
   check_family(result.family, request.family_file.string(), tier, regenerator, result.configs,
                *environment);
 
+  std::size_t next = 0;  // variations come ordered by their last input
   for (std::size_t i = 0; i < result.configs.size(); ++i) {
     for (auto& f : judged[i]) result.findings.push_back(std::move(f));
     result.findings.insert(result.findings.end(), notes[i].begin(), notes[i].end());
-    for (const Pair& pair : pairs) {
-      if (pair.later == i) result.findings.push_back(pair_finding(pair, files));
+    for (; next < variations.size() && variations[next].inputs.back() == i; ++next) {
+      result.findings.push_back(variation_finding(variations[next], files));
     }
   }
   return result;

@@ -2,6 +2,7 @@
 // JSON comparison for import (see json_compare.hpp).
 #include "import/json_compare.hpp"
 
+#include "json_members.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf::importer {
@@ -33,9 +34,17 @@ bool same_json(const Json& a, const Json& b) {
   if (a.type() != b.type()) return false;
   if (a.is_object()) {
     if (a.size() != b.size()) return false;
-    for (const auto& [key, value] : a.items()) {
-      auto it = b.find(key);
-      if (it == b.end() || !same_json(value, *it)) return false;
+    // Side by side while the keys come in the same order (the usual case), then by an index
+    // of b's keys: ordered_json's find is linear, so a find per key was quadratic.
+    auto ia = a.begin(), ib = b.begin();
+    for (; ia != a.end() && ia.key() == ib.key(); ++ia, ++ib) {
+      if (!same_json(ia.value(), ib.value())) return false;
+    }
+    if (ia == a.end()) return true;
+    const detail::MemberIndex index(b, a.size());
+    for (; ia != a.end(); ++ia) {
+      const Json* other = index.find(ia.key());
+      if (other == nullptr || !same_json(ia.value(), *other)) return false;
     }
     return true;
   }
@@ -49,26 +58,37 @@ bool same_json(const Json& a, const Json& b) {
   return a == b;
 }
 
+namespace {
+
+void differences(const Json& a, const Json& b, std::string& pointer,
+                 std::vector<std::string>& out) {
+  if (!a.is_object() || !b.is_object()) {
+    if (!same_json(a, b)) out.push_back(pointer);
+    return;
+  }
+  const std::size_t length = pointer.size();
+  const detail::MemberIndex in_b(b, a.size()), in_a(a, b.size());
+  for (const auto& [key, value] : a.items()) {
+    pointer += "/" + escape_pointer_segment(key);
+    if (const Json* other = in_b.find(key)) {
+      differences(value, *other, pointer, out);
+    } else {
+      out.push_back(pointer);
+    }
+    pointer.resize(length);
+  }
+  for (const auto& [key, value] : b.items()) {
+    if (in_a.find(key) == nullptr) out.push_back(pointer + "/" + escape_pointer_segment(key));
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> json_differences(const Json& a, const Json& b,
                                           const std::string& pointer) {
   std::vector<std::string> out;
-  if (!a.is_object() || !b.is_object()) {
-    if (!same_json(a, b)) out.push_back(pointer);
-    return out;
-  }
-  for (const auto& [key, value] : a.items()) {
-    const std::string at = pointer + "/" + escape_pointer_segment(key);
-    auto it = b.find(key);
-    if (it == b.end()) {
-      out.push_back(at);
-      continue;
-    }
-    auto below = json_differences(value, *it, at);
-    out.insert(out.end(), below.begin(), below.end());
-  }
-  for (const auto& [key, value] : b.items()) {
-    if (!a.contains(key)) out.push_back(pointer + "/" + escape_pointer_segment(key));
-  }
+  std::string at = pointer;
+  differences(a, b, at, out);
   return out;
 }
 

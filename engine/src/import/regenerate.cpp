@@ -3,6 +3,7 @@
 #include "import/regenerate.hpp"
 
 #include "import/json_compare.hpp"
+#include "json_members.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf::importer {
@@ -26,6 +27,39 @@ void leaves(const Json& node, Path& path, std::vector<Path>& out) {
   }
 }
 
+// `patch` merged into `target` as LayeredValues::apply merges a layer: a non-empty object
+// into an object member by member, anything else replacing what is there.
+void merge_into(Json& target, const Json& patch) {
+  detail::MemberIndex index(target, patch.size());
+  for (const auto& [key, value] : patch.items()) {
+    Json* it = index.find(key);
+    if (value.is_object() && !value.empty() && it != nullptr && it->is_object()) {
+      merge_into(*it, value);
+    } else if (value.is_object() && !value.empty()) {
+      // A fresh object, filled member by member as LayeredValues fills it.
+      Json& slot = it != nullptr ? *it : detail::append_member(target, index, key, {});
+      slot = Json::object();
+      merge_into(slot, value);
+    } else if (it != nullptr) {
+      *it = value;
+    } else {
+      detail::append_member(target, index, key, value);
+    }
+  }
+}
+
+// The value at `path` in `root`, or nullptr.
+const Json* at_path(const Json& root, const Path& path) {
+  const Json* node = &root;
+  for (const auto& key : path) {
+    if (!node->is_object()) return nullptr;
+    auto it = node->find(key);
+    if (it == node->end()) return nullptr;
+    node = &*it;
+  }
+  return node;
+}
+
 // `values` without the leaf at `path` (objects it empties go too).
 Json without(const Json& values, const Path& path) {
   Json out = values;
@@ -46,14 +80,19 @@ Regenerator::Regenerator(const Environment& environment, const std::string& temp
       template_(environment.load(template_name)),
       defaults_(load_template_defaults(environment, template_name)),
       tier_(std::move(tier)),
-      tier_file_(std::move(tier_file)) {}
-
-Json Regenerator::merged(const Json& member) const {
+      tier_file_(std::move(tier_file)) {
   LayeredValues values;
   for (const Layer& layer : defaults_.layers) values.apply(layer.source, layer.values);
   if (!tier_.empty()) values.apply({LayerKind::Tier, tier_file_}, tier_);
-  values.apply({LayerKind::Variant, "member"}, member);
-  return values.merged();
+  base_ = values.merged();
+}
+
+Json Regenerator::merged(const Json& member) const {
+  // The base is layered once (the constructor); each member goes on a copy of it, merged as
+  // LayeredValues merges but without the provenance, which was most of a fit's time.
+  Json values = base_;
+  merge_into(values, member);
+  return values;
 }
 
 prepare::PreparedConfig Regenerator::prepare(const Json& member) const {
@@ -118,6 +157,14 @@ FittedMember fit_member(ConfigMapping& mapping, const Json& config, const Regene
   leaves(values, path, all);
   for (const Path& leaf : all) {
     Json candidate = without(values, leaf);
+    // The base gives the same value: the merged values, and so the render, do not change.
+    const Json* own = at_path(values, leaf);
+    const Json* base = at_path(regenerator.base(), leaf);
+    if (own != nullptr && base != nullptr && base->type() == own->type() &&
+        base->dump() == own->dump()) {
+      values = std::move(candidate);
+      continue;
+    }
     if (!regenerator.problems(candidate).empty()) continue;
     try {
       if (same_json(regenerator.render(candidate), config)) values = std::move(candidate);

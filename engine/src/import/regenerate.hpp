@@ -40,6 +40,8 @@ class Regenerator {
   /// The template defaults' layers (what expand_family takes).
   const TemplateDefaults& defaults() const noexcept { return defaults_; }
   const std::string& template_name() const noexcept { return template_name_; }
+  /// The template defaults' layers and the tier, merged: what a member's values go on.
+  const Json& base() const noexcept { return base_; }
 
  private:
   std::string template_name_;
@@ -47,6 +49,7 @@ class Regenerator {
   TemplateDefaults defaults_;
   Json tier_;
   std::string tier_file_;
+  Json base_;  // the template defaults' layers, then the tier, merged
 };
 
 /// A config's member values, fitted.

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/json_limits.hpp"
 #include "source_position.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/diagnostic.hpp"
@@ -38,7 +39,7 @@ class Reader {
   }
 
  private:
-  static constexpr int kMaxDepth = 512;
+  static constexpr int kMaxDepth = detail::kMaxJsonDepth;
 
   [[noreturn]] void fail(const std::string& message) const { fail_at(pos_, message); }
   [[noreturn]] void fail_at(std::size_t offset, const std::string& message) const {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "json_members.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/values.hpp"
 
@@ -101,19 +102,24 @@ void LayeredValues::apply(LayerSource source, const nlohmann::ordered_json& obje
 
 void LayeredValues::merge(nlohmann::ordered_json& target, const nlohmann::ordered_json& patch,
                           const std::string& pointer, std::size_t layer) {
+  // Indexed: ordered_json's own find and operator[] search the members one by one, which made
+  // a layer of a million keys (an imported config's `extra`) quadratic.
+  detail::MemberIndex index(target, patch.size());
   for (const auto& [key, value] : patch.items()) {
     std::string child = pointer + "/" + escape_pointer_segment(key);
-    auto it = target.find(key);
-    if (value.is_object() && !value.empty() && it != target.end() && it->is_object()) {
+    nlohmann::ordered_json* it = index.find(key);
+    if (value.is_object() && !value.empty() && it != nullptr && it->is_object()) {
       merge(*it, value, child, layer);
       continue;
     }
     forget_below(child);
+    nlohmann::ordered_json& slot =
+        it != nullptr ? *it : detail::append_member(target, index, key, {});
     if (value.is_object() && !value.empty()) {
-      target[key] = nlohmann::ordered_json::object();
-      merge(target[key], value, child, layer);
+      slot = nlohmann::ordered_json::object();
+      merge(slot, value, child, layer);
     } else {
-      target[key] = value;
+      slot = value;
       origins_[child] = layer;
     }
   }

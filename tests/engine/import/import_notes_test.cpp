@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "zeroforge/output.hpp"
 
 namespace zf::importer {
@@ -66,6 +68,37 @@ TEST(ImportNotesTest, NamesAreReadWordByWord) {
        {"the file name says \"cpuoffload\", but the config offloads nothing to cpu or nvme: "
         "rename it or add the offload"}},
       {"zero2_nooffload.json", R"({"zero_optimization": {"stage": 2}})", {}},
+      // Names real repositories use (issue 35 item 6): "no offload" is not offload.
+      {"ds_config_zero3_no_offload.json", R"({"zero_optimization": {"stage": 3}})", {}},
+      {"ds_config_zero2_no_offload.json", R"({"zero_optimization": {"stage": 2}})", {}},
+      {"zero3_without_offload.json", R"({"zero_optimization": {"stage": 3}})", {}},
+      {"zero2-no-offload.json", R"({"zero_optimization": {"stage": 2}})", {}},
+      {"ds_z3_offload_config.json",
+       R"({"zero_optimization": {"stage": 3, "offload_param": {"device": "cpu"}}})",
+       {}},
+      {"zero3-offload-nvme.json",
+       R"({"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}}})",
+       {}},
+      {"zero_stage3_offload_config.json",
+       R"({"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}}})",
+       {}},
+      {"zero_stage3_offload_config.json",
+       R"({"zero_optimization": {"stage": 3}})",
+       {"the file name says \"offload\", but the config offloads nothing to cpu or nvme: "
+        "rename it or add the offload"}},
+      {"zero2_offload.json",
+       R"({"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "none"}}})",
+       {"the file name says \"offload\", but the config offloads nothing to cpu or nvme: "
+        "rename it or add the offload"}},
+      // And the other way round: a name that says no offload, on a config that offloads.
+      {"ds_config_zero3_no_offload.json",
+       R"({"zero_optimization": {"stage": 3, "offload_param": {"device": "cpu"}}})",
+       {"the file name says no offload (\"no offload\"), but the config offloads to cpu or "
+        "nvme: rename it or remove the offload"}},
+      {"zero3_nooffload.json",
+       R"({"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}}})",
+       {"the file name says no offload (\"nooffload\"), but the config offloads to cpu or "
+        "nvme: rename it or remove the offload"}},
       {"zero2_offload.json", R"({"zero_optimization": {"stage": 2, "cpu_offload": true}})", {}},
   };
   for (const auto& c : cases) {
@@ -81,7 +114,16 @@ TEST(ImportNotesTest, NamesAreReadWordByWord) {
   }
 }
 
-TEST(ImportNotesTest, TwoInputsOneKeyApartOrAlikeArePairedOnTheLaterOne) {
+std::vector<std::string> variation_lines(const std::vector<const Json*>& inputs,
+                                         const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const Variation& v : find_variations(inputs)) {
+    out.push_back(format_finding(variation_finding(v, names)));
+  }
+  return out;
+}
+
+TEST(ImportNotesTest, InputsOneKeyApartOrAlikeAreSaidOnceOnTheLastOfThem) {
   const Json a = config(R"({"train_micro_batch_size_per_gpu": 4,
       "zero_optimization": {"stage": 2, "overlap_comm": true}})");
   const Json b = config(R"({"zero_optimization": {"overlap_comm": true, "stage": 3},
@@ -92,30 +134,112 @@ TEST(ImportNotesTest, TwoInputsOneKeyApartOrAlikeArePairedOnTheLaterOne) {
       "train_micro_batch_size_per_gpu": 4})");  // two keys from a and c, one from nothing
   const std::vector<std::string> names = {kDir + "a.json", kDir + "b.json", kDir + "c.json",
                                           kDir + "d.json"};
-  const std::vector<Pair> pairs = find_pairs({&a, &b, &c, &d});
-  ASSERT_EQ(pairs.size(), 3u);
-  EXPECT_EQ(format_finding(pair_finding(pairs[0], names)),
-            kDir +
-                "b.json: /zero_optimization/stage: note [import-one-key]: the only key that "
-                "differs from " +
+  // Two inputs: the pair, on the later one.
+  EXPECT_EQ(
+      variation_lines({&a, &b}, {names[0], names[1]}),
+      (std::vector<std::string>{
+          kDir +
+          "b.json: /zero_optimization/stage: note [import-one-key]: the only key that "
+          "differs from " +
+          kDir + "a.json: 3 here, 2 there; check that this is the difference the pair is for"}));
+  // Three inputs apart at the same key: one note, naming each with its value; a and c are
+  // also the same value. d is two keys from each.
+  EXPECT_EQ(variation_lines({&a, &b, &c, &d}, names),
+            (std::vector<std::string>{
+                kDir + "c.json: /: note [import-duplicate]: the same config as " + kDir +
+                    "a.json (as JSON values): keep one, or say in their names why there are two",
                 kDir +
-                "a.json: 3 here, 2 there; check that this is the difference the pair is for");
-  EXPECT_EQ(format_finding(pair_finding(pairs[1], names)),
-            kDir + "c.json: /: note [import-duplicate]: the same config as " + kDir +
-                "a.json (as JSON values): keep one, or say in their names why there are two");
-  EXPECT_EQ(pairs[2].earlier, 1u);
-  EXPECT_EQ(pairs[2].later, 2u);
-  EXPECT_EQ(pairs[2].pointer, "/zero_optimization/stage");
+                    "c.json: /zero_optimization/stage: note [import-one-key]: the only key in "
+                    "which 3 inputs that are otherwise the same config differ: 2 here; " +
+                    kDir + "a.json (2), " + kDir +
+                    "b.json (3); check that these are the differences they are for"}));
 
   // A key only one of them has: "absent" on the other side.
   const Json e = config(R"({"train_micro_batch_size_per_gpu": 4,
       "zero_optimization": {"stage": 2, "overlap_comm": true},
       "compile": {"disable": false, "backend": "inductor"}})");
-  const std::vector<Pair> with_e = find_pairs({&a, &e});
+  const std::vector<Variation> with_e = find_variations({&a, &e});
   ASSERT_EQ(with_e.size(), 1u);
-  EXPECT_EQ(pair_finding(with_e[0], {"a.json", "e.json"}).message,
+  EXPECT_EQ(variation_finding(with_e[0], {"a.json", "e.json"}).message,
             "the only key that differs from a.json: {\"disable\":false,\"backend\":\"inductor\"} "
             "here, absent there; check that this is the difference the pair is for");
+  // The member that empties its object: {"z": {}} against {"z": {"s": 1}}.
+  const Json f = config(R"({"z": {}})"), g = config(R"({"z": {"s": 1}})");
+  EXPECT_EQ(variation_lines({&f, &g}, {"f.json", "g.json"}),
+            (std::vector<std::string>{"g.json: /z/s: note [import-one-key]: the only key that "
+                                      "differs from f.json: 1 here, absent there; check that "
+                                      "this is the difference the pair is for"}));
+  // Different in two keys, or the same only once a whole object is set aside: nothing.
+  const Json h = config(R"({"z": {"s": 2, "t": 1}})");
+  EXPECT_TRUE(find_variations({&f, &h}).empty());
+  EXPECT_TRUE(find_variations({&a, &d}).empty());
 }
+
+TEST(ImportNotesTest, ManyInputsApartAtOneKeyAreOneBoundedNote) {
+  // 1,000 inputs that differ only in the learning rate: one note (not 499,500 pairs), naming
+  // kShownInputs of them and how many more.
+  std::vector<Json> inputs;
+  std::vector<std::string> names;
+  for (int i = 0; i < 1000; ++i) {
+    inputs.push_back(config(R"({"optimizer": {"type": "AdamW", "params": {"lr": 0}},
+        "zero_optimization": {"stage": 3}})"));
+    inputs.back()["optimizer"]["params"]["lr"] = i;
+    names.push_back("c" + std::to_string(i) + ".json");
+  }
+  inputs.push_back(inputs[7]);  // and one copy
+  names.push_back("copy.json");
+  std::vector<const Json*> pointers;
+  for (const Json& j : inputs) pointers.push_back(&j);
+  const std::vector<Variation> found = find_variations(pointers);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_FALSE(found[0].pointer.has_value());
+  EXPECT_EQ(found[0].inputs, (std::vector<std::size_t>{7, 1000}));
+  EXPECT_EQ(found[1].pointer, "/optimizer/params/lr");
+  EXPECT_EQ(found[1].inputs.size(), 1001u);
+  std::string listed;
+  for (std::size_t i = 0; i < kShownInputs; ++i) {
+    listed += (i ? ", c" : "c") + std::to_string(i) + ".json (" + std::to_string(i) + ")";
+  }
+  EXPECT_EQ(variation_finding(found[1], names).message,
+            "the only key in which 1001 inputs that are otherwise the same config differ: 7 "
+            "here; " +
+                listed + " and 992 more; check that these are the differences they are for");
+  EXPECT_EQ(variation_sentence(found[1], names),
+            "1001 configs differ only at /optimizer/params/lr: " + listed + " and 993 more.");
+  EXPECT_EQ(variation_finding(found[0], names).file, "copy.json");
+}
+
+TEST(ImportNotesTest, VariationsAreLinearInTheInputsAndTheirKeys) {
+  // 20,000 configs one value apart, and 2 configs of 200,000 keys one key apart: each well
+  // under a second here (pairwise, the first was 200 million comparisons).
+  std::vector<Json> many;
+  for (int i = 0; i < 20000; ++i) {
+    many.push_back(config(R"({"zero_optimization": {"stage": 3, "overlap_comm": true}})"));
+    many.back()["steps_per_print"] = i;
+  }
+  std::vector<const Json*> pointers;
+  for (const Json& j : many) pointers.push_back(&j);
+  auto start = std::chrono::steady_clock::now();
+  std::vector<Variation> found = find_variations(pointers);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].inputs.size(), 20000u);
+
+  // Read as zeroforge reads configs (ordered_json's own operator[] would be quadratic here).
+  std::string text = "{";
+  for (int i = 0; i < 200000; ++i) {
+    text += (i ? ", \"key_" : "\"key_") + std::to_string(i) + "\": " + std::to_string(i);
+  }
+  const Json wide = parse_json_text(text + "}", "wide.json");
+  Json other = wide;
+  other["key_123456"] = "changed";
+  start = std::chrono::steady_clock::now();
+  found = find_variations({&wide, &other});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].pointer, "/key_123456");
+  EXPECT_EQ(found[0].values, (std::vector<std::string>{"123456", "\"changed\""}));
+}
+
 }  // namespace
 }  // namespace zf::importer
