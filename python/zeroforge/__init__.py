@@ -12,7 +12,9 @@ The same engine as the ``zeroforge`` command, returning Python objects::
     result = zeroforge.generate("example", "configs", check=True)          # GenerateResult
 
 Errors raise zeroforge.Error subclasses (ValuesError, TemplateError, UsageError, FileError,
-PluginError) whose str() is what the CLI prints; findings, plugin refusals and drift are data.
+PluginError) whose str() is what the CLI prints; an argument no call could take is an
+ArgumentTypeError (also a TypeError) or ArgumentValueError (also a ValueError), both
+UsageErrors, naming it. Findings, plugin refusals and drift are data.
 See docs/python.md.
 """
 
@@ -34,8 +36,9 @@ __all__ = [
     "__version__", "render", "render_text", "explain", "generate", "validate", "estimate",
     "list_templates", "list_presets", "list_tiers", "list_plugins", "dumps",
     "Error", "ValuesError", "TemplateError", "UsageError", "ArgumentTypeError",
-    "ArgumentValueError", "FileError", "PluginError", "RefusedError", "ConfigWarning", "Diagnostic", "Finding", "Refusal", "GenerateResult",
-    "Preset", "Tier", "Explanation", "ExplainedValue",
+    "ArgumentValueError", "FileError", "PluginError", "RefusedError", "ConfigWarning",
+    "Diagnostic", "Finding", "Refusal", "GenerateResult", "Preset", "Tier", "Explanation",
+    "ExplainedValue",
 ]
 
 # What a path argument takes: a str or an os.PathLike (pathlib.Path); the stubs say which.
@@ -235,7 +238,9 @@ def render(template: str, *,
 
     Raises:
         ValuesError, TemplateError, UsageError, FileError, PluginError: bad input (the
-            CLI's exit 2); ``str(e)`` is what it prints.
+            CLI's exit 2); ``str(e)`` is what it prints. ArgumentTypeError (a TypeError) and
+            ArgumentValueError (a ValueError), both UsageErrors: an argument of the wrong
+            type, or a value no call takes (a NUL, ``validation="x"``), naming it.
         RefusedError: the validator found errors, or a plugin refused the values (exit 1);
             ``e.findings`` and ``e.diagnostics`` hold them.
     """
@@ -539,7 +544,8 @@ def list_tiers(family: Optional[PathLike] = None) -> List[Tier]:
 def list_plugins(plugin_dirs: Iterable[PathLike] = ()) -> List[Dict[str, Any]]:
     """The plugins on the plugin search path (``plugin_dirs``, ZEROFORGE_PLUGIN_PATH, the
     shipped ones): the ``plugins`` of ``zeroforge list plugins --format json``. A plugin file
-    that fails to load raises PluginError."""
+    that fails to load raises PluginError; a ``plugin_dirs`` entry that is not a directory
+    raises ArgumentValueError with the CLI's message (``list plugins --plugin-dir`` exits 2)."""
     found = _zeroforge.list_plugins(
         _arguments.directories("list_plugins", "plugin_dirs", "--plugin-dir", plugin_dirs),
         _data_dir(), _plugin_dir())

@@ -6,7 +6,8 @@
 
 import math
 import os
-from typing import Any, Collection, Iterable, List, Mapping, Optional
+from collections.abc import Iterable, Mapping
+from typing import Any, Collection, List, Optional
 
 from ._errors import ArgumentTypeError, ArgumentValueError
 

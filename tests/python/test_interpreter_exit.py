@@ -92,3 +92,28 @@ def test_a_forked_child_exits_though_its_parent_had_calls_inside(in_tmp):
     run = run_child("fork")
     assert (run.returncode, run.stderr) == (0, ""), run.stderr[-2000:]
     assert "child exit: 0" in run.stdout
+
+
+def test_threads_estimating_at_once_agree(in_tmp):
+    # Each estimate loads the memory plugin into a host of its own; its entry function ran in
+    # several threads at once and rebuilt the descriptor's tables under the others (SIGSEGV in
+    # about one process in 30 with three such threads).
+    script = r"""
+import threading, zeroforge
+want = zeroforge.estimate("llama-2-7b", stage=3)
+bad = []
+def work():
+    for _ in range(300):
+        if zeroforge.estimate("llama-2-7b", stage=3) != want:
+            bad.append(1)
+threads = [threading.Thread(target=work) for _ in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(len(bad))
+"""
+    env = dict(os.environ)
+    env.setdefault("PYTHONPATH", str(BUILD_DIR / "python"))
+    for _ in range(3):
+        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                             timeout=300, env=env)
+        assert (run.returncode, run.stdout, run.stderr) == (0, "0\n", "")
