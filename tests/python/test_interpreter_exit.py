@@ -3,7 +3,8 @@
 # validate, generate, estimate): CPython ends a thread that takes the GIL back during
 # finalization, which from C++ was std::terminate (SIGABRT). 50 interpreters, each exiting
 # with threads in every API; also an atexit function that calls zeroforge after the module's
-# exit hook, and a forked child whose parent had calls in flight.
+# exit hook, a forked child whose parent had calls in flight, and threads that load the same
+# plugin at once.
 import os
 import subprocess
 import sys
