@@ -11,6 +11,7 @@
 
 #include "bindings.hpp"
 #include "diagnostic_printer.hpp"
+#include "engine_call.hpp"
 #include "errors.hpp"
 #include "json_convert.hpp"
 #include "zeroforge/generate.hpp"
@@ -108,7 +109,7 @@ py::dict generate_family(const std::string& family, const fs::path& output_dir,
   request.list_files = true;
   GenerateResult result;
   {
-    py::gil_scoped_release unlocked;
+    EngineCall unlocked;
     result = generate(request);
   }
   if (result.outcome == Outcome::Failed && (result.failure || !result.problems.empty()))

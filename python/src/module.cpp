@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 
 #include "bindings.hpp"
+#include "engine_call.hpp"
 #include "errors.hpp"
 #include "json_convert.hpp"
 #include "zeroforge/output.hpp"
@@ -13,6 +14,7 @@ PYBIND11_MODULE(_zeroforge, module) {
   module.doc() = "The compiled part of zeroforge; use the zeroforge package.";
   module.attr("__version__") = ZEROFORGE_VERSION;
   zf::python::register_errors(module);
+  zf::python::register_engine_calls(module);
   module.def(
       "dumps",
       [](py::handle value) { return zf::to_json_text(zf::python::from_python(value, "value")); },

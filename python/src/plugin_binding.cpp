@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "engine_call.hpp"
 #include "errors.hpp"
 #include "json_convert.hpp"
 #include "skipped_plugin.hpp"
@@ -45,7 +46,7 @@ py::tuple run_plugin_command(const std::string& plugin, const std::string& comma
   CommandResult result;
   std::vector<PluginMessage> messages;
   {
-    py::gil_scoped_release unlocked;
+    EngineCall unlocked;
     PluginHost host(host_options(plugin_dirs, data_dir, plugin_dir));
     host.load({PluginRequest{plugin, nlohmann::ordered_json::object()}}, options);
     if (!host.find_command(command))

@@ -12,6 +12,7 @@
 
 #include "bindings.hpp"
 #include "diagnostic_printer.hpp"
+#include "engine_call.hpp"
 #include "errors.hpp"
 #include "json_convert.hpp"
 #include "zeroforge/diagnostic.hpp"
@@ -106,7 +107,7 @@ py::dict render(const std::string& template_name, const Inputs& inputs,
   request.validation = validation_of(validation);
   RenderResult result;
   {
-    py::gil_scoped_release unlocked;
+    EngineCall unlocked;
     result = zf::render(request);
   }
   if (result.outcome != Outcome::Done)
@@ -137,7 +138,7 @@ py::dict explain(const std::string& subject, const std::string& config, const In
   if (subject.ends_with(".j2")) {
     if (!config.empty()) throw Error(ErrorKind::Usage, "explain: config is for families");
     ConfigRequest request = config_request(subject, inputs);
-    py::gil_scoped_release unlocked;
+    EngineCall unlocked;
     ConfigSession session = open_config(std::move(request));
     PreparedValues values = prepare_values(session);
     explanation = explain_values(session, values);
@@ -158,7 +159,7 @@ py::dict explain(const std::string& subject, const std::string& config, const In
     request.lstrip_blocks = inputs.lstrip_blocks;
     request.data_dir = inputs.data_dir;
     request.builtin_plugin_dir = inputs.plugin_dir;
-    py::gil_scoped_release unlocked;
+    EngineCall unlocked;
     explanation = explain_family_config(request, config);
   }
   // No member chosen: the CLI's error, with the family's configs as notes.

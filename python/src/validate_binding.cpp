@@ -8,6 +8,7 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "engine_call.hpp"
 #include "json_convert.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
@@ -59,7 +60,7 @@ py::object validate(py::handle config, const std::string& name, std::optional<lo
   }
   std::vector<Finding> findings;
   {
-    py::gil_scoped_release unlocked;
+    EngineCall unlocked;
     findings = validate_config(document, options, label);
   }
   return to_python(findings_to_json(findings));

@@ -12,7 +12,9 @@ The same engine as the ``zeroforge`` command, returning Python objects::
     result = zeroforge.generate("example", "configs", check=True)          # GenerateResult
 
 Errors raise zeroforge.Error subclasses (ValuesError, TemplateError, UsageError, FileError,
-PluginError) whose str() is what the CLI prints; findings, plugin refusals and drift are data.
+PluginError) whose str() is what the CLI prints; an argument no call could take is an
+ArgumentTypeError (also a TypeError) or ArgumentValueError (also a ValueError), both
+UsageErrors, naming it. Findings, plugin refusals and drift are data.
 See docs/python.md.
 """
 
@@ -22,9 +24,9 @@ import shlex
 import warnings
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from . import _zeroforge
-from ._errors import (Error, FileError, PluginError, RefusedError, TemplateError, UsageError,
-                      ValuesError)
+from . import _arguments, _zeroforge
+from ._errors import (ArgumentTypeError, ArgumentValueError, Error, FileError, PluginError,
+                      RefusedError, TemplateError, UsageError, ValuesError)
 from ._results import (Diagnostic, ExplainedValue, Explanation, Finding, GenerateResult, Preset,
                        Refusal, Tier)
 
@@ -33,9 +35,10 @@ __version__: str = _zeroforge.__version__
 __all__ = [
     "__version__", "render", "render_text", "explain", "generate", "validate", "estimate",
     "list_templates", "list_presets", "list_tiers", "list_plugins", "dumps",
-    "Error", "ValuesError", "TemplateError", "UsageError", "FileError", "PluginError",
-    "RefusedError", "ConfigWarning", "Diagnostic", "Finding", "Refusal", "GenerateResult",
-    "Preset", "Tier", "Explanation", "ExplainedValue",
+    "Error", "ValuesError", "TemplateError", "UsageError", "ArgumentTypeError",
+    "ArgumentValueError", "FileError", "PluginError", "RefusedError", "ConfigWarning",
+    "Diagnostic", "Finding", "Refusal", "GenerateResult", "Preset", "Tier", "Explanation",
+    "ExplainedValue",
 ]
 
 # What a path argument takes: a str or an os.PathLike (pathlib.Path); the stubs say which.
@@ -69,32 +72,26 @@ def _plugin_dir() -> str:
 
 # --- arguments as the CLI's options --------------------------------------------------------------
 
-def _paths(items: Union[None, PathLike, Iterable[PathLike]]) -> List[str]:
-    if items is None:
-        return []
-    if isinstance(items, (str, os.PathLike)):
-        return [os.fspath(items)]
-    return [os.fspath(item) for item in items]
-
-
-def _values(values: Any) -> List[Any]:
+def _values(function: str, values: Any) -> List[Any]:
     """values=: a file, a mapping, or a sequence of them, as --values layers in order."""
     if values is None:
         return []
-    if isinstance(values, (str, os.PathLike)):
-        return [os.fspath(values)]
+    if isinstance(values, (str, bytes, os.PathLike)):
+        return [_arguments.path(function, "values", values)]
     if isinstance(values, Mapping):
         return [("values", dict(values))]
-    items = list(values)
+    expected = "a file path, a mapping, or a sequence of them"
+    if not isinstance(values, Iterable):
+        raise _arguments.type_error(function, "values", expected, values)
     out: List[Any] = []
-    for i, item in enumerate(items):
-        if isinstance(item, (str, os.PathLike)):
-            out.append(os.fspath(item))
+    for i, item in enumerate(values):
+        if isinstance(item, (str, bytes, os.PathLike)):
+            out.append(_arguments.path(function, f"values[{i}]", item))
         elif isinstance(item, Mapping):
             out.append((f"values[{i}]", dict(item)))
         else:
-            raise UsageError(f"zeroforge: error: values[{i}]: expected a file path or a mapping, "
-                             f"got {type(item).__name__}", kind="usage")
+            raise _arguments.type_error(function, f"values[{i}]", "a file path or a mapping",
+                                        item)
     return out
 
 
@@ -112,32 +109,50 @@ def _assignment(option: str, key: str, value: Any) -> str:
                           file=f"{option} {key}") from None
 
 
-def _assignments(option: str, items: Union[None, str, Mapping[str, Any], Iterable[str]]) -> List[str]:
+def _assignments(function: str, argument: str, option: str,
+                 items: Union[None, str, Mapping[str, Any], Iterable[str]]) -> List[str]:
     """set= / plugin_options=: a mapping of dotted keys to values, or KEY=VALUE strings."""
     if items is None:
         return []
-    if isinstance(items, str):
-        return [items]
     if isinstance(items, Mapping):
-        return [_assignment(option, str(key), value) for key, value in items.items()]
-    return [str(item) for item in items]
+        out = []
+        for key, value in items.items():
+            if not isinstance(key, str):
+                raise _arguments.type_error(function, f"{argument} key {key!r}", "a str", key)
+            name = f"{argument}[{key!r}]"
+            out.append(_arguments.text(function, name, _assignment(option, key, value)))
+        return out
+    expected = "a mapping, a 'KEY=VALUE' str or an iterable of them"
+    if not isinstance(items, (str, Iterable)):
+        raise _arguments.type_error(function, argument, expected, items)
+    return _arguments.texts(function, argument, items)
 
 
-def _jobs(command: str, jobs: Optional[int]) -> int:
-    if jobs is None:
-        return 0
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 256:
-        raise UsageError(f"zeroforge: error: {command}: jobs must be a whole number from 1 to "
-                         f"256, got {jobs!r}", kind="usage")
-    return jobs
+def _jobs(function: str, jobs: Optional[int]) -> int:
+    return 0 if jobs is None else _arguments.whole(function, "jobs", jobs, 1, 256)
 
 
-def _companions(companions: Union[None, str, Iterable[str]]) -> Optional[List[str]]:
+def _companions(function: str, companions: Union[None, str, Iterable[str]]) -> Optional[List[str]]:
     if companions is None:
         return None
     if isinstance(companions, str):
+        companions = _arguments.text(function, "companions", companions)
         return [] if companions == "none" else [kind for kind in companions.split(",")]
-    return list(companions)
+    return _arguments.texts(function, "companions", companions)
+
+
+def _validation(function: str, validation: Any) -> str:
+    return _arguments.choice(function, "validation", validation, ("contract", "deepspeed", "none"))
+
+
+def _inputs(function: str, values: Any, set: Any, template_dirs: Any, plugins: Any,
+            plugin_dirs: Any, plugin_options: Any) -> Tuple[Any, ...]:
+    """The layers and search paths render, explain and generate share, checked."""
+    return (_arguments.directories(function, "template_dirs", "--template-dir", template_dirs),
+            _values(function, values), _assignments(function, "set", "--set", set),
+            _arguments.names(function, "plugins", plugins),
+            _arguments.directories(function, "plugin_dirs", "--plugin-dir", plugin_dirs),
+            _assignments(function, "plugin_options", "--plugin-opt", plugin_options))
 
 
 class ConfigWarning(UserWarning):
@@ -154,16 +169,21 @@ def _warn(diagnostics: List[Diagnostic]) -> None:
         warnings.warn(ConfigWarning(str(diagnostic)), stacklevel=3)
 
 
-def _render(template: str, tier: Optional[PathLike], values: Any, set: Any,
+def _render(function: str, template: str, tier: Optional[PathLike], values: Any, set: Any,
             template_dirs: Iterable[PathLike], plugins: Iterable[str],
             plugin_dirs: Iterable[PathLike], plugin_options: Any, validation: str,
             trim_blocks: bool, lstrip_blocks: bool) -> Dict[str, Any]:
+    template_name = _arguments.path(function, "template", template, "a str (a template name)")
+    tier_arg = _arguments.optional_path(function, "tier", tier) or b""
+    dirs, layers, sets, plugin_names, plugin_paths, options = _inputs(
+        function, values, set, template_dirs, plugins, plugin_dirs, plugin_options)
+    validation = _validation(function, validation)
+    trim = _arguments.flag(function, "trim_blocks", trim_blocks)
+    lstrip = _arguments.flag(function, "lstrip_blocks", lstrip_blocks)
     try:
         raw = _zeroforge.render(
-            str(template), "" if tier is None else os.fspath(tier), _paths(template_dirs),
-            _values(values), _assignments("--set", set), [str(p) for p in plugins],
-            _paths(plugin_dirs), _assignments("--plugin-opt", plugin_options), validation,
-            bool(trim_blocks), bool(lstrip_blocks), _data_dir(), _plugin_dir())
+            template_name, tier_arg, dirs, layers, sets, plugin_names, plugin_paths, options,
+            validation, trim, lstrip, _data_dir(), _plugin_dir())
     except Error as error:
         # Data as data: the findings and diagnostics of a refused or failed config; what the
         # CLI prints besides the error (plugin messages, unread values) as warnings.
@@ -218,11 +238,13 @@ def render(template: str, *,
 
     Raises:
         ValuesError, TemplateError, UsageError, FileError, PluginError: bad input (the
-            CLI's exit 2); ``str(e)`` is what it prints.
+            CLI's exit 2); ``str(e)`` is what it prints. ArgumentTypeError (a TypeError) and
+            ArgumentValueError (a ValueError), both UsageErrors: an argument of the wrong
+            type, or a value no call takes (a NUL, ``validation="x"``), naming it.
         RefusedError: the validator found errors, or a plugin refused the values (exit 1);
             ``e.findings`` and ``e.diagnostics`` hold them.
     """
-    raw = _render(template, tier, values, set, template_dirs, plugins, plugin_dirs,
+    raw = _render("render", template, tier, values, set, template_dirs, plugins, plugin_dirs,
                   plugin_options, validation, trim_blocks, lstrip_blocks)
     if not raw["json"]:
         raise UsageError(f"zeroforge: error: render: '{template}' is not a JSON template (its "
@@ -245,8 +267,8 @@ def render_text(template: str, *,
     """Renders any template (a launch script, a YAML file, or a JSON one) and returns the
     text ``zeroforge render`` writes: for a JSON template, the normalised JSON (``dumps`` of
     ``render``). Arguments, warnings and errors as for render()."""
-    return _render(template, tier, values, set, template_dirs, plugins, plugin_dirs,
-                   plugin_options, validation, trim_blocks, lstrip_blocks)["text"]
+    return _render("render_text", template, tier, values, set, template_dirs, plugins,
+                   plugin_dirs, plugin_options, validation, trim_blocks, lstrip_blocks)["text"]
 
 
 def explain(subject: PathLike, *,
@@ -278,12 +300,15 @@ def explain(subject: PathLike, *,
         UsageError: no such member (the message lists the family's configs), or a
             family without ``config`` that has several; bad input as render() and generate().
     """
+    subject_arg = _arguments.path("explain", "subject", subject)
+    config_arg = _arguments.optional_text("explain", "config", config) or ""
+    tier_arg = _arguments.optional_path("explain", "tier", tier) or b""
+    dirs, layers, sets, plugin_names, plugin_paths, options = _inputs(
+        "explain", values, set, template_dirs, plugins, plugin_dirs, plugin_options)
     raw = _zeroforge.explain(
-        os.fspath(subject), config or "", "" if tier is None else os.fspath(tier),
-        _paths(template_dirs), _values(values), _assignments("--set", set),
-        [str(p) for p in plugins], _paths(plugin_dirs),
-        _assignments("--plugin-opt", plugin_options), bool(trim_blocks), bool(lstrip_blocks),
-        _data_dir(), _plugin_dir())
+        subject_arg, config_arg, tier_arg, dirs, layers, sets, plugin_names, plugin_paths,
+        options, _arguments.flag("explain", "trim_blocks", trim_blocks),
+        _arguments.flag("explain", "lstrip_blocks", lstrip_blocks), _data_dir(), _plugin_dir())
     _warn(_diagnostics(raw["messages"]))
 
     def rows(key: str) -> List[ExplainedValue]:
@@ -336,12 +361,16 @@ def generate(family: PathLike, output_dir: PathLike, *,
         ValuesError, TemplateError: the family's values or template are wrong (the CLI's
             exit 2); nothing was written. UsageError: an unknown family, a bad argument.
     """
+    family_arg = _arguments.path("generate", "family", family)
+    output_arg = _arguments.path("generate", "output_dir", output_dir)
+    dirs, layers, sets, plugin_names, plugin_paths, options = _inputs(
+        "generate", values, set, template_dirs, plugins, plugin_dirs, plugin_options)
     raw = _zeroforge.generate(
-        os.fspath(family), os.fspath(output_dir), _paths(template_dirs), _values(values),
-        _assignments("--set", set), [str(p) for p in plugins], _paths(plugin_dirs),
-        _assignments("--plugin-opt", plugin_options), bool(check), _jobs("generate", jobs),
-        _companions(companions), validation, bool(trim_blocks), bool(lstrip_blocks),
-        _data_dir(), _plugin_dir())
+        family_arg, output_arg, dirs, layers, sets, plugin_names, plugin_paths, options,
+        _arguments.flag("generate", "check", check), _jobs("generate", jobs),
+        _companions("generate", companions), _validation("generate", validation),
+        _arguments.flag("generate", "trim_blocks", trim_blocks),
+        _arguments.flag("generate", "lstrip_blocks", lstrip_blocks), _data_dir(), _plugin_dir())
     return GenerateResult._from_summary(raw["summary"], raw["messages"])
 
 
@@ -371,19 +400,24 @@ def validate(config: Union[Mapping[str, Any], PathLike], *,
         A list of Finding (``rule``, ``severity``, ``pointer``, ``message``, ``file``); the
         config has errors when any has severity "error".
     """
-    if against_args is not None and not isinstance(against_args, str):
-        against_args = shlex.join(list(against_args))
+    if against_args is not None:
+        against_args = (_arguments.text("validate", "against_args", against_args)
+                        if isinstance(against_args, str)
+                        else shlex.join(_arguments.texts("validate", "against_args", against_args)))
+    name = _arguments.optional_text("validate", "name", name)
     if isinstance(config, Mapping):
         config = dict(config)
         label = name or "config"
     else:
-        config = os.fspath(config)
+        config = _arguments.path("validate", "config", config,
+                                 "a mapping, or a str or os.PathLike (a file)")
         label = name or ""
-    if world_size is not None and (isinstance(world_size, bool) or not isinstance(world_size, int)):
-        raise UsageError(f"zeroforge: error: validate: world_size must be an int, got "
-                         f"{world_size!r}", kind="usage")
-    raw = _zeroforge.validate(config, label, world_size, against_args, bool(hf), bool(strict),
-                              deepspeed_version or "")
+    if world_size is not None:
+        world_size = _arguments.whole("validate", "world_size", world_size, 1, 1000000000)
+    raw = _zeroforge.validate(
+        config, label, world_size, against_args, _arguments.flag("validate", "hf", hf),
+        _arguments.flag("validate", "strict", strict),
+        _arguments.optional_text("validate", "deepspeed_version", deepspeed_version) or "")
     return [Finding(**finding) for finding in raw]
 
 
@@ -433,32 +467,51 @@ def estimate(model: Optional[PathLike] = None, *,
         UsageError: an option the estimator refuses (its message is the CLI's).
     """
     given: Dict[str, Any] = dict(options)
-    for key, value in (("stage", stage), ("offload_optimizer", offload_optimizer),
-                       ("offload_param", offload_param), ("precision", precision),
-                       ("micro_batch_size", micro_batch_size),
-                       ("sequence_length", sequence_length), ("gpu_memory_gib", gpu_memory_gib)):
-        if value is not None:
-            given[key] = value
-    args: List[str] = []
+    for key, value, check in (
+            ("stage", stage, int), ("offload_optimizer", offload_optimizer, str),
+            ("offload_param", offload_param, str), ("precision", precision, str),
+            ("micro_batch_size", micro_batch_size, int),
+            ("sequence_length", sequence_length, int),
+            ("gpu_memory_gib", gpu_memory_gib, float)):
+        if value is None:
+            continue
+        if check is str:
+            _arguments.text("estimate", key, value)
+        elif check is float:
+            _arguments.number("estimate", key, value)
+        elif isinstance(value, bool) or not isinstance(value, int):
+            raise _arguments.type_error("estimate", key, "an int", value)
+        given[key] = value
+    args: List[Any] = []
     if model is not None:
-        args += ["--model", os.fspath(model)]
+        args += ["--model", _arguments.path("estimate", "model", model)]
     for key, value in given.items():
         if key not in _ESTIMATE_OPTIONS:
-            raise UsageError(f"zeroforge estimate: error: unknown option '{key}' (estimate takes "
-                             f"{', '.join(_ESTIMATE_OPTIONS)})", kind="usage",
-                             message=f"unknown option '{key}'")
+            raise ArgumentTypeError(
+                f"zeroforge estimate: error: unknown option '{key}' (estimate takes "
+                f"{', '.join(_ESTIMATE_OPTIONS)})", kind="usage",
+                message=f"unknown option '{key}'", argument=key)
         if value is None:
             continue
         flag = "--seq-len" if key == "sequence_length" else "--" + key.replace("_", "-")
         if isinstance(value, bool):
             value = "true" if value else "false"
-        args += [flag, str(value)]
-    if all_stages:
+        elif isinstance(value, (int, float)):
+            value = str(_arguments.number("estimate", key, value))
+        elif isinstance(value, str):
+            value = _arguments.text("estimate", key, value)
+        else:
+            raise _arguments.type_error("estimate", key, "a str, an int, a float or a bool",
+                                        value)
+        args += [flag, value]
+    if _arguments.flag("estimate", "all_stages", all_stages):
         args.append("--all-stages")
     args += ["--format", "json"]
     code, output, message, logged = _zeroforge.run_plugin_command(
-        "memory", "estimate", args, _paths(plugin_dirs),
-        _assignments("--plugin-opt", plugin_options), _data_dir(), _plugin_dir())
+        "memory", "estimate", args,
+        _arguments.directories("estimate", "plugin_dirs", "--plugin-dir", plugin_dirs),
+        _assignments("estimate", "plugin_options", "--plugin-opt", plugin_options), _data_dir(),
+        _plugin_dir())
     # What the plugin logged (plugin.message), as the CLI prints it on stderr.
     _warn(_diagnostics(logged))
     if message or code == 2:
@@ -470,7 +523,9 @@ def estimate(model: Optional[PathLike] = None, *,
 def list_templates(template_dirs: Iterable[PathLike] = (), *, all: bool = False) -> List[str]:
     """The entry templates on the template search path (``template_dirs``, then the shipped
     ones), sorted: what ``zeroforge list templates`` prints. ``all=True`` adds the partials."""
-    return _zeroforge.list_templates(_paths(template_dirs), bool(all), _data_dir())
+    return _zeroforge.list_templates(
+        _arguments.directories("list_templates", "template_dirs", "--template-dir", template_dirs),
+        _arguments.flag("list_templates", "all", all), _data_dir())
 
 
 def list_presets() -> List[Preset]:
@@ -482,15 +537,18 @@ def list_tiers(family: Optional[PathLike] = None) -> List[Tier]:
     """The tiers on the tier search path, in search order (``tiers/`` beside ``family`` when
     given, ZEROFORGE_TIER_PATH, the shipped tiers): what ``zeroforge list tiers`` prints.
     A tier whose name an earlier one has is listed with ``shadowed_by``."""
-    family_arg = "" if family is None else os.fspath(family)
+    family_arg = _arguments.optional_path("list_tiers", "family", family) or b""
     return [Tier(**tier) for tier in _zeroforge.list_tiers(family_arg, _data_dir())]
 
 
 def list_plugins(plugin_dirs: Iterable[PathLike] = ()) -> List[Dict[str, Any]]:
     """The plugins on the plugin search path (``plugin_dirs``, ZEROFORGE_PLUGIN_PATH, the
     shipped ones): the ``plugins`` of ``zeroforge list plugins --format json``. A plugin file
-    that fails to load raises PluginError."""
-    found = _zeroforge.list_plugins(_paths(plugin_dirs), _data_dir(), _plugin_dir())
+    that fails to load raises PluginError; a ``plugin_dirs`` entry that is not a directory
+    raises ArgumentValueError with the CLI's message (``list plugins --plugin-dir`` exits 2)."""
+    found = _zeroforge.list_plugins(
+        _arguments.directories("list_plugins", "plugin_dirs", "--plugin-dir", plugin_dirs),
+        _data_dir(), _plugin_dir())
     if found["errors"]:
         first = found["errors"][0]
         raise PluginError(f"{first['path']}: error: {first['error']}", code="plugin.failed",

@@ -5,6 +5,8 @@
 import os
 from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Union
 
+from ._errors import ArgumentTypeError as ArgumentTypeError
+from ._errors import ArgumentValueError as ArgumentValueError
 from ._errors import Error as Error
 from ._errors import FileError as FileError
 from ._errors import PluginError as PluginError

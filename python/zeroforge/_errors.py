@@ -71,7 +71,23 @@ class ValuesError(Error):
 
 class UsageError(Error):
     """A call that does not make sense: an unknown family, tier or template name, an
-    argument out of range, an unknown DeepSpeed version."""
+    argument out of range, an unknown DeepSpeed version. An argument that no call could take
+    is one of its two subclasses, which are also Python's own classes for them:
+    ArgumentTypeError (a TypeError) and ArgumentValueError (a ValueError)."""
+
+
+class ArgumentTypeError(UsageError, TypeError):
+    """An argument of a type the function does not take (``jobs="4"``, ``template_dirs=3``).
+    ``argument`` names it (``template_dirs[1]`` for an item); ``str(e)`` names it too, with
+    the type expected and the type given. Also a TypeError."""
+
+
+class ArgumentValueError(UsageError, ValueError):
+    """An argument of the right type whose value no call can take: out of range
+    (``world_size=2**70``), not one of the choices, a str holding a NUL character (no path or
+    command-line argument can) or a lone surrogate (no UTF-8 text can; a path may hold the
+    ones Python decodes undecodable bytes of a file name to), a ``plugin_dirs`` entry that is
+    not a directory. ``argument`` names it. Also a ValueError."""
 
 
 class FileError(Error, OSError):

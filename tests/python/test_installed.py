@@ -34,7 +34,8 @@ def test_the_installed_module_works_from_its_prefix(tmp_path):
     assert len(packages) == 1, packages
     package = packages[0].parent
     site = package.parent
-    for name in ("__init__.pyi", "py.typed", "_layout.py", "_errors.py", "_results.py"):
+    for name in ("__init__.pyi", "py.typed", "_layout.py", "_arguments.py", "_errors.py",
+                 "_results.py"):
         assert (package / name).is_file(), name
     assert list(package.glob("_zeroforge*.so"))
     work = tmp_path / "work"

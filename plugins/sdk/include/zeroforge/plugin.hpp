@@ -9,6 +9,7 @@
 #include <exception>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -296,12 +297,16 @@ class Descriptor {
     return std::move(*this);
   }
 
-  /// The finished descriptor; call once the Descriptor has its final (static) address.
+  /// The finished descriptor; call once the Descriptor has its final (static) address. The
+  /// tables are built by the first call and only read after: the entry function may run in
+  /// several threads at once (one process, several hosts: the Python module's threads), and
+  /// a host that has the descriptor reads it while another thread asks for it again.
   const zf_plugin* get() {
-    function_table_.clear();
+    static std::mutex building;
+    std::lock_guard<std::mutex> lock(building);
+    if (built_) return &plugin_;
     for (const auto& f : functions_) function_table_.push_back(&f);
     function_table_.push_back(nullptr);
-    command_table_.clear();
     for (const auto& c : commands_) command_table_.push_back(&c);
     command_table_.push_back(nullptr);
     plugin_.functions = function_table_.data();
@@ -311,6 +316,7 @@ class Descriptor {
       option_table_.push_back(nullptr);
       plugin_.option_names = option_table_.data();
     }
+    built_ = true;
     return &plugin_;
   }
 
@@ -323,6 +329,7 @@ class Descriptor {
   std::vector<const char*> option_names_;
   std::vector<const char*> option_table_;
   bool declares_options_ = false;
+  bool built_ = false;
 };
 
 }  // namespace zf::sdk
