@@ -221,6 +221,15 @@ def check_run(cluster, out_dir, entry, launcher, record_dir, fake_bin, nodes=Non
         return
     got = records(record_dir, job, launcher)
     nodes, world = nodes or cluster.nodes, entry["world_size"]
+    # What SLURM allocated: every CPU and all the memory (--mem=0: RealMemory) of each node.
+    shown = cluster.run(["scontrol", "show", "job", "-o", job], check=False).stdout
+    tres = dict(item.split("=", 1) for item in
+                next((w[5:] for w in shown.split() if w.startswith("TRES=")), "").split(",")
+                if "=" in item)
+    check(tres.get("cpu") == str(cluster.cpus * nodes) and
+          tres.get("mem") == f"{cluster.memory_mib * nodes}M",
+          f"{where}: SLURM allocated cpu={tres.get('cpu')} mem={tres.get('mem')}, all of "
+          f"{nodes} node(s) is cpu={cluster.cpus * nodes} mem={cluster.memory_mib * nodes}M")
     gpus = world // nodes
     check(sorted(got) == list(range(nodes)), f"{where}: one launcher per node, got {sorted(got)}")
     hf = load(os.path.join(out_dir, entry["companions"]["hf-args"])) \
@@ -231,17 +240,13 @@ def check_run(cluster, out_dir, entry, launcher, record_dir, fake_bin, nodes=Non
         check(env.get("SLURM_GPUS_ON_NODE") == str(gpus), f"{at}: SLURM_GPUS_ON_NODE")
         check(len(env.get("CUDA_VISIBLE_DEVICES", "").split(",")) == gpus,
               f"{at}: CUDA_VISIBLE_DEVICES {env.get('CUDA_VISIBLE_DEVICES')} for {gpus} GPUs")
-        # The one task of the node has all of its CPUs (the tier's cpu_cores) and memory
-        # (--mem=0: RealMemory, which is below the tier's memory).
+        # The one task of the node has all of its CPUs (the tier's cpu_cores).
         check(env.get("SLURM_CPUS_ON_NODE") == str(cluster.cpus),
               f"{at}: SLURM_CPUS_ON_NODE {env.get('SLURM_CPUS_ON_NODE')}, the node has "
               f"{cluster.cpus} CPUs")
         check(env.get("SLURM_CPUS_PER_TASK") == str(cluster.cpus),
               f"{at}: SLURM_CPUS_PER_TASK {env.get('SLURM_CPUS_PER_TASK')} for the step's task, "
               f"the node has {cluster.cpus} CPUs")
-        check(env.get("SLURM_MEM_PER_NODE") == str(cluster.memory_mib),
-              f"{at}: SLURM_MEM_PER_NODE {env.get('SLURM_MEM_PER_NODE')}, the node's RealMemory "
-              f"is {cluster.memory_mib} MiB")
         script_at = argv.index("train.py") if "train.py" in argv else -1
         if not check(script_at > 0, f"{at}: no training script in {argv}"):
             continue
