@@ -634,8 +634,8 @@ TEST_F(ProbeCliTest, SaveRefusesAnythingButAPlainFileName) {
   EXPECT_EQ(probe({"--save", "../up"}).err,
             "zeroforge: error: probe: --save \"../up\" is not a plain file name (letters, digits, "
             "'.', '_', '-'; not starting with '.' or '-'): give the directory with --dir\n");
-  // Only the meminfo file and bin/ are there: nothing was written.
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 2);
+  // Only the meminfo and cpuinfo files and bin/ are there: nothing was written.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 3);
 }
 
 TEST_F(ProbeCliTest, BadOptionsAreUsageErrors) {

@@ -622,8 +622,8 @@ TEST(CompanionPlanTest, RefusesArgumentsALaunchersArgparseReadsAsAmbiguous) {
        R"(["--", "--no"])",
        {"torchrun", "deepspeed"},
        "/launch/args/1",
-       "deepspeed (DeepSpeed 0.19.6's launch.py on each node) could match --no_python, "
-       "--no_local_rank"},
+       "deepspeed (DeepSpeed 0.19.6's launch.py on each node) could match --node_rank, "
+       "--no_python, --no_local_rank"},
       {"a -- later guards the rest from every launcher",
        R"(["x", "--", "--no"])",
        {"torchrun", "deepspeed"},

@@ -52,7 +52,9 @@ TEST(LauncherOptionsTest, AbbreviationsOfTwoOrMoreOptionsAreAmbiguous) {
       {"DeepSpeed 0.19.6's runner", "--h", {"--help", "--hostfile"}},  // argparse's own --help
       {"DeepSpeed 0.19.6's runner", "--max", {}},                      // --max_elastic_nodes
       {"DeepSpeed 0.19.6's runner", "--log", {}},                      // --log_level
-      {"DeepSpeed 0.19.6's launch.py on each node", "--no", {"--no_python", "--no_local_rank"}},
+      {"DeepSpeed 0.19.6's launch.py on each node",
+       "--no",
+       {"--node_rank", "--no_python", "--no_local_rank"}},
       {"DeepSpeed 0.19.6's launch.py on each node", "--num", {}},
       // What the part before '=' abbreviates, with any value, spaces too.
       {"torch 1.13",
