@@ -108,6 +108,7 @@ ABBREVIATION_ARGS = [
     ["--log", "d"], ["--n", "1"], ["--rdzv", "x"], ["--rdzv=x y"], ["--h"], ["--=1"],
     ["--nnodes", "2"], ["--nn", "2"], ["--num_nodes=2"], ["--master_port", "1"], ["-m"], ["-mx"],
     ["--output_dir", "o"], ["--rdzv x"], ["--", "--no"], ["x", "--", "--no"], ["--", "--num"],
+    ["", "x"], ["-"], ["x", ""],
 ]
 ABBREVIATION_PLACEHOLDER = "--zf-placeholder-argument"
 
@@ -150,7 +151,7 @@ def generate_abbreviations(zeroforge, out_root):
 def abbreviation_problems(case, launcher, refused, script_args=None):
     """What is wrong with zeroforge's answer for `case` where the parser `launcher` (as the
     refusal names it: `torchrun (torch 1.13)`) refused it or not, and took `script_args`."""
-    named = case["refusal"] is not None and f"{launcher} could match" in case["refusal"]
+    named = case["refusal"] is not None and launcher in case["refusal"]
     if refused and not named:
         return [f"{launcher} stops at launch.args {case['args']!r}, zeroforge "
                 + ("refuses it without naming this launcher: " + case["refusal"].strip()
@@ -636,6 +637,16 @@ def worker_accelerate(source, cases, abbreviations=()):
             with contextlib.redirect_stderr(io.StringIO()):
                 args = launch_command_parser().parse_args(case["launched"]["accelerate"][2:])
         except SystemExit:
+            return [("accelerate launch", True, None)]
+        # What accelerate's DeepSpeed launch does next, on one machine or several (standard):
+        # hand the script and its arguments to torch's parser (deepspeed_launcher).
+        import torch.distributed.run as distrib_run
+        from accelerate.utils.launch import _filter_args
+        try:
+            _filter_args(args, distrib_run.get_args_parser(),
+                         ["--training_script", args.training_script, "--training_script_args",
+                          args.training_script_args])
+        except (SystemExit, TypeError):
             return [("accelerate launch", True, None)]
         return [("accelerate launch", False, args.training_script_args)]
 

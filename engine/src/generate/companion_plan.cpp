@@ -173,6 +173,7 @@ class Planner {
     check_abbreviations(
         wants("torchrun") || wants("kubernetes") || (wants("slurm") && !slurm_accelerate),
         wants("deepspeed"));
+    if (wants("accelerate") || slurm_accelerate) check_accelerate_first_argument();
 
     const bool multi_node = nodes > 1;
     const bool uses_hf_args = wants("deepspeed") || wants("torchrun") || wants("accelerate") ||
@@ -442,6 +443,21 @@ class Planner {
                "before the script starts: " +
                found + "; write the argument in full, as the training script names it");
     }
+  }
+
+  // accelerate launch hands the script's arguments to torch's parser as one list, in place of
+  // a word (accelerate utils/launch.py, _filter_args: parse_known_args([..., "--training_script
+  // _args", args.training_script_args])); argparse looks that list up among its options when
+  // its first word is "" or "-" (argparse reads the first character of a word: the list's first
+  // element), and stops with a TypeError before the script starts.
+  void check_accelerate_first_argument() {
+    if (launch_.args.empty() || (!launch_.args[0].empty() && launch_.args[0] != "-")) return;
+    fail(args_pointer_ + "/0",
+         "launch.args starts with " + Json(launch_.args[0]).dump() +
+             ", which accelerate launch cannot start a script with: it hands the script's "
+             "arguments to torch's parser as one list (accelerate's _filter_args), and a list "
+             "whose first word is \"\" or \"-\" makes argparse fail (TypeError: unhashable "
+             "type: 'list'); put another argument first");
   }
 
   void read_hosts(const Json& value, const std::string& pointer) {

@@ -630,6 +630,11 @@ TEST(CompanionPlanTest, RefusesArgumentsALaunchersArgparseReadsAsAmbiguous) {
        "",
        ""},
       {"accelerate reads no abbreviation", R"(["--n"])", {"accelerate", "hf-args"}, "", ""},
+      {"an empty first argument only stops accelerate",
+       R"(["", "x"])",
+       {"torchrun", "deepspeed", "kubernetes", "hf-args"},
+       "",
+       ""},
       {"SLURM's accelerate neither", R"(["--n"])", {"slurm"}, "", ""},
       {"full names and unique abbreviations reach the script",
        R"(["--nnodes", "--nn", "--num_nodes=2", "--rdzv x"])",
@@ -660,6 +665,29 @@ TEST(CompanionPlanTest, RefusesArgumentsALaunchersArgparseReadsAsAmbiguous) {
                   "before the script starts: " +
                   c.found + "; write the argument in full, as the training script names it");
   }
+  // accelerate launch cannot start a script whose first argument is "" or "-".
+  for (const char* first : {"", "-"}) {
+    for (const std::vector<std::string>& kinds :
+         {std::vector<std::string>{"accelerate"}, std::vector<std::string>{"slurm"}}) {
+      SCOPED_TRACE(std::string(first) + " " + kinds[0]);
+      Subject s;
+      s.values["cpu_cores"] = 64;
+      s.values["launch"] = {{"args", Json::array({first, "--seed", "1"})},
+                            {"slurm", {{"launcher", "accelerate"}}}};
+      CompanionPlan plan = s.plan(kinds);
+      ASSERT_EQ(plan.problems.size(), 1u);
+      EXPECT_EQ(plan.problems[0].pointer, "/launch/args/0");
+      EXPECT_EQ(plan.problems[0].message,
+                "launch.args starts with " + Json(first).dump() +
+                    ", which accelerate launch cannot start a script with: it hands the script's "
+                    "arguments to torch's parser as one list (accelerate's _filter_args), and a "
+                    "list whose first word is \"\" or \"-\" makes argparse fail (TypeError: "
+                    "unhashable type: 'list'); put another argument first");
+      s.values["launch"]["args"] = Json::array({"--seed", first});
+      EXPECT_TRUE(s.plan(kinds).problems.empty()) << "anywhere but first";
+    }
+  }
+
   // The Trainer's arguments the companions pass abbreviate no launcher's options.
   Subject s;
   s.values["cpu_cores"] = 64;
