@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
-// `zeroforge probe`: this machine's GPUs (nvidia-smi) and host memory (/proc/meminfo) as a tier
-// in the format of presets/tiers/*.json, printed or saved for --tier.
+// `zeroforge probe`: this machine's GPUs (nvidia-smi), host memory (/proc/meminfo) and CPUs
+// (/proc/cpuinfo) as a tier in the format of presets/tiers/*.json, printed or saved for --tier.
+#include <sched.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <charconv>
@@ -19,6 +22,7 @@
 #include "visible_gpus.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
+#include "zeroforge/values.hpp"
 
 namespace zf::cli {
 namespace po = boost::program_options;
@@ -47,6 +51,39 @@ std::int64_t mem_total_kib(std::string& source) {
     break;
   }
   throw Error(ErrorKind::Io, source + ": expected a line 'MemTotal: N kB'");
+}
+
+// The node's CPUs as the kernel and SLURM count them (hardware threads: what `nproc --all` and
+// slurmd -C's CPUs= say): the `processor` entries of /proc/cpuinfo, or of the file
+// ZEROFORGE_CPUINFO names (for tests). The whole node, not this process's affinity: inside a
+// job or a container limited to some CPUs, the tier still describes the node.
+std::int64_t cpu_count(std::string& source) {
+  const char* env = std::getenv("ZEROFORGE_CPUINFO");
+  source = env && *env ? env : "/proc/cpuinfo";
+  const std::string text = read_file(source);
+  std::istringstream lines(text);
+  std::int64_t count = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("processor")) continue;
+    const std::size_t rest = line.find_first_not_of(" \t", 9);
+    if (rest != std::string::npos && line[rest] == ':') ++count;
+  }
+  if (count > 0 && count <= kMaxTierCpuCores) return count;
+  // A kernel that lists its CPUs otherwise (s390x writes "processor 0: ..."): as glibc counts.
+  const long online = sysconf(_SC_NPROCESSORS_CONF);
+  if (online > 0 && online <= kMaxTierCpuCores) {
+    source = "sysconf(_SC_NPROCESSORS_CONF)";
+    return online;
+  }
+  throw Error(ErrorKind::Io, source + ": expected 'processor : N' lines, one per CPU");
+}
+
+// The CPUs this process may run on (sched_getaffinity), or 0 when the kernel does not say.
+std::int64_t usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+  return CPU_COUNT(&set);
 }
 
 // Letters, digits, '.', '_' and '-', not starting with '.' or '-': a file name in DIR and
@@ -112,9 +149,9 @@ int run_probe(const std::vector<std::string>& args) {
   if (vm.count("help")) {
     std::cout
         << "Reads this machine's GPUs (nvidia-smi on PATH; only those CUDA_VISIBLE_DEVICES\n"
-           "names, when it is set) and host memory (/proc/meminfo) and prints them as a tier\n"
-           "in the format of presets/tiers/*.json. Mixed GPUs: the smallest memory, with a\n"
-           "warning. Use a saved tier with --tier DIR/NAME.json.\n"
+           "names, when it is set), host memory (/proc/meminfo) and CPUs (/proc/cpuinfo) and\n"
+           "prints them as a tier in the format of presets/tiers/*.json. Mixed GPUs: the\n"
+           "smallest memory, with a warning. Use a saved tier with --tier DIR/NAME.json.\n"
            "Exit 0: the tier; 2: no nvidia-smi, no GPU, or output it cannot read.\n\n"
         << options << '\n';
     return kSuccess;
@@ -154,6 +191,8 @@ int run_probe(const std::vector<std::string>& args) {
   const std::vector<Gpu>& gpus = visible.gpus;
   std::string meminfo;
   const std::int64_t host_kib = mem_total_kib(meminfo);
+  std::string cpuinfo;
+  const std::int64_t cpus = cpu_count(cpuinfo);
 
   // Every rank must fit: a mixed machine is described by its smallest GPU.
   std::int64_t smallest_mib = gpus.front().memory_mib;
@@ -183,6 +222,7 @@ int run_probe(const std::vector<std::string>& args) {
   tier["nodes"] = nodes;
   tier["gpu_memory_gib"] = static_cast<double>(gpu_centi) / 100.0;
   tier["cpu_memory_gib"] = static_cast<double>(cpu_centi) / 100.0;
+  tier["cpu_cores"] = cpus;
   const std::string text = to_json_text(tier);
 
   fs::path saved;
@@ -207,6 +247,14 @@ int run_probe(const std::vector<std::string>& args) {
     }
     print_message(std::cerr,
                   "host memory: " + centi_text(cpu_centi) + " GiB (MemTotal of " + meminfo + ")");
+    // This process's own CPUs, when the count is this machine's (not a test's file).
+    const std::int64_t usable = std::getenv("ZEROFORGE_CPUINFO") ? 0 : usable_cpus();
+    print_message(std::cerr, "CPUs: " + std::to_string(cpus) + " (" + cpuinfo + ")" +
+                                 (usable > 0 && usable < cpus
+                                      ? "; this process may use " + std::to_string(usable) +
+                                            " of them (sched_getaffinity): the tier counts "
+                                            "the node's"
+                                      : ""));
     print_message(std::cerr, "nodes: " + std::to_string(nodes) +
                                  (nodes == 1 ? "" : " (each taken to be like this one)"));
     if (!saved.empty()) {

@@ -363,6 +363,45 @@ constexpr const char* kFamily = R"({
   "companions": ["deepspeed", "hf-args"]
 })";
 
+// Too few CPUs for a SLURM job's ranks is a warning, said once for all the configs that share
+// the value, at the file that set it; the files are written all the same.
+TEST_F(CompanionsGenerateTest, SlurmJobsWithFewerThanTwoCpusPerRankWarnOnceWhereTheValueIs) {
+  const fs::path tier = dir.write("tiers/dgx.json", R"({"gpus_per_node": 8, "nodes": 1,
+      "gpu_memory_gib": 79.64, "cpu_memory_gib": 2015.6, "cpu_cores": 8})");
+  dir.write("tiers/bare.json", R"({"gpus_per_node": 8, "nodes": 1})");
+  const std::string f = family(R"({"name": "c", "template": "deepspeed/config.json.j2",
+      "axes": {"stage": [2, 3]}, "tiers": ["tiers/dgx.json", "tiers/bare.json"],
+      "output": "{{ tier }}/{{ variant }}.json", "companions": ["slurm"]})");
+  auto result = run_cli({"generate", f, "-o", out().string()});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.err,
+            tier.string() +
+                ": /cpu_cores: warning: the slurm job gives its 8 GPU ranks per node 8 CPUs "
+                "(cpu_cores=8): fewer than 2 per rank (one for the rank, one for its data "
+                "loader); the ranks will wait on their input\n" +
+                (dir.path() / "tiers/bare.json").string() +
+                ": warning: the slurm job runs its 8 GPU ranks per node in one task of SLURM's "
+                "default 1 CPU: tier 'bare' has no cpu_cores (CPUs per node) to ask for; add "
+                "cpu_cores to the tier (zeroforge probe writes it) or set "
+                "launch.slurm.cpus_per_task\n");
+  EXPECT_NE(read_file(out() / "dgx/stage-2.sbatch").find("#SBATCH --cpus-per-task=8\n"),
+            std::string::npos);
+  EXPECT_EQ(read_file(out() / "bare/stage-2.sbatch").find("--cpus-per-task"), std::string::npos);
+  // Where launch.slurm asks for enough, nothing is said; --set places a warning at itself.
+  auto enough =
+      run_cli({"generate", f, "-o", out().string(), "--set", "launch.slurm.cpus_per_task=16"});
+  EXPECT_EQ(enough.exit_code, 0) << enough.err;
+  EXPECT_EQ(enough.err, "");
+  auto few =
+      run_cli({"generate", f, "-o", out().string(), "--set", "launch.slurm.cpus_per_task=4"});
+  EXPECT_EQ(few.exit_code, 0) << few.err;
+  EXPECT_EQ(few.err,
+            "--set launch.slurm.cpus_per_task=4: /launch/slurm/cpus_per_task: warning: the slurm "
+            "job gives its 8 GPU ranks per node 4 CPUs (launch.slurm.cpus_per_task=4): fewer "
+            "than 2 per rank (one for the rank, one for its data loader); the ranks will wait on "
+            "their input\n");
+}
+
 TEST_F(CompanionsGenerateTest, ListsCompanionsPerEntryAndWritesThemDeterministically) {
   std::string f = family(kFamily);
   auto result = run_cli({"generate", f, "-o", out().string()});

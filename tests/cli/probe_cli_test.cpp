@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // `zeroforge probe` through the real executable, with a fake nvidia-smi first (and alone) on
-// PATH and a fake /proc/meminfo (ZEROFORGE_MEMINFO): the tier it prints or saves, its summary,
-// its warnings and its errors.
+// PATH, a fake /proc/meminfo (ZEROFORGE_MEMINFO) and /proc/cpuinfo (ZEROFORGE_CPUINFO): the
+// tier it prints or saves, its summary, its warnings and its errors.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -28,6 +29,19 @@ constexpr const char* kMeminfo =
     "MemTotal:       2113497208 kB\nMemFree:        2000000000 kB\nMemAvailable:   2010000000 "
     "kB\n";
 
+// /proc/cpuinfo as x86 Linux writes it, `cpus` entries (the fields of one, shortened).
+std::string cpuinfo(int cpus) {
+  std::string text;
+  for (int i = 0; i < cpus; ++i) {
+    text += "processor\t: " + std::to_string(i) +
+            "\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Platinum 8480C\n"
+            "physical id\t: " +
+            std::to_string(i / 112) + "\nsiblings\t: 112\ncore id\t\t: " + std::to_string(i % 56) +
+            "\ncpu cores\t: 56\nprocessors_note\t: not a CPU\n\n";
+  }
+  return text;
+}
+
 class ProbeCliTest : public ::testing::Test {
  protected:
   TempDir dir;
@@ -36,6 +50,7 @@ class ProbeCliTest : public ::testing::Test {
   void SetUp() override {
     fs::create_directories(bin);
     dir.write("meminfo", kMeminfo);
+    dir.write("cpuinfo", cpuinfo(224));  // a DGX H100: 2 x 56 cores x 2 threads
   }
 
   // A nvidia-smi that checks it was asked the documented query and then runs `body`. PATH
@@ -64,7 +79,8 @@ class ProbeCliTest : public ::testing::Test {
   }
 
   std::vector<std::string> env() const {
-    return {"PATH=" + bin.string(), "ZEROFORGE_MEMINFO=" + (dir.path() / "meminfo").string()};
+    return {"PATH=" + bin.string(), "ZEROFORGE_MEMINFO=" + (dir.path() / "meminfo").string(),
+            "ZEROFORGE_CPUINFO=" + (dir.path() / "cpuinfo").string()};
   }
 
   test::CliResult probe(const std::vector<std::string>& args = {},
@@ -105,10 +121,11 @@ std::string echo_gpus(const std::vector<FakeGpu>& gpus) {
 }
 
 std::string tier_json(int gpus, int nodes, const std::string& gpu_gib,
-                      const std::string& cpu_gib = "2015.58") {
+                      const std::string& cpu_gib = "2015.58", int cpus = 224) {
   return "{\n  \"gpus_per_node\": " + std::to_string(gpus) +
          ",\n  \"nodes\": " + std::to_string(nodes) + ",\n  \"gpu_memory_gib\": " + gpu_gib +
-         ",\n  \"cpu_memory_gib\": " + cpu_gib + "\n}\n";
+         ",\n  \"cpu_memory_gib\": " + cpu_gib + ",\n  \"cpu_cores\": " + std::to_string(cpus) +
+         "\n}\n";
 }
 
 TEST_F(ProbeCliTest, OneGpuIsATierOnStdoutAndASummaryOnStderr) {
@@ -119,6 +136,7 @@ TEST_F(ProbeCliTest, OneGpuIsATierOnStdoutAndASummaryOnStderr) {
   EXPECT_EQ(err_of(r),
             "GPUs: 1 x NVIDIA GeForce RTX 4090 (24564 MiB = 23.98 GiB)\n"
             "host memory: 2015.58 GiB (MemTotal of TMP/meminfo)\n"
+            "CPUs: 224 (TMP/cpuinfo)\n"
             "nodes: 1\n");
   // The same machine gives the same bytes.
   EXPECT_EQ(probe().out, r.out);
@@ -251,9 +269,10 @@ TEST_F(ProbeCliTest, TiersWithoutMemoryAreRefusedWhereverTheyAreRead) {
       "gpu_memory_gib": -36893488147419103.0, "cpu_memory_gib": 2015.58})");
   dir.write("family.json", R"({"name": "f", "template": "deepspeed/zero3.json.j2",
       "tiers": [")" + name + R"("], "output": "{{ tier }}.json"})");
-  const std::string message = tier.string() +
-                              ": /gpu_memory_gib: error: a tier's gpu_memory_gib must be a "
-                              "positive number of GiB (at most 1048576), got -3.6893488147419104e+16";
+  const std::string message =
+      tier.string() +
+      ": /gpu_memory_gib: error: a tier's gpu_memory_gib must be a "
+      "positive number of GiB (at most 1048576), got -3.6893488147419104e+16";
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"render", "deepspeed/zero3.json.j2", "--tier", tier.string()},
         {"explain", "deepspeed/zero3.json.j2", "--tier", tier.string()},
@@ -508,6 +527,59 @@ TEST_F(ProbeCliTest, HostMemoryComesFromMemTotal) {
   EXPECT_EQ(err_of(missing), "zeroforge: error: TMP/meminfo: expected a line 'MemTotal: N kB'\n");
 }
 
+// The node's CPUs: one per `processor` entry, hardware threads counted, as SLURM counts CPUs.
+TEST_F(ProbeCliTest, CpusAreTheProcessorEntriesOfCpuinfo) {
+  fake_nvidia_smi(echo_gpus({{"NVIDIA GeForce RTX 4090", 24564}}));
+  struct Case {
+    const char* name;
+    std::string cpuinfo;
+    int cpus;
+  };
+  const Case cases[] = {
+      {"x86", cpuinfo(32), 32},
+      {"one CPU", cpuinfo(1), 1},
+      {"arm64 (no model name line)",
+       "processor\t: 0\nBogoMIPS\t: 50.00\n\nprocessor\t: 1\n"
+       "BogoMIPS\t: 50.00\n\nprocessor\t: 2\nBogoMIPS\t: 50.00\n",
+       3},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    dir.write("cpuinfo", c.cpuinfo);
+    auto r = probe({"--format", "json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, tier_json(1, 1, "23.98", "2015.58", c.cpus));
+  }
+  // A file with no processor entries: the CPUs glibc counts on this machine (configured ones).
+  dir.write("cpuinfo", "processors_note\t: none\n");
+  auto r = probe({"--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            tier_json(1, 1, "23.98", "2015.58", static_cast<int>(sysconf(_SC_NPROCESSORS_CONF))));
+}
+
+// A tier's CPUs are a count: anything else is refused wherever the tier is read.
+TEST_F(ProbeCliTest, TiersWithoutAWholeCpuCountAreRefused) {
+  const fs::path tier = dir.write("tiers/odd.json", "{}");
+  for (const char* bad : {"0", "-8", "2.5", "\"224\"", "true", "1000001", "null"}) {
+    SCOPED_TRACE(bad);
+    dir.write("tiers/odd.json", std::string(R"({"gpus_per_node": 8, "cpu_cores": )") + bad + "}");
+    auto r = run_cli({"render", "deepspeed/zero3.json.j2", "--tier", tier.string()});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find(tier.string() +
+                         ": /cpu_cores: error: a tier's cpu_cores must be a whole number of CPUs "
+                         "per node, 1 to 1000000, got " +
+                         bad),
+              std::string::npos)
+        << r.err;
+  }
+  dir.write("tiers/odd.json", R"({"gpus_per_node": 8, "cpu_cores": 1000000})");
+  auto r = run_cli({"render", "deepspeed/zero3.json.j2", "--tier", tier.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "") << "a tier fact, not an unread value";
+}
+
 TEST_F(ProbeCliTest, SaveWritesATierThatRenderAccepts) {
   fake_nvidia_smi(echo_gpus(std::vector<FakeGpu>(8, {"NVIDIA H100 80GB HBM3", 81559})));
   auto r = probe({"--save", "h100x8", "--dir", "tiers", "--nodes", "2"});
@@ -516,6 +588,7 @@ TEST_F(ProbeCliTest, SaveWritesATierThatRenderAccepts) {
   EXPECT_EQ(err_of(r),
             "GPUs: 8 x NVIDIA H100 80GB HBM3 (81559 MiB = 79.64 GiB)\n"
             "host memory: 2015.58 GiB (MemTotal of TMP/meminfo)\n"
+            "CPUs: 224 (TMP/cpuinfo)\n"
             "nodes: 2 (each taken to be like this one)\n"
             "saved tiers/h100x8.json: use it with --tier tiers/h100x8.json\n");
   const fs::path saved = dir.path() / "tiers" / "h100x8.json";
@@ -561,8 +634,8 @@ TEST_F(ProbeCliTest, SaveRefusesAnythingButAPlainFileName) {
   EXPECT_EQ(probe({"--save", "../up"}).err,
             "zeroforge: error: probe: --save \"../up\" is not a plain file name (letters, digits, "
             "'.', '_', '-'; not starting with '.' or '-'): give the directory with --dir\n");
-  // Only the meminfo file and bin/ are there: nothing was written.
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 2);
+  // Only the meminfo and cpuinfo files and bin/ are there: nothing was written.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 3);
 }
 
 TEST_F(ProbeCliTest, BadOptionsAreUsageErrors) {

@@ -100,6 +100,83 @@ def generate(zeroforge, families, out_root):
     return cases
 
 
+# launch.args that a launcher's argparse may read as its own options although they follow the
+# training script (docs/companions.md, "Values: launch"): zeroforge refuses one exactly where the
+# launcher's real parser stops at it, and names that launcher; the rest must reach the script.
+ABBREVIATION_ARGS = [
+    ["--num", "1"], ["--no"], ["--master", "a"], ["--node", "1"], ["--local", "x"], ["--max", "2"],
+    ["--log", "d"], ["--n", "1"], ["--rdzv", "x"], ["--rdzv=x y"], ["--h"], ["--=1"],
+    ["--nnodes", "2"], ["--nn", "2"], ["--num_nodes=2"], ["--master_port", "1"], ["-m"], ["-mx"],
+    ["--output_dir", "o"], ["--rdzv x"], ["--", "--no"], ["x", "--", "--no"], ["--", "--num"],
+    ["", "x"], ["-"], ["x", ""],
+]
+ABBREVIATION_PLACEHOLDER = "--zf-placeholder-argument"
+
+
+def generate_abbreviations(zeroforge, out_root):
+    """For each of ABBREVIATION_ARGS: zeroforge's refusal (or None), and the words each launch
+    script of a one-node family runs, the args in place (from the scripts written for a
+    placeholder: the same words zeroforge writes, where it refuses to write them)."""
+    family = os.path.join(out_root, "abbreviations.json")
+    with open(family, "w") as f:
+        json.dump({"name": "abbreviations", "template": "deepspeed/config.json.j2",
+                   "values": {"stage": 2}, "tiers": ["small"], "output": "{{ tier }}.json"}, f)
+    base = os.path.join(out_root, "abbreviations")
+    result = subprocess.run([zeroforge, "generate", family, "-o", base, "--companions",
+                             "torchrun,deepspeed,accelerate", "--set",
+                             "launch.args=" + json.dumps([ABBREVIATION_PLACEHOLDER])],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"zeroforge generate {family} failed:\n{result.stderr}")
+    words = {kind: dry_run_words(os.path.join(base, f"small.{kind}.sh"), [], base)
+             for kind in ("torchrun", "deepspeed")}
+    words["accelerate"] = header_launch_line(os.path.join(base, "small.accelerate.yaml"))
+    cases = []
+    for args in ABBREVIATION_ARGS:
+        result = subprocess.run([zeroforge, "generate", family, "-o", base + "-case",
+                                 "--companions", "torchrun,deepspeed,accelerate", "--set",
+                                 "launch.args=" + json.dumps(args)],
+                                capture_output=True, text=True)
+        if result.returncode not in (0, 2):
+            raise SystemExit(f"zeroforge generate with launch.args {args}: {result.stderr}")
+        launched = {}
+        for kind, line in words.items():
+            at = line.index(ABBREVIATION_PLACEHOLDER)
+            launched[kind] = line[:at] + args + line[at + 1:]
+        cases.append({"args": args, "launched": launched,
+                      "refusal": result.stderr if result.returncode == 2 else None})
+    return cases
+
+
+def abbreviation_problems(case, launcher, refused, script_args=None):
+    """What is wrong with zeroforge's answer for `case` where the parser `launcher` (as the
+    refusal names it: `torchrun (torch 1.13)`) refused it or not, and took `script_args`."""
+    named = case["refusal"] is not None and launcher in case["refusal"]
+    if refused and not named:
+        return [f"{launcher} stops at launch.args {case['args']!r}, zeroforge "
+                + ("refuses it without naming this launcher: " + case["refusal"].strip()
+                   if case["refusal"] else "accepts it")]
+    if not refused and named:
+        return [f"{launcher} takes launch.args {case['args']!r}, zeroforge says it stops: "
+                + case["refusal"].strip()]
+    if script_args is not None and not refused:
+        expected = case["args"][1:] if case["args"][:1] == ["--"] else case["args"]
+        if script_args[:len(expected)] != expected:
+            return [f"{launcher} hands the script {script_args[:len(expected)]!r} of "
+                    f"{case['args']!r}"]
+    return []
+
+
+def worker_abbreviations(kind, cases, parse):
+    """Runs parse(case) -> [(launcher, refused, script args or None)] for each abbreviation case
+    and reports each against zeroforge's answer."""
+    for case in cases:
+        name = {"name": "abbreviations " + json.dumps(case["args"])}
+        guarded(name, f"{kind} argparse and zeroforge agree",
+                lambda: [p for launcher, refused, args in parse(case)
+                         for p in abbreviation_problems(case, launcher, refused, args)])
+
+
 def kubelet_expand(word, env):
     """A container command word as the kubelet hands it on (k8s third_party/forked/golang/
     expansion): `$$` is `$`, `$(NAME)` the container's variable NAME, anything else as is."""
@@ -241,11 +318,24 @@ def load_torch_run(spec):
     return run, torch.__version__
 
 
-def worker_torchrun(spec, cases):
+def worker_torchrun(spec, cases, abbreviations=()):
     import contextlib
     import io
     run, version = load_torch_run(spec)
     print(json.dumps({"version": f"torch {version}"}), flush=True)
+    # torch 2.x spells its options both ways; 1.x only with underscores.
+    spellings = run.get_args_parser()._option_string_actions
+    label = "torchrun (torch 2.x)" if "--nproc-per-node" in spellings else "torchrun (torch 1.13)"
+
+    def parse(case):
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):
+                args = run.parse_args(case["launched"]["torchrun"][1:])
+        except SystemExit:
+            return [(label, True, None)]
+        return [(label, False, args.training_script_args)]
+
+    worker_abbreviations("torchrun", abbreviations, parse)
     for case in cases:
         def check():
             words = dry_run_words(case["companions"]["torchrun"], RUNTIME_ARGS, case["out"],
@@ -407,7 +497,7 @@ def write_deepspeed_shim(directory, source):
     return shim
 
 
-def worker_deepspeed(source, cases):
+def worker_deepspeed(source, cases, abbreviations=()):
     work = tempfile.mkdtemp(prefix="zf-deepspeed-")
     shim = write_deepspeed_shim(os.path.join(work, "shim"), source)
     sys.path.insert(0, os.path.dirname(shim))
@@ -421,9 +511,38 @@ def worker_deepspeed(source, cases):
             f.write(text.format(python=sys.executable, home=home, here=HERE))
         os.chmod(path, 0o755)
     import deepspeed.launcher.runner as runner
+    import deepspeed.launcher.launch as node_launch
     from deepspeed.launcher.multinode_runner import PDSHRunner
     with open(os.path.join(source, "version.txt")) as f:
         print(json.dumps({"version": f"DeepSpeed {f.read().strip()} from {source}"}), flush=True)
+
+    def parse(case):
+        import contextlib
+        import io
+        runner_name = "deepspeed (DeepSpeed 0.19.6's runner)"
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):
+                args = runner.parse_args(case["launched"]["deepspeed"][1:])
+        except SystemExit:
+            return [(runner_name, True, None)]
+        # What the runner runs on every node (runner.py main, multinode_runner.py): launch.py
+        # with the script and the arguments the runner kept.
+        saved = sys.argv
+        sys.argv = ["launch.py", "--world_info=e30=", "--master_addr=127.0.0.1",
+                    "--master_port=29500", args.user_script] + args.user_args
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):
+                node = node_launch.parse_args()
+            refused = False
+        except SystemExit:
+            refused = True
+        finally:
+            sys.argv = saved
+        return [(runner_name, False, args.user_args),
+                ("deepspeed (DeepSpeed 0.19.6's launch.py on each node)", refused,
+                 None if refused else node.training_script_args)]
+
+    worker_abbreviations("deepspeed", abbreviations, parse)
 
     for case in cases:
         words = []
@@ -500,7 +619,7 @@ def worker_deepspeed(source, cases):
         guarded(case, "deepspeed launch round trip", launch)
 
 
-def worker_accelerate(source, cases):
+def worker_accelerate(source, cases, abbreviations=()):
     import consumer_stubs
     consumer_stubs.stub_missing_modules("safetensors", "huggingface_hub")
     sys.path.insert(0, source)
@@ -510,6 +629,28 @@ def worker_accelerate(source, cases):
     from accelerate.utils.launch import prepare_deepspeed_cmd_env
     import accelerate
     print(json.dumps({"version": f"accelerate {accelerate.__version__} from {source}"}), flush=True)
+
+    def parse(case):
+        import contextlib
+        import io
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):
+                args = launch_command_parser().parse_args(case["launched"]["accelerate"][2:])
+        except SystemExit:
+            return [("accelerate launch", True, None)]
+        # What accelerate's DeepSpeed launch does next, on one machine or several (standard):
+        # hand the script and its arguments to torch's parser (deepspeed_launcher).
+        import torch.distributed.run as distrib_run
+        from accelerate.utils.launch import _filter_args
+        try:
+            _filter_args(args, distrib_run.get_args_parser(),
+                         ["--training_script", args.training_script, "--training_script_args",
+                          args.training_script_args])
+        except (SystemExit, TypeError):
+            return [("accelerate launch", True, None)]
+        return [("accelerate launch", False, args.training_script_args)]
+
+    worker_abbreviations("accelerate", abbreviations, parse)
     for case in cases:
         def check():
             os.chdir(case["out"])  # the YAML and its launch line name the config from here
@@ -721,14 +862,15 @@ def main():
     opts = parser.parse_args()
 
     if opts.worker:
-        cases = load_json(opts.cases)["cases"]
+        loaded = load_json(opts.cases)
+        cases, abbreviations = loaded["cases"], loaded.get("abbreviations", [])
         spec = json.loads(opts.spec)
         if opts.worker == "torchrun":
-            worker_torchrun(spec, cases)
+            worker_torchrun(spec, cases, abbreviations)
         elif opts.worker == "deepspeed":
-            worker_deepspeed(spec, cases)
+            worker_deepspeed(spec, cases, abbreviations)
         elif opts.worker == "accelerate":
-            worker_accelerate(spec, cases)
+            worker_accelerate(spec, cases, abbreviations)
         else:
             worker_transformers(spec[0], spec[1], spec[2], cases)
         return 0
@@ -740,6 +882,8 @@ def main():
         text = json.dumps(kept["cases"]).replace(json.dumps(kept["root"])[1:-1],
                                                 json.dumps(out_root)[1:-1])
         cases = json.loads(text)
+        abbreviations = json.loads(json.dumps(kept.get("abbreviations", [])).replace(
+            json.dumps(kept["root"])[1:-1], json.dumps(out_root)[1:-1]))
     else:
         if not opts.zeroforge:
             parser.error("--zeroforge or --generated is required")
@@ -749,12 +893,13 @@ def main():
             for f in os.listdir(d) if f.endswith(".json"))
         out_root = os.path.abspath(opts.keep or tempfile.mkdtemp(prefix="zf-consumers-"))
         cases = generate(os.path.abspath(opts.zeroforge), families, out_root)
+        abbreviations = generate_abbreviations(os.path.abspath(opts.zeroforge), out_root)
     for case in cases:  # the files as they are now (a kept directory may have changed)
         case["hf_args"] = load_json(case["companions"]["hf-args"])
         case["kubernetes"] = kubernetes_launch(case["companions"]["kubernetes"])
     cases_file = os.path.join(out_root, "cases.json")
     with open(cases_file, "w") as f:
-        json.dump({"root": out_root, "cases": cases}, f)
+        json.dump({"root": out_root, "cases": cases, "abbreviations": abbreviations}, f)
     log(f"{len({c['name'].split('/')[0] for c in cases})} families, {len(cases)} configs, "
         f"{sum(len(c['companions']) for c in cases)} companion files in {out_root}")
 

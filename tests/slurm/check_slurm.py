@@ -4,10 +4,12 @@
 # `./setup.sh --test` installs): for each shipped tier a cluster of that shape on this host (one
 # slurmd per node, GPUs as GRES backed by device files, its CPUs and memory), started and
 # stopped here with all its state in a temporary directory. Every sbatch script of every shipped
-# family passes `sbatch --test-only`; a one-node and a multi-node job run to completion with a
-# fake torchrun (and accelerate) on PATH that records its argv and environment, checked against
-# the config; an allocation of another shape is refused by the script before any launcher
-# starts. Exit 77 (skipped) where SLURM is not installed or this is not root, unless CI=true:
+# family passes `sbatch --test-only` on nodes whose RealMemory is below the tier's memory (as a
+# real node's is below its MemTotal) and whose CPUs are the tier's cpu_cores; a one-node and a
+# multi-node job run to completion with a fake torchrun (and accelerate) on PATH that records its
+# argv and environment, checked against the config and against the CPUs and memory SLURM gave
+# (all of each node's); an allocation of another shape is refused by the script before any
+# launcher starts. Exit 77 (skipped) where SLURM is not installed or this is not root, unless CI=true:
 # there a missing daemon is a failure. tests/slurm/README.md says more.
 import argparse
 import glob
@@ -69,6 +71,7 @@ class Cluster:
 
     def __init__(self, root, nodes, gpus, cpus, memory_mib):
         self.root, self.nodes, self.gpus = root, nodes, gpus
+        self.cpus, self.memory_mib = cpus, memory_mib
         self.processes = []
         self.env = dict(os.environ, SLURM_CONF=os.path.join(root, "slurm.conf"))
         host = socket.gethostname().split(".")[0]
@@ -91,9 +94,14 @@ class Cluster:
             "SlurmdParameters=config_overrides", "GresTypes=gpu", "MpiDefault=none",
             "ReturnToService=2", "SchedulerType=sched/backfill", "JobCompType=jobcomp/none",
             "AccountingStorageType=accounting_storage/none"]
+        # CPUs as a GPU node counts them: cores with two hardware threads each (CR_Core gives
+        # whole cores, so --cpus-per-task=CPUs is every core of the node).
+        threads = 2 if cpus % 2 == 0 else 1
         for i, port in enumerate(node_ports, 1):
             lines.append(f"NodeName=node{i} NodeHostname={host} NodeAddr=127.0.0.1 Port={port} "
-                         f"CPUs={cpus} RealMemory={memory_mib} Gres=gpu:{gpus} State=UNKNOWN")
+                         f"CPUs={cpus} Sockets=1 CoresPerSocket={cpus // threads} "
+                         f"ThreadsPerCore={threads} RealMemory={memory_mib} Gres=gpu:{gpus} "
+                         "State=UNKNOWN")
         lines.append(f"PartitionName=debug Nodes=node[1-{nodes}] Default=YES MaxTime=INFINITE "
                      "State=UP")
         with open(os.path.join(root, "slurm.conf"), "w") as f:
@@ -213,6 +221,15 @@ def check_run(cluster, out_dir, entry, launcher, record_dir, fake_bin, nodes=Non
         return
     got = records(record_dir, job, launcher)
     nodes, world = nodes or cluster.nodes, entry["world_size"]
+    # What SLURM allocated: every CPU and all the memory (--mem=0: RealMemory) of each node.
+    shown = cluster.run(["scontrol", "show", "job", "-o", job], check=False).stdout
+    tres = dict(item.split("=", 1) for item in
+                next((w[5:] for w in shown.split() if w.startswith("TRES=")), "").split(",")
+                if "=" in item)
+    check(tres.get("cpu") == str(cluster.cpus * nodes) and
+          tres.get("mem") == f"{cluster.memory_mib * nodes}M",
+          f"{where}: SLURM allocated cpu={tres.get('cpu')} mem={tres.get('mem')}, all of "
+          f"{nodes} node(s) is cpu={cluster.cpus * nodes} mem={cluster.memory_mib * nodes}M")
     gpus = world // nodes
     check(sorted(got) == list(range(nodes)), f"{where}: one launcher per node, got {sorted(got)}")
     hf = load(os.path.join(out_dir, entry["companions"]["hf-args"])) \
@@ -223,6 +240,13 @@ def check_run(cluster, out_dir, entry, launcher, record_dir, fake_bin, nodes=Non
         check(env.get("SLURM_GPUS_ON_NODE") == str(gpus), f"{at}: SLURM_GPUS_ON_NODE")
         check(len(env.get("CUDA_VISIBLE_DEVICES", "").split(",")) == gpus,
               f"{at}: CUDA_VISIBLE_DEVICES {env.get('CUDA_VISIBLE_DEVICES')} for {gpus} GPUs")
+        # The one task of the node has all of its CPUs (the tier's cpu_cores).
+        check(env.get("SLURM_CPUS_ON_NODE") == str(cluster.cpus),
+              f"{at}: SLURM_CPUS_ON_NODE {env.get('SLURM_CPUS_ON_NODE')}, the node has "
+              f"{cluster.cpus} CPUs")
+        check(env.get("SLURM_CPUS_PER_TASK") == str(cluster.cpus),
+              f"{at}: SLURM_CPUS_PER_TASK {env.get('SLURM_CPUS_PER_TASK')} for the step's task, "
+              f"the node has {cluster.cpus} CPUs")
         script_at = argv.index("train.py") if "train.py" in argv else -1
         if not check(script_at > 0, f"{at}: no training script in {argv}"):
             continue
@@ -350,13 +374,18 @@ def run_all(zeroforge, work):
     for tier_name in sorted(generated):
         tier = load(os.path.join(SOURCE_DIR, "presets", "tiers", tier_name + ".json"))
         nodes, gpus = tier.get("nodes", 1), tier.get("gpus_per_node", 1)
-        memory = int(tier.get("cpu_memory_gib", 16) * 1024)
-        cluster = Cluster(os.path.join(work, "cluster-" + tier_name), nodes, gpus, 8, memory)
+        cpus = tier["cpu_cores"]
+        # RealMemory below the tier's memory (its MemTotal), as a site sets it: 94 %, the rest
+        # for the system; a job that asks for the tier's memory is refused there.
+        tier_mib = int(tier["cpu_memory_gib"] * 1024)
+        memory = tier_mib * 94 // 100
+        cluster = Cluster(os.path.join(work, "cluster-" + tier_name), nodes, gpus, cpus, memory)
         record_dir = os.path.join(work, "records-" + tier_name)  # job ids restart per cluster
         os.makedirs(record_dir)
         try:
             cluster.start()
-            log(f"cluster {tier_name}: {nodes} node(s) x {gpus} GPU(s), {memory} MiB")
+            log(f"cluster {tier_name}: {nodes} node(s) x {gpus} GPU(s), {cpus} CPUs, {memory} "
+                f"MiB (the tier says {tier_mib} MiB)")
             entries = generated[tier_name]
             for out, entry, launcher in entries:
                 script = entry["companions"]["slurm"]
@@ -369,7 +398,10 @@ def run_all(zeroforge, work):
             # A request beyond the cluster is refused by SLURM itself: what zeroforge's tier
             # check (more GPUs per node than the tier has) keeps from reaching it.
             out, entry, _ = entries[0]
-            for extra in [["--gres", f"gpu:{gpus + 1}"], ["-N", str(nodes + 1)]]:
+            # And so is what the defaults avoid: the tier's whole memory (above RealMemory), or
+            # more CPUs than a node has.
+            for extra in [["--gres", f"gpu:{gpus + 1}"], ["-N", str(nodes + 1)],
+                          [f"--mem={tier_mib}"], [f"--cpus-per-task={cpus + 1}"]]:
                 result = cluster.run(["sbatch", "--test-only", *extra, entry["companions"]["slurm"]],
                                      check=False, cwd=out)
                 check(result.returncode != 0, f"sbatch --test-only {extra} was accepted")

@@ -255,8 +255,8 @@ std::vector<std::string> names_read(const Template& tpl);
 // `plugin.refused`, is declared in zeroforge/plugin_host.hpp beside PluginFinding.
 
 /// True for the values the DeepSpeed contract keeps for plugins, which no template reads:
-/// the tier facts (gpu_memory_gib, cpu_memory_gib, gpu_memory_margin, gpu, tier, model) and
-/// `auto_fit`.
+/// the tier facts (gpu_memory_gib, cpu_memory_gib, cpu_cores, gpu_memory_margin, gpu, tier,
+/// model) and `auto_fit`.
 bool is_plugin_fact(std::string_view top_level_name);
 
 }  // namespace zf

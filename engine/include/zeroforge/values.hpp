@@ -3,6 +3,7 @@
 // remembering the layer it came from so `explain` and errors can name it.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -74,11 +75,14 @@ nlohmann::ordered_json load_values_file(const std::filesystem::path& path);
 
 /// The most memory a tier may claim per GPU or per host, in GiB (1 PiB).
 inline constexpr double kMaxTierMemoryGib = 1048576.0;
+/// The most CPUs a tier may claim per node (`cpu_cores`).
+inline constexpr std::int64_t kMaxTierCpuCores = 1000000;
 
 /// Reads a tier file (presets/tiers/NAME.json, `probe --save`) as load_values_file does, and
-/// checks its memory facts: `gpu_memory_gib` and `cpu_memory_gib`, when present, must be
-/// positive numbers of GiB up to kMaxTierMemoryGib. Throws zf::Error (Values) at the file and
-/// pointer of the first that is not:
+/// checks its hardware facts: `gpu_memory_gib` and `cpu_memory_gib`, when present, must be
+/// positive numbers of GiB up to kMaxTierMemoryGib, and `cpu_cores` a whole number of CPUs
+/// from 1 to kMaxTierCpuCores. Throws zf::Error (Values) at the file and pointer of the first
+/// that is not:
 /// `t.json: /gpu_memory_gib: error: a tier's gpu_memory_gib must be a positive number ...`.
 nlohmann::ordered_json load_tier_file(const std::filesystem::path& path);
 

@@ -140,7 +140,7 @@ constexpr std::array<std::string_view, 3> kBatchKeys = {
 // plugin's `auto_fit`, and what companions read (`launch`; the template ignores it):
 // an unknown name close to one of these is a typo, reported; other names are left for custom
 // templates.
-constexpr std::array<std::string_view, 34> kKnownNames = {"stage",
+constexpr std::array<std::string_view, 35> kKnownNames = {"stage",
                                                           "precision",
                                                           "offload_optimizer",
                                                           "offload_param",
@@ -167,6 +167,7 @@ constexpr std::array<std::string_view, 34> kKnownNames = {"stage",
                                                           "extra",
                                                           "gpu_memory_gib",
                                                           "cpu_memory_gib",
+                                                          "cpu_cores",
                                                           "gpu_memory_margin",
                                                           "gpu",
                                                           "tier",
@@ -506,6 +507,9 @@ class Checker {
     check_scalar(known("world_size"), Type::PositiveInt, true);
     check_scalar(known("gradient_clipping"), Type::NonNegativeNumber, true);
     check_scalar(known("steps_per_print"), Type::PositiveInt, true);
+    // A tier fact, optional: the CPUs of a node (the SLURM job asks for them).
+    if (const Value* v = get(known("cpu_cores")))
+      check_type_at([] { return std::string("/cpu_cores"); }, *v, Type::PositiveInt, true);
   }
 
   void check_flags() {

@@ -18,6 +18,7 @@
 #include "fit_launch.hpp"
 #include "kubernetes_plan.hpp"
 #include "launch/launch_text.hpp"
+#include "launch/launcher_options.hpp"
 #include "slurm_plan.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/family_file.hpp"
@@ -165,9 +166,14 @@ class Planner {
     const Json slurm = plan_slurm(slurm_,
                                   SlurmSubject{subject_.family, subject_.config_path, gpus,
                                                &values_, subject_.tier, wants("slurm")},
-                                  plan_.problems);
+                                  plan_.problems, &plan_.warnings);
     // Under SLURM with accelerate, each node's `accelerate launch` reads the accelerate config.
     const bool slurm_accelerate = wants("slurm") && slurm.at("launcher") == "accelerate";
+    // torchrun runs the torchrun script, the Kubernetes job and by default the SLURM job's nodes.
+    check_abbreviations(
+        wants("torchrun") || wants("kubernetes") || (wants("slurm") && !slurm_accelerate),
+        wants("deepspeed"));
+    if (wants("accelerate") || slurm_accelerate) check_accelerate_first_argument();
 
     const bool multi_node = nodes > 1;
     const bool uses_hf_args = wants("deepspeed") || wants("torchrun") || wants("accelerate") ||
@@ -385,6 +391,75 @@ class Planner {
     args_pointer_ = pointer;
   }
 
+  // A word of launch.args that a launcher's argparse takes for an abbreviation of two or more
+  // of its options stops the launcher ("ambiguous option") before the script starts: argparse
+  // looks at every word, those after the training script too (it only leaves them to the
+  // script: REMAINDER), except those after a `--`. The `--` right after the script is removed
+  // by the launcher, so DeepSpeed's launch.py, which gets what the runner kept, sees the words
+  // after it unguarded.
+  void check_abbreviations(bool torchrun, bool deepspeed) {
+    const std::vector<std::string>& args = launch_.args;
+    auto guarded_from = [&](std::size_t first) {
+      for (std::size_t i = first; i < args.size(); ++i)
+        if (args[i] == "--") return i;
+      return args.size();
+    };
+    const std::size_t end = guarded_from(0);
+    const std::size_t node_end = !args.empty() && args[0] == "--" ? guarded_from(1) : end;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      std::string found;
+      auto add = [&](const launch::LauncherParser& parser,
+                     const std::vector<std::string_view>& options) {
+        found += (found.empty() ? "" : "; ") + std::string(parser.launcher) + " (" +
+                 std::string(parser.version) + ") could match ";
+        for (std::size_t k = 0; k < options.size(); ++k)
+          found += (k == 0 ? "" : ", ") + std::string(options[k]);
+      };
+      if (torchrun && i < end) {
+        // Either release may run it: each one that stops is named.
+        for (const auto& parser : launch::torchrun_parsers())
+          if (auto options = launch::ambiguous_options(parser, args[i]); !options.empty())
+            add(parser, options);
+      }
+      if (deepspeed) {
+        // The runner, then launch.py on each node: the first that stops is named.
+        const auto parsers = launch::deepspeed_parsers();
+        if (auto options = i < end ? launch::ambiguous_options(parsers[0], args[i])
+                                   : std::vector<std::string_view>{};
+            !options.empty()) {
+          add(parsers[0], options);
+        } else if (auto more = i < node_end && !(i == 0 && args[0] == "--")
+                                   ? launch::ambiguous_options(parsers[1], args[i])
+                                   : std::vector<std::string_view>{};
+                   !more.empty()) {
+          add(parsers[1], more);
+        }
+      }
+      if (found.empty()) continue;
+      fail(args_pointer_ + "/" + std::to_string(i),
+           "launch.args passes " + Json(args[i]).dump() +
+               ", which a launcher's argparse reads as an abbreviation of several of its own "
+               "options, even after the training script, and stops at (\"ambiguous option\") "
+               "before the script starts: " +
+               found + "; write the argument in full, as the training script names it");
+    }
+  }
+
+  // accelerate launch hands the script's arguments to torch's parser as one list, in place of
+  // a word (accelerate utils/launch.py, _filter_args: parse_known_args([..., "--training_script
+  // _args", args.training_script_args])); argparse looks that list up among its options when
+  // its first word is "" or "-" (argparse reads the first character of a word: the list's first
+  // element), and stops with a TypeError before the script starts.
+  void check_accelerate_first_argument() {
+    if (launch_.args.empty() || (!launch_.args[0].empty() && launch_.args[0] != "-")) return;
+    fail(args_pointer_ + "/0",
+         "launch.args starts with " + Json(launch_.args[0]).dump() +
+             ", which accelerate launch cannot start a script with: it hands the script's "
+             "arguments to torch's parser as one list (accelerate's _filter_args), and a list "
+             "whose first word is \"\" or \"-\" makes argparse fail (TypeError: unhashable "
+             "type: 'list'); put another argument first");
+  }
+
   void read_hosts(const Json& value, const std::string& pointer) {
     if (value.is_null()) return;
     if (!value.is_array() || value.empty()) {
@@ -594,7 +669,7 @@ class Planner {
 const std::vector<std::string>& companion_value_names() {
   static const std::vector<std::string> names = {"launch",     "gpus_per_node",     "nodes",
                                                  "world_size", "gradient_clipping", "optimizer",
-                                                 "scheduler",  "cpu_memory_gib"};
+                                                 "scheduler",  "cpu_memory_gib",    "cpu_cores"};
   return names;
 }
 

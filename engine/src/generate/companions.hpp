@@ -53,11 +53,14 @@ struct CompanionPlan {
   /// `kubernetes`: its API). Null when no companion is written.
   nlohmann::ordered_json launch;
   std::vector<CompanionProblem> problems;
+  /// What the companions will do that the user should know of, though they are written
+  /// (`companion.slurm-cpus`): a value's pointer, or empty, and the message.
+  std::vector<CompanionProblem> warnings;
 };
 
 /// The top-level values companions read: `launch`, `gpus_per_node`, `nodes`, `world_size`,
 /// `gradient_clipping`, `optimizer`, `scheduler` (where the config says "auto"),
-/// `cpu_memory_gib` (the SLURM job's memory).
+/// `cpu_memory_gib` and `cpu_cores` (the tier's host, which the SLURM job asks for).
 const std::vector<std::string>& companion_value_names();
 
 /// Works out which companions `kinds` (the requested ones) gives this config and their `job`,

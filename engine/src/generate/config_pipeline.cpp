@@ -3,6 +3,7 @@
 #include "config_pipeline.hpp"
 
 #include "fit_assumptions.hpp"
+#include "remark.hpp"
 #include "zeroforge/output.hpp"
 
 namespace zf::pipeline {
@@ -165,6 +166,25 @@ bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Member
           to_diagnostic(sources.error_at(problem.pointer, problem.message), "companion.values"));
     job.made = false;
     return false;
+  }
+  if (!plan.warnings.empty()) {
+    SourcedValues sources = expansion_.values(variant);
+    Json hook_context = context;
+    if (!setup_.plugins->empty())
+      setup_.plugins->run_values_hooks(sources.layered_for_hooks(), hook_context);
+    for (const auto& warning : plan.warnings) {
+      Diagnostic d;
+      if (warning.pointer.empty()) {
+        d = remark("companion.slurm-cpus", Severity::Warning, warning.message);
+        d.kind = ErrorKind::Values;
+        if (tier != nullptr) d.where.file = tier->file;
+      } else {
+        d = to_diagnostic(sources.error_at(warning.pointer, warning.message),
+                          "companion.slurm-cpus");
+      }
+      d.severity = Severity::Warning;
+      job.warnings.push_back(std::move(d));
+    }
   }
   for (const auto& [kind, path] : plan.files) {
     try {

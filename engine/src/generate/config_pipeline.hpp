@@ -38,6 +38,8 @@ struct ConfigJob {
   std::vector<Diagnostic> problems;
   /// What plugins' values hooks refused (e.g. a model that does not fit); nothing was made.
   std::vector<PluginFinding> refusals;
+  /// What its companions warn of (`companion.slurm-cpus`), placed where the value was written.
+  std::vector<Diagnostic> warnings;
   bool made = false;  ///< rendered, and written or compared
   std::string path;   ///< relative to DIR, once named
   std::vector<Finding> findings;

@@ -309,6 +309,9 @@ class Generation {
     for (auto& refusal : job.refusals) refusals_.push_back(std::move(refusal));
     if (!job.made || refused_before) return std::nullopt;
     for (auto& finding : job.findings) findings_.push_back(std::move(finding));
+    // A companion's warning is the same for every config that shares the value: said once.
+    for (auto& warning : job.warnings)
+      if (warned_.insert(to_string(warning)).second) messages_(warning);
     // Configs the validator refused are listed too (with no text), so that a path two
     // variants share is reported even then; with refusals nothing is written anyway.
     manifest_->add({job.path, job.index, static_cast<std::uint32_t>(job.drift), job.entry_text});
@@ -413,6 +416,7 @@ class Generation {
   ProblemLog problems_;
   std::vector<PluginFinding> refusals_;
   std::vector<Finding> findings_;
+  std::set<std::string> warned_;  // the companions' warnings already said
   std::size_t companion_files_ = 0;
   std::function<void(const StagedOutput::Sink&)> write_manifest_;
 };

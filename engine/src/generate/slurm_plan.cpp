@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // plan_slurm (slurm_plan.hpp): `launch.slurm` checked with the launch-text rules every `#SBATCH`
-// value follows, the job's defaults (name, memory from the tier), and the one request the tier
-// itself can refuse: more GPUs per node than its nodes have.
+// value follows, the job's defaults (name, all of each node's memory, the tier's CPUs), the one
+// request the tier itself can refuse (more GPUs per node than its nodes have), and the warning
+// that the job's CPUs are too few for its GPU ranks.
 #include "slurm_plan.hpp"
 
 #include <array>
@@ -74,11 +75,18 @@ class SlurmPlanner {
     for (const char* key : {"partition", "account", "qos", "time", "constraint", "reservation"})
       slurm[key] = nullptr;
     slurm["exclusive"] = false;
-    slurm["cpus_per_task"] = nullptr;
-    slurm["memory"] = tier_memory();
+    // One task per node runs every rank of the node and their data loaders: it asks for all of
+    // the node's CPUs (the tier's cpu_cores) and all of its memory (--mem=0: what SLURM may
+    // give, RealMemory less MemSpecLimit; a size from the tier's MemTotal is more than a
+    // node's RealMemory usually is, and sbatch refuses such a job).
+    slurm["cpus_per_task"] = tier_cpus();
+    slurm["memory"] = "0";
     slurm["output"] = nullptr;
     if (value != nullptr && !value->is_null()) read(*value, slurm);
-    if (subject_.requested) check_tier_gpus();
+    if (subject_.requested) {
+      check_tier_gpus();
+      check_cpus_per_rank(slurm);
+    }
     return slurm;
   }
 
@@ -87,14 +95,17 @@ class SlurmPlanner {
     problems_.push_back({std::move(pointer), std::move(message)});
   }
 
-  // The tier's CPU memory in whole GiB (SLURM takes whole numbers), as values layered it.
-  Json tier_memory() const {
+  // The tier's CPUs per node (`cpu_cores`, as values layered it: tier, family, --set), or null.
+  // The values contract has checked it is a whole number > 0.
+  Json tier_cpus() {
     if (subject_.values == nullptr) return nullptr;
-    auto gib = subject_.values->find("cpu_memory_gib");
-    if (gib == subject_.values->end() || !gib->is_number()) return nullptr;
-    const double whole = std::floor(gib->get<double>());
-    if (!(whole >= 1) || whole > 1e12) return nullptr;
-    return std::to_string(static_cast<long long>(whole)) + "G";
+    auto cores = subject_.values->find("cpu_cores");
+    if (cores == subject_.values->end() || !cores->is_number() || cores->is_boolean())
+      return nullptr;
+    const double count = cores->get<double>();
+    if (!(count >= 1) || count > 1e6 || count != std::floor(count)) return nullptr;
+    cpus_ = CpusFrom::Tier;
+    return static_cast<std::int64_t>(count);
   }
 
   void read(const Json& value, Json& slurm) {
@@ -119,13 +130,19 @@ class SlurmPlanner {
         }
         slurm[key] = item;
       } else if (key == "cpus_per_task") {
-        if (item.is_null()) continue;
+        // null leaves --cpus-per-task out (SLURM's one CPU per task).
+        if (item.is_null()) {
+          slurm[key] = nullptr;
+          cpus_ = CpusFrom::Null;
+          continue;
+        }
         if (!item.is_number_integer() || item.get<std::int64_t>() < 1 ||
             item.get<std::int64_t>() > 1000000) {
           fail(pointer, name + " must be a whole number of CPUs > 0 or null, got " + item.dump());
           continue;
         }
         slurm[key] = item;
+        cpus_ = CpusFrom::Given;
       } else if (key == "memory") {
         // null leaves --mem out (the partition's default); a number is MiB, as sbatch reads it.
         if (item.is_null()) {
@@ -205,15 +222,65 @@ class SlurmPlanner {
                                "; SLURM would refuse the job or hold it for ever");
   }
 
+  // Each GPU rank needs a CPU of its own and one for its data loader: fewer than 2 per rank
+  // and the ranks wait on their input (under task/cgroup they share what the task has).
+  void check_cpus_per_rank(const Json& slurm) {
+    const std::int64_t ranks = subject_.gpus_per_node;
+    const Json& cpus = slurm.at("cpus_per_task");
+    const std::string rank_text =
+        std::to_string(ranks) + " GPU rank" + (ranks == 1 ? "" : "s") + " per node";
+    if (cpus.is_null()) {
+      // --exclusive gives the job every CPU of its nodes, whatever they are.
+      if (slurm.at("exclusive") == true) return;
+      if (cpus_ == CpusFrom::Null) {
+        warnings_.push_back({"/launch/slurm/cpus_per_task",
+                             "the slurm job runs its " + rank_text +
+                                 " in one task of SLURM's default 1 CPU "
+                                 "(launch.slurm.cpus_per_task is null): fewer than 2 CPUs per "
+                                 "rank (one for the rank, one for its data loader)"});
+      } else {
+        warnings_.push_back(
+            {"", "the slurm job runs its " + rank_text + " in one task of SLURM's default 1 CPU: " +
+                     (subject_.tier == nullptr ? std::string("there is no tier")
+                                               : "tier '" + subject_.tier->name + "'") +
+                     " has no cpu_cores (CPUs per node) to ask for; add cpu_cores to the tier "
+                     "(zeroforge probe writes it) or set launch.slurm.cpus_per_task"});
+      }
+      return;
+    }
+    const std::int64_t count = cpus.get<std::int64_t>();
+    if (count >= 2 * ranks) return;
+    const bool tier = cpus_ == CpusFrom::Tier;
+    const std::string name = tier ? "cpu_cores" : "launch.slurm.cpus_per_task";
+    warnings_.push_back(
+        {tier ? "/cpu_cores" : "/launch/slurm/cpus_per_task",
+         "the slurm job gives its " + rank_text + " " + std::to_string(count) + " CPU" +
+             (count == 1 ? "" : "s") + " (" + name + "=" + std::to_string(count) +
+             "): fewer than 2 per rank (one for the rank, one for its data loader); the ranks "
+             "will wait on their input"});
+  }
+
+ public:
+  std::vector<CompanionProblem> take_warnings() { return std::move(warnings_); }
+
+ private:
   const SlurmSubject& subject_;
   std::vector<CompanionProblem>& problems_;
+  std::vector<CompanionProblem> warnings_;
+  // Where cpus_per_task came from: the tier's cpu_cores, launch.slurm (a number or null).
+  enum class CpusFrom { None, Tier, Given, Null };
+  CpusFrom cpus_ = CpusFrom::None;
 };
 
 }  // namespace
 
 Json plan_slurm(const Json* value, const SlurmSubject& subject,
-                std::vector<CompanionProblem>& problems) {
-  return SlurmPlanner(subject, problems).run(value);
+                std::vector<CompanionProblem>& problems, std::vector<CompanionProblem>* warnings) {
+  SlurmPlanner planner(subject, problems);
+  Json slurm = planner.run(value);
+  if (warnings != nullptr)
+    for (auto& warning : planner.take_warnings()) warnings->push_back(std::move(warning));
+  return slurm;
 }
 
 }  // namespace zf::pipeline

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// load_tier_file: a tier is a values file whose memory facts must make sense, whoever reads
+// load_tier_file: a tier is a values file whose hardware facts must make sense, whoever reads
 // it (render and explain --tier, a family's tiers, list tiers): a tier that claims 0 or -3
 // GiB per GPU (a probe that misread nvidia-smi once wrote one) is refused where it stands.
 #include <cmath>
@@ -23,6 +23,16 @@ nlohmann::ordered_json load_tier_file(const std::filesystem::path& path) {
                       std::to_string(static_cast<long long>(kMaxTierMemoryGib)) + "), got " +
                       it->dump(),
                   path.string(), std::string("/") + key);
+    }
+  }
+  // CPUs are counted, as SLURM's --cpus-per-task and the kernel count them: 2.5 is no count.
+  if (auto it = tier.find("cpu_cores"); it != tier.end()) {
+    if (!it->is_number_integer() || it->get<std::int64_t>() < 1 ||
+        it->get<std::int64_t>() > kMaxTierCpuCores) {
+      throw Error(ErrorKind::Values,
+                  "a tier's cpu_cores must be a whole number of CPUs per node, 1 to " +
+                      std::to_string(kMaxTierCpuCores) + ", got " + it->dump(),
+                  path.string(), "/cpu_cores");
     }
   }
   return tier;

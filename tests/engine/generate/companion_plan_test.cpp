@@ -535,19 +535,31 @@ TEST(CompanionPlanTest, LaunchValuesThatContradictTheFitAreRefused) {
   }
 }
 
-TEST(CompanionPlanTest, SlurmJobHasTheSiteValuesAndTheTiersMemoryByDefault) {
+TEST(CompanionPlanTest, SlurmJobHasTheSiteValuesAndTheTiersCpusAndAllMemoryByDefault) {
   Subject s;
   s.values["cpu_memory_gib"] = 1007.6;
+  s.values["cpu_cores"] = 224;
   s.family = "llama-7b";
   CompanionPlan plan = s.plan({"slurm"});
   ASSERT_TRUE(plan.problems.empty()) << plan.problems[0].message;
+  EXPECT_TRUE(plan.warnings.empty()) << plan.warnings[0].message;
   EXPECT_EQ(kinds_of(plan), std::vector<std::string>{"slurm"});
   EXPECT_EQ(plan.files[0].second, "medium/zero3-bf16.sbatch");
   EXPECT_EQ(plan.job.at("slurm"), Json::parse(R"({
     "launcher": "torchrun", "job_name": "llama-7b-medium-zero3-bf16", "partition": null,
     "account": null, "qos": null, "time": null, "constraint": null, "reservation": null,
-    "exclusive": false, "cpus_per_task": null, "memory": "1007G", "output": null})"))
-      << "whole GiB of the tier's memory, as --mem takes it";
+    "exclusive": false, "cpus_per_task": 224, "memory": "0", "output": null})"))
+      << "the one task per node asks for the node's CPUs and all of its memory (--mem=0), "
+         "never the tier's MemTotal, which is more than a node's RealMemory";
+  s.values.erase("cpu_cores");
+  EXPECT_EQ(s.plan({"slurm"}).job.at("slurm").at("cpus_per_task"), nullptr)
+      << "without the tier's CPUs, SLURM's default";
+  s.values["launch"] = Json::parse(R"({"slurm": {"cpus_per_task": null, "memory": null}})");
+  s.values["cpu_cores"] = 224;
+  plan = s.plan({"slurm"});
+  EXPECT_EQ(plan.job.at("slurm").at("cpus_per_task"), nullptr) << "null leaves it out";
+  EXPECT_EQ(plan.job.at("slurm").at("memory"), nullptr) << "null leaves it out";
+  s.values.erase("launch");
   EXPECT_FALSE(plan.job.at("hf_args").empty()) << "the sbatch script passes them";
   EXPECT_FALSE(s.plan({"torchrun"}).job.contains("slurm")) << "only for the slurm companion";
 
@@ -562,6 +574,183 @@ TEST(CompanionPlanTest, SlurmJobHasTheSiteValuesAndTheTiersMemoryByDefault) {
   Json expected = s.values["launch"]["slurm"];
   expected["memory"] = "0";
   for (const auto& [key, value] : expected.items()) EXPECT_EQ(plan.job["slurm"][key], value) << key;
+}
+
+// A word of launch.args that a launcher's argparse takes for an abbreviation of several of its
+// options stops that launcher, though it comes after the script: refused where it is written,
+// naming the launchers it stops and the options it could match.
+TEST(CompanionPlanTest, RefusesArgumentsALaunchersArgparseReadsAsAmbiguous) {
+  struct Case {
+    const char* name;
+    const char* args;  // launch.args, JSON
+    std::vector<std::string> kinds;
+    const char* pointer;  // "" for none
+    const char* found;    // the launchers and options the message names
+  };
+  const Case cases[] = {
+      {"torchrun, both releases",
+       R"(["--rdzv", "x"])",
+       {"torchrun"},
+       "/launch/args/0",
+       "torchrun (torch 1.13) could match --rdzv_backend, --rdzv_endpoint, --rdzv_id, "
+       "--rdzv_conf; torchrun (torch 2.x) could match --rdzv-backend, --rdzv_backend, "
+       "--rdzv-endpoint, --rdzv_endpoint, --rdzv-id, --rdzv_id, --rdzv-conf, --rdzv_conf"},
+      {"torchrun 2.x only",
+       R"(["--output_dir", "o", "--node=1"])",
+       {"kubernetes"},
+       "/launch/args/2",
+       "torchrun (torch 2.x) could match --node-rank, --node_rank"},
+      {"the SLURM job's torchrun",
+       R"(["--max"])",
+       {"slurm"},
+       "/launch/args/0",
+       "torchrun (torch 2.x) could match --max-restarts, --max_restarts"},
+      {"deepspeed's runner",
+       R"(["--num", "3"])",
+       {"deepspeed"},
+       "/launch/args/0",
+       "deepspeed (DeepSpeed 0.19.6's runner) could match --num_nodes, --num_gpus, "
+       "--num_accelerators"},
+      {"deepspeed and torchrun",
+       R"(["--master=a"])",
+       {"deepspeed", "torchrun"},
+       "/launch/args/0",
+       "torchrun (torch 1.13) could match --master_addr, --master_port; torchrun (torch 2.x) "
+       "could match --master-addr, --master_addr, --master-port, --master_port; deepspeed "
+       "(DeepSpeed 0.19.6's runner) could match --master_port, --master_addr"},
+      {"a -- first: torchrun and the runner leave the rest alone, launch.py does not",
+       R"(["--", "--no"])",
+       {"torchrun", "deepspeed"},
+       "/launch/args/1",
+       "deepspeed (DeepSpeed 0.19.6's launch.py on each node) could match --node_rank, "
+       "--no_python, --no_local_rank"},
+      {"a -- later guards the rest from every launcher",
+       R"(["x", "--", "--no"])",
+       {"torchrun", "deepspeed"},
+       "",
+       ""},
+      {"accelerate reads no abbreviation", R"(["--n"])", {"accelerate", "hf-args"}, "", ""},
+      {"an empty first argument only stops accelerate",
+       R"(["", "x"])",
+       {"torchrun", "deepspeed", "kubernetes", "hf-args"},
+       "",
+       ""},
+      {"SLURM's accelerate neither", R"(["--n"])", {"slurm"}, "", ""},
+      {"full names and unique abbreviations reach the script",
+       R"(["--nnodes", "--nn", "--num_nodes=2", "--rdzv x"])",
+       {"torchrun", "deepspeed", "kubernetes"},
+       "",
+       ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Subject s;
+    s.values["launch"] = {{"args", Json::parse(c.args)},
+                          {"kubernetes", {{"image", "pytorch/pytorch"}}}};
+    if (std::string(c.name).starts_with("SLURM's accelerate"))
+      s.values["launch"]["slurm"] = {{"launcher", "accelerate"}};
+    s.values["cpu_cores"] = 64;
+    CompanionPlan plan = s.plan(c.kinds);
+    if (*c.pointer == '\0') {
+      EXPECT_TRUE(plan.problems.empty()) << plan.problems[0].message;
+      continue;
+    }
+    ASSERT_EQ(plan.problems.size(), 1u);
+    EXPECT_EQ(plan.problems[0].pointer, c.pointer);
+    const std::string word = Json::parse(c.args)[std::stoi(std::string(c.pointer).substr(13))];
+    EXPECT_EQ(plan.problems[0].message,
+              "launch.args passes " + Json(word).dump() +
+                  ", which a launcher's argparse reads as an abbreviation of several of its own "
+                  "options, even after the training script, and stops at (\"ambiguous option\") "
+                  "before the script starts: " +
+                  c.found + "; write the argument in full, as the training script names it");
+  }
+  // accelerate launch cannot start a script whose first argument is "" or "-".
+  for (const char* first : {"", "-"}) {
+    for (const std::vector<std::string>& kinds :
+         {std::vector<std::string>{"accelerate"}, std::vector<std::string>{"slurm"}}) {
+      SCOPED_TRACE(std::string(first) + " " + kinds[0]);
+      Subject s;
+      s.values["cpu_cores"] = 64;
+      s.values["launch"] = {{"args", Json::array({first, "--seed", "1"})},
+                            {"slurm", {{"launcher", "accelerate"}}}};
+      CompanionPlan plan = s.plan(kinds);
+      ASSERT_EQ(plan.problems.size(), 1u);
+      EXPECT_EQ(plan.problems[0].pointer, "/launch/args/0");
+      EXPECT_EQ(plan.problems[0].message,
+                "launch.args starts with " + Json(first).dump() +
+                    ", which accelerate launch cannot start a script with: it hands the script's "
+                    "arguments to torch's parser as one list (accelerate's _filter_args), and a "
+                    "list whose first word is \"\" or \"-\" makes argparse fail (TypeError: "
+                    "unhashable type: 'list'); put another argument first");
+      s.values["launch"]["args"] = Json::array({"--seed", first});
+      EXPECT_TRUE(s.plan(kinds).problems.empty()) << "anywhere but first";
+    }
+  }
+
+  // The Trainer's arguments the companions pass abbreviate no launcher's options.
+  Subject s;
+  s.values["cpu_cores"] = 64;
+  Json args = Json::array();
+  for (const auto& [key, value] : s.plan({"hf-args"}).job.at("hf_args").items())
+    args.push_back("--" + key);
+  for (const char* more : {"--gradient_checkpointing", "--use_liger_kernel"}) args.push_back(more);
+  s.values["launch"] = {{"args", args}, {"kubernetes", {{"image", "pytorch/pytorch"}}}};
+  CompanionPlan plan = s.plan({"torchrun", "deepspeed", "accelerate", "slurm", "kubernetes"});
+  for (const auto& problem : plan.problems)
+    EXPECT_EQ(problem.message.find("ambiguous"), std::string::npos) << problem.message;
+}
+
+TEST(CompanionPlanTest, WarnsWhereTheSlurmJobGivesItsRanksFewerThanTwoCpusEach) {
+  struct Case {
+    const char* name;
+    const char* values;  // merged into the subject's values (8 GPUs per node)
+    const char* pointer;
+    const char* message;  // "" for no warning
+  };
+  const Case cases[] = {
+      {"the tier's CPUs, 2 per rank", R"({"cpu_cores": 16})", "", ""},
+      {"the tier's CPUs, fewer", R"({"cpu_cores": 12})", "/cpu_cores",
+       "the slurm job gives its 8 GPU ranks per node 12 CPUs (cpu_cores=12): fewer than 2 per "
+       "rank (one for the rank, one for its data loader); the ranks will wait on their input"},
+      {"the site's CPUs win over the tier's", R"({"cpu_cores": 12, "launch": {"slurm":
+         {"cpus_per_task": 64}}})",
+       "", ""},
+      {"the site's CPUs, fewer", R"({"cpu_cores": 224, "launch": {"slurm":
+         {"cpus_per_task": 1}}})",
+       "/launch/slurm/cpus_per_task",
+       "the slurm job gives its 8 GPU ranks per node 1 CPU (launch.slurm.cpus_per_task=1): "
+       "fewer than 2 per rank (one for the rank, one for its data loader); the ranks will wait "
+       "on their input"},
+      {"no CPUs anywhere", R"({})", "",
+       "the slurm job runs its 8 GPU ranks per node in one task of SLURM's default 1 CPU: tier "
+       "'medium' has no cpu_cores (CPUs per node) to ask for; add cpu_cores to the tier "
+       "(zeroforge probe writes it) or set launch.slurm.cpus_per_task"},
+      {"no CPUs, but the whole node", R"({"launch": {"slurm": {"exclusive": true}}})", "", ""},
+      {"CPUs left out on purpose", R"({"cpu_cores": 224, "launch": {"slurm":
+         {"cpus_per_task": null}}})",
+       "/launch/slurm/cpus_per_task",
+       "the slurm job runs its 8 GPU ranks per node in one task of SLURM's default 1 CPU "
+       "(launch.slurm.cpus_per_task is null): fewer than 2 CPUs per rank (one for the rank, one "
+       "for its data loader)"},
+  };
+  const Tier tier{"medium", "tiers/medium.json", Json::parse(R"({"gpus_per_node": 8})")};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Subject s;
+    s.tier = &tier;
+    s.values.update(Json::parse(c.values));
+    EXPECT_TRUE(s.plan({"torchrun"}).warnings.empty()) << "only where the sbatch is written";
+    CompanionPlan plan = s.plan({"slurm"});
+    ASSERT_TRUE(plan.problems.empty()) << plan.problems[0].message;
+    if (*c.message == '\0') {
+      EXPECT_TRUE(plan.warnings.empty()) << plan.warnings[0].message;
+      continue;
+    }
+    ASSERT_EQ(plan.warnings.size(), 1u);
+    EXPECT_EQ(plan.warnings[0].pointer, c.pointer);
+    EXPECT_EQ(plan.warnings[0].message, c.message);
+  }
 }
 
 TEST(CompanionPlanTest, RefusesSlurmValuesSbatchWouldMisreadOrTheTierCannotGive) {
