@@ -75,9 +75,12 @@ const std::vector<EntryPoint>& entry_points() {
        [](const test::CliResult& r, const fs::path&, const std::string& tier,
           const std::string& file) {
          const Json out = Json::parse(r.out);
-         EXPECT_EQ(out.at("tier").at("file"), file);
-         for (const auto& row : out.at("values"))
-           if (row.at("name") == "micro_batch_size") EXPECT_EQ(row.at("source"), file);
+         EXPECT_EQ(out.at("tier"), Json({{"name", tier}, {"file", file}}));
+         for (const auto& row : out.at("values")) {
+           if (row.at("name") == "micro_batch_size") {
+             EXPECT_EQ(row.at("source"), file);
+           }
+         }
        }},
       {"explain FAMILY (a member)",
        {"explain", "family.json"},
@@ -109,7 +112,9 @@ const std::vector<EntryPoint>& entry_points() {
        {"estimate", "--model", "gpt2", "--tier", "TIER", "--format", "json"},
        false,
        [](const test::CliResult& r, const fs::path&, const std::string& tier,
-          const std::string& file) { EXPECT_EQ(Json::parse(r.out).at("tier").at("file"), file); }},
+          const std::string& file) {
+         EXPECT_EQ(Json::parse(r.out).at("tier"), Json({{"name", tier}, {"file", file}}));
+       }},
       {"list tiers",
        {"list", "tiers", "--family", "family.json"},
        true,

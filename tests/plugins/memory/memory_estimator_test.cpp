@@ -544,10 +544,11 @@ TEST(MemoryEstimatorTest, ABadTierIsRefusedAtItsFileAndKey) {
     std::ofstream(file) << c.text;
     EXPECT_EQ(estimate_error({"--model", "gpt2", "--tier", file}), file + ": " + c.message);
   }
-  // A path is read as every input is (the host's reader), and never looked up by name.
+  // A path is the file it names, as for every command (the host's find_tier), and never
+  // looked up by name.
   const std::string missing = folder + "/h100x8.json";
   EXPECT_EQ(estimate_error({"--model", "gpt2", "--tier", missing}),
-            "--tier: cannot read '" + missing + "': No such file or directory");
+            "--tier: tier '" + missing + "' not found (no " + missing + ")");
   EXPECT_EQ(estimate_error({"--model", "gpt2", "--nvme-path", ""}),
             "--nvme-path: expected a path, got ''");
 }
