@@ -27,7 +27,9 @@ void add_value_options(po::options_description& options, CommonInputs& inputs) {
                         "JSON values file, applied in order (repeatable)")(
       "set", po::value(&inputs.sets)->composing(),
       "KEY=VALUE with a dotted KEY; VALUE is JSON if it parses, else a string (repeatable)")(
-      "tier", po::value(&inputs.tier), "tier name (presets/tiers/NAME.json) or tier file");
+      "tier", po::value(&inputs.tier),
+      "tier name (NAME.json on the tier search path: ./tiers, ZEROFORGE_TIER_PATH, the "
+      "shipped tiers) or tier file");
 }
 
 void add_validation_options(po::options_description& options, ValidationInputs& inputs,

@@ -80,6 +80,9 @@ int print_explanation(const ExplainOptions& opt, const Explanation& explanation)
   if (opt.format == "json") {
     Json out = {{"subject", explanation.subject},
                 {"template", explanation.template_name},
+                {"tier", explanation.tier.empty()
+                             ? Json(nullptr)
+                             : Json{{"name", explanation.tier}, {"file", explanation.tier_file}}},
                 {"values", rows_to_json(explanation.values)},
                 {"unused", rows_to_json(explanation.unused)},
                 {"for_plugins", rows_to_json(explanation.for_plugins)},
@@ -92,6 +95,8 @@ int print_explanation(const ExplainOptions& opt, const Explanation& explanation)
     std::cout << to_json_text(out);
   } else {
     print_message(std::cout, explanation.subject);
+    if (!explanation.tier.empty())
+      print_message(std::cout, "tier " + explanation.tier + ": " + explanation.tier_file);
     print_message(std::cout, "values " + explanation.template_name +
                                  " reads (value, then the layer that set it):");
     print_rows(std::cout, explanation.values);

@@ -101,6 +101,7 @@ int run_import(const std::vector<std::string>& args) {
   request.data_dir = data_dir();
 
   const ImportResult result = import_configs(request);
+  print_diagnostics(std::cerr, result.warnings);
   write_file_atomically(output, to_json_text(result.family));
 
   std::size_t errors = 0, warnings = 0, notes = 0, carried = 0;

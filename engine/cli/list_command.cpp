@@ -43,7 +43,9 @@ std::vector<fs::path> json_files(const fs::path& dir, const char* what) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec) && it->path().extension() == ".json") files.push_back(it->path());
+    // `./tiers/x.json` as `tiers/x.json`, the file resolve_tier names.
+    if (it->is_regular_file(ec) && it->path().extension() == ".json")
+      files.push_back(it->path().lexically_normal());
   }
   if (ec) throw Error(ErrorKind::Io, "cannot list '" + dir.string() + "': " + ec.message());
   std::sort(files.begin(), files.end());
@@ -128,10 +130,11 @@ std::vector<std::string> family_template_reads(const Family& family,
   }
 }
 
-// Prints the tiers of `files` under a heading; a name found before is shown as shadowed.
+// Prints the tiers of `files` under a heading; a name found before is shown as shadowed
+// (`found` counts the files of each name).
 // Returns false when a tier file could not be read (its error is printed, the listing goes on).
 bool print_tier_group(const std::string& heading, const std::vector<fs::path>& files,
-                      std::map<std::string, fs::path>& seen,
+                      std::map<std::string, fs::path>& seen, std::map<std::string, int>& found,
                       const std::vector<std::string>& template_reads) {
   print_message(std::cout, heading + ":");
   if (files.empty()) print_message(std::cout, "  (no tiers)");
@@ -144,9 +147,11 @@ bool print_tier_group(const std::string& heading, const std::vector<fs::path>& f
     shown.resize(width, ' ');
     if (auto first = seen.find(name); first != seen.end()) {
       print_message(std::cout, "  " + shown + "  shadowed by " + first->second.string());
+      ++found[name];
       continue;
     }
     seen.emplace(name, path);
+    found[name] = 1;
     try {
       const Json tier = load_tier_file(path);
       print_message(std::cout, "  " + shown + "  " + tier_facts(tier));
@@ -177,8 +182,9 @@ int list_tiers(const std::vector<std::string>& args) {
   po::store(po::command_line_parser(args).options(options).run(), vm);
   if (vm.count("help")) {
     std::cout << "Lists the tiers on the tier search path, directory by directory in search "
-                 "order:\ntiers/ beside the family (with --family), ZEROFORGE_TIER_PATH, then the "
-                 "built-in\ntiers. A name found earlier on the path shadows the later ones.\n\n"
+                 "order:\ntiers/ beside the family (with --family), ./tiers, ZEROFORGE_TIER_PATH, "
+                 "then the\nbuilt-in tiers. A name found earlier on the path shadows the later "
+                 "ones (a\nwarning names both files).\n\n"
               << options << '\n';
     return kSuccess;
   }
@@ -190,6 +196,7 @@ int list_tiers(const std::vector<std::string>& args) {
     family = load_family(family_file);
   }
   std::map<std::string, fs::path> seen;
+  std::map<std::string, int> found;
   bool ok = true;
   const std::vector<std::string> reads =
       family ? family_template_reads(*family, family_arg) : std::vector<std::string>{};
@@ -199,20 +206,39 @@ int list_tiers(const std::vector<std::string>& args) {
       if (is_tier_path(tier.ref)) named.push_back(family_file.parent_path() / tier.ref);
     }
     if (!named.empty())
-      ok = print_tier_group("named by path in " + family_file.string(), named, seen, reads) && ok;
+      ok =
+          print_tier_group("named by path in " + family_file.string(), named, seen, found, reads) &&
+          ok;
   }
   for (const auto& dir : tier_search_path(family_file, data_dir())) {
     std::string heading = std::string(to_string(dir.origin)) + " " + dir.path.string();
     if (dir.origin == TierOrigin::Family) heading = dir.path.string() + " (beside the family)";
     // The shipped tiers must be there (a listing without them would read as "none ship"); a
-    // team's directory or one of ZEROFORGE_TIER_PATH may not exist yet.
+    // team's directory or one of ZEROFORGE_TIER_PATH may not exist yet. ./tiers is searched
+    // wherever zeroforge runs: listed only where there is one.
     std::error_code ec;
     if (dir.origin != TierOrigin::BuiltIn && !fs::is_directory(dir.path, ec)) {
+      if (dir.origin == TierOrigin::WorkingDirectory) continue;
       print_message(std::cout, heading + ":");
       print_message(std::cout, "  (not a directory)");
       continue;
     }
-    ok = print_tier_group(heading, json_files(dir.path, "shipped tiers"), seen, reads) && ok;
+    ok = print_tier_group(heading, json_files(dir.path, "shipped tiers"), seen, found, reads) && ok;
+  }
+  // Each name found twice, warned about as every command that uses the name warns.
+  std::set<std::string> shadowed;
+  for (const auto& [name, count] : found)
+    if (count > 1) shadowed.insert(name);
+  for (const auto& name : shadowed) {
+    try {
+      const ResolvedTier tier = resolve_tier(name, {family_file, "", data_dir()});
+      for (Diagnostic warning : tier.warnings) {
+        warning.where = {};  // about the listing, not one place in the family
+        print_diagnostic(std::cerr, warning);
+      }
+    } catch (const Error&) {
+      // Shadowed only by a tier the family names by its path: nothing on the path to warn of.
+    }
   }
   return ok ? kSuccess : kError;
 }

@@ -54,7 +54,8 @@ const char* const kHelp =
     "  --reduce-bucket-size N  --allgather-bucket-size N  --stage3-prefetch-bucket-size N\n"
     "  --stage3-max-live-parameters N    elements, as in the config (DeepSpeed's defaults)\n"
     "cluster:\n"
-    "  --tier NAME|FILE             the cluster of presets/tiers/NAME.json or a tier file:\n"
+    "  --tier NAME|FILE             the cluster of NAME.json on the tier search path (as\n"
+    "                               render finds it) or of a tier file:\n"
     "                               its gpus_per_node, nodes, gpu_memory_gib,\n"
     "                               cpu_memory_gib, gpu_memory_margin and nvme_path (the\n"
     "                               options below win over it)\n"
@@ -132,7 +133,7 @@ Offload parse_offload(const std::string& flag, const std::string& text) {
 }
 
 Options parse(const std::vector<std::string>& args, const std::string& data_dir,
-              const FileReader& read) {
+              const FileReader& read, const TierFinder& find) {
   Options o;
   Inputs& in = o.inputs;
   std::optional<std::string> model, tier;
@@ -270,7 +271,7 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir,
 
   // The tier's cluster facts, where no option gave them.
   if (tier) {
-    o.tier = load_estimate_tier(*tier, data_dir, read);
+    o.tier = load_estimate_tier(*tier, data_dir, read, find);
     const TierFacts& t = *o.tier;
     if (t.gpus_per_node && !given.count("--gpus-per-node")) in.gpus_per_node = *t.gpus_per_node;
     if (t.nodes && !given.count("--nodes")) in.nodes = *t.nodes;
@@ -407,7 +408,7 @@ std::string header(const Options& o) {
          to_string(in.optimizer) + ", activation checkpointing " + to_string(in.checkpointing) +
          ", " + to_string(in.attention) + " attention, " + to_string(in.loss) + " loss\n";
   if (o.tier) {
-    out += "tier: " + o.tier->name + " (" +
+    out += "tier: " + o.tier->name + " (" + o.tier->file + "; " +
            (o.nvme_path ? "NVMe offload to " + *o.nvme_path : std::string("no nvme_path")) + ")\n";
   }
   return out;
@@ -594,14 +595,14 @@ Json to_json(const Inputs& in, const Estimate& e) {
 }
 
 int run_estimate(const std::vector<std::string>& args, const std::string& data_dir,
-                 const FileReader& read, std::string& out) {
+                 const FileReader& read, std::string& out, const TierFinder& find) {
   for (const auto& arg : args) {
     if (arg == "--help" || arg == "-h") {
       out = kHelp;
       return 0;
     }
   }
-  Options o = parse(args, data_dir, read);
+  Options o = parse(args, data_dir, read, find);
   if (o.all_stages) {
     std::vector<Inputs> inputs = all_stage_inputs(o.inputs, nvme_available(o));
     std::vector<Estimate> estimates;

@@ -6,15 +6,17 @@
 #include <string>
 #include <vector>
 
+#include "estimate_tier.hpp"
 #include "estimator.hpp"
 #include "model_presets.hpp"
 
 namespace zf::memory {
 
 /// Runs `zeroforge estimate ARGS...`; writes to `out` and returns the exit code (0 fits or no
-/// capacity given, 1 does not fit). Throws std::exception with a one-line message on bad input.
+/// capacity given, 1 does not fit). `--tier` is found by `find` (the host's tier search path),
+/// else as load_estimate_tier says. Throws std::exception with a one-line message on bad input.
 int run_estimate(const std::vector<std::string>& args, const std::string& data_dir,
-                 const FileReader& read, std::string& out);
+                 const FileReader& read, std::string& out, const TierFinder& find = {});
 
 /// One estimate as the JSON `--format json` prints.
 nlohmann::ordered_json to_json(const Inputs& inputs, const Estimate& estimate);

@@ -19,9 +19,17 @@ constexpr double kMaxTierMemoryGib = 1048576.0;
 }  // namespace
 
 TierFacts load_estimate_tier(const std::string& name_or_path, const std::string& data_dir,
-                             const FileReader& read) {
+                             const FileReader& read, const TierFinder& find) {
   TierFacts out;
-  out.file = preset_file(name_or_path, data_dir, "tiers", "--tier: unknown tier");
+  if (find) {
+    try {
+      out.file = find(name_or_path);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(std::string("--tier: ") + e.what());
+    }
+  } else {
+    out.file = preset_file(name_or_path, data_dir, "tiers", "--tier: unknown tier");
+  }
   out.name = fs::path(out.file).stem().string();
   std::string text;
   try {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -22,11 +23,16 @@ struct TierFacts {
   std::optional<std::string> nvme_path;  ///< NVMe offload is possible when set (not empty)
 };
 
-/// Reads `name_or_path`: a path when it holds a `/` or ends in `.json` (as `--model` and
-/// render's `--tier` decide), else `DATA_DIR/presets/tiers/NAME.json`. Throws
-/// std::invalid_argument with one line naming the file and key of a bad value:
+/// The file of a tier name or path; throws std::exception with a one-line message.
+using TierFinder = std::function<std::string(const std::string& name_or_path)>;
+
+/// Reads `name_or_path`, found by `find`: the host's zf_host::find_tier, the tier search path
+/// every command uses (./tiers, ZEROFORGE_TIER_PATH, the shipped tiers, docs/tiers.md). With
+/// no `find` (a host without the service): a path when it holds a `/` or ends in `.json`, else
+/// `DATA_DIR/presets/tiers/NAME.json`. Throws std::invalid_argument with one line naming the
+/// file and key of a bad value:
 /// `tiers/x.json: /gpu_memory_gib: expected a positive number of GiB (at most 1048576), got 0`.
 TierFacts load_estimate_tier(const std::string& name_or_path, const std::string& data_dir,
-                             const FileReader& read);
+                             const FileReader& read, const TierFinder& find = {});
 
 }  // namespace zf::memory

@@ -25,7 +25,10 @@ zf::memory::FileReader reader(const zf::sdk::Context& ctx) {
 // model file): usage errors, not failures of the plugin.
 int estimate(const zf::sdk::Context& ctx, const std::vector<std::string>& args, std::string& out) {
   try {
-    return zf::memory::run_estimate(args, data_dir(ctx), reader(ctx), out);
+    // --tier as every command finds a tier, where the host offers it (zf_host::find_tier).
+    zf::memory::TierFinder find;
+    if (ctx.has_find_tier()) find = [&ctx](const std::string& ref) { return ctx.find_tier(ref); };
+    return zf::memory::run_estimate(args, data_dir(ctx), reader(ctx), out, find);
   } catch (const std::invalid_argument& e) {
     throw zf::sdk::UsageError(e.what());
   }

@@ -37,7 +37,9 @@ std::vector<fs::path> json_files(const fs::path& dir) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec) && it->path().extension() == ".json") files.push_back(it->path());
+    // `./tiers/x.json` as `tiers/x.json`, the file resolve_tier names.
+    if (it->is_regular_file(ec) && it->path().extension() == ".json")
+      files.push_back(it->path().lexically_normal());
   }
   if (ec) throw Error(ErrorKind::Io, "cannot list '" + dir.string() + "': " + ec.message());
   std::sort(files.begin(), files.end());

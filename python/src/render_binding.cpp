@@ -159,6 +159,8 @@ py::dict explain(const std::string& subject, const std::string& config, const In
     request.lstrip_blocks = inputs.lstrip_blocks;
     request.data_dir = inputs.data_dir;
     request.builtin_plugin_dir = inputs.plugin_dir;
+    // Warnings (a shadowed tier, plugin messages) as the template's explain returns them.
+    request.on_message = [&messages](const Diagnostic& d) { messages.push_back(d); };
     EngineCall unlocked;
     explanation = explain_family_config(request, config);
   }
@@ -170,6 +172,14 @@ py::dict explain(const std::string& subject, const std::string& config, const In
   py::dict out;
   out["subject"] = text(explanation.subject);
   out["template"] = text(explanation.template_name);
+  if (explanation.tier.empty()) {
+    out["tier"] = py::none();
+  } else {
+    py::dict tier;
+    tier["name"] = text(explanation.tier);
+    tier["file"] = text(explanation.tier_file);
+    out["tier"] = tier;
+  }
   out["values"] = explained(explanation.values);
   out["unused"] = explained(explanation.unused);
   out["for_plugins"] = explained(explanation.for_plugins);

@@ -223,7 +223,8 @@ def render(template: str, *,
 
     Args:
         template: a name on the template search path, e.g. ``"deepspeed/config.json.j2"``.
-        tier: a tier name (``"medium"``) or a tier file (``--tier``).
+        tier: a tier name (``"medium"``: ``./tiers``, ZEROFORGE_TIER_PATH, then the shipped
+            tiers, warning of a name that shadows a later one) or a tier file (``--tier``).
         values: a values file, a mapping, or a sequence of them, in order (``--values``).
         set: ``{"stage": 3, "zero.reduce_bucket_size": 5e8}`` or ``["stage=3"]`` (``--set``).
         template_dirs: searched before the shipped templates (``--template-dir``).
@@ -318,7 +319,7 @@ def explain(subject: PathLike, *,
                        unused=rows("unused"), for_plugins=rows("for_plugins"),
                        undefined=raw["undefined"], derived=raw["derived"],
                        problems=_diagnostics(raw["problems"]),
-                       refusals=_diagnostics(raw["refusals"]))
+                       refusals=_diagnostics(raw["refusals"]), tier=raw["tier"])
 
 
 def generate(family: PathLike, output_dir: PathLike, *,
@@ -535,7 +536,7 @@ def list_presets() -> List[Preset]:
 
 def list_tiers(family: Optional[PathLike] = None) -> List[Tier]:
     """The tiers on the tier search path, in search order (``tiers/`` beside ``family`` when
-    given, ZEROFORGE_TIER_PATH, the shipped tiers): what ``zeroforge list tiers`` prints.
+    given, ``./tiers``, ZEROFORGE_TIER_PATH, the shipped tiers): what ``zeroforge list tiers`` prints.
     A tier whose name an earlier one has is listed with ``shadowed_by``."""
     family_arg = _arguments.optional_path("list_tiers", "family", family) or b""
     return [Tier(**tier) for tier in _zeroforge.list_tiers(family_arg, _data_dir())]

@@ -126,7 +126,8 @@ class Preset:
 @dataclass(frozen=True)
 class Tier:
     """A tier file on the tier search path. ``origin`` is "beside the family",
-    "ZEROFORGE_TIER_PATH", "built-in" or "named by the family"; a name found earlier on the
+    "working directory" (``./tiers``), "ZEROFORGE_TIER_PATH", "built-in" or "named by the
+    family"; a name found earlier on the
     path shadows this one (``shadowed_by``, and ``values`` is then None)."""
 
     name: str
@@ -207,11 +208,14 @@ class Explanation:
     derived: Optional[Dict[str, Any]]
     problems: List[Diagnostic] = field(default_factory=list)
     refusals: List[Diagnostic] = field(default_factory=list)
+    #: The config's tier, ``{"name": "small", "file": "tiers/small.json"}`` (the file its
+    #: name resolved to on the tier search path), or None without one.
+    tier: Optional[Dict[str, str]] = None
 
     def to_dict(self) -> Dict[str, Any]:
         """What ``zeroforge explain --format json`` prints for the same config."""
         out: Dict[str, Any] = {
-            "subject": self.subject, "template": self.template,
+            "subject": self.subject, "template": self.template, "tier": self.tier,
             "values": [v.to_dict() for v in self.values],
             "unused": [v.to_dict() for v in self.unused],
             "for_plugins": [v.to_dict() for v in self.for_plugins],

@@ -252,7 +252,8 @@ TEST_F(RenderCliTest, BadInputsAreErrorsWithExitCode2) {
        "zeroforge: error: template 'nope.j2' not found (searched: t, "},
       {{"render"}, "zeroforge: error: render: missing TEMPLATE"},
       {{"render", "x.j2", "--template-dir", "t", "--tier", "no-such-tier"},
-       "zeroforge: error: unknown tier 'no-such-tier' (no "},
+       "zeroforge: error: tier 'no-such-tier' not found on the tier search path (searched: "
+       "./tiers, "},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args[c.args.size() - 1]);

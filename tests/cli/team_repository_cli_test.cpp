@@ -90,6 +90,24 @@ class TierSearchPathTest : public TeamRepositoryCliTest {
             "ZEROFORGE_DATA_DIR=" + test::source_dir().string()};
   }
   fs::path site() const { return dir.path() / "site-tiers-of-the-cluster"; }
+  // The warning of a name the team's tiers/ has and a later directory too (tier.shadowed);
+  // `where` is the family's tier, or nothing for list tiers.
+  std::string shadowed(const std::string& where, const std::string& name,
+                       const fs::path& later) const {
+    return (where.empty() ? std::string("zeroforge") : where) + ": warning: tier '" + name +
+           "' is " + (repo() / "tiers" / (name + ".json")).string() +
+           " (beside the family), which shadows " + later.string() +
+           " later on the tier search path; rename one of them, or give the tier's path to "
+           "choose a file ('zeroforge list tiers' shows the search path)\n";
+  }
+  std::string shadowed_a100x8(bool listed = false) const {
+    return shadowed(listed ? "" : (repo() / "family.json").string() + ": /tiers/0", "a100x8",
+                    site() / "a100x8.json");
+  }
+  std::string shadowed_medium(bool listed = false) const {
+    return shadowed(listed ? "" : (repo() / "family.json").string() + ": /tiers/1", "medium",
+                    test::source_dir() / "presets" / "tiers" / "medium.json");
+  }
 };
 
 TEST_F(TierSearchPathTest, NamesAreFoundBesideTheFamilyThenOnTheTierPathThenBuiltIn) {
@@ -161,21 +179,23 @@ TEST_F(TierSearchPathTest, AMissingTierNamesEveryDirectorySearched) {
       run_cli({"generate", (repo() / "family.json").string(), "-o", (dir.path() / "out").string()},
               {}, env());
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_EQ(result.err, (repo() / "family.json").string() +
+  // The team's a100x8 shadows the site's: that warning, then the error.
+  EXPECT_EQ(result.err, shadowed_a100x8() + (repo() / "family.json").string() +
                             ": /tiers/1: error: tier 'a100x16' not found on the tier search path "
                             "(searched: " +
-                            (repo() / "tiers").string() + ", " + site().string() + ", " +
+                            (repo() / "tiers").string() + ", ./tiers, " + site().string() + ", " +
                             (test::source_dir() / "presets" / "tiers").string() +
-                            "); put a100x16.json in tiers/ beside the family or in a "
+                            "); put a100x16.json in tiers/ beside the family, ./tiers or a "
                             "ZEROFORGE_TIER_PATH directory, or give its path ('zeroforge list "
                             "tiers' shows the tiers found)\n");
   auto render = run_cli({"render", "deepspeed/config.json.j2", "--tier", "a100x16"}, {}, env());
   EXPECT_EQ(render.exit_code, 2);
   EXPECT_EQ(render.err,
-            "zeroforge: error: unknown tier 'a100x16' (no a100x16.json on the tier "
-            "search path: " +
+            "zeroforge: error: tier 'a100x16' not found on the tier search path (searched: "
+            "./tiers, " +
                 site().string() + ", " + (test::source_dir() / "presets" / "tiers").string() +
-                "; 'zeroforge list tiers' shows the tiers found)\n");
+                "); put a100x16.json in ./tiers or a ZEROFORGE_TIER_PATH directory, or give its "
+                "path ('zeroforge list tiers' shows the tiers found)\n");
 }
 
 TEST_F(TierSearchPathTest, AMisspeltKeyInATierIsAnErrorWhereverTheTierIsUsed) {
@@ -195,7 +215,7 @@ TEST_F(TierSearchPathTest, AMisspeltKeyInATierIsAnErrorWhereverTheTierIsUsed) {
       run_cli({"generate", (repo() / "family.json").string(), "-o", (dir.path() / "out").string()},
               {}, env());
   EXPECT_EQ(generate.exit_code, 2);
-  EXPECT_EQ(generate.err, gpu_error);
+  EXPECT_EQ(generate.err, shadowed_a100x8() + shadowed_medium() + gpu_error);
   EXPECT_FALSE(fs::exists(dir.path() / "out"));
 
   auto render = run_cli({"render", "deepspeed/config.json.j2", "--tier", tier.string()}, {}, env());
@@ -207,7 +227,7 @@ TEST_F(TierSearchPathTest, AMisspeltKeyInATierIsAnErrorWhereverTheTierIsUsed) {
   std::string warnings = gpu_error + micro_error;
   for (std::size_t at; (at = warnings.find(": error: ")) != std::string::npos;)
     warnings.replace(at, 9, ": warning: ");
-  EXPECT_EQ(list.err, warnings);
+  EXPECT_EQ(list.err, warnings + shadowed_a100x8(true) + shadowed_medium(true));
 }
 
 TEST_F(TeamRepositoryCliTest, ATierKeyTheTemplateReadsIsTheTeamsOwnValue) {
@@ -276,9 +296,9 @@ TEST_F(TeamRepositoryCliTest, ValuesAnOverriddenBlockLeavesUnreadAreWarnedAbout)
   // The same change through super() keeps the parent's block: nothing is ignored.
   write("templates/team/config.json.j2", R"({%- extends "deepspeed/config.json.j2" -%}
 {%- block precision %}{{ super() }}{%- endblock %})");
-  auto kept = run_cli({"render", "team/config.json.j2", "--template-dir", templates, "--tier",
-                       "medium", "--set", "precision=fp16", "--set",
-                       "fp16.loss_scale_window=2000"});
+  auto kept =
+      run_cli({"render", "team/config.json.j2", "--template-dir", templates, "--tier", "medium",
+               "--set", "precision=fp16", "--set", "fp16.loss_scale_window=2000"});
   ASSERT_EQ(kept.exit_code, 0) << kept.err;
   EXPECT_EQ(Json::parse(kept.out).at("fp16").at("loss_scale_window"), 2000);
   EXPECT_EQ(kept.err, "");

@@ -12,7 +12,8 @@ namespace zf::test {
 /// The PluginHost with memory.so loaded (never unloaded: tests share it).
 inline const PluginHost& memory_plugin_host() {
   static const auto* plugins = [] {
-    auto* host = new PluginHost(PluginHostOptions{.use_environment = false});
+    auto* host =
+        new PluginHost(PluginHostOptions{.use_environment = false, .data_dir = ZF_SOURCE_DIR});
     host->load(std::vector<PluginRequest>{
         PluginRequest{ZF_MEMORY_PLUGIN, nlohmann::ordered_json{{"data_dir", ZF_SOURCE_DIR}}}});
     return host;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "zeroforge/diagnostic.hpp"
 #include "zeroforge/validator.hpp"
 
 namespace zf {
@@ -29,8 +30,9 @@ struct ImportRequest {
   std::filesystem::path family_file;
   /// The template the family renders; it must say what deepspeed/config.json.j2 says.
   std::string template_name = "deepspeed/config.json.j2";
-  /// A tier name (presets/tiers/NAME.json) or a tier file (contains '/' or ends in .json), or
-  /// "" for a family without tiers.
+  /// A tier name (zf::resolve_tier, as generate will find it for `family_file`: its tiers/
+  /// first) or a tier file (contains '/' or ends in .json; relative to the working
+  /// directory), or "" for a family without tiers.
   std::string tier;
   /// Searched for templates before DATA_DIR/templates (`--template-dir`).
   std::vector<std::filesystem::path> template_dirs;
@@ -62,6 +64,9 @@ struct ImportResult {
   std::vector<Finding> findings;
   /// How many leaves the family's `values` holds (what every input agrees on).
   std::size_t shared_values = 0;
+  /// Warnings about the inputs besides the configs: a tier name that shadows another
+  /// (`tier.shadowed`).
+  std::vector<Diagnostic> warnings;
 };
 
 /// Reads, judges and imports `request.configs`. Every config comes back from the family

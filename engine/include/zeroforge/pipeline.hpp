@@ -41,8 +41,8 @@ namespace zf {
 struct ConfigRequest {
   /// A name on the template search path (`deepspeed/config.json.j2`), not a file path.
   std::string template_name;
-  /// A tier name (on the tier search path: ZEROFORGE_TIER_PATH, then the shipped tiers) or a
-  /// tier file (contains '/' or ends in `.json`); "" for none.
+  /// A tier name (on the tier search path: ./tiers, ZEROFORGE_TIER_PATH, then the shipped
+  /// tiers; zf::resolve_tier) or a tier file (contains '/' or ends in `.json`); "" for none.
   std::string tier;
   std::vector<std::filesystem::path> values_files;  ///< `--values`, applied in order
   /// Values given as objects rather than files (the Python module's `values=`), applied
@@ -87,6 +87,8 @@ class ConfigSession {
   const Template& config_template() const noexcept;
   /// The defaults.json layers, values contract ("deepspeed" or "") and pinned values.
   const TemplateDefaults& defaults() const noexcept;
+  /// The file `request().tier` resolved to (zf::resolve_tier), or empty without a tier.
+  const std::filesystem::path& tier_file() const noexcept;
   /// Plugin messages logged since the last call (when the request has no on_diagnostic).
   std::vector<Diagnostic> take_plugin_messages();
 
@@ -99,8 +101,9 @@ class ConfigSession {
 
 /// Step 1: checks the template name (a path such as /home/me/x.j2 is refused with how to
 /// render that file), makes the search path, loads the plugins (registering their template
-/// functions), the template and its defaults. Throws zf::Error (Usage for the name, Template
-/// when it is missing, Plugin, Values for a malformed defaults.json).
+/// functions), the template and its defaults, and resolves the tier (its `tier.shadowed`
+/// warning goes where plugin messages go). Throws zf::Error (Usage for the name, Template
+/// when it is missing, Plugin, Values for a malformed defaults.json; `tier.not-found`).
 ConfigSession open_config(ConfigRequest request);
 
 /// The values of a session, layered and checked.
@@ -137,7 +140,7 @@ struct PreparedValues {
 
 /// Step 2: applies the tier, values files and sets over the defaults, runs plugins' values
 /// hooks, checks pinned values and the contract. Throws zf::Error for an input it cannot read
-/// (an unknown tier, a values file that is not a JSON object, a malformed --set).
+/// (a tier file, a values file that is not a JSON object, a malformed --set).
 PreparedValues prepare_values(ConfigSession& session);
 
 /// A rendered template.
@@ -182,6 +185,9 @@ struct Explanation {
   /// `template NAME`, or `config PATH of family F (FILE), variant 'V'`.
   std::string subject;
   std::string template_name;
+  /// The config's tier by name (`small`), and the file it resolved to; both empty without one.
+  std::string tier;
+  std::string tier_file;
   std::vector<ExplainedValue> values;       ///< those the template reads
   std::vector<ExplainedValue> for_plugins;  ///< tier facts and auto_fit: read by plugins
   std::vector<ExplainedValue> unused;       ///< set, but read by neither
@@ -239,10 +245,8 @@ std::unique_ptr<PluginHost> make_plugin_host(const ConfigRequest& request,
                                              std::vector<PluginRequest> first,
                                              const DiagnosticSink& sink);
 
-/// The file of a tier: a path (contains '/' or ends in .json) as given, else NAME.json on the
-/// tier search path (ZEROFORGE_TIER_PATH, then DATA_DIR/presets/tiers). Throws zf::Error
-/// (Usage) when missing.
-std::filesystem::path resolve_tier(const std::string& tier, const std::filesystem::path& data_dir);
+// resolve_tier(), the one resolution of a tier name or path that every command uses, is
+// declared in zeroforge/tiers.hpp.
 
 // resolve_family() and family_template_dirs(), the family's own inputs, are declared in
 // zeroforge/family_file.hpp (included through zeroforge/family.hpp).

@@ -35,11 +35,14 @@ struct PluginHostOptions {
 /// Severity of a plugin's log message (ZF_LOG_DEBUG ... ZF_LOG_ERROR).
 enum class PluginLogLevel { Debug, Info, Warning, Error };
 
-/// A message a plugin logged through `zf_host.log`.
+/// A message a plugin logged through `zf_host.log`, or one the host gave about what the
+/// plugin asked of it (a host service's warning, such as a shadowed tier from find_tier).
 struct PluginMessage {
   std::string plugin;
   PluginLogLevel level;
   std::string text;
+  /// The host's own diagnostic code (`tier.shadowed`); empty for what the plugin logged.
+  std::string code = {};
 };
 
 /// One plugin to load: by name (`site_fields`, found on the search path as `site_fields.so`
@@ -101,7 +104,8 @@ struct PluginFinding {
 Diagnostic to_diagnostic(const PluginFinding& finding, const std::string& subject);
 
 /// A message a plugin logged as the diagnostic `plugin.message` (severity Warning or Error, kind
-/// Plugin, no location), printed `zeroforge: warning: plugin 'NAME': TEXT`; nullopt for the
+/// Plugin, no location), printed `zeroforge: warning: plugin 'NAME': TEXT` (a host's message
+/// with a code: that code, kind Values, the text alone); nullopt for the
 /// levels below Warning, which the CLI does not show. Every caller that shows plugin messages
 /// (the CLI, the Python module) turns them into diagnostics here.
 std::optional<Diagnostic> plugin_message_diagnostic(const PluginMessage& message);

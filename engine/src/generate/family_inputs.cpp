@@ -34,35 +34,16 @@ fs::path display_path(const fs::path& path) {
   return shown;
 }
 
-Tier load_tier(const Family& family, std::size_t index, const std::vector<TierDirectory>& search,
-               std::vector<fs::path>& inputs) {
+Tier load_tier(const Family& family, std::size_t index, const fs::path& data_dir,
+               std::vector<fs::path>& inputs, const DiagnosticSink& sink) {
   const TierRef& ref = family.tiers[index];
-  std::string pointer = "/tiers/" + std::to_string(index);
-  std::error_code ec;
-  fs::path path;
-  if (is_tier_path(ref.ref)) {
-    path = fs::path(family.file).parent_path() / ref.ref;
-    if (!fs::is_regular_file(path, ec)) {
-      throw CodedError(
-          Error(ErrorKind::Values, "tier '" + ref.ref + "' not found (no " + path.string() + ")",
-                family.file, pointer),
-          "tier.not-found");
-    }
-  } else if (auto found = find_tier(ref.ref, search)) {
-    path = *found;
-  } else {
-    throw CodedError(
-        Error(ErrorKind::Values,
-              "tier '" + ref.ref + "' not found on the tier search path (searched: " +
-                  describe_search_path(search) + "); put " + ref.ref +
-                  ".json in tiers/ beside the family or in a ZEROFORGE_TIER_PATH directory, "
-                  "or give its path ('zeroforge list tiers' shows the tiers found)",
-              family.file, pointer),
-        "tier.not-found");
-  }
-  inputs.push_back(path);
-  nlohmann::ordered_json values = load_tier_file(path);
-  return Tier{ref.name, display_path(path).string(), std::move(values)};
+  ResolvedTier resolved =
+      resolve_tier(ref.ref, {fs::path(family.file), "/tiers/" + std::to_string(index), data_dir});
+  for (const auto& warning : resolved.warnings)
+    if (sink) sink(warning);
+  inputs.push_back(resolved.file);
+  nlohmann::ordered_json values = load_tier_file(resolved.file);
+  return Tier{ref.name, display_path(resolved.file).string(), std::move(values)};
 }
 
 }  // namespace
@@ -186,9 +167,8 @@ FamilySetup load_family_setup(const GenerateRequest& request, const DiagnosticSi
   setup.pins = std::move(defaults.pins);
 
   std::vector<Tier> tiers;
-  const std::vector<TierDirectory> tier_path = tier_search_path(family.file, data_dir);
   for (std::size_t i = 0; i < family.tiers.size(); ++i)
-    tiers.push_back(load_tier(family, i, tier_path, setup.inputs));
+    tiers.push_back(load_tier(family, i, data_dir, setup.inputs, sink));
   if (!tiers.empty()) {
     // A tier's keys: the contract's, or what this family's template reads.
     const std::set<std::string> reads =

@@ -156,22 +156,31 @@ std::int64_t integer_value(const Json& values, const char* key, std::int64_t oth
   return it != values.end() && it->is_number_integer() ? it->get<std::int64_t>() : otherwise;
 }
 
-TierInput load_tier(const std::string& tier, const fs::path& data_dir, const fs::path& family) {
+TierInput load_tier(const std::string& tier, const fs::path& data_dir, const fs::path& family,
+                    std::vector<Diagnostic>& warnings) {
   TierInput out;
   if (tier.empty()) return out;
   fs::path path;
-  if (tier.find('/') != std::string::npos || tier.ends_with(".json")) {
-    path = tier;
+  if (is_tier_path(tier)) {
+    // A path on the command line is the working directory's; the family names it from its own.
+    path = resolve_tier(tier, {{}, {}, data_dir}).file;
     fs::path from = fs::absolute(family).lexically_normal().parent_path();
     out.reference = fs::absolute(path).lexically_normal().lexically_relative(from).generic_string();
   } else {
-    path = data_dir / "presets" / "tiers" / (tier + ".json");
+    // A name, found as generate will find it for the family written (its tiers/ first).
+    ResolvedTier resolved;
+    try {
+      resolved = resolve_tier(tier, {family, {}, data_dir});
+    } catch (const CodedError& e) {
+      // The family is not written yet: the name is the command line's.
+      throw CodedError(Error(ErrorKind::Usage, "import: " + e.message()), e.code());
+    }
+    path = resolved.file;
+    for (auto& warning : resolved.warnings) {
+      warning.where = {};  // the family is not written yet: the warning is the command line's
+      warnings.push_back(std::move(warning));
+    }
     out.reference = tier;
-  }
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
-    throw Error(ErrorKind::Usage, "import: tier '" + tier + "' not found (no " + path.string() +
-                                      "; zeroforge list tiers)");
   }
   out.file = path.string();
   out.values = load_values_file(path);
@@ -396,7 +405,7 @@ ImportResult import_configs(const ImportRequest& request) {
   refuse_family_over_input(request.family_file, request.configs);
   const fs::path data_dir = request.data_dir.empty() ? default_data_dir() : request.data_dir;
   auto environment = make_environment(request, data_dir);
-  const TierInput tier = load_tier(request.tier, data_dir, request.family_file);
+  const TierInput tier = load_tier(request.tier, data_dir, request.family_file, result.warnings);
   // A release asked for is a value of the whole family: every member renders with it (the
   // template writes the keys that release reads) and the family pins it.
   Json base = tier.values;

@@ -17,7 +17,8 @@ struct ConfigSession::State {
   std::unique_ptr<PluginHost> plugins;
   std::shared_ptr<const Template> tpl;
   TemplateDefaults defaults;
-  // Plugin messages not yet handed to a step's result (no on_diagnostic).
+  std::filesystem::path tier_file;
+  // Plugin messages and warnings not yet handed to a step's result (no on_diagnostic).
   std::vector<Diagnostic> pending;
 };
 
@@ -31,6 +32,7 @@ const Environment& ConfigSession::environment() const noexcept { return *state_-
 const PluginHost& ConfigSession::plugins() const noexcept { return *state_->plugins; }
 const Template& ConfigSession::config_template() const noexcept { return *state_->tpl; }
 const TemplateDefaults& ConfigSession::defaults() const noexcept { return state_->defaults; }
+const std::filesystem::path& ConfigSession::tier_file() const noexcept { return state_->tier_file; }
 
 std::vector<Diagnostic> ConfigSession::take_plugin_messages() {
   return std::exchange(state_->pending, {});
@@ -86,6 +88,13 @@ ConfigSession open_config(ConfigRequest request) {
   check_template_name(*state->environment, r.template_name);
   state->defaults = load_template_defaults(*state->environment, r.template_name);
   state->tpl = state->environment->load(r.template_name);
+  if (!r.tier.empty()) {
+    // The one tier resolution (family/tier_search.cpp), as generate resolves a family's tiers.
+    ResolvedTier tier =
+        resolve_tier(r.tier, {{}, {}, r.data_dir.empty() ? default_data_dir() : r.data_dir});
+    for (const auto& warning : tier.warnings) sink(warning);
+    state->tier_file = std::move(tier.file);
+  }
   return ConfigSession(std::move(state));
 }
 
@@ -102,21 +111,6 @@ std::unique_ptr<PluginHost> make_plugin_host(const ConfigRequest& request,
                                              std::vector<PluginRequest> first,
                                              const DiagnosticSink& sink) {
   return pipeline::make_plugin_host(as_generate_request(request), std::move(first), sink);
-}
-
-fs::path resolve_tier(const std::string& tier, const fs::path& data_dir) {
-  std::error_code ec;
-  if (tier.find('/') != std::string::npos || tier.ends_with(".json")) {
-    if (!fs::is_regular_file(tier, ec))
-      throw Error(ErrorKind::Usage, "tier file '" + tier + "' not found");
-    return tier;
-  }
-  const std::vector<TierDirectory> search =
-      tier_search_path({}, data_dir.empty() ? default_data_dir() : data_dir);
-  if (auto path = find_tier(tier, search)) return *path;
-  throw Error(ErrorKind::Usage,
-              "unknown tier '" + tier + "' (no " + tier + ".json on the tier search path: " +
-                  describe_search_path(search) + "; 'zeroforge list tiers' shows the tiers found)");
 }
 
 std::vector<std::string> names_read(const Template& tpl) {

@@ -49,6 +49,10 @@ Explanation explain_values(const ConfigSession& session, const PreparedValues& v
   Explanation out;
   out.subject = "template " + session.request().template_name;
   out.template_name = session.config_template().name();
+  if (!session.request().tier.empty()) {
+    out.tier = tier_name_of(session.request().tier);
+    out.tier_file = session.tier_file().string();
+  }
   sort_values(session.config_template(), values.values, out);
   out.derived = values.facts;
   out.problems = values.problems;
@@ -144,6 +148,10 @@ Explanation explain_family_config(const GenerateRequest& request, const std::str
                 family.name + " (" + family.file + "), variant '" + expansion.describe(*chosen) +
                 "'";
   out.template_name = setup.template_->name();
+  if (chosen->tier != Variant::npos) {
+    out.tier = expansion.tier_name(*chosen);
+    out.tier_file = expansion.tiers()[chosen->tier].file;
+  }
   sort_values(*setup.template_, values.layered(), out);
   out.derived = std::move(prepared->facts);
   for (const auto& finding : prepared->refusals)

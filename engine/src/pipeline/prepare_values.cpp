@@ -61,7 +61,7 @@ PreparedValues prepare_values(ConfigSession& session) {
   LayeredValues& values = out.values;
   for (const auto& layer : defaults.layers) values.apply(layer.source, layer.values);
   if (!request.tier.empty()) {
-    const std::filesystem::path tier = resolve_tier(request.tier, request.data_dir);
+    const std::filesystem::path& tier = session.tier_file();
     Json tier_values = load_tier_file(tier);
     // A tier's keys: the contract's, or what this template reads (a team's own values).
     for (const auto& problem : check_tier_keys(tier_values, tier.string(), names_read(tpl)))

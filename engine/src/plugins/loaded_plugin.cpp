@@ -12,6 +12,7 @@
 #include "launch/launch_text.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/output.hpp"
+#include "zeroforge/tiers.hpp"
 
 namespace zf::detail {
 namespace {
@@ -202,7 +203,7 @@ void LoadedPlugin::check_option_names(const nlohmann::ordered_json& options) con
 
 void LoadedPlugin::start(const nlohmann::ordered_json& options,
                          const std::filesystem::path& data_dir,
-                         std::function<void(PluginLogLevel, std::string)> log) {
+                         std::function<void(PluginLogLevel, std::string, std::string)> log) {
   check_option_names(options);
   info.options = options;
   path_text_ = info.path.string();
@@ -220,6 +221,7 @@ void LoadedPlugin::start(const nlohmann::ordered_json& options,
   host_.read_file = &LoadedPlugin::host_read_file;
   host_.check_launch_text = &LoadedPlugin::host_check_launch_text;
   host_.free_host_string = &LoadedPlugin::host_free_string;
+  host_.find_tier = &LoadedPlugin::host_find_tier;
   context_.struct_size = sizeof(zf_context);
   context_.host = &host_;
   context_.options_json = options_text_.c_str();
@@ -321,7 +323,7 @@ void LoadedPlugin::host_log(void* host_data, int level, const char* message) noe
                           : level == ZF_LOG_WARNING ? PluginLogLevel::Warning
                                                     : PluginLogLevel::Error;
   try {
-    self->log_(mapped, message);
+    self->log_(mapped, message, "");
   } catch (...) {
     // A log sink must never unwind into plugin code.
   }
@@ -394,6 +396,34 @@ int LoadedPlugin::host_check_launch_text(void*, int kind, const char* text, std:
 }
 
 void LoadedPlugin::host_free_string(void*, char* text) noexcept { std::free(text); }
+
+int LoadedPlugin::host_find_tier(void* host_data, const char* ref, char** path,
+                                 char** error) noexcept {
+  if (path) *path = nullptr;
+  if (error) *error = nullptr;
+  auto* self = static_cast<LoadedPlugin*>(host_data);
+  if (!self || !ref || !path) {
+    if (error) *error = host_string("find_tier: ref and path must not be NULL");
+    return ZF_ERROR;
+  }
+  try {
+    // The one tier resolution of every command (family/tier_search.cpp); a plugin has no
+    // family, so the search path starts at ./tiers.
+    ResolvedTier tier = resolve_tier(ref, {{}, {}, self->data_dir_text_});
+    if (self->log_) {
+      for (const auto& warning : tier.warnings)
+        self->log_(PluginLogLevel::Warning, warning.message, warning.code);
+    }
+    *path = host_string(tier.file.string());
+    if (!*path) throw std::bad_alloc();
+    return ZF_OK;
+  } catch (const Error& e) {
+    if (error) *error = host_string(e.message());
+  } catch (...) {
+    if (error) *error = host_string(std::string("find_tier: cannot resolve '") + ref + "'");
+  }
+  return ZF_ERROR;
+}
 
 std::vector<std::filesystem::path> LoadedPlugin::files_read() const {
   std::lock_guard lock(inputs_mutex_);

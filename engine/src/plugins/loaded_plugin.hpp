@@ -33,8 +33,10 @@ struct LoadedPlugin {
   void check_option_names(const nlohmann::ordered_json& options) const;
   /// Checks the option names, then calls `init` with `options` (a JSON object); throws when
   /// either fails.
+  /// `log` receives the plugin's messages (code "") and the host's own warnings about what
+  /// the plugin asked of it (a code: `tier.shadowed` from find_tier).
   void start(const nlohmann::ordered_json& options, const std::filesystem::path& data_dir,
-             std::function<void(PluginLogLevel, std::string)> log);
+             std::function<void(PluginLogLevel, std::string, std::string)> log);
 
   /// Calls a JSON hook with `input`. Returns its output text, or nullopt when it set none.
   /// Throws zf::Error "plugin 'NAME': HOOK failed: MESSAGE" when it returns ZF_ERROR.
@@ -66,7 +68,7 @@ struct LoadedPlugin {
   std::string path_text_;
   std::string data_dir_text_;
   std::string options_text_ = "{}";
-  std::function<void(PluginLogLevel, std::string)> log_;
+  std::function<void(PluginLogLevel, std::string, std::string)> log_;
   zf_host host_{};
   zf_context context_{};
   bool started_ = false;
@@ -80,6 +82,7 @@ struct LoadedPlugin {
   static int host_check_launch_text(void* host_data, int kind, const char* text, std::size_t size,
                                     char** message) noexcept;
   static void host_free_string(void* host_data, char* text) noexcept;
+  static int host_find_tier(void* host_data, const char* ref, char** path, char** error) noexcept;
 
  public:
   /// The files the plugin said it read (zf_host::note_input), each once, in order.

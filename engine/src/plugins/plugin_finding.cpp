@@ -25,8 +25,14 @@ Diagnostic to_diagnostic(const PluginFinding& finding, const std::string& subjec
 std::optional<Diagnostic> plugin_message_diagnostic(const PluginMessage& message) {
   if (message.level < PluginLogLevel::Warning) return std::nullopt;
   Diagnostic d;
-  d.code = "plugin.message";
   d.severity = message.level == PluginLogLevel::Warning ? Severity::Warning : Severity::Error;
+  if (!message.code.empty()) {
+    // The host's own words about the plugin's request (a shadowed tier): as the commands say it.
+    d.code = message.code;
+    d.message = message.text;
+    return d;
+  }
+  d.code = "plugin.message";
   d.kind = ErrorKind::Plugin;
   d.message = "plugin '" + message.plugin + "': " + message.text;
   return d;

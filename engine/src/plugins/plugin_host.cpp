@@ -232,10 +232,10 @@ void PluginHost::load(const std::vector<PluginRequest>& requests,
     std::weak_ptr<Log> log = log_;
     std::string name = batch[i]->info.name;
     batch[i]->start(batch_options[i], options_.data_dir,
-                    [log, name](PluginLogLevel level, std::string text) {
+                    [log, name](PluginLogLevel level, std::string text, std::string code) {
                       auto shared = log.lock();
                       if (!shared) return;
-                      PluginMessage message{name, level, std::move(text)};
+                      PluginMessage message{name, level, std::move(text), std::move(code)};
                       std::function<void(const PluginMessage&)> sink;
                       {
                         std::lock_guard lock(shared->mutex);

@@ -68,9 +68,12 @@ TEST_F(ImporterTest, BadInputIsRefusedWithTheFileAndWhere) {
                 " would be the member named manifest.json, which is generate's index of the "
                 "configs; rename the file");
   EXPECT_EQ(error_of(request({good}, "no-such-tier")),
-            "error: import: tier 'no-such-tier' not found (no " +
-                (test::source_dir() / "presets" / "tiers" / "no-such-tier.json").string() +
-                "; zeroforge list tiers)");
+            "error: import: tier 'no-such-tier' not found on the tier search path (searched: " +
+                (dir.path() / "tiers").string() + ", ./tiers, " +
+                (test::source_dir() / "presets" / "tiers").string() +
+                "); put no-such-tier.json in tiers/ beside the family, ./tiers or a "
+                "ZEROFORGE_TIER_PATH directory, or give its path ('zeroforge list tiers' shows "
+                "the tiers found)");
   // A tier's GPU count past 64 bits is bad input at its /nodes, never a wrapped product.
   const std::string huge_tier =
       write("tiers/huge.json", R"({"gpus_per_node": 4611686018427387904, "nodes": 2})");

@@ -126,8 +126,18 @@ typedef struct zf_host {
    *  showing the text and the rule, e.g. `"gpu 1" is not a host name (letters, digits, ...)`. */
   int (*check_launch_text)(void* host_data, int kind, const char* text, size_t size,
                            char** message);
-  /** Releases a string read_file or check_launch_text handed to the plugin (NULL: nothing). */
+  /** Releases a string read_file, check_launch_text or find_tier handed to the plugin (NULL:
+   *  nothing). */
   void (*free_host_string)(void* host_data, char* text);
+  /** Finds a tier as zeroforge's own commands do (docs/tiers.md): `ref` holding a '/' or
+   *  ending in .json is that file (relative to the working directory); any other is NAME.json
+   *  in the first directory of the tier search path that has it (./tiers, each directory of
+   *  ZEROFORGE_TIER_PATH, the shipped tiers). On ZF_OK, `*path` is the file; where the name
+   *  is also found later on the path, the host itself warns (`tier.shadowed`, naming both
+   *  files). On ZF_ERROR, `*error` is a one-line message naming every directory searched.
+   *  Both strings are the host's: release them with free_host_string. Added after
+   *  free_host_string: present when `struct_size` covers it. */
+  int (*find_tier)(void* host_data, const char* ref, char** path, char** error);
 } zf_host;
 
 /** Handed to every hook: the host, the plugin's options and the state `init` made. */

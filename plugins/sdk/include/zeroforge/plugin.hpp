@@ -109,6 +109,40 @@ class Context {
     host->free_host_string(host->host_data, message);
     return out;
   }
+  /// True when the host finds tiers for plugins (zf_host::find_tier, a newer host).
+  bool has_find_tier() const noexcept {
+    const zf_host* host = raw_->host;
+    return host->struct_size >= offsetof(zf_host, find_tier) + sizeof(host->find_tier) &&
+           host->find_tier && host->free_host_string;
+  }
+  /// The file of tier `ref` (a name or a path) as zeroforge's commands resolve it: the host
+  /// warns of a shadowed name itself. Throws Error with the host's message (every directory
+  /// searched), or naming the service when the host is older (see has_find_tier()).
+  ///
+  ///     std::string file = ctx.find_tier("small");   // ./tiers/small.json, if there is one
+  std::string find_tier(const std::string& ref) const {
+    if (!has_find_tier()) {
+      throw Error(std::string("this zeroforge (") +
+                  (raw_->host->host_version ? raw_->host->host_version : "?") +
+                  ") does not offer plugins zf_host::find_tier; use a newer zeroforge");
+    }
+    const zf_host* host = raw_->host;
+    char* path = nullptr;
+    char* error = nullptr;
+    const int status = host->find_tier(host->host_data, ref.c_str(), &path, &error);
+    std::string out;
+    try {
+      out = status == ZF_OK ? (path ? path : "") : (error ? error : "tier '" + ref + "' not found");
+    } catch (...) {
+      host->free_host_string(host->host_data, path);
+      host->free_host_string(host->host_data, error);
+      throw;
+    }
+    host->free_host_string(host->host_data, path);
+    host->free_host_string(host->host_data, error);
+    if (status != ZF_OK) throw Error(out);
+    return out;
+  }
   /// zeroforge's data directory (templates/, presets/), or empty when unknown.
   std::string data_dir() const { return raw_->host->data_dir ? raw_->host->data_dir : ""; }
   /// The file this plugin was loaded from.
