@@ -169,9 +169,7 @@ bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Member
   }
   if (!plan.warnings.empty()) {
     SourcedValues sources = expansion_.values(variant);
-    Json hook_context = context;
-    if (!setup_.plugins->empty())
-      setup_.plugins->run_values_hooks(sources.layered_for_hooks(), hook_context);
+    prepare::prepare_sourced(sources, checks_, member.context);  // the hooks' values too
     for (const auto& warning : plan.warnings) {
       Diagnostic d;
       if (warning.pointer.empty()) {
