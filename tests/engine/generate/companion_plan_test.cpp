@@ -692,8 +692,8 @@ TEST(CompanionPlanTest, RefusesArgumentsALaunchersArgparseReadsAsAmbiguous) {
   Subject s;
   s.values["cpu_cores"] = 64;
   Json args = Json::array();
-  for (const auto& [key, value] : s.plan({"hf-args"}).job.at("hf_args").items())
-    args.push_back("--" + key);
+  const CompanionPlan hf = s.plan({"hf-args"});  // kept: the loop reads into it
+  for (const auto& [key, value] : hf.job.at("hf_args").items()) args.push_back("--" + key);
   for (const char* more : {"--gradient_checkpointing", "--use_liger_kernel"}) args.push_back(more);
   s.values["launch"] = {{"args", args}, {"kubernetes", {{"image", "pytorch/pytorch"}}}};
   CompanionPlan plan = s.plan({"torchrun", "deepspeed", "accelerate", "slurm", "kubernetes"});
