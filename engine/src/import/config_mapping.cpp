@@ -109,16 +109,7 @@ class Mapper {
   }
 
  private:
-  const Json* at(const Path& path) const {
-    const Json* node = &config_;
-    for (const auto& key : path) {
-      if (!node->is_object()) return nullptr;
-      auto it = node->find(key);
-      if (it == node->end()) return nullptr;
-      node = &*it;
-    }
-    return node;
-  }
+  const Json* at(const Path& path) const { return value_at(config_, path); }
   static Binding named(std::string what) {
     Binding b;
     b.what = std::move(what);
@@ -608,6 +599,17 @@ Path from_pointer(std::string_view pointer) {
     pointer = end == std::string_view::npos ? std::string_view() : pointer.substr(end);
   }
   return out;
+}
+
+const Json* value_at(const Json& root, const Path& path) {
+  const Json* node = &root;
+  for (const auto& key : path) {
+    if (!node->is_object()) return nullptr;
+    auto it = node->find(key);
+    if (it == node->end()) return nullptr;
+    node = &*it;
+  }
+  return node;
 }
 
 bool is_prefix(const Path& prefix, const Path& path) {

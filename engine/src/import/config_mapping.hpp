@@ -26,6 +26,8 @@ std::string to_pointer(const Path& path);
 Path from_pointer(std::string_view pointer);
 /// True when `prefix` is `path` or one of its ancestors.
 bool is_prefix(const Path& prefix, const Path& path);
+/// The value at `path` in `root` (object keys all the way), or nullptr.
+const Json* value_at(const Json& root, const Path& path);
 
 /// The GPUs the family's tier gives a member, which the batch arithmetic is solved against.
 struct Cluster {

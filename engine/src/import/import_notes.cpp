@@ -335,18 +335,6 @@ struct Hasher {
   }
 };
 
-// The member at `path`, or nullptr.
-const Json* member_at(const Json& config, const Path& path) {
-  const Json* node = &config;
-  for (const auto& key : path) {
-    if (!node->is_object()) return nullptr;
-    auto it = node->find(key);
-    if (it == node->end()) return nullptr;
-    node = &*it;
-  }
-  return node;
-}
-
 // True when `a` and `b` (objects) are the same value once the member at path[depth...] is
 // removed from both (an object it empties stays as an empty object).
 bool same_except(const Json& a, const Json& b, const Path& path, std::size_t depth) {
@@ -459,7 +447,7 @@ std::vector<Variation> find_variations(const std::vector<const Json*>& configs) 
     auto it =
         std::lower_bound(by_hash.begin(), by_hash.end(), std::pair{head.rest, std::size_t{0}});
     for (; it != by_hash.end() && it->first == head.rest; ++it) {
-      if (member_at(*configs[it->second], path) == nullptr)
+      if (value_at(*configs[it->second], path) == nullptr)
         candidates.emplace_back(it->second, nullptr);
     }
     start = end;

@@ -48,18 +48,6 @@ void merge_into(Json& target, const Json& patch) {
   }
 }
 
-// The value at `path` in `root`, or nullptr.
-const Json* at_path(const Json& root, const Path& path) {
-  const Json* node = &root;
-  for (const auto& key : path) {
-    if (!node->is_object()) return nullptr;
-    auto it = node->find(key);
-    if (it == node->end()) return nullptr;
-    node = &*it;
-  }
-  return node;
-}
-
 // `values` without the leaf at `path` (objects it empties go too).
 Json without(const Json& values, const Path& path) {
   Json out = values;
@@ -158,8 +146,8 @@ FittedMember fit_member(ConfigMapping& mapping, const Json& config, const Regene
   for (const Path& leaf : all) {
     Json candidate = without(values, leaf);
     // The base gives the same value: the merged values, and so the render, do not change.
-    const Json* own = at_path(values, leaf);
-    const Json* base = at_path(regenerator.base(), leaf);
+    const Json* own = value_at(values, leaf);
+    const Json* base = value_at(regenerator.base(), leaf);
     if (own != nullptr && base != nullptr && base->type() == own->type() &&
         base->dump() == own->dump()) {
       values = std::move(candidate);
