@@ -86,6 +86,7 @@ int print_explanation(const ExplainOptions& opt, const Explanation& explanation)
                 {"values", rows_to_json(explanation.values)},
                 {"unused", rows_to_json(explanation.unused)},
                 {"for_plugins", rows_to_json(explanation.for_plugins)},
+                {"for_validator", rows_to_json(explanation.for_validator)},
                 {"undefined", explanation.undefined}};
     if (facts) out["derived"] = facts_to_json(*facts);
     // What stderr says too, with each diagnostic's code and kind for scripts.
@@ -118,6 +119,10 @@ int print_explanation(const ExplainOptions& opt, const Explanation& explanation)
     if (!explanation.for_plugins.empty()) {
       print_message(std::cout, "for plugins (tier facts and auto_fit; no template reads them):");
       print_rows(std::cout, explanation.for_plugins);
+    }
+    if (!explanation.for_validator.empty()) {
+      print_message(std::cout, "for the validator (no template reads them):");
+      print_rows(std::cout, explanation.for_validator);
     }
     if (!explanation.unused.empty()) {
       print_message(std::cout, "set but not read by the template:");

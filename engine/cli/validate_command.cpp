@@ -38,10 +38,13 @@ int run_validate(const std::vector<std::string>& args) {
   std::string against;
   std::string format = "text";
   std::string deepspeed_version;
+  std::string accelerate_version;
   po::options_description options("zeroforge validate CONFIG.json... [options]");
   options.add_options()("help,h", "show this help")(
       "world-size", po::value(&world_size), "data-parallel world size DeepSpeed will run with")(
-      "hf", "the Hugging Face Trainer loads the config (it fills \"auto\" on the keys it knows)")(
+      "hf",
+      "the Hugging Face Trainer loads the config (it fills \"auto\" on the keys it knows and "
+      "hands it to accelerate, which fills a few more and refuses the rest)")(
       "strict", "treat warnings (keys that have no effect) as errors")(
       "against-args", po::value(&against),
       "the training command line (its launcher's --hostfile or --config_file file is read "
@@ -49,6 +52,11 @@ int run_validate(const std::vector<std::string>& args) {
       "deepspeed-version", po::value(&deepspeed_version),
       ("judge by this DeepSpeed release (" + deepspeed_versions().front() + " to " +
        deepspeed_versions().back() + "; default " + deepspeed_versions().back() + ")")
+          .c_str())(
+      "accelerate-version", po::value(&accelerate_version),
+      ("with --hf: the accelerate release the Trainer hands the config to (" +
+       accelerate_versions().front() + " to " + accelerate_versions().back() + "; default " +
+       accelerate_versions().back() + ")")
           .c_str())("format", po::value(&format), "text (default) or json");
   po::options_description hidden;
   hidden.add_options()("config", po::value(&files));
@@ -86,6 +94,19 @@ int run_validate(const std::vector<std::string>& args) {
     validate_options.deepspeed_version = deepspeed_version;
   }
   validate_options.hf = vm.count("hf") > 0;
+  if (vm.count("accelerate-version")) {
+    if (!validate_options.hf) {
+      throw Error(ErrorKind::Usage,
+                  "validate: --accelerate-version needs --hf (accelerate reads the config only "
+                  "on the Trainer's path)");
+    }
+    try {
+      check_accelerate_version(accelerate_version);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::Usage, "validate: --accelerate-version: " + e.message());
+    }
+    validate_options.accelerate_version = accelerate_version;
+  }
   validate_options.strict = vm.count("strict") > 0;
   if (vm.count("against-args")) {
     validate_options.against = parse_training_command(against);

@@ -150,6 +150,7 @@ class Writer {
     const std::pair<const char*, const char*> parts[] = {{"Optimizers", "optimizers"},
                                                          {"Schedulers", "schedulers"},
                                                          {"HfTrainer", "hf_trainer"},
+                                                         {"Accelerate", "accelerate"},
                                                          {"NativeAuto", "native_auto"}};
     for (const auto& [name, key] : parts) {
       if (!schema_.contains(key)) fail(std::string("/") + key, "missing");

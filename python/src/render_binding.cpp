@@ -183,6 +183,7 @@ py::dict explain(const std::string& subject, const std::string& config, const In
   out["values"] = explained(explanation.values);
   out["unused"] = explained(explanation.unused);
   out["for_plugins"] = explained(explanation.for_plugins);
+  out["for_validator"] = explained(explanation.for_validator);
   py::list undefined;
   for (const auto& name : explanation.undefined) undefined.append(text(name));
   out["undefined"] = undefined;

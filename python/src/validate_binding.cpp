@@ -24,7 +24,7 @@ constexpr long long kMaxWorldSize = 1000000000;
 
 py::object validate(py::handle config, const std::string& name, std::optional<long long> world_size,
                     std::optional<std::string> against_args, bool hf, bool strict,
-                    const std::string& deepspeed_version) {
+                    const std::string& deepspeed_version, const std::string& accelerate_version) {
   ValidateOptions options;
   if (world_size) {
     if (*world_size < 1 || *world_size > kMaxWorldSize)
@@ -42,6 +42,19 @@ py::object validate(py::handle config, const std::string& name, std::optional<lo
     options.deepspeed_version = deepspeed_version;
   }
   options.hf = hf;
+  if (!accelerate_version.empty()) {
+    if (!hf) {
+      throw Error(ErrorKind::Usage,
+                  "validate: accelerate_version needs hf=True (accelerate reads the config only "
+                  "on the Trainer's path)");
+    }
+    try {
+      check_accelerate_version(accelerate_version);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::Usage, "validate: accelerate_version: " + e.message());
+    }
+    options.accelerate_version = accelerate_version;
+  }
   options.strict = strict;
   if (against_args) {
     options.against = parse_training_command(*against_args);
@@ -71,7 +84,7 @@ py::object validate(py::handle config, const std::string& name, std::optional<lo
 void bind_validate(py::module_& module) {
   module.def("validate", &validate, py::arg("config"), py::arg("name"), py::arg("world_size"),
              py::arg("against_args"), py::arg("hf"), py::arg("strict"),
-             py::arg("deepspeed_version"));
+             py::arg("deepspeed_version"), py::arg("accelerate_version"));
 }
 
 }  // namespace zf::python

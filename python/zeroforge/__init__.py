@@ -293,7 +293,7 @@ def explain(subject: PathLike, *,
 
     Returns:
         An Explanation: ``values`` the template reads with the layer that set each,
-        ``for_plugins``, ``unused``, ``undefined``, ``derived``; values the contract refuses
+        ``for_plugins``, ``for_validator``, ``unused``, ``undefined``, ``derived``; values the contract refuses
         are ``problems`` and plugin refusals ``refusals`` (data: explain is how you find out
         where a bad value came from). ``to_dict()`` is ``explain --format json``.
 
@@ -317,6 +317,7 @@ def explain(subject: PathLike, *,
 
     return Explanation(subject=raw["subject"], template=raw["template"], values=rows("values"),
                        unused=rows("unused"), for_plugins=rows("for_plugins"),
+                       for_validator=rows("for_validator"),
                        undefined=raw["undefined"], derived=raw["derived"],
                        problems=_diagnostics(raw["problems"]),
                        refusals=_diagnostics(raw["refusals"]), tier=raw["tier"])
@@ -381,6 +382,7 @@ def validate(config: Union[Mapping[str, Any], PathLike], *,
              hf: bool = False,
              strict: bool = False,
              deepspeed_version: Optional[str] = None,
+             accelerate_version: Optional[str] = None,
              name: Optional[str] = None) -> List[Finding]:
     """Checks a DeepSpeed config against DeepSpeed's schema and rules, as
     ``zeroforge validate`` does; returns the findings (an empty list: nothing to say).
@@ -395,6 +397,8 @@ def validate(config: Union[Mapping[str, Any], PathLike], *,
         hf: the Hugging Face Trainer loads the config (it fills "auto").
         strict: warnings count as errors.
         deepspeed_version: judge by this release ("0.14.5"); None: the newest.
+        accelerate_version: with ``hf``, the accelerate release the Trainer hands the config
+            to ("0.23.0"); None: the newest.
         name: the file name findings carry (default: the path, or "config" for a dict).
 
     Returns:
@@ -418,7 +422,8 @@ def validate(config: Union[Mapping[str, Any], PathLike], *,
     raw = _zeroforge.validate(
         config, label, world_size, against_args, _arguments.flag("validate", "hf", hf),
         _arguments.flag("validate", "strict", strict),
-        _arguments.optional_text("validate", "deepspeed_version", deepspeed_version) or "")
+        _arguments.optional_text("validate", "deepspeed_version", deepspeed_version) or "",
+        _arguments.optional_text("validate", "accelerate_version", accelerate_version) or "")
     return [Finding(**finding) for finding in raw]
 
 

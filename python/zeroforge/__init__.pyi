@@ -58,6 +58,7 @@ def generate(family: _Path, output_dir: _Path, *, values: _Values = ...,
 def validate(config: Union[Mapping[str, Any], _Path], *, world_size: Optional[int] = ...,
              against_args: Union[None, str, Sequence[str]] = ..., hf: bool = ...,
              strict: bool = ..., deepspeed_version: Optional[str] = ...,
+             accelerate_version: Optional[str] = ...,
              name: Optional[str] = ...) -> List[Finding]: ...
 def estimate(model: Optional[_Path] = ..., *, stage: Optional[int] = ...,
              offload_optimizer: Optional[Literal["none", "cpu", "nvme"]] = ...,

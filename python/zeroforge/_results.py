@@ -194,7 +194,8 @@ class Explanation:
     """Where each value of a config came from: what ``zeroforge explain`` prints.
 
     ``values`` are those the template reads, ``for_plugins`` the tier facts and auto_fit
-    that plugins read, ``unused`` those set but read by neither (often a typo), ``undefined``
+    that plugins read, ``for_validator`` what only the validator reads (accelerate_version),
+    ``unused`` those set but read by none of them (often a typo), ``undefined``
     the names the template reads that no layer sets, ``derived`` the DeepSpeed contract's
     facts (world size, batch arithmetic) when it holds. ``problems`` (values the contract
     refuses, the CLI's exit 2) and ``refusals`` (plugins', exit 1) are diagnostics."""
@@ -211,6 +212,7 @@ class Explanation:
     #: The config's tier, ``{"name": "small", "file": "tiers/small.json"}`` (the file its
     #: name resolved to on the tier search path), or None without one.
     tier: Optional[Dict[str, str]] = None
+    for_validator: List[ExplainedValue] = field(default_factory=list)
 
     def to_dict(self) -> Dict[str, Any]:
         """What ``zeroforge explain --format json`` prints for the same config."""
@@ -219,6 +221,7 @@ class Explanation:
             "values": [v.to_dict() for v in self.values],
             "unused": [v.to_dict() for v in self.unused],
             "for_plugins": [v.to_dict() for v in self.for_plugins],
+            "for_validator": [v.to_dict() for v in self.for_validator],
             "undefined": list(self.undefined)}
         if self.derived is not None:
             out["derived"] = self.derived

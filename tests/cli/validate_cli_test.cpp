@@ -46,7 +46,8 @@ TEST_F(ValidateCliTest, WarningsAloneExitZeroAndStrictMakesThemErrors) {
 TEST_F(ValidateCliTest, ErrorsExitOneInTextAndJson) {
   auto a = dir.write("a.json", R"({"train_batch_size": 30, "train_micro_batch_size_per_gpu": 4})");
   auto b = dir.write("b.json",
-                     R"({"train_micro_batch_size_per_gpu": "auto", "bf16": {"enabled": true}})");
+                     R"({"train_micro_batch_size_per_gpu": "auto", "bf16": {"enabled": true},
+                         "zero_optimization": {"stage": 0}})");
   auto text = run_cli({"validate", a.string(), b.string(), "--world-size", "1"});
   EXPECT_EQ(text.exit_code, 1);
   EXPECT_NE(text.out.find(a.string() + ": /train_batch_size: error [batch-mismatch]: "),

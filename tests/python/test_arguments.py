@@ -114,6 +114,7 @@ CASES = [
     ("validate", "strict", None, T, "strict"),
     ("validate", "deepspeed_version", 0.14, T, "deepspeed_version"),
     ("validate", "deepspeed_version", "0.14\0", V, "deepspeed_version"),
+    ("validate", "accelerate_version", 1.0, T, "accelerate_version"),
     ("validate", "name", 3, T, "name"),
     ("validate", "name", "\udcff", V, "name"),
     ("estimate", "model", 3, T, "model"),

@@ -19,6 +19,12 @@ CONFIGS = {
                                  "fp16": {"enabled": True}, "bf16": {"enabled": True}},
     "auto_without_hf": {"train_batch_size": "auto", "zero_optimization": {"stage": 3},
                         "memory_efficient_linear": False},
+    # accelerate fills the stage and the devices, and the NVMe path from 0.20.0 only.
+    "accelerate_fills": {"train_micro_batch_size_per_gpu": "auto",
+                         "zero_optimization": {"stage": "auto",
+                                               "offload_param": {"device": "auto",
+                                                                 "nvme_path": "auto"}}},
+    "no_zero_section": {"train_micro_batch_size_per_gpu": "auto"},
 }
 
 OPTIONS = [
@@ -26,6 +32,7 @@ OPTIONS = [
     ({"world_size": 8}, ["--world-size", "8"]),
     ({"hf": True, "strict": True}, ["--hf", "--strict"]),
     ({"deepspeed_version": "0.14.5"}, ["--deepspeed-version", "0.14.5"]),
+    ({"hf": True, "accelerate_version": "0.19.0"}, ["--hf", "--accelerate-version", "0.19.0"]),
     ({"against_args": "deepspeed --num_gpus 4 train.py --per_device_train_batch_size 2 --fp16"},
      ["--against-args", "deepspeed --num_gpus 4 train.py --per_device_train_batch_size 2 --fp16"]),
     ({"against_args": ["torchrun", "--nproc_per_node", "8", "train.py", "--bf16"]},
@@ -68,6 +75,9 @@ def test_a_dict_is_labelled_config():
 
 @pytest.mark.parametrize("kwargs, flags, error", [
     ({"deepspeed_version": "0.11.2"}, ["--deepspeed-version", "0.11.2"], zeroforge.UsageError),
+    ({"hf": True, "accelerate_version": "0.17.1"}, ["--hf", "--accelerate-version", "0.17.1"],
+     zeroforge.UsageError),
+    ({"accelerate_version": "1.0.0"}, ["--accelerate-version", "1.0.0"], zeroforge.UsageError),
     ({"world_size": 0}, ["--world-size", "0"], zeroforge.UsageError),
     ({"against_args": "deepspeed 'unterminated"}, ["--against-args", "deepspeed 'unterminated"],
      zeroforge.UsageError),
@@ -80,6 +90,9 @@ def test_bad_options_raise_usage_errors(cli, in_tmp, kwargs, flags, error):
     assert done.returncode == 2
     # The same message, naming the keyword where the CLI names its option.
     expected = done.stderr.strip().replace("--world-size", "world_size")
+    expected = expected.replace("--accelerate-version needs --hf",
+                                "accelerate_version needs hf=True")
+    expected = expected.replace("--accelerate-version", "accelerate_version")
     assert str(caught.value) == expected.replace("--deepspeed-version", "deepspeed_version")
 
 

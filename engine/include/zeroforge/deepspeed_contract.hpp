@@ -37,6 +37,9 @@ struct DeepSpeedFacts {
   /// The DeepSpeed release the values pin (`deepspeed_version`, one of deepspeed_versions());
   /// empty: the newest. The validator judges the rendered config by it.
   std::string deepspeed_version;
+  /// The accelerate release the values pin (`accelerate_version`, one of
+  /// accelerate_versions()); empty: the newest. With hf_auto the validator models its fills.
+  std::string accelerate_version;
 };
 
 /// The batch keys of a DeepSpeed config in the order the template writes them:

@@ -49,6 +49,15 @@ bool deepspeed_has_key(std::string_view pointer, std::string_view version = {});
 /// DeepSpeed 0.16.4 or newer".
 std::string deepspeed_key_since(std::string_view pointer, std::string_view version = {});
 
+/// The accelerate releases whose DeepSpeedPlugin the validator's Trainer path (`--hf`) models,
+/// oldest first ("0.18.0" ... "1.14.0"), each read from its own source (docs/validate.md,
+/// "The Trainer's path"). The last one is the default.
+const std::vector<std::string>& accelerate_versions();
+
+/// Throws zf::Error (Usage) unless `version` is one of accelerate_versions(), naming the
+/// range: `unknown accelerate version "0.17.1"; zeroforge knows accelerate 0.18.0 to 1.14.0`.
+void check_accelerate_version(std::string_view version);
+
 /// The schema data the validator works from (engine/src/deepspeed/deepspeed_schema.json,
 /// compiled in): the newest release's keys and facts, the DeepSpeed version and commit they
 /// were read from, and the history of older releases ("releases").

@@ -190,6 +190,7 @@ struct Explanation {
   std::string tier_file;
   std::vector<ExplainedValue> values;       ///< those the template reads
   std::vector<ExplainedValue> for_plugins;  ///< tier facts and auto_fit: read by plugins
+  std::vector<ExplainedValue> for_validator;  ///< accelerate_version: read by the validator
   std::vector<ExplainedValue> unused;       ///< set, but read by neither
   std::vector<std::string> undefined;       ///< read by the template, set by no layer
   /// The contract's derived facts, when it holds and has no problems.
@@ -262,5 +263,9 @@ std::vector<std::string> names_read(const Template& tpl);
 /// the tier facts (gpu_memory_gib, cpu_memory_gib, cpu_cores, gpu_memory_margin, gpu, tier,
 /// model) and `auto_fit`.
 bool is_plugin_fact(std::string_view top_level_name);
+
+/// True for the values the DeepSpeed contract keeps for the validator, which no template
+/// reads: `accelerate_version` (the accelerate the HF Trainer hands the config to).
+bool is_validator_value(std::string_view top_level_name);
 
 }  // namespace zf

@@ -24,6 +24,9 @@ struct ValidateOptions {
   /// The DeepSpeed release ("0.16.2", one of deepspeed_versions()) whose keys, defaults and
   /// checks the config is judged by; empty: the newest.
   std::string deepspeed_version;
+  /// With `hf`: the accelerate release ("0.23.0", one of accelerate_versions()) whose
+  /// DeepSpeedPlugin the Trainer hands the config to, after its own fills; empty: the newest.
+  std::string accelerate_version;
 };
 
 }  // namespace zf

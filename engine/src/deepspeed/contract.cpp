@@ -140,7 +140,7 @@ constexpr std::array<std::string_view, 3> kBatchKeys = {
 // plugin's `auto_fit`, and what companions read (`launch`; the template ignores it):
 // an unknown name close to one of these is a typo, reported; other names are left for custom
 // templates.
-constexpr std::array<std::string_view, 35> kKnownNames = {"stage",
+constexpr std::array<std::string_view, 36> kKnownNames = {"stage",
                                                           "precision",
                                                           "offload_optimizer",
                                                           "offload_param",
@@ -174,7 +174,8 @@ constexpr std::array<std::string_view, 35> kKnownNames = {"stage",
                                                           "model",
                                                           "auto_fit",
                                                           "launch",
-                                                          "deepspeed_version"};
+                                                          "deepspeed_version",
+                                                          "accelerate_version"};
 
 // A top-level value the contract knows: its index in kKnownNames.
 struct Name {
@@ -250,6 +251,7 @@ class Checker {
     check_section(known("activation_checkpointing"), kCheckpointingFields, true);
     check_monitor();
     check_deepspeed_release();
+    check_accelerate_release();
     if (result_.ok()) check_hf_keys();
     if (result_.ok()) check_applicability();
     if (result_.ok()) check_batch();
@@ -699,6 +701,26 @@ class Checker {
                               : " needs DeepSpeed " + since + " or newer") +
                "; deepspeed_version is " + version);
     }
+  }
+
+  // accelerate_version: null (the newest) or one of accelerate_versions(): the accelerate the
+  // HF Trainer hands the config to (hf_auto), whose fills and refusals the validator models.
+  void check_accelerate_release() {
+    const Value* v = get(known("accelerate_version"));
+    if (v == nullptr || v->is_none()) return;
+    if (!v->is_string()) {
+      fail("/accelerate_version", "accelerate_version must be an accelerate release such as \"" +
+                                      accelerate_versions().back() +
+                                      "\" (a string) or null for the newest, got " + shown(*v));
+      return;
+    }
+    try {
+      check_accelerate_version(v->as_string());
+    } catch (const Error& e) {
+      fail("/accelerate_version", "accelerate_version: " + e.message());
+      return;
+    }
+    result_.facts.accelerate_version = v->as_string();
   }
 
   // The combinations DeepSpeed accepts and silently ignores (deepspeed-notes.md, stage column).

@@ -28,11 +28,17 @@ unsigned stage_mask(const json& stages) {
   return mask;
 }
 
-bool hf_filled(const json& data, const std::string& pointer) {
+// Who fills "auto" at `pointer` on the Trainer's path: the Trainer, or after it the newest
+// accelerate; nullptr for nobody.
+const char* hf_filled(const json& data, const std::string& pointer) {
   for (const auto& fill : data.at("hf_trainer").at("fills")) {
-    if (fill.at("pointer").get_ref<const std::string&>() == pointer) return true;
+    if (fill.at("pointer").get_ref<const std::string&>() == pointer) return "the Hugging Face Trainer";
   }
-  return false;
+  for (const auto& fill : data.at("accelerate").at("releases").back().at("fills")) {
+    if (fill.at("pointer").get_ref<const std::string&>() == pointer)
+      return "accelerate, to which the Hugging Face Trainer hands the config";
+  }
+  return nullptr;
 }
 
 std::string describe(const json& node) {
@@ -120,10 +126,10 @@ json convert(const json& data, const json& raw, const json& parent, const std::s
   }
   if (auto d = node.find("default"); d != node.end()) out["default"] = *d;
   if (node.contains("deprecated")) out["deprecated"] = true;
-  if (hf_filled(data, pointer)) {
+  if (const char* filler = hf_filled(data, pointer)) {
     json either = json::object();
     either["description"] =
-        out.value("description", "") + " \"auto\": filled by the Hugging Face Trainer.";
+        out.value("description", "") + " \"auto\": filled by " + filler + ".";
     out.erase("description");
     either["anyOf"] = json::array({out, {{"const", "auto"}}});
     return either;

@@ -43,6 +43,10 @@ struct Context {
 void check_keys(
     const Context& ctx);  // unknown-key, ignored-key, type, bounds, enum, integer-required, alias,
                           // alias-conflict, deprecated, deprecated-conflict
+/// With --hf: the config as accelerate's DeepSpeedPlugin leaves it (its fills applied), or
+/// nullopt when it fills nothing; reports accelerate-no-zero and accelerate-fills. Runs before
+/// the families below, which judge what it returns.
+std::optional<json> accelerate_filled(const Context& ctx);
 void check_auto(const Context& ctx);  // auto-without-hf, auto-not-filled, hf-warmup-auto
 void check_batch(
     const Context& ctx);  // batch-missing, batch-mismatch, batch-world-size, elasticity-batch

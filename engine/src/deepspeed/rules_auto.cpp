@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Rule family "auto": the string "auto" is a Hugging Face Trainer placeholder. Raw DeepSpeed
-// crashes on it or silently swaps in defaults; the Trainer fills only the keys it knows.
+// crashes on it or silently swaps in defaults; the Trainer fills only the keys it knows, then
+// accelerate fills a few more (rules_accelerate.cpp, already applied to the config judged
+// here) and raises on any "auto" left in an object before DeepSpeed reads the config.
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "deepspeed/accelerate_facts.hpp"
 #include "rules.hpp"
 
 namespace zf::deepspeed {
@@ -79,28 +82,52 @@ bool holds_auto(const json& value) {
   return is_auto(value);
 }
 
-void visit(const Context& ctx, const json& value, const PointerPath& path) {
+// What accelerate says of an "auto" nobody filled: Accelerator.prepare runs fill_match over
+// every key of the config (objects only: it does not look into lists) and raises.
+std::string accelerate_raises(const std::string& pointer) {
+  // Segments joined by dots, as accelerate names a key (a JSON pointer's "/" and escapes go).
+  std::string dotted;
+  json::json_pointer rest(pointer);
+  while (!rest.empty()) {
+    dotted = rest.back() + (dotted.empty() ? std::string() : "." + dotted);
+    rest.pop_back();
+  }
+  return "accelerate's Accelerator.prepare raises ValueError (\"`" + dotted +
+         "` not found in kwargs\") before DeepSpeed reads the config";
+}
+
+void visit(const Context& ctx, const json& value, const PointerPath& path, bool in_list) {
   if (value.is_object()) {
     for (const auto& [key, child] : value.get_ref<const json::object_t&>()) {
-      visit(ctx, child, PointerPath{&path, key});
+      visit(ctx, child, PointerPath{&path, key}, in_list);
     }
     return;
   }
   if (value.is_array()) {
     for (std::size_t i = 0; i < value.size(); ++i)
-      visit(ctx, value[i], PointerPath{&path, {}, i, true});
+      visit(ctx, value[i], PointerPath{&path, {}, i, true}, true);
     return;
   }
   if (!is_auto(value)) return;
   const std::string pointer = path.str();
-  if (native_auto(pointer)) return;
+  if (native_auto(pointer)) {
+    // DeepSpeed takes "auto" here itself; on the Trainer's path accelerate sees it first.
+    if (ctx.options.hf && !in_list) {
+      ctx.report(pointer, Severity::Error, "auto-not-filled",
+                 ctx.deepspeed() + " itself accepts \"auto\" here, but the HF Trainer hands the " +
+                     "config to accelerate, and " + accelerate_raises(pointer) +
+                     "; write the value DeepSpeed would choose");
+    }
+    return;
+  }
   const json* fill = hf_fill(pointer);
   if (!ctx.options.hf) {
     ctx.report(
         pointer, Severity::Error, "auto-without-hf",
         "\"auto\" is filled only by the Hugging Face Trainer; " + raw_consequence(ctx, pointer) +
-            (fill ? ". Validate with --hf if the Trainer loads this file, otherwise write a value"
-                  : ". Write a value"));
+            (fill || accelerate_fill(accelerate_facts(ctx.options.accelerate_version), pointer)
+                 ? ". Validate with --hf if the Trainer loads this file, otherwise write a value"
+                 : ". Write a value"));
     return;
   }
   if (fill != nullptr && fill->contains("stage") && ctx.stage < fill->at("stage").get<int>()) {
@@ -108,10 +135,13 @@ void visit(const Context& ctx, const json& value, const PointerPath& path) {
   }
   if (fill == nullptr) {
     std::string message =
-        "the HF Trainer does not fill \"auto\" here, so " + raw_consequence(ctx, pointer);
+        in_list ? "neither the HF Trainer nor accelerate fills \"auto\" inside a list, so " +
+                      raw_consequence(ctx, pointer)
+                : "neither the HF Trainer nor accelerate fills \"auto\" here: " +
+                      accelerate_raises(pointer);
     if (pointer == "/bfloat16/enabled") {
       message +=
-          " (bf16 stays off); the Trainer fills only \"bf16\": rename the section to \"bf16\"";
+          "; the Trainer fills only \"bf16\": rename the section to \"bf16\"";
     } else if (pointer == "/zero_optimization/prefetch_bucket_size" ||
                pointer == "/zero_optimization/param_persistence_threshold") {
       message += "; the Trainer fills only the \"stage3_\" spelling of this key";
@@ -144,7 +174,7 @@ void check_auto(const Context& ctx) {
   for (const auto& [key, child] : ctx.config.get_ref<const json::object_t&>()) {
     // Keys DeepSpeed ignores are reported by the keys family; what they hold does not matter.
     if (!holds_auto(child) || root_facts().key(key) == nullptr) continue;
-    visit(ctx, child, PointerPath{&root, key});
+    visit(ctx, child, PointerPath{&root, key}, false);
   }
 }
 

@@ -40,8 +40,8 @@ namespace zf::deepspeed {
 const json& schema_part(SchemaPart part) {
   // Our reader, keeping numbers as written as nlohmann's does: a part is parsed by the first
   // config that needs it (most name an optimizer), so its cost is part of a render's start-up.
-  static std::array<std::once_flag, 4> once;
-  static std::array<json, 4> parts;
+  static std::array<std::once_flag, kSchemaParts> once;
+  static std::array<json, kSchemaParts> parts;
   const auto index = static_cast<std::size_t>(part);
   std::call_once(once[index], [&] {
     parts[index] =

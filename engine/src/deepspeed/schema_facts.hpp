@@ -5,6 +5,7 @@
 // every DeepSpeed release: a node says which releases have it and what it was before a change.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -134,7 +135,8 @@ struct FeatureFacts {
 std::span<const FeatureFacts> features();
 
 /// The parts of the schema data that rules read as JSON, parsed on first use.
-enum class SchemaPart { Optimizers, Schedulers, HfTrainer, NativeAuto };
+enum class SchemaPart { Optimizers, Schedulers, HfTrainer, Accelerate, NativeAuto };
+inline constexpr std::size_t kSchemaParts = 5;  ///< the number of SchemaPart values
 /// A part's JSON text (compact).
 std::string_view schema_part_text(SchemaPart part);
 

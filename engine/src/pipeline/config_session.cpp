@@ -127,4 +127,6 @@ bool is_plugin_fact(std::string_view name) {
   return false;
 }
 
+bool is_validator_value(std::string_view name) { return name == "accelerate_version"; }
+
 }  // namespace zf

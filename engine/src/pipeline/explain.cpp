@@ -29,9 +29,10 @@ void sort_values(const Template& tpl, const LayeredValues& values, Explanation& 
                          source.kind, source.label};
     const std::string top = value.name.substr(0, value.name.find('.'));
     const bool reads = std::find(used.begin(), used.end(), top) != used.end();
-    (reads                 ? out.values
-     : is_plugin_fact(top) ? out.for_plugins
-                           : out.unused)
+    (reads                     ? out.values
+     : is_plugin_fact(top)     ? out.for_plugins
+     : is_validator_value(top) ? out.for_validator
+                               : out.unused)
         .push_back(std::move(value));
   }
   for (const auto& name : used) {

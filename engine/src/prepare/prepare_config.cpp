@@ -25,6 +25,7 @@ ValidateOptions validate_options_of(const DeepSpeedFacts& facts) {
   options.world_size = facts.world_size;
   options.hf = facts.hf_auto;
   options.deepspeed_version = facts.deepspeed_version;
+  options.accelerate_version = facts.accelerate_version;
   return options;
 }
 

@@ -28,7 +28,15 @@ std::vector<Finding> validate_config(const nlohmann::ordered_json& config,
       pruned.at(pointer.parent_pointer()).erase(pointer.back());
     }
   }
-  deepspeed::Context rest{absent.empty() ? config : pruned, options, file, findings, ctx.stage};
+  const nlohmann::ordered_json& read = absent.empty() ? config : pruned;
+  // On the Trainer's path accelerate fills some "auto" before DeepSpeed sees the config: the
+  // rest judge the config it hands on (the ZeRO stage among its fills).
+  deepspeed::Context trainer_path{read, options, file, findings, ctx.stage};
+  trainer_path.release = ctx.release;
+  const std::optional<nlohmann::ordered_json> filled = deepspeed::accelerate_filled(trainer_path);
+  const nlohmann::ordered_json& judged = filled ? *filled : read;
+  deepspeed::Context rest{judged, options, file, findings,
+                          filled ? deepspeed::zero_stage(judged) : ctx.stage};
   rest.release = ctx.release;
   deepspeed::check_auto(rest);
   deepspeed::check_batch(rest);
@@ -53,6 +61,10 @@ ValidateOptions validate_options_from_values(const nlohmann::ordered_json& value
   if (const nlohmann::ordered_json* version = deepspeed::member(values, "deepspeed_version");
       version != nullptr && version->is_string()) {
     options.deepspeed_version = version->get<std::string>();
+  }
+  if (const nlohmann::ordered_json* version = deepspeed::member(values, "accelerate_version");
+      version != nullptr && version->is_string()) {
+    options.accelerate_version = version->get<std::string>();
   }
   return options;
 }
@@ -108,8 +120,13 @@ const std::vector<RuleInfo>& validation_rules() {
       {"deprecated-conflict", S::Error, "a deprecated key together with its replacement"},
       // "auto"
       {"auto-without-hf", S::Error, "\"auto\" in a config raw DeepSpeed reads"},
-      {"auto-not-filled", S::Error, "\"auto\" on a key the HF Trainer does not fill"},
+      {"auto-not-filled", S::Error,
+       "\"auto\" on a key neither the HF Trainer nor accelerate fills (accelerate raises)"},
       {"hf-warmup-auto", S::Warning, "warmup_num_steps \"auto\" becomes 0 unless warmup is set"},
+      {"accelerate-no-zero", S::Error,
+       "a config the Trainer hands to accelerate without zero_optimization (accelerate raises)"},
+      {"accelerate-fills", S::Note,
+       "an \"auto\" accelerate's DeepSpeedPlugin fills with its default (stage 2, no offload)"},
       // batch
       {"batch-missing", S::Error, "neither train_batch_size nor train_micro_batch_size_per_gpu"},
       {"batch-mismatch", S::Error,

@@ -25,8 +25,12 @@ TEST(SchemaJsonTest, IsDraft2020WithStrictPydanticSections) {
   EXPECT_EQ(schema.at("additionalProperties"), true);  // DeepSpeed ignores unknown top-level keys
   const json& zero = schema.at("properties").at("zero_optimization").at("anyOf").at(0);
   EXPECT_EQ(zero.at("additionalProperties"), false);
-  EXPECT_EQ(zero.at("properties").at("offload_param").at("properties").at("device").at("enum"),
-            json::parse(R"(["none", "cpu", "nvme"])"));
+  // accelerate fills an "auto" device on the Trainer's path: the enum, or "auto".
+  const json& device = zero.at("properties").at("offload_param").at("properties").at("device");
+  EXPECT_EQ(device.at("anyOf").at(0).at("enum"), json::parse(R"(["none", "cpu", "nvme"])"));
+  EXPECT_EQ(device.at("anyOf").at(1), json::parse(R"({"const": "auto"})"));
+  EXPECT_NE(device.at("description").get<std::string>().find("filled by accelerate"),
+            std::string::npos);
   // "auto" only where the HF Trainer fills it: yes for bf16.enabled, no for the legacy bfloat16.
   EXPECT_TRUE(schema.at("properties").at("bf16").at("properties").at("enabled").contains("anyOf"));
   EXPECT_FALSE(

@@ -94,7 +94,8 @@ TEST(AgainstArgsTest, ProcessCountsBeyondSixtyFourBitsAreUsageErrors) {
 
 TEST(AgainstArgsTest, BatchCountedTwiceIsExplained) {
   nlohmann::ordered_json config = {{"train_micro_batch_size_per_gpu", 4},
-                                   {"gradient_accumulation_steps", 8}};
+                                   {"gradient_accumulation_steps", 8},
+                                   {"zero_optimization", {{"stage", 0}}}};
   zf::ValidateOptions options;
   options.hf = true;
   options.against = zf::parse_training_command(
@@ -111,7 +112,7 @@ TEST(AgainstArgsTest, BatchCountedTwiceIsExplained) {
 
 TEST(AgainstArgsTest, OptimizerAndScheduleArgumentsAreComparedWithTheConfig) {
   nlohmann::ordered_json config = nlohmann::ordered_json::parse(R"({
-    "train_micro_batch_size_per_gpu": 1,
+    "train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 0},
     "optimizer": {"type": "AdamW", "params": {"lr": 0.0003, "betas": [0.9, 0.95], "eps": 1e-08,
                                                "weight_decay": 0.1}},
     "scheduler": {"type": "WarmupDecayLR", "params": {"warmup_min_lr": 0, "warmup_max_lr": 0.0003,
@@ -204,9 +205,11 @@ TEST(AgainstArgsTest, DeepSpeedHostfileGivesTheWorldAsTheRunnerCountsIt) {
 TEST(AgainstArgsTest, AccelerateMixedPrecisionIsComparedWithTheConfig) {
   const nlohmann::ordered_json hf_mode = {{"train_micro_batch_size_per_gpu", "auto"},
                                           {"fp16", {{"enabled", "auto"}}},
-                                          {"bf16", {{"enabled", "auto"}}}};
+                                          {"bf16", {{"enabled", "auto"}}},
+                                          {"zero_optimization", {{"stage", 2}}}};
   const nlohmann::ordered_json fp16_on = {{"train_micro_batch_size_per_gpu", 1},
-                                          {"fp16", {{"enabled", true}}}};
+                                          {"fp16", {{"enabled", true}}},
+                                          {"zero_optimization", {{"stage", 2}}}};
   const std::string launch = "accelerate launch --num_processes 1 ";
   struct Case {
     nlohmann::ordered_json config;

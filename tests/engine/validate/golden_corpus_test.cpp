@@ -34,6 +34,7 @@ zf::ValidateOptions options_from(const json& o, const fs::path& dir) {
   options.hf = o.value("hf", false);
   options.strict = o.value("strict", false);
   options.deepspeed_version = o.value("deepspeed_version", "");
+  options.accelerate_version = o.value("accelerate_version", "");
   if (o.contains("against")) {
     options.against = zf::parse_training_command(o.at("against").get<std::string>());
     zf::load_launcher_files(*options.against, dir);

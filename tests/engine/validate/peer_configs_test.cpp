@@ -38,8 +38,25 @@ const std::vector<Expected> kAxolotlStage3Notes = {
     {"note", "alias", "/zero_optimization/gather_16bit_weights_on_model_save"},
 };
 
+const std::vector<Expected> kAccelerateStage12 = {
+    {"warning", "hf-warmup-auto", "/scheduler/params/warmup_num_steps"},
+    {"warning", "no-effect", "/zero_optimization/allgather_partitions"},
+};
+const std::vector<Expected> kAccelerateStage3 = {
+    {"note", "accelerate-fills", "/zero_optimization/stage3_gather_16bit_weights_on_model_save"},
+    {"warning", "hf-warmup-auto", "/scheduler/params/warmup_num_steps"},
+};
+
 const std::vector<PeerCase>& cases() {
   static const std::vector<PeerCase> table = {
+      // accelerate's own templates: the warmup the Trainer fills from --warmup_steps (0 by
+      // default), allgather_partitions read nowhere; at stage 3 accelerate fills the 16-bit
+      // gather, which the Trainer leaves, with false (zeroforge called it an error before).
+      {"accelerate/zero_stage1_config.json", true, true, kAccelerateStage12},
+      {"accelerate/zero_stage2_config.json", true, true, kAccelerateStage12},
+      {"accelerate/zero_stage2_offload_config.json", true, true, kAccelerateStage12},
+      {"accelerate/zero_stage3_config.json", true, true, kAccelerateStage3},
+      {"accelerate/zero_stage3_offload_config.json", true, true, kAccelerateStage3},
       // "auto" everywhere the Trainer fills it; no stage-specific mistakes.
       {"axolotl/zero1.json", true, true, {}},
       // compile.disable / compile.backend were removed from CompileConfig (extra="forbid").

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// Rule family "accelerate": on the Trainer's path (--hf) the config goes on from transformers'
+// HfTrainerDeepSpeedConfig to accelerate's DeepSpeedPlugin (TrainingArguments builds it with
+// hf_ds_config), which refuses a config without zero_optimization and fills "auto" on the ZeRO
+// stage, the offload devices, the NVMe paths and stage3_gather_16bit_weights_on_model_save
+// with its defaults. The other families then judge the config as DeepSpeed receives it.
+#include "deepspeed/accelerate_facts.hpp"
+#include "rules.hpp"
+
+namespace zf::deepspeed {
+namespace {
+
+bool trainer_fills(const std::string& pointer) {
+  for (const auto& fill : schema_part(SchemaPart::HfTrainer).at("fills")) {
+    if (fill.at("pointer").get_ref<const std::string&>() == pointer) return true;
+  }
+  return false;
+}
+
+std::string accelerate_name(const ValidateOptions& options) {
+  return "accelerate" + (options.accelerate_version.empty()
+                             ? std::string()
+                             : " " + options.accelerate_version);
+}
+
+}  // namespace
+
+std::optional<json> accelerate_filled(const Context& ctx) {
+  if (!ctx.options.hf || !ctx.config.is_object()) return std::nullopt;
+  const json& facts = accelerate_facts(ctx.options.accelerate_version);
+  const std::string who = accelerate_name(ctx.options);
+  for (const auto& required : facts.at("requires")) {
+    const auto& pointer = required.get_ref<const std::string&>();
+    if (at_pointer(ctx.config, pointer) == nullptr) {
+      ctx.report(pointer, Severity::Error, "accelerate-no-zero",
+                 "the HF Trainer hands the config to " + who +
+                     "'s DeepSpeedPlugin, which raises ValueError (\"Please specify the ZeRO "
+                     "optimization config in the DeepSpeed config.\") without \"" +
+                     pointer.substr(1) + "\"; write \"zero_optimization\": {\"stage\": 0} " +
+                     "for plain data parallelism");
+    }
+  }
+  std::optional<json> filled;
+  for (const auto& fill : facts.at("fills")) {
+    const auto& pointer = fill.at("pointer").get_ref<const std::string&>();
+    // The Trainer fills first (TrainingArguments runs trainer_config_process before it builds
+    // the plugin); what it filled is no longer "auto" when accelerate looks.
+    if (trainer_fills(pointer)) continue;
+    const json* value = at_pointer(filled ? *filled : ctx.config, pointer);
+    if (value == nullptr || !is_auto(*value)) continue;
+    if (!filled) filled = ctx.config;
+    filled->at(json::json_pointer(pointer)) = fill.at("value");
+    ctx.report(pointer, Severity::Note, "accelerate-fills",
+               who + "'s DeepSpeedPlugin fills \"auto\" with " + show(fill.at("value")) +
+                   " (its " + fill.at("field").get<std::string>() +
+                   " default, no ACCELERATE_* variable set); the config is judged with it");
+  }
+  return filled;
+}
+
+}  // namespace zf::deepspeed
