@@ -176,6 +176,10 @@ struct GenerateResult {
   /// or extend, defaults.json files, values files, plugin libraries and what plugins reported
   /// reading), sorted, each once: a build system's dependencies.
   std::vector<std::filesystem::path> inputs;
+  /// With `depfile`, once the set is written: its files (configs and companions, not
+  /// manifest.json) under output_dir, in path order. A build system that depends on them
+  /// regenerates a file edited or deleted by hand.
+  std::vector<std::filesystem::path> outputs;
   /// Notes and warnings, when the request has no on_message; then, whenever the outcome is
   /// not Done (on_message or not), why: failure_diagnostics(result). Printing them is all a
   /// program needs to say what went wrong:
@@ -219,8 +223,10 @@ std::filesystem::path default_data_dir();
 /// The shipped plugins when a request names none: `<executable>/../lib/zeroforge/plugins`.
 std::filesystem::path default_plugin_dir();
 
-/// Writes `result.inputs`, made absolute, as a Makefile rule for `target` (what Ninja and Make
-/// read as a depfile, as GCC's -MD writes it): `target: input input ...`. A space, `#` and `:`
+/// Writes `result.inputs` and `result.outputs`, made absolute, as a Makefile rule for `target`
+/// (what Ninja and Make read as a depfile, as GCC's -MD -MP writes it): `target: input ...
+/// output ...`, then an empty rule for each output (`output:`), so that a generated file
+/// edited by hand is newer than the manifest and one deleted by hand is remade, not an error. A space, `#` and `:`
 /// are escaped with `\`, `$` is doubled. A path that Make and Ninja cannot both read back as
 /// written is refused: throws zf::Error (Usage) naming it (depfile_path_problem).
 std::string depfile_text(const std::string& target, const GenerateResult& result);

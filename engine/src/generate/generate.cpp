@@ -195,8 +195,13 @@ class Generation {
     if (std::optional<RenderFailure> failure = make_configs()) return failed(*failure);
     result_.inputs = inputs_of(*setup_);
     if (!judge()) return std::move(result_);
-    // And a depfile that cannot name an input, before DIR changes.
-    if (request_.depfile) depfile_text(result_.manifest.string(), result_);
+    // And a depfile that cannot name an input or a file of the set, before DIR changes.
+    if (request_.depfile) {
+      manifest_->merge([&](const SpoolEntry& entry) {
+        result_.outputs.push_back(request_.output_dir / std::string(entry.path));
+      });
+      depfile_text(result_.manifest.string(), result_);
+    }
     plan_manifest();
     if (drift_) {
       compare_with_dir(*drift_, *manifest_, write_manifest_, request_, messages_, result_);
@@ -497,7 +502,13 @@ std::string depfile_text(const std::string& target, const GenerateResult& result
   std::string text = escape(target, true) + ":";
   for (const auto& input : result.inputs)
     text += " \\\n  " + escape(fs::absolute(input).lexically_normal().string(), false);
+  std::vector<std::string> outputs;
+  for (const auto& output : result.outputs)
+    outputs.push_back(escape(fs::absolute(output).lexically_normal().string(), true));
+  for (const auto& output : outputs) text += " \\\n  " + output;
   text += '\n';
+  // As -MP writes them for headers: a prerequisite that is gone is remade by doing nothing.
+  for (const auto& output : outputs) text += "\n" + output + ":\n";
   return text;
 }
 

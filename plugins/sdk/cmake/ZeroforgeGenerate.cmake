@@ -23,7 +23,8 @@ replacing the family's list. ``REPORT`` (relative to ``CMAKE_CURRENT_BINARY_DIR`
 
 The command writes a depfile listing every file the run read: the family, its tiers, the
 templates and everything they include, import or extend, ``defaults.json`` files, values
-files, plugin libraries and the files plugins read (model presets, site profiles). Ninja and
+files, plugin libraries and the files plugins read (model presets, site profiles); and the
+files it wrote, so that a config edited or deleted by hand is regenerated. Ninja and
 the Makefile generators rerun it when one of those changes, and not otherwise. Configs whose
 text did not change keep their modification time, so steps depending on them do not rerun;
 ``manifest.json`` is rewritten on every run (it is the command's stamp).
