@@ -133,7 +133,7 @@ int run_migrate(const std::vector<std::string>& args) {
                  "what another release reads: renamed keys, floats where an integer is needed,\n"
                  "keys of another section, changed defaults; each rewrite is a note with its\n"
                  "reason (see docs/migrate.md). What has no equivalent is refused.\n"
-                 "Exit 0; 1: --check found something to change; 2: a refusal or bad input "
+                 "Exit 0; 1: --check found something to change; 2: a refusal or bad input\n"
                  "(nothing written).\n\n"
               << options << '\n';
     return kSuccess;
@@ -224,7 +224,6 @@ int run_migrate(const std::vector<std::string>& args) {
     print_diagnostics(std::cerr, refusals);
     return code;
   }
-  print_diagnostics(std::cerr, refusals);
   for (const auto& o : outcomes) {
     for (const auto& note : o.notes) print_message(std::cout, format_migration_note(note));
   }
@@ -243,6 +242,8 @@ int run_migrate(const std::vector<std::string>& args) {
     }
     print_message(std::cout, line);
   }
+  std::cout.flush();  // the report, then why nothing was written
+  print_diagnostics(std::cerr, refusals);
   if (refused) {
     print_message(std::cerr, "zeroforge: error: " + plural(refusals.size(), "refusal") +
                                  "; nothing was written");

@@ -179,12 +179,13 @@ void Rewriter::apply_moves(Json& config, const std::string& prefix) {
   }
 }
 
-void Rewriter::walk(Json& section, const NodeFacts& facts, const std::string& pointer) {
+void Rewriter::walk(Json& section, const NodeFacts& facts, const std::string& pointer,
+                    bool source_reads) {
   if (!section.is_object()) return;
   const NodeFacts& source = facts.at(from_);
   const NodeFacts& target = facts.at(to_);
   if (source.kind == NodeFacts::Kind::Open || target.kind == NodeFacts::Kind::Open) return;
-  const bool source_strict = source.kind == NodeFacts::Kind::Pydantic;
+  const bool source_strict = source_reads && source.kind == NodeFacts::Kind::Pydantic;
   const bool target_strict = target.kind == NodeFacts::Kind::Pydantic;
   const std::string where = pointer.empty() ? "the top level" : pointer;
   const std::string in_where = pointer.empty() ? "at the top level" : "in " + pointer;
@@ -192,15 +193,17 @@ void Rewriter::walk(Json& section, const NodeFacts& facts, const std::string& po
   for (auto& [key, child] : section.items()) {
     const std::string here = deepspeed::pointer_join(pointer, key);
     const NodeFacts* node = facts.key(key);
-    const bool source_has = node != nullptr && node->present_at(from_);
+    const bool source_has = source_reads && node != nullptr && node->present_at(from_);
     const bool target_has = node != nullptr && node->present_at(to_);
     if (!source_has && !target_has) {
       if (!source_strict && target_strict) {
         // Ignored where it was written; the target's model refuses it.
         std::string why = removed_why(facts, key);
         note("migrate.misplaced", here, here, child, "", nullptr,
-             release(from_) + " ignores \"" + key + "\" " + in_where + " (it reads " + where +
-                 " as a plain dict), " + release(to_) + " validates " + where +
+             release(from_) + " ignores \"" + key + "\" " + in_where +
+                 (source_reads ? " (it reads " + where + " as a plain dict), "
+                               : " (it does not read " + where + " at all), ") +
+                 release(to_) + " validates " + where +
                  " strictly and refuses it" + (why.empty() ? "" : ": " + why));
         continue;
       }
@@ -229,8 +232,13 @@ void Rewriter::walk(Json& section, const NodeFacts& facts, const std::string& po
         check_integer(child, *read, source_strict, target_strict, here);
       }
     }
-    // Present in the target only: the source ignored it (a dict section; a strict one would
-    // have refused the config) and the target reads it, as the author wrote it for.
+    if (!source_has && target_has && !deepspeed::is_auto(child)) {
+      // The source ignored it (in a dict section; a strict one would have refused the config)
+      // and the target reads it: kept as the author wrote it, except what the target refuses
+      // inside a section the source never read.
+      const NodeFacts* read = node->alias ? node->canonical : node;
+      if (read->section) walk(child, *read, here, false);
+    }
     out[key] = std::move(child);
   }
   section = std::move(out);

@@ -37,7 +37,10 @@ class Rewriter {
 
  private:
   void apply_moves(Json& config, const std::string& prefix);
-  void walk(Json& section, const deepspeed::NodeFacts& facts, const std::string& pointer);
+  /// `source_reads`: false inside a section the source does not read at all (it is a key of
+  /// later releases only), where no key means anything to the source.
+  void walk(Json& section, const deepspeed::NodeFacts& facts, const std::string& pointer,
+            bool source_reads = true);
   void check_integer(Json& value, const deepspeed::NodeFacts& node, bool source_strict,
                      bool target_strict, const std::string& pointer);
   void pin_section(Json& section, const deepspeed::NodeFacts& facts, const std::string& pointer);
