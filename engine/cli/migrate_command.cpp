@@ -180,6 +180,10 @@ int run_migrate(const std::vector<std::string>& args) {
   std::vector<std::pair<fs::path, std::string>> writes;
   if (families == 1) {
     const fs::path destination = in_place || check ? fs::path(files[0]) : fs::path(output);
+    if (!destination.parent_path().empty() && !fs::is_directory(destination.parent_path())) {
+      throw Error(ErrorKind::Usage, "migrate: -o " + output + ": the directory " +
+                                        destination.parent_path().string() + " does not exist");
+    }
     FamilyMigration m = migrate_family(files[0], destination, migrate, data_dir());
     refusals = std::move(m.refusals);
     FileResult o{m.file, m.from, false, m.to, check ? "" : destination.string(), m.changed(),

@@ -70,7 +70,8 @@ struct ConfigMigration {
   std::string from;
   bool inferred = false;
   std::string to;
-  /// The rewrites, in the order of the config's keys; empty: nothing to change.
+  /// The rewrites: renamed keys first (key_moves' order), then the others in the config's key
+  /// order, then written-out defaults; empty: nothing to change.
   std::vector<MigrationNote> notes;
   /// Why it cannot be migrated (code `migrate.*`, file and JSON pointer): when any, `text` and
   /// `config` are the input's and nothing may be written.
@@ -108,8 +109,9 @@ struct FamilyMigration {
   bool changed() const noexcept { return !notes.empty(); }
 };
 
-/// Migrates the family file `family_file` to `options.to`: its `values.deepspeed_version` and
-/// the DeepSpeed keys its `extra` values carry. The result is checked by rendering and
+/// Migrates the family file `family_file` to `options.to`: its `values.deepspeed_version`, the
+/// DeepSpeed keys its `extra` values carry, and floats in its `zero` values where the target
+/// needs an integer. The result is checked by rendering and
 /// validating every member as `generate --dry-run` would, from a temporary copy in the
 /// directory of `destination` (where the family will live, so its relative tier and template
 /// paths resolve as they will), removed afterwards; `data_dir` is the shipped templates'

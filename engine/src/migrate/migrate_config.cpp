@@ -86,7 +86,7 @@ ConfigMigration migrate_config(std::string_view text, const std::string& file,
   if (!m.config.is_object()) {
     throw Error(ErrorKind::Values,
                 "a DeepSpeed config is a JSON object, found " + std::string(m.config.type_name()),
-                file, "");
+                file, "/");
   }
 
   if (from) {

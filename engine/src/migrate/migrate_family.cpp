@@ -88,14 +88,19 @@ FamilyMigration migrate_family(const fs::path& family_file, const fs::path& dest
         "and the template writes the keys it reads"});
     values["deepspeed_version"] = m.to;
   }
+  if (values.contains("zero")) rewriter.rewrite_values(values["zero"], "zero_optimization", "/values/zero");
   if (values.contains("extra") && values["extra"].is_object()) {
     rewriter.rewrite(values["extra"], "/values/extra");
   }
   if (m.family.contains("include") && m.family["include"].is_array()) {
     Json& include = m.family["include"];
     for (std::size_t i = 0; i < include.size(); ++i) {
-      if (include[i].is_object() && include[i].contains("extra") && include[i]["extra"].is_object())
-        rewriter.rewrite(include[i]["extra"], "/include/" + std::to_string(i) + "/extra");
+      if (!include[i].is_object()) continue;
+      const std::string entry = "/include/" + std::to_string(i);
+      if (include[i].contains("zero"))
+        rewriter.rewrite_values(include[i]["zero"], "zero_optimization", entry + "/zero");
+      if (include[i].contains("extra") && include[i]["extra"].is_object())
+        rewriter.rewrite(include[i]["extra"], entry + "/extra");
     }
   }
   if (m.family.contains("axes") && m.family["axes"].is_object() &&

@@ -112,6 +112,7 @@ void Rewriter::refuse(std::string code, std::string pointer, std::string message
 
 void Rewriter::rewrite(Json& config, const std::string& prefix) {
   apply_moves(config, prefix);
+  if (!refusals.empty()) return;  // a key the moves could not carry over: nothing else is said of it
   walk(config, deepspeed::root_facts(), prefix);
 }
 
@@ -265,6 +266,20 @@ void Rewriter::check_integer(Json& value, const NodeFacts& node, bool source_str
                " as written (its section is a plain dict there), " + release(to_) +
                " validates it strictly and needs an integer: no integer means the same; "
                "write the integer you mean");
+  }
+}
+
+void Rewriter::rewrite_values(Json& values, std::string_view section, const std::string& prefix) {
+  const NodeFacts* facts = deepspeed::root_facts().key(section);
+  if (facts == nullptr || !facts->section || !values.is_object()) return;
+  const bool source_strict = facts->at(from_).kind == NodeFacts::Kind::Pydantic;
+  const bool target_strict = facts->at(to_).kind == NodeFacts::Kind::Pydantic;
+  for (auto& [key, value] : values.items()) {
+    const NodeFacts* node = facts->key(key);
+    if (node == nullptr || node->section || !node->present_at(from_) || !node->present_at(to_))
+      continue;
+    check_integer(value, node->alias ? *node->canonical : *node, source_strict, target_strict,
+                  deepspeed::pointer_join(prefix, key));
   }
 }
 

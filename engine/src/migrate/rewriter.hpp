@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "deepspeed/schema_facts.hpp"
@@ -25,6 +26,9 @@ class Rewriter {
   /// Rewrites `config` (an object whose keys are a config's top level), notes and refusals at
   /// pointers starting with `prefix` ("" for a config, "/values/extra" for a family's extra).
   void rewrite(Json& config, const std::string& prefix = {});
+  /// The integer rewrite over a values object whose keys are those of config section
+  /// `section` (a family's `zero` values are `zero_optimization`'s keys), at `prefix`.
+  void rewrite_values(Json& values, std::string_view section, const std::string& prefix);
   /// Writes out, in every section `config` has, each key it leaves out whose default differs
   /// between the releases, as the source's default (a `migrate.default` note each).
   void pin_defaults(Json& config);

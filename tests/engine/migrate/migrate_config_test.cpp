@@ -149,7 +149,9 @@ TEST(MigrateConfigTest, EachRewriteAndRefusal) {
     ValidateOptions at_target;
     at_target.deepspeed_version = c.to;
     EXPECT_FALSE(has_errors(validate_config(m.config, at_target, "ds.json")));
-    if (c.notes.empty()) EXPECT_EQ(m.text, c.input) << "nothing to change: byte for byte";
+    if (c.notes.empty()) {
+      EXPECT_EQ(m.text, c.input) << "nothing to change: byte for byte";
+    }
   }
 }
 
@@ -179,7 +181,7 @@ TEST(MigrateConfigTest, NotesAndRefusalsSayWhatAndWhy) {
             R"("old":{"pointer":"/aio/thread_count","value":4},)"
             R"("new":{"pointer":"/aio/intra_op_parallelism","value":4},)"
             R"("reason":"DeepSpeed 0.16.4 renamed aio.thread_count intra_op_parallelism )"
-            R"((deepspeed/runtime/swap_tensor/constants.py)"})");
+            R"x((deepspeed/runtime/swap_tensor/constants.py)"})x");
 
   options.to = "0.16.2";
   options.from = "0.19.6";

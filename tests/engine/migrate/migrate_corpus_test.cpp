@@ -71,7 +71,8 @@ TEST(MigrateCorpusTest, EveryAcceptedRealConfigMigratesToEveryTarget) {
         EXPECT_NE(f.severity, Severity::Error) << format_finding(f);
       }
       const Json migrated = m.config.flatten();
-      for (const auto& [pointer, value] : source.flatten().items()) {
+      const Json flat_source = source.flatten();
+      for (const auto& [pointer, value] : flat_source.items()) {
         if (named_by_notes(m.notes, pointer)) continue;
         ASSERT_TRUE(migrated.contains(pointer)) << pointer << " is gone";
         EXPECT_EQ(migrated[pointer], value) << pointer;
