@@ -65,7 +65,8 @@ def test_a_refusal_raises_with_the_clis_lines_and_writes_nothing(cli, in_tmp):
     assert raised.value.code == "migrate.unknown-key"
     assert not (in_tmp / "out.json").exists()
     got = zeroforge.migrate(path, to="0.16.2", drop_unknown=True)
-    assert [note.code for note in got.notes] == ["migrate.dropped", "migrate.default"]
+    assert [note.code for note in got.notes] == ["migrate.dropped"]
+    assert "tensor_parallel" not in got.result
 
 
 def test_a_family(in_tmp):
