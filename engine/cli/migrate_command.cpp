@@ -81,13 +81,15 @@ struct FileResult {
   std::vector<MigrationNote> notes;
 };
 
-nlohmann::ordered_json outcome_json(const FileResult& o) {
+// `output`: null when nothing was written (--check, or a refusal).
+nlohmann::ordered_json outcome_json(const FileResult& o, bool written) {
   nlohmann::ordered_json notes = nlohmann::ordered_json::array();
   for (const auto& note : o.notes) notes.push_back(migration_note_to_json(note));
   nlohmann::ordered_json out = {{"file", o.file}, {"from", o.from}};
   out["from_inferred"] = o.inferred;
   out["to"] = o.to;
-  out["output"] = o.output.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(o.output);
+  out["output"] = !written || o.output.empty() ? nlohmann::ordered_json()
+                                                : nlohmann::ordered_json(o.output);
   out["changed"] = o.changed;
   out["notes"] = std::move(notes);
   return out;
@@ -221,7 +223,7 @@ int run_migrate(const std::vector<std::string>& args) {
   const int code = refused ? kError : check && changed > 0 ? kFindings : kSuccess;
   if (format == "json") {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const auto& o : outcomes) list.push_back(outcome_json(o));
+    for (const auto& o : outcomes) list.push_back(outcome_json(o, !refused));
     std::cout << to_json_text({{"exit_code", code},
                                {"migrations", std::move(list)},
                                {"errors", diagnostics_to_json(refusals)}});

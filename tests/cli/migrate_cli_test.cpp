@@ -77,6 +77,17 @@ TEST(MigrateCliTest, ARefusalIsExitTwoLocatedWithNothingWritten) {
                        "newer: no equivalent; remove it, or pass --drop-unknown to drop it\n"
                        "zeroforge: error: 1 refusal; nothing was written\n");
   EXPECT_FALSE(fs::exists(out)) << "nothing written, not even the config that migrates";
+  r = run_cli({"migrate", old.string(), tp.string(), "--to", "0.16.2", "-o", out.string(),
+               "--format", "json"});
+  EXPECT_EQ(r.exit_code, 2);
+  const Json report = Json::parse(r.out);
+  EXPECT_EQ(report.at("exit_code"), 2);
+  ASSERT_EQ(report.at("errors").size(), 1u);
+  EXPECT_EQ(report.at("errors").at(0).at("code"), "migrate.unknown-key");
+  EXPECT_EQ(report.at("errors").at(0).at("pointer"), "/tensor_parallel");
+  EXPECT_EQ(report.at("errors").at(0).at("file"), tp.string());
+  EXPECT_TRUE(report.at("migrations").at(0).at("output").is_null());
+  EXPECT_FALSE(fs::exists(out));
 
   r = run_cli({"migrate", tp.string(), "--to", "0.16.2", "--drop-unknown", "-o", out.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
