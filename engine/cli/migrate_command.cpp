@@ -88,8 +88,8 @@ nlohmann::ordered_json outcome_json(const FileResult& o, bool written) {
   nlohmann::ordered_json out = {{"file", o.file}, {"from", o.from}};
   out["from_inferred"] = o.inferred;
   out["to"] = o.to;
-  out["output"] = !written || o.output.empty() ? nlohmann::ordered_json()
-                                                : nlohmann::ordered_json(o.output);
+  out["output"] =
+      !written || o.output.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(o.output);
   out["changed"] = o.changed;
   out["notes"] = std::move(notes);
   return out;
@@ -114,8 +114,8 @@ int run_migrate(const std::vector<std::string>& args) {
                     "deepspeed_version)")(
       "output,o", po::value(&output),
       "configs: the directory the migrated configs go to (their paths below the directory the "
-      "inputs share); a family: the file to write")(
-      "in-place", "rewrite each input in place (atomically)")(
+      "inputs share); a family: the file to write")("in-place",
+                                                    "rewrite each input in place (atomically)")(
       "check", "write nothing; list what would change; exit 1 if anything would")(
       "drop-unknown", "drop keys the target release does not know instead of refusing them")(
       "world-size", po::value(&world_size),
@@ -170,11 +170,11 @@ int run_migrate(const std::vector<std::string>& args) {
   std::size_t families = 0;
   for (const auto& file : files) {
     texts.push_back(read_file(file));
-    if (is_family_document(parse_json_text(texts.back(), file, JsonNumbers::AsWritten)))
-      ++families;
+    if (is_family_document(parse_json_text(texts.back(), file, JsonNumbers::AsWritten))) ++families;
   }
   if (families > 0 && files.size() > 1) {
-    throw Error(ErrorKind::Usage, "migrate: a family file is migrated alone, not with other inputs");
+    throw Error(ErrorKind::Usage,
+                "migrate: a family file is migrated alone, not with other inputs");
   }
 
   std::vector<FileResult> outcomes;
@@ -188,8 +188,13 @@ int run_migrate(const std::vector<std::string>& args) {
     }
     FamilyMigration m = migrate_family(files[0], destination, migrate, data_dir());
     refusals = std::move(m.refusals);
-    FileResult o{m.file, m.from, false, m.to, check ? "" : destination.string(), m.changed(),
-              std::move(m.notes)};
+    FileResult o{m.file,
+                 m.from,
+                 false,
+                 m.to,
+                 check ? "" : destination.string(),
+                 m.changed(),
+                 std::move(m.notes)};
     if (!check) writes.emplace_back(destination, m.text);
     outcomes.push_back(std::move(o));
   } else {
@@ -202,8 +207,13 @@ int run_migrate(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < files.size(); ++i) {
       ConfigMigration m = migrate_config(texts[i], files[i], migrate);
       for (auto& d : m.refusals) refusals.push_back(std::move(d));
-      FileResult o{m.file, m.from, m.inferred, m.to, check ? "" : paths[i].string(), m.changed(),
-                std::move(m.notes)};
+      FileResult o{m.file,
+                   m.from,
+                   m.inferred,
+                   m.to,
+                   check ? "" : paths[i].string(),
+                   m.changed(),
+                   std::move(m.notes)};
       if (!check) writes.emplace_back(paths[i], std::move(m.text));
       outcomes.push_back(std::move(o));
     }
@@ -234,10 +244,11 @@ int run_migrate(const std::vector<std::string>& args) {
     for (const auto& note : o.notes) print_message(std::cout, format_migration_note(note));
   }
   for (const auto& o : outcomes) {
-    std::string line = o.file + ": " +
-                       (o.from.empty() ? std::string("no source release")
-                                       : "DeepSpeed " + o.from + (o.inferred ? " (inferred)" : "")) +
-                       " -> " + o.to + ": ";
+    std::string line =
+        o.file + ": " +
+        (o.from.empty() ? std::string("no source release")
+                        : "DeepSpeed " + o.from + (o.inferred ? " (inferred)" : "")) +
+        " -> " + o.to + ": ";
     if (refused) {
       line += o.changed ? plural(o.notes.size(), "rewrite") + ", not written" : "not written";
     } else if (check) {

@@ -28,19 +28,19 @@ TEST(MigrateCliTest, WritesTheTreeWithNotesAndUnchangedFilesByteForByte) {
   const auto old = tmp.write("configs/a/old.json", kOld);
   const auto current = tmp.write("configs/b/current.json", kCurrent);
   const fs::path out = tmp.path() / "out";
-  const auto r = run_cli({"migrate", old.string(), current.string(), "--to", "0.19.6", "-o",
-                          out.string()},
-                         tmp.path());
+  const auto r =
+      run_cli({"migrate", old.string(), current.string(), "--to", "0.19.6", "-o", out.string()},
+              tmp.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_NE(r.out.find(old.string() + ": /aio/thread_count: note [migrate.renamed]: "
                                       "/aio/thread_count 4 -> /aio/intra_op_parallelism 4: "),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find(old.string() +
-                       ": DeepSpeed 0.16.3 (inferred) -> 0.19.6: 2 rewrites, written to " +
-                       (out / "a/old.json").string()),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find(old.string() + ": DeepSpeed 0.16.3 (inferred) -> 0.19.6: 2 rewrites, written to " +
+                 (out / "a/old.json").string()),
+      std::string::npos)
       << r.out;
   EXPECT_EQ(read_file(out / "b/current.json"), kCurrent);
   const Json migrated = Json::parse(read_file(out / "a/old.json"));
@@ -61,7 +61,8 @@ TEST(MigrateCliTest, CheckExitsOneWhenSomethingWouldChangeAndWritesNothing) {
   EXPECT_EQ(read_file(old), kOld);
   r = run_cli({"migrate", current.string(), "--to", "0.19.6", "--check"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, current.string() + ": DeepSpeed 0.19.6 (inferred) -> 0.19.6: nothing to change\n");
+  EXPECT_EQ(r.out,
+            current.string() + ": DeepSpeed 0.19.6 (inferred) -> 0.19.6: nothing to change\n");
 }
 
 TEST(MigrateCliTest, ARefusalIsExitTwoLocatedWithNothingWritten) {
@@ -102,8 +103,8 @@ TEST(MigrateCliTest, InPlaceAndFormatJson) {
   TempDir tmp;
   const auto old = tmp.write("old.json", kOld);
   const auto current = tmp.write("current.json", kCurrent);
-  const auto r = run_cli({"migrate", old.string(), current.string(), "--to", "0.19.6",
-                          "--in-place", "--format", "json"});
+  const auto r = run_cli({"migrate", old.string(), current.string(), "--to", "0.19.6", "--in-place",
+                          "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json report = Json::parse(r.out);
   EXPECT_EQ(report.at("exit_code"), 0);

@@ -39,9 +39,10 @@ ValidateOptions options_at(const MigrateOptions& options, const Json& config,
 // Keys of the config that some release reads and this one does not: fewer is a better guess
 // of the release the config was written for.
 std::size_t unread_keys(const std::vector<Finding>& findings) {
-  return static_cast<std::size_t>(std::count_if(findings.begin(), findings.end(), [](const auto& f) {
-    return f.rule == "ignored-key" && deepspeed::node_at_pointer(f.pointer) != nullptr;
-  }));
+  return static_cast<std::size_t>(
+      std::count_if(findings.begin(), findings.end(), [](const auto& f) {
+        return f.rule == "ignored-key" && deepspeed::node_at_pointer(f.pointer) != nullptr;
+      }));
 }
 
 Diagnostic refusal(const std::string& file, std::string code, std::string pointer,
@@ -94,8 +95,9 @@ ConfigMigration migrate_config(std::string_view text, const std::string& file,
     m.from = options.from;
     if (has_errors(findings)) {
       refuse_source(m, findings,
-                    "DeepSpeed " + m.from + " (--from) refuses the input, so there is nothing "
-                    "to migrate from; fix it first (zeroforge validate --deepspeed-version " +
+                    "DeepSpeed " + m.from +
+                        " (--from) refuses the input, so there is nothing "
+                        "to migrate from; fix it first (zeroforge validate --deepspeed-version " +
                         m.from + ")");
       return m;
     }
@@ -142,12 +144,12 @@ ConfigMigration migrate_config(std::string_view text, const std::string& file,
   if (unpinned) findings = validate_config(config, at_target, file);
   for (const Finding& f : findings) {
     if (f.severity != Severity::Error) continue;
-    m.refusals.push_back(refusal(
-        file, "migrate.target-refuses", f.pointer,
-        "DeepSpeed " + m.from + " accepts the input, DeepSpeed " + m.to + " refuses it after " +
-            std::to_string(rewriter.notes.size()) + " rewrite" +
-            (rewriter.notes.size() == 1 ? "" : "s") + " ([" + f.rule + "] " + f.message +
-            "), and migrate knows no rewrite that means the same"));
+    m.refusals.push_back(refusal(file, "migrate.target-refuses", f.pointer,
+                                 "DeepSpeed " + m.from + " accepts the input, DeepSpeed " + m.to +
+                                     " refuses it after " + std::to_string(rewriter.notes.size()) +
+                                     " rewrite" + (rewriter.notes.size() == 1 ? "" : "s") + " ([" +
+                                     f.rule + "] " + f.message +
+                                     "), and migrate knows no rewrite that means the same"));
   }
   if (!m.refusals.empty()) return m;
   m.findings = std::move(findings);
@@ -166,8 +168,8 @@ bool is_family_document(const nlohmann::ordered_json& document) {
 }
 
 std::string format_migration_note(const MigrationNote& note) {
-  return note.file + ": " + (note.pointer.empty() ? "/" : note.pointer) + ": note [" +
-         note.code + "]: " + show_side(note.old_pointer, note.old_value, "(absent)") + " -> " +
+  return note.file + ": " + (note.pointer.empty() ? "/" : note.pointer) + ": note [" + note.code +
+         "]: " + show_side(note.old_pointer, note.old_value, "(absent)") + " -> " +
          show_side(note.new_pointer, note.new_value, "(removed)") + ": " + note.reason;
 }
 

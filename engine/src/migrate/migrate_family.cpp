@@ -3,15 +3,16 @@
 // `extra` values carry rewritten; the values of the template's contract need no rewrite, since
 // the template writes each in the spelling the pinned release reads (docs/values.md). The result
 // is held to what generate would make of it: every member expanded, rendered and validated.
+#include <unistd.h>
+
 #include <atomic>
 #include <filesystem>
 #include <system_error>
-#include <unistd.h>
 #include <utility>
 
 #include "deepspeed/release.hpp"
-#include "zeroforge/deepspeed_release.hpp"
 #include "migrate/rewriter.hpp"
+#include "zeroforge/deepspeed_release.hpp"
 #include "zeroforge/family_file.hpp"
 #include "zeroforge/generate.hpp"
 #include "zeroforge/migrate.hpp"
@@ -29,7 +30,8 @@ class TemporaryFamily {
  public:
   TemporaryFamily(const fs::path& destination, const std::string& text) {
     static std::atomic<unsigned> counter{0};
-    const fs::path dir = destination.parent_path().empty() ? fs::path(".") : destination.parent_path();
+    const fs::path dir =
+        destination.parent_path().empty() ? fs::path(".") : destination.parent_path();
     path_ = dir / ("." + destination.filename().string() + ".migrate-" +
                    std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".json");
     write_file_atomically(path_, text);
@@ -48,7 +50,8 @@ class TemporaryFamily {
 
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
   if (from.empty()) return;
-  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+  for (std::size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size()))
     text.replace(at, from.size(), to);
 }
 
@@ -67,7 +70,8 @@ FamilyMigration migrate_family(const fs::path& family_file, const fs::path& dest
 
   Json& values = m.family["values"];
   if (!values.is_object()) values = Json::object();
-  const Json* pinned = values.contains("deepspeed_version") ? &values["deepspeed_version"] : nullptr;
+  const Json* pinned =
+      values.contains("deepspeed_version") ? &values["deepspeed_version"] : nullptr;
   if (!options.from.empty()) {
     m.from = options.from;
   } else if (pinned != nullptr && pinned->is_string()) {
@@ -88,7 +92,8 @@ FamilyMigration migrate_family(const fs::path& family_file, const fs::path& dest
         "and the template writes the keys it reads"});
     values["deepspeed_version"] = m.to;
   }
-  if (values.contains("zero")) rewriter.rewrite_values(values["zero"], "zero_optimization", "/values/zero");
+  if (values.contains("zero"))
+    rewriter.rewrite_values(values["zero"], "zero_optimization", "/values/zero");
   if (values.contains("extra") && values["extra"].is_object()) {
     rewriter.rewrite(values["extra"], "/values/extra");
   }

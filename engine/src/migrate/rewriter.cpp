@@ -92,11 +92,11 @@ std::string Rewriter::release(ReleaseIndex index) const {
   return "DeepSpeed " + std::string(deepspeed::version_of(index));
 }
 
-void Rewriter::note(std::string code, std::string pointer, std::string old_pointer,
-                    Json old_value, std::string new_pointer, Json new_value, std::string reason) {
+void Rewriter::note(std::string code, std::string pointer, std::string old_pointer, Json old_value,
+                    std::string new_pointer, Json new_value, std::string reason) {
   notes.push_back(MigrationNote{file_, std::move(code), std::move(pointer), std::move(old_pointer),
-                                std::move(old_value), std::move(new_pointer),
-                                std::move(new_value), std::move(reason)});
+                                std::move(old_value), std::move(new_pointer), std::move(new_value),
+                                std::move(reason)});
 }
 
 void Rewriter::refuse(std::string code, std::string pointer, std::string message) {
@@ -112,7 +112,8 @@ void Rewriter::refuse(std::string code, std::string pointer, std::string message
 
 void Rewriter::rewrite(Json& config, const std::string& prefix) {
   apply_moves(config, prefix);
-  if (!refusals.empty()) return;  // a key the moves could not carry over: nothing else is said of it
+  if (!refusals.empty())
+    return;  // a key the moves could not carry over: nothing else is said of it
   walk(config, deepspeed::root_facts(), prefix);
 }
 
@@ -204,8 +205,8 @@ void Rewriter::walk(Json& section, const NodeFacts& facts, const std::string& po
              release(from_) + " ignores \"" + key + "\" " + in_where +
                  (source_reads ? " (it reads " + where + " as a plain dict), "
                                : " (it does not read " + where + " at all), ") +
-                 release(to_) + " validates " + where +
-                 " strictly and refuses it" + (why.empty() ? "" : ": " + why));
+                 release(to_) + " validates " + where + " strictly and refuses it" +
+                 (why.empty() ? "" : ": " + why));
         continue;
       }
       out[key] = std::move(child);
@@ -283,9 +284,7 @@ void Rewriter::rewrite_values(Json& values, std::string_view section, const std:
   }
 }
 
-void Rewriter::pin_defaults(Json& config) {
-  pin_section(config, deepspeed::root_facts(), "");
-}
+void Rewriter::pin_defaults(Json& config) { pin_section(config, deepspeed::root_facts(), ""); }
 
 void Rewriter::pin_section(Json& section, const NodeFacts& facts, const std::string& pointer) {
   if (!section.is_object()) return;

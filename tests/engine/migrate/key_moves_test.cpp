@@ -3,12 +3,13 @@
 // schema data's release history, which engine/tools/release_history.py read from DeepSpeed's
 // source: a rename's `since` is exactly where the old key goes and the new one comes, and a
 // deprecated key is one the schema marks deprecated, replaced by the key the table names.
+#include "migrate/key_moves.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "deepspeed/release.hpp"
-#include "migrate/key_moves.hpp"
 #include "zeroforge/deepspeed_release.hpp"
 
 namespace zf {
