@@ -158,6 +158,39 @@ TEST(MigrateCliTest, AFamilyMovesItsPinAndItsExtra) {
             R"({"thread_count":2})");
 }
 
+TEST(MigrateCliTest, AFamilyIsRefusedWhereItsExtraOrItsValuesHaveNoEquivalent) {
+  TempDir tmp;
+  // A key of extra the target lacks: refused at its pointer in the family file.
+  const auto extra =
+      tmp.write("extra.json",
+                R"({"name": "e", "template": "deepspeed/config.json.j2", "output": "z3.json",
+          "values": {"stage": 3, "extra": {"tensor_parallel": {"autotp_size": 2}}}})");
+  auto r = run_cli(
+      {"migrate", extra.string(), "--to", "0.16.2", "-o", (tmp.path() / "out.json").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, extra.string() +
+                       ": /values/extra/tensor_parallel: error: DeepSpeed 0.16.2 does not know "
+                       "\"tensor_parallel\" at the top level; it is a key of DeepSpeed 0.16.4 or "
+                       "newer: no equivalent; remove it, or pass --drop-unknown to drop it\n"
+                       "zeroforge: error: 1 refusal; nothing was written\n");
+  // A value the template cannot write for the target: found by rendering every member there.
+  const auto value = tmp.write(
+      "value.json", R"({"name": "v", "template": "deepspeed/config.json.j2", "output": "z3.json",
+                        "values": {"stage": 3, "zero": {"log_trace_cache_warnings": true}}})");
+  r = run_cli(
+      {"migrate", value.string(), "--to", "0.16.2", "-o", (tmp.path() / "out.json").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, value.string() +
+                       ": /values/zero/log_trace_cache_warnings: error: variant 'v': "
+                       "zero.log_trace_cache_warnings needs DeepSpeed 0.16.4 or newer; "
+                       "deepspeed_version is 0.16.2\n"
+                       "zeroforge: error: 1 refusal; nothing was written\n");
+  EXPECT_FALSE(fs::exists(tmp.path() / "out.json"));
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(tmp.path())) files += entry.is_regular_file();
+  EXPECT_EQ(files, 2u) << "no temporary copy left behind";
+}
+
 TEST(MigrateCliTest, UsageErrors) {
   TempDir tmp;
   const auto old = tmp.write("old.json", kOld);

@@ -135,6 +135,7 @@ FamilyMigration migrate_family(const fs::path& family_file, const fs::path& dest
     const GenerateResult result = generate(request);
     if (result.outcome != Outcome::Done) {
       for (Diagnostic d : failure_diagnostics(result)) {
+        if (d.code == "generate.not-generated") continue;  // migrate says that itself
         replace_all(d.message, request.family, m.file);
         if (d.where.file == request.family) d.where.file = m.file;
         m.refusals.push_back(std::move(d));

@@ -6,6 +6,7 @@
 // asks of every key what two releases make of it instead of one.
 #include "migrate/rewriter.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -111,6 +112,7 @@ void Rewriter::refuse(std::string code, std::string pointer, std::string message
 }
 
 void Rewriter::rewrite(Json& config, const std::string& prefix) {
+  prefix_ = prefix;
   apply_moves(config, prefix);
   if (!refusals.empty())
     return;  // a key the moves could not carry over: nothing else is said of it
@@ -189,8 +191,10 @@ void Rewriter::walk(Json& section, const NodeFacts& facts, const std::string& po
   if (source.kind == NodeFacts::Kind::Open || target.kind == NodeFacts::Kind::Open) return;
   const bool source_strict = source_reads && source.kind == NodeFacts::Kind::Pydantic;
   const bool target_strict = target.kind == NodeFacts::Kind::Pydantic;
-  const std::string where = pointer.empty() ? "the top level" : pointer;
-  const std::string in_where = pointer.empty() ? "at the top level" : "in " + pointer;
+  // Messages name the section as a config has it (/bf16), also in a family's extra.
+  const std::string section_pointer = pointer.substr(std::min(prefix_.size(), pointer.size()));
+  const std::string where = section_pointer.empty() ? "the top level" : section_pointer;
+  const std::string in_where = section_pointer.empty() ? "at the top level" : "in " + where;
   Json out = Json::object();
   for (auto& [key, child] : section.items()) {
     const std::string here = deepspeed::pointer_join(pointer, key);

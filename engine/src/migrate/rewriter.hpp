@@ -54,6 +54,7 @@ class Rewriter {
   std::string release(deepspeed::ReleaseIndex index) const;
 
   std::string file_;
+  std::string prefix_;  // where the config's top level is in the file (rewrite's prefix)
   deepspeed::ReleaseIndex from_;
   deepspeed::ReleaseIndex to_;
   bool drop_unknown_;
