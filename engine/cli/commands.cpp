@@ -14,6 +14,7 @@ int run_estimate(const std::vector<std::string>& args);
 int run_probe(const std::vector<std::string>& args);
 int run_report(const std::vector<std::string>& args);
 int run_import(const std::vector<std::string>& args);
+int run_migrate(const std::vector<std::string>& args);
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
@@ -25,6 +26,8 @@ const std::vector<Command>& commands() {
       {"report", "write a family as one HTML page (memory per tier, auto-fit, changes)",
        run_report},
       {"import", "existing DeepSpeed configs into one family that regenerates them", run_import},
+      {"migrate", "rewrite configs or a family written for one DeepSpeed release for another",
+       run_migrate},
       {"explain", "show each value a template reads and the layer it came from", run_explain},
       {"estimate", "per-GPU and per-node memory of a model under ZeRO (the memory plugin)",
        run_estimate},

@@ -12,5 +12,6 @@ void bind_validate(pybind11::module_& module);  // validate_binding.cpp
 void bind_plugins(pybind11::module_& module);   // plugin_binding.cpp: estimate, list plugins
 void bind_listings(pybind11::module_& module);  // listing_binding.cpp: templates, presets, tiers
 void bind_render(pybind11::module_& module);    // render_binding.cpp: render, explain
+void bind_migrate(pybind11::module_& module);   // migrate_binding.cpp
 
 }  // namespace zf::python

@@ -24,4 +24,5 @@ PYBIND11_MODULE(_zeroforge, module) {
   zf::python::bind_plugins(module);
   zf::python::bind_listings(module);
   zf::python::bind_render(module);
+  zf::python::bind_migrate(module);
 }

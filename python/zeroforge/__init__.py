@@ -27,18 +27,19 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from . import _arguments, _zeroforge
 from ._errors import (ArgumentTypeError, ArgumentValueError, Error, FileError, PluginError,
                       RefusedError, TemplateError, UsageError, ValuesError)
-from ._results import (Diagnostic, ExplainedValue, Explanation, Finding, GenerateResult, Preset,
-                       Refusal, Tier)
+from ._results import (Diagnostic, ExplainedValue, Explanation, Finding, GenerateResult,
+                       Migration, MigrationNote, Preset, Refusal, Tier)
 
 __version__: str = _zeroforge.__version__
 
 __all__ = [
-    "__version__", "render", "render_text", "explain", "generate", "validate", "estimate",
+    "__version__", "render", "render_text", "explain", "generate", "validate", "migrate",
+    "estimate",
     "list_templates", "list_presets", "list_tiers", "list_plugins", "dumps",
     "Error", "ValuesError", "TemplateError", "UsageError", "ArgumentTypeError",
     "ArgumentValueError", "FileError", "PluginError", "RefusedError", "ConfigWarning",
     "Diagnostic", "Finding", "Refusal", "GenerateResult", "Preset", "Tier", "Explanation",
-    "ExplainedValue",
+    "ExplainedValue", "Migration", "MigrationNote",
 ]
 
 # What a path argument takes: a str or an os.PathLike (pathlib.Path); the stubs say which.
@@ -425,6 +426,57 @@ def validate(config: Union[Mapping[str, Any], PathLike], *,
         _arguments.optional_text("validate", "deepspeed_version", deepspeed_version) or "",
         _arguments.optional_text("validate", "accelerate_version", accelerate_version) or "")
     return [Finding(**finding) for finding in raw]
+
+
+def migrate(input: Union[Mapping[str, Any], PathLike], *,
+            to: str,
+            from_: Optional[str] = None,
+            drop_unknown: bool = False,
+            world_size: Optional[int] = None,
+            hf: bool = False,
+            output: Optional[PathLike] = None,
+            name: Optional[str] = None) -> Migration:
+    """Rewrites a DeepSpeed config (or a family file) written for one DeepSpeed release into
+    what release ``to`` reads, as ``zeroforge migrate`` does (docs/migrate.md).
+
+    Args:
+        input: the config as a dict, or the path of a config or family file (a family: a
+            file with a ``template`` and no DeepSpeed key).
+        to: the target release ("0.19.6").
+        from_: the release the input was written for; None: a config's is the newest release
+            that accepts it and reads all its keys, a family's its ``deepspeed_version``.
+        drop_unknown: drop keys the target does not know instead of refusing them.
+        world_size: judge the config at this data-parallel world size, as ``validate`` does.
+        hf: judge the config as the HF Trainer loads it (one that says "auto" always is).
+        output: write the result there (atomically); None: write nothing.
+        name: the file name notes and errors carry (default: the path, or "config").
+
+    Returns:
+        A Migration: ``changed``, the ``notes`` (MigrationNote), the migrated ``result`` and its
+        ``text`` (the input's own bytes when nothing changed).
+
+    Raises:
+        ValuesError: a refusal (a key with no equivalent, a config no release accepts, a result
+            the target refuses): str() is what the CLI prints, ``refusals`` lists them all, and
+            nothing is written. UsageError for an unknown release; FileError for a file that
+            cannot be read.
+    """
+    to = _arguments.text("migrate", "to", to)
+    from_ = _arguments.optional_text("migrate", "from_", from_) or ""
+    name = _arguments.optional_text("migrate", "name", name) or ""
+    if isinstance(input, Mapping):
+        input = dict(input)
+    else:
+        input = _arguments.path("migrate", "input", input,
+                                "a mapping, or a str or os.PathLike (a file)")
+    if world_size is not None:
+        world_size = _arguments.whole("migrate", "world_size", world_size, 1, 1000000000)
+    output = _arguments.optional_path("migrate", "output", output)
+    raw = _zeroforge.migrate(input, name, to, from_,
+                             _arguments.flag("migrate", "drop_unknown", drop_unknown), world_size,
+                             _arguments.flag("migrate", "hf", hf), output, _data_dir())
+    raw["notes"] = [MigrationNote(**note) for note in raw["notes"]]
+    return Migration(**raw)
 
 
 _ESTIMATE_OPTIONS: Tuple[str, ...] = (

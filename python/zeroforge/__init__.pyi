@@ -19,6 +19,8 @@ from ._results import ExplainedValue as ExplainedValue
 from ._results import Explanation as Explanation
 from ._results import Finding as Finding
 from ._results import GenerateResult as GenerateResult
+from ._results import Migration as Migration
+from ._results import MigrationNote as MigrationNote
 from ._results import Preset as Preset
 from ._results import Refusal as Refusal
 from ._results import Tier as Tier
@@ -60,6 +62,9 @@ def validate(config: Union[Mapping[str, Any], _Path], *, world_size: Optional[in
              strict: bool = ..., deepspeed_version: Optional[str] = ...,
              accelerate_version: Optional[str] = ...,
              name: Optional[str] = ...) -> List[Finding]: ...
+def migrate(input: Union[Mapping[str, Any], _Path], *, to: str, from_: Optional[str] = ...,
+            drop_unknown: bool = ..., world_size: Optional[int] = ..., hf: bool = ...,
+            output: Optional[_Path] = ..., name: Optional[str] = ...) -> Migration: ...
 def estimate(model: Optional[_Path] = ..., *, stage: Optional[int] = ...,
              offload_optimizer: Optional[Literal["none", "cpu", "nvme"]] = ...,
              offload_param: Optional[Literal["none", "cpu", "nvme"]] = ...,

@@ -227,3 +227,41 @@ class Explanation:
             out["derived"] = self.derived
         out["diagnostics"] = [d.to_dict() for d in self.problems + self.refusals]
         return out
+
+
+@dataclass(frozen=True)
+class MigrationNote:
+    """One rewrite ``migrate`` made (docs/migrate.md): its ``code`` (``migrate.renamed``,
+    ``migrate.integer``, ...), the ``pointer`` into the input, the key and value before and
+    after (``old``/``new``: ``{"pointer", "value"}``, None where the key was absent or is
+    removed) and the release change that needs it."""
+
+    file: str
+    code: str
+    pointer: str
+    old: Optional[Dict[str, Any]]
+    new: Optional[Dict[str, Any]]
+    reason: str
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"file": self.file, "code": self.code, "pointer": self.pointer, "old": self.old,
+                "new": self.new, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Migration:
+    """What a ``migrate`` made of one config or family: the release it was taken from
+    (``from_``, and whether it was inferred), the target, the rewrites, the migrated document
+    (``result``: the config or the family, a dict) and its ``text``, which is the input's own
+    bytes when nothing changed (``changed`` False)."""
+
+    kind: str
+    file: str
+    from_: str
+    from_inferred: bool
+    to: str
+    changed: bool
+    notes: List[MigrationNote]
+    result: Dict[str, Any]
+    text: str
+
