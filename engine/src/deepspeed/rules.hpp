@@ -60,6 +60,7 @@ void check_training(const Context& ctx);  // required-key, optimizer-type, optim
                                           // optimizer-params, optimizer-param-ignored,
                                           // scheduler-type, scheduler-params, warmup-steps,
                                           // vocabulary-size
+void check_compression(const Context& ctx);  // no-effect (a disabled technique's settings)
 void check_regressions(const Context& ctx);  // known-regression (a pinned release only)
 // The args-* family, check_against_args, compares the config with the training command the
 // validator parsed: it is the validator's own (validate/against_args.hpp).

@@ -43,6 +43,7 @@ std::vector<Finding> validate_config(const nlohmann::ordered_json& config,
   deepspeed::check_zero(rest);
   deepspeed::check_precision(rest);
   deepspeed::check_training(rest);
+  deepspeed::check_compression(rest);
   deepspeed::check_regressions(rest);
   if (options.against) validate::check_against_args(rest, *options.against);
   return findings;
