@@ -22,6 +22,7 @@
 #include "slurm_plan.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/family_file.hpp"
+#include "zeroforge/output.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf::pipeline {
@@ -503,26 +504,39 @@ class Planner {
     launch_.hosts = value;
   }
 
+  // A number or a boolean is the variable's text as JSON writes it (`NCCL_DEBUG_LEVEL: 2` is
+  // "2", `true` is "true"), the way a YAML or .env file a team copies values from says it.
   void read_environment(const Json& value, const std::string& pointer) {
     if (value.is_null()) return;
     if (!value.is_object()) {
-      fail(pointer,
-           "launch.environment must be an object of variable name to string, got " + value.dump());
+      fail(pointer, "launch.environment must be an object of variable name to string, got " +
+                        value.dump());
       return;
     }
-    for (const auto& [name, text] : value.items()) {
+    Json environment = Json::object();
+    for (const auto& [name, given] : value.items()) {
       const std::string child = pointer + "/" + escape_pointer_segment(name);
+      std::string text;
+      if (given.is_string()) {
+        text = given.get<std::string>();
+      } else if (given.is_number() || given.is_boolean()) {
+        text = to_json_text(given);
+        text.pop_back();  // the writer's final newline
+      }
       if (std::string problem = launch_text_problem(LaunchText::VariableName, name);
           !problem.empty()) {
         fail(child, "launch.environment: " + problem);
-      } else if (!text.is_string()) {
-        fail(child, "launch.environment." + name + " must be a string, got " + text.dump());
-      } else if (problem = launch_text_problem(LaunchText::VariableValue, text.get<std::string>());
+      } else if (!given.is_string() && !given.is_number() && !given.is_boolean()) {
+        fail(child, "launch.environment." + name +
+                        " must be a string, a number or a boolean, got " + given.dump());
+      } else if (problem = launch_text_problem(LaunchText::VariableValue, text);
                  !problem.empty()) {
         fail(child, "launch.environment." + name + " = " + problem);
+      } else {
+        environment[name] = text;
       }
     }
-    launch_.environment = value;
+    launch_.environment = std::move(environment);
   }
 
   // The value a config key stands for: the config's own, or where the config says "auto" (the

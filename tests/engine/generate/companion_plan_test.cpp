@@ -349,8 +349,10 @@ TEST(CompanionPlanTest, RefusesLaunchValuesItCannotMakeAConsistentLaunchFrom) {
        "launch.environment: here is a variable of the launch scripts themselves (here, cmd, "
        "master_addr, rdzv_id, ZEROFORGE_DRY_RUN): set from the environment it would change the "
        "launch; choose another name"},
-      {"a number as value", R"({"environment": {"N": 1}})", "/launch/environment/N",
-       "launch.environment.N must be a string, got 1"},
+      {"a list as value", R"({"environment": {"N": [1]}})", "/launch/environment/N",
+       "launch.environment.N must be a string, a number or a boolean, got [1]"},
+      {"null as value", R"({"environment": {"N": null}})", "/launch/environment/N",
+       "launch.environment.N must be a string, a number or a boolean, got null"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -361,6 +363,21 @@ TEST(CompanionPlanTest, RefusesLaunchValuesItCannotMakeAConsistentLaunchFrom) {
     EXPECT_EQ(plan.problems[0].pointer, c.pointer);
     EXPECT_EQ(plan.problems[0].message, c.message);
   }
+}
+
+// Numbers and booleans are written as their JSON text (issue #40 §4): what every launcher,
+// the environment file and the job objects then carry is that string.
+TEST(CompanionPlanTest, EnvironmentNumbersAndBooleansAreTheirJsonText) {
+  Subject s;
+  s.nodes(2);
+  s.values["launch"] = Json::parse(R"({"environment": {"NCCL_DEBUG": "WARN", "NCCL_NTHREADS": 4,
+      "TORCH_NCCL_ASYNC_ERROR_HANDLING": true, "RATIO": 0.5, "BIG": 1e-5, "ONE": 1.0}})");
+  CompanionPlan plan = s.plan({"deepspeed"});
+  ASSERT_TRUE(plan.problems.empty()) << plan.problems[0].message;
+  EXPECT_EQ(plan.job.at("environment"),
+            Json::parse(R"({"NCCL_DEBUG": "WARN", "NCCL_NTHREADS": "4",
+                "TORCH_NCCL_ASYNC_ERROR_HANDLING": "true", "RATIO": "0.5", "BIG": "1e-5",
+                "ONE": "1.0"})"));
 }
 
 TEST(CompanionPlanTest, RefusesEveryVariableTheLaunchScriptsBashHoldsReadOnly) {
