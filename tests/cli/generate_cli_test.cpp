@@ -609,8 +609,8 @@ TEST_F(GenerateCliTest, ProblemsThatStopTheRunKeepTheirText) {
       {"family.invalid",
        R"({"name": "a", "template": "deepspeed/config.json.j2", "tier": "a100-site-tier"})",
        f + ": /tier: error: unknown field 'tier' (expected name, description, template, "
-           "template_dirs, contract, output, values, axes, include, exclude, tiers, plugins, "
-           "companions); did you mean 'tiers'?\n"},
+           "template_dirs, contract, output, values, values_files, axes, include, exclude, "
+           "tiers, plugins, companions); did you mean 'tiers'?\n"},
       {"family.template-dir",
        R"({"name": "a", "template": "deepspeed/config.json.j2",
            "template_dirs": ["site-templates-the-team-never-checked-in"]})",

@@ -64,6 +64,14 @@ struct Family {
   /// `variant`; the default is `{{ tier }}/{{ variant }}.json` (`{{ variant }}.json` without
   /// tiers).
   std::string output = "{% if tier %}{{ tier }}/{% endif %}{{ variant }}.json";
+  /// Values files the family builds on (`values_files`), in file order: each a layer of the
+  /// family below its own `values` (a later file wins over an earlier one).
+  struct ValuesFile {
+    std::string path;  ///< as written, relative to the family file's directory
+    std::string file;  ///< the file read, as messages and explain name it
+    nlohmann::ordered_json values;
+  };
+  std::vector<ValuesFile> values_files;
   /// Base values of every config.
   nlohmann::ordered_json values = nlohmann::ordered_json::object();
   /// Variant axes in file order; their cartesian product, first axis slowest.

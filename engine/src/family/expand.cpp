@@ -105,6 +105,10 @@ std::vector<Layer> Expansion::tier_layers(std::size_t tier) const {
     const Tier& t = tiers_[tier];
     layers.push_back(Layer{LayerSource{LayerKind::Tier, t.file}, t.values, t.file, "", ""});
   }
+  for (const auto& shared : family_.values_files) {
+    layers.push_back(
+        Layer{LayerSource{LayerKind::Family, shared.file}, shared.values, shared.file, "", ""});
+  }
   layers.push_back(Layer{LayerSource{LayerKind::Family, family_.file}, family_.values, family_.file,
                          "/values", ""});
   if (tier != Variant::npos && !family_.tiers[tier].values.empty()) {

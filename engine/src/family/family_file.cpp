@@ -19,8 +19,9 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr std::string_view kFields[] = {
-    "name", "description", "template", "template_dirs", "contract", "output",    "values",
-    "axes", "include",     "exclude",  "tiers",         "plugins",  "companions"};
+    "name",    "description", "template", "template_dirs", "contract",
+    "output",  "values",      "axes",     "include",       "exclude",
+    "tiers",   "plugins",     "companions", "values_files"};
 
 // "; did you mean 'x'?" for a mistyped field, or "".
 template <typename Range>
@@ -63,7 +64,7 @@ class FamilyReader {
         fail("/" + escape_pointer_segment(key),
              "unknown field '" + key +
                  "' (expected name, description, template, template_dirs, contract, output, "
-                 "values, axes, include, exclude, tiers, plugins, companions)" +
+                 "values, values_files, axes, include, exclude, tiers, plugins, companions)" +
                  did_you_mean(key, kFields));
       }
     }
@@ -85,6 +86,7 @@ class FamilyReader {
       if (!it->is_object()) fail("/values", "values must be an object, got " + it->dump());
       family.values = *it;
     }
+    read_values_files(json, family);
     read_axes(json, family);
     read_tiers(json, family);
     read_include(json, family);
@@ -142,6 +144,37 @@ class FamilyReader {
              "a template directory must be a non-empty string, got " + entry.dump());
       }
       family.template_dirs.push_back(entry.get<std::string>());
+    }
+  }
+
+  // Each file is read here, so that every command that loads the family (generate, explain,
+  // report, import's round trip, the Python module) layers the same values.
+  void read_values_files(const Json& json, Family& family) const {
+    auto it = json.find("values_files");
+    if (it == json.end()) return;
+    if (!it->is_array()) {
+      fail("/values_files",
+           "values_files must be a list of JSON values files (relative to the family file), "
+           "got " + it->dump());
+    }
+    const std::filesystem::path base = std::filesystem::path(file_).parent_path();
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const Json& entry = (*it)[i];
+      const std::string pointer = "/values_files/" + std::to_string(i);
+      if (!entry.is_string() || entry.get<std::string>().empty()) {
+        fail(pointer, "a values file must be a non-empty path, got " + entry.dump());
+      }
+      Family::ValuesFile values_file;
+      values_file.path = entry.get<std::string>();
+      values_file.file = (base / values_file.path).lexically_normal().string();
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(values_file.file, ec)) {
+        fail(pointer, "values file '" + values_file.path + "' not found: no file " +
+                          values_file.file + " (the path is relative to the family file)");
+      }
+      // Its own errors name the file, line and column.
+      values_file.values = load_values_file(values_file.file);
+      family.values_files.push_back(std::move(values_file));
     }
   }
 

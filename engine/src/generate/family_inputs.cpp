@@ -147,6 +147,7 @@ FamilySetup load_family_setup(const GenerateRequest& request, const DiagnosticSi
   setup.inputs.push_back(file);
   // A path the user typed is shown as typed; a shipped family by its place in the sources.
   Family family = load_family(family_arg == file.string() ? file : display_path(file));
+  for (const auto& shared : family.values_files) setup.inputs.push_back(shared.file);
   setup.environment = make_environment(request, family_template_dirs(family));
 
   std::vector<PluginRequest> requests;

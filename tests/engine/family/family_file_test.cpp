@@ -88,20 +88,29 @@ TEST(FamilyFileTest, ReportsEachMistakeWithFileAndPointer) {
   };
   const Case cases[] = {
       {"not an object", "[]", "f.json: /: error: a family must be a JSON object, got array"},
+      {"values_files not a list", R"({"name": "a", "template": "t", "values_files": "x.json"})",
+       "f.json: /values_files: error: values_files must be a list of JSON values files "
+       "(relative to the family file), got \"x.json\""},
+      {"a values file not a path", R"({"name": "a", "template": "t", "values_files": [3]})",
+       "f.json: /values_files/0: error: a values file must be a non-empty path, got 3"},
+      {"a values file that is not there",
+       R"({"name": "a", "template": "t", "values_files": ["no-such-values.json"]})",
+       "f.json: /values_files/0: error: values file 'no-such-values.json' not found: no file "
+       "no-such-values.json (the path is relative to the family file)"},
       {"missing name", R"({"template": "t"})", "f.json: /: error: missing field 'name'"},
       {"missing template", R"({"name": "a"})", "f.json: /: error: missing field 'template'"},
       {"unknown field", R"({"name": "a", "template": "t", "axis": {}})",
        "f.json: /axis: error: unknown field 'axis' (expected name, description, template, "
-       "template_dirs, contract, output, values, axes, include, exclude, tiers, plugins, "
-       "companions); did you mean 'axes'?"},
+       "template_dirs, contract, output, values, values_files, axes, include, exclude, tiers, "
+       "plugins, companions); did you mean 'axes'?"},
       {"misspelt field", R"({"name": "a", "template": "t", "template_dir": ["x"]})",
        "f.json: /template_dir: error: unknown field 'template_dir' (expected name, description, "
-       "template, template_dirs, contract, output, values, axes, include, exclude, tiers, "
-       "plugins, companions); did you mean 'template_dirs'?"},
+       "template, template_dirs, contract, output, values, values_files, axes, include, "
+       "exclude, tiers, plugins, companions); did you mean 'template_dirs'?"},
       {"unknown field, nothing near", R"({"name": "a", "template": "t", "owner": "me"})",
        "f.json: /owner: error: unknown field 'owner' (expected name, description, template, "
-       "template_dirs, contract, output, values, axes, include, exclude, tiers, plugins, "
-       "companions)"},
+       "template_dirs, contract, output, values, values_files, axes, include, exclude, tiers, "
+       "plugins, companions)"},
       {"misspelt plugin field",
        R"({"name": "a", "template": "t", "plugins": [{"name": "memory", "option": {}}]})",
        "f.json: /plugins/0/option: error: unknown field 'option' in a plugin (expected name, "
@@ -200,8 +209,8 @@ TEST(FamilyFileTest, LoadingCodesTheFilesOwnMistakesFamilyInvalid) {
       {"unknown field", R"({"name": "llama-70b", "template": "deepspeed/config.json.j2",
                             "tier": "a100x8"})",
        "/tier: error: unknown field 'tier' (expected name, description, template, "
-       "template_dirs, contract, output, values, axes, include, exclude, tiers, plugins, "
-       "companions); did you mean 'tiers'?"},
+       "template_dirs, contract, output, values, values_files, axes, include, exclude, tiers, "
+       "plugins, companions); did you mean 'tiers'?"},
       {"mistyped field", R"({"name": "llama-70b", "template": "deepspeed/config.json.j2",
                              "axes": {"stage": "2,3"}})",
        "/axes/stage: error: an axis must be a list of values, got \"2,3\""},

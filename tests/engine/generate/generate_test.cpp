@@ -385,8 +385,8 @@ TEST_F(GenerateTest, FamilyAndValuesObjectProblemsHaveTheirOwnCodes) {
        nullptr,
        family_file +
            ": /output_pattern: error: unknown field 'output_pattern' (expected name, "
-           "description, template, template_dirs, contract, output, values, axes, include, "
-           "exclude, tiers, plugins, companions)"},
+           "description, template, template_dirs, contract, output, values, values_files, "
+           "axes, include, exclude, tiers, plugins, companions)"},
       {"family.invalid",
        R"({"name": "t", "template": "deepspeed/config.json.j2", "axes": {"stage": [2]},
            "exclude": [{"stage": 2}]})",
