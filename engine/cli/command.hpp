@@ -10,7 +10,7 @@
 
 namespace zf::cli {
 
-/// Exit codes of DESIGN.md.
+/// Exit codes (docs/cli.md): 0 success, 1 findings, 2 errors (bad input, usage).
 enum ExitCode : int { kSuccess = 0, kFindings = 1, kError = 2 };
 
 /// The exit code of a library outcome: Done 0; Refused (a plugin or the validator) and Stale

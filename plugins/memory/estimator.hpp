@@ -42,7 +42,8 @@ DeepSpeedEstimate deepspeed_zero3(std::int64_t total_params, std::int64_t larges
 /// sdpa attention (3.9%, tests/plugins/memory/gpu_memory/; GpuMemoryTest checks it).
 inline constexpr double kDefaultGpuMemoryMargin = 0.05;
 
-/// Everything one estimate needs. Defaults are DeepSpeed's and DESIGN.md's.
+/// Everything one estimate needs. Defaults are DeepSpeed's and the values contract's
+/// (docs/values.md).
 struct Inputs {
   std::int64_t params = 0;                ///< Ψ, total parameters
   std::int64_t largest_layer_params = 0;  ///< 0: Ψ/32 (see docs/estimator.md)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The DeepSpeed values contract (DESIGN.md, docs/values.md), checked before rendering: the
+// The DeepSpeed values contract (docs/values.md), checked before rendering: the
 // facts of one DeepSpeed config derived from valid values, and every problem placed at its value.
 #pragma once
 

@@ -62,7 +62,7 @@ std::vector<Finding> validate_config(const nlohmann::ordered_json& config,
                                      const ValidateOptions& options, const std::string& file);
 
 /// Options for validating what the built-in DeepSpeed template rendered from `values`
-/// (DESIGN.md values contract): world_size = `world_size`, else `gpus_per_node * nodes`
+/// (the values contract, docs/values.md): world_size = `world_size`, else `gpus_per_node * nodes`
 /// when either is given, else unset; hf = `hf_auto` (true, or a non-empty list of keys);
 /// deepspeed_version = `deepspeed_version` when it is a string.
 ValidateOptions validate_options_from_values(const nlohmann::ordered_json& values);
