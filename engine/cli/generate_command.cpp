@@ -9,6 +9,7 @@
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
 #include "zeroforge/error.hpp"
+#include "zeroforge/family_file.hpp"
 #include "zeroforge/generate.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/report.hpp"
@@ -19,6 +20,14 @@ namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
 namespace {
+
+// From the one list of kinds (zf::companion_kinds()), so the help cannot fall behind it.
+std::string companions_help() {
+  std::string kinds;
+  for (const auto& kind : companion_kinds()) kinds += kind + ", ";
+  return "K,...: also write these companions beside each config, replacing the family's list: " +
+         kinds + "or none (see docs/companions.md)";
+}
 
 struct GenerateOptions {
   CommonInputs inputs;
@@ -205,10 +214,7 @@ int run_generate(const std::vector<std::string>& args) {
       "text (default), or json: a summary on stdout (configs, written, unchanged, removed, "
       "findings, manifest)")("quiet,q", po::bool_switch(&opt.quiet),
                              "print nothing when the run succeeds (errors are still printed)")(
-      "companions", po::value(&opt.companions),
-      "K,...: also write these companions beside each config, replacing the family's list: "
-      "deepspeed, torchrun, accelerate, hf-args, hostfile, deepspeed-env, slurm, kubernetes, or "
-      "none (see docs/companions.md)");
+      "companions", po::value(&opt.companions), companions_help().c_str());
   add_validation_options(options, opt.validation,
                          "write configs even when the validator finds errors in them");
   add_template_options(options, opt.inputs);

@@ -17,7 +17,7 @@ a target ``<name>`` that depends on it (built by default unless ``EXCLUDE_FROM_A
 ``CMAKE_CURRENT_BINARY_DIR``. ``VALUES``, ``TEMPLATE_DIRS``, ``PLUGIN_DIRS`` and plugin paths
 are relative to ``CMAKE_CURRENT_SOURCE_DIR``. ``SET`` and ``PLUGIN_OPTIONS`` are passed as
 ``--set`` and ``--plugin-opt``. ``COMPANIONS`` (``deepspeed``, ``torchrun``, ``accelerate``,
-``hf-args``, ``hostfile``, ``deepspeed-env``, or ``none``) is passed as ``--companions``,
+``hf-args``, ``hostfile``, ``deepspeed-env``, ``slurm``, ``kubernetes``, or ``none``) is passed as ``--companions``,
 replacing the family's list. ``REPORT`` (relative to ``CMAKE_CURRENT_BINARY_DIR``) is passed as
 ``--report`` and is an output of the command too.
 
