@@ -14,6 +14,7 @@
 import argparse
 import glob
 import json
+import re
 import os
 import shutil
 import signal
@@ -313,6 +314,56 @@ def check_guard(cluster, out_dir, entry, record_dir, fake_bin, extra, what):
     log(f"refused {script} with {' '.join(extra)} ({what})")
 
 
+# Batch scripts whose directives zeroforge's reader (engine/src/validate/sbatch_script.cpp) must
+# read as sbatch does: (name, directives, the launch's --nnodes when sbatch takes it, or None
+# when sbatch refuses the script). The text before the directives is "#!/bin/bash\n" unless the
+# case replaces it.
+DIRECTIVE_CASES = [
+    ("an indented #SBATCH is a comment", "#SBATCH --nodes=2\n  #SBATCH --nodes=99\n", 2),
+    ("a comment inside a word", "#SBATCH --nodes=3#x\n", 3),
+    ("a comment after a value", "#SBATCH --nodes=3 # three nodes\n", 3),
+    ("a quoted value", "#SBATCH --nodes '2'\n", 2),
+    ("an escaped character", "#SBATCH --nodes=\\3\n", 3),
+    ("an empty word ends the line", "#SBATCH --nodes=2\n#SBATCH '' --nodes=99\n", 2),
+    ("a directive after the first command", "#SBATCH --nodes=2\ntrue\n#SBATCH --nodes=99\n", 2),
+    ("DOS line breaks", "#SBATCH --nodes=2\r\n", None),
+    ("a NUL byte", "#SBATCH --job-name=a\0b\n", None),
+    ("an unmatched quote", "#SBATCH --job-name 'x\n", None),
+]
+
+
+def check_directives(cluster, zeroforge, work):
+    """sbatch --test-only and zeroforge validate --against-args agree on each script."""
+    cases = list(DIRECTIVE_CASES) + [("no #! line", None, None)]
+    directory = os.path.join(work, "directives")
+    os.makedirs(directory)
+    with open(os.path.join(directory, "ds.json"), "w") as f:
+        json.dump({"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 0}}, f)
+    for i, (name, directives, nodes) in enumerate(cases):
+        script = f"job{i}.sh"
+        launch = (f"srun torchrun --nnodes {nodes or 1} --nproc_per_node {cluster.gpus} train.py "
+                  "--deepspeed ds.json\n")
+        text = "#SBATCH --nodes=1\n" + launch if directives is None else (
+            "#!/bin/bash\n" + directives + launch)
+        with open(os.path.join(directory, script), "wb") as f:
+            f.write(text.encode())
+        result = cluster.run(["sbatch", "--test-only", script], check=False, cwd=directory)
+        accepted = result.returncode == 0 and "to start at" in result.stderr
+        if not check(accepted == (nodes is not None),
+                     f"{name}: sbatch {'accepted' if accepted else 'refused'} it: {result.stderr}"):
+            continue
+        if accepted:  # "... using N processors on nodes node[1-3] in partition ..."
+            listed = re.search(r"on nodes (\S+)", result.stderr)
+            hosts = cluster.run(["scontrol", "show", "hostnames", listed.group(1)]).stdout.split()
+            check(len(hosts) == nodes, f"{name}: sbatch allocates {len(hosts)} nodes, not {nodes}")
+        mine = subprocess.run([zeroforge, "validate", "ds.json", "--against-args",
+                               f"sbatch {script}"], capture_output=True, text=True, cwd=directory)
+        check(mine.returncode == (0 if accepted else 2),
+              f"{name}: zeroforge validate --against-args exit {mine.returncode} where sbatch "
+              f"{'accepts' if accepted else 'refuses'} the script: {mine.stdout}{mine.stderr}")
+    log(f"#SBATCH directives: sbatch and zeroforge agree on {len(cases)} scripts")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--zeroforge", required=True)
@@ -395,6 +446,8 @@ def run_all(zeroforge, work):
             log(f"sbatch --test-only: {len(entries)} scripts of tier {tier_name}")
             if tier_name == "small":
                 check_times(cluster, work)
+            if nodes >= 3:
+                check_directives(cluster, zeroforge, work)
             # A request beyond the cluster is refused by SLURM itself: what zeroforge's tier
             # check (more GPUs per node than the tier has) keeps from reaching it.
             out, entry, _ = entries[0]

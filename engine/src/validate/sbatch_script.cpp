@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // An sbatch submission for `validate --against-args`: the allocation (nodes, GPUs per node) as
-// SLURM 22.05's sbatch takes it from its command line and then the script's #SBATCH lines
-// (src/sbatch/opt.c: directives are read up to the first line that is not a comment, and a
-// command-line option wins over the directive), and the launch the script runs.
+// SLURM's sbatch takes it from its command line and then the script's #SBATCH lines
+// (src/sbatch/opt.c, _opt_batch_script and get_argument: directives are read up to the first
+// line that is not a comment, and a command-line option wins over the directive; sbatch.c's
+// checks of the script first), and the launch the script runs. tests/slurm/check_slurm.py holds
+// the reading to the real sbatch.
 #include "sbatch_script.hpp"
 
 #include <algorithm>
@@ -109,6 +111,108 @@ std::size_t read_options(Allocation& allocation, const std::vector<std::string>&
   return i;
 }
 
+// sbatch's own checks of a script before it reads a directive (src/sbatch/sbatch.c: an empty
+// or blank script, no "#!" first, a NUL byte, a DOS line break are each refused).
+void check_script_as_sbatch(const std::string& text, const std::string& shown) {
+  constexpr std::size_t kWholeFile = std::string::npos;
+  auto refuse = [&](const std::string& why, std::size_t at) {
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < at && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    throw Error(ErrorKind::Values, "sbatch refuses this batch script: " + why,
+                Location{shown, at == kWholeFile ? 0 : line, at == kWholeFile ? 0 : column});
+  };
+  if (text.empty()) refuse("it is empty", kWholeFile);
+  if (std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isspace(c); }))
+    refuse("it holds only whitespace", kWholeFile);
+  if (!text.starts_with("#!"))
+    refuse("its first line must start with #! and the path of an interpreter (#!/bin/bash)", 0);
+  if (std::size_t nul = text.find('\0'); nul != std::string::npos)
+    refuse("it holds a NUL character, which the Slurm controller does not allow", nul);
+  if (std::size_t crlf = text.find("\r\n"); crlf != std::string::npos)
+    refuse("it has DOS line breaks (\\r\\n) where sbatch expects \\n", crlf);
+}
+
+// The arguments of one directive as sbatch's get_argument (src/sbatch/opt.c) splits the rest of
+// an #SBATCH line: words separated by white space; '...' and "..." group (the quotes go); a
+// backslash takes the next character as it is ("\ " a space); an unquoted, unescaped '#'
+// ends the line (a comment, also inside a word: `--nodes=2#x` is --nodes=2); an unmatched
+// quote or a word starting with ':' stops sbatch; an empty word ('') ends the line. `hetjob` (or `packjob`) starts the next
+// component of a heterogeneous job: `separator` says so.
+std::vector<std::string> directive_arguments(const std::string& rest, const std::string& shown,
+                                             std::size_t line, bool& separator) {
+  std::vector<std::string> words;
+  std::size_t i = 0;
+  auto space = [&](std::size_t at) {
+    return at < rest.size() && std::isspace(static_cast<unsigned char>(rest[at]));
+  };
+  for (;;) {
+    while (space(i)) ++i;
+    const std::string_view ahead = std::string_view(rest).substr(i);
+    for (std::string_view word : {std::string_view("hetjob"), std::string_view("packjob")}) {
+      const bool is = ahead.size() >= word.size() &&
+                      std::equal(word.begin(), word.end(), ahead.begin(), [](char a, char b) {
+                        return a == std::tolower(static_cast<unsigned char>(b));
+                      }) &&
+                      (ahead.size() == word.size() || space(i + word.size()));
+      if (is) {
+        separator = true;
+        return words;
+      }
+    }
+    if (i >= rest.size()) return words;
+    if (rest[i] == ':') {
+      throw Error(ErrorKind::Values, "sbatch stops at an unexpected ':' in an #SBATCH line",
+                  Location{shown, line, i + 8});
+    }
+    std::string word;
+    bool any = false, quoted = false;
+    char quote = 0;
+    while (i < rest.size() && (quoted || !space(i)) && rest[i] != '\n') {
+      const char c = rest[i];
+      if (c == '\\') {
+        if (++i < rest.size()) {
+          word += rest[i++];
+          any = true;
+        }
+        continue;
+      }
+      if (quoted) {
+        if (c == quote) {
+          quoted = false;
+          ++i;
+          continue;
+        }
+      } else if (c == '"' || c == '\'') {
+        quoted = true;
+        quote = c;
+        ++i;
+        continue;
+      } else if (c == '#') {
+        if (any) words.push_back(word);
+        return words;  // the rest of the line is a comment
+      }
+      word += c;
+      any = true;
+      ++i;
+    }
+    if (quoted) {
+      throw Error(ErrorKind::Values,
+                  std::string("sbatch stops at an unmatched ") + quote + " in an #SBATCH line",
+                  Location{shown, line, 0});
+    }
+    // A word of no characters (`''`) is where get_argument returns nothing: the line ends.
+    if (!any) return words;
+    words.push_back(word);
+  }
+}
+
 std::string trimmed(const std::string& line) {
   std::size_t a = line.find_first_not_of(" \t\r");
   if (a == std::string::npos) return "";
@@ -138,6 +242,7 @@ void load_sbatch_script(TrainingCommand& command, const std::filesystem::path& b
   std::filesystem::path path = shown;
   if (path.is_relative() && !base.empty()) path = base / path;
   const std::string text = read_file(path);
+  check_script_as_sbatch(text, shown);
 
   std::vector<std::string> lines;
   for (std::size_t start = 0; start < text.size();) {
@@ -146,22 +251,24 @@ void load_sbatch_script(TrainingCommand& command, const std::filesystem::path& b
     lines.push_back(text.substr(start, end - start));
     start = end + 1;
   }
-  // The directives: #SBATCH lines up to the first line that is neither blank nor a comment.
+  // The directives: lines that start with #SBATCH (or the old #SLURM) in their first column,
+  // up to the first line that is neither blank nor a comment; an indented "#SBATCH" is a
+  // comment to sbatch. The first component of a heterogeneous job is the allocation.
   Allocation allocation;
   read_options(allocation, command.sbatch_options, 0, true);
   std::size_t body = 0;
-  for (; body < lines.size(); ++body) {
-    const std::string line = trimmed(lines[body]);
-    if (line.starts_with("#SBATCH")) {
-      std::vector<std::string> words = split_command_words(line.substr(7));
-      // A word starting with '#' starts a comment.
-      words.erase(std::find_if(words.begin(), words.end(),
-                               [](const std::string& w) { return w.starts_with('#'); }),
-                  words.end());
+  bool separator = false;
+  for (; body < lines.size() && !separator; ++body) {
+    const std::string& raw = lines[body];
+    std::size_t magic = raw.starts_with("#SBATCH") ? 7 : raw.starts_with("#SLURM") ? 6 : 0;
+    if (magic != 0) {
+      std::vector<std::string> words =
+          directive_arguments(raw.substr(magic), shown, body + 1, separator);
       read_options(allocation, words, 0, false);
-    } else if (!line.empty() && line[0] != '#') {
-      break;
+      continue;
     }
+    const std::string line = trimmed(raw);
+    if (!line.empty() && line[0] != '#') break;
   }
 
   // The launch: the companions' `cmd=( ... )` array, or else the first line (with its

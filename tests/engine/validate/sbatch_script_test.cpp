@@ -154,4 +154,77 @@ TEST(SbatchScriptTest, ReportsWhatItCannotReadWithItsPlace) {
   EXPECT_THROW(zf::load_launcher_files(cmd, dir.path()), zf::Error);
 }
 
+// The directives as sbatch's own reader takes them (SLURM's src/sbatch/opt.c, get_argument and
+// _opt_batch_script): the magic word in the first column only, comments after a value (also
+// inside a word), quotes and backslashes, the first component of a heterogeneous job.
+TEST(SbatchScriptTest, ReadsTheDirectivesAsSbatchDoes) {
+  struct Case {
+    const char* name;
+    const char* directives;
+    long long nodes;
+  };
+  const Case cases[] = {
+      {"an indented #SBATCH is a comment", "#SBATCH --nodes=2\n  #SBATCH --nodes=5\n", 2},
+      {"a comment inside a word", "#SBATCH --nodes=3#x\n", 3},
+      {"a comment after a value", "#SBATCH --nodes=3 # three\n", 3},
+      {"a quoted value", "#SBATCH --nodes '4'\n", 4},
+      {"an escaped character", "#SBATCH --nodes=\\5\n", 5},
+      {"the old #SLURM", "#SLURM --nodes=6\n", 6},
+      {"tabs", "#SBATCH\t--nodes\t7\n", 7},
+      {"the first component of a heterogeneous job",
+       "#SBATCH --nodes=2\n#SBATCH hetjob\n#SBATCH --nodes=8\n", 2},
+      {"an empty word ends the line", "#SBATCH --nodes=2\n#SBATCH '' --nodes=9\n", 2},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    zf::test::TempDir dir;
+    dir.write("job.sh", std::string("#!/bin/bash\n") + c.directives +
+                            "srun torchrun --nnodes " + std::to_string(c.nodes) +
+                            " --nproc_per_node 8 train.py --deepspeed ds.json\n");
+    zf::TrainingCommand cmd = zf::parse_training_command("sbatch job.sh");
+    zf::load_launcher_files(cmd, dir.path());
+    EXPECT_EQ(cmd.slurm_nodes, c.nodes);
+  }
+}
+
+// What sbatch refuses before it reads a directive (src/sbatch/sbatch.c), and the directives it
+// stops at, are errors located where sbatch stops: exit 2 for validate --against-args.
+TEST(SbatchScriptTest, RefusesWhatSbatchRefuses) {
+  struct Case {
+    const char* name;
+    std::string text;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {"empty", "", "job.sh: error: sbatch refuses this batch script: it is empty"},
+      {"blank", " \n\n", "job.sh: error: sbatch refuses this batch script: it holds only whitespace"},
+      {"no #!", "#SBATCH -N 2\nsrun true\n",
+       "job.sh:1:1: error: sbatch refuses this batch script: its first line must start with #! "
+       "and the path of an interpreter (#!/bin/bash)"},
+      {"CRLF", "#!/bin/bash\r\n#SBATCH -N 2\r\nsrun true\r\n",
+       "job.sh:1:12: error: sbatch refuses this batch script: it has DOS line breaks (\\r\\n) "
+       "where sbatch expects \\n"},
+      {"NUL", std::string("#!/bin/bash\n#SBATCH -N 2\nsrun\0 true\n", 34),
+       "job.sh:3:5: error: sbatch refuses this batch script: it holds a NUL character, which the "
+       "Slurm controller does not allow"},
+      {"unmatched quote", "#!/bin/bash\n#SBATCH --job-name 'x\nsrun true\n",
+       "job.sh:2: error: sbatch stops at an unmatched ' in an #SBATCH line"},
+      {"a leading ':'", "#!/bin/bash\n#SBATCH :x\nsrun true\n",
+       "job.sh:2:9: error: sbatch stops at an unexpected ':' in an #SBATCH line"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    zf::test::TempDir dir;
+    dir.write("job.sh", c.text);
+    zf::TrainingCommand cmd = zf::parse_training_command("sbatch job.sh");
+    try {
+      zf::load_launcher_files(cmd, dir.path());
+      ADD_FAILURE() << "expected an error";
+    } catch (const zf::Error& e) {
+      EXPECT_EQ(e.kind(), zf::ErrorKind::Values);
+      EXPECT_STREQ(e.what(), c.expected);
+    }
+  }
+}
+
 }  // namespace
