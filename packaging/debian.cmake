@@ -29,13 +29,14 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_VENDOR "The zeroforge authors")
 set(CPACK_PACKAGE_CONTACT "The zeroforge authors <zeroforge@users.noreply.github.com>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "DeepSpeed config template and preset engine")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "DeepSpeed config template and preset engine\n\
- zeroforge renders DeepSpeed configuration files from Jinja-style templates, hardware tiers,\n\
- presets and plugins, generates whole families of configs with their launcher companions,\n\
- validates configs against a DeepSpeed release and estimates ZeRO memory. This package holds\n\
- the zeroforge command, its templates, presets and plugins, the Python module, and the C++\n\
- library with its CMake package and plugin SDK.")
+# The extended description (CPack indents it; lines under 80 columns, as lintian wants).
+set(CPACK_PACKAGE_DESCRIPTION
+    "zeroforge renders DeepSpeed configuration files from Jinja-style templates,\n\
+hardware tiers, presets and plugins, generates whole families of configs with\n\
+their launcher companions, validates configs against a DeepSpeed release and\n\
+estimates ZeRO memory. This package holds the zeroforge command, its templates,\n\
+presets and plugins, the Python module, and the C++ library with its CMake\n\
+package and plugin SDK.")
 # zeroforge_0.1.0_amd64.deb: Debian's name for it.
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
