@@ -77,14 +77,20 @@ class CMakeBuild(build_ext):
         if package.exists():
             shutil.rmtree(package)
         with tempfile.TemporaryDirectory() as staging:
-            # The python component, then the wheel's _layout.py over the install one.
-            for component in ("python", "python_wheel"):
-                run([cmake, "--install", build, "--prefix", staging, "--component", component,
+            # The python component, then the wheel's _layout.py (component python_wheel) over
+            # the install one; apart, since cmake --install skips a file as up to date when its
+            # modification time is the same, as two files configured at once can have.
+            found = {}
+            for component, name in (("python", "__init__.py"), ("python_wheel", "_layout.py")):
+                prefix = Path(staging) / component
+                run([cmake, "--install", build, "--prefix", prefix, "--component", component,
                      "--strip"])
-            installed = list(Path(staging).glob("**/zeroforge/__init__.py"))
-            if len(installed) != 1:
-                raise RuntimeError(f"setup.py: the python component installed {installed}")
-            shutil.copytree(installed[0].parent, package)
+                found[component] = list(prefix.glob(f"**/zeroforge/{name}"))
+                if len(found[component]) != 1:
+                    raise RuntimeError(f"setup.py: the {component} component installed "
+                                       f"{found[component]}")
+            shutil.copytree(found["python"][0].parent, package)
+            shutil.copy(found["python_wheel"][0], package / "_layout.py")
         run([cmake, "--install", build, "--prefix", package, "--component", "runtime", "--strip"])
 
 
