@@ -48,7 +48,7 @@ def main() -> int:
     version = re.search(r"^project\(zeroforge\s+VERSION\s+([0-9.]+)",
                         (source / "CMakeLists.txt").read_text(), re.M).group(1)
     cache = (build / "CMakeCache.txt").read_text()
-    if "CMAKE_INSTALL_PREFIX:PATH=/usr\n" not in cache:
+    if not re.search(r"^CMAKE_INSTALL_PREFIX:\w+=/usr$", cache, re.M):
         raise SystemExit(f"{build} is not configured with -DCMAKE_INSTALL_PREFIX=/usr")
     deb = build / f"zeroforge_{version}_amd64.deb"
     if deb.exists():
