@@ -71,7 +71,8 @@ def main() -> int:
         (project / "trainer").mkdir()
         (project / "trainer" / "ds.json").write_text(
             '{"train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto",\n'
-            ' "train_batch_size": "auto", "bf16": {"enabled": "auto"}}\n')
+            ' "train_batch_size": "auto", "bf16": {"enabled": "auto"},\n'
+            ' "zero_optimization": {"stage": 2}}\n')
         (project / ".pre-commit-config.yaml").write_text(f"""\
 repos:
   - repo: {hooks}

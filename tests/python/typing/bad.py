@@ -19,5 +19,6 @@ def mistakes() -> None:
     zeroforge.generate("example", "out").drift.add("x")  # error: drift is a list
     zeroforge.render_text("t.j2").keys()  # error: render_text returns a str
     zeroforge.render_families("example")  # error: no such function
+    zeroforge.migrate({}, "0.19.6")  # error: to is keyword-only
     findings: int = zeroforge.validate({})  # error: a list of Finding
     print(findings)

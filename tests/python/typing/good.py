@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Optional
 
 import zeroforge
 from zeroforge import (ConfigWarning, Diagnostic, ExplainedValue, Explanation, Finding,
-                       GenerateResult, Preset, Refusal, Tier)
+                       GenerateResult, Migration, MigrationNote, Preset, Refusal, Tier)
 
 
 def batch_size(tier: str) -> int:
@@ -44,6 +44,12 @@ def errors_of(config: Dict[str, Any]) -> List[str]:
     findings = zeroforge.validate(config, world_size=8, hf=True, deepspeed_version="0.14.5",
                                   against_args=["--deepspeed", "ds.json"])
     return [f"{f.pointer}: {f.message}" for f in findings if f.severity == "error"]
+
+
+def migrated(path: Path) -> Dict[str, Any]:
+    migration: Migration = zeroforge.migrate(path, to="0.19.6", from_="0.14.5", hf=True)
+    notes: List[MigrationNote] = migration.notes
+    return migration.result if migration.changed and notes else {}
 
 
 def estimate_gib(model: str) -> float:
