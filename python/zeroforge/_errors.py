@@ -3,7 +3,9 @@
 # same error as str(e), and the location as attributes.
 """zeroforge's exceptions: zeroforge.Error and one subclass per kind of failure."""
 
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
+
+from ._results import Diagnostic, Finding
 
 
 class Error(Exception):
@@ -24,7 +26,15 @@ class Error(Exception):
         pointer: the JSON pointer of the value in ``file`` (``/axes/stage/2``), or None.
         source_line: the template line the error points into, or None.
         variant: for ``generate``, the variant being made (``medium/zero3-bf16``), or None.
+        findings, diagnostics: for ``render``, ``render_text`` and ``explain``, the
+            validator's findings (Finding) and the messages (Diagnostic) of the failed or
+            refused config; empty otherwise.
     """
+
+    # Set by render(), render_text() and explain() on what they raise; declared here for type
+    # checkers (the stubs import this module) and as empty defaults for every other error.
+    findings: Sequence[Finding] = ()
+    diagnostics: Sequence[Diagnostic] = ()
 
     def __init__(self, text: str, *, code: str = "usage.invalid", kind: str = "usage",
                  message: Optional[str] = None,
@@ -81,6 +91,8 @@ class ArgumentTypeError(UsageError, TypeError):
     ``argument`` names it (``template_dirs[1]`` for an item); ``str(e)`` names it too, with
     the type expected and the type given. Also a TypeError."""
 
+    argument: str = ""
+
 
 class ArgumentValueError(UsageError, ValueError):
     """An argument of the right type whose value no call can take: out of range
@@ -88,6 +100,8 @@ class ArgumentValueError(UsageError, ValueError):
     command-line argument can) or a lone surrogate (no UTF-8 text can; a path may hold the
     ones Python decodes undecodable bytes of a file name to), a ``plugin_dirs`` entry that is
     not a directory. ``argument`` names it. Also a ValueError."""
+
+    argument: str = ""
 
 
 class FileError(Error, OSError):

@@ -15,7 +15,8 @@ sources as C++17 or later; nlohmann_json is linked when available (zeroforge/plu
 ``OUTPUT_DIRECTORY`` sets where the library is built; ``INSTALL_DESTINATION`` adds an
 install rule. Inside the zeroforge tree (where ``ZEROFORGE_PLUGIN_OUTPUT_DIR`` is set) a
 plugin given neither is a bundled one: it is built into the build tree's plugin dir and
-installed to ``lib/zeroforge/plugins``, where the ``zeroforge`` executable looks.
+installed to ``lib/zeroforge/plugins``, where the ``zeroforge`` executable looks (install
+component ``runtime``, which the Python wheel ships).
 #]=======================================================================]
 function(zeroforge_add_plugin name)
   cmake_parse_arguments(PARSE_ARGV 1 ZF_PLUGIN "" "OUTPUT_DIRECTORY;INSTALL_DESTINATION"
@@ -48,15 +49,17 @@ function(zeroforge_add_plugin name)
     C_VISIBILITY_PRESET hidden
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON)
+  set(component)
   if(DEFINED ZEROFORGE_PLUGIN_OUTPUT_DIR AND NOT ZF_PLUGIN_OUTPUT_DIRECTORY
      AND NOT ZF_PLUGIN_INSTALL_DESTINATION)
     set(ZF_PLUGIN_OUTPUT_DIRECTORY ${ZEROFORGE_PLUGIN_OUTPUT_DIR})
     set(ZF_PLUGIN_INSTALL_DESTINATION lib/zeroforge/plugins)
+    set(component COMPONENT runtime)
   endif()
   if(ZF_PLUGIN_OUTPUT_DIRECTORY)
     set_target_properties(${name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ZF_PLUGIN_OUTPUT_DIRECTORY})
   endif()
   if(ZF_PLUGIN_INSTALL_DESTINATION)
-    install(TARGETS ${name} LIBRARY DESTINATION ${ZF_PLUGIN_INSTALL_DESTINATION})
+    install(TARGETS ${name} LIBRARY DESTINATION ${ZF_PLUGIN_INSTALL_DESTINATION} ${component})
   endif()
 endfunction()

@@ -9,10 +9,12 @@ set(ZEROFORGE_INSTALL_PLUGIN_DIR lib/zeroforge/plugins)
 set(ZEROFORGE_INSTALL_DATA_DIR share/zeroforge)
 set(ZEROFORGE_INSTALL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/zeroforge)
 
-install(TARGETS zeroforge_plugin_sdk EXPORT zeroforgeTargets)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/plugins/sdk/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY DESTINATION ${ZEROFORGE_INSTALL_PLUGIN_DIR})
-install(EXPORT zeroforgeTargets NAMESPACE zeroforge:: DESTINATION ${ZEROFORGE_INSTALL_CMAKE_DIR})
+install(TARGETS zeroforge_plugin_sdk EXPORT zeroforgeTargets COMPONENT development)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/plugins/sdk/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        COMPONENT development)
+install(DIRECTORY DESTINATION ${ZEROFORGE_INSTALL_PLUGIN_DIR} COMPONENT runtime)
+install(EXPORT zeroforgeTargets NAMESPACE zeroforge:: DESTINATION ${ZEROFORGE_INSTALL_CMAKE_DIR}
+        COMPONENT development)
 
 configure_package_config_file(
   ${CMAKE_CURRENT_LIST_DIR}/zeroforge-config.cmake.in
@@ -25,7 +27,7 @@ install(FILES ${PROJECT_BINARY_DIR}/cmake/zeroforge-config.cmake
               ${PROJECT_BINARY_DIR}/cmake/zeroforge-config-version.cmake
               ${CMAKE_CURRENT_LIST_DIR}/ZeroforgeAddPlugin.cmake
               ${CMAKE_CURRENT_LIST_DIR}/ZeroforgeGenerate.cmake
-        DESTINATION ${ZEROFORGE_INSTALL_CMAKE_DIR})
+        DESTINATION ${ZEROFORGE_INSTALL_CMAKE_DIR} COMPONENT development)
 
 # The build tree is a package for plugins: find_package(zeroforge) with CMAKE_PREFIX_PATH (or
 # zeroforge_DIR) set to the build directory gives zeroforge::plugin_sdk and
