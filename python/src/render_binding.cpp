@@ -90,7 +90,7 @@ ConfigRequest config_request(const std::string& template_name, const Inputs& in)
                        "(--no-validate writes it anyway)");
     std::string shown = out.str();
     shown.pop_back();
-    extra["code"] = "validate.findings";
+    extra["code"] = "validate.finding";  // as failure_diagnostics and docs/cli.md name it
     Error error = first ? Error(ErrorKind::Values, first->message, first->file, first->pointer)
                         : Error(ErrorKind::Values, "the rendered config has errors");
     raise_error(error, shown, extra, "RefusedError");

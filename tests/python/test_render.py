@@ -143,6 +143,8 @@ def test_a_config_the_validator_refuses_raises_with_its_findings(cli, in_tmp):
     findings = caught.value.findings
     assert findings and all(isinstance(f, zeroforge.Finding) for f in findings)
     assert any(f.severity == "error" for f in findings)
+    # The code generate's failure diagnostics give a finding (docs/cli.md, "Diagnostic codes").
+    assert caught.value.code == "validate.finding"
     # validation="none" makes it anyway, as --validate none does.
     config = zeroforge.render("bad.json.j2", template_dirs=["t"], validation="none")
     assert config["train_batch_size"] == 3
