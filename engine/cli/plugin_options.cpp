@@ -37,12 +37,6 @@ std::unique_ptr<PluginHost> make_plugin_host(const PluginInputs& inputs,
   return zf::make_plugin_host(request, requests, request.on_diagnostic);
 }
 
-bool print_plugin_findings(std::ostream& out, const std::string& subject,
-                           const std::vector<PluginFinding>& findings) {
-  for (const auto& finding : findings) print_diagnostic(out, to_diagnostic(finding, subject));
-  return !findings.empty();
-}
-
 int run_plugin_command(const std::string& plugin, const std::string& command,
                        const std::vector<std::string>& args) {
   PluginInputs inputs;

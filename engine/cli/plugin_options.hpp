@@ -34,12 +34,6 @@ PluginHostOptions plugin_host_options(const PluginInputs& inputs);
 std::unique_ptr<PluginHost> make_plugin_host(const PluginInputs& inputs,
                                              const std::vector<PluginRequest>& requests = {});
 
-/// Prints each values-hook finding as `FILE: POINTER: error [PLUGIN]: MESSAGE` where it is
-/// placed (PluginFinding::file), else `SUBJECT: error [PLUGIN]: MESSAGE`. Returns whether
-/// there was any (the command then writes nothing and exits 1).
-bool print_plugin_findings(std::ostream& out, const std::string& subject,
-                           const std::vector<PluginFinding>& findings);
-
 /// Serves `zeroforge COMMAND ARGS...` from plugin `plugin` (found on the plugin search path;
 /// leading --plugin-dir DIR and --plugin-opt NAME.key=value arguments are taken by zeroforge,
 /// the rest go to the plugin): prints its output, returns its exit code. For commands.cpp:
