@@ -13,6 +13,7 @@
 
 #include "checked.hpp"
 #include "estimate_tier.hpp"
+#include "json_floats.hpp"
 #include "model_presets.hpp"
 #include "step_time.hpp"
 #include "suggestion.hpp"
@@ -525,20 +526,26 @@ std::optional<StepTime> predict_step(const Options& o, const Inputs& in, const H
   return step_time(in, o.gradient_accumulation, hw);
 }
 
+// Seconds to the microsecond and rates to three decimals: more digits claim a precision the
+// model does not have (shortest_floats then prints them as written).
+double rounded(double value, double scale) { return std::round(value * scale) / scale; }
+
 Json step_json(const std::optional<StepTime>& step, const Hardware& hw) {
   if (!step) return nullptr;
+  auto sec = [](double v) { return rounded(v, 1e6); };
+  auto rate = [](double v) { return rounded(v, 1e3); };
   Json assumed = Json::array();
   for (const auto& key : hw.assumed) assumed.push_back(key);
-  return {{"seconds", step->seconds},
-          {"tokens_per_second", step->tokens_per_second},
-          {"samples_per_second", step->samples_per_second},
-          {"tflops_per_gpu", step->tflops_per_gpu},
+  return {{"seconds", sec(step->seconds)},
+          {"tokens_per_second", rate(step->tokens_per_second)},
+          {"samples_per_second", rate(step->samples_per_second)},
+          {"tflops_per_gpu", rate(step->tflops_per_gpu)},
           {"parts",
-           {{"compute", step->compute},
-            {"communication", step->communication},
-            {"offload", step->offload},
-            {"optimizer", step->optimizer}}},
-          {"communication_before_overlap", step->communication_total},
+           {{"compute", sec(step->compute)},
+            {"communication", sec(step->communication)},
+            {"offload", sec(step->offload)},
+            {"optimizer", sec(step->optimizer)}}},
+          {"communication_before_overlap", sec(step->communication_total)},
           {"hardware",
            {{"gpu", hw.gpu},
             {"gpu_tflops", hw.gpu_tflops},
@@ -725,7 +732,7 @@ int run_estimate(const std::vector<std::string>& args, const std::string& data_d
       rows.back()["inputs"]["gradient_accumulation_steps"] = o.gradient_accumulation;
       rows.back()["step"] = step_json(steps.back(), hw);
     }
-    out = o.json ? rows.dump(2) + "\n" : all_stages_table(o, inputs, estimates, steps);
+    out = o.json ? shortest_floats(rows.dump(2)) + "\n" : all_stages_table(o, inputs, estimates, steps);
     // Exit 1 when capacities were given and no row fits, as for one estimate.
     bool judged = false, any_fits = false;
     for (const Estimate& e : estimates) {
@@ -751,7 +758,7 @@ int run_estimate(const std::vector<std::string>& args, const std::string& data_d
     j["inputs"]["gradient_accumulation_steps"] = o.gradient_accumulation;
     j["suggestion"] = change ? suggestion_json(*change) : Json(nullptr);
     j["step"] = step_json(step, hw);
-    out = j.dump(2) + "\n";
+    out = shortest_floats(j.dump(2)) + "\n";
   } else {
     out = table(o, e) + step_line(o, step, hw);
     if (change) out += "suggestion: " + change->text + "\n";
