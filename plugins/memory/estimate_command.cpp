@@ -226,16 +226,14 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir,
       {"--gpu",
        [&](auto& f, auto& v) {
          if (!find_gpu(v)) {
-           throw std::invalid_argument(f + ": unknown GPU '" + v + "' (known: " +
-                                       known_gpu_names() + ")");
+           throw std::invalid_argument(f + ": unknown GPU '" + v +
+                                       "' (known: " + known_gpu_names() + ")");
          }
          o.hardware.gpu = v;
        }},
       {"--gpu-tflops", [&](auto& f, auto& v) { o.hardware.gpu_tflops = parse_rate(f, v); }},
-      {"--intra-node-gbs",
-       [&](auto& f, auto& v) { o.hardware.intra_node_gbs = parse_rate(f, v); }},
-      {"--inter-node-gbs",
-       [&](auto& f, auto& v) { o.hardware.inter_node_gbs = parse_rate(f, v); }},
+      {"--intra-node-gbs", [&](auto& f, auto& v) { o.hardware.intra_node_gbs = parse_rate(f, v); }},
+      {"--inter-node-gbs", [&](auto& f, auto& v) { o.hardware.inter_node_gbs = parse_rate(f, v); }},
       {"--pcie-gbs", [&](auto& f, auto& v) { o.hardware.pcie_gbs = parse_rate(f, v); }},
       {"--nvme-gbs", [&](auto& f, auto& v) { o.hardware.nvme_gbs = parse_rate(f, v); }},
       {"--cpu-cores", [&](auto& f, auto& v) { o.hardware.cpu_cores = parse_int(f, v); }},
@@ -320,8 +318,7 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir,
     if (t.gpu && !hw.gpu) {
       if (!find_gpu(*t.gpu)) {
         throw std::invalid_argument(t.file + ": /gpu: unknown GPU '" + *t.gpu + "' (known: " +
-                                    known_gpu_names() +
-                                    "); name one of them, or give --gpu NAME");
+                                    known_gpu_names() + "); name one of them, or give --gpu NAME");
       }
       hw.gpu = t.gpu;
     }
@@ -564,21 +561,23 @@ std::string fixed(double value, const char* format) {
   return buffer;
 }
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
 std::string step_line(const Options& o, const std::optional<StepTime>& step, const Hardware& hw) {
   if (!step) return "step: none (the step time needs a model shape, not only --params)\n";
   return "step: " + fixed(step->seconds, "%.3f") + " s per optimizer step (" +
-         std::to_string(o.gradient_accumulation) + " micro step(s)): " +
-         fixed(step->tokens_per_second, "%.0f") + " tokens/s, " +
+         std::to_string(o.gradient_accumulation) +
+         " micro step(s)): " + fixed(step->tokens_per_second, "%.0f") + " tokens/s, " +
          fixed(step->samples_per_second, "%.2f") + " samples/s, " +
          fixed(step->tflops_per_gpu, "%.1f") + " TFLOPS per GPU on " + hw.gpu +
-         (hw.assumed.empty() ? "" : " (assumed: " + [&] {
-           std::string list;
-           for (const auto& key : hw.assumed) list += (list.empty() ? "" : ", ") + key;
-           return list;
-         }() + ")") +
-         "; compute " + fixed(step->compute, "%.3f") + " s, communication " +
-         fixed(step->communication, "%.3f") + " s, offload " + fixed(step->offload, "%.3f") +
-         " s, optimizer " + fixed(step->optimizer, "%.3f") + " s\n";
+         (hw.assumed.empty() ? "" : " (assumed: " + joined(hw.assumed) + ")") + "; compute " +
+         fixed(step->compute, "%.3f") + " s, communication " + fixed(step->communication, "%.3f") +
+         " s, offload " + fixed(step->offload, "%.3f") + " s, optimizer " +
+         fixed(step->optimizer, "%.3f") + " s\n";
 }
 
 std::vector<Inputs> all_stage_inputs(const Inputs& base, bool nvme) {
@@ -611,7 +610,8 @@ std::string all_stages_table(const Options& o, const std::vector<Inputs>& inputs
                              const std::vector<std::optional<StepTime>>& steps) {
   std::string out = header(o) + "\n";
   out += pad("options", 50) + pad("GPU total", 11, true) + pad("CPU/node", 10, true) +
-         pad("DS GPU", 9, true) + pad("DS CPU", 9, true) + "  fits" + pad("tokens/s", 12, true) + "\n";
+         pad("DS GPU", 9, true) + pad("DS CPU", 9, true) + "  fits" + pad("tokens/s", 12, true) +
+         "\n";
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const Estimate& e = estimates[i];
     std::optional<bool> ok = fits(e);
@@ -622,9 +622,10 @@ std::string all_stages_table(const Options& o, const std::vector<Inputs>& inputs
            pad(ok ? (*ok ? "yes" : "no") : "-", 4) +
            pad(steps[i] ? fixed(steps[i]->tokens_per_second, "%.0f") : "-", 12, true) + "\n";
   }
-  return out + "(GiB; GPU per GPU, CPU per node; DS = DeepSpeed's own estimator; tokens/s: the\n"
-               "step-time model at " + std::to_string(o.gradient_accumulation) +
-         " micro step(s) per step)\n";
+  return out +
+         "(GiB; GPU per GPU, CPU per node; DS = DeepSpeed's own estimator; tokens/s: the\n"
+         "step-time model at " +
+         std::to_string(o.gradient_accumulation) + " micro step(s) per step)\n";
 }
 
 Json suggestion_json(const Suggestion& change) {
@@ -732,7 +733,8 @@ int run_estimate(const std::vector<std::string>& args, const std::string& data_d
       rows.back()["inputs"]["gradient_accumulation_steps"] = o.gradient_accumulation;
       rows.back()["step"] = step_json(steps.back(), hw);
     }
-    out = o.json ? shortest_floats(rows.dump(2)) + "\n" : all_stages_table(o, inputs, estimates, steps);
+    out = o.json ? shortest_floats(rows.dump(2)) + "\n"
+                 : all_stages_table(o, inputs, estimates, steps);
     // Exit 1 when capacities were given and no row fits, as for one estimate.
     bool judged = false, any_fits = false;
     for (const Estimate& e : estimates) {

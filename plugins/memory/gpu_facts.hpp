@@ -14,14 +14,14 @@ namespace zf::memory {
 /// One GPU as its datasheet gives it. Bandwidths are GB/s (10^9 bytes) in one direction,
 /// per GPU: NVIDIA quotes NVLink and PCIe both ways at once ("600 GB/s"), which is twice this.
 struct GpuFacts {
-  std::string_view name;      ///< "A100-SXM4-80GB", as a tier's `gpu` names it
-  double bf16_tflops = 0;     ///< dense Tensor Core peak (the datasheet's "with sparsity" / 2)
-  double fp16_tflops = 0;     ///< the same for fp16
-  double fp32_tflops = 0;     ///< plain FP32, not TF32: PyTorch's default for fp32 matmuls
-  double memory_gbs = 0;      ///< HBM/GDDR bandwidth (the GPU optimizer step is bound by it)
-  double nvlink_gbs = 0;      ///< NVLink per GPU, one direction; 0: none (PCIe between GPUs)
-  double pcie_gbs = 0;        ///< the host link, one direction
-  std::string_view source;    ///< the datasheet the figures are from
+  std::string_view name;    ///< "A100-SXM4-80GB", as a tier's `gpu` names it
+  double bf16_tflops = 0;   ///< dense Tensor Core peak (the datasheet's "with sparsity" / 2)
+  double fp16_tflops = 0;   ///< the same for fp16
+  double fp32_tflops = 0;   ///< plain FP32, not TF32: PyTorch's default for fp32 matmuls
+  double memory_gbs = 0;    ///< HBM/GDDR bandwidth (the GPU optimizer step is bound by it)
+  double nvlink_gbs = 0;    ///< NVLink per GPU, one direction; 0: none (PCIe between GPUs)
+  double pcie_gbs = 0;      ///< the host link, one direction
+  std::string_view source;  ///< the datasheet the figures are from
 };
 
 /// Every known GPU, in a fixed order.

@@ -74,7 +74,7 @@ std::string shortest_floats(const std::string& json) {
         double value = 0;
         auto [end, error] = std::from_chars(literal.data(), literal.data() + literal.size(), value);
         out += error == std::errc() && end == literal.data() + literal.size() ? json_float(value)
-                                                                               : literal;
+                                                                              : literal;
       }
       i = j;
       continue;

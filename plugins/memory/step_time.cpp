@@ -91,7 +91,7 @@ CommVolume comm_volume(int stage, std::int64_t params, std::int64_t world_size,
   const double n = static_cast<double>(world_size);
   const double psi = static_cast<double>(params);
   const double bytes = element_bytes(precision);  // gradients and 16-bit parameters alike
-  const double ring = (n - 1) / n * psi * bytes;   // one reduce-scatter or all-gather
+  const double ring = (n - 1) / n * psi * bytes;  // one reduce-scatter or all-gather
   switch (stage) {
     case 0:
       out.at_boundary = 2 * ring;  // all-reduce
@@ -118,7 +118,8 @@ double ring_bandwidth_gbs(const Hardware& hw, std::int64_t gpus_per_node, std::i
 }
 
 StepTime step_time(const Inputs& in, std::int64_t gradient_accumulation, const Hardware& hw) {
-  if (!in.shape) throw std::invalid_argument("the step time needs a model shape, not only --params");
+  if (!in.shape)
+    throw std::invalid_argument("the step time needs a model shape, not only --params");
   if (gradient_accumulation < 1) {
     throw std::invalid_argument("gradient_accumulation: expected a positive integer, got " +
                                 std::to_string(gradient_accumulation));
@@ -131,7 +132,8 @@ StepTime step_time(const Inputs& in, std::int64_t gradient_accumulation, const H
   const double bytes = element_bytes(in.precision);
   StepTime out;
 
-  const double micro_flops = forward_backward_flops(*in.shape, in.micro_batch_size, in.checkpointing);
+  const double micro_flops =
+      forward_backward_flops(*in.shape, in.micro_batch_size, in.checkpointing);
   const double micro_compute = micro_flops / (hw.gpu_tflops * 1e12 * kMatmulEfficiency);
   out.flops_per_gpu = ga * micro_flops;
   out.compute = ga * micro_compute;
@@ -174,8 +176,7 @@ StepTime step_time(const Inputs& in, std::int64_t gradient_accumulation, const H
   const double states = in.optimizer == Optimizer::Adam ? 2 : 1;
   if (optimizer_off) {
     const double node_params = partition * static_cast<double>(in.gpus_per_node);
-    out.optimizer =
-        node_params / (static_cast<double>(hw.cpu_cores) * kCpuAdamParamsPerCoreSecond);
+    out.optimizer = node_params / (static_cast<double>(hw.cpu_cores) * kCpuAdamParamsPerCoreSecond);
   } else {
     const double touched = (2 + states) * 4 + (1 + states) * 4 + (bytes == 2 ? 2 : 0);
     out.optimizer = partition * touched / (hw.memory_gbs * kGB);

@@ -26,7 +26,8 @@ nlohmann::ordered_json load_tier_file(const std::filesystem::path& path) {
     }
   }
   // The hardware facts of the memory plugin's step-time model: rates, so positive.
-  for (const char* key : {"gpu_tflops", "intra_node_gbs", "inter_node_gbs", "pcie_gbs", "nvme_gbs"}) {
+  for (const char* key :
+       {"gpu_tflops", "intra_node_gbs", "inter_node_gbs", "pcie_gbs", "nvme_gbs"}) {
     auto it = tier.find(key);
     if (it == tier.end()) continue;
     const bool number = it->is_number() && !it->is_boolean();

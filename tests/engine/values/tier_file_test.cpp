@@ -16,11 +16,18 @@ TEST(TierFileTest, RefusesHardwareRatesThatAreNotPositive) {
     const char* expected;
   };
   const Case cases[] = {
-      {R"({"gpu_tflops": 0})", "/gpu_tflops: error: a tier's gpu_tflops must be a positive number of TFLOPS, got 0"},
-      {R"({"intra_node_gbs": -150})", "/intra_node_gbs: error: a tier's intra_node_gbs must be a positive number of GB/s, got -150"},
-      {R"({"inter_node_gbs": "200"})", "/inter_node_gbs: error: a tier's inter_node_gbs must be a positive number of GB/s, got \"200\""},
-      {R"({"pcie_gbs": true})", "/pcie_gbs: error: a tier's pcie_gbs must be a positive number of GB/s, got true"},
-      {R"({"nvme_gbs": null})", "/nvme_gbs: error: a tier's nvme_gbs must be a positive number of GB/s, got null"},
+      {R"({"gpu_tflops": 0})",
+       "/gpu_tflops: error: a tier's gpu_tflops must be a positive number of TFLOPS, got 0"},
+      {R"({"intra_node_gbs": -150})",
+       "/intra_node_gbs: error: a tier's intra_node_gbs must be a positive number of GB/s, got "
+       "-150"},
+      {R"({"inter_node_gbs": "200"})",
+       "/inter_node_gbs: error: a tier's inter_node_gbs must be a positive number of GB/s, got "
+       "\"200\""},
+      {R"({"pcie_gbs": true})",
+       "/pcie_gbs: error: a tier's pcie_gbs must be a positive number of GB/s, got true"},
+      {R"({"nvme_gbs": null})",
+       "/nvme_gbs: error: a tier's nvme_gbs must be a positive number of GB/s, got null"},
   };
   test::TempDir dir;
   for (const Case& c : cases) {

@@ -2,9 +2,9 @@
 // `zeroforge estimate` end to end: the CLI loads the bundled memory plugin and prints its
 // table, JSON and --all-stages; bad input exits 2 with the plugin's message.
 #include <gtest/gtest.h>
-#include <cmath>
 #include <sys/stat.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "support/cli_runner.hpp"
@@ -189,7 +189,8 @@ TEST(EstimateCliTest, RefusesUnknownGpusAndBadRates) {
       {{"--gpu", "RTX-9090"}, "--gpu: unknown GPU 'RTX-9090' " + known},
       {{"--pcie-gbs", "0"}, "--pcie-gbs: must be positive, got 0"},
       {{"--gpu-tflops", "fast"}, "--gpu-tflops: expected a number, got 'fast'"},
-      {{"--gradient-accumulation-steps", "0"}, "--gradient-accumulation-steps: must be positive, got 0"},
+      {{"--gradient-accumulation-steps", "0"},
+       "--gradient-accumulation-steps: must be positive, got 0"},
       {{"--cpu-cores", "2.5"}, "--cpu-cores: expected an integer, got '2.5'"},
   };
   for (const auto& c : cases) {
@@ -216,8 +217,8 @@ TEST(EstimateCliTest, RefusesUnknownGpusAndBadRates) {
 }
 
 TEST(EstimateCliTest, AllStagesPredictEveryRowsStep) {
-  auto r = run_cli({"estimate", "--model", "gpt2", "--gpus-per-node", "8", "--all-stages",
-                    "--format", "json"});
+  auto r = run_cli(
+      {"estimate", "--model", "gpt2", "--gpus-per-node", "8", "--all-stages", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto rows = nlohmann::json::parse(r.out);
   ASSERT_EQ(rows.size(), 8u);

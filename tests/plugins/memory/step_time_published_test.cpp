@@ -43,7 +43,8 @@ double predicted_tflops(const Json& point) {
   in.offload_param = offload(c.at("offload_param"));
   in.precision = precision_from_string(c.at("precision").get<std::string>()).value();
   in.micro_batch_size = c.at("micro_batch_size");
-  in.checkpointing = checkpointing_from_string(c.at("activation_checkpointing").get<std::string>()).value();
+  in.checkpointing =
+      checkpointing_from_string(c.at("activation_checkpointing").get<std::string>()).value();
   in.gpus_per_node = t.at("gpus_per_node");
   in.nodes = t.at("nodes");
   HardwareGiven given;

@@ -73,7 +73,8 @@ TEST(StepTimeTest, SwigluAndGqaCountTheirOwnMatmuls) {
   s.kv_heads = 2;  // k = 32
   // Per layer: h(h + 2k) + h^2 + 3 h i = 64 * 128 + 4096 + 3 * 64 * 172.
   const double layer = 64.0 * 128 + 4096 + 3.0 * 64 * 172;
-  const double expected = 3 * (2 * 128 * layer * 2 + 4.0 * 128 * 128 * 64 * 2 + 2.0 * 128 * 64 * 1000);
+  const double expected =
+      3 * (2 * 128 * layer * 2 + 4.0 * 128 * 128 * 64 * 2 + 2.0 * 128 * 64 * 1000);
   EXPECT_DOUBLE_EQ(forward_backward_flops(s, 1, Checkpointing::None), expected);
 }
 
@@ -237,9 +238,9 @@ TEST(StepTimeTest, HardwareComesFromTheTableWhereTheTierIsSilent) {
   EXPECT_EQ(h100.gpu, "H100-SXM5-80GB");
   EXPECT_DOUBLE_EQ(h100.gpu_tflops, 989.5);
   EXPECT_DOUBLE_EQ(h100.intra_node_gbs, 450);
-  EXPECT_EQ(h100.assumed, (std::vector<std::string>{"gpu", "gpu_tflops", "intra_node_gbs",
-                                                    "inter_node_gbs", "pcie_gbs", "nvme_gbs",
-                                                    "cpu_cores"}));
+  EXPECT_EQ(h100.assumed,
+            (std::vector<std::string>{"gpu", "gpu_tflops", "intra_node_gbs", "inter_node_gbs",
+                                      "pcie_gbs", "nvme_gbs", "cpu_cores"}));
   HardwareGiven l40s;
   l40s.gpu = "l40s";  // names match without case
   l40s.inter_node_gbs = 50;
