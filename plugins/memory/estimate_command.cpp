@@ -623,10 +623,23 @@ std::string all_stages_table(const Options& o, const std::vector<Inputs>& inputs
            pad(ok ? (*ok ? "yes" : "no") : "-", 4) +
            pad(steps[i] ? fixed(steps[i]->tokens_per_second, "%.0f") : "-", 12, true) + "\n";
   }
-  return out +
-         "(GiB; GPU per GPU, CPU per node; DS = DeepSpeed's own estimator; tokens/s: the\n"
-         "step-time model at " +
-         std::to_string(o.gradient_accumulation) + " micro step(s) per step)\n";
+  out +=
+      "(GiB; GPU per GPU, CPU per node; DS = DeepSpeed's own estimator; tokens/s: the\n"
+      "step-time model at " +
+      std::to_string(o.gradient_accumulation) + " micro step(s) per step)\n";
+  // The fastest row by the step-time model: among those that fit when there is a verdict.
+  std::optional<std::size_t> fastest;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!steps[i] || fits(estimates[i]) == std::optional<bool>(false)) continue;
+    if (!fastest || steps[i]->tokens_per_second > steps[*fastest]->tokens_per_second) fastest = i;
+  }
+  if (fastest) {
+    const bool judged = fits(estimates[*fastest]).has_value();
+    out += std::string(judged ? "fastest that fits: " : "fastest: ") +
+           options_label(inputs[*fastest]) + " (" +
+           fixed(steps[*fastest]->tokens_per_second, "%.0f") + " tokens/s)\n";
+  }
+  return out;
 }
 
 Json suggestion_json(const Suggestion& change) {

@@ -225,6 +225,35 @@ TEST(EstimateCliTest, AllStagesPredictEveryRowsStep) {
   for (const auto& row : rows) EXPECT_GT(row["step"]["seconds"].get<double>(), 0);
   auto text = run_cli({"estimate", "--model", "gpt2", "--all-stages"});
   EXPECT_NE(text.out.find("  fits    tokens/s\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\nfastest: "), std::string::npos) << "no verdict: every row counts";
+}
+
+TEST(EstimateCliTest, AllStagesNamesTheFastestRowThatFits) {
+  // Llama-2-7B on one 80 GB GPU: ZeRO-0 and ZeRO-1/2 without offload do not fit, and of those
+  // that do the row with the most tokens/s is named.
+  auto r =
+      run_cli({"estimate", "--model", "llama-2-7b", "--gpu-memory-gib", "79.64", "--cpu-memory-gib",
+               "1024", "--activation-checkpointing", "full", "--all-stages", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string best;
+  double best_rate = 0;
+  for (const auto& row : nlohmann::json::parse(r.out)) {
+    if (row["fits"] != true) continue;
+    const double rate = row["step"]["tokens_per_second"];
+    if (rate > best_rate) {
+      best_rate = rate;
+      const auto& in = row["inputs"];
+      best = "ZeRO-" + std::to_string(in["stage"].get<int>());
+      if (in["stage"] >= 1)
+        best += ", offload_optimizer=" + in["offload_optimizer"].get<std::string>();
+      if (in["stage"] == 3) best += ", offload_param=" + in["offload_param"].get<std::string>();
+    }
+  }
+  ASSERT_FALSE(best.empty());
+  auto text =
+      run_cli({"estimate", "--model", "llama-2-7b", "--gpu-memory-gib", "79.64", "--cpu-memory-gib",
+               "1024", "--activation-checkpointing", "full", "--all-stages"});
+  EXPECT_NE(text.out.find("\nfastest that fits: " + best + " ("), std::string::npos) << text.out;
 }
 
 }  // namespace
