@@ -13,7 +13,9 @@
 
 #include "checked.hpp"
 #include "estimate_tier.hpp"
+#include "json_floats.hpp"
 #include "model_presets.hpp"
+#include "step_time.hpp"
 #include "suggestion.hpp"
 
 namespace zf::memory {
@@ -26,7 +28,8 @@ const char* const kHelp =
     "usage: zeroforge estimate (--model NAME|FILE | --params N [--largest-layer-params N] |\n"
     "                           --layers L --hidden H --heads A --vocab V --seq-len S) [options]\n"
     "\n"
-    "Estimates per-GPU and per-node memory of DeepSpeed ZeRO training (docs/estimator.md).\n"
+    "Estimates per-GPU and per-node memory of DeepSpeed ZeRO training and the time of one\n"
+    "optimizer step (docs/estimator.md).\n"
     "\n"
     "model:\n"
     "  --model NAME|FILE            a preset from presets/models/ (llama-2-7b, ...) or a file\n"
@@ -48,6 +51,7 @@ const char* const kHelp =
     "  --precision bf16|fp16|fp32   (default bf16)\n"
     "  --optimizer adam|sgd         K = 12 (adam) or 8 (sgd with momentum) bytes/param; fp32: K-4\n"
     "  --micro-batch-size N         per GPU (default 1)\n"
+    "  --gradient-accumulation-steps N  micro steps per optimizer step (default 1)\n"
     "  --activation-checkpointing none|selective|full   (default none; true = full)\n"
     "  --attention eager|sdpa|flash (default sdpa, what transformers uses)\n"
     "  --loss hf|fused              hf: fp32 logits in the cross entropy (default); fused: none\n"
@@ -57,8 +61,8 @@ const char* const kHelp =
     "  --tier NAME|FILE             the cluster of NAME.json on the tier search path (as\n"
     "                               render finds it) or of a tier file:\n"
     "                               its gpus_per_node, nodes, gpu_memory_gib,\n"
-    "                               cpu_memory_gib, gpu_memory_margin and nvme_path (the\n"
-    "                               options below win over it)\n"
+    "                               cpu_memory_gib, gpu_memory_margin, nvme_path and the\n"
+    "                               hardware keys below (the options win over it)\n"
     "  --nvme-path PATH             NVMe offload is possible: the suggestion considers it\n"
     "  --gpus-per-node N  --nodes N (default 1, 1)\n"
     "  --gpu-memory-gib F (per GPU)  --cpu-memory-gib F (per node): give a verdict\n"
@@ -66,6 +70,13 @@ const char* const kHelp =
     "  --headroom F                 allocator fragmentation, fraction of activations\n"
     "                               (default 0.10; 0.45 with full checkpointing)\n"
     "  --cuda-context-gib F         per GPU, outside PyTorch's allocator (default 0.8)\n"
+    "hardware (the step time; a tier's gpu, gpu_tflops, ... and the GPU table fill the rest):\n"
+    "  --gpu NAME                   V100-SXM2-32GB, A100-SXM4-40GB, A100-SXM4-80GB,\n"
+    "                               H100-SXM5-80GB (default), H200-SXM-141GB, L40S\n"
+    "  --gpu-tflops F               dense peak per GPU for the precision\n"
+    "  --intra-node-gbs F  --pcie-gbs F    GB/s per GPU, one direction\n"
+    "  --inter-node-gbs F           GB/s of a node's network, one direction (default 200)\n"
+    "  --cpu-cores N  --nvme-gbs F  per node (default 32 and 7)\n"
     "DeepSpeed's estimator:\n"
     "  --zero-init true|false       (default true)\n"
     "  --additional-buffer-factor F (default 1.5)\n"
@@ -85,6 +96,8 @@ struct Options {
   std::optional<bool> tied;
   std::optional<TierFacts> tier;
   std::optional<std::string> nvme_path;  // --nvme-path, else the tier's
+  std::int64_t gradient_accumulation = 1;
+  HardwareGiven hardware;  // options, else the tier's
   bool all_stages = false;
   bool json = false;
   bool params_derived = false;
@@ -118,6 +131,12 @@ double parse_double(const std::string& flag, const std::string& text) {
   if (used != text.size() || text.empty() || !std::isfinite(value)) {
     throw std::invalid_argument(flag + ": expected a number, got '" + text + "'");
   }
+  return value;
+}
+
+double parse_rate(const std::string& flag, const std::string& text) {
+  const double value = parse_double(flag, text);
+  if (!(value > 0)) throw std::invalid_argument(flag + ": must be positive, got " + text);
   return value;
 }
 
@@ -203,6 +222,22 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir,
            throw std::invalid_argument(f + ": expected adam or sgd, got '" + v + "'");
        }},
       {"--micro-batch-size", [&](auto& f, auto& v) { in.micro_batch_size = parse_int(f, v); }},
+      {"--gradient-accumulation-steps",
+       [&](auto& f, auto& v) { o.gradient_accumulation = parse_int(f, v); }},
+      {"--gpu",
+       [&](auto& f, auto& v) {
+         if (!find_gpu(v)) {
+           throw std::invalid_argument(f + ": unknown GPU '" + v +
+                                       "' (known: " + known_gpu_names() + ")");
+         }
+         o.hardware.gpu = v;
+       }},
+      {"--gpu-tflops", [&](auto& f, auto& v) { o.hardware.gpu_tflops = parse_rate(f, v); }},
+      {"--intra-node-gbs", [&](auto& f, auto& v) { o.hardware.intra_node_gbs = parse_rate(f, v); }},
+      {"--inter-node-gbs", [&](auto& f, auto& v) { o.hardware.inter_node_gbs = parse_rate(f, v); }},
+      {"--pcie-gbs", [&](auto& f, auto& v) { o.hardware.pcie_gbs = parse_rate(f, v); }},
+      {"--nvme-gbs", [&](auto& f, auto& v) { o.hardware.nvme_gbs = parse_rate(f, v); }},
+      {"--cpu-cores", [&](auto& f, auto& v) { o.hardware.cpu_cores = parse_int(f, v); }},
       {"--activation-checkpointing",
        [&](auto& f, auto& v) {
          // true/false: the config's own activation_checkpointing spelling.
@@ -280,6 +315,20 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir,
     if (t.gpu_memory_margin && !given.count("--gpu-memory-margin"))
       in.gpu_memory_margin = *t.gpu_memory_margin;
     if (t.nvme_path && !t.nvme_path->empty() && !o.nvme_path) o.nvme_path = t.nvme_path;
+    HardwareGiven& hw = o.hardware;
+    if (t.gpu && !hw.gpu) {
+      if (!find_gpu(*t.gpu)) {
+        throw std::invalid_argument(t.file + ": /gpu: unknown GPU '" + *t.gpu + "' (known: " +
+                                    known_gpu_names() + "); name one of them, or give --gpu NAME");
+      }
+      hw.gpu = t.gpu;
+    }
+    if (t.gpu_tflops && !hw.gpu_tflops) hw.gpu_tflops = t.gpu_tflops;
+    if (t.intra_node_gbs && !hw.intra_node_gbs) hw.intra_node_gbs = t.intra_node_gbs;
+    if (t.inter_node_gbs && !hw.inter_node_gbs) hw.inter_node_gbs = t.inter_node_gbs;
+    if (t.pcie_gbs && !hw.pcie_gbs) hw.pcie_gbs = t.pcie_gbs;
+    if (t.nvme_gbs && !hw.nvme_gbs) hw.nvme_gbs = t.nvme_gbs;
+    if (t.cpu_cores && !hw.cpu_cores) hw.cpu_cores = t.cpu_cores;
   }
 
   // The model: a preset, overridden by any shape flag; or --params; or a shape.
@@ -469,6 +518,69 @@ std::string table(const Options& o, const Estimate& e) {
   return out + "\n" + verdict(e);
 }
 
+// The step time of `in`, or nullopt without a shape (only --params: no tokens to count).
+std::optional<StepTime> predict_step(const Options& o, const Inputs& in, const Hardware& hw) {
+  if (!in.shape) return std::nullopt;
+  return step_time(in, o.gradient_accumulation, hw);
+}
+
+// Seconds to the microsecond and rates to three decimals: more digits claim a precision the
+// model does not have (shortest_floats then prints them as written).
+double rounded(double value, double scale) { return std::round(value * scale) / scale; }
+
+Json step_json(const std::optional<StepTime>& step, const Hardware& hw) {
+  if (!step) return nullptr;
+  auto sec = [](double v) { return rounded(v, 1e6); };
+  auto rate = [](double v) { return rounded(v, 1e3); };
+  Json assumed = Json::array();
+  for (const auto& key : hw.assumed) assumed.push_back(key);
+  return {{"seconds", sec(step->seconds)},
+          {"tokens_per_second", rate(step->tokens_per_second)},
+          {"samples_per_second", rate(step->samples_per_second)},
+          {"tflops_per_gpu", rate(step->tflops_per_gpu)},
+          {"parts",
+           {{"compute", sec(step->compute)},
+            {"communication", sec(step->communication)},
+            {"offload", sec(step->offload)},
+            {"optimizer", sec(step->optimizer)}}},
+          {"communication_before_overlap", sec(step->communication_total)},
+          {"hardware",
+           {{"gpu", hw.gpu},
+            {"gpu_tflops", hw.gpu_tflops},
+            {"memory_gbs", hw.memory_gbs},
+            {"intra_node_gbs", hw.intra_node_gbs},
+            {"inter_node_gbs", hw.inter_node_gbs},
+            {"pcie_gbs", hw.pcie_gbs},
+            {"cpu_cores", hw.cpu_cores},
+            {"nvme_gbs", hw.nvme_gbs},
+            {"assumed", assumed}}}};
+}
+
+std::string fixed(double value, const char* format) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, format, value);
+  return buffer;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+std::string step_line(const Options& o, const std::optional<StepTime>& step, const Hardware& hw) {
+  if (!step) return "step: none (the step time needs a model shape, not only --params)\n";
+  return "step: " + fixed(step->seconds, "%.3f") + " s per optimizer step (" +
+         std::to_string(o.gradient_accumulation) +
+         " micro step(s)): " + fixed(step->tokens_per_second, "%.0f") + " tokens/s, " +
+         fixed(step->samples_per_second, "%.2f") + " samples/s, " +
+         fixed(step->tflops_per_gpu, "%.1f") + " TFLOPS per GPU on " + hw.gpu +
+         (hw.assumed.empty() ? "" : " (assumed: " + joined(hw.assumed) + ")") + "; compute " +
+         fixed(step->compute, "%.3f") + " s, communication " + fixed(step->communication, "%.3f") +
+         " s, offload " + fixed(step->offload, "%.3f") + " s, optimizer " +
+         fixed(step->optimizer, "%.3f") + " s\n";
+}
+
 std::vector<Inputs> all_stage_inputs(const Inputs& base, bool nvme) {
   std::vector<Inputs> out;
   auto add = [&](int stage, Offload opt, Offload param) {
@@ -495,10 +607,12 @@ std::vector<Inputs> all_stage_inputs(const Inputs& base, bool nvme) {
 }
 
 std::string all_stages_table(const Options& o, const std::vector<Inputs>& inputs,
-                             const std::vector<Estimate>& estimates) {
+                             const std::vector<Estimate>& estimates,
+                             const std::vector<std::optional<StepTime>>& steps) {
   std::string out = header(o) + "\n";
   out += pad("options", 50) + pad("GPU total", 11, true) + pad("CPU/node", 10, true) +
-         pad("DS GPU", 9, true) + pad("DS CPU", 9, true) + "  fits\n";
+         pad("DS GPU", 9, true) + pad("DS CPU", 9, true) + "  fits" + pad("tokens/s", 12, true) +
+         "\n";
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const Estimate& e = estimates[i];
     std::optional<bool> ok = fits(e);
@@ -506,9 +620,26 @@ std::string all_stages_table(const Options& o, const std::vector<Inputs>& inputs
            pad(gib(e.total_cpu), 10, true) +
            pad(e.deepspeed ? gib(e.deepspeed->gpu_bytes) : "-", 9, true) +
            pad(e.deepspeed ? gib(e.deepspeed->cpu_bytes) : "-", 9, true) + "  " +
-           (ok ? (*ok ? "yes" : "no") : "-") + "\n";
+           pad(ok ? (*ok ? "yes" : "no") : "-", 4) +
+           pad(steps[i] ? fixed(steps[i]->tokens_per_second, "%.0f") : "-", 12, true) + "\n";
   }
-  return out + "(GiB; GPU per GPU, CPU per node; DS = DeepSpeed's own estimator)\n";
+  out +=
+      "(GiB; GPU per GPU, CPU per node; DS = DeepSpeed's own estimator; tokens/s: the\n"
+      "step-time model at " +
+      std::to_string(o.gradient_accumulation) + " micro step(s) per step)\n";
+  // The fastest row by the step-time model: among those that fit when there is a verdict.
+  std::optional<std::size_t> fastest;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!steps[i] || fits(estimates[i]) == std::optional<bool>(false)) continue;
+    if (!fastest || steps[i]->tokens_per_second > steps[*fastest]->tokens_per_second) fastest = i;
+  }
+  if (fastest) {
+    const bool judged = fits(estimates[*fastest]).has_value();
+    out += std::string(judged ? "fastest that fits: " : "fastest: ") +
+           options_label(inputs[*fastest]) + " (" +
+           fixed(steps[*fastest]->tokens_per_second, "%.0f") + " tokens/s)\n";
+  }
+  return out;
 }
 
 Json suggestion_json(const Suggestion& change) {
@@ -603,15 +734,21 @@ int run_estimate(const std::vector<std::string>& args, const std::string& data_d
     }
   }
   Options o = parse(args, data_dir, read, find);
+  const Hardware hw = resolve_hardware(o.hardware, o.inputs.precision);
   if (o.all_stages) {
     std::vector<Inputs> inputs = all_stage_inputs(o.inputs, nvme_available(o));
     std::vector<Estimate> estimates;
+    std::vector<std::optional<StepTime>> steps;
     Json rows = Json::array();
     for (const auto& in : inputs) {
       estimates.push_back(estimate(in));
+      steps.push_back(predict_step(o, in, hw));
       rows.push_back(to_json(in, estimates.back()));
+      rows.back()["inputs"]["gradient_accumulation_steps"] = o.gradient_accumulation;
+      rows.back()["step"] = step_json(steps.back(), hw);
     }
-    out = o.json ? rows.dump(2) + "\n" : all_stages_table(o, inputs, estimates);
+    out = o.json ? shortest_floats(rows.dump(2)) + "\n"
+                 : all_stages_table(o, inputs, estimates, steps);
     // Exit 1 when capacities were given and no row fits, as for one estimate.
     bool judged = false, any_fits = false;
     for (const Estimate& e : estimates) {
@@ -623,6 +760,8 @@ int run_estimate(const std::vector<std::string>& args, const std::string& data_d
     return judged && !any_fits ? 1 : 0;
   }
   Estimate e = estimate(o.inputs);
+  // Predicted whether or not the config fits: a team compares both sides of the line.
+  const std::optional<StepTime> step = predict_step(o, o.inputs, hw);
   std::optional<bool> ok = fits(e);
   std::optional<Suggestion> change;
   if (ok && !*ok) change = suggest(o.inputs, nvme_available(o));
@@ -632,10 +771,12 @@ int run_estimate(const std::vector<std::string>& args, const std::string& data_d
     j["tier"] = o.tier ? Json{{"name", o.tier->name}, {"file", o.tier->file}} : Json(nullptr);
     if (o.preset) j["model"]["name"] = o.preset->name;
     j["model"]["params_derived"] = o.params_derived;
+    j["inputs"]["gradient_accumulation_steps"] = o.gradient_accumulation;
     j["suggestion"] = change ? suggestion_json(*change) : Json(nullptr);
-    out = j.dump(2) + "\n";
+    j["step"] = step_json(step, hw);
+    out = shortest_floats(j.dump(2)) + "\n";
   } else {
-    out = table(o, e);
+    out = table(o, e) + step_line(o, step, hw);
     if (change) out += "suggestion: " + change->text + "\n";
   }
   return ok && !*ok ? 1 : 0;

@@ -20,8 +20,8 @@ inline constexpr const char* kEstimateKeys[] = {
 /// Estimates one config's values (`input` is the values hook's input) with the model that
 /// `option` (the plugin's `estimate` option) names, at the config's own `stage`, offloads,
 /// `micro_batch_size`, precision and tier. Returns {"manifest": {"estimate": RECORD}}, RECORD
-/// being what `zeroforge estimate --format json` prints for the same inputs (its "suggestion"
-/// aside); when the config's values cannot be estimated (a value of the wrong type, offload
+/// being what `zeroforge estimate --format json` prints for the same inputs (its "suggestion",
+/// "step" and inputs.gradient_accumulation_steps aside); when the config's values cannot be estimated (a value of the wrong type, offload
 /// where DeepSpeed ignores it) RECORD is {"skipped": "why"} instead, and the values contract
 /// reports what is wrong with them. Throws std::invalid_argument naming `estimate.KEY` for a
 /// bad option.

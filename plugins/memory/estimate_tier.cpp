@@ -81,6 +81,24 @@ TierFacts load_estimate_tier(const std::string& name_or_path, const std::string&
     }
     out.gpu_memory_margin = v.get<double>();
   }
+  auto rate = [&](const char* key, const char* unit, std::optional<double>& into) {
+    if (!tier.contains(key)) return;
+    const nlohmann::json& v = tier[key];
+    if (!v.is_number() || !(v.get<double>() > 0 && std::isfinite(v.get<double>()))) {
+      fail(key, std::string("expected a positive number of ") + unit);
+    }
+    into = v.get<double>();
+  };
+  rate("gpu_tflops", "TFLOPS", out.gpu_tflops);
+  rate("intra_node_gbs", "GB/s", out.intra_node_gbs);
+  rate("inter_node_gbs", "GB/s", out.inter_node_gbs);
+  rate("pcie_gbs", "GB/s", out.pcie_gbs);
+  rate("nvme_gbs", "GB/s", out.nvme_gbs);
+  count("cpu_cores", out.cpu_cores);
+  if (tier.contains("gpu")) {
+    if (!tier["gpu"].is_string()) fail("gpu", "expected a GPU name");
+    out.gpu = tier["gpu"].get<std::string>();
+  }
   if (tier.contains("nvme_path")) {
     if (!tier["nvme_path"].is_string()) fail("nvme_path", "expected a path");
     out.nvme_path = tier["nvme_path"].get<std::string>();

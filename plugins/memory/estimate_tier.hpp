@@ -21,6 +21,10 @@ struct TierFacts {
   std::optional<std::int64_t> gpus_per_node, nodes;
   std::optional<double> gpu_memory_gib, cpu_memory_gib, gpu_memory_margin;
   std::optional<std::string> nvme_path;  ///< NVMe offload is possible when set (not empty)
+  // The step-time model's hardware (docs/tiers.md): GPU name, rates and CPUs.
+  std::optional<std::string> gpu;
+  std::optional<double> gpu_tflops, intra_node_gbs, inter_node_gbs, pcie_gbs, nvme_gbs;
+  std::optional<std::int64_t> cpu_cores;
 };
 
 /// The file of a tier name or path; throws std::exception with a one-line message.

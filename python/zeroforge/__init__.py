@@ -486,7 +486,9 @@ _ESTIMATE_OPTIONS: Tuple[str, ...] = (
     "activation_checkpointing", "attention", "loss", "reduce_bucket_size",
     "allgather_bucket_size", "stage3_prefetch_bucket_size", "stage3_max_live_parameters", "tier",
     "nvme_path", "gpus_per_node", "nodes", "gpu_memory_gib", "cpu_memory_gib",
-    "gpu_memory_margin", "headroom", "cuda_context_gib", "zero_init", "additional_buffer_factor")
+    "gpu_memory_margin", "headroom", "cuda_context_gib", "zero_init", "additional_buffer_factor",
+    "gradient_accumulation_steps", "gpu", "gpu_tflops", "intra_node_gbs", "inter_node_gbs",
+    "pcie_gbs", "cpu_cores", "nvme_gbs")
 
 
 def estimate(model: Optional[PathLike] = None, *,

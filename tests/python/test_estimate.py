@@ -22,7 +22,20 @@ CASES = [
      ["--model", "llama-2-70b", "--stage", "3", "--gpu-memory-gib", "24"]),
     ({"model": "llama-2-7b", "all_stages": True, "tier": "medium"},
      ["--model", "llama-2-7b", "--all-stages", "--tier", "medium"]),
+    ({"model": "llama-2-7b", "stage": 3, "tier": "large", "gradient_accumulation_steps": 4,
+      "gpu": "A100-SXM4-80GB", "inter_node_gbs": 100.0},
+     ["--model", "llama-2-7b", "--stage", "3", "--tier", "large",
+      "--gradient-accumulation-steps", "4", "--gpu", "A100-SXM4-80GB", "--inter-node-gbs", "100"]),
 ]
+
+
+def test_the_estimate_carries_the_step_time():
+    record = zeroforge.estimate("llama-2-7b", stage=3, tier="large", gradient_accumulation_steps=4)
+    step = record["step"]
+    assert set(step["parts"]) == {"compute", "communication", "offload", "optimizer"}
+    assert step["seconds"] == pytest.approx(sum(step["parts"].values()))
+    assert step["hardware"]["gpu"] == "H100-SXM5-80GB"
+    assert record["inputs"]["gradient_accumulation_steps"] == 4
 
 
 @pytest.mark.parametrize("kwargs, flags", CASES)

@@ -140,7 +140,7 @@ constexpr std::array<std::string_view, 3> kBatchKeys = {
 // plugin's `auto_fit`, and what companions read (`launch`; the template ignores it):
 // an unknown name close to one of these is a typo, reported; other names are left for custom
 // templates.
-constexpr std::array<std::string_view, 36> kKnownNames = {"stage",
+constexpr std::array<std::string_view, 41> kKnownNames = {"stage",
                                                           "precision",
                                                           "offload_optimizer",
                                                           "offload_param",
@@ -170,6 +170,11 @@ constexpr std::array<std::string_view, 36> kKnownNames = {"stage",
                                                           "cpu_cores",
                                                           "gpu_memory_margin",
                                                           "gpu",
+                                                          "gpu_tflops",
+                                                          "intra_node_gbs",
+                                                          "inter_node_gbs",
+                                                          "pcie_gbs",
+                                                          "nvme_gbs",
                                                           "tier",
                                                           "model",
                                                           "auto_fit",
@@ -512,6 +517,13 @@ class Checker {
     // A tier fact, optional: the CPUs of a node (the SLURM job asks for them).
     if (const Value* v = get(known("cpu_cores")))
       check_type_at([] { return std::string("/cpu_cores"); }, *v, Type::PositiveInt, true);
+    // Tier facts the memory plugin's step-time model reads (docs/tiers.md), optional.
+    for (Name name : {known("gpu_tflops"), known("intra_node_gbs"), known("inter_node_gbs"),
+                      known("pcie_gbs"), known("nvme_gbs")}) {
+      if (const Value* v = get(name))
+        check_type_at([&] { return "/" + std::string(name.text()); }, *v, Type::PositiveNumber,
+                      true);
+    }
   }
 
   void check_flags() {

@@ -120,8 +120,9 @@ std::vector<std::string> names_read(const Template& tpl) {
 
 bool is_plugin_fact(std::string_view name) {
   // The tail of the contract's known names (engine/src/deepspeed/contract.cpp, kKnownNames).
-  for (std::string_view fact : {"gpu_memory_gib", "cpu_memory_gib", "cpu_cores",
-                                "gpu_memory_margin", "gpu", "tier", "model", "auto_fit"}) {
+  for (std::string_view fact :
+       {"gpu_memory_gib", "cpu_memory_gib", "cpu_cores", "gpu_memory_margin", "gpu", "gpu_tflops",
+        "intra_node_gbs", "inter_node_gbs", "pcie_gbs", "nvme_gbs", "tier", "model", "auto_fit"}) {
     if (name == fact) return true;
   }
   return false;

@@ -25,6 +25,21 @@ nlohmann::ordered_json load_tier_file(const std::filesystem::path& path) {
                   path.string(), std::string("/") + key);
     }
   }
+  // The hardware facts of the memory plugin's step-time model: rates, so positive.
+  for (const char* key :
+       {"gpu_tflops", "intra_node_gbs", "inter_node_gbs", "pcie_gbs", "nvme_gbs"}) {
+    auto it = tier.find(key);
+    if (it == tier.end()) continue;
+    const bool number = it->is_number() && !it->is_boolean();
+    const double rate = number ? it->get<double>() : 0.0;
+    if (!number || !std::isfinite(rate) || rate <= 0) {
+      const std::string unit = std::string(key) == "gpu_tflops" ? "TFLOPS" : "GB/s";
+      throw Error(ErrorKind::Values,
+                  "a tier's " + std::string(key) + " must be a positive number of " + unit +
+                      ", got " + it->dump(),
+                  path.string(), std::string("/") + key);
+    }
+  }
   // CPUs are counted, as SLURM's --cpus-per-task and the kernel count them: 2.5 is no count.
   if (auto it = tier.find("cpu_cores"); it != tier.end()) {
     if (!it->is_number_integer() || it->get<std::int64_t>() < 1 ||

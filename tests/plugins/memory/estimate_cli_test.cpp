@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "support/cli_runner.hpp"
@@ -99,6 +100,160 @@ TEST(EstimateCliTest, ArgumentErrorsReadAsUsageErrors) {
                          "\nRun 'zeroforge estimate --help' for usage.\n");
     EXPECT_EQ(r.out, "");
   }
+}
+
+// The step time (docs/estimator.md, "Step time"): in the JSON record, also when the config does
+// not fit, and on its own line of the text output.
+TEST(EstimateCliTest, JsonCarriesTheStepAlsoWhenItDoesNotFit) {
+  auto r = run_cli({"estimate", "--model", "llama-2-70b", "--stage", "0", "--gpu-memory-gib", "80",
+                    "--gradient-accumulation-steps", "8", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["fits"], false);
+  EXPECT_EQ(j["inputs"]["gradient_accumulation_steps"], 8);
+  const auto& step = j.at("step");
+  double sum = 0;
+  for (const char* part : {"compute", "communication", "offload", "optimizer"}) {
+    ASSERT_TRUE(step["parts"][part].is_number()) << part;
+    sum += step["parts"][part].get<double>();
+  }
+  // Seconds print to the microsecond, rates to three decimals.
+  const double seconds = step["seconds"].get<double>();
+  EXPECT_NEAR(seconds, sum, 2e-6);
+  EXPECT_EQ(seconds, std::round(seconds * 1e6) / 1e6);
+  EXPECT_GT(step["tokens_per_second"].get<double>(), 0);
+  // One GPU, 8 micro batches of one 4096-token sequence.
+  EXPECT_NEAR(step["tokens_per_second"].get<double>(), 8 * 4096 / seconds, 0.01);
+  EXPECT_NEAR(step["samples_per_second"].get<double>(), 8 / seconds, 0.001);
+  EXPECT_EQ(step["hardware"]["gpu"], "H100-SXM5-80GB");
+  EXPECT_EQ(step["parts"]["communication"], 0.0) << "one GPU";
+
+  auto text = run_cli({"estimate", "--model", "gpt2", "--gpu", "A100-SXM4-40GB"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("\nstep: "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("TFLOPS per GPU on A100-SXM4-40GB (assumed: gpu_tflops,"),
+            std::string::npos)
+      << text.out;
+}
+
+TEST(EstimateCliTest, WithoutAShapeThereIsNoStep) {
+  auto j = run_cli({"estimate", "--params", "7e9", "--format", "json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_TRUE(nlohmann::json::parse(j.out).at("step").is_null());
+  auto text = run_cli({"estimate", "--params", "7e9"});
+  EXPECT_NE(text.out.find("step: none (the step time needs a model shape, not only --params)"),
+            std::string::npos)
+      << text.out;
+}
+
+TEST(EstimateCliTest, TheTiersHardwareIsUsedAndOptionsWinOverIt) {
+  test::TempDir dir;
+  const auto tier = dir.write("tiers/dgx-a100.json",
+                              R"({"gpus_per_node": 8, "nodes": 2, "gpu": "A100-SXM4-80GB",
+                                  "inter_node_gbs": 100, "pcie_gbs": 24, "cpu_cores": 256,
+                                  "nvme_gbs": 12.5})");
+  auto r = run_cli({"estimate", "--model", "gpt2-xl", "--tier", tier.string(), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto hw = nlohmann::json::parse(r.out)["step"]["hardware"];
+  EXPECT_EQ(hw["gpu"], "A100-SXM4-80GB");
+  EXPECT_EQ(hw["gpu_tflops"], 312.0);  // the table's, for bf16
+  EXPECT_EQ(hw["inter_node_gbs"], 100.0);
+  EXPECT_EQ(hw["pcie_gbs"], 24.0);
+  EXPECT_EQ(hw["cpu_cores"], 256);
+  EXPECT_EQ(hw["nvme_gbs"], 12.5);
+  EXPECT_EQ(hw["assumed"], nlohmann::json::parse(R"(["gpu_tflops", "intra_node_gbs"])"));
+  // Options win; a slower network over the same GPUs communicates longer.
+  auto slow = run_cli({"estimate", "--model", "gpt2-xl", "--tier", tier.string(), "--gpu",
+                       "H100-SXM5-80GB", "--inter-node-gbs", "25", "--format", "json"});
+  ASSERT_EQ(slow.exit_code, 0) << slow.err;
+  auto s = nlohmann::json::parse(slow.out)["step"];
+  EXPECT_EQ(s["hardware"]["gpu"], "H100-SXM5-80GB");
+  EXPECT_EQ(s["hardware"]["inter_node_gbs"], 25.0);
+  EXPECT_GT(s["communication_before_overlap"].get<double>(),
+            nlohmann::json::parse(r.out)["step"]["communication_before_overlap"].get<double>());
+
+  // The tier is a template's tier as well: the values contract knows its hardware keys.
+  auto render = run_cli({"render", "deepspeed/config.json.j2", "--tier", tier.string()});
+  EXPECT_EQ(render.exit_code, 0) << render.err;
+}
+
+TEST(EstimateCliTest, RefusesUnknownGpusAndBadRates) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::string known =
+      "(known: V100-SXM2-32GB, A100-SXM4-40GB, A100-SXM4-80GB, H100-SXM5-80GB, "
+      "H200-SXM-141GB, L40S)";
+  const std::vector<Case> cases = {
+      {{"--gpu", "RTX-9090"}, "--gpu: unknown GPU 'RTX-9090' " + known},
+      {{"--pcie-gbs", "0"}, "--pcie-gbs: must be positive, got 0"},
+      {{"--gpu-tflops", "fast"}, "--gpu-tflops: expected a number, got 'fast'"},
+      {{"--gradient-accumulation-steps", "0"},
+       "--gradient-accumulation-steps: must be positive, got 0"},
+      {{"--cpu-cores", "2.5"}, "--cpu-cores: expected an integer, got '2.5'"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.message);
+    std::vector<std::string> args = {"estimate", "--model", "gpt2"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "zeroforge estimate: error: " + c.message +
+                         "\nRun 'zeroforge estimate --help' for usage.\n");
+  }
+  test::TempDir dir;
+  const auto tier = dir.write("tiers/odd.json", R"({"gpus_per_node": 4, "gpu": "RTX 4090"})");
+  auto r = run_cli({"estimate", "--model", "gpt2", "--tier", tier.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(tier.string() + ": /gpu: unknown GPU 'RTX 4090' " + known +
+                       "; name one of them, or give --gpu NAME"),
+            std::string::npos)
+      << r.err;
+  const auto bad = dir.write("tiers/bad.json", R"({"gpus_per_node": 4, "inter_node_gbs": -1})");
+  auto b = run_cli({"estimate", "--model", "gpt2", "--tier", bad.string()});
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_NE(b.err.find("/inter_node_gbs"), std::string::npos) << b.err;
+}
+
+TEST(EstimateCliTest, AllStagesPredictEveryRowsStep) {
+  auto r = run_cli(
+      {"estimate", "--model", "gpt2", "--gpus-per-node", "8", "--all-stages", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto rows = nlohmann::json::parse(r.out);
+  ASSERT_EQ(rows.size(), 8u);
+  for (const auto& row : rows) EXPECT_GT(row["step"]["seconds"].get<double>(), 0);
+  auto text = run_cli({"estimate", "--model", "gpt2", "--all-stages"});
+  EXPECT_NE(text.out.find("  fits    tokens/s\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\nfastest: "), std::string::npos) << "no verdict: every row counts";
+}
+
+TEST(EstimateCliTest, AllStagesNamesTheFastestRowThatFits) {
+  // Llama-2-7B on one 80 GB GPU: ZeRO-0 and ZeRO-1/2 without offload do not fit, and of those
+  // that do the row with the most tokens/s is named.
+  auto r =
+      run_cli({"estimate", "--model", "llama-2-7b", "--gpu-memory-gib", "79.64", "--cpu-memory-gib",
+               "1024", "--activation-checkpointing", "full", "--all-stages", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string best;
+  double best_rate = 0;
+  for (const auto& row : nlohmann::json::parse(r.out)) {
+    if (row["fits"] != true) continue;
+    const double rate = row["step"]["tokens_per_second"];
+    if (rate > best_rate) {
+      best_rate = rate;
+      const auto& in = row["inputs"];
+      best = "ZeRO-" + std::to_string(in["stage"].get<int>());
+      if (in["stage"] >= 1)
+        best += ", offload_optimizer=" + in["offload_optimizer"].get<std::string>();
+      if (in["stage"] == 3) best += ", offload_param=" + in["offload_param"].get<std::string>();
+    }
+  }
+  ASSERT_FALSE(best.empty());
+  auto text =
+      run_cli({"estimate", "--model", "llama-2-7b", "--gpu-memory-gib", "79.64", "--cpu-memory-gib",
+               "1024", "--activation-checkpointing", "full", "--all-stages"});
+  EXPECT_NE(text.out.find("\nfastest that fits: " + best + " ("), std::string::npos) << text.out;
 }
 
 }  // namespace

@@ -434,7 +434,9 @@ Json shipped_tier(const std::string& name) {
 // The options a tier's cluster facts stand for (--gpus-per-node 8 ...); nvme_path left out.
 std::vector<std::string> cluster_flags(const Json& tier) {
   std::vector<std::string> out;
-  for (const char* key : {"gpus_per_node", "nodes", "gpu_memory_gib", "cpu_memory_gib"}) {
+  for (const char* key :
+       {"gpus_per_node", "nodes", "gpu_memory_gib", "cpu_memory_gib", "cpu_cores"}) {
+    if (!tier.contains(key)) continue;
     std::string flag = std::string("--") + key;
     std::replace(flag.begin(), flag.end(), '_', '-');
     out.insert(out.end(), {flag, tier.at(key).dump()});
