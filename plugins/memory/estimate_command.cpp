@@ -152,7 +152,8 @@ Offload parse_offload(const std::string& flag, const std::string& text) {
 }
 
 Options parse(const std::vector<std::string>& args, const std::string& data_dir,
-              const FileReader& read, const TierFinder& find) {
+              const FileReader& read, const TierFinder& find,
+              const std::function<void(const std::string&)>& warn) {
   Options o;
   Inputs& in = o.inputs;
   std::optional<std::string> model, tier;
@@ -317,11 +318,15 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir,
     if (t.nvme_path && !t.nvme_path->empty() && !o.nvme_path) o.nvme_path = t.nvme_path;
     HardwareGiven& hw = o.hardware;
     if (t.gpu && !hw.gpu) {
-      if (!find_gpu(*t.gpu)) {
-        throw std::invalid_argument(t.file + ": /gpu: unknown GPU '" + *t.gpu + "' (known: " +
-                                    known_gpu_names() + "); name one of them, or give --gpu NAME");
+      // A tier's `gpu` was a label for people before the step time read it: a name the table
+      // does not know changes only the step time, which then says what it assumed.
+      if (find_gpu(*t.gpu)) {
+        hw.gpu = t.gpu;
+      } else if (warn) {
+        warn(t.file + ": /gpu: GPU '" + *t.gpu + "' is not in the step time's table (" +
+             known_gpu_names() + "); the step time assumes the default GPU's facts: name one " +
+             "of them, give --gpu NAME, or set gpu_tflops and the link rates in the tier");
       }
-      hw.gpu = t.gpu;
     }
     if (t.gpu_tflops && !hw.gpu_tflops) hw.gpu_tflops = t.gpu_tflops;
     if (t.intra_node_gbs && !hw.intra_node_gbs) hw.intra_node_gbs = t.intra_node_gbs;
@@ -726,14 +731,15 @@ Json to_json(const Inputs& in, const Estimate& e) {
 }
 
 int run_estimate(const std::vector<std::string>& args, const std::string& data_dir,
-                 const FileReader& read, std::string& out, const TierFinder& find) {
+                 const FileReader& read, std::string& out, const TierFinder& find,
+                 const std::function<void(const std::string&)>& warn) {
   for (const auto& arg : args) {
     if (arg == "--help" || arg == "-h") {
       out = kHelp;
       return 0;
     }
   }
-  Options o = parse(args, data_dir, read, find);
+  Options o = parse(args, data_dir, read, find, warn);
   const Hardware hw = resolve_hardware(o.hardware, o.inputs.precision);
   if (o.all_stages) {
     std::vector<Inputs> inputs = all_stage_inputs(o.inputs, nvme_available(o));

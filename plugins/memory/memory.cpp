@@ -28,7 +28,8 @@ int estimate(const zf::sdk::Context& ctx, const std::vector<std::string>& args, 
     // --tier as every command finds a tier, where the host offers it (zf_host::find_tier).
     zf::memory::TierFinder find;
     if (ctx.has_find_tier()) find = [&ctx](const std::string& ref) { return ctx.find_tier(ref); };
-    return zf::memory::run_estimate(args, data_dir(ctx), reader(ctx), out, find);
+    return zf::memory::run_estimate(args, data_dir(ctx), reader(ctx), out, find,
+                                    [&ctx](const std::string& message) { ctx.warn(message); });
   } catch (const std::invalid_argument& e) {
     throw zf::sdk::UsageError(e.what());
   }
