@@ -52,12 +52,11 @@ int run_validate(const std::vector<std::string>& args) {
       "deepspeed-version", po::value(&deepspeed_version),
       ("judge by this DeepSpeed release (" + deepspeed_versions().front() + " to " +
        deepspeed_versions().back() + "; default " + deepspeed_versions().back() + ")")
-          .c_str())(
-      "accelerate-version", po::value(&accelerate_version),
-      ("with --hf: the accelerate release the Trainer hands the config to (" +
-       accelerate_versions().front() + " to " + accelerate_versions().back() + "; default " +
-       accelerate_versions().back() + ")")
-          .c_str())("format", po::value(&format), "text (default) or json");
+          .c_str())("accelerate-version", po::value(&accelerate_version),
+                    ("with --hf: the accelerate release the Trainer hands the config to (" +
+                     accelerate_versions().front() + " to " + accelerate_versions().back() +
+                     "; default " + accelerate_versions().back() + ")")
+                        .c_str())("format", po::value(&format), "text (default) or json");
   po::options_description hidden;
   hidden.add_options()("config", po::value(&files));
   po::options_description all;

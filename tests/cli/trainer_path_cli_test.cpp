@@ -194,8 +194,8 @@ TEST_F(TrainerPathCliTest, FamiliesPinTheAccelerateRelease) {
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_NE(bad.err.find("/accelerate_version"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("unknown accelerate version \"0.17.0\""), std::string::npos) << bad.err;
-  auto typed = run_cli({"generate", family("typed", "19").string(), "-o",
-                        (dir.path() / "out-typed").string()});
+  auto typed = run_cli(
+      {"generate", family("typed", "19").string(), "-o", (dir.path() / "out-typed").string()});
   EXPECT_EQ(typed.exit_code, 2) << typed.err;
   EXPECT_NE(typed.err.find("accelerate_version must be an accelerate release"), std::string::npos)
       << typed.err;
@@ -205,8 +205,8 @@ TEST_F(TrainerPathCliTest, FamiliesPinTheAccelerateRelease) {
 // needs, instead of leaving the section out.
 TEST_F(TrainerPathCliTest, TheTemplateWritesStageZeroForTheTrainer) {
   auto render = [&](const std::string& hf) {
-    auto result = run_cli({"render", "deepspeed/config.json.j2", "--set", "stage=null", "--set",
-                           "hf_auto=" + hf});
+    auto result = run_cli(
+        {"render", "deepspeed/config.json.j2", "--set", "stage=null", "--set", "hf_auto=" + hf});
     EXPECT_EQ(result.exit_code, 0) << result.err;
     return nlohmann::ordered_json::parse(result.out);
   };

@@ -37,9 +37,9 @@ TEST_F(ValuesFilesCliTest, LayeredInOrderBelowTheFamilysOwnValues) {
   auto result = run_cli({"generate", "families/llm.json", "-o", "out"}, dir.path());
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const auto ds = config("out");
-  EXPECT_EQ(ds.at("gradient_clipping"), 0.5);              // cluster.json
-  EXPECT_EQ(ds.at("steps_per_print"), 50);                 // team.json beats cluster.json
-  EXPECT_EQ(ds.at("zero_optimization").at("stage"), 3);    // the family beats both
+  EXPECT_EQ(ds.at("gradient_clipping"), 0.5);            // cluster.json
+  EXPECT_EQ(ds.at("steps_per_print"), 50);               // team.json beats cluster.json
+  EXPECT_EQ(ds.at("zero_optimization").at("stage"), 3);  // the family beats both
   auto sub = run_cli({"generate", "../families/llm.json", "-o", "../out2"},
                      dir.write("elsewhere/.keep", "").parent_path());
   ASSERT_EQ(sub.exit_code, 0) << sub.err;

@@ -32,7 +32,8 @@ unsigned stage_mask(const json& stages) {
 // accelerate; nullptr for nobody.
 const char* hf_filled(const json& data, const std::string& pointer) {
   for (const auto& fill : data.at("hf_trainer").at("fills")) {
-    if (fill.at("pointer").get_ref<const std::string&>() == pointer) return "the Hugging Face Trainer";
+    if (fill.at("pointer").get_ref<const std::string&>() == pointer)
+      return "the Hugging Face Trainer";
   }
   for (const auto& fill : data.at("accelerate").at("releases").back().at("fills")) {
     if (fill.at("pointer").get_ref<const std::string&>() == pointer)
@@ -128,8 +129,7 @@ json convert(const json& data, const json& raw, const json& parent, const std::s
   if (node.contains("deprecated")) out["deprecated"] = true;
   if (const char* filler = hf_filled(data, pointer)) {
     json either = json::object();
-    either["description"] =
-        out.value("description", "") + " \"auto\": filled by " + filler + ".";
+    either["description"] = out.value("description", "") + " \"auto\": filled by " + filler + ".";
     out.erase("description");
     either["anyOf"] = json::array({out, {{"const", "auto"}}});
     return either;

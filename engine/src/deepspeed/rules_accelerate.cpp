@@ -18,9 +18,8 @@ bool trainer_fills(const std::string& pointer) {
 }
 
 std::string accelerate_name(const ValidateOptions& options) {
-  return "accelerate" + (options.accelerate_version.empty()
-                             ? std::string()
-                             : " " + options.accelerate_version);
+  return "accelerate" +
+         (options.accelerate_version.empty() ? std::string() : " " + options.accelerate_version);
 }
 
 }  // namespace
@@ -51,8 +50,8 @@ std::optional<json> accelerate_filled(const Context& ctx) {
     if (!filled) filled = ctx.config;
     filled->at(json::json_pointer(pointer)) = fill.at("value");
     ctx.report(pointer, Severity::Note, "accelerate-fills",
-               who + "'s DeepSpeedPlugin fills \"auto\" with " + show(fill.at("value")) +
-                   " (its " + fill.at("field").get<std::string>() +
+               who + "'s DeepSpeedPlugin fills \"auto\" with " + show(fill.at("value")) + " (its " +
+                   fill.at("field").get<std::string>() +
                    " default, no ACCELERATE_* variable set); the config is judged with it");
   }
   return filled;

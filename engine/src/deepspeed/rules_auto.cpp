@@ -140,8 +140,7 @@ void visit(const Context& ctx, const json& value, const PointerPath& path, bool 
                 : "neither the HF Trainer nor accelerate fills \"auto\" here: " +
                       accelerate_raises(pointer);
     if (pointer == "/bfloat16/enabled") {
-      message +=
-          "; the Trainer fills only \"bf16\": rename the section to \"bf16\"";
+      message += "; the Trainer fills only \"bf16\": rename the section to \"bf16\"";
     } else if (pointer == "/zero_optimization/prefetch_bucket_size" ||
                pointer == "/zero_optimization/param_persistence_threshold") {
       message += "; the Trainer fills only the \"stage3_\" spelling of this key";

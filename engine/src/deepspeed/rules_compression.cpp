@@ -15,16 +15,17 @@ namespace {
 
 // The techniques switched on by shared_parameters.enabled (compression/constants.py).
 constexpr std::array<std::string_view, 6> kGroupTechniques = {
-    "weight_quantization", "activation_quantization", "sparse_pruning",
-    "row_pruning",         "head_pruning",            "channel_pruning"};
+    "weight_quantization", "activation_quantization", "sparse_pruning", "row_pruning",
+    "head_pruning",        "channel_pruning"};
 
 void report_unused(const Context& ctx, const std::string& pointer, const std::string& technique,
                    const std::string& switch_pointer) {
   const std::string key = json::json_pointer(pointer).back();
   ctx.report(pointer, Severity::Warning, "no-effect",
-             "\"" + key + "\" has no effect: compression_training." + technique + " is not enabled (" +
-                 switch_pointer + " is not true), so init_compression never applies it; set " +
-                 switch_pointer + " to true or remove the setting");
+             "\"" + key + "\" has no effect: compression_training." + technique +
+                 " is not enabled (" + switch_pointer +
+                 " is not true), so init_compression never applies it; set " + switch_pointer +
+                 " to true or remove the setting");
 }
 
 }  // namespace

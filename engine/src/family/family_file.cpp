@@ -19,9 +19,8 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr std::string_view kFields[] = {
-    "name",    "description", "template", "template_dirs", "contract",
-    "output",  "values",      "axes",     "include",       "exclude",
-    "tiers",   "plugins",     "companions", "values_files"};
+    "name", "description", "template", "template_dirs", "contract", "output",     "values",
+    "axes", "include",     "exclude",  "tiers",         "plugins",  "companions", "values_files"};
 
 // "; did you mean 'x'?" for a mistyped field, or "".
 template <typename Range>
@@ -155,7 +154,8 @@ class FamilyReader {
     if (!it->is_array()) {
       fail("/values_files",
            "values_files must be a list of JSON values files (relative to the family file), "
-           "got " + it->dump());
+           "got " +
+               it->dump());
     }
     const std::filesystem::path base = std::filesystem::path(file_).parent_path();
     for (std::size_t i = 0; i < it->size(); ++i) {

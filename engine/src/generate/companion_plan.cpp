@@ -509,8 +509,8 @@ class Planner {
   void read_environment(const Json& value, const std::string& pointer) {
     if (value.is_null()) return;
     if (!value.is_object()) {
-      fail(pointer, "launch.environment must be an object of variable name to string, got " +
-                        value.dump());
+      fail(pointer,
+           "launch.environment must be an object of variable name to string, got " + value.dump());
       return;
     }
     Json environment = Json::object();
@@ -529,8 +529,7 @@ class Planner {
       } else if (!given.is_string() && !given.is_number() && !given.is_boolean()) {
         fail(child, "launch.environment." + name +
                         " must be a string, a number or a boolean, got " + given.dump());
-      } else if (problem = launch_text_problem(LaunchText::VariableValue, text);
-                 !problem.empty()) {
+      } else if (problem = launch_text_problem(LaunchText::VariableValue, text); !problem.empty()) {
         fail(child, "launch.environment." + name + " = " + problem);
       } else {
         environment[name] = text;

@@ -143,8 +143,8 @@ void check_script_as_sbatch(const std::string& text, const std::string& shown) {
 // an #SBATCH line: words separated by white space; '...' and "..." group (the quotes go); a
 // backslash takes the next character as it is ("\ " a space); an unquoted, unescaped '#'
 // ends the line (a comment, also inside a word: `--nodes=2#x` is --nodes=2); an unmatched
-// quote or a word starting with ':' stops sbatch; an empty word ('') ends the line. `hetjob` (or `packjob`) starts the next
-// component of a heterogeneous job: `separator` says so.
+// quote or a word starting with ':' stops sbatch; an empty word ('') ends the line. `hetjob` (or
+// `packjob`) starts the next component of a heterogeneous job: `separator` says so.
 std::vector<std::string> directive_arguments(const std::string& rest, const std::string& shown,
                                              std::size_t line, bool& separator) {
   std::vector<std::string> words;
@@ -157,9 +157,10 @@ std::vector<std::string> directive_arguments(const std::string& rest, const std:
     const std::string_view ahead = std::string_view(rest).substr(i);
     for (std::string_view word : {std::string_view("hetjob"), std::string_view("packjob")}) {
       const bool is = ahead.size() >= word.size() &&
-                      std::equal(word.begin(), word.end(), ahead.begin(), [](char a, char b) {
-                        return a == std::tolower(static_cast<unsigned char>(b));
-                      }) &&
+                      std::equal(word.begin(), word.end(), ahead.begin(),
+                                 [](char a, char b) {
+                                   return a == std::tolower(static_cast<unsigned char>(b));
+                                 }) &&
                       (ahead.size() == word.size() || space(i + word.size()));
       if (is) {
         separator = true;

@@ -27,8 +27,8 @@ std::vector<std::vector<std::string>> kind_lists(const std::string& text) {
   for (auto it = std::sregex_iterator(text.begin(), text.end(), start);
        it != std::sregex_iterator(); ++it) {
     const std::string quote = (*it)[1].str();
-    const std::regex word("^" + std::string(quote.empty() ? "" : quote) + "([a-z][a-z-]*)" +
-                          quote + R"((,\s+(or\s+)?|\s+or\s+)?)");
+    const std::regex word("^" + std::string(quote.empty() ? "" : quote) + "([a-z][a-z-]*)" + quote +
+                          R"((,\s+(or\s+)?|\s+or\s+)?)");
     std::vector<std::string> kinds;
     std::string rest = text.substr(static_cast<std::size_t>(it->position()));
     std::smatch m;

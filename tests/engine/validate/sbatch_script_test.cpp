@@ -178,8 +178,8 @@ TEST(SbatchScriptTest, ReadsTheDirectivesAsSbatchDoes) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     zf::test::TempDir dir;
-    dir.write("job.sh", std::string("#!/bin/bash\n") + c.directives +
-                            "srun torchrun --nnodes " + std::to_string(c.nodes) +
+    dir.write("job.sh", std::string("#!/bin/bash\n") + c.directives + "srun torchrun --nnodes " +
+                            std::to_string(c.nodes) +
                             " --nproc_per_node 8 train.py --deepspeed ds.json\n");
     zf::TrainingCommand cmd = zf::parse_training_command("sbatch job.sh");
     zf::load_launcher_files(cmd, dir.path());
@@ -197,7 +197,8 @@ TEST(SbatchScriptTest, RefusesWhatSbatchRefuses) {
   };
   const Case cases[] = {
       {"empty", "", "job.sh: error: sbatch refuses this batch script: it is empty"},
-      {"blank", " \n\n", "job.sh: error: sbatch refuses this batch script: it holds only whitespace"},
+      {"blank", " \n\n",
+       "job.sh: error: sbatch refuses this batch script: it holds only whitespace"},
       {"no #!", "#SBATCH -N 2\nsrun true\n",
        "job.sh:1:1: error: sbatch refuses this batch script: its first line must start with #! "
        "and the path of an interpreter (#!/bin/bash)"},

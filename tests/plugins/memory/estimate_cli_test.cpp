@@ -2,10 +2,9 @@
 // `zeroforge estimate` end to end: the CLI loads the bundled memory plugin and prints its
 // table, JSON and --all-stages; bad input exits 2 with the plugin's message.
 #include <gtest/gtest.h>
-
-#include <algorithm>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
