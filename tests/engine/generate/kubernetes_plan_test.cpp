@@ -361,8 +361,8 @@ TEST(KubernetesPlanTest, RefusesWhatTheApiServerLimitsRefuse) {
       {"dots inside a name", mount("a..b/..c/c.."), "", ""},
       {"too deep", too_deep, deep_pointer,
        "launch.kubernetes.volumes nests deeper than 32 levels; YAML readers differ on such a "
-       "manifest (PyYAML stops near 500, go-yaml reads 10000) and no Kubernetes object is that "
-       "deep"},
+       "manifest (PyYAML stops with a RecursionError near 500 levels, go-yaml reads on) and no "
+       "Kubernetes object is that deep"},
       {"deep enough", deep_enough, "", ""},
   };
   for (const auto& c : cases) {
