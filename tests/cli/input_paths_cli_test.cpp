@@ -2,7 +2,7 @@
 // Paths read from files and given on the command line, through the real executable (issue #36):
 // a NUL in a path from a file is exit 2 at its file and JSON pointer (never cut short), and a
 // path that is not a readable file says what it is (a directory, a FIFO, a device), whichever
-// command reads it as a tier, a values file, a model or a profile.
+// command reads it as a tier, a values file, a model, a profile, a template or a plugin.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -87,6 +87,8 @@ TEST(InputPathsCliTest, ANulInAPathFromAFamilyIsRefusedAtItsPointer) {
 TEST(InputPathsCliTest, APathThatIsNotAFileSaysWhatItIs) {
   TempDir dir;
   fs::create_directories(dir.path() / "tiers" / "big.json");
+  fs::create_directories(dir.path() / "t" / "x.json.j2");
+  fs::create_directories(dir.path() / "p.so");
   const fs::path fifo = dir.path() / "values-pipe.json";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const std::string big = (dir.path() / "tiers" / "big.json").string();
@@ -127,6 +129,15 @@ TEST(InputPathsCliTest, APathThatIsNotAFileSaysWhatItIs) {
       {"family is a directory",
        {"generate", big, "-o", (dir.path() / "out").string()},
        "zeroforge: error: family file '" + big + "' is a directory"},
+      {"template on the search path (a directory)",
+       {render, "x.json.j2", "--template-dir", (dir.path() / "t").string()},
+       "zeroforge: error: template 'x.json.j2' not found (searched: " +
+           (dir.path() / "t").string() + ", " +
+           (fs::path(ZF_BINARY_DIR) / "share" / "zeroforge" / "templates").string() + "; " +
+           (dir.path() / "t" / "x.json.j2").string() + " is a directory)"},
+      {"--plugin path (a directory)",
+       {render, "deepspeed/config.json.j2", "--plugin", (dir.path() / "p.so").string()},
+       (dir.path() / "p.so").string() + ": error: plugin file is a directory"},
       {"--model directory",
        {"estimate", "--model", big},
        "zeroforge estimate: error: model preset: cannot read '" + big + "': is a directory"},
