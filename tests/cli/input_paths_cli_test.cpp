@@ -96,6 +96,10 @@ TEST(InputPathsCliTest, APathThatIsNotAFileSaysWhatItIs) {
       dir.write("family.json", R"({"name": "f", "template": "deepspeed/config.json.j2",
                                    "tiers": ["tiers/big.json"]})")
           .string();
+  const std::string shared_values =
+      dir.write("shared.json", R"({"name": "f", "template": "deepspeed/config.json.j2",
+                                   "values_files": ["values-pipe.json"]})")
+          .string();
   struct Case {
     const char* name;
     std::vector<std::string> args;
@@ -106,6 +110,10 @@ TEST(InputPathsCliTest, APathThatIsNotAFileSaysWhatItIs) {
       {"tier path in a family (a directory)",
        {"generate", family, "-o", (dir.path() / "out").string()},
        family + ": /tiers/0: error: tier 'tiers/big.json': " + big + " is a directory"},
+      {"values file of a family (a FIFO)",
+       {"generate", shared_values, "-o", (dir.path() / "out").string()},
+       shared_values + ": /values_files/0: error: values file 'values-pipe.json': " +
+           fifo.string() + " is a FIFO (a named pipe), not a file"},
       {"--tier path (a directory)",
        {render, "deepspeed/config.json.j2", "--tier", big},
        "zeroforge: error: tier '" + big + "': " + big + " is a directory"},

@@ -190,10 +190,13 @@ class FamilyReader {
         fail(pointer, "a values file must be a non-empty path, got " + entry.dump());
       }
       Family::ValuesFile values_file;
-      values_file.path = entry.get<std::string>();
+      values_file.path = path_text(pointer, entry.get<std::string>());
       values_file.file = (base / values_file.path).lexically_normal().string();
       std::error_code ec;
       if (!std::filesystem::is_regular_file(values_file.file, ec)) {
+        // A directory or FIFO there is named for what it is, not "not found".
+        if (std::string what = not_a_file_problem(values_file.file); !what.empty())
+          fail(pointer, "values file '" + values_file.path + "': " + values_file.file + " " + what);
         fail(pointer, "values file '" + values_file.path + "' not found: no file " +
                           values_file.file + " (the path is relative to the family file)");
       }

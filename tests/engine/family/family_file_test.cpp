@@ -253,6 +253,8 @@ TEST(FamilyFileTest, RefusesANulInEveryPathAtItsPointer) {
        R"(deepspeed/config.json.j2\u0000.bak)", "deepspeed/config.json.j2"},
       {"template dir", R"("template": "t", "template_dirs": ["ok", "team\u0000/x"])",
        "/template_dirs/1", R"(team\u0000/x)", "team"},
+      {"values file", R"("template": "t", "values_files": ["shared.json\u0000.bak"])",
+       "/values_files/0", R"(shared.json\u0000.bak)", "shared.json"},
       {"output", R"("template": "t", "output": "{{ tier }}\u0000.json")", "/output",
        R"({{ tier }}\u0000.json)", "{{ tier }}"},
       {"plugin path", R"("template": "t", "plugins": ["./libx.so\u0000y"])", "/plugins/0",
