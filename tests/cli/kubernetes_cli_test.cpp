@@ -394,5 +394,79 @@ TEST(KubernetesCliTest, BadValuesAreRefusedAtTheirPlaceAndNothingIsWritten) {
   EXPECT_EQ(run_cli({"generate", tiered, "-o", out.string()}).exit_code, 0);
 }
 
+// What the manifest says is what each reader takes (issue #36): its apply line, run by a shell
+// and read as kubectl's -f reads a list (one line of CSV), names the file for any path; a
+// volume's float PyYAML reads as the number written (tojson's 1e+20 it read as a string); a
+// volume over the API server's limits is refused at its place.
+TEST(KubernetesCliTest, ItsApplyLineAndItsVolumesReadAsWrittenAndItsLimitsHold) {
+  TempDir dir;
+  const std::string family = dir.write("family.json", R"({
+    "name": "llama", "template": "deepspeed/config.json.j2",
+    "values": {"global_batch_size": 512, "launch": {"kubernetes": {"image": "i",
+      "volumes": [{"name": "scratch", "emptyDir": {"medium": "on", "sizeLimit": 1e20}}]}}},
+    "tiers": ["medium"], "output": "team a,b \"q\" it's/{{ tier }}.json",
+    "companions": ["kubernetes"]})")
+                                 .string();
+  const fs::path out = dir.path() / "out";
+  auto result = run_cli({"generate", family, "-o", out.string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string relative = "team a,b \"q\" it's/medium.k8s.yaml";
+  const std::string text = read_file(out / relative);
+  const std::string marker = "\n# kubectl apply -f ";
+  const std::size_t at = text.find(marker);
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::string argument =
+      text.substr(at + marker.size(), text.find('\n', at + 1) - at - marker.size());
+  // The shell's word, then Go's encoding/csv reading of it as Python's csv module does (both
+  // RFC 4180: a quoted field, "" for a quote).
+  const fs::path word = dir.path() / "word";
+  ASSERT_EQ(std::system(("printf '%s' " + argument + " > '" + word.string() + "'").c_str()), 0);
+  std::optional<std::string> fields = shell(
+      "python3 -c 'import csv, json, sys; print(json.dumps(next(csv.reader([open(sys.argv[1]"
+      ").read()]))))' '" +
+      word.string() + "'");
+  ASSERT_TRUE(fields.has_value());
+  EXPECT_EQ(Json::parse(*fields), Json::array({relative})) << argument;
+
+  // read_yaml quotes its paths for the shell with '...': a copy at a plain path.
+  const fs::path copy = dir.write("manifest.yaml", text);
+  std::optional<Json> documents = read_yaml({copy});
+  if (documents) {
+    const Json& job = (*documents)[0][1];
+    const Json& volumes =
+        job.at(Json::json_pointer("/spec/pytorchReplicaSpecs/Master/template/spec/volumes"));
+    EXPECT_EQ(
+        volumes.back(),
+        Json::parse(R"({"name": "scratch", "emptyDir": {"medium": "on", "sizeLimit": 1e20}})"));
+  }
+
+  // Every source of the CRD's own Volume schema is one a volume may have (and the unit test
+  // lists the 30 the message names): one volume of each.
+  const Json& volume_schema = schema_of(kApis[0]).at(Json::json_pointer(
+      "/properties/spec/properties/pytorchReplicaSpecs/additionalProperties/properties/template/"
+      "properties/spec/properties/volumes/items/properties"));
+  Json volumes = Json::array();
+  for (const auto& [source, unused] : volume_schema.items()) {
+    if (source == "name") continue;
+    volumes.push_back({{"name", "v" + std::to_string(volumes.size())}, {source, Json::object()}});
+  }
+  EXPECT_EQ(volumes.size(), 30u);
+  auto every = run_cli({"generate", family, "-o", (dir.path() / "every").string(), "--set",
+                        "launch.kubernetes.volumes=" + volumes.dump()});
+  EXPECT_EQ(every.exit_code, 0) << every.err;
+
+  // A misspelt source: refused where written.
+  auto bad = run_cli({"generate", family, "-o", (dir.path() / "bad").string(), "--set",
+                      R"(launch.kubernetes.volumes=[{"name": "d", "hostpath": {"path": "/x"}}])"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find(": /launch/kubernetes/volumes/0/hostpath: error: variant 'medium': "
+                         "launch.kubernetes.volumes: volume \"d\" has an unknown source "
+                         "'hostpath' (Kubernetes' core/v1 Volume knows "),
+            std::string::npos)
+      << bad.err;
+  EXPECT_NE(bad.err.find("; did you mean 'hostPath'?\n"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir.path() / "bad"));
+}
+
 }  // namespace
 }  // namespace zf

@@ -479,8 +479,11 @@ TEST_F(ReportCliTest, Errors) {
       {"model from a FIFO no one writes to (it waited forever)",
        {"report", "example", "--dir", path("out"), "-o", path("r.html"), "--model", fifo},
        2,
-       "error: plugin 'memory': values hook failed: option estimate.model: " + fifo +
-           ": malformed JSON at byte 1 (a model preset is a JSON object)",
+       "error: plugin 'memory': values hook failed: option estimate.model: model preset: "
+       "cannot read '" +
+           fifo +
+           "': is a FIFO (a named pipe) and nothing was written to it; give a file, or write to "
+           "the pipe while zeroforge reads it",
        false},
       {"validator errors",
        {"report", bad, "--template-dir", path("t"), "--validate", "deepspeed", "--dir", path("out"),

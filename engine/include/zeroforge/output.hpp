@@ -34,8 +34,17 @@ nlohmann::ordered_json parse_json_text(std::string_view text, const std::string&
                                        JsonNumbers numbers = JsonNumbers::Counts);
 
 /// Reads a whole file; throws zf::Error (Io) naming it when it cannot be read or is larger than
-/// max_input_bytes(). A FIFO no one writes to reads as empty instead of blocking.
+/// max_input_bytes(). A path that is not a file says what it is: `cannot read 'x': is a
+/// directory` (also a character device such as /dev/zero or /dev/null, a block device, a
+/// socket). A FIFO or pipe is read (`--values <(...)`); one no one writes to does not block,
+/// and is an error that says it is a FIFO with nothing written to it.
 std::string read_file(const std::filesystem::path& path);
+
+/// What `path` is when it exists but is not a regular file (following links), in read_file's
+/// words: "is a directory", "is a FIFO (a named pipe), not a file", "is a character device
+/// (...)"; "" for a regular file or a path that does not exist. For lookups that test a path
+/// before reading it (a tier given by its path), so they do not call it "not found".
+std::string not_a_file_problem(const std::filesystem::path& path);
 
 /// The most ZEROFORGE_MAX_INPUT_MIB may say: 1 TiB.
 inline constexpr std::uint64_t kMaxInputMib = std::uint64_t{1} << 20;

@@ -11,6 +11,7 @@
 #include "zeroforge/diagnostic.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
+#include "zeroforge/path_text.hpp"
 #include "zeroforge/values.hpp"
 
 namespace zf {
@@ -40,6 +41,27 @@ class FamilyReader {
   // to fix from the values layered over it (`values.invalid`).
   [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
     throw CodedError(Error(ErrorKind::Values, message, file_, pointer), "family.invalid");
+  }
+
+  // Every string of the family that names a file or a directory (the template, template_dirs,
+  // the output pattern, tiers, plugins and their options) passes here: a path with a NUL is
+  // refused at its pointer, never cut short where the system ends a C string.
+  const std::string& path_text(const std::string& pointer, const std::string& text) const {
+    if (std::string why = sdk::path_text_problem(text); !why.empty()) fail(pointer, why);
+    return text;
+  }
+  // Plugin options cross to the plugin, which may open any of them as a path (site_fields'
+  // profile): each string in them is checked where it is written.
+  void check_option_paths(const Json& json, const std::string& pointer) const {
+    if (json.is_string()) {
+      path_text(pointer, json.get_ref<const std::string&>());
+    } else if (json.is_object()) {
+      for (const auto& [key, value] : json.items())
+        check_option_paths(value, pointer + "/" + escape_pointer_segment(key));
+    } else if (json.is_array()) {
+      for (std::size_t i = 0; i < json.size(); ++i)
+        check_option_paths(json[i], pointer + "/" + std::to_string(i));
+    }
   }
 
   std::string string_field(const Json& json, const char* key, bool required) const {
@@ -77,10 +99,11 @@ class FamilyReader {
       }
     }
     family.description = string_field(json, "description", false);
-    family.template_name = string_field(json, "template", true);
+    family.template_name = path_text("/template", string_field(json, "template", true));
     read_template_dirs(json, family);
     family.contract = string_field(json, "contract", false);
-    if (json.contains("output")) family.output = string_field(json, "output", true);
+    if (json.contains("output"))
+      family.output = path_text("/output", string_field(json, "output", true));
     if (auto it = json.find("values"); it != json.end()) {
       if (!it->is_object()) fail("/values", "values must be an object, got " + it->dump());
       family.values = *it;
@@ -105,7 +128,7 @@ class FamilyReader {
     std::string pointer = "/plugins/" + std::to_string(index);
     PluginRef plugin;
     if (entry.is_string() && !entry.get<std::string>().empty()) {
-      plugin.name = entry.get<std::string>();
+      plugin.name = path_text(pointer, entry.get<std::string>());
       return plugin;
     }
     if (!entry.is_object()) {
@@ -119,9 +142,10 @@ class FamilyReader {
                  did_you_mean(key, std::array<std::string_view, 2>{"name", "options"}));
       }
     }
-    plugin.name = string_field_at(entry, "name", pointer);
+    plugin.name = path_text(pointer + "/name", string_field_at(entry, "name", pointer));
     if (auto options = entry.find("options"); options != entry.end()) {
       if (!options->is_object()) fail(pointer + "/options", "plugin options must be an object");
+      check_option_paths(*options, pointer + "/options");
       plugin.options = *options;
     }
     return plugin;
@@ -142,7 +166,8 @@ class FamilyReader {
         fail("/template_dirs/" + std::to_string(i),
              "a template directory must be a non-empty string, got " + entry.dump());
       }
-      family.template_dirs.push_back(entry.get<std::string>());
+      family.template_dirs.push_back(
+          path_text("/template_dirs/" + std::to_string(i), entry.get<std::string>()));
     }
   }
 
@@ -165,10 +190,13 @@ class FamilyReader {
         fail(pointer, "a values file must be a non-empty path, got " + entry.dump());
       }
       Family::ValuesFile values_file;
-      values_file.path = entry.get<std::string>();
+      values_file.path = path_text(pointer, entry.get<std::string>());
       values_file.file = (base / values_file.path).lexically_normal().string();
       std::error_code ec;
       if (!std::filesystem::is_regular_file(values_file.file, ec)) {
+        // A directory or FIFO there is named for what it is, not "not found".
+        if (std::string what = not_a_file_problem(values_file.file); !what.empty())
+          fail(pointer, "values file '" + values_file.path + "': " + values_file.file + " " + what);
         fail(pointer, "values file '" + values_file.path + "' not found: no file " +
                           values_file.file + " (the path is relative to the family file)");
       }
@@ -257,7 +285,7 @@ class FamilyReader {
       std::string pointer = "/tiers/" + std::to_string(i);
       TierRef tier;
       if (entry.is_string()) {
-        tier.ref = entry.get<std::string>();
+        tier.ref = path_text(pointer, entry.get<std::string>());
       } else if (entry.is_object()) {
         for (const auto& [key, value] : entry.items()) {
           if (key != "name" && key != "values") {
@@ -266,7 +294,7 @@ class FamilyReader {
                      did_you_mean(key, std::array<std::string_view, 2>{"name", "values"}));
           }
         }
-        tier.ref = string_field_at(entry, "name", pointer);
+        tier.ref = path_text(pointer + "/name", string_field_at(entry, "name", pointer));
         if (auto values = entry.find("values"); values != entry.end()) {
           if (!values->is_object()) fail(pointer + "/values", "tier values must be an object");
           tier.values = *values;

@@ -10,6 +10,7 @@
 #include "zeroforge/diagnostic.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/family_file.hpp"
+#include "zeroforge/output.hpp"
 
 namespace zf {
 namespace fs = std::filesystem;
@@ -17,8 +18,12 @@ namespace fs = std::filesystem;
 fs::path resolve_family(const std::string& family, const fs::path& data_dir) {
   std::error_code ec;
   if (family.find('/') != std::string::npos || family.ends_with(".json")) {
-    if (!fs::is_regular_file(family, ec))
-      throw Error(ErrorKind::Usage, "family file '" + family + "' not found");
+    if (!fs::is_regular_file(family, ec)) {
+      // A directory or FIFO is named for what it is (read_file's words), not "not found".
+      const std::string what = not_a_file_problem(family);
+      throw Error(ErrorKind::Usage,
+                  "family file '" + family + "' " + (what.empty() ? "not found" : what));
+    }
     return family;
   }
   fs::path path = data_dir / "presets" / "families" / (family + ".json");

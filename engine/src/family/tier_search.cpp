@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "zeroforge/family_file.hpp"
+#include "zeroforge/output.hpp"
 #include "zeroforge/tiers.hpp"
 
 namespace zf {
@@ -128,8 +129,13 @@ ResolvedTier resolve_tier(const std::string& ref, const TierLookup& lookup) {
     out.file = in_family ? lookup.family_file.parent_path() / ref : fs::path(ref);
     out.origin = in_family ? TierOrigin::Family : TierOrigin::WorkingDirectory;
     std::error_code ec;
-    if (!fs::is_regular_file(out.file, ec))
+    if (!fs::is_regular_file(out.file, ec)) {
+      // An existing directory, FIFO or device is named for what it is, not "not found".
+      if (std::string what = not_a_file_problem(out.file); !what.empty()) {
+        throw not_found("tier '" + ref + "': " + out.file.string() + " " + what, lookup);
+      }
       throw not_found("tier '" + ref + "' not found (no " + out.file.string() + ")", lookup);
+    }
     return out;
   }
   const std::vector<TierDirectory> path = tier_search_path(lookup.family_file, lookup.data_dir);

@@ -128,6 +128,7 @@ class Planner {
 
   CompanionPlan run() {
     read_launch();
+    check_launch_size();
     const Json* gpus_value = member(values_, "gpus_per_node");
     const Json* nodes_value = member(values_, "nodes");
     const std::int64_t gpus = count_at(gpus_value, "/gpus_per_node");
@@ -315,6 +316,9 @@ class Planner {
                    !problem.empty()) {
           fail(pointer,
                "launch.script " + problem + "; the companions write the launch on one line");
+        } else if (std::string size = argument_length_problem(value.get<std::string>());
+                   !size.empty()) {
+          fail(pointer, "launch.script is " + size);
         } else if (value.get<std::string>().front() == '-') {
           // deepspeed, torchrun and accelerate launch take the first word that is not one of
           // their options as the training script: `--nproc-per-node=1` or `-m` would be read
@@ -387,9 +391,51 @@ class Planner {
                  "command): pass such a value in a file");
         continue;
       }
+      if (std::string problem = argument_length_problem(value[i].get_ref<const std::string&>());
+          !problem.empty()) {
+        fail(pointer + "/" + std::to_string(i), "launch.args: " + problem);
+        continue;
+      }
       launch_.args.push_back(value[i].get<std::string>());
+      arg_pointers_.push_back(pointer + "/" + std::to_string(i));
     }
     args_pointer_ = pointer;
+  }
+
+  // An argument (or a `NAME=value` entry) longer than execve takes: every launch would fail.
+  static std::string argument_length_problem(std::string_view text) {
+    if (text.size() <= launch::kMaxArgumentBytes) return "";
+    return "a string of " + std::to_string(text.size()) +
+           " bytes; Linux starts no program with an argument or environment entry over " +
+           std::to_string(launch::kMaxArgumentBytes) +
+           " bytes (MAX_ARG_STRLEN, 131072 with its NUL): every launch would fail with "
+           "\"Argument list too long\"; pass such a value in a file";
+  }
+
+  // The launch's own words together (the script, its arguments and the environment, each as
+  // execve counts it) within kMaxLaunchBytes of ARG_MAX: placed at the value that crosses it.
+  void check_launch_size() {
+    std::size_t total = launch::exec_cost(launch_.script.size());
+    auto add = [&](std::size_t bytes, const std::string& pointer) {
+      total += launch::exec_cost(bytes);
+      if (total <= launch::kMaxLaunchBytes) return false;
+      fail(pointer, "the launch's script, arguments and environment come to more than " +
+                        std::to_string(launch::kMaxLaunchBytes) +
+                        " bytes of the command line here (each string with its NUL and "
+                        "pointer, as execve counts them): Linux allows about 2 MiB (ARG_MAX) "
+                        "for them, the launcher's words and the inherited environment "
+                        "together, so the launch would fail with \"Argument list too long\"; "
+                        "pass the large values in a file");
+      return true;
+    };
+    for (std::size_t i = 0; i < launch_.args.size(); ++i)
+      if (add(launch_.args[i].size(), arg_pointers_[i])) return;
+    for (const auto& [name, value] : launch_.environment.items()) {
+      if (!value.is_string()) continue;
+      if (add(name.size() + 1 + value.get_ref<const std::string&>().size(),
+              "/launch/environment/" + escape_pointer_segment(name)))
+        return;
+    }
   }
 
   // A word of launch.args that a launcher's argparse takes for an abbreviation of two or more
@@ -531,6 +577,8 @@ class Planner {
                         " must be a string, a number or a boolean, got " + given.dump());
       } else if (problem = launch_text_problem(LaunchText::VariableValue, text); !problem.empty()) {
         fail(child, "launch.environment." + name + " = " + problem);
+      } else if (problem = argument_length_problem(name + "=" + text); !problem.empty()) {
+        fail(child, "launch.environment." + name + ": the entry " + name + "=VALUE is " + problem);
       } else {
         environment[name] = text;
       }
@@ -672,6 +720,7 @@ class Planner {
   Launch launch_;
   FitLaunch fit_;
   std::string args_pointer_ = "/launch/args";
+  std::vector<std::string> arg_pointers_;  // of each of launch_.args
   const Json* slurm_ = nullptr;       // launch.slurm, when given
   const Json* kubernetes_ = nullptr;  // launch.kubernetes, when given
   CompanionPlan plan_;

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "text_helpers.hpp"
+#include "yaml_text.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/values.hpp"
 
@@ -42,6 +43,53 @@ constexpr std::array<std::string_view, 3> kOwnVolumes = {"zeroforge-config", "ze
 constexpr std::array<std::string_view, 10> kOperatorVariables = {
     "MASTER_ADDR",     "MASTER_PORT", "WORLD_SIZE",         "RANK",          "PET_MASTER_ADDR",
     "PET_MASTER_PORT", "PET_NNODES",  "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PYTHONUNBUFFERED"};
+
+// The volume sources of Kubernetes' core/v1 Volume (the PodSpec schema the Kubeflow CRDs embed,
+// tests/data/kubernetes-crds; `image` since Kubernetes 1.31): the API server drops any other
+// field of a volume, and refuses a volume left without a source.
+constexpr std::array<std::string_view, 30> kVolumeSources = {"awsElasticBlockStore",
+                                                             "azureDisk",
+                                                             "azureFile",
+                                                             "cephfs",
+                                                             "cinder",
+                                                             "configMap",
+                                                             "csi",
+                                                             "downwardAPI",
+                                                             "emptyDir",
+                                                             "ephemeral",
+                                                             "fc",
+                                                             "flexVolume",
+                                                             "flocker",
+                                                             "gcePersistentDisk",
+                                                             "gitRepo",
+                                                             "glusterfs",
+                                                             "hostPath",
+                                                             "image",
+                                                             "iscsi",
+                                                             "nfs",
+                                                             "persistentVolumeClaim",
+                                                             "photonPersistentDisk",
+                                                             "portworxVolume",
+                                                             "projected",
+                                                             "quobyte",
+                                                             "rbd",
+                                                             "scaleIO",
+                                                             "secret",
+                                                             "storageos",
+                                                             "vsphereVolume"};
+
+// The most levels of objects and arrays a launch.kubernetes value may have (`volumes` is one, a
+// volume two, its source three): Kubernetes' own objects are at most about 10 deep
+// (ephemeral.volumeClaimTemplate.spec.selector.matchExpressions[].values[]), while YAML readers
+// part below the JSON reader's 512: PyYAML composes recursively and stops with a RecursionError
+// near 500 levels of flow collections (measured: 450 read, 500 not), go-yaml reads far deeper.
+constexpr int kMaxObjectDepth = 32;
+
+// What the API server and etcd take (docs/companions.md, "Kubernetes"): a ConfigMap's data at
+// most 1 MiB (core/validation ValidateConfigMap, MaxSecretSize), any object at most 1.5 MiB
+// (etcd's default --max-request-bytes, 1572864, which the API server's writes must fit).
+constexpr std::size_t kMaxConfigMapData = std::size_t{1} << 20;
+constexpr std::size_t kMaxObjectBytes = std::size_t{3} << 19;
 
 std::string keys_text(const auto& keys) {
   std::string text;
@@ -155,6 +203,60 @@ std::string default_name(const KubernetesSubject& subject) {
   return name.empty() ? "zeroforge" : name;
 }
 
+// The pointer of the first object or array nested more than `levels` deep in `value` (itself
+// at `pointer`, its first level), or "" when none is.
+std::string too_deep(const Json& value, int levels, const std::string& pointer) {
+  if (!value.is_structured()) return "";
+  if (levels == 0) return pointer;
+  if (value.is_object()) {
+    for (const auto& [key, item] : value.items())
+      if (auto p = too_deep(item, levels - 1, pointer + "/" + escape_pointer_segment(key));
+          !p.empty())
+        return p;
+  } else {
+    for (std::size_t i = 0; i < value.size(); ++i)
+      if (auto p = too_deep(value[i], levels - 1, pointer + "/" + std::to_string(i)); !p.empty())
+        return p;
+  }
+  return "";
+}
+
+// A path that stays below the directory it is taken in (Kubernetes' validateLocalDescendingPath
+// for a volume mount's subPath): relative, and no `..` element.
+std::string descending_path_problem(std::string_view path) {
+  if (path.starts_with("/")) return "is absolute";
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const std::size_t slash = path.find('/', start);
+    if (path.substr(start, slash == std::string_view::npos ? slash : slash - start) == "..")
+      return "climbs out of the volume with '..'";
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  return "";
+}
+
+// The `kubectl apply -f` argument for `path` as a shell reads it: kubectl's -f is a list flag
+// (pflag StringSlice), which reads its value as one line of CSV, so a path with a ',' or '"'
+// is written as a quoted CSV field ('"' doubled) first; then the word is single-quoted for the
+// shell unless it is only letters, digits and `_ . / - + : @ %`.
+std::string apply_argument(const std::string& path) {
+  std::string word = path;
+  if (path.find_first_of(",\"") != std::string::npos) {
+    word = "\"";
+    for (char c : path) word += c == '"' ? std::string("\"\"") : std::string(1, c);
+    word += '"';
+  }
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](unsigned char c) {
+    return std::isalnum(c) ||
+           std::string_view("_./-+:@%").find(static_cast<char>(c)) != std::string_view::npos;
+  });
+  if (plain) return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
 class KubernetesPlanner {
  public:
   KubernetesPlanner(const KubernetesSubject& subject, std::vector<CompanionProblem>& problems)
@@ -172,12 +274,14 @@ class KubernetesPlanner {
     k["node_selector"] = Json::object();
     k["tolerations"] = Json::array();
     k["volumes"] = Json::array();
+    k["volumes_yaml"] = Json::array();
     k["volume_mounts"] = Json::array();
     k["runtime"] = "torch-distributed";
     if (value != nullptr && !value->is_null()) read(*value, k);
     k["api_version"] = k["api"] == "TrainJob" ? "trainer.kubeflow.org/v1alpha1" : "kubeflow.org/v1";
     k["config_map"] = k["name"].get<std::string>() + "-config";
     add_files(k);
+    k["apply_argument"] = apply_argument(companion_path("kubernetes", subject_.config_path));
     if (subject_.requested) check_job(k);
     return k;
   }
@@ -196,6 +300,13 @@ class KubernetesPlanner {
     for (const auto& [key, item] : value.items()) {
       const std::string pointer = "/launch/kubernetes/" + escape_pointer_segment(key);
       const std::string name = "launch.kubernetes." + key;
+      if (std::string deep = too_deep(item, kMaxObjectDepth, pointer); !deep.empty()) {
+        fail(deep, name + " nests deeper than " + std::to_string(kMaxObjectDepth) +
+                       " levels; YAML readers differ on such a manifest (PyYAML stops with a "
+                       "RecursionError near 500 levels, go-yaml reads on) and no Kubernetes "
+                       "object is that deep");
+        continue;
+      }
       if (key == "api") {
         if (item != "PyTorchJob" && item != "TrainJob") {
           fail(pointer, name +
@@ -409,6 +520,14 @@ class KubernetesPlanner {
       for (const auto& [field, source] : v.items()) {
         if (field == "name") continue;
         ++sources;
+        if (!detail::is_listed(kVolumeSources, field)) {
+          const std::string guess = detail::nearest_name(field, kVolumeSources);
+          fail(at + "/" + escape_pointer_segment(field),
+               "launch.kubernetes.volumes: volume \"" + name + "\" has an unknown source '" +
+                   field + "' (Kubernetes' core/v1 Volume knows " + keys_text(kVolumeSources) +
+                   ")" + (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+          continue;
+        }
         if (!source.is_object())
           fail(at + "/" + escape_pointer_segment(field), "launch.kubernetes.volumes: the source " +
                                                              field + " must be an object, got " +
@@ -421,6 +540,8 @@ class KubernetesPlanner {
                      "persistentVolumeClaim, nfs, hostPath, emptyDir, ...)");
     }
     k["volumes"] = item;
+    k["volumes_yaml"] = Json::array();
+    for (const auto& volume : item) k["volumes_yaml"].push_back(yaml_flow_text(volume));
   }
 
   void read_volume_mounts(const Json& item, const std::string& pointer, Json& k) {
@@ -459,6 +580,14 @@ class KubernetesPlanner {
                                (name == nullptr ? std::string("no volume") : name->dump()) +
                                ", which is not one of launch.kubernetes.volumes" +
                                (volume_names_.empty() ? " (there are none)" : ""));
+      if (const Json* sub = m.contains("subPath") ? &m["subPath"] : nullptr;
+          sub != nullptr && sub->is_string()) {
+        if (std::string why = descending_path_problem(sub->get<std::string>()); !why.empty())
+          fail(at + "/subPath", "launch.kubernetes.volume_mounts: subPath " + sub->dump() + " " +
+                                    why +
+                                    "; Kubernetes takes a path inside the volume (relative, no "
+                                    "'..'), and refuses the pod");
+      }
       const Json* path = m.contains("mountPath") ? &m["mountPath"] : nullptr;
       if (path == nullptr || !path->is_string() || !path->get<std::string>().starts_with("/"))
         fail(at + "/mountPath",
@@ -545,6 +674,69 @@ class KubernetesPlanner {
     }
     check_tier_gpus();
     check_astral(k);
+    check_sizes(k);
+  }
+
+  // The ConfigMap's data and the job's size against what the API server and etcd take. The
+  // job is counted as the JSON text of what it carries, once per pod template (a PyTorchJob
+  // of several nodes has a Master's and a Worker's): less than the object the API server
+  // stores, so nothing that fits is refused.
+  void check_sizes(const Json& k) {
+    auto dotted = [](std::string pointer) {
+      pointer.erase(0, 1);
+      std::replace(pointer.begin(), pointer.end(), '/', '.');
+      return pointer;
+    };
+    const std::size_t config = k["config_text"].get_ref<const std::string&>().size();
+    const std::size_t hf_args =
+        k["hf_args_text"].is_string() ? k["hf_args_text"].get_ref<const std::string&>().size() : 0;
+    if (config + hf_args > kMaxConfigMapData)
+      fail("/",
+           "the kubernetes companion's ConfigMap would hold " + std::to_string(config + hf_args) +
+               " bytes of data (the config " + std::to_string(config) +
+               (hf_args ? ", the Trainer's arguments " + std::to_string(hf_args) : std::string()) +
+               "), and the API server refuses a ConfigMap over 1 MiB (1048576 bytes); "
+               "make the config smaller");
+    const bool train_job = k["api"] == "TrainJob";
+    const std::size_t templates = !train_job && subject_.nodes > 1 ? 2 : 1;
+    struct Part {
+      const char* pointer;
+      const Json* value;
+    };
+    const Part parts[] = {{"/launch/script", subject_.script},
+                          {"/launch/args", subject_.args},
+                          {"/launch/environment", subject_.environment},
+                          {"/launch/kubernetes/image", &k["image"]},
+                          {"/launch/kubernetes/node_selector", &k["node_selector"]},
+                          {"/launch/kubernetes/tolerations", &k["tolerations"]},
+                          {"/launch/kubernetes/volumes", &k["volumes"]},
+                          {"/launch/kubernetes/volume_mounts", &k["volume_mounts"]}};
+    std::size_t total = 0, largest = 0;
+    const char* largest_at = "/launch";
+    for (const Part& part : parts) {
+      if (part.value == nullptr) continue;
+      const std::size_t size = part.value->dump().size();
+      total += size;
+      if (size > largest) {
+        largest = size;
+        largest_at = part.pointer;
+      }
+    }
+    if (subject_.hf_args != nullptr) total += subject_.hf_args->dump().size();
+    total *= templates;
+    if (total <= kMaxObjectBytes) return;
+    fail(largest_at,
+         std::string("the kubernetes companion's ") + (train_job ? "TrainJob" : "PyTorchJob") +
+             " would be at least " + std::to_string(total) +
+             " bytes (its command, environment "
+             "and pod settings" +
+             (templates > 1 ? ", in both its Master's and its Worker's pod "
+                              "template"
+                            : "") +
+             "), and etcd stores an object of at most 1.5 MiB (1572864 bytes), so the API "
+             "server refuses it; " +
+             dotted(largest_at) + " is the largest part (" + std::to_string(largest) +
+             " bytes): pass such data in a file or a volume");
   }
 
   // A pod asking for more GPUs than the tier's nodes have is never scheduled: it stays Pending.

@@ -41,7 +41,10 @@ struct KubernetesSubject {
 /// ClusterTrainingRuntime), `config_key`, `config_mount`, `config_lines` (the config's text,
 /// line by line, for a literal block scalar; null when the text cannot be one) and
 /// `config_text`, and `hf_args_key`, `hf_args_mount`, `hf_args_lines`, `hf_args_text` (null
-/// without the hf-args companion). Appends each bad value to `problems` with its pointer:
+/// without the hf-args companion), `volumes_yaml` (each volume as yaml_flow_text writes it) and
+/// `apply_argument` (the manifest's path quoted for a shell and kubectl's list-valued `-f`).
+/// Appends each bad value to `problems` with its pointer, and (when `requested`) what the API
+/// server's limits refuse (a ConfigMap over 1 MiB of data, a job over 1.5 MiB):
 ///
 ///     plan_kubernetes(&launch["kubernetes"], subject, problems);
 ///     // {"/launch/kubernetes/namespace", "launch.kubernetes.namespace: \"ML\" is not ..."}

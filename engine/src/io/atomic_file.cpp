@@ -38,6 +38,33 @@ std::uint64_t max_input_bytes() {
   return value << 20;
 }
 
+namespace {
+
+// What a path that is not a regular file is, in the words of a message ("is a directory"), or
+// "" for a regular file. A FIFO or a pipe is read (`--values <(...)` is one), so it is named
+// only when nothing came through it.
+std::string kind_problem(mode_t mode) {
+  if (S_ISREG(mode) || S_ISFIFO(mode)) return {};
+  if (S_ISDIR(mode)) return "is a directory";
+  if (S_ISCHR(mode)) return "is a character device (such as /dev/zero or a terminal), not a file";
+  if (S_ISBLK(mode)) return "is a block device, not a file";
+  if (S_ISSOCK(mode)) return "is a socket, not a file";
+  return "is not a regular file";
+}
+
+constexpr const char* kEmptyFifo =
+    "is a FIFO (a named pipe) and nothing was written to it; give a file, or write to the pipe "
+    "while zeroforge reads it";
+
+}  // namespace
+
+std::string not_a_file_problem(const fs::path& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return {};
+  if (S_ISFIFO(info.st_mode)) return "is a FIFO (a named pipe), not a file";
+  return kind_problem(info.st_mode);
+}
+
 std::string read_file(const fs::path& path) {
   auto fail = [&](const std::string& why) {
     throw Error(ErrorKind::Io, "cannot read '" + path.string() + "': " + why);
@@ -46,11 +73,25 @@ std::string read_file(const fs::path& path) {
   // O_NONBLOCK: a FIFO nobody writes to opens at once (and reads as empty) instead of
   // blocking forever; a process substitution (`--values <(...)`) still reads what it writes.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) fail(std::strerror(errno));
+  if (fd < 0) {
+    const int err = errno;
+    // A socket cannot be opened (ENXIO, "No such device or address"): say what it is.
+    struct stat info {};
+    if (::stat(path.c_str(), &info) == 0 && !kind_problem(info.st_mode).empty())
+      fail(kind_problem(info.st_mode));
+    fail(std::strerror(err));
+  }
   struct stat info {};
-  if (::fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
+  if (::fstat(fd, &info) != 0) {
+    const int err = errno;
     ::close(fd);
-    fail(S_ISDIR(info.st_mode) ? "is a directory" : std::strerror(errno));
+    fail(std::strerror(err));
+  }
+  // A directory, a device (/dev/zero never ends, /dev/null is empty) or a socket is named for
+  // what it is, rather than read until the input limit or parsed as empty text.
+  if (std::string why = kind_problem(info.st_mode); !why.empty()) {
+    ::close(fd);
+    fail(why);
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   auto too_large = [&] {
@@ -59,7 +100,7 @@ std::string read_file(const fs::path& path) {
          " MiB, the limit on an input file (ZEROFORGE_MAX_INPUT_MIB raises it)");
   };
   if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) > limit) too_large();
-  // Read to the end, whatever stat said (/dev/zero says 0 and never ends: the limit ends it).
+  // Read to the end, whatever stat said (a file in /proc says 0): the limit ends it.
   std::string out;
   char buffer[1 << 16];
   while (true) {
@@ -75,6 +116,7 @@ std::string read_file(const fs::path& path) {
     if (out.size() > limit) too_large();
   }
   ::close(fd);
+  if (out.empty() && S_ISFIFO(info.st_mode)) fail(kEmptyFifo);
   return out;
 }
 

@@ -7,10 +7,25 @@
 // writer (engine/src/README.md).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace zf::launch {
+
+/// The longest string a launch may hand to a program: Linux's execve refuses any argument or
+/// environment entry (`NAME=value`) over MAX_ARG_STRLEN, 32 pages or 131072 bytes with its
+/// NUL, with E2BIG ("Argument list too long").
+inline constexpr std::size_t kMaxArgumentBytes = 131071;
+
+/// The most a launch's own words may take of ARG_MAX, counted as execve counts it (exec_cost):
+/// 1 MiB, half of the 2 MiB that Linux allows by default (a quarter of the 8 MiB stack limit),
+/// so that the launcher's own words and the environment the job inherits keep the other half.
+inline constexpr std::size_t kMaxLaunchBytes = std::size_t{1} << 20;
+
+/// What one string of `bytes` costs of ARG_MAX: its bytes, its NUL and its pointer in argv or
+/// envp.
+inline constexpr std::size_t exec_cost(std::size_t bytes) { return bytes + 1 + sizeof(char*); }
 
 /// What a piece of launch text is (zf_host::check_launch_text's ZF_LAUNCH_* kinds).
 enum class LaunchText {

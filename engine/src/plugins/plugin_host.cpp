@@ -12,6 +12,7 @@
 
 #include "plugins/loaded_plugin.hpp"
 #include "zeroforge/error.hpp"
+#include "zeroforge/output.hpp"
 
 namespace zf {
 namespace fs = std::filesystem;
@@ -131,7 +132,10 @@ fs::path PluginHost::find(std::string_view name_or_path) const {
   if (is_path(name_or_path)) {
     fs::path path{std::string(name_or_path)};
     if (!fs::is_regular_file(path, ec)) {
-      throw Error(ErrorKind::Plugin, "plugin file not found", Location{path.string(), 0, 0});
+      // A directory or FIFO at the path is named for what it is (read_file's words).
+      const std::string what = not_a_file_problem(path);
+      throw Error(ErrorKind::Plugin, what.empty() ? "plugin file not found" : "plugin file " + what,
+                  Location{path.string(), 0, 0});
     }
     return path;
   }

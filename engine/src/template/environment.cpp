@@ -102,10 +102,16 @@ std::shared_ptr<const Template> Environment::load(std::string_view name) const {
   std::string normalized = normalize_name(name);
   {
     std::string searched;
-    for (const auto& dir : options_.search_path)
+    std::string not_files;  // a directory or FIFO at the name: said, rather than "not found"
+    for (const auto& dir : options_.search_path) {
       searched += (searched.empty() ? "" : ", ") + dir.string();
+      const fs::path candidate = dir / normalized;
+      if (std::string what = not_a_file_problem(candidate); !what.empty())
+        not_files += "; " + candidate.string() + " " + what;
+    }
     throw Error(ErrorKind::Template, "template '" + normalized + "' not found (searched: " +
-                                         (searched.empty() ? "no directories" : searched) + ")");
+                                         (searched.empty() ? "no directories" : searched) +
+                                         not_files + ")");
   }
 }
 

@@ -23,6 +23,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+constexpr long long kMaxAccelerateMachines = 65536;
+constexpr long long kMaxAccelerateProcesses = 1LL << 24;
+
 [[noreturn]] void fail(const std::string& file, const std::string& pointer,
                        const std::string& message) {
   throw Error(ErrorKind::Values, message, file, pointer);
@@ -34,6 +37,20 @@ std::optional<long long> integer_at(const Json& config, const char* key, const s
   if (!it->is_number_integer())
     fail(file, std::string("/") + key, std::string(key) + " must be an integer, got " + it->dump());
   return it->get<long long>();
+}
+
+// An integer of the accelerate config within [low, high], or `unset` (accelerate's own "not
+// given": -1 for num_processes, which the command line or SLURM then fills).
+std::optional<long long> count_at(const Json& config, const char* key, const std::string& file,
+                                  long long low, long long high, const char* meaning,
+                                  std::optional<long long> unset = std::nullopt) {
+  const std::optional<long long> value = integer_at(config, key, file);
+  if (!value || value == unset || (*value >= low && *value <= high)) return value;
+  fail(file, std::string("/") + key,
+       std::string(key) + " must be " + meaning + " from " + std::to_string(low) + " to " +
+           std::to_string(high) +
+           (unset ? " (or " + std::to_string(*unset) + ": given on the command line)" : "") +
+           ", got " + std::to_string(*value));
 }
 
 std::optional<std::string> string_at(const Json& config, const char* key, const std::string& file,
@@ -151,8 +168,18 @@ AccelerateConfig read_accelerate_config(const std::filesystem::path& path,
   AccelerateConfig out;
   out.file = shown;
   out.distributed_type = string_at(config, "distributed_type", shown, "/distributed_type");
-  out.num_processes = integer_at(config, "num_processes", shown);
-  out.num_machines = integer_at(config, "num_machines", shown);
+  // accelerate takes these as they are (ClusterConfig's dataclass checks no range): 0 or -8
+  // processes or a port of 70000 fail only once the launch starts. The bounds are zeroforge's:
+  // the companions launch at most 65536 nodes, and a process count past 2^24 (65536 nodes of
+  // 256 GPUs) is a typing mistake, not a cluster.
+  out.num_processes =
+      count_at(config, "num_processes", shown, 1, kMaxAccelerateProcesses, "a process count", -1);
+  if (out.num_processes == -1) out.num_processes.reset();
+  out.num_machines =
+      count_at(config, "num_machines", shown, 1, kMaxAccelerateMachines, "a machine count");
+  count_at(config, "machine_rank", shown, 0, out.num_machines.value_or(kMaxAccelerateMachines) - 1,
+           "a machine rank (below num_machines)");
+  count_at(config, "main_process_port", shown, 1, 65535, "a port number");
   if (auto it = config.find("mixed_precision"); it != config.end() && !it->is_null())
     out.mixed_precision = it->is_string() ? it->get<std::string>() : it->dump();
   if (auto it = config.find("deepspeed_config"); it != config.end() && !it->is_null()) {

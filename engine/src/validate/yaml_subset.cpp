@@ -216,6 +216,19 @@ class Reader {
     return nullptr;
   }
 
+  // YAML limits an implicit key (`key: value`, plain or quoted) to 1024 characters from its
+  // first to the ':' (YAML 1.1 section 9.1.1; PyYAML drops a longer one as a possible key and
+  // then refuses the ':' with "mapping values are not allowed here").
+  void check_key_length(std::string_view span, const Line& line) {
+    std::size_t characters = 0;
+    for (char c : span) characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    if (characters <= 1024) return;
+    fail(line.number, line.indent + 1,
+         "a key of " + std::to_string(characters) +
+             " characters; YAML takes a key of at most 1024 before its ':' (PyYAML refuses it: "
+             "\"mapping values are not allowed here\")");
+  }
+
   Json mapping(std::size_t indent) {
     Json out = Json::object();
     // ordered_json finds a key by walking its entries: keys are checked in a hash set and
@@ -236,6 +249,7 @@ class Reader {
         if (end >= text.size() || text[end] != ':' ||
             (end + 1 < text.size() && text[end + 1] != ' '))
           fail(line.number, line.indent + end + 1, "expected ':' after the key");
+        check_key_length(text.substr(0, end), line);
         offset = end + 1;
       } else {
         std::size_t colon = 0;
@@ -248,6 +262,7 @@ class Reader {
         std::size_t hash = text.find(" #");
         if (colon == std::string_view::npos || (hash != std::string_view::npos && hash < colon))
           fail(line.number, line.indent + 1, "expected 'key: value'");
+        check_key_length(text.substr(0, colon), line);
         std::string_view plain = text.substr(0, colon);
         while (!plain.empty() && plain.back() == ' ') plain.remove_suffix(1);
         check_plain_start(plain, line, line.indent + 1);

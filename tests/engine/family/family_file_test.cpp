@@ -233,5 +233,55 @@ TEST(FamilyFileTest, LoadingCodesTheFilesOwnMistakesFamilyInvalid) {
   }
 }
 
+// A path with a NUL (JSON's \u0000) was cut short where the system ends a C string: tier
+// "medium.json\u0000x" read medium.json. Every string of a family that names a file or
+// directory is refused at its pointer instead (issue #36).
+TEST(FamilyFileTest, RefusesANulInEveryPathAtItsPointer) {
+  struct Case {
+    const char* name;
+    std::string fields;  // the family's fields after name
+    std::string pointer;
+    std::string path;  // the path as the message quotes it
+    std::string cut;   // what the system would have read
+  };
+  const std::vector<Case> cases = {
+      {"tier file", R"("template": "t", "tiers": ["medium.json\u0000x"])", "/tiers/0",
+       R"(medium.json\u0000x)", "medium.json"},
+      {"tier name", R"("template": "t", "tiers": ["small", {"name": "big\u0000"}])",
+       "/tiers/1/name", R"(big\u0000)", "big"},
+      {"template", R"("template": "deepspeed/config.json.j2\u0000.bak")", "/template",
+       R"(deepspeed/config.json.j2\u0000.bak)", "deepspeed/config.json.j2"},
+      {"template dir", R"("template": "t", "template_dirs": ["ok", "team\u0000/x"])",
+       "/template_dirs/1", R"(team\u0000/x)", "team"},
+      {"values file", R"("template": "t", "values_files": ["shared.json\u0000.bak"])",
+       "/values_files/0", R"(shared.json\u0000.bak)", "shared.json"},
+      {"output", R"("template": "t", "output": "{{ tier }}\u0000.json")", "/output",
+       R"({{ tier }}\u0000.json)", "{{ tier }}"},
+      {"plugin path", R"("template": "t", "plugins": ["./libx.so\u0000y"])", "/plugins/0",
+       R"(./libx.so\u0000y)", "./libx.so"},
+      {"plugin name", R"("template": "t", "plugins": [{"name": "memory\u0000"}])",
+       "/plugins/0/name", R"(memory\u0000)", "memory"},
+      {"site profile",
+       R"("template": "t", "plugins": [{"name": "site_fields",
+           "options": {"profile": "/etc/site.json\u0000.txt"}}])",
+       "/plugins/0/options/profile", R"(/etc/site.json\u0000.txt)", "/etc/site.json"},
+      {"nested option", R"("template": "t", "plugins": [{"name": "p",
+           "options": {"inputs": ["a", {"file": "\u0000"}]}}])",
+       "/plugins/0/options/inputs/1/file", R"(\u0000)", ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string text = R"({"name": "n", )" + c.fields + "}";
+    const std::size_t at = c.cut.size();
+    EXPECT_EQ(parse_error(text),
+              "f.json: " + c.pointer + ": error: path \"" + c.path +
+                  "\" contains a NUL byte (U+0000) at byte " + std::to_string(at) +
+                  ", where the system would end it (it would read \"" + c.cut + "\")");
+    EXPECT_EQ(parse_code(text), "family.invalid");
+  }
+  // A NUL elsewhere is not a path's: a value is the template's to use.
+  EXPECT_EQ(parse_error(R"({"name": "n", "template": "t", "values": {"note": "a\u0000b"}})"), "");
+}
+
 }  // namespace
 }  // namespace zf

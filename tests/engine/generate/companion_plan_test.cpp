@@ -846,6 +846,68 @@ TEST(CompanionPlanTest, RefusesSlurmValuesSbatchWouldMisreadOrTheTierCannotGive)
             "would refuse the job or hold it for ever");
 }
 
+// A launch whose strings execve refuses fails with "Argument list too long" on every node
+// (issue #36): one string over MAX_ARG_STRLEN, or the launch's words together over the share
+// of ARG_MAX the companions take, is refused at the value that is or crosses the limit.
+TEST(CompanionPlanTest, RefusesLaunchValuesOverTheSystemsArgumentLimits) {
+  const std::string too_long =
+      "bytes; Linux starts no program with an argument or environment entry over 131071 bytes "
+      "(MAX_ARG_STRLEN, 131072 with its NUL): every launch would fail with \"Argument list too "
+      "long\"; pass such a value in a file";
+  const std::string total =
+      "the launch's script, arguments and environment come to more than 1048576 bytes of the "
+      "command line here (each string with its NUL and pointer, as execve counts them): Linux "
+      "allows about 2 MiB (ARG_MAX) for them, the launcher's words and the inherited environment "
+      "together, so the launch would fail with \"Argument list too long\"; pass the large values "
+      "in a file";
+  // Nine arguments of 115,000 bytes and the script: each string costs its bytes + 9.
+  Json near = Json::array();
+  for (int i = 0; i < 9; ++i) near.push_back(std::string(115000, 'a'));
+  Json over = near;
+  over.push_back(std::string(50000, 'b'));
+  struct Case {
+    const char* name;
+    Json launch;
+    std::string pointer;
+    std::string message;  // empty: accepted
+  };
+  const std::vector<Case> cases = {
+      {"the longest argument", {{"args", {"--x", std::string(131071, 'a')}}}, "", ""},
+      {"one byte more",
+       {{"args", {"--x", std::string(131072, 'a')}}},
+       "/launch/args/1",
+       "launch.args: a string of 131072 " + too_long},
+      {"a long script",
+       {{"script", std::string(131072, 's')}},
+       "/launch/script",
+       "launch.script is a string of 131072 " + too_long},
+      {"the longest entry", {{"environment", {{"DATA", std::string(131066, 'v')}}}}, "", ""},
+      {"an environment entry NAME=VALUE",
+       {{"environment", {{"DATA", std::string(131067, 'v')}}}},
+       "/launch/environment/DATA",
+       "launch.environment.DATA: the entry DATA=VALUE is a string of 131072 " + too_long},
+      {"many arguments within the limit", {{"args", near}}, "", ""},
+      {"the argument that crosses it", {{"args", over}}, "/launch/args/9", total},
+      {"an environment entry that crosses it",
+       {{"args", near}, {"environment", {{"A", "1"}, {"BIG", std::string(60000, 'v')}}}},
+       "/launch/environment/BIG",
+       total},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Subject s;
+    s.values["launch"] = c.launch;
+    CompanionPlan plan = s.plan({"torchrun"});
+    if (c.message.empty()) {
+      EXPECT_TRUE(plan.problems.empty()) << plan.problems[0].message;
+      continue;
+    }
+    ASSERT_EQ(plan.problems.size(), 1u) << plan.problems[1].message;
+    EXPECT_EQ(plan.problems[0].pointer, c.pointer);
+    EXPECT_EQ(plan.problems[0].message, c.message);
+  }
+}
+
 TEST(CompanionPlanTest, PathsSitBesideTheConfig) {
   EXPECT_EQ(companion_path("deepspeed", "a/b.json"), "a/b.deepspeed.sh");
   EXPECT_EQ(companion_path("torchrun", "b.json"), "b.torchrun.sh");

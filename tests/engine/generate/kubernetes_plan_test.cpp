@@ -71,11 +71,12 @@ TEST(KubernetesPlanTest, DefaultsNameTheJobAfterTheFamilyAndMountTheConfigUnderZ
     "name": "llama-3-70b-large-zero3-offload-bf16",
     "config_map": "llama-3-70b-large-zero3-offload-bf16-config",
     "namespace": null, "image": "nvcr.io/nvidia/pytorch:24.05-py3", "service_account": null,
-    "node_selector": {}, "tolerations": [], "volumes": [], "volume_mounts": [],
-    "runtime": "torch-distributed", "config_key": "deepspeed-config.json",
+    "node_selector": {}, "tolerations": [], "volumes": [], "volumes_yaml": [],
+    "volume_mounts": [], "runtime": "torch-distributed", "config_key": "deepspeed-config.json",
     "config_mount": "/zeroforge/large/zero3-offload-bf16.json",
     "config_lines": null, "config_text": null, "hf_args_key": null, "hf_args_mount": null,
-    "hf_args_lines": null, "hf_args_text": null})");
+    "hf_args_lines": null, "hf_args_text": null,
+    "apply_argument": "large/zero3-offload-bf16.k8s.yaml"})");
   expected["config_lines"] = lines;
   expected["config_text"] = text;
   EXPECT_EQ(k, expected);
@@ -301,6 +302,157 @@ TEST(KubernetesPlanTest, RefusesWhatTheLaunchAndTheTierCannotGiveAJob) {
       "but the nodes of tier 'h100x8' have 8 "
       "(/opt/zeroforge/share/presets/tiers/h100x8-reserved-partition.json); Kubernetes would "
       "leave the pods pending for ever");
+}
+
+// What the API server refuses although it is well formed (issue #36): a volume source it does
+// not know, a subPath outside its volume, nesting YAML readers differ on, and objects over its
+// size limits.
+TEST(KubernetesPlanTest, RefusesWhatTheApiServerLimitsRefuse) {
+  struct Case {
+    const char* name;
+    Json kubernetes;
+    std::string pointer;
+    std::string message;  // empty: accepted
+  };
+  auto volume = [](const char* source) {
+    return Json::parse(R"({"image": "i", "volumes": [{"name": "d", )" + std::string(source) +
+                       "}], \"volume_mounts\": []}");
+  };
+  auto mount = [](const char* sub_path) {
+    Json k = Json::parse(R"({"image": "i", "volumes": [{"name": "d", "emptyDir": {}}]})");
+    k["volume_mounts"] = {{{"name", "d"}, {"mountPath", "/data"}, {"subPath", sub_path}}};
+    return k;
+  };
+  Json deep = Json::object();
+  for (int i = 0; i < 31; ++i) deep = Json{{"x", deep}};  // the source: levels 3 to 34
+  Json deep_ok = Json::object();
+  for (int i = 0; i < 28; ++i) deep_ok = Json{{"x", deep_ok}};
+  const std::string sources =
+      "awsElasticBlockStore, azureDisk, azureFile, cephfs, cinder, configMap, csi, downwardAPI, "
+      "emptyDir, ephemeral, fc, flexVolume, flocker, gcePersistentDisk, gitRepo, glusterfs, "
+      "hostPath, image, iscsi, nfs, persistentVolumeClaim, photonPersistentDisk, portworxVolume, "
+      "projected, quobyte, rbd, scaleIO, secret, storageos, vsphereVolume";
+  Json too_deep = volume("\"csi\": {}");
+  too_deep["volumes"][0]["csi"] = deep;
+  Json deep_enough = volume("\"csi\": {}");
+  deep_enough["volumes"][0]["csi"] = deep_ok;
+  std::string deep_pointer = "/launch/kubernetes/volumes/0/csi";
+  for (int i = 0; i < 30; ++i) deep_pointer += "/x";
+  const std::vector<Case> cases = {
+      {"misspelt source", volume(R"("persistentVolumeClam": {"claimName": "c"})"),
+       "/launch/kubernetes/volumes/0/persistentVolumeClam",
+       "launch.kubernetes.volumes: volume \"d\" has an unknown source 'persistentVolumeClam' "
+       "(Kubernetes' core/v1 Volume knows " +
+           sources + "); did you mean 'persistentVolumeClaim'?"},
+      {"unknown source", volume(R"("s3": {"bucket": "b"})"), "/launch/kubernetes/volumes/0/s3",
+       "launch.kubernetes.volumes: volume \"d\" has an unknown source 's3' (Kubernetes' core/v1 "
+       "Volume knows " +
+           sources + ")"},
+      {"every known source is taken", volume(R"("image": {"reference": "r"})"), "", ""},
+      {"absolute subPath", mount("/etc"), "/launch/kubernetes/volume_mounts/0/subPath",
+       "launch.kubernetes.volume_mounts: subPath \"/etc\" is absolute; Kubernetes takes a path "
+       "inside the volume (relative, no '..'), and refuses the pod"},
+      {"climbing subPath", mount("../../etc"), "/launch/kubernetes/volume_mounts/0/subPath",
+       "launch.kubernetes.volume_mounts: subPath \"../../etc\" climbs out of the volume with "
+       "'..'; Kubernetes takes a path inside the volume (relative, no '..'), and refuses the pod"},
+      {"climbing at the end", mount("a/.."), "/launch/kubernetes/volume_mounts/0/subPath",
+       "launch.kubernetes.volume_mounts: subPath \"a/..\" climbs out of the volume with '..'; "
+       "Kubernetes takes a path inside the volume (relative, no '..'), and refuses the pod"},
+      {"dots inside a name", mount("a..b/..c/c.."), "", ""},
+      {"too deep", too_deep, deep_pointer,
+       "launch.kubernetes.volumes nests deeper than 32 levels; YAML readers differ on such a "
+       "manifest (PyYAML stops with a RecursionError near 500 levels, go-yaml reads on) and no "
+       "Kubernetes object is that deep"},
+      {"deep enough", deep_enough, "", ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Subject s;
+    s.kubernetes() = c.kubernetes;
+    CompanionPlan plan = s.plan({"kubernetes"});
+    if (c.message.empty()) {
+      EXPECT_TRUE(plan.problems.empty()) << plan.problems[0].message;
+      continue;
+    }
+    ASSERT_EQ(plan.problems.size(), 1u);
+    EXPECT_EQ(plan.problems[0].pointer, c.pointer);
+    EXPECT_EQ(plan.problems[0].message, c.message);
+  }
+}
+
+// The ConfigMap's data at most 1 MiB, the job at most 1.5 MiB (etcd), counted at the byte.
+TEST(KubernetesPlanTest, RefusesObjectsOverTheApiServersSizeLimits) {
+  // A config whose text is exactly `bytes` long.
+  auto config_of = [](std::size_t bytes) {
+    Json config{{"train_batch_size", 256}, {"x", ""}};
+    std::string empty;
+    append_json_text(empty, config);
+    config["x"] = std::string(bytes - empty.size(), 'a');
+    return config;
+  };
+  for (std::size_t bytes : {std::size_t{1} << 20, (std::size_t{1} << 20) + 1}) {
+    SCOPED_TRACE(bytes);
+    Subject s;
+    s.config = config_of(bytes);
+    std::string text;
+    append_json_text(text, s.config);
+    ASSERT_EQ(text.size(), bytes);
+    CompanionPlan plan = s.plan({"kubernetes"});
+    if (bytes == std::size_t{1} << 20) {
+      EXPECT_TRUE(plan.problems.empty()) << plan.problems[0].message;
+      continue;
+    }
+    ASSERT_EQ(plan.problems.size(), 1u);
+    EXPECT_EQ(plan.problems[0].pointer, "/");
+    EXPECT_EQ(plan.problems[0].message,
+              "the kubernetes companion's ConfigMap would hold 1048577 bytes of data (the config "
+              "1048577), and the API server refuses a ConfigMap over 1 MiB (1048576 bytes); make "
+              "the config smaller");
+  }
+
+  // 9 arguments of 100,000 bytes: 0.9 MB, once in one pod template, twice with a Worker's.
+  Subject s;
+  s.values["launch"]["args"] = Json::array();
+  for (int i = 0; i < 9; ++i) s.values["launch"]["args"].push_back(std::string(100000, 'a'));
+  EXPECT_TRUE(s.plan({"kubernetes"}).problems.empty());
+  s.nodes(2);
+  CompanionPlan plan = s.plan({"kubernetes"});
+  ASSERT_EQ(plan.problems.size(), 1u);
+  EXPECT_EQ(plan.problems[0].pointer, "/launch/args");
+  const std::size_t part = s.values["launch"]["args"].dump().size();
+  EXPECT_NE(
+      plan.problems[0].message.find("the kubernetes companion's PyTorchJob would be at least "),
+      std::string::npos);
+  EXPECT_NE(plan.problems[0].message.find(
+                "in both its Master's and its Worker's pod template), and etcd stores an object "
+                "of at most 1.5 MiB (1572864 bytes), so the API server refuses it; launch.args is "
+                "the largest part (" +
+                std::to_string(part) + " bytes): pass such data in a file or a volume"),
+            std::string::npos)
+      << plan.problems[0].message;
+  EXPECT_TRUE(s.plan({"torchrun"}).problems.empty()) << "only a written job is checked";
+}
+
+// kubectl's -f takes a list (pflag's StringSlice reads it as CSV): a path with ',' or '"' is
+// one CSV field, then one shell word.
+TEST(KubernetesPlanTest, TheApplyLineQuotesThePathForTheShellAndForKubectl) {
+  struct Case {
+    std::string config_path, argument;
+  };
+  const std::vector<Case> cases = {
+      {"medium/zero3.json", "medium/zero3.k8s.yaml"},
+      {"a b/zero3.json", "'a b/zero3.k8s.yaml'"},
+      {"a,b/zero3.json", R"('"a,b/zero3.k8s.yaml"')"},
+      {"say \"hi\"/it's.json", R"('"say ""hi""/it'\''s.k8s.yaml"')"},
+      {"$(id)/x.json", "'$(id)/x.k8s.yaml'"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.config_path);
+    Subject s;
+    s.path = c.config_path;
+    CompanionPlan plan = s.plan({"kubernetes"});
+    EXPECT_EQ(plan.job["kubernetes"]["apply_argument"], c.argument);
+  }
 }
 
 TEST(KubernetesPlanTest, PathAndTemplate) {

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 // JSON reading (strict, ordered, located errors) and writing (stable text), and atomic files.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "support/cli_runner.hpp"
@@ -228,8 +232,8 @@ TEST(AtomicFileTest, ReadingIsBoundedAndNeverBlocks) {
   test::TempDir dir;
   ::setenv("ZEROFORGE_MAX_INPUT_MIB", "1", 1);
   auto big = dir.write("big.json", std::string((1u << 20) + 1, ' '));
-  for (const std::string& path : {big.string(), std::string("/dev/zero")}) {
-    SCOPED_TRACE(path);
+  {
+    const std::string path = big.string();
     try {
       read_file(path);
       ADD_FAILURE();
@@ -243,17 +247,59 @@ TEST(AtomicFileTest, ReadingIsBoundedAndNeverBlocks) {
   EXPECT_EQ(read_file(dir.write("ok.json", std::string(1u << 20, 'x'))).size(), 1u << 20);
   ::unsetenv("ZEROFORGE_MAX_INPUT_MIB");
   EXPECT_EQ(max_input_bytes(), std::uint64_t{64} << 20);
+}
 
-  auto fifo = dir.path() / "fifo";
+// What is not a readable file is named for what it is (it was "not found", "malformed JSON" or
+// "larger than 64 MiB"), by read_file and by not_a_file_problem, which lookups use.
+TEST(AtomicFileTest, NamesWhatAPathIsWhenItIsNotAFile) {
+  test::TempDir dir;
+  const auto fifo = dir.path() / "fifo.json";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_EQ(read_file(fifo), "") << "a FIFO without a writer reads as empty";
-  try {
-    read_file(dir.path());
-    ADD_FAILURE();
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "error: cannot read '" + dir.path().string() + "': is a directory");
+  const auto socket_path = dir.path() / "s.sock";
+  const int sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(sock, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, socket_path.c_str(), sizeof address.sun_path - 1);
+  ASSERT_EQ(::bind(sock, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  struct Case {
+    std::string path;
+    std::string read;    // read_file's reason
+    std::string lookup;  // not_a_file_problem's
+  };
+  const std::string device = "is a character device (such as /dev/zero or a terminal), not a file";
+  const std::vector<Case> cases = {
+      {dir.path().string(), "is a directory", "is a directory"},
+      {"/dev/zero", device, device},
+      {"/dev/null", device, device},
+      {fifo.string(),
+       "is a FIFO (a named pipe) and nothing was written to it; give a file, or write to the "
+       "pipe while zeroforge reads it",
+       "is a FIFO (a named pipe), not a file"},
+      {socket_path.string(), "is a socket, not a file", "is a socket, not a file"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.path);
+    try {
+      read_file(c.path);
+      ADD_FAILURE();
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), "error: cannot read '" + c.path + "': " + c.read);
+      EXPECT_EQ(e.kind(), ErrorKind::Io);
+    }
+    EXPECT_EQ(not_a_file_problem(c.path), c.lookup);
   }
+  ::close(sock);
+  EXPECT_EQ(not_a_file_problem(dir.write("f.json", "{}")), "");
+  EXPECT_EQ(not_a_file_problem(dir.path() / "missing.json"), "");
+
+  // A pipe someone wrote to is read, as `--values <(...)` is (bash hands over /dev/fd/N).
+  int ends[2];
+  ASSERT_EQ(::pipe(ends), 0);
+  ASSERT_EQ(::write(ends[1], "{\"a\": 1}", 8), 8);
+  ::close(ends[1]);
+  EXPECT_EQ(read_file("/dev/fd/" + std::to_string(ends[0])), "{\"a\": 1}");
+  ::close(ends[0]);
 }
 
 TEST(AtomicFileTest, ReadingAMissingFileNamesIt) {

@@ -343,4 +343,54 @@ TEST(AgainstArgsTest, AccelerateConfigFileGivesTheWorldUnlessTheCommandDoes) {
   EXPECT_THROW(zf::load_launcher_files(cmd, dir.path()), zf::Error);
 }
 
+// accelerate takes any integer (ClusterConfig checks no range) and fails only when the launch
+// starts: 0 or -8 processes, a rank past the machines, a port past 65535 are refused where they
+// are written; -1, accelerate's own "not given", leaves the count to the command line.
+TEST(AgainstArgsTest, AccelerateConfigNumbersAreCheckedAtTheirKey) {
+  struct Case {
+    const char* name;
+    std::string yaml;
+    std::string error;  // empty: read
+  };
+  const std::string head = "distributed_type: DEEPSPEED\n";
+  const std::vector<Case> cases = {
+      {"no processes", head + "num_processes: 0\n",
+       "acc.yaml: /num_processes: error: num_processes must be a process count from 1 to "
+       "16777216 (or -1: given on the command line), got 0"},
+      {"negative", head + "num_processes: -8\n",
+       "acc.yaml: /num_processes: error: num_processes must be a process count from 1 to "
+       "16777216 (or -1: given on the command line), got -8"},
+      {"absurd", head + "num_processes: 1000000000000\n",
+       "acc.yaml: /num_processes: error: num_processes must be a process count from 1 to "
+       "16777216 (or -1: given on the command line), got 1000000000000"},
+      {"no machines", head + "num_machines: 0\n",
+       "acc.yaml: /num_machines: error: num_machines must be a machine count from 1 to 65536, "
+       "got 0"},
+      {"rank past the machines", head + "num_machines: 2\nmachine_rank: 2\n",
+       "acc.yaml: /machine_rank: error: machine_rank must be a machine rank (below num_machines) "
+       "from 0 to 1, got 2"},
+      {"port", head + "main_process_port: 70000\n",
+       "acc.yaml: /main_process_port: error: main_process_port must be a port number from 1 to "
+       "65535, got 70000"},
+      {"a 1 MiB key", head + std::string(1 << 20, 'k') + ": 1\n",
+       "acc.yaml:2:1: error: a key of 1048576 characters; YAML takes a key of at most 1024 "
+       "before its ':' (PyYAML refuses it: \"mapping values are not allowed here\")"},
+      {"unset", head + "num_processes: -1\nnum_machines: 2\nmachine_rank: 1\n", ""},
+  };
+  zf::test::TempDir dir;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    dir.write("acc.yaml", c.yaml);
+    zf::TrainingCommand cmd =
+        zf::parse_training_command("accelerate launch --config_file acc.yaml train.py");
+    try {
+      zf::load_launcher_files(cmd, dir.path());
+      EXPECT_EQ(c.error, "");
+      EXPECT_FALSE(cmd.world_size.has_value()) << "-1 gives no world size";
+    } catch (const zf::Error& e) {
+      EXPECT_EQ(e.what(), c.error);
+    }
+  }
+}
+
 }  // namespace

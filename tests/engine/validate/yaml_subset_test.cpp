@@ -84,6 +84,24 @@ f: done
 )",
        Json::parse(R"({"a": {"b": {"c": 1}, "d": ["x", "y: z"]}, "e": [1, [2]], "f": "done"})")},
       {"only a comment", "# only a comment\n", nullptr},
+      // YAML's longest key: 1024 characters before the ':', its quotes and trailing spaces
+      // counted, characters and not bytes.
+      {"a plain key of 1024", std::string(1024, 'k') + ": 1\n", Json{{std::string(1024, 'k'), 1}}},
+      {"a plain key and a space, 1024", std::string(1023, 'k') + " : 1\n",
+       Json{{std::string(1023, 'k'), 1}}},
+      {"a quoted key of 1024", "'" + std::string(1022, 'k') + "': 1\n",
+       Json{{std::string(1022, 'k'), 1}}},
+      {"1024 characters of two bytes",
+       [] {
+         std::string key;
+         for (int i = 0; i < 1024; ++i) key += "\u00e9";
+         return key + ": 1\n";
+       }(),
+       [] {
+         std::string key;
+         for (int i = 0; i < 1024; ++i) key += "\u00e9";
+         return Json{{key, 1}};
+       }()},
   };
   return cases;
 }
@@ -301,6 +319,15 @@ const std::vector<RefusalCase>& refusal_cases() {
       {"a: 'x'\t\n", "a.yaml:1:7: error: unexpected text after a quoted scalar"},
       {"a: 1\n \t\nb: 2\n",
        "a.yaml:2:2: error: a tab in the indentation (YAML indents with spaces only)"},
+      {"n: 1\n" + std::string(1025, 'k') + ": 1\n",
+       "a.yaml:2:1: error: a key of 1025 characters; YAML takes a key of at most 1024 before its "
+       "':' (PyYAML refuses it: \"mapping values are not allowed here\")"},
+      {"\"" + std::string(1023, 'k') + "\": 1\n",
+       "a.yaml:1:1: error: a key of 1025 characters; YAML takes a key of at most 1024 before its "
+       "':' (PyYAML refuses it: \"mapping values are not allowed here\")"},
+      {"a:\n  " + std::string(1 << 20, 'k') + ": 1\n",
+       "a.yaml:2:3: error: a key of 1048576 characters; YAML takes a key of at most 1024 before "
+       "its ':' (PyYAML refuses it: \"mapping values are not allowed here\")"},
       // An injected key that the file sets again: PyYAML keeps the last, this reader refuses.
       {"# launch 'x\u2028num_processes: 1\u2028#'\nnum_processes: 8\n",
        "a.yaml:4:1: error: duplicate key 'num_processes'"},

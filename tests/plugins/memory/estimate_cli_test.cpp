@@ -59,14 +59,15 @@ TEST(EstimateCliTest, BadInputExitsTwo) {
   EXPECT_NE(r.err.find("unknown model preset 'nope'"), std::string::npos) << r.err;
 }
 
-// --model is read with the host's reader: /dev/zero stops at the input limit instead of
-// growing until bad_alloc, and a FIFO no one writes to reads as empty instead of hanging.
+// --model is read with the host's reader: /dev/zero is named a device instead of growing until
+// bad_alloc, and a FIFO no one writes to is named a FIFO instead of hanging (or "malformed
+// JSON").
 TEST(EstimateCliTest, TheModelFileIsReadWithinTheInputLimit) {
   auto zero = run_cli({"estimate", "--model", "/dev/zero"}, {}, {"ZEROFORGE_MAX_INPUT_MIB=1"});
   EXPECT_EQ(zero.exit_code, 2);
   EXPECT_EQ(zero.err,
-            "zeroforge estimate: error: model preset: cannot read '/dev/zero': larger than 1 MiB, "
-            "the limit on an input file (ZEROFORGE_MAX_INPUT_MIB raises it)\n"
+            "zeroforge estimate: error: model preset: cannot read '/dev/zero': is a character "
+            "device (such as /dev/zero or a terminal), not a file\n"
             "Run 'zeroforge estimate --help' for usage.\n");
 
   test::TempDir dir;
@@ -75,8 +76,9 @@ TEST(EstimateCliTest, TheModelFileIsReadWithinTheInputLimit) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   auto pipe = run_cli({"estimate", "--model", fifo.string()});
   EXPECT_EQ(pipe.exit_code, 2);
-  EXPECT_EQ(pipe.err, "zeroforge estimate: error: " + fifo.string() +
-                          ": malformed JSON at byte 1 (a model preset is a JSON object)\n"
+  EXPECT_EQ(pipe.err, "zeroforge estimate: error: model preset: cannot read '" + fifo.string() +
+                          "': is a FIFO (a named pipe) and nothing was written to it; give a "
+                          "file, or write to the pipe while zeroforge reads it\n"
                           "Run 'zeroforge estimate --help' for usage.\n");
 }
 

@@ -128,24 +128,35 @@ TEST(SiteFieldsTest, ThePlainProfileFileIsAnInputOfTheRun) {
       << "generate --depfile lists it";
 }
 
-// The profile is read by the host's reader: /dev/zero stops at the input limit (it grew to
-// 3.7 GB before), a FIFO no one writes to reads as empty (it waited forever).
+// The profile is read by the host's reader: /dev/zero is named a device (it grew to 3.7 GB
+// before), a FIFO no one writes to is named a FIFO (it waited forever, then read as "not valid
+// JSON").
 TEST(SiteFieldsTest, ReadsTheProfileWithinTheHostsInputLimit) {
   ::setenv("ZEROFORGE_MAX_INPUT_MIB", "1", 1);
   const std::string limit = load_error({{"profile", "/dev/zero"}});
   ::unsetenv("ZEROFORGE_MAX_INPUT_MIB");
   EXPECT_EQ(limit, kPlugin +
                        ": error: plugin 'site_fields': init failed: cannot read '/dev/zero': "
-                       "larger than 1 MiB, the limit on an input file (ZEROFORGE_MAX_INPUT_MIB "
-                       "raises it)");
+                       "is a character device (such as /dev/zero or a terminal), not a file");
 
   test::TempDir dir;
   const auto fifo = dir.path() / "a-named-pipe-nobody-writes-to.json";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const std::string empty = load_error({{"profile", fifo.string()}});
-  EXPECT_NE(empty.find("init failed: site profile " + fifo.string() + " is not valid JSON"),
-            std::string::npos)
-      << empty;
+  EXPECT_EQ(empty, kPlugin + ": error: plugin 'site_fields': init failed: cannot read '" +
+                       fifo.string() +
+                       "': is a FIFO (a named pipe) and nothing was written to it; give a file, "
+                       "or write to the pipe while zeroforge reads it");
+}
+
+// A profile path with a NUL (a --plugin-opt or inline option) is refused by the SDK's reader,
+// which the host's C string would otherwise cut short at the NUL.
+TEST(SiteFieldsTest, RefusesAProfilePathWithANul) {
+  EXPECT_EQ(load_error({{"profile", std::string("site.json\0.bak", 14)}}),
+            kPlugin +
+                ": error: plugin 'site_fields': init failed: path \"site.json\\u0000.bak\" "
+                "contains a NUL byte (U+0000) at byte 9, where the system would end it (it would "
+                "read \"site.json\")");
 }
 
 // One check, the companions': a host or variable the profile accepts is one `generate

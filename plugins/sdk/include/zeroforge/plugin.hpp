@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "zeroforge/path_text.hpp"
 #include "zeroforge/plugin.h"
 
 namespace zf::sdk {
@@ -59,6 +60,7 @@ class Context {
   /// Tells the host this plugin read `path`, so `generate --depfile` lists it (a no-op with
   /// hosts older than zf_host::note_input).
   void note_input(const std::string& path) const {
+    if (!path_text_problem(path).empty()) return;  // never read: read_file refuses it
     const zf_host* host = raw_->host;
     if (host->struct_size >= offsetof(zf_host, note_input) + sizeof(host->note_input) &&
         host->note_input)
@@ -68,10 +70,13 @@ class Context {
   /// or ZEROFORGE_MAX_INPUT_MIB), a FIFO no one writes to as empty instead of waiting, a
   /// directory refused. The file is noted as an input (note_input). Throws Error with the
   /// host's one-line message naming the path, e.g. `cannot read 'site.json': No such file or
-  /// directory`. Every file a plugin reads goes through here, so no input is unbounded.
+  /// directory`, or path_text_problem()'s when `path` holds a NUL (the host would see only
+  /// the text before it). Every file a plugin reads goes through here, so no input is
+  /// unbounded.
   ///
   ///     Json profile = Json::parse(ctx.read_file(path));
   std::string read_file(const std::string& path) const {
+    if (std::string why = path_text_problem(path); !why.empty()) throw Error(why);
     const zf_host* host = services("read_file");
     char* contents = nullptr;
     char* error = nullptr;
@@ -126,6 +131,7 @@ class Context {
                   (raw_->host->host_version ? raw_->host->host_version : "?") +
                   ") does not offer plugins zf_host::find_tier; use a newer zeroforge");
     }
+    if (std::string why = path_text_problem(ref); !why.empty()) throw Error("tier " + why);
     const zf_host* host = raw_->host;
     char* path = nullptr;
     char* error = nullptr;
