@@ -93,5 +93,39 @@ TEST_F(ValuesFilesCliTest, AMissingOrMalformedFileIsExitTwoAtItsPlace) {
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "out")) << "nothing is written";
 }
 
+// auto_fit.model as a file is relative to the file that names it (issue #40 §3): the family
+// file, or a values file of values_files; generate finds it from any working directory.
+TEST_F(ValuesFilesCliTest, AnAutoFitModelFileIsRelativeToTheFileThatNamesIt) {
+  dir.write("models/team-7b.json",
+            read_file(test::source_dir() / "presets" / "models" / "llama-2-7b.json"));
+  const std::string family = R"({"name": "fit", "template": "deepspeed/config.json.j2",
+      "tiers": ["large"], "plugins": ["memory"], "output": "{{ tier }}/ds.json",
+      "values": {"global_batch_size": 512, "precision": "bf16",
+                 "auto_fit": {"model": "../models/team-7b.json"}}})";
+  dir.write("families/fit.json", family);
+  auto here = run_cli({"generate", "families/fit.json", "-o", "a"}, dir.path());
+  ASSERT_EQ(here.exit_code, 0) << here.err;
+  auto there = run_cli({"generate", "../families/fit.json", "-o", "../b"},
+                       dir.write("ci/.keep", "").parent_path());
+  ASSERT_EQ(there.exit_code, 0) << there.err;
+  EXPECT_EQ(read_file(dir.path() / "a" / "large" / "ds.json"),
+            read_file(dir.path() / "b" / "large" / "ds.json"));
+  // From a values file the family builds on: relative to that file.
+  dir.write("shared/fit.json", R"({"auto_fit": {"model": "../models/team-7b.json"}})");
+  dir.write("families/shared-fit.json", R"({"name": "sf", "template": "deepspeed/config.json.j2",
+      "tiers": ["large"], "plugins": ["memory"], "output": "{{ tier }}/ds.json",
+      "values_files": ["../shared/fit.json"],
+      "values": {"global_batch_size": 512, "precision": "bf16"}})");
+  auto shared = run_cli({"generate", "families/shared-fit.json", "-o", "c"}, dir.path());
+  ASSERT_EQ(shared.exit_code, 0) << shared.err;
+  EXPECT_EQ(read_file(dir.path() / "c" / "large" / "ds.json"),
+            read_file(dir.path() / "a" / "large" / "ds.json"));
+  // On the command line it is the working directory's, as before.
+  auto set = run_cli({"generate", "families/fit.json", "-o", "d", "--set",
+                      "auto_fit.model=models/team-7b.json"},
+                     dir.path());
+  EXPECT_EQ(set.exit_code, 0) << set.err;
+}
+
 }  // namespace
 }  // namespace zf

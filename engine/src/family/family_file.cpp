@@ -120,10 +120,40 @@ class FamilyReader {
         family.plugins.push_back(read_plugin((*it)[i], i));
     }
     read_companions(json, family);
+    rebase_input_paths(family);
     return family;
   }
 
  private:
+  // A model file that auto_fit names (`auto_fit.model` with a '/' or ending in .json, which
+  // the memory plugin reads as a path) is relative to the file that names it: the family file,
+  // or the values file of values_files. Rewritten here, so that every command finds it from
+  // any working directory; a value given on the command line stays relative to it.
+  static void rebase_model_path(Json& values, const std::filesystem::path& base) {
+    if (base.empty() || !values.is_object()) return;
+    auto rebase = [&](Json& model) {
+      if (!model.is_string()) return;
+      const std::filesystem::path path = model.get<std::string>();
+      const std::string text = path.string();
+      const bool is_path = text.find('/') != std::string::npos || path.extension() == ".json";
+      if (!is_path || path.is_absolute() || text.find('\0') != std::string::npos) return;
+      model = (base / path).lexically_normal().string();
+    };
+    if (auto it = values.find("auto_fit"); it != values.end() && it->is_object()) {
+      if (auto model = it->find("model"); model != it->end()) rebase(*model);
+    }
+    if (auto it = values.find("auto_fit.model"); it != values.end()) rebase(*it);  // an include's
+  }
+
+  void rebase_input_paths(Family& family) const {
+    const std::filesystem::path base = std::filesystem::path(file_).parent_path();
+    rebase_model_path(family.values, base);
+    for (auto& tier : family.tiers) rebase_model_path(tier.values, base);
+    for (auto& entry : family.include) rebase_model_path(entry, base);
+    for (auto& shared : family.values_files)
+      rebase_model_path(shared.values, std::filesystem::path(shared.file).parent_path());
+  }
+
   PluginRef read_plugin(const Json& entry, std::size_t index) const {
     std::string pointer = "/plugins/" + std::to_string(index);
     PluginRef plugin;
