@@ -22,9 +22,6 @@ std::string plural(std::size_t n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
-// As validate's --world-size: far beyond any cluster, and keeps the batch arithmetic in range.
-constexpr long long kMaxWorldSize = 1000000000;
-
 }  // namespace
 
 int run_import(const std::vector<std::string>& args) {

@@ -23,9 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// As validate's --world-size.
-constexpr long long kMaxWorldSize = 1000000000;
-
 std::string plural(std::size_t n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }

@@ -29,9 +29,6 @@ std::string plural(std::size_t n, const char* word) {
 
 }  // namespace
 
-// Far beyond any cluster; the check keeps batch arithmetic on the world size in range.
-constexpr long long kMaxWorldSize = 1000000000;
-
 int run_validate(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   long long world_size = 0;

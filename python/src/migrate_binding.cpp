@@ -24,9 +24,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// As `migrate --world-size` takes it (migrate_command.cpp).
-constexpr long long kMaxWorldSize = 1000000000;
-
 std::string checked_version(const char* argument, const std::string& version) {
   try {
     check_deepspeed_version(version);
@@ -49,6 +46,21 @@ py::list notes_list(const std::vector<MigrationNote>& notes) {
                    printed(refusals) + "\nzeroforge: error: " + std::to_string(refusals.size()) +
                        (refusals.size() == 1 ? " refusal" : " refusals") + "; nothing was written",
                    extra);
+}
+
+// A config's migration as the Python result: raises its refusals, else fills `out` and
+// returns the text to write.
+std::string config_result(const ConfigMigration& m, py::dict& out) {
+  if (!m.refusals.empty()) raise_refusals(m.refusals);
+  out["kind"] = "config";
+  out["file"] = m.file;
+  out["from_"] = m.from;
+  out["from_inferred"] = m.inferred;
+  out["to"] = m.to;
+  out["changed"] = m.changed();
+  out["notes"] = notes_list(m.notes);
+  out["result"] = to_python(m.config);
+  return m.text;
 }
 
 py::dict migrate(py::handle input, const std::string& name, const std::string& to,
@@ -76,16 +88,7 @@ py::dict migrate(py::handle input, const std::string& name, const std::string& t
       EngineCall unlocked;
       m = migrate_config(config_text, label, options);
     }
-    if (!m.refusals.empty()) raise_refusals(m.refusals);
-    out["kind"] = "config";
-    out["file"] = m.file;
-    out["from_"] = m.from;
-    out["from_inferred"] = m.inferred;
-    out["to"] = m.to;
-    out["changed"] = m.changed();
-    out["notes"] = notes_list(m.notes);
-    out["result"] = to_python(m.config);
-    text = m.text;
+    text = config_result(m, out);
   } else {
     const fs::path path = input.cast<fs::path>();
     const std::string label = name.empty() ? path.string() : name;
@@ -114,16 +117,7 @@ py::dict migrate(py::handle input, const std::string& name, const std::string& t
         EngineCall unlocked;
         m = migrate_config(file_text, label, options);
       }
-      if (!m.refusals.empty()) raise_refusals(m.refusals);
-      out["kind"] = "config";
-      out["file"] = m.file;
-      out["from_"] = m.from;
-      out["from_inferred"] = m.inferred;
-      out["to"] = m.to;
-      out["changed"] = m.changed();
-      out["notes"] = notes_list(m.notes);
-      out["result"] = to_python(m.config);
-      text = m.text;
+      text = config_result(m, out);
     }
   }
   if (output) {

@@ -19,9 +19,6 @@ namespace py = pybind11;
 
 namespace {
 
-// As `validate --world-size` takes it (validate_command.cpp).
-constexpr long long kMaxWorldSize = 1000000000;
-
 py::object validate(py::handle config, const std::string& name, std::optional<long long> world_size,
                     std::optional<std::string> against_args, bool hf, bool strict,
                     const std::string& deepspeed_version, const std::string& accelerate_version) {

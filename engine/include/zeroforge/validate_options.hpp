@@ -10,6 +10,10 @@
 
 namespace zf {
 
+/// The largest `world_size` the commands and the Python module take (far beyond any cluster;
+/// it keeps the batch arithmetic on a world size in range).
+inline constexpr long long kMaxWorldSize = 1000000000;
+
 /// What the validator assumes about how the config is used.
 struct ValidateOptions {
   /// Data-parallel world size DeepSpeed will see. Without it the batch check says which

@@ -69,6 +69,8 @@ void check_regressions(const Context& ctx);  // known-regression (a pinned relea
 
 /// A part of the schema data as JSON, parsed on its first use (thread-safe).
 const json& schema_part(SchemaPart part);
+/// The HF Trainer's fill of "auto" at `pointer` ({"pointer", "from"[, "stage"]}), or nullptr.
+const json* trainer_fill(std::string_view pointer);
 /// The member `key` of `object`, or nullptr (also when `object` is not an object). Compares
 /// lengths first: nlohmann's own find measures a C string key again for every member.
 inline const json* member(const json& object, std::string_view key) {

@@ -10,13 +10,6 @@
 namespace zf::deepspeed {
 namespace {
 
-bool trainer_fills(const std::string& pointer) {
-  for (const auto& fill : schema_part(SchemaPart::HfTrainer).at("fills")) {
-    if (fill.at("pointer").get_ref<const std::string&>() == pointer) return true;
-  }
-  return false;
-}
-
 std::string accelerate_name(const ValidateOptions& options) {
   return "accelerate" +
          (options.accelerate_version.empty() ? std::string() : " " + options.accelerate_version);
@@ -44,7 +37,7 @@ std::optional<json> accelerate_filled(const Context& ctx) {
     const auto& pointer = fill.at("pointer").get_ref<const std::string&>();
     // The Trainer fills first (TrainingArguments runs trainer_config_process before it builds
     // the plugin); what it filled is no longer "auto" when accelerate looks.
-    if (trainer_fills(pointer)) continue;
+    if (trainer_fill(pointer) != nullptr) continue;
     const json* value = at_pointer(filled ? *filled : ctx.config, pointer);
     if (value == nullptr || !is_auto(*value)) continue;
     if (!filled) filled = ctx.config;

@@ -20,13 +20,6 @@ bool native_auto(const std::string& pointer) {
   return false;
 }
 
-const json* hf_fill(const std::string& pointer) {
-  for (const auto& fill : schema_part(SchemaPart::HfTrainer).at("fills")) {
-    if (fill.at("pointer").get_ref<const std::string&>() == pointer) return &fill;
-  }
-  return nullptr;
-}
-
 // The facts of the section that holds `pointer` as `release` saw them, or nullptr when a key
 // on the way is not in the schema (an open place).
 const NodeFacts* parent_section(const std::string& pointer, ReleaseIndex release) {
@@ -120,7 +113,7 @@ void visit(const Context& ctx, const json& value, const PointerPath& path, bool 
     }
     return;
   }
-  const json* fill = hf_fill(pointer);
+  const json* fill = trainer_fill(pointer);
   if (!ctx.options.hf) {
     ctx.report(
         pointer, Severity::Error, "auto-without-hf",

@@ -50,6 +50,13 @@ const json& schema_part(SchemaPart part) {
   return parts[index];
 }
 
+const json* trainer_fill(std::string_view pointer) {
+  for (const auto& fill : schema_part(SchemaPart::HfTrainer).at("fills")) {
+    if (fill.at("pointer").get_ref<const std::string&>() == pointer) return &fill;
+  }
+  return nullptr;
+}
+
 std::string PointerPath::str() const {
   if (parent == nullptr) return std::string();
   std::string out = parent->str();

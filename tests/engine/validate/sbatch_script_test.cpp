@@ -190,40 +190,45 @@ TEST(SbatchScriptTest, ReadsTheDirectivesAsSbatchDoes) {
 // What sbatch refuses before it reads a directive (src/sbatch/sbatch.c), and the directives it
 // stops at, are errors located where sbatch stops: exit 2 for validate --against-args.
 TEST(SbatchScriptTest, RefusesWhatSbatchRefuses) {
+  // A long path (past any small-string buffer) with spaces, as sites name their jobs.
+  const std::string kLongScript = "batch jobs of the training team/zero-3 on eight nodes.sh";
   struct Case {
     const char* name;
     std::string text;
-    const char* expected;
+    std::string expected;
   };
   const Case cases[] = {
-      {"empty", "", "job.sh: error: sbatch refuses this batch script: it is empty"},
+      {"empty", "", kLongScript + ": error: sbatch refuses this batch script: it is empty"},
       {"blank", " \n\n",
-       "job.sh: error: sbatch refuses this batch script: it holds only whitespace"},
+       kLongScript + ": error: sbatch refuses this batch script: it holds only whitespace"},
       {"no #!", "#SBATCH -N 2\nsrun true\n",
-       "job.sh:1:1: error: sbatch refuses this batch script: its first line must start with #! "
-       "and the path of an interpreter (#!/bin/bash)"},
+       kLongScript +
+           ":1:1: error: sbatch refuses this batch script: its first line must start with #! "
+           "and the path of an interpreter (#!/bin/bash)"},
       {"CRLF", "#!/bin/bash\r\n#SBATCH -N 2\r\nsrun true\r\n",
-       "job.sh:1:12: error: sbatch refuses this batch script: it has DOS line breaks (\\r\\n) "
-       "where sbatch expects \\n"},
+       kLongScript +
+           ":1:12: error: sbatch refuses this batch script: it has DOS line breaks (\\r\\n) "
+           "where sbatch expects \\n"},
       {"NUL", std::string("#!/bin/bash\n#SBATCH -N 2\nsrun\0 true\n", 34),
-       "job.sh:3:5: error: sbatch refuses this batch script: it holds a NUL character, which the "
-       "Slurm controller does not allow"},
+       kLongScript +
+           ":3:5: error: sbatch refuses this batch script: it holds a NUL character, which the "
+           "Slurm controller does not allow"},
       {"unmatched quote", "#!/bin/bash\n#SBATCH --job-name 'x\nsrun true\n",
-       "job.sh:2: error: sbatch stops at an unmatched ' in an #SBATCH line"},
+       kLongScript + ":2: error: sbatch stops at an unmatched ' in an #SBATCH line"},
       {"a leading ':'", "#!/bin/bash\n#SBATCH :x\nsrun true\n",
-       "job.sh:2:9: error: sbatch stops at an unexpected ':' in an #SBATCH line"},
+       kLongScript + ":2:9: error: sbatch stops at an unexpected ':' in an #SBATCH line"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     zf::test::TempDir dir;
-    dir.write("job.sh", c.text);
-    zf::TrainingCommand cmd = zf::parse_training_command("sbatch job.sh");
+    dir.write(kLongScript, c.text);
+    zf::TrainingCommand cmd = zf::parse_training_command("sbatch '" + kLongScript + "'");
     try {
       zf::load_launcher_files(cmd, dir.path());
       ADD_FAILURE() << "expected an error";
     } catch (const zf::Error& e) {
       EXPECT_EQ(e.kind(), zf::ErrorKind::Values);
-      EXPECT_STREQ(e.what(), c.expected);
+      EXPECT_EQ(e.what(), c.expected);
     }
   }
 }
