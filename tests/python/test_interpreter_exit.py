@@ -88,7 +88,15 @@ def test_daemon_threads_inside_the_engine_do_not_abort_the_exit(in_tmp):
     assert inside > 0
 
 
+# Under AddressSanitizer the forked child can hang in libasan itself, not in zeroforge: a parent
+# thread loading or unloading a plugin holds libasan's lock of the globals registry
+# (__asan::mu_for_globals, taken by __asan_register_globals on dlopen) at the fork, and the
+# child's exit handler (StopInitOrderChecking, GCC 12's libsanitizer locks it whatever
+# check_initialization_order says) waits for it forever. Seen 5 of 14 runs on a loaded
+# 2-core machine, with that stack in gdb. The default build runs this test.
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+@pytest.mark.skipif("libasan" in os.environ.get("LD_PRELOAD", ""),
+                    reason="libasan's globals lock is not released in a forked child")
 def test_a_forked_child_exits_though_its_parent_had_calls_inside(in_tmp):
     run = run_child("fork")
     assert (run.returncode, run.stderr) == (0, ""), run.stderr[-2000:]
