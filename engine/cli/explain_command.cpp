@@ -92,6 +92,7 @@ int print_explanation(const ExplainOptions& opt, const Explanation& explanation)
     // What stderr says too, with each diagnostic's code and kind for scripts.
     std::vector<Diagnostic> diagnostics = explanation.problems;
     diagnostics.insert(diagnostics.end(), explanation.refusals.begin(), explanation.refusals.end());
+    diagnostics.insert(diagnostics.end(), explanation.notes.begin(), explanation.notes.end());
     out["diagnostics"] = diagnostics_to_json(diagnostics);
     std::cout << to_json_text(out);
   } else {
@@ -131,6 +132,7 @@ int print_explanation(const ExplainOptions& opt, const Explanation& explanation)
   }
   print_diagnostics(std::cerr, explanation.problems);
   print_diagnostics(std::cerr, explanation.refusals);
+  print_diagnostics(std::cerr, explanation.notes);
   return exit_code_of(explanation.outcome());
 }
 

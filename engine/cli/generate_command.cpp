@@ -137,7 +137,8 @@ Json finding_json(const Finding& finding) {
 }
 
 // What pipelines read (docs/cli.md, "generate --format json").
-Json summary_json(const GenerateOptions& opt, const GenerateResult& result) {
+Json summary_json(const GenerateOptions& opt, const GenerateResult& result,
+                  const std::vector<Diagnostic>& messages) {
   Json out = {{"family", result.family_name},
               {"output_dir", opt.output},
               {"manifest", result.manifest.string()},
@@ -185,6 +186,9 @@ Json summary_json(const GenerateOptions& opt, const GenerateResult& result) {
     errors.push_back(std::move(error));
   }
   out["errors"] = std::move(errors);
+  // The notes and warnings stderr said (or, with --quiet, held back), so that a pipeline
+  // reading this keeps them.
+  out["messages"] = diagnostics_to_json(messages);
   return out;
 }
 
@@ -263,7 +267,9 @@ int run_generate(const std::vector<std::string>& args) {
   if (vm.count("companions")) request.companions = companion_list(opt.companions);
   // Notes and warnings as they happen; with --quiet only once the run has failed.
   std::vector<Diagnostic> held;
+  std::vector<Diagnostic> said;  // every one, for --format json
   request.on_message = [&](const Diagnostic& d) {
+    if (opt.format == "json") said.push_back(d);
     if (opt.quiet) {
       held.push_back(d);
     } else {
@@ -289,7 +295,7 @@ int run_generate(const std::vector<std::string>& args) {
     print_diagnostics(std::cerr, held);
   }
   print_text(opt, result);
-  if (opt.format == "json") std::cout << to_json_text(summary_json(opt, result));
+  if (opt.format == "json") std::cout << to_json_text(summary_json(opt, result, said));
   if (!opt.depfile.empty() && exit_code_of(result.outcome) == 0) {
     // The target as the build file names it (-o as given); the inputs absolute, since Make and
     // Ninja read them from their own working directory.

@@ -53,6 +53,7 @@ ZF_PLUGIN_EXPORT const zf_plugin* zf_plugin_entry(uint32_t /*host_abi_version*/)
                           "GPU/CPU memory estimates for DeepSpeed ZeRO (zeroforge estimate) and "
                           "tier auto-fit of families (auto_fit values)")
           .options({"data_dir", "estimate"})
+          .path_options({"data_dir"})
           .values_hook<values_hook>()
           .command<estimate>("estimate",
                              "estimate per-GPU and per-node memory of a model under ZeRO");

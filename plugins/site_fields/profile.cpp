@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <utility>
 
 namespace site_fields {
@@ -155,6 +156,33 @@ bool contains(const std::vector<std::string>& list, const std::string& key) {
   return std::find(list.begin(), list.end(), key) != list.end();
 }
 
+constexpr const char* kReplace = "$replace";
+
+// The entry of `list` that `entry` names (by `key`), or list.end().
+Json::iterator same_entry(Json& list, const Json& entry, const char* key) {
+  // No key (tolerations), or entries that are names themselves (hosts): equal entries.
+  if (key == nullptr || *key == '\0') return std::find(list.begin(), list.end(), entry);
+  if (!entry.is_object() || !entry.contains(key)) return list.end();
+  return std::find_if(list.begin(), list.end(), [&](const Json& have) {
+    return have.is_object() && have.contains(key) && have.at(key) == entry.at(key);
+  });
+}
+
+// The config's list with the profile's merged in: a named entry replaces the config's of that
+// name where it stands, anything else is appended (an equal one only once).
+Json merge_list(const Json& current, const Json& profile, const char* key) {
+  Json out = current;
+  for (const Json& entry : profile) {
+    auto at = same_entry(out, entry, key);
+    if (at == out.end()) {
+      out.push_back(entry);
+    } else {
+      *at = entry;
+    }
+  }
+  return out;
+}
+
 class Checker {
  public:
   Checker(std::string source, bool allow_unknown)
@@ -203,7 +231,46 @@ void merge_keeping_nulls(Json& target, const Json& patch) {
   }
 }
 
+// Whether a profile's list is written as {"$replace": [...]} (replace the config's list).
+bool is_replace(const Json& value) { return value.is_object() && value.contains(kReplace); }
+
+// The list of a {"$replace": [...]}, which must hold nothing else.
+const Json& replace_list(const Json& value, const std::string& pointer, const Checker& checker) {
+  if (value.size() != 1)
+    checker.fail(pointer, std::string("\"") + kReplace +
+                              "\" stands alone: {\"$replace\": [...]} replaces the list");
+  const Json& list = value.at(kReplace);
+  if (!list.is_array())
+    checker.fail(pointer + "/" + kReplace, std::string("expected a list, got ") + list.type_name());
+  return list;
+}
+
+// "$replace" anywhere but on a list that merges is a mistake (it would reach the launch).
+void refuse_stray_replace(const Json& value, const std::string& pointer, const Checker& checker) {
+  if (!value.is_object()) return;
+  for (const auto& [key, child] : value.items()) {
+    const std::string where = pointer + "/" + key;
+    if (key == kReplace) {
+      std::string lists;
+      for (const MergedList& list : merged_lists())
+        lists += std::string(lists.empty() ? "" : ", ") + (list.pointer + 1);
+      checker.fail(where, std::string("\"") + kReplace +
+                              "\" replaces a list that merges with the family's (" + lists +
+                              "); this value is not one");
+    }
+    refuse_stray_replace(child, where, checker);
+  }
+}
+
 }  // namespace
+
+const std::vector<MergedList>& merged_lists() {
+  static const std::vector<MergedList> lists = {{"/hosts", ""},
+                                                {"/kubernetes/volumes", "name"},
+                                                {"/kubernetes/volume_mounts", "mountPath"},
+                                                {"/kubernetes/tolerations", nullptr}};
+  return lists;
+}
 
 bool is_deepspeed_key(const std::string& key) { return contains(kTopLevelKeys, key); }
 
@@ -248,16 +315,20 @@ Profile::Profile(const Json& profile, std::string source, const LaunchCheck& lau
       fields_checker.check(Json{{key, section}}, "", "");
       sections_[key] = std::move(section);
     } else if (key == "hosts") {
-      if (!value.is_array() || value.empty())
-        checker.fail(pointer, "expected a non-empty list of host names");
-      for (std::size_t i = 0; i < value.size(); ++i) {
-        const std::string where = pointer + "/" + std::to_string(i);
-        if (!value[i].is_string())
-          checker.fail(where, "expected a host name (a string), got " + value[i].dump());
-        std::string problem = launch_text_problem(ZF_LAUNCH_HOST_NAME, value[i].get<std::string>());
+      const bool replace = is_replace(value);
+      const Json& hosts = replace ? replace_list(value, pointer, checker) : value;
+      const std::string at = replace ? pointer + "/" + kReplace : pointer;
+      if (replace) replaced_lists_.push_back(pointer);
+      if (!hosts.is_array() || hosts.empty())
+        checker.fail(at, "expected a non-empty list of host names");
+      for (std::size_t i = 0; i < hosts.size(); ++i) {
+        const std::string where = at + "/" + std::to_string(i);
+        if (!hosts[i].is_string())
+          checker.fail(where, "expected a host name (a string), got " + hosts[i].dump());
+        std::string problem = launch_text_problem(ZF_LAUNCH_HOST_NAME, hosts[i].get<std::string>());
         if (!problem.empty()) checker.fail(where, problem);
       }
-      hosts_ = value;
+      hosts_ = hosts;
     } else if (key == "environment") {
       if (!value.is_object())
         checker.fail(pointer, "expected an object of variable name to string value");
@@ -275,12 +346,25 @@ Profile::Profile(const Json& profile, std::string source, const LaunchCheck& lau
       // slurm companion reads it (its refusals name this plugin and /launch/slurm/KEY).
       if (!value.is_object())
         checker.fail(pointer, "expected an object (launch.slurm: partition, account, ...)");
+      refuse_stray_replace(value, pointer, checker);
       slurm_ = value;
     } else if (key == "kubernetes") {
       // launch.kubernetes likewise, checked where the kubernetes companion reads it.
       if (!value.is_object())
         checker.fail(pointer, "expected an object (launch.kubernetes: namespace, image, ...)");
       kubernetes_ = value;
+      // Its lists that merge may be given as {"$replace": [...]}: kept unwrapped, and noted.
+      for (const MergedList& list : merged_lists()) {
+        const std::string_view name(list.pointer);
+        if (!name.starts_with("/kubernetes/")) continue;
+        auto it =
+            kubernetes_.find(std::string(name.substr(std::string_view("/kubernetes/").size())));
+        if (it == kubernetes_.end() || !is_replace(*it)) continue;
+        Json unwrapped = replace_list(*it, std::string(name), checker);
+        *it = std::move(unwrapped);
+        replaced_lists_.emplace_back(name);
+      }
+      refuse_stray_replace(kubernetes_, pointer, checker);
     } else if (key == "fields") {
       if (!value.is_object())
         checker.fail(pointer, "expected an object (merged into every config)");
@@ -295,7 +379,7 @@ Profile::Profile(const Json& profile, std::string source, const LaunchCheck& lau
   }
 }
 
-Json Profile::launch_values() const {
+Json Profile::launch_values(const Json& values) const {
   if (hosts_.is_null() && environment_.empty() && slurm_.is_null() && kubernetes_.is_null())
     return nullptr;
   Json launch = Json::object();
@@ -303,6 +387,19 @@ Json Profile::launch_values() const {
   if (!environment_.empty()) launch["environment"] = environment_;
   if (!slurm_.is_null()) launch["slurm"] = slurm_;
   if (!kubernetes_.is_null()) launch["kubernetes"] = kubernetes_;
+  // The lists of named things merge with the config's own, unless the profile replaces them.
+  const Json* config_launch =
+      values.is_object() && values.contains("launch") && values.at("launch").is_object()
+          ? &values.at("launch")
+          : nullptr;
+  for (const MergedList& list : merged_lists()) {
+    const Json::json_pointer at(list.pointer);
+    if (!launch.contains(at) || contains(replaced_lists_, list.pointer)) continue;
+    if (config_launch == nullptr || !config_launch->contains(at)) continue;
+    const Json& current = config_launch->at(at);
+    if (!current.is_array()) continue;  // the profile's replaces a value of another kind
+    launch[at] = merge_list(current, launch.at(at), list.key);
+  }
   return {{"launch", std::move(launch)}};
 }
 

@@ -29,10 +29,13 @@ class Profile {
 
   /// The merge patch for one rendered config (the NVMe path only where it offloads to NVMe).
   Json patch_for(const Json& config) const;
-  /// The values the profile gives every config, for companions (docs/companions.md):
-  /// `{"launch": {"hosts": [...], "environment": {...}, "slurm": {...}, "kubernetes": {...}}}`
-  /// with what the profile sets, or null when it sets none of them.
-  Json launch_values() const;
+  /// The values the profile gives a config whose values are `values`, for companions
+  /// (docs/companions.md): `{"launch": {"hosts": [...], "environment": {...}, "slurm": {...},
+  /// "kubernetes": {...}}}` with what the profile sets, or null when it sets none of them. The
+  /// lists of named things merge with the config's own (merged_lists()): an entry of the
+  /// profile's replaces the config's entry of the same name in place, the others follow the
+  /// config's; a list the profile gives as `{"$replace": [...]}` replaces the config's.
+  Json launch_values(const Json& values) const;
   const std::string& source() const { return source_; }
 
  private:
@@ -40,11 +43,23 @@ class Profile {
   Json nvme_path_;                  // null when the profile sets none
   Json sections_ = Json::object();  // monitors, comms_logger, steps_per_print, in profile order
   Json fields_ = Json::object();
-  Json hosts_;                         // null when the profile lists none
-  Json environment_ = Json::object();  // NAME -> value, in profile order
-  Json slurm_;                         // launch.slurm, null when the profile sets none
-  Json kubernetes_;                    // launch.kubernetes, null when the profile sets none
+  Json hosts_;                               // null when the profile lists none
+  Json environment_ = Json::object();        // NAME -> value, in profile order
+  Json slurm_;                               // launch.slurm, null when the profile sets none
+  Json kubernetes_;                          // launch.kubernetes, null when the profile sets none
+  std::vector<std::string> replaced_lists_;  // the profile pointers given as {"$replace": [...]}
 };
+
+/// A list of launch values that a profile's list merges with: where it is in the profile
+/// (`/kubernetes/volumes`), and the key that names an entry ("" : the entry is its own name,
+/// as a host name; nullptr: entries have no name and the profile's are appended unless equal).
+struct MergedList {
+  const char* pointer;
+  const char* key;
+};
+/// The lists that merge: hosts by name, Kubernetes volumes by name, volume mounts by
+/// mountPath, tolerations appended.
+const std::vector<MergedList>& merged_lists();
 
 /// True when DeepSpeed reads `key` at the top level of its config.
 bool is_deepspeed_key(const std::string& key);

@@ -58,8 +58,9 @@ Json apply_profile(const zf::sdk::Context& ctx, const Json& input) {
   return {{"patch", std::move(patch)}, {"manifest", {{"profile", profile.source()}}}};
 }
 
-Json launch_values(const zf::sdk::Context& ctx, const Json&) {
-  Json values = ctx.state<SiteFields>().profile.launch_values();
+Json launch_values(const zf::sdk::Context& ctx, const Json& input) {
+  Json values =
+      ctx.state<SiteFields>().profile.launch_values(input.value("values", Json::object()));
   if (values.is_null()) return nullptr;
   return {{"values", std::move(values)}};
 }
@@ -72,6 +73,7 @@ ZF_PLUGIN_EXPORT const zf_plugin* zf_plugin_entry(uint32_t /*host_abi_version*/)
           "site_fields", "1.0.0",
           "applies a site profile (NVMe path, monitors, comms logger, extra fields)")
           .state<SiteFields>()
+          .path_options({"profile"})
           .values_hook<launch_values>()
           .output_hook<apply_profile>();
   return plugin.get();

@@ -46,7 +46,8 @@ Validation validation_of(const std::string& mode) {
 
 // The summary `generate --format json` prints (generate_command.cpp), less `errors`: a
 // generate whose values or template are wrong raises instead.
-py::dict summary(const GenerateRequest& request, const GenerateResult& result) {
+py::dict summary(const GenerateRequest& request, const GenerateResult& result,
+                 const std::vector<Diagnostic>& said) {
   py::dict out;
   out["family"] = text(result.family_name);
   out["output_dir"] = text(request.output_dir.string());
@@ -77,6 +78,8 @@ py::dict summary(const GenerateRequest& request, const GenerateResult& result) {
     refusals.append(r);
   }
   out["refusals"] = refusals;
+  // The notes and warnings as `--format json` writes them (`messages`).
+  out["messages"] = to_python(cli::diagnostics_to_json(said));
   return out;
 }
 
@@ -107,6 +110,10 @@ py::dict generate_family(const std::string& family, const fs::path& output_dir,
   request.data_dir = data_dir;
   request.builtin_plugin_dir = plugin_dir;
   request.list_files = true;
+  // The run's notes and warnings as they are said (the CLI's `messages`); the result's own
+  // messages are then only what a failure says.
+  std::vector<Diagnostic> said;
+  request.on_message = [&said](const Diagnostic& d) { said.push_back(d); };
   GenerateResult result;
   {
     EngineCall unlocked;
@@ -115,9 +122,10 @@ py::dict generate_family(const std::string& family, const fs::path& output_dir,
   if (result.outcome == Outcome::Failed && (result.failure || !result.problems.empty()))
     raise_failure(result);
   py::dict out;
-  out["summary"] = summary(request, result);
+  out["summary"] = summary(request, result, said);
   py::list messages;
   // The lines the CLI prints: the module shows them as text (warnings, failure messages).
+  for (const auto& d : said) messages.append(text(to_string(d)));
   for (const auto& d : result.messages) messages.append(text(to_string(d)));
   out["messages"] = messages;
   return out;

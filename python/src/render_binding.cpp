@@ -191,6 +191,7 @@ py::dict explain(const std::string& subject, const std::string& config, const In
       explanation.derived ? to_python(facts_to_json(*explanation.derived)) : py::object(py::none());
   out["problems"] = diagnostic_list(explanation.problems);
   out["refusals"] = diagnostic_list(explanation.refusals);
+  out["notes"] = diagnostic_list(explanation.notes);
   out["messages"] = diagnostic_list(messages);
   return out;
 }

@@ -296,7 +296,8 @@ def explain(subject: PathLike, *,
         An Explanation: ``values`` the template reads with the layer that set each,
         ``for_plugins``, ``for_validator``, ``unused``, ``undefined``, ``derived``; values the contract refuses
         are ``problems`` and plugin refusals ``refusals`` (data: explain is how you find out
-        where a bad value came from). ``to_dict()`` is ``explain --format json``.
+        where a bad value came from); ``notes`` says which of the family's values a plugin
+        replaced (``values.plugin-replaced``). ``to_dict()`` is ``explain --format json``.
 
     Raises:
         UsageError: no such member (the message lists the family's configs), or a
@@ -321,7 +322,8 @@ def explain(subject: PathLike, *,
                        for_validator=rows("for_validator"),
                        undefined=raw["undefined"], derived=raw["derived"],
                        problems=_diagnostics(raw["problems"]),
-                       refusals=_diagnostics(raw["refusals"]), tier=raw["tier"])
+                       refusals=_diagnostics(raw["refusals"]), tier=raw["tier"],
+                       notes=_diagnostics(raw["notes"]))
 
 
 def generate(family: PathLike, output_dir: PathLike, *,

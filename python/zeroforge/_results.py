@@ -71,6 +71,9 @@ class GenerateResult:
     findings: List[Finding] = field(default_factory=list)
     refusals: List[Refusal] = field(default_factory=list)
     messages: List[str] = field(default_factory=list)
+    #: The same notes and warnings as ``generate --format json`` writes them (its ``messages``:
+    #: code, kind, severity, message, file, pointer), e.g. ``values.plugin-replaced``.
+    diagnostics: List[Dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -98,6 +101,7 @@ class GenerateResult:
         out["findings"] = [f.to_dict() for f in self.findings]
         out["refusals"] = [r.to_dict() for r in self.refusals]
         out["errors"] = []
+        out["messages"] = list(self.diagnostics)
         return out
 
     @classmethod
@@ -109,7 +113,8 @@ class GenerateResult:
                    exit_code=summary["exit_code"], configs=summary["configs"],
                    companions=summary["companions"], **files,
                    findings=[Finding(**f) for f in summary["findings"]],
-                   refusals=[Refusal(**r) for r in summary["refusals"]], messages=messages)
+                   refusals=[Refusal(**r) for r in summary["refusals"]], messages=messages,
+                   diagnostics=summary["messages"])
 
 
 @dataclass(frozen=True)
@@ -213,6 +218,8 @@ class Explanation:
     #: name resolved to on the tier search path), or None without one.
     tier: Optional[Dict[str, str]] = None
     for_validator: List[ExplainedValue] = field(default_factory=list)
+    #: ``values.plugin-replaced`` notes: a family member's value a plugin's values replaced.
+    notes: List[Diagnostic] = field(default_factory=list)
 
     def to_dict(self) -> Dict[str, Any]:
         """What ``zeroforge explain --format json`` prints for the same config."""
@@ -225,7 +232,7 @@ class Explanation:
             "undefined": list(self.undefined)}
         if self.derived is not None:
             out["derived"] = self.derived
-        out["diagnostics"] = [d.to_dict() for d in self.problems + self.refusals]
+        out["diagnostics"] = [d.to_dict() for d in self.problems + self.refusals + self.notes]
         return out
 
 

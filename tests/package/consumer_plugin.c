@@ -29,7 +29,8 @@ static const zf_plugin descriptor = {ZF_PLUGIN_ABI_VERSION,
                                      output_hook,
                                      NULL,
                                      NULL,
-                                     NULL};
+                                     NULL,
+                                     NULL /* path_options */};
 
 ZF_PLUGIN_EXPORT const zf_plugin* zf_plugin_entry(uint32_t host_abi_version) {
   (void)host_abi_version;

@@ -218,3 +218,22 @@ def test_the_gil_is_released_while_generating(in_tmp):
     margin = (end - start) / 5
     inside = [t for t in ticks if start + margin < t < end - margin]
     assert len(inside) >= 3, f"{len(inside)} ticks during a {end - start:.3f} s generate"
+
+
+def test_a_site_profile_replacing_a_family_value_is_noted_as_the_cli_notes_it(cli, tmp_path):
+    # issue #40 §1: the note is data in the result (and the summary equals --format json's).
+    profile = tmp_path / "site.json"
+    profile.write_text(json.dumps({"slurm": {"partition": "h100"}}))
+    family = tmp_path / "family.json"
+    family.write_text(json.dumps({
+        "name": "team", "template": "deepspeed/config.json.j2",
+        "values": {"launch": {"script": "train.py", "slurm": {"partition": "team-a100"}}},
+        "tiers": ["small"], "companions": ["slurm"],
+        "plugins": [{"name": "site_fields", "options": {"profile": str(profile)}}]}))
+    result, done = run_both(cli, tmp_path, str(family))
+    assert done.returncode == 0, done.stderr
+    assert zeroforge.dumps(result.to_dict()) == done.stdout
+    assert [d["code"] for d in result.diagnostics] == ["values.plugin-replaced"]
+    assert result.diagnostics[0]["pointer"] == "/values/launch/slurm/partition"
+    explained = zeroforge.explain(str(family))
+    assert [d.code for d in explained.notes] == ["values.plugin-replaced"]

@@ -197,6 +197,9 @@ struct Explanation {
   std::optional<DeepSpeedFacts> derived;
   std::vector<Diagnostic> problems;  ///< as PreparedValues::problems
   std::vector<Diagnostic> refusals;  ///< as PreparedValues::refusals
+  /// `values.plugin-replaced` notes (a family member's value a plugin replaced), as generate
+  /// says them; they change no outcome.
+  std::vector<Diagnostic> notes;
   /// As PreparedValues::outcome: Failed with problems, else Refused with refusals, else Done.
   Outcome outcome() const noexcept;
 };

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "zeroforge/diagnostic.hpp"
@@ -49,8 +50,25 @@ struct PluginMessage {
 /// or `libsite_fields.so`) or by path (anything containing `/` or ending in `.so`), with
 /// its options (a JSON object, e.g. from a family file's plugin list).
 struct PluginRequest {
+  // A constructor rather than an aggregate, so that `{name, options}` stays complete as
+  // fields are added.
+  PluginRequest(std::string name,
+                nlohmann::ordered_json plugin_options = nlohmann::ordered_json::object(),
+                std::filesystem::path options_dir = {})
+      : name_or_path(std::move(name)),
+        options(std::move(plugin_options)),
+        base_dir(std::move(options_dir)) {}
+  PluginRequest(const char* name,
+                nlohmann::ordered_json plugin_options = nlohmann::ordered_json::object(),
+                std::filesystem::path options_dir = {})
+      : PluginRequest(std::string(name), std::move(plugin_options), std::move(options_dir)) {}
+
   std::string name_or_path;
   nlohmann::ordered_json options = nlohmann::ordered_json::object();
+  /// Where the options were written: a relative path in one of the plugin's path options
+  /// (PluginInfo::path_options) is resolved against it before the plugin starts (a family
+  /// file's directory). Empty: as given, relative to the working directory.
+  std::filesystem::path base_dir;
 };
 
 /// Options for one plugin from the command line, e.g. from `--plugin-opt
@@ -82,6 +100,8 @@ struct PluginInfo {
   nlohmann::ordered_json options = nlohmann::ordered_json::object();
   /// The option names the plugin declares (zf_plugin::option_names), when it declares them.
   std::optional<std::vector<std::string>> option_names;
+  /// The options whose string value is a path (zf_plugin::path_options).
+  std::vector<std::string> path_options;
 };
 
 /// A values hook's refusal of one config's values (e.g. the memory plugin's "does not fit"):
@@ -118,6 +138,17 @@ struct ValuesHookResult {
   /// Findings the hooks returned, in run order; a plugin that returns findings for a config
   /// gets no values applied from that call.
   std::vector<PluginFinding> findings;
+  /// A value an earlier layer set that a plugin's values changed.
+  struct Replacement {
+    std::string plugin;
+    std::string pointer;  ///< in the values, e.g. `/launch/slurm/partition`
+    nlohmann::ordered_json before;
+    nlohmann::ordered_json after;
+    std::size_t layer = 0;  ///< index in the values' layers() of the layer that had set it
+  };
+  /// Every value a plugin replaced, in run order. A plugin's values never replace what `--set`
+  /// or a values file set (LayeredValues::apply_under_user): those are kept, and not listed.
+  std::vector<Replacement> replaced;
 };
 
 /// A config field an output hook set, replaced or removed.

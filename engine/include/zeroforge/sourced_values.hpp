@@ -57,6 +57,10 @@ class SourcedValues {
   /// `file` and pointer in that file where the value at `value_pointer` was written; the
   /// file is empty when no layer set it.
   std::pair<std::string, std::string> site(std::string_view value_pointer) const;
+  /// The same for the value at `value_pointer` as layer `layer` (an index in layered().layers())
+  /// wrote it, whatever later layers did: where a value that a plugin replaced was written.
+  std::pair<std::string, std::string> site_in_layer(std::size_t layer,
+                                                    std::string_view value_pointer) const;
   /// A Values error placed where the value at `value_pointer` was written.
   Error error_at(std::string_view value_pointer, std::string message) const;
   /// "stage=2 (family presets/families/x.json)": a value and the layer it came from.

@@ -38,8 +38,23 @@ const char* layer_kind_name(LayerKind kind) noexcept;
 ///     values.origin("/stage")->label;  // "--set stage=3"
 class LayeredValues {
  public:
+  /// A value that a layer applied by apply_under_user() replaced: where, what it was, and the
+  /// index in layers() of the layer that had set it.
+  struct Replacement {
+    std::string pointer;
+    nlohmann::ordered_json before;
+    std::size_t layer = 0;
+  };
+
   /// Merges `object` (must be a JSON object) on top of the current values.
   void apply(LayerSource source, const nlohmann::ordered_json& object);
+  /// Merges `object` as a layer below the user's own: a value that `--set` or a values file
+  /// (LayerKind::Set, LayerKind::ValuesFile) set, or any value inside one, is kept; other
+  /// values merge as apply() merges them. This is how a plugin's values apply, so that what a
+  /// user says on the command line wins over any plugin. Returns each value set by an earlier
+  /// layer that now differs, in merge order.
+  std::vector<Replacement> apply_under_user(LayerSource source,
+                                            const nlohmann::ordered_json& object);
   /// The merged values.
   const nlohmann::ordered_json& merged() const noexcept { return merged_; }
   /// The layer that set the value at `json_pointer` (a leaf, or a whole object replaced as
@@ -51,8 +66,12 @@ class LayeredValues {
   const std::vector<LayerSource>& layers() const noexcept { return layers_; }
 
  private:
+  struct UserGuard;  // apply_under_user's kept values and its replacements
   void merge(nlohmann::ordered_json& target, const nlohmann::ordered_json& patch,
-             const std::string& pointer, std::size_t layer);
+             const std::string& pointer, std::size_t layer, UserGuard* guard = nullptr);
+  bool user_set_at_or_below(const std::string& pointer) const;
+  void record_replacement(const std::string& pointer, const nlohmann::ordered_json& before,
+                          const nlohmann::ordered_json& after, UserGuard& guard) const;
   void forget_below(const std::string& pointer);
   void collect(const nlohmann::ordered_json& node, const std::string& pointer,
                std::vector<std::pair<std::string, LayerSource>>& out) const;

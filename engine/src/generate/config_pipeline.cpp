@@ -58,6 +58,8 @@ std::optional<ConfigMaker::Member> ConfigMaker::prepare(ConfigJob& job,
     member.context = hook_context(variant);
     SourcedValues sourced = expansion_.values(variant);
     prepared = prepare::prepare_sourced(sourced, checks_, member.context);
+    // Said once per run for the configs that share the value (generate's warned_).
+    for (auto& note : prepared.notes) job.warnings.push_back(std::move(note));
     if (prepared.outcome() != Outcome::Done) {
       job.problems = std::move(prepared.problems);
       job.refusals = std::move(prepared.refusals);

@@ -151,7 +151,10 @@ FamilySetup load_family_setup(const GenerateRequest& request, const DiagnosticSi
   setup.environment = make_environment(request, family_template_dirs(family));
 
   std::vector<PluginRequest> requests;
-  for (const auto& plugin : family.plugins) requests.push_back({plugin.name, plugin.options});
+  // Their path options are relative to the family file (`"profile": "site.json"` beside it).
+  const fs::path family_dir = file.parent_path();
+  for (const auto& plugin : family.plugins)
+    requests.push_back({plugin.name, plugin.options, family_dir.empty() ? "." : family_dir});
   setup.plugins = make_plugin_host(request, std::move(requests), sink);
   for (const auto& plugin : setup.plugins->plugins()) setup.inputs.push_back(plugin.path);
   setup.plugins->register_functions(*setup.environment);

@@ -157,6 +157,7 @@ Explanation explain_family_config(const GenerateRequest& request, const std::str
   out.derived = std::move(prepared->facts);
   for (const auto& finding : prepared->refusals)
     out.refusals.push_back(to_diagnostic(finding, family.file));
+  out.notes = std::move(prepared->notes);
   return out;
 }
 

@@ -165,6 +165,14 @@ LoadedPlugin::LoadedPlugin(const std::filesystem::path& path) : library_(path) {
       info.option_names->emplace_back(*it);
     }
   }
+  if (ZF_HAS_FIELD(zf_plugin, size, path_options) && descriptor->path_options) {
+    for (const char* const* it = descriptor->path_options; *it; ++it) {
+      if (!**it)
+        throw error("path option name #" + std::to_string(info.path_options.size() + 1) +
+                    " is empty");
+      info.path_options.emplace_back(*it);
+    }
+  }
   bool has_hooks = values_hook || output_hook || init_ || !functions.empty() || !commands.empty();
   if (has_hooks && !free_string_) {
     throw error("descriptor has hooks but no free_string to release their results");

@@ -173,6 +173,28 @@ std::vector<fs::path> PluginHost::discover() const {
   return found;
 }
 
+namespace {
+
+// A request's options with each relative path of a path option resolved against the file the
+// options were written in (PluginRequest::base_dir), before command-line options merge in.
+Json with_paths_based(const PluginRequest& request, const std::vector<std::string>& path_options) {
+  Json options = request.options;
+  if (request.base_dir.empty() || !options.is_object()) return options;
+  for (const auto& name : path_options) {
+    auto it = options.find(name);
+    if (it == options.end() || !it->is_string()) continue;
+    const std::string& text = it->get_ref<const std::string&>();
+    // A NUL is refused where the family is read; an empty path is the plugin's to refuse.
+    if (text.empty() || text.find('\0') != std::string::npos) continue;
+    const std::filesystem::path path(text);
+    if (path.is_absolute()) continue;
+    *it = (request.base_dir / path).lexically_normal().string();
+  }
+  return options;
+}
+
+}  // namespace
+
 void PluginHost::load(const std::vector<PluginRequest>& requests,
                       const std::vector<PluginOption>& options) {
   std::vector<std::shared_ptr<LoadedPlugin>> batch;
@@ -213,8 +235,8 @@ void PluginHost::load(const std::vector<PluginRequest>& requests,
       throw plugin->error("options must be a JSON object, got " +
                           std::string(request.options.type_name()));
     }
+    batch_options.push_back(with_paths_based(request, plugin->info.path_options));
     batch.push_back(std::move(plugin));
-    batch_options.push_back(request.options);
   }
   for (const auto& option : options) {
     bool matched = false;
@@ -373,7 +395,11 @@ ValuesHookResult PluginHost::run_values_hooks(LayeredValues& values, const Json&
         }
         layer += " (" + label->get<std::string>() + ")";
       }
-      working.apply({LayerKind::Plugin, layer}, *it);
+      for (auto& change : working.apply_under_user({LayerKind::Plugin, layer}, *it)) {
+        const Json& after = working.merged().at(Json::json_pointer(change.pointer));
+        result.replaced.push_back({plugin->info.name, std::move(change.pointer),
+                                   std::move(change.before), after, change.layer});
+      }
     }
     if (auto it = output.find("manifest"); it != output.end()) {
       result.manifest[plugin->info.name] = *it;

@@ -3,6 +3,8 @@
 // each form a caller keeps its values in.
 #include "prepare/prepare_config.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "zeroforge/validator.hpp"
@@ -73,6 +75,37 @@ void check_merged(const Json& merged, const SourcedValues* sources, const Checks
   }
 }
 
+// Whether `after` keeps every entry of `before`: a list a plugin added to (the site
+// profile's volumes after the family's) rather than one whose values it replaced.
+bool extends(const Json& before, const Json& after) {
+  if (!before.is_array() || !after.is_array()) return false;
+  for (const Json& entry : before)
+    if (std::find(after.begin(), after.end(), entry) == after.end()) return false;
+  return true;
+}
+
+// The note for a value of the family's that a plugin replaced (tier files and template
+// defaults are defaults a plugin may change, as auto-fit does: explain shows those).
+std::optional<Diagnostic> replaced_note(const ValuesHookResult::Replacement& change,
+                                        const SourcedValues& values) {
+  const auto& layers = values.layered().layers();
+  if (change.layer >= layers.size()) return std::nullopt;
+  const LayerKind kind = layers[change.layer].kind;
+  if (kind != LayerKind::Family && kind != LayerKind::Variant) return std::nullopt;
+  if (extends(change.before, change.after)) return std::nullopt;
+  auto [file, pointer] = values.site_in_layer(change.layer, change.pointer);
+  Diagnostic d = to_diagnostic(
+      Error(ErrorKind::Values,
+            "plugin " + change.plugin + " replaces this value, " + change.before.dump() +
+                ", with " + change.after.dump() +
+                " (a plugin's value wins over the family's and the tier's; --set and --values "
+                "win over a plugin's)",
+            std::move(file), std::move(pointer)),
+      "values.plugin-replaced");
+  d.severity = Severity::Note;
+  return d;
+}
+
 Diagnostic as_placed(const Error& problem, const char* code) {
   return to_diagnostic(problem, code);
 }
@@ -108,6 +141,8 @@ PreparedConfig prepare_sourced(SourcedValues& values, const Checks& checks,
       finding.file = std::move(file);
       finding.file_pointer = std::move(pointer);
     }
+    for (const auto& change : hooks.replaced)
+      if (auto note = replaced_note(change, values)) out.notes.push_back(std::move(*note));
     out.refusals = std::move(hooks.findings);
     out.plugin_manifest = std::move(hooks.manifest);
   }

@@ -43,6 +43,10 @@ struct PreparedConfig {
   /// What the rendered config is validated with: the world size, the Trainer's "auto" and the
   /// DeepSpeed release the values pin (deepspeed_version).
   ValidateOptions validate;
+  /// `values.plugin-replaced` notes: a value the family file wrote (its values, an axis or
+  /// include entry, a values file it names) that a plugin's values replaced, placed where the
+  /// family wrote it (prepare_sourced only; the other forms have no family layers).
+  std::vector<Diagnostic> notes;
   /// The hooks' manifest annotations (`{"memory": {...}}`).
   nlohmann::ordered_json plugin_manifest = nlohmann::ordered_json::object();
 

@@ -100,8 +100,49 @@ void LayeredValues::apply(LayerSource source, const nlohmann::ordered_json& obje
   merge(merged_, object, "", layers_.size() - 1);
 }
 
+struct LayeredValues::UserGuard {
+  std::vector<Replacement> replaced;
+};
+
+std::vector<LayeredValues::Replacement> LayeredValues::apply_under_user(
+    LayerSource source, const nlohmann::ordered_json& object) {
+  if (!object.is_object()) {
+    throw Error(ErrorKind::Values,
+                "values must be a JSON object, got " + std::string(object.type_name()),
+                source.label, "");
+  }
+  UserGuard guard;
+  layers_.push_back(std::move(source));
+  merge(merged_, object, "", layers_.size() - 1, &guard);
+  return std::move(guard.replaced);
+}
+
+bool LayeredValues::user_set_at_or_below(const std::string& pointer) const {
+  auto is_user = [this](std::size_t layer) {
+    const LayerKind kind = layers_[layer].kind;
+    return kind == LayerKind::Set || kind == LayerKind::ValuesFile;
+  };
+  if (auto it = origins_.find(pointer); it != origins_.end() && is_user(it->second)) return true;
+  const std::string prefix = pointer + "/";
+  for (auto it = origins_.lower_bound(prefix);
+       it != origins_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+    if (is_user(it->second)) return true;
+  }
+  return false;
+}
+
+void LayeredValues::record_replacement(const std::string& pointer,
+                                       const nlohmann::ordered_json& before,
+                                       const nlohmann::ordered_json& after,
+                                       UserGuard& guard) const {
+  if (before == after) return;
+  const LayerSource* source = origin(pointer);
+  if (source == nullptr) return;  // nothing set it: a value of its own, not a replacement
+  guard.replaced.push_back({pointer, before, static_cast<std::size_t>(source - layers_.data())});
+}
+
 void LayeredValues::merge(nlohmann::ordered_json& target, const nlohmann::ordered_json& patch,
-                          const std::string& pointer, std::size_t layer) {
+                          const std::string& pointer, std::size_t layer, UserGuard* guard) {
   // Indexed: ordered_json's own find and operator[] search the members one by one, which made
   // a layer of a million keys (an imported config's `extra`) quadratic.
   detail::MemberIndex index(target, patch.size());
@@ -109,15 +150,20 @@ void LayeredValues::merge(nlohmann::ordered_json& target, const nlohmann::ordere
     std::string child = pointer + "/" + escape_pointer_segment(key);
     nlohmann::ordered_json* it = index.find(key);
     if (value.is_object() && !value.empty() && it != nullptr && it->is_object()) {
-      merge(*it, value, child, layer);
+      merge(*it, value, child, layer, guard);
       continue;
+    }
+    if (guard != nullptr && it != nullptr) {
+      // The user's value, or an object holding one, stays whole.
+      if (user_set_at_or_below(child)) continue;
+      record_replacement(child, *it, value, *guard);
     }
     forget_below(child);
     nlohmann::ordered_json& slot =
         it != nullptr ? *it : detail::append_member(target, index, key, {});
     if (value.is_object() && !value.empty()) {
       slot = nlohmann::ordered_json::object();
-      merge(slot, value, child, layer);
+      merge(slot, value, child, layer, guard);
     } else {
       slot = value;
       origins_[child] = layer;

@@ -31,6 +31,18 @@ std::pair<std::string, std::string> SourcedValues::site(std::string_view value_p
   return {layer->file, layer->file_pointer + std::string(rest)};
 }
 
+std::pair<std::string, std::string> SourcedValues::site_in_layer(
+    std::size_t layer, std::string_view value_pointer) const {
+  if (layer >= layers_.size()) {
+    const auto& layers = layered_.layers();
+    return {layer < layers.size() ? layers[layer].label : "", std::string(value_pointer)};
+  }
+  const Layer& written = layers_[layer];
+  std::string_view rest = value_pointer;
+  if (rest.starts_with(written.value_pointer)) rest.remove_prefix(written.value_pointer.size());
+  return {written.file, written.file_pointer + std::string(rest)};
+}
+
 Error SourcedValues::error_at(std::string_view value_pointer, std::string message) const {
   auto [file, pointer] = site(value_pointer);
   if (file.empty())

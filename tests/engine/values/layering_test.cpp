@@ -105,6 +105,39 @@ TEST(LayeringTest, LeavesListEveryValueWithItsLayerInOrder) {
   EXPECT_EQ(got, (std::vector<std::string>{"/x=v", "/y/z=f", "/y/e=f", "/a~1b=f"}));
 }
 
+// A plugin's layer (apply_under_user) keeps what --set and values files set, inside objects
+// too, and lists each earlier value it changes with the layer that had set it.
+TEST(LayeringTest, ALayerUnderTheUsersKeepsTheirValuesAndListsWhatItReplaced) {
+  LayeredValues values;
+  values.apply({LayerKind::Tier, "tier small"}, ordered_json::parse(R"({"micro": 1})"));
+  values.apply({LayerKind::Family, "f.json"},
+               ordered_json::parse(R"({"slurm": {"partition": "a", "time": "1:00"},
+                                       "hosts": ["x"], "same": 5})"));
+  values.apply({LayerKind::Set, "--set slurm.partition=b"},
+               ordered_json::parse(R"({"slurm": {"partition": "b"}})"));
+  values.apply({LayerKind::ValuesFile, "v.json"},
+               ordered_json::parse(R"({"k8s": {"namespace": "ci"}})"));
+  auto replaced = values.apply_under_user(
+      {LayerKind::Plugin, "plugin site"},
+      ordered_json::parse(R"({"micro": 4, "slurm": {"partition": "c", "time": "2:00",
+                                                    "account": "ml"},
+                              "hosts": ["x", "y"], "same": 5, "k8s": "flat"})"));
+  EXPECT_EQ(values.merged(), ordered_json::parse(R"({"micro": 4,
+      "slurm": {"partition": "b", "time": "2:00", "account": "ml"}, "hosts": ["x", "y"],
+      "same": 5, "k8s": {"namespace": "ci"}})"));
+  EXPECT_EQ(values.origin("/slurm/partition")->label, "--set slurm.partition=b");
+  EXPECT_EQ(values.origin("/slurm/account")->label, "plugin site");
+  EXPECT_EQ(values.origin("/k8s/namespace")->label, "v.json");
+  ASSERT_EQ(replaced.size(), 3u);
+  EXPECT_EQ(replaced[0].pointer, "/micro");
+  EXPECT_EQ(replaced[0].before, 1);
+  EXPECT_EQ(values.layers()[replaced[0].layer].label, "tier small");
+  EXPECT_EQ(replaced[1].pointer, "/slurm/time");
+  EXPECT_EQ(values.layers()[replaced[1].layer].label, "f.json");
+  EXPECT_EQ(replaced[2].pointer, "/hosts");
+  EXPECT_EQ(replaced[2].before, ordered_json::parse(R"(["x"])"));
+}
+
 TEST(LayeringTest, RejectsNonObjectLayers) {
   LayeredValues values;
   try {

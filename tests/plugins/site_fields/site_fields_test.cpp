@@ -206,8 +206,8 @@ TEST(SiteFieldsTest, HostsAndEnvironmentBecomeLaunchValuesForCompanions) {
                Json::parse(R"({"launch": {"script": "t.py", "hosts": ["old"]}})"));
   host->run_values_hooks(values);
   EXPECT_EQ(values.merged().at("launch"), Json::parse(R"({"script": "t.py",
-      "hosts": ["gpu-1", "gpu-2"], "environment": {"NCCL_DEBUG": "WARN", "A_B": "x y"}})"))
-      << "merged over the family's launch, the profile's own keys winning";
+      "hosts": ["old", "gpu-1", "gpu-2"], "environment": {"NCCL_DEBUG": "WARN", "A_B": "x y"}})"))
+      << "merged over the family's launch, the hosts by name";
   EXPECT_EQ(values.origin("/launch/hosts")->label, "plugin site_fields");
   // The site's SLURM values merge with the family's, the profile's own keys winning.
   auto slurm =
@@ -237,6 +237,51 @@ TEST(SiteFieldsTest, HostsAndEnvironmentBecomeLaunchValuesForCompanions) {
   untouched.apply({LayerKind::Family, "f.json"}, {{"stage", 3}});
   plain->run_values_hooks(untouched);
   EXPECT_EQ(untouched.merged(), Json({{"stage", 3}}));
+}
+
+// Lists of named things merge with the config's (issue #40 §1): an entry of the same name is
+// replaced where it stands, new ones follow, unnamed ones (tolerations) are appended once; a
+// {"$replace": [...]} list replaces the config's.
+TEST(SiteFieldsTest, ListsMergeByTheirKeyUnlessTheProfileReplacesThem) {
+  struct Case {
+    const char* name;
+    const char* profile;
+    const char* family_launch;
+    const char* expected_launch;
+  };
+  const std::vector<Case> cases = {
+      {"hosts by name", R"({"hosts": ["b", "c"]})", R"({"hosts": ["a", "b"]})",
+       R"({"hosts": ["a", "b", "c"]})"},
+      {"volumes by name, in place",
+       R"({"kubernetes": {"volumes": [{"name": "v2", "emptyDir": {}}, {"name": "v3", "emptyDir": {}}]}})",
+       R"({"kubernetes": {"volumes": [{"name": "v1", "nfs": {}}, {"name": "v2", "hostPath": {}}]}})",
+       R"({"kubernetes": {"volumes": [{"name": "v1", "nfs": {}}, {"name": "v2", "emptyDir": {}},
+                                      {"name": "v3", "emptyDir": {}}]}})"},
+      {"mounts by mountPath",
+       R"({"kubernetes": {"volume_mounts": [{"name": "s", "mountPath": "/data"}]}})",
+       R"({"kubernetes": {"volume_mounts": [{"name": "d", "mountPath": "/data"},
+                                            {"name": "c", "mountPath": "/ckpt"}]}})",
+       R"({"kubernetes": {"volume_mounts": [{"name": "s", "mountPath": "/data"},
+                                            {"name": "c", "mountPath": "/ckpt"}]}})"},
+      {"tolerations appended once",
+       R"({"kubernetes": {"tolerations": [{"key": "a", "operator": "Exists"}, {"key": "b", "operator": "Exists"}]}})",
+       R"({"kubernetes": {"tolerations": [{"key": "a", "operator": "Exists"}]}})",
+       R"({"kubernetes": {"tolerations": [{"key": "a", "operator": "Exists"},
+                                          {"key": "b", "operator": "Exists"}]}})"},
+      {"$replace", R"({"hosts": {"$replace": ["z"]}})", R"({"hosts": ["a"]})",
+       R"({"hosts": ["z"]})"},
+      {"no list in the family", R"({"kubernetes": {"volumes": [{"name": "v", "emptyDir": {}}]}})",
+       R"({"kubernetes": {"image": "i"}})",
+       R"({"kubernetes": {"image": "i", "volumes": [{"name": "v", "emptyDir": {}}]}})"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto host = load({{"profile", Json::parse(c.profile)}});
+    LayeredValues values;
+    values.apply({LayerKind::Family, "f.json"}, {{"launch", Json::parse(c.family_launch)}});
+    host->run_values_hooks(values);
+    EXPECT_EQ(values.merged().at("launch"), Json::parse(c.expected_launch));
+  }
 }
 
 TEST(SiteFieldsTest, RefusesBadProfilesWhenLoaded) {
@@ -315,6 +360,22 @@ TEST(SiteFieldsTest, RefusesBadProfilesWhenLoaded) {
       {"empty nvme_path",
        {{"profile", {{"nvme_path", ""}}}},
        "site profile (inline): /nvme_path: expected a non-empty path string"},
+      {"$replace with company",
+       {{"profile", Json::parse(R"({"hosts": {"$replace": ["a"], "extra": 1}})")}},
+       "site profile (inline): /hosts: \"$replace\" stands alone: {\"$replace\": [...]} replaces "
+       "the list"},
+      {"$replace of no list",
+       {{"profile", Json::parse(R"({"kubernetes": {"volumes": {"$replace": {"name": "x"}}}})")}},
+       "site profile (inline): /kubernetes/volumes/$replace: expected a list, got object"},
+      {"$replace where nothing merges",
+       {{"profile", Json::parse(R"({"kubernetes": {"node_selector": {"$replace": {}}}})")}},
+       "site profile (inline): /kubernetes/node_selector/$replace: \"$replace\" replaces a list "
+       "that merges with the family's (hosts, kubernetes/volumes, kubernetes/volume_mounts, "
+       "kubernetes/tolerations); this value is not one"},
+      {"replaced hosts checked",
+       {{"profile", Json::parse(R"({"hosts": {"$replace": ["gpu 1"]}})")}},
+       "site profile (inline): /hosts/$replace/0: \"gpu 1\" is not a host name (letters, digits, "
+       "'.', '-' and '_', as a hostfile line and pdsh take it)"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

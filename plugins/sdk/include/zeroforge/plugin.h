@@ -232,6 +232,13 @@ typedef struct zf_plugin {
    *  runs. When NULL, a plugin with an `init` checks its options there, and a plugin without
    *  one takes no options: the host refuses any it is given, since nothing would read them. */
   const char* const* option_names;
+  /** NULL-terminated list of the option names whose value, when it is a string, is a path (a
+   *  file or a directory: a site profile, a data directory), or NULL. A relative path the
+   *  options of a family file give is resolved by the host against that file's directory
+   *  before `init` runs, so a family finds its inputs from any working directory; one given on
+   *  the command line (`--plugin-opt`) stays relative to the working directory. Added after
+   *  option_names: present when `struct_size` covers it. */
+  const char* const* path_options;
 } zf_plugin;
 
 /** The entry function's type. `host_abi_version` is the host's ZF_PLUGIN_ABI_VERSION; a

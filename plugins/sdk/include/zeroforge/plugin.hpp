@@ -330,6 +330,12 @@ class Descriptor {
     declares_options_ = true;
     return std::move(*this);
   }
+  /// The options whose string value is a path (zf_plugin::path_options): the host resolves a
+  /// relative one a family file gives against the family file's directory.
+  Descriptor&& path_options(std::initializer_list<const char*> names) && {
+    path_option_names_.assign(names.begin(), names.end());
+    return std::move(*this);
+  }
   /// A CLI command, `zeroforge NAME ARGS...`; `Fn` writes to `out` and returns the exit code.
   template <CommandFn Fn>
   Descriptor&& command(const char* name, const char* summary) && {
@@ -356,6 +362,11 @@ class Descriptor {
       option_table_.push_back(nullptr);
       plugin_.option_names = option_table_.data();
     }
+    if (!path_option_names_.empty()) {
+      path_option_table_ = path_option_names_;
+      path_option_table_.push_back(nullptr);
+      plugin_.path_options = path_option_table_.data();
+    }
     built_ = true;
     return &plugin_;
   }
@@ -368,6 +379,8 @@ class Descriptor {
   std::vector<const zf_command*> command_table_;
   std::vector<const char*> option_names_;
   std::vector<const char*> option_table_;
+  std::vector<const char*> path_option_names_;
+  std::vector<const char*> path_option_table_;
   bool declares_options_ = false;
   bool built_ = false;
 };
