@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <unistd.h>
 
 #include "support/oracle.hpp"
 #include "zeroforge/environment.hpp"
@@ -79,7 +80,17 @@ TEST(DifferentialGeneratorTest, RandomTemplatesMatchJinja2) {
     ASSERT_TRUE(dump) << "cannot write " << dump_path;
   }
 
-  zf::Environment environment;
+  // The templates the generated ones import, on the search path as Jinja2's loader has them.
+  const fs::path library = fs::temp_directory_path() /
+                           ("zf-generator-" + std::to_string(::getpid()) + "-" +
+                            std::to_string(seed));
+  fs::create_directories(library);
+  for (const auto& [name, text] : generated.at("templates").items()) {
+    std::ofstream(library / name, std::ios::binary) << text.get<std::string>();
+  }
+  zf::EnvironmentOptions options;
+  options.search_path = {library};
+  zf::Environment environment(options);
   std::size_t agreed = 0, both_rendered = 0, shown = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const auto& c = cases[i];
@@ -116,6 +127,7 @@ TEST(DifferentialGeneratorTest, RandomTemplatesMatchJinja2) {
                     << (ok ? "rendered " + nlohmann::json(text).dump() : "failed: " + text);
     }
   }
+  fs::remove_all(library);
   std::printf(
       "[ generator ] seed %ld, oracle %s: %zu templates, %zu agree (%zu rendered by "
       "both)\n",
