@@ -420,9 +420,8 @@ void Parser::parse_filters(std::vector<ExprPtr>& links) {
       advance();
       FilterCall call = parse_filter_call();
       const bool known = call.spec != nullptr;
-      bool builtin_default = known && is_builtin_default(*call.spec) &&
-                             call.args.keyword.empty() && !call.args.dynamic() &&
-                             call.args.positional.size() <= 2;
+      bool builtin_default = known && is_builtin_default(*call.spec) && call.args.keyword.empty() &&
+                             !call.args.dynamic() && call.args.positional.size() <= 2;
       bool builtin_tojson = known && is_builtin_tojson(*call.spec) && call.args.empty();
       DirectBody direct = known ? direct_body(*call.spec, call.args) : nullptr;
       links.push_back(make(

@@ -520,7 +520,8 @@ StmtPtr Parser::parse_from_import(std::size_t offset) {
     const std::size_t name_offset = current().offset;
     std::string name = expect_name("a name to import");
     // Jinja2 refuses this when it parses, also where the import never runs.
-    if (name.front() == '_') fail_at(name_offset, "names starting with an underline can not be imported");
+    if (name.front() == '_')
+      fail_at(name_offset, "names starting with an underline can not be imported");
     std::string alias = name;
     if (skip_name("as")) alias = expect_name("a name after 'as'");
     node.names.emplace_back(std::move(name), make_target(std::move(alias)));
