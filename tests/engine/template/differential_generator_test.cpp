@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Random differential tests: tests/corpus/template_generator.py writes seeded random templates
 // and what Python's Jinja2 made of each, with the library templates they may import;
-// zeroforge must agree on every one (the same text, or both refuse). A fixed seed and a modest count run in the suite; for a longer run by hand:
+// zeroforge must agree on every one (the same text, or both refuse). A fixed seed and a
+// modest count run in the suite; for a longer run by hand:
 //   ZF_GENERATOR_SEED=7 ZF_GENERATOR_COUNT=20000 build/bin/zeroforge_tests
 //     --gtest_filter='DifferentialGeneratorTest.*'    (one command line)
 // ZF_GENERATOR_PYTHON picks the Python (and so the Jinja2) that renders the oracle side, and
