@@ -109,7 +109,11 @@ void append_container(std::string& out, const Value& v) {
 }
 
 void append_repr(std::string& out, const Value& v) {
-  if (v.is_markup()) {
+  if (v.is_undefined()) {
+    // Jinja2's repr of any Undefined, StrictUndefined too: a container holding one prints
+    // (`[Undefined]`); printing the undefined value itself still fails (append_str).
+    out += "Undefined";
+  } else if (v.is_markup()) {
     out += "Markup(";
     append_repr_string(out, v.as_string());
     out += ')';

@@ -8,20 +8,26 @@
 Usage:
     template_generator.py --seed N --count K
         print {"oracle": "Jinja2 x.y.z, MarkupSafe x.y.z", "values": {...},
+               "templates": {"name": "source", ...},
                "cases": [{"template": "...", "ok": true, "output": "..."} |
                          {"template": "...", "ok": false, "error": "..."}]}
 
 The same seed always gives the same templates (Python's `random.Random(seed)`), so a
 divergence found by a long run is reproduced by its seed and index. Every template renders
-with the one values object printed beside the cases.
+with the one values object printed beside the cases, and may import the templates printed
+beside them (the caller puts them on its search path).
 
 The grammar covers the whole language: every statement, filters and tests with their
 arguments, str and Markup methods, `str.format` specs, Markup's operators, range objects,
 namespaces, macros with varargs/kwargs and their attributes, call blocks, loop attributes and
-recursive loops. It leaves out the documented differences (docs/template-language.md):
-integers past 64 bits, undefined values inside printed containers, Python iterators and bound
-methods printed as `<generator object ...>`, and what Jinja2 3.1.2/MarkupSafe 2.1 (CI's, Debian
-12) and Jinja2 3.1.6/MarkupSafe 3.0 do differently, so that any oracle >= 3.1.2 agrees.
+recursive loops, unknown filters and tests (an error when the template compiles, or only when
+it runs inside an `if` or a conditional), undefined values inside containers (printed as
+`Undefined`), `nan`/`inf` as names, and `import`/`from ... import` of the library templates
+printed beside the cases (names they export and names they do not). It leaves out the
+documented differences (docs/template-language.md): integers past 64 bits, an imported module
+used as a value, Python iterators and bound methods printed as `<generator object ...>`, and
+what Jinja2 3.1.2/MarkupSafe 2.1 (CI's, Debian 12) and Jinja2 3.1.6/MarkupSafe 3.0 do
+differently, so that any oracle >= 3.1.2 agrees.
 """
 import argparse
 import copy
@@ -204,10 +210,43 @@ NAMESPACE_EXPRS = [
     "namespace(a=1).a", "namespace({'a': 2}).a", "namespace(d).k", "namespace(d, k=5).k",
     "namespace().x", "namespace(a=1)", "namespace(pairs).a", "namespace(1)",
     "namespace(a=1) is mapping", "namespace(xs=[1]).xs | length",
-    # `attr` gives an undefined value for a missing attribute, which Jinja2 prints inside a
-    # container or through pprint (a documented difference): only bare.
-    "d | attr('k')", "s | attr('x')", "users[0] | attr('name')",
+    "d | attr('k')", "s | attr('x')", "users[0] | attr('name')", "[d | attr('z')]",
+    "[s | attr('x')] | length",
 ]
+# Undefined values inside containers print as `Undefined` (Jinja2's repr of StrictUndefined),
+# fail when compared or joined, and are still undefined when taken out again; `nan` and `inf`
+# are plain (undefined) names.
+UNDEFINED_EXPRS = [
+    "[d.z]", "[xs.nope]", "{'a': d.z}", "(d.z, 1)", "[nan]", "[inf, 1]", "[loop_free]",
+    "[d.z] | length", "[d.z] == [1]", "[d.z] != []", "[d.z] | pprint", "d.z | pprint",
+    "[d.z] ~ ''", "[xs[9]]", "['ab'[5]]", "[e | first]", "[e | max]", "[d['z'], s]",
+    "[d.z] + [1]", "[d.z] * 2", "[d.z] | tojson", "[d.z][0] is defined", "[d.z][0].y",
+    "[d.z] | first is defined", "[d.z] | join", "[d.z] | list", "[d.z] | string",
+    "[d.z] | select('defined') | list", "[d.z] | reject('defined') | list",
+    "{'a': d.z} | dictsort", "{'a': d.z} | items | list", "dict(a=d.z)", "[[d.z]]",
+    "'%s' % [d.z]", "'{}'.format([d.z])", "[d.z] | batch(1) | list", "[d.z][:1]",
+    "[d.z] | sort", "1 in [d.z]", "nan", "nan is defined", "inf | default(1)", "-inf",
+    "[users[0].nope, users[5]]", "(xs.nope,)", "[d.z] | e", "[d.z] | count",
+    "[d.z] | map('default', 0) | list", "[d.z] | reverse | list", "[range(2).z]",
+]
+# Names no Jinja2 defines: an error when the template compiles, or when the filter or test runs
+# if it stands in an `if` statement or a conditional expression (Jinja2 3.x).
+UNKNOWN_FILTERS = ["nosuch", "frob(1)", "upper2", "nosuch(x=1) | upper"]
+UNKNOWN_TESTS = ["nosuch", "oddish", "frob(2)", "nosuch 3"]
+# The templates a generated template may import (printed beside the cases): what a module
+# exports is its top-level macros and names not starting with `_`, also those set inside an
+# `if` that ran, not those set in a loop or a block, nor a macro in an `if` that did not run.
+TEMPLATES = {
+    "lib.j2": "{% macro m(a=1) %}M{{ a }}{% endmacro %}{% macro _p() %}P{% endmacro %}"
+              "{% set v = 3 %}{% set _h = 4 %}{% if true %}{% set c = 5 %}{% endif %}"
+              "{% for i in [1] %}{% set inloop = 1 %}{% endfor %}"
+              "{% if false %}{% macro gone() %}G{% endmacro %}{% endif %}body",
+    "ctx.j2": "{% macro show() %}{{ n | default('-') }}{% endmacro %}{% set got = n is defined %}",
+}
+IMPORT_NAMES = ["m", "v", "c", "nope", "inloop", "gone", "_p", "_h", "show", "got"]
+IMPORT_USES = ["{{ %s }}", "{{ %s is defined }}", "{{ %s | default('d') }}", "{{ [%s] }}",
+               "{{ %s() }}", "{{ %s(2) }}", "{{ %s is callable }}", "{{ %s ~ '' }}",
+               "{%% if %s is defined %%}D{%% endif %%}"]
 LOOP_ATTRIBUTES = ["index", "index0", "revindex", "revindex0", "first", "last", "length",
                    "depth", "depth0"]
 
@@ -274,15 +313,18 @@ class Generator:
             return self.filtered()
         if r < 0.56:
             subject = self.pick(TEST_SUBJECTS + [self.postfix(depth)])
-            return "(%s is %s%s)" % (subject, self.pick(["", "not "]), self.pick(TESTS))
+            test = self.pick(UNKNOWN_TESTS if self.rng.random() < 0.05 else TESTS)
+            return "(%s is %s%s)" % (subject, self.pick(["", "not "]), test)
         if r < 0.64:
             return self.method_call()
         if r < 0.7:
             return self.pick(MARKUP_OPS)
         if r < 0.75:
             return self.pick(RANGE_EXPRS)
-        if r < 0.78:
+        if r < 0.76:
             return self.pick(NAMESPACE_EXPRS)
+        if r < 0.78:
+            return self.pick(UNDEFINED_EXPRS)
         if r < 0.84:
             return self.postfix(depth)
         if r < 0.9:
@@ -316,10 +358,8 @@ class Generator:
             filters = STR_FILTERS + LIST_FILTERS + DICT_FILTERS + NUM_FILTERS
         flt = self.fill(self.pick(filters))
         text = "%s | %s" % (subject, flt)
-        if flt.startswith(("first", "last", "min", "max")):
-            # `first`/`last`/`min`/`max` of an empty sequence is undefined, which Jinja2 prints
-            # inside a container or through pprint (a documented difference): nothing around it.
-            return text
+        if self.rng.random() < 0.04:
+            text = "%s | %s" % (subject, self.pick(UNKNOWN_FILTERS))
         if self.rng.random() < 0.25:
             # A second filter on the result, and sometimes a printed container around it,
             # which shows the reprs (Markup('...'), tuples, floats).
@@ -411,11 +451,30 @@ class Generator:
             return "{%% set cap %%}%s{%% endset %%}{{ cap %s }}" % (
                 self.body(depth + 1, in_loop, in_macro, recursive),
                 self.pick(["", "| length", "| upper", "is escaped", "| tojson", "| e"]))
+        if r < 0.97:
+            return self.import_statement()
         return "{%% filter %s %%}%s{%% endfilter %%}" % (
             self.pick(["upper", "lower", "trim", "title", "e", "center(20)", "indent(2)",
                        "replace('a', 'b')", "wordwrap(6)", "striptags", "truncate(9)",
                        "urlize", "length"]),
             self.body(depth + 1, in_loop, in_macro, recursive))
+
+    def import_statement(self):
+        context = self.pick(["", " with context", " without context"])
+        if self.rng.random() < 0.5:
+            names = [self.pick(IMPORT_NAMES) for _ in range(self.rng.randint(1, 2))]
+            alias = self.pick(["", " as q"]) if len(names) == 1 else ""
+            used = "q" if alias else names[0]
+            return "{%% from '%s' import %s%s%s %%}%s" % (
+                self.pick(list(TEMPLATES)), ", ".join(names), alias, context,
+                self.pick(IMPORT_USES) % used)
+        # A module is used through its attributes only: printed, iterated or tested as a
+        # mapping it is a TemplateModule in Jinja2 and a dict here (a documented difference).
+        attribute = self.pick(IMPORT_NAMES)
+        return "{%% import '%s' as lib%s %%}%s" % (
+            self.pick(list(TEMPLATES)), context,
+            self.pick(IMPORT_USES) % ("lib.%s" % attribute if self.rng.random() < 0.8
+                                      else "lib['%s']" % attribute))
 
     def for_loop(self, depth, in_macro):
         r = self.rng.random()
@@ -553,7 +612,8 @@ def main(argv):
     parser.add_argument("--count", type=int, default=200)
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined,
+                             loader=jinja2.DictLoader(TEMPLATES))
     cases = []
     for _ in range(args.count):
         source = Generator(rng).template()
@@ -561,7 +621,8 @@ def main(argv):
         result["template"] = source
         cases.append(result)
     oracle = "Jinja2 %s, MarkupSafe %s" % (metadata.version("jinja2"), metadata.version("markupsafe"))
-    json.dump({"oracle": oracle, "values": VALUES, "cases": cases}, sys.stdout,
+    json.dump({"oracle": oracle, "values": VALUES, "templates": TEMPLATES, "cases": cases},
+              sys.stdout,
               ensure_ascii=True)
     sys.stdout.write("\n")
     return 0

@@ -119,7 +119,8 @@ struct Call {
   ExprPtr callee;
   CallArguments args;
 };
-/// `subject | name(args)`; `spec` is resolved when parsing (unknown filters fail there).
+/// `subject | name(args)`; `spec` is resolved when parsing: null for an unknown filter inside
+/// an `if` or a conditional, which fails when it runs (parser_state.hpp, SoftFrame).
 /// `builtin_default`: the built-in `default` filter with at most its two positional
 /// arguments, which the renderer evaluates in place.
 struct FilterExpr {
@@ -132,7 +133,7 @@ struct FilterExpr {
   /// `spec`'s body when it is a plain function and the call passes no arguments.
   DirectBody direct = nullptr;
 };
-/// `subject is [not] name(args)`.
+/// `subject is [not] name(args)`; `spec` as in FilterExpr.
 /// `direct`: as in FilterExpr.
 struct TestExpr {
   ExprPtr subject;

@@ -326,7 +326,6 @@ void format(std::string& out, const Value& v, std::int64_t indent, std::int64_t 
 }
 
 Value do_pprint(const Value& v, Arguments&, const CallContext&) {
-  v.require_defined();
   std::string out;
   format(out, v, 0, 0, true);
   return Value(std::move(out));

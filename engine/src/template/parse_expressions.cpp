@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Expressions: Jinja2's precedence ladder, one function per level (long chains of one level
-// are one flat node), postfix operations, calls, filters and tests (unknown names fail here).
+// are one flat node), postfix operations, calls, filters and tests (unknown names: SoftFrame in
+// parser_state.hpp).
 #include <algorithm>
 
 #include "template/builtin_filters.hpp"
@@ -48,8 +49,12 @@ ExprPtr Parser::parse_tuple_or_expression(bool allow_condexpr) {
 
 ExprPtr Parser::parse_expression() {
   Nested nested(*this, current().offset, /*statement=*/false);
+  const std::size_t unknown_before = unknown_.size();
   auto expr = parse_or();
   while (at_name("if")) {
+    // All three parts of a conditional are a soft frame, the part before `if` too.
+    unknown_.resize(unknown_before);
+    SoftFrame soft(*this, /*soft=*/true);
     std::size_t offset = advance().offset;
     auto test = parse_or();
     ExprPtr otherwise;
@@ -386,10 +391,11 @@ CallArguments Parser::parse_call_arguments(bool last_keyword_wins) {
 const FunctionSpec* Parser::resolve(FunctionKind kind, const std::string& name,
                                     std::size_t offset) {
   const FunctionSpec* spec = functions_.find(kind, name);
-  if (!spec)
-    fail_at(offset,
-            std::string(kind == FunctionKind::Filter ? "unknown filter '" : "unknown test '") +
-                name + "'");
+  if (!spec && soft_ == 0) {
+    unknown_.push_back(
+        {offset, std::string(kind == FunctionKind::Filter ? "unknown filter '" : "unknown test '") +
+                     name + "'"});
+  }
   return spec;
 }
 
@@ -413,10 +419,11 @@ void Parser::parse_filters(std::vector<ExprPtr>& links) {
     if (at(TokenKind::Pipe)) {
       advance();
       FilterCall call = parse_filter_call();
-      bool builtin_default = is_builtin_default(*call.spec) && call.args.keyword.empty() &&
+      const bool known = call.spec != nullptr;
+      bool builtin_default = known && is_builtin_default(*call.spec) && call.args.keyword.empty() &&
                              !call.args.dynamic() && call.args.positional.size() <= 2;
-      bool builtin_tojson = is_builtin_tojson(*call.spec) && call.args.empty();
-      DirectBody direct = direct_body(*call.spec, call.args);
+      bool builtin_tojson = known && is_builtin_tojson(*call.spec) && call.args.empty();
+      DirectBody direct = known ? direct_body(*call.spec, call.args) : nullptr;
       links.push_back(make(
           call.offset, FilterExpr{nullptr, std::move(call.name), call.spec, std::move(call.args),
                                   builtin_default, builtin_tojson, direct}));
@@ -432,7 +439,7 @@ void Parser::parse_filters(std::vector<ExprPtr>& links) {
       } else if (starts_test_argument()) {
         args.positional.push_back(parse_postfixed(parse_primary()));
       }
-      DirectBody direct = direct_body(*spec, args);
+      DirectBody direct = spec ? direct_body(*spec, args) : nullptr;
       links.push_back(
           make(offset, TestExpr{nullptr, std::move(name), spec, std::move(args), negated, direct}));
       // Jinja2's grammar: `x is odd is defined` is a syntax error, not a test of a test.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Statements: bodies and their end tags (a wrong or missing one names the innermost open
 // block), and one rule per statement (if, for, set, include, extends, block, macro, filter,
-// import, from, with).
+// import, from, with); a macro's parameter list is in parse_macro_parameters.cpp.
 #include <type_traits>
 
 #include "source_position.hpp"
@@ -227,6 +227,7 @@ void Parser::expect_end(const char* end_name) {
 
 StmtPtr Parser::parse_if(std::size_t offset) {
   IfStmt node;
+  SoftFrame soft(*this, /*soft=*/true);
   open("if", offset);
   auto test = parse_expression();
   expect_block_end("if");
@@ -289,6 +290,7 @@ StmtPtr Parser::parse_for(std::size_t offset) {
   node.targets = parse_assign_targets("for", node.unpack);
   if (!skip_name("in")) fail_here("expected 'in' in 'for', found " + describe_current());
   node.iterable = parse_tuple_or_expression(/*allow_condexpr=*/false);
+  SoftFrame loop_frame(*this, /*soft=*/false);  // the condition, the body and the else
   if (skip_name("if")) node.condition = parse_expression();
   node.recursive = skip_name("recursive");
   expect_block_end("for");
@@ -347,6 +349,7 @@ StmtPtr Parser::parse_set(std::size_t offset) {
 
 // A block `set` after its target: the filters, the body and `endset`.
 StmtPtr Parser::parse_set_block(std::size_t offset, SetBlockStmt node) {
+  SoftFrame block_frame(*this, /*soft=*/false);
   while (skip(TokenKind::Pipe)) node.filters.push_back(parse_filter_call());
   expect_block_end("set");
   open("set", offset);
@@ -398,6 +401,7 @@ StmtPtr Parser::parse_block(std::size_t offset) {
   bool scoped = skip_name("scoped");
   bool required = skip_name("required");
   expect_block_end("block");
+  SoftFrame block_frame(*this, /*soft=*/false);
   if (tree_.blocks.count(name)) fail_at(offset, "block '" + name + "' is defined twice");
   open("block", offset);
   Body body = parse_body({"endblock"});
@@ -416,32 +420,6 @@ StmtPtr Parser::parse_block(std::size_t offset) {
   return stmt;
 }
 
-// `(a, b=1, ...)` of a macro or a call block, into `node.params`.
-void Parser::parse_parameters(MacroStmt& node) {
-  expect(TokenKind::LeftParen, "after the macro name");
-  bool seen_default = false;
-  while (!at(TokenKind::RightParen)) {
-    if (!node.params.empty()) expect(TokenKind::Comma, "between macro parameters");
-    if (at(TokenKind::RightParen)) break;
-    std::size_t param_offset = current().offset;
-    MacroParam param{expect_name("a parameter name"), nullptr};
-    for (const auto& earlier : node.params) {
-      if (earlier.name == param.name)
-        fail_at(param_offset,
-                "duplicate parameter '" + param.name + "' in macro '" + node.target.name + "'");
-    }
-    if (skip(TokenKind::Assign)) {
-      param.default_value = parse_expression();
-      seen_default = true;
-    } else if (seen_default) {
-      fail_at(param_offset,
-              "parameter '" + param.name + "' without a default follows one with a default");
-    }
-    node.params.push_back(std::move(param));
-  }
-  advance();  // )
-}
-
 // After the body is parsed: the implicit parameters the body asks for (macro_specials.hpp).
 void Parser::finish_macro(MacroStmt& node, std::size_t offset) {
   node.caller_param = make_target("caller");
@@ -457,6 +435,7 @@ void Parser::finish_macro(MacroStmt& node, std::size_t offset) {
 StmtPtr Parser::parse_macro(std::size_t offset) {
   MacroStmt node;
   node.target = make_target(expect_name("a macro name"));
+  SoftFrame macro_frame(*this, /*soft=*/false);
   parse_parameters(node);
   expect_block_end("macro");
   open("macro", offset);
@@ -473,7 +452,10 @@ StmtPtr Parser::parse_call_block(std::size_t offset) {
   CallBlockStmt node;
   node.caller.target = make_target("caller");
   node.caller.anonymous = true;
-  if (at(TokenKind::LeftParen)) parse_parameters(node.caller);
+  if (at(TokenKind::LeftParen)) {
+    SoftFrame caller_frame(*this, /*soft=*/false);
+    parse_parameters(node.caller);
+  }
   const std::size_t call_offset = current().offset;
   node.call = parse_expression();
   // A long chain (`a.b.c.d.e.f.g.h.m()`, more than kFlatChainFrom operations) is stored flat:
@@ -493,6 +475,7 @@ StmtPtr Parser::parse_call_block(std::size_t offset) {
   if (!std::holds_alternative<Call>(node.call->node)) fail_at(call_offset, "expected call");
   expect_block_end("call");
   open("call", offset);
+  SoftFrame caller_frame(*this, /*soft=*/false);
   node.caller.body = parse_body({"endcall"});
   expect_end("endcall");
   close();
@@ -502,6 +485,7 @@ StmtPtr Parser::parse_call_block(std::size_t offset) {
 
 StmtPtr Parser::parse_filter_block(std::size_t offset) {
   FilterBlockStmt node;
+  SoftFrame filter_frame(*this, /*soft=*/false);
   node.filters.push_back(parse_filter_call());
   while (skip(TokenKind::Pipe)) node.filters.push_back(parse_filter_call());
   expect_block_end("filter");
@@ -533,7 +517,11 @@ StmtPtr Parser::parse_from_import(std::size_t offset) {
       node.with_context = parse_context_modifier(false);
       break;
     }
+    const std::size_t name_offset = current().offset;
     std::string name = expect_name("a name to import");
+    // Jinja2 refuses this when it parses, also where the import never runs.
+    if (name.front() == '_')
+      fail_at(name_offset, "names starting with an underline can not be imported");
     std::string alias = name;
     if (skip_name("as")) alias = expect_name("a name after 'as'");
     node.names.emplace_back(std::move(name), make_target(std::move(alias)));
@@ -555,6 +543,7 @@ StmtPtr Parser::parse_with(std::size_t offset) {
     node.assignments.emplace_back(make_target(std::move(name)), parse_expression());
   }
   advance();
+  SoftFrame with_frame(*this, /*soft=*/false);  // the body; the values are in the outer one
   open("with", offset);
   node.body = parse_body({"endwith"});
   expect_end("endwith");

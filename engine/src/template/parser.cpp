@@ -24,6 +24,7 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 void Parser::run() {
   tree_.body = parse_body({});
   if (current().kind != TokenKind::End) fail_here("unexpected " + describe_current());
+  if (!unknown_.empty()) fail_at(unknown_.front().offset, unknown_.front().message);
   for (const auto& stmt : tree_.body) tree_.height = std::max(tree_.height, stmt->height);
 }
 

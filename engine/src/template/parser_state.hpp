@@ -101,6 +101,34 @@ class Parser {
     std::int64_t& depth_;
   };
 
+  // Jinja2 3.x compiles a filter or test it does not know into a call that fails when it runs
+  // if it stands inside an `if` statement or a conditional expression ("soft" frames in its
+  // compiler), and refuses the template otherwise, where a new frame starts again: the body of
+  // a `for` (and its `else` and `if` condition), a macro or call block (and their defaults),
+  // a block, a `with`, a block `set` and a `{% filter %}`. The expressions a statement
+  // evaluates in its own frame (a `for`'s iterable, a `with`'s values, a call block's call)
+  // keep the frame they are in.
+  class SoftFrame {
+   public:
+    // `soft`: an `if` or a conditional; else a new frame.
+    SoftFrame(Parser& parser, bool soft) : parser_(parser), saved_(parser.soft_) {
+      parser.soft_ = soft ? saved_ + 1 : 0;
+    }
+    ~SoftFrame() { parser_.soft_ = saved_; }
+    SoftFrame(const SoftFrame&) = delete;
+    SoftFrame& operator=(const SoftFrame&) = delete;
+
+   private:
+    Parser& parser_;
+    int saved_;
+  };
+  // An unknown filter or test outside a soft frame: the template is refused once it has
+  // parsed (Jinja2 parses it whole before it compiles, so a syntax error anywhere comes first).
+  struct Unknown {
+    std::size_t offset;
+    std::string message;
+  };
+
   // ----- statements (parse_statements.cpp) -----
 
   Body parse_body(std::initializer_list<std::string_view> ends);
@@ -162,6 +190,8 @@ class Parser {
   ExprPtr parse_subscript();
   /// `(args)`; a repeated keyword is an error unless `last_keyword_wins` (a filter's).
   CallArguments parse_call_arguments(bool last_keyword_wins = false);
+  /// The filter or test `name`, or nullptr for an unknown one (recorded in unknown_ outside a
+  /// soft frame; inside one the renderer fails when it reaches it).
   const FunctionSpec* resolve(FunctionKind kind, const std::string& name, std::size_t offset);
   FilterCall parse_filter_call();
   void parse_filters(std::vector<ExprPtr>& links);
@@ -189,6 +219,8 @@ class Parser {
   int max_nesting_;
   std::int64_t statement_depth_ = 0;  // the Nested levels open now, per kind
   std::int64_t expression_depth_ = 0;
+  int soft_ = 0;                  // the soft frames open now, since the last new frame
+  std::vector<Unknown> unknown_;  // unknown filters and tests outside a soft frame
 };
 
 }  // namespace zf::detail

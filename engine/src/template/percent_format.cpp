@@ -190,7 +190,8 @@ std::string format_char(const Spec& spec, const Value& value) {
 }
 
 std::string format_one(const Spec& spec, const Value& value) {
-  value.require_defined();
+  // `%r` of an undefined value is its repr, `Undefined`, as in Python.
+  if (spec.type != 'r' && spec.type != 'a') value.require_defined();
   switch (spec.type) {
     case 's':
       return pad(spec, "", truncate_code_points(value.str(), spec.precision), false);

@@ -219,6 +219,8 @@ Value Renderer::filter_of(const Expr& expr, const FilterExpr& node, const Value&
       append_tojson(json, subject);
       return Value::markup(std::move(json));  // as the filter: htmlsafe_json_dumps's Markup
     }
+    // An unknown filter in a soft frame (parser_state.hpp, SoftFrame) fails when it runs.
+    if (!node.spec) throw Error(ErrorKind::Render, "unknown filter '" + node.name + "'");
     return call_function(*node.spec, node.direct, "filter", node.args, subject, frame);
   } catch (const Error& error) {
     if (error.has_location()) throw;
@@ -238,6 +240,7 @@ bool Renderer::test_result(const Expr& expr, const TestExpr& node, const Frame& 
 bool Renderer::test_of(const Expr& expr, const TestExpr& node, const Value& subject,
                        const Frame& frame) {
   try {
+    if (!node.spec) throw Error(ErrorKind::Render, "unknown test '" + node.name + "'");
     bool result =
         call_function(*node.spec, node.direct, "test", node.args, subject, frame).truthy();
     return node.negated ? !result : result;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Other templates at render time: loading one by name (or the first of a list), include, and
 // import / from-import, which run a template as a module and export its top-level names.
+#include "source_position.hpp"
 #include "template/render_state.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/template.hpp"
@@ -68,14 +69,16 @@ void Renderer::exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame
   tree_ = saved_tree;
 }
 
-// Runs a template as a module (for import) and returns its exported names.
+// Runs a template as a module (for import) and returns its exported names; `loaded_name`, when
+// given, is set to the name of the template it ran.
 Value Renderer::import_module(const Stmt& stmt, const Expr& name_expr, bool with_context,
-                              Frame& frame) {
+                              Frame& frame, std::string* loaded_name) {
   const Template* loaded = nullptr;
   guard(stmt, [&] {
     Value scratch;
     loaded = load(lookup_located(name_expr, frame, scratch), false);
   });
+  if (loaded_name) *loaded_name = loaded->tree().name;
   std::optional<DepthGuard> depth;
   guard(stmt, [&] { depth.emplace(*this, "import", loaded->tree().height); });
   auto& module = *modules_.emplace_back(std::make_unique<Module>(loaded->tree().scope));
@@ -126,15 +129,19 @@ void Renderer::exec_node(const Stmt& stmt, const ImportStmt& node, Frame& frame)
 }
 
 void Renderer::exec_node(const Stmt& stmt, const FromImportStmt& node, Frame& frame) {
-  Value module = import_module(stmt, *node.name, node.with_context, frame);
+  std::string loaded_name;
+  Value module = import_module(stmt, *node.name, node.with_context, frame, &loaded_name);
   for (const auto& [name, alias] : node.names) {
-    const Value* value = module.as_dict().find(name);
-    if (!value) {
-      throw locate(
-          Error(ErrorKind::Template, "the imported template does not export '" + name + "'"),
-          stmt.offset);
+    if (const Value* value = module.as_dict().find(name)) {
+      frame.assign(alias, *value);
+      continue;
     }
-    frame.assign(alias, *value);
+    // As Jinja2: a name the template does not export (a macro defined in a loop, a name never
+    // set) is imported as an undefined value, an error only where it is used.
+    const auto line = line_column(tree_->source, stmt.offset).first;
+    frame.assign(alias, Value::undefined("the template " + Value(loaded_name).repr() +
+                                         " (imported on line " + std::to_string(line) +
+                                         ") does not export the requested name '" + name + "'"));
   }
 }
 

@@ -551,7 +551,9 @@ void format_into(std::string& out, std::string_view s, FormatCall& call, int dep
     } else {
       spec = spec_text;
     }
-    value.require_defined();
+    // repr() of an undefined value is `Undefined` (Jinja2's StrictUndefined has no __repr__
+    // of its own); anything else it is asked for fails.
+    if (conversion != 'r' && conversion != 'a') value.require_defined();
     if (conversion == 'r') value = Value(value.repr());
     if (conversion == 'a') value = Value(ascii_repr(value));
     if (conversion == 's') value = Value(value.str());

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Random differential tests: tests/corpus/template_generator.py writes seeded random templates
-// and what Python's Jinja2 made of each; zeroforge must agree on every one (the same text, or
-// both refuse). A fixed seed and a modest count run in the suite; for a longer run by hand:
+// and what Python's Jinja2 made of each, with the library templates they may import;
+// zeroforge must agree on every one (the same text, or both refuse). A fixed seed and a
+// modest count run in the suite; for a longer run by hand:
 //   ZF_GENERATOR_SEED=7 ZF_GENERATOR_COUNT=20000 build/bin/zeroforge_tests
 //     --gtest_filter='DifferentialGeneratorTest.*'    (one command line)
 // ZF_GENERATOR_PYTHON picks the Python (and so the Jinja2) that renders the oracle side, and
@@ -9,6 +10,7 @@
 // A divergence is minimised into a named case under tests/corpus/template/ (see
 // tests/corpus/README.md) and fixed, or documented in docs/template-language.md.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -79,7 +81,17 @@ TEST(DifferentialGeneratorTest, RandomTemplatesMatchJinja2) {
     ASSERT_TRUE(dump) << "cannot write " << dump_path;
   }
 
-  zf::Environment environment;
+  // The templates the generated ones import, on the search path as Jinja2's loader has them.
+  const fs::path library =
+      fs::temp_directory_path() /
+      ("zf-generator-" + std::to_string(::getpid()) + "-" + std::to_string(seed));
+  fs::create_directories(library);
+  for (const auto& [name, text] : generated.at("templates").items()) {
+    std::ofstream(library / name, std::ios::binary) << text.get<std::string>();
+  }
+  zf::EnvironmentOptions options;
+  options.search_path = {library};
+  zf::Environment environment(options);
   std::size_t agreed = 0, both_rendered = 0, shown = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const auto& c = cases[i];
@@ -116,6 +128,7 @@ TEST(DifferentialGeneratorTest, RandomTemplatesMatchJinja2) {
                     << (ok ? "rendered " + nlohmann::json(text).dump() : "failed: " + text);
     }
   }
+  fs::remove_all(library);
   std::printf(
       "[ generator ] seed %ld, oracle %s: %zu templates, %zu agree (%zu rendered by "
       "both)\n",

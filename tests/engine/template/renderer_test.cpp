@@ -304,11 +304,12 @@ TEST(RendererTest, ReportsRuntimeErrorsAtTheFailingExpression) {
        "{{ 10.0 ** 400 }}",
        {},
        "t.j2:1:9: error: the result of ** is too large for a float (Python: OverflowError)"},
-      // Jinja2's StrictUndefined prints `[Undefined]`; zeroforge keeps undefined strict.
-      {"undefined inside a printed list",
-       "{{ [1, gradient_accumulation_steps_override] }}",
+      // A list prints an undefined item as `[Undefined]` (Jinja2's StrictUndefined); the item
+      // taken out again is as undefined as before.
+      {"undefined taken out of a list",
+       "{{ [1, gradient_accumulation_steps_override][1] }}",
        {},
-       "t.j2:1:4: error: undefined variable 'gradient_accumulation_steps_override' (the values "
+       "t.j2:1:45: error: undefined variable 'gradient_accumulation_steps_override' (the values "
        "lack 'gradient_accumulation_steps_override')"},
       // A namespace that holds itself would print forever and never be freed.
       {"namespace stored inside itself",
@@ -354,6 +355,15 @@ TEST(RendererTest, ReportsRuntimeErrorsAtTheFailingExpression) {
        {},
        "t.j2:1:4: error: a filter block must give a string, not int (Jinja2 cannot write it "
        "either: add '| string')"},
+      // Inside an `if` or a conditional, an unknown filter or test fails when it runs.
+      {"unknown filter in an if that runs",
+       "{% if true %}{{ 1 | nosuch }}{% endif %}",
+       {},
+       "t.j2:1:21: error: unknown filter 'nosuch'"},
+      {"unknown test in a conditional that runs",
+       "{{ 0 if (2 is frob) else 1 }}",
+       {},
+       "t.j2:1:15: error: unknown test 'frob'"},
       {"unknown Markup method",
        "{{ ('a' | e).nosuch() }}",
        {},
