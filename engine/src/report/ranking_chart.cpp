@@ -13,8 +13,8 @@ namespace zf::report {
 namespace {
 
 constexpr double kRankWidth = 700;
-constexpr double kRankBarX = 230;
-constexpr double kRankBarWidth = 300;
+constexpr double kRankBarX = 330;
+constexpr double kRankBarWidth = 230;
 constexpr double kRankTextX = kRankBarX + kRankBarWidth + 8;
 constexpr double kRankHeadHeight = 20;
 constexpr double kRankRowHeight = 20;
