@@ -74,7 +74,7 @@ std::vector<Rung> ladder(const FitSpace& space) {
   return out;
 }
 
-FitResult fit(const FitRequest& request) {
+BatchBounds batch_bounds(const FitRequest& request) {
   const Inputs& base = request.base;
   if (base.gpus_per_node <= 0 || base.nodes <= 0) {
     throw FitInputError("/gpus_per_node", "gpus_per_node and nodes must be positive");
@@ -95,9 +95,12 @@ FitResult fit(const FitRequest& request) {
         "/nodes", beyond_int64("gpus_per_node x nodes = " + std::to_string(base.gpus_per_node) +
                                " x " + std::to_string(base.nodes)));
   }
-  const std::int64_t world = *all_gpus;
-  std::optional<std::int64_t> per_rank;  // global batch / world size: micro x accumulation
-  std::optional<std::int64_t> pinned = request.pinned_micro_batch;
+  BatchBounds b;
+  b.world = *all_gpus;
+  const std::int64_t world = b.world;
+  std::optional<std::int64_t>& per_rank = b.per_rank;  // global batch / world size
+  std::optional<std::int64_t>& pinned = b.pinned;
+  pinned = request.pinned_micro_batch;
   if (request.global_batch_size) {
     const std::int64_t global = *request.global_batch_size;
     if (global <= 0)
@@ -149,75 +152,101 @@ FitResult fit(const FitRequest& request) {
   }
   if (pinned && *pinned <= 0)
     throw FitInputError("/micro_batch_size", "micro_batch_size must be positive");
+  b.lowest = pinned ? *pinned : request.min_micro_batch_size;
+  b.cap = pinned ? *pinned
+                 : std::min(request.max_micro_batch_size,
+                            per_rank.value_or(request.max_micro_batch_size));
+  return b;
+}
 
-  const std::vector<Rung> rungs = ladder(request.space);
+std::vector<Rung> checked_ladder(const FitSpace& space) {
+  std::vector<Rung> rungs = ladder(space);
   if (rungs.empty()) {
     throw FitInputError(
         "/auto_fit",
         "no stage and offload combination is allowed (check auto_fit.stages, "
         "auto_fit.offload_optimizer, auto_fit.offload_param and the pinned values)");
   }
-  const std::int64_t lowest = pinned ? *pinned : request.min_micro_batch_size;
-  const std::int64_t cap = pinned ? *pinned
-                                  : std::min(request.max_micro_batch_size,
-                                             per_rank.value_or(request.max_micro_batch_size));
+  return rungs;
+}
 
+RungOutcome try_rung(const Inputs& base, const Rung& rung, const BatchBounds& b) {
+  Inputs in = base;
+  in.stage = rung.stage;
+  in.offload_optimizer = rung.offload_optimizer;
+  in.offload_param = rung.offload_param;
+  auto at = [&](std::int64_t micro) {
+    in.micro_batch_size = micro;
+    return estimate(in);
+  };
+  RungOutcome out;
+  Estimate smallest = at(b.lowest);
+  if (!fits(smallest)) {
+    out.rejected = {rung, b.lowest, smallest, describe_need(smallest)};
+    return out;
+  }
+  // Memory grows with the micro batch (activations only), so the fitting ones are a prefix:
+  // the largest is `cap`, or found between `good` (fits) and `bad` (does not). A micro batch
+  // whose estimate passes 8 EiB (estimate() refuses it) fits nowhere.
+  auto fits_at = [&](std::int64_t micro) {
+    try {
+      return fits(at(micro));
+    } catch (const std::invalid_argument&) {
+      return false;
+    }
+  };
+  std::int64_t good = b.lowest, bad = b.cap;
+  if (fits_at(b.cap)) good = b.cap;
+  while (bad - good > 1) {
+    std::int64_t mid = good + (bad - good) / 2;
+    (fits_at(mid) ? good : bad) = mid;
+  }
+  const std::int64_t micro =
+      b.per_rank && !b.pinned ? largest_divisor_up_to(*b.per_rank, good) : good;
+  if (micro < b.lowest) {
+    out.rejected = {rung, b.lowest, smallest,
+                    "no micro batch from " + std::to_string(b.lowest) + " to " +
+                        std::to_string(good) + " divides global_batch_size / world_size = " +
+                        std::to_string(*b.per_rank)};
+    return out;
+  }
+  out.fits = true;
+  out.largest = good;
+  out.micro = micro;
+  return out;
+}
+
+MicroLimit limit_of(const FitRequest& request, const BatchBounds& b, const RungOutcome& outcome) {
+  if (b.pinned) return MicroLimit::Pinned;
+  if (outcome.micro < outcome.largest) return MicroLimit::Divisibility;
+  if (outcome.largest < b.cap) return MicroLimit::Memory;
+  return b.per_rank && *b.per_rank <= request.max_micro_batch_size ? MicroLimit::GlobalBatch
+                                                                   : MicroLimit::Maximum;
+}
+
+FitResult fit(const FitRequest& request) {
+  const BatchBounds bounds = batch_bounds(request);
+  const std::vector<Rung> rungs = checked_ladder(request.space);
   FitResult result;
   for (const Rung& rung : rungs) {
-    Inputs in = base;
-    in.stage = rung.stage;
-    in.offload_optimizer = rung.offload_optimizer;
-    in.offload_param = rung.offload_param;
-    auto at = [&](std::int64_t micro) {
-      in.micro_batch_size = micro;
-      return estimate(in);
-    };
-    Estimate smallest = at(lowest);
-    if (!fits(smallest)) {
-      result.rejected.push_back({rung, lowest, smallest, describe_need(smallest)});
-      continue;
-    }
-    // Memory grows with the micro batch (activations only), so the fitting ones are a prefix:
-    // the largest is `cap`, or found between `good` (fits) and `bad` (does not). A micro batch
-    // whose estimate passes 8 EiB (estimate() refuses it) fits nowhere.
-    auto fits_at = [&](std::int64_t micro) {
-      try {
-        return fits(at(micro));
-      } catch (const std::invalid_argument&) {
-        return false;
-      }
-    };
-    std::int64_t good = lowest, bad = cap;
-    if (fits_at(cap)) good = cap;
-    while (bad - good > 1) {
-      std::int64_t mid = good + (bad - good) / 2;
-      (fits_at(mid) ? good : bad) = mid;
-    }
-    std::int64_t micro = per_rank && !pinned ? largest_divisor_up_to(*per_rank, good) : good;
-    if (micro < lowest) {
-      result.rejected.push_back(
-          {rung, lowest, smallest,
-           "no micro batch from " + std::to_string(lowest) + " to " + std::to_string(good) +
-               " divides global_batch_size / world_size = " + std::to_string(*per_rank)});
+    RungOutcome outcome = try_rung(request.base, rung, bounds);
+    if (!outcome.fits) {
+      result.rejected.push_back(std::move(outcome.rejected));
       continue;
     }
     result.fits = true;
     result.rung = rung;
-    result.micro_batch_size = micro;
-    result.largest_fitting_micro_batch = good;
-    if (pinned) {
-      result.limit = MicroLimit::Pinned;
-    } else if (micro < good) {
-      result.limit = MicroLimit::Divisibility;
-    } else if (good < cap) {
-      result.limit = MicroLimit::Memory;
-    } else {
-      result.limit = per_rank && *per_rank <= request.max_micro_batch_size ? MicroLimit::GlobalBatch
-                                                                           : MicroLimit::Maximum;
-    }
-    result.estimate = at(micro);
-    if (per_rank) {
-      result.gradient_accumulation = *per_rank / micro;
+    result.micro_batch_size = outcome.micro;
+    result.largest_fitting_micro_batch = outcome.largest;
+    result.limit = limit_of(request, bounds, outcome);
+    Inputs in = request.base;
+    in.stage = rung.stage;
+    in.offload_optimizer = rung.offload_optimizer;
+    in.offload_param = rung.offload_param;
+    in.micro_batch_size = outcome.micro;
+    result.estimate = estimate(in);
+    if (bounds.per_rank) {
+      result.gradient_accumulation = *bounds.per_rank / outcome.micro;
     } else {
       result.gradient_accumulation = request.pinned_accumulation;
     }
@@ -264,6 +293,8 @@ const char* to_string(MicroLimit limit) {
       return "divisibility";
     case MicroLimit::Pinned:
       return "pinned";
+    case MicroLimit::Throughput:
+      return "throughput";
   }
   return "?";
 }

@@ -60,7 +60,8 @@ enum class MicroLimit {
   Maximum,       ///< capped by max_micro_batch_size
   GlobalBatch,   ///< capped by global_batch_size / world_size
   Divisibility,  ///< a larger one fits but does not divide global_batch_size / world_size
-  Pinned         ///< set by the user (directly or through a pinned accumulation)
+  Pinned,        ///< set by the user (directly or through a pinned accumulation)
+  Throughput     ///< objective "fastest": a larger one fits but is predicted slower
 };
 
 /// A rung that was tried and rejected, with the estimate at the smallest acceptable micro
@@ -97,6 +98,35 @@ std::vector<Rung> ladder(const FitSpace& space);
 /// std::invalid_argument when the batch constraints cannot hold on any rung (a pinned
 /// accumulation that does not divide the global batch, an empty ladder, bad sizes).
 FitResult fit(const FitRequest& request);
+
+/// The batch arithmetic of a request, checked: what fit() and fastest() share.
+struct BatchBounds {
+  std::int64_t world = 1;
+  std::optional<std::int64_t> per_rank;  ///< global batch / world size: micro x accumulation
+  std::optional<std::int64_t> pinned;    ///< the micro batch the pins fix (directly or not)
+  std::int64_t lowest = 1;               ///< the smallest acceptable micro batch
+  std::int64_t cap = 1;                  ///< the largest one the search may try
+};
+/// Throws FitInputError for batch constraints that cannot hold on any rung.
+BatchBounds batch_bounds(const FitRequest& request);
+
+/// ladder(space), refused (FitInputError at /auto_fit) when it is empty.
+std::vector<Rung> checked_ladder(const FitSpace& space);
+
+/// One rung at the bounds: whether a micro batch from `lowest` fits, the largest that does
+/// (`largest`), and the largest acceptable one (`micro`: it divides the global batch per
+/// rank), or why not (`rejected`).
+struct RungOutcome {
+  bool fits = false;
+  std::int64_t largest = 0;
+  std::int64_t micro = 0;
+  RejectedRung rejected;
+};
+RungOutcome try_rung(const Inputs& base, const Rung& rung, const BatchBounds& bounds);
+
+/// Why a fitting rung's micro batch is `outcome.micro`.
+MicroLimit limit_of(const FitRequest& request, const BatchBounds& bounds,
+                    const RungOutcome& outcome);
 
 /// "ZeRO-3, offload_optimizer=cpu, offload_param=none".
 std::string describe(const Rung& rung);

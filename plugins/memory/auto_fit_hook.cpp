@@ -12,9 +12,11 @@
 #include "auto_fit.hpp"
 #include "checked.hpp"
 #include "estimate_command.hpp"
+#include "fastest_fit.hpp"
 #include "fit_choices.hpp"
 #include "hook_values.hpp"
 #include "memory_estimate_record.hpp"
+#include "step_record.hpp"
 #include "zeroforge/fit_assumptions.hpp"
 #include "zeroforge/memory_estimate.hpp"
 #include "zeroforge/nearest_name.hpp"
@@ -35,7 +37,8 @@ constexpr const char* kKeys[] = {"model",
                                  "headroom",
                                  "cuda_context_gib",
                                  "attention",
-                                 "loss"};
+                                 "loss",
+                                 "objective"};
 
 template <class T, class Parse>
 std::vector<T> read_list(const HookReader& r, const Json& auto_fit, const char* key, Parse parse,
@@ -135,6 +138,81 @@ Blame blame_pins(const std::vector<std::string>& pinned,
   return blame;
 }
 
+
+// auto_fit.objective: "fits" (the default) or "fastest"; anything else is refused at its
+// pointer, with the name it most likely meant.
+Objective read_objective(const HookReader& r, const Json& auto_fit) {
+  auto it = auto_fit.find("objective");
+  if (it == auto_fit.end()) return Objective::Fits;
+  std::optional<Objective> objective =
+      it->is_string() ? objective_from_string(it->get<std::string>()) : std::nullopt;
+  if (!objective) {
+    std::string message = "expected \"fits\" or \"fastest\", got " + it->dump();
+    if (it->is_string()) {
+      const std::string guess = sdk::nearest_name(
+          it->get<std::string>(),
+          std::vector<std::string_view>(std::begin(kObjectiveNames), std::end(kObjectiveNames)));
+      if (!guess.empty()) message += "; did you mean '" + guess + "'?";
+    }
+    r.fail("/auto_fit/objective", message);
+  }
+  return *objective;
+}
+
+// The step time's hardware from the member's values (a tier's gpu, gpu_tflops, ...), filled
+// as `zeroforge estimate --tier` fills it. A gpu the table lacks is a label for people there
+// (a warning): here the record says so (`gpu_not_in_table`) and the default GPU is assumed.
+struct HookHardware {
+  Hardware hw;
+  std::optional<std::string> gpu_not_in_table;
+};
+
+HookHardware read_hardware(const HookReader& r, Precision precision) {
+  HardwareGiven given;
+  HookHardware out;
+  if (const Json* gpu = r.find("/gpu"); gpu && !gpu->is_null()) {
+    if (!gpu->is_string()) r.fail("/gpu", "expected a GPU name, got " + gpu->dump());
+    if (find_gpu(gpu->get<std::string>())) {
+      given.gpu = gpu->get<std::string>();
+    } else {
+      out.gpu_not_in_table = gpu->get<std::string>();
+    }
+  }
+  auto rate = [&](const char* key, std::optional<double>& into) {
+    const std::string pointer = std::string("/") + key;
+    if (const Json* v = r.find(pointer); v && !v->is_null()) into = r.number(pointer, *v, 0, false);
+  };
+  rate("gpu_tflops", given.gpu_tflops);
+  rate("intra_node_gbs", given.intra_node_gbs);
+  rate("inter_node_gbs", given.inter_node_gbs);
+  rate("pcie_gbs", given.pcie_gbs);
+  rate("nvme_gbs", given.nvme_gbs);
+  if (const Json* v = r.find("/cpu_cores"); v && !v->is_null())
+    given.cpu_cores = r.positive_int("/cpu_cores", *v);
+  out.hw = resolve_hardware(given, precision);
+  return out;
+}
+
+// How many of the ranking's candidates the records keep: enough to see the runner-up and what
+// the other stages and offloads would cost, few enough to read.
+constexpr std::size_t kRankingShown = 5;
+
+Json ranking_json(const std::vector<Candidate>& ranking) {
+  Json out = Json::array();
+  for (std::size_t i = 0; i < ranking.size() && i < kRankingShown; ++i) {
+    const Candidate& c = ranking[i];
+    Json entry = rung_json(c.rung);
+    entry["activation_checkpointing"] = to_string(c.checkpointing);
+    entry["micro_batch_size"] = c.micro_batch_size;
+    entry["gradient_accumulation"] = c.gradient_accumulation;
+    entry["tokens_per_second"] = rounded_rate(c.step.tokens_per_second);
+    entry["seconds"] = rounded_seconds(c.step.seconds);
+    entry["parts"] = step_parts_json(c.step);
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 }  // namespace
 
 Json auto_fit_values(const Json& input, const std::string& data_dir, const FileReader& read) {
@@ -188,6 +266,7 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
 
   // The config's own values: precision, the cluster (the tier), the buckets it sets.
   read_cluster(r, in, "auto-fit", true);
+  const Objective objective = read_objective(r, auto_fit);
   const std::int64_t world = in.gpus_per_node * in.nodes;  // read_cluster checked the product
   const Json* nvme_path = r.find("/nvme_path");
   request.space.nvme_available =
@@ -247,8 +326,29 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
   };
 
   FitResult result;
+  std::optional<FastestResult> fastest_result;
+  std::optional<HookHardware> hardware;
   try {
-    result = fit(with_pins(pinned));
+    if (objective == Objective::Fastest) {
+      hardware = read_hardware(r, in.precision);
+      FastestRequest fastest_request;
+      fastest_request.fit = with_pins(pinned);
+      fastest_request.hardware = hardware->hw;
+      // The training script's checkpointing when the family states it; else auto-fit may
+      // choose between none and full, the two every launch style carries out.
+      if (auto_fit.contains("activation_checkpointing"))
+        fastest_request.checkpointings = {in.checkpointing};
+      fastest_result = fastest(fastest_request);
+      if (fastest_result->fit.fits) {
+        result = fastest_result->fit;
+        in.checkpointing = fastest_result->checkpointing;
+      } else {
+        // Nothing fits under any checkpointing: the fit under the last (the one that saves
+        // most memory) explains it as for "fits".
+        in.checkpointing = fastest_request.checkpointings.back();
+      }
+    }
+    if (!result.fits) result = fit(with_pins(pinned));
   } catch (const FitInputError& e) {
     r.fail(e.pointer(), e.what());
   }
@@ -358,6 +458,16 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
   note["gpu_memory_margin"] = in.gpu_memory_margin;
   note["estimate"] = estimate_json(result.estimate);
   note["fits"] = true;
+  if (fastest_result && fastest_result->fit.fits) {
+    // What "fastest" weighed: the candidates that fit, fastest first (the first is the one
+    // chosen), and the chosen one's step as `zeroforge estimate` prints it.
+    const StepTime& chosen_step = fastest_result->ranking.front().step;
+    note["objective"] = to_string(objective);
+    note["candidates"] = fastest_result->ranking.size();
+    note["ranking"] = ranking_json(fastest_result->ranking);
+    note["step"] = step_json(chosen_step, hardware->hw);
+    if (hardware->gpu_not_in_table) note["gpu_not_in_table"] = *hardware->gpu_not_in_table;
+  }
 
   Json record =
       estimate_record(in, result.rung, result.micro_batch_size, result.estimate, model.name);

@@ -15,6 +15,7 @@
 #include "estimate_tier.hpp"
 #include "json_floats.hpp"
 #include "model_presets.hpp"
+#include "step_record.hpp"
 #include "step_time.hpp"
 #include "suggestion.hpp"
 
@@ -527,38 +528,6 @@ std::string table(const Options& o, const Estimate& e) {
 std::optional<StepTime> predict_step(const Options& o, const Inputs& in, const Hardware& hw) {
   if (!in.shape) return std::nullopt;
   return step_time(in, o.gradient_accumulation, hw);
-}
-
-// Seconds to the microsecond and rates to three decimals: more digits claim a precision the
-// model does not have (shortest_floats then prints them as written).
-double rounded(double value, double scale) { return std::round(value * scale) / scale; }
-
-Json step_json(const std::optional<StepTime>& step, const Hardware& hw) {
-  if (!step) return nullptr;
-  auto sec = [](double v) { return rounded(v, 1e6); };
-  auto rate = [](double v) { return rounded(v, 1e3); };
-  Json assumed = Json::array();
-  for (const auto& key : hw.assumed) assumed.push_back(key);
-  return {{"seconds", sec(step->seconds)},
-          {"tokens_per_second", rate(step->tokens_per_second)},
-          {"samples_per_second", rate(step->samples_per_second)},
-          {"tflops_per_gpu", rate(step->tflops_per_gpu)},
-          {"parts",
-           {{"compute", sec(step->compute)},
-            {"communication", sec(step->communication)},
-            {"offload", sec(step->offload)},
-            {"optimizer", sec(step->optimizer)}}},
-          {"communication_before_overlap", sec(step->communication_total)},
-          {"hardware",
-           {{"gpu", hw.gpu},
-            {"gpu_tflops", hw.gpu_tflops},
-            {"memory_gbs", hw.memory_gbs},
-            {"intra_node_gbs", hw.intra_node_gbs},
-            {"inter_node_gbs", hw.inter_node_gbs},
-            {"pcie_gbs", hw.pcie_gbs},
-            {"cpu_cores", hw.cpu_cores},
-            {"nvme_gbs", hw.nvme_gbs},
-            {"assumed", assumed}}}};
 }
 
 std::string fixed(double value, const char* format) {

@@ -13,7 +13,12 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json header() { return {{"schema_version", zf::sdk::kMemoryEstimateVersion}}; }
+// Version 1 unless the record holds what version 2 added (auto-fit's ranking): a record
+// without it stays readable by every reader of version 1, byte for byte as before.
+Json header(bool ranked = false) {
+  return {{"schema_version",
+           ranked ? zf::sdk::kMemoryEstimateVersion : zf::sdk::kMemoryEstimateFirstVersion}};
+}
 
 std::string scalar_text(const Json& value) {
   return value.is_string() ? value.get<std::string>() : value.dump();
@@ -75,18 +80,34 @@ Json fit(const Json& a) {
                      {"cpu_capacity_bytes", step.at("cpu_capacity_bytes")},
                      {"reason", step.at("reason")}});
   }
-  return {{"chosen", rung(a)},
-          {"micro_batch_size", a.at("micro_batch_size")},
-          {"largest_fitting_micro_batch_size", a.at("largest_fitting_micro_batch_size")},
-          {"limited_by", a.at("micro_batch_limited_by")},
-          {"kept", a.at("pinned")},
-          {"tried", std::move(tried)}};
+  Json out = {{"chosen", rung(a)},
+              {"micro_batch_size", a.at("micro_batch_size")},
+              {"largest_fitting_micro_batch_size", a.at("largest_fitting_micro_batch_size")},
+              {"limited_by", a.at("micro_batch_limited_by")},
+              {"kept", a.at("pinned")},
+              {"tried", std::move(tried)}};
+  if (a.contains("ranking")) {
+    Json ranking = Json::array();
+    for (const Json& c : a.at("ranking")) {
+      ranking.push_back({{"rung", rung(c)},
+                         {"activation_checkpointing", c.at("activation_checkpointing")},
+                         {"micro_batch_size", c.at("micro_batch_size")},
+                         {"gradient_accumulation", c.at("gradient_accumulation")},
+                         {"tokens_per_second", c.at("tokens_per_second")},
+                         {"seconds", c.at("seconds")},
+                         {"parts", c.at("parts")}});
+    }
+    out["objective"] = a.at("objective");
+    out["candidates"] = a.at("candidates");
+    out["ranking"] = std::move(ranking);
+  }
+  return out;
 }
 
 }  // namespace
 
 Json memory_estimate_record(const Json& e, const Json* auto_fit) {
-  Json out = header();
+  Json out = header(auto_fit != nullptr && auto_fit->contains("ranking"));
   out["model"] = e.at("model").at("name");
   out["assumptions"] = assumptions(e);
   out["command"] = "zeroforge estimate";

@@ -103,6 +103,28 @@ TEST_F(ReportBrowserTest, TheLoadedPageHasOneChartPerTierWithItsTable) {
   EXPECT_EQ(count(dom, "<td class=\"launch\">—</td>"), 18u);
 }
 
+// auto_fit.objective "fastest" (llama-2-7b-fastest): the loaded page has a throughput chart
+// and its table in every tier beside the memory chart, each with the chosen candidate first.
+TEST_F(ReportBrowserTest, AFastestFamilysPageHasOneThroughputChartPerTier) {
+  auto r = run_cli({"report", "llama-2-7b-fastest", "--dir", (dir.path() / "fastest").string(),
+                    "-o", (dir.path() / "report.html").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(chromium("--dump-dom", ">'" + (dir.path() / "dom.html").string() + "'"), 0) << errors();
+  const std::string dom = read_file(dir.path() / "dom.html");
+  ASSERT_NE(dom.find("<html lang=\"en\"><head>"), std::string::npos) << dom.substr(0, 400);
+  for (const char* tier : {"small", "medium", "large"}) {
+    SCOPED_TRACE(tier);
+    const auto section = dom.find(std::string(">Tier ") + tier + "</h2>");
+    ASSERT_NE(section, std::string::npos);
+    const std::string body = dom.substr(section, dom.find("</section>", section) - section);
+    EXPECT_EQ(count(body, "<svg class=\"rank-chart\" role=\"img\""), 1u);
+    EXPECT_EQ(count(body, "<table class=\"rank-table\""), 1u);
+    EXPECT_EQ(count(body, "<g class=\"candidate chosen\">"), 1u);
+    EXPECT_GE(count(body, "fill=\"url(#s-compute)\""), 1u);
+  }
+  EXPECT_EQ(count(dom, "<pattern id=\"s-"), 4u);
+}
+
 TEST_F(ReportBrowserTest, ItDrawsAScreenshot) {
   const fs::path shot = dir.path() / "report.png";
   ASSERT_EQ(chromium("--screenshot='" + shot.string() + "' --window-size=1280,2200", ""), 0)

@@ -563,9 +563,9 @@ TEST_F(ReportCliTest, RefusesAnEstimateRecordOutsideTheSchema) {
            std::to_string((11 + 2 * micro) * kGiB) +
            ", not 1 (a plugin named 'acme_memory_estimator' wrote it)\n"},
       {"a newer schema",
-       {"--plugin-opt", "acme_memory_estimator.record.schema_version=2"},
-       at + "/schema_version: error: the family report cannot read it: schema version 2 is not "
-            "one this zeroforge reads (1); build the plugin against this zeroforge's "
+       {"--plugin-opt", "acme_memory_estimator.record.schema_version=3"},
+       at + "/schema_version: error: the family report cannot read it: schema version 3 is not "
+            "one this zeroforge reads (1 to 2); build the plugin against this zeroforge's "
             "zeroforge/memory_estimate.hpp (a plugin named 'acme_memory_estimator' wrote it)\n"},
       {"no cluster",
        {"--plugin-opt", "acme_memory_estimator.record.cluster=null"},

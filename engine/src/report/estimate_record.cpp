@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-// read_estimate_record (see estimate_record.hpp): schema version 1 of the memory estimate
+// read_estimate_record (see estimate_record.hpp): schema versions 1 and 2 of the memory estimate
 // record checked key by key (an unknown key is an error, so a typo or a newer field fails
 // loudly instead of vanishing from the page) and turned into the view's bars and trail.
 #include "report/estimate_record.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "checked_math.hpp"
@@ -150,20 +151,41 @@ constexpr std::string_view kHostKeys[] = {"total_bytes", "capacity_bytes", "nvme
 constexpr std::string_view kClusterKeys[] = {"gpus_per_node", "nodes"};
 constexpr std::string_view kFitKeys[] = {
     "chosen", "micro_batch_size", "largest_fitting_micro_batch_size", "limited_by", "kept",
-    "tried"};
+    "tried",  "objective",        "candidates",                       "ranking"};
+// What version 2 added to `fit`.
+constexpr std::string_view kRankingFitKeys[] = {"objective", "candidates", "ranking"};
+constexpr std::string_view kObjectives[] = {"fastest"};
+constexpr std::string_view kRankedKeys[] = {"rung",
+                                            "activation_checkpointing",
+                                            "micro_batch_size",
+                                            "gradient_accumulation",
+                                            "tokens_per_second",
+                                            "seconds",
+                                            "parts"};
+constexpr std::string_view kCheckpointings[] = {"none", "selective", "full"};
 constexpr std::string_view kRungKeys[] = {"stage", "offload_optimizer", "offload_param"};
 constexpr std::string_view kTriedKeys[] = {
     "rung",      "micro_batch_size",   "gpu_bytes", "gpu_usable_bytes",
     "cpu_bytes", "cpu_capacity_bytes", "reason"};
 
-void check_version(const Record& r) {
+std::int64_t check_version(const Record& r) {
   const std::int64_t version = r.integer("/schema_version", 1);
-  if (version != zf::sdk::kMemoryEstimateVersion) {
+  if (version < zf::sdk::kMemoryEstimateFirstVersion || version > zf::sdk::kMemoryEstimateVersion) {
     r.fail("/schema_version",
            "schema version " + std::to_string(version) + " is not one this zeroforge reads (" +
+               std::to_string(zf::sdk::kMemoryEstimateFirstVersion) + " to " +
                std::to_string(zf::sdk::kMemoryEstimateVersion) +
                "); build the plugin against this zeroforge's zeroforge/memory_estimate.hpp");
   }
+  return version;
+}
+
+// A number of seconds or tokens per second: finite and not negative.
+double amount(const Record& r, const std::string& pointer) {
+  const Json& v = r.at(pointer);
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+    r.fail(pointer, "expected a number >= 0, got " + v.dump());
+  return v.get<double>();
 }
 
 std::vector<Segment> read_parts(const Record& r) {
@@ -187,11 +209,14 @@ std::vector<Segment> read_parts(const Record& r) {
   return parts;
 }
 
+// Where a DeepSpeed offload device keeps the tensors, as the page says it.
+std::string device_name(const std::string& device) {
+  return device == "none" ? "GPU" : device == "cpu" ? "CPU" : "NVMe";
+}
+
 std::string rung_text(const Record& r, const std::string& at) {
   r.object(at, kRungKeys);
-  auto where = [](const std::string& device) -> std::string {
-    return device == "none" ? "GPU" : device == "cpu" ? "CPU" : "NVMe";
-  };
+  auto where = [](const std::string& device) { return device_name(device); };
   const std::int64_t stage = r.integer(at + "/stage", 0);
   if (stage > 3) r.fail(at + "/stage", "expected a ZeRO stage 0-3, got " + std::to_string(stage));
   return "ZeRO-" + std::to_string(stage) + ", optimizer on " +
@@ -250,9 +275,54 @@ Memory read_memory(const Record& r) {
   return m;
 }
 
-AutoFit read_fit(const Record& r) {
+void read_ranking(const Record& r, AutoFit& a) {
+  a.objective = r.one_of("/fit/objective", kObjectives);
+  a.candidates = r.integer("/fit/candidates", 1);
+  const Json& list = r.list("/fit/ranking");
+  if (list.empty()) r.fail("/fit/ranking", "expected at least the chosen candidate, got []");
+  if (static_cast<std::int64_t>(list.size()) > a.candidates) {
+    r.fail("/fit/ranking", "lists " + std::to_string(list.size()) + " candidates of " +
+                               std::to_string(a.candidates));
+  }
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string at = "/fit/ranking/" + std::to_string(i);
+    r.object(at, kRankedKeys);
+    RankedCandidate c;
+    c.rung = rung_text(r, at + "/rung");
+    c.stage = r.integer(at + "/rung/stage", 0);
+    c.optimizer_on = device_name(r.text(at + "/rung/offload_optimizer"));
+    c.parameters_on = device_name(r.text(at + "/rung/offload_param"));
+    c.checkpointing = r.one_of(at + "/activation_checkpointing", kCheckpointings);
+    c.micro_batch_size = r.integer(at + "/micro_batch_size", 1);
+    c.gradient_accumulation = r.integer(at + "/gradient_accumulation", 1);
+    c.tokens_per_second = amount(r, at + "/tokens_per_second");
+    c.seconds = amount(r, at + "/seconds");
+    const Json& parts = r.object(at + "/parts", zf::sdk::kMemoryEstimateStepParts);
+    for (std::string_view part : zf::sdk::kMemoryEstimateStepParts) {
+      const std::string name(part);
+      if (!parts.contains(name)) r.fail(at + "/parts/" + name, "missing");
+      c.parts.push_back({name, amount(r, at + "/parts/" + name)});
+    }
+    if (i > 0 && c.tokens_per_second > a.ranking.back().tokens_per_second) {
+      r.fail(at + "/tokens_per_second",
+             "the ranking is fastest first, and this candidate is faster than the one before");
+    }
+    a.ranking.push_back(std::move(c));
+  }
+}
+
+AutoFit read_fit(const Record& r, std::int64_t version) {
   r.object("/fit", kFitKeys);
   AutoFit a;
+  for (std::string_view key : kRankingFitKeys) {
+    if (!r.find("/fit/" + std::string(key))) continue;
+    if (version < 2) {
+      r.fail("/fit/" + std::string(key),
+             "a key of schema version 2, in a record that says schema_version 1");
+    }
+  }
+  if (r.find("/fit/objective") || r.find("/fit/ranking") || r.find("/fit/candidates"))
+    read_ranking(r, a);
   a.chosen = rung_text(r, "/fit/chosen");
   a.micro_batch_size = r.integer("/fit/micro_batch_size", 1);
   a.largest_fitting_micro_batch_size = r.integer("/fit/largest_fitting_micro_batch_size", 0);
@@ -299,7 +369,7 @@ void read_estimate_record(const Json& entry, const std::string& base, Config& co
       found = item.key();
       if (!annotation[key].is_object())
         r.fail("", "expected an object, got " + annotation[key].dump());
-      check_version(r);
+      const std::int64_t version = check_version(r);
       if (annotation[key].contains("skipped")) {
         r.object("", kSkippedKeys);
         config.no_memory =
@@ -308,7 +378,7 @@ void read_estimate_record(const Json& entry, const std::string& base, Config& co
       }
       r.object("", kRecordKeys);
       config.memory = read_memory(r);
-      if (r.find("/fit")) config.auto_fit = read_fit(r);
+      if (r.find("/fit")) config.auto_fit = read_fit(r, version);
     }
   }
   if (found.empty()) config.no_memory = kNoModel;

@@ -9,6 +9,7 @@
 
 #include "report/html_text.hpp"
 #include "report/memory_chart.hpp"
+#include "report/ranking_chart.hpp"
 #include "zeroforge/deepspeed_contract.hpp"
 #include "zeroforge/family_file.hpp"
 #include "zeroforge/tiers.hpp"
@@ -426,7 +427,17 @@ std::string auto_fit_section(const Config& c) {
     out += " Left as set: " + pinned + ".";
   }
   out += "</p>\n";
-  if (a.escalated.empty()) return out + "<p>The first rung tried fit.</p>\n";
+  if (a.objective == "fastest" && !a.ranking.empty()) {
+    out += "<p>Objective fastest: of " + std::to_string(a.candidates) +
+           " candidates that fit, the step-time model predicts this one fastest (" +
+           escape(std::to_string(static_cast<long long>(a.ranking.front().tokens_per_second + 0.5))) +
+           " tokens/s); the tier's throughput chart shows the first " +
+           std::to_string(a.ranking.size()) + ".</p>\n";
+    if (a.escalated.empty()) return out;
+    out += "<p>Rungs that fit at no micro batch:</p>\n";
+  } else if (a.escalated.empty()) {
+    return out + "<p>The first rung tried fit.</p>\n";
+  }
   out +=
       R"(<table class="trail"><caption>Rungs tried before, in order (GiB)</caption><thead><tr>)"
       R"(<th>rung</th><th class="num">micro batch</th><th class="num">GPU need</th>)"
@@ -513,6 +524,10 @@ std::string tier_section(const View& view, const Tier& tier, std::size_t index) 
            ". <code>zeroforge report FAMILY --model NAME</code> estimates the configs with a model "
            "preset (<code>zeroforge list presets</code>) without changing them.</p>\n";
   }
+  if (tier.ranked()) {
+    out += "<figure class=\"chart\">\n" + ranking_chart(tier, index) + "\n" +
+           ranking_table(tier, index) + "</figure>\n";
+  }
   out += configs_table(view, tier, index);
   for (std::size_t i = 0; i < tier.configs.size(); ++i) {
     out += config_details(view, tier.configs[i],
@@ -543,6 +558,19 @@ std::string render_page(const View& view) {
         "lower bar is the host memory the offloaded model states take per node. Every "
         "part has its own pattern, and the table beside each chart has the same figures.</p>\n" +
         legend() + "</section>\n";
+  }
+  bool ranked = false;
+  for (const Tier& tier : view.tiers) ranked = ranked || tier.ranked();
+  if (ranked) {
+    // Only on a page with a ranking, so every other page stays as it was, byte for byte.
+    out += step_pattern_defs() +
+           "<section class=\"reading\" aria-labelledby=\"ranking-heading\">\n"
+           "<h2 id=\"ranking-heading\">Reading the throughput charts</h2>\n"
+           "<p>Where auto-fit chose the fastest config (<code>auto_fit.objective: \"fastest\""
+           "</code>), a second chart ranks the candidates that fit by the step-time model's "
+           "predicted tokens per second, fastest (the one chosen, marked \xE2\x96\xB6) first. "
+           "Each bar is split into the step's parts by their share of its seconds.</p>\n" +
+           step_legend() + "</section>\n";
   }
   for (std::size_t i = 0; i < view.tiers.size(); ++i) out += tier_section(view, view.tiers[i], i);
   out += "</main>\n<footer>\n<p>Made by zeroforge " + escape(view.zeroforge_version) +

@@ -97,6 +97,12 @@ bool Tier::charted() const {
                      [](const Config& c) { return c.memory.has_value(); });
 }
 
+bool Tier::ranked() const {
+  return std::any_of(configs.begin(), configs.end(), [](const Config& c) {
+    return c.auto_fit.has_value() && !c.auto_fit->ranking.empty();
+  });
+}
+
 View make_view(const ViewInputs& in) {
   const Json& manifest = in.manifest;
   const Reader r(manifest, "");

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "zeroforge/validator.hpp"
@@ -70,8 +71,24 @@ struct RejectedRung {
   std::string reason;           ///< the plugin's words
 };
 
+/// A candidate of auto-fit's objective "fastest" (`fit.ranking[]`, record version 2).
+struct RankedCandidate {
+  std::string rung;           ///< as RejectedRung::rung
+  std::int64_t stage = 0;
+  std::string optimizer_on, parameters_on;  ///< GPU, CPU or NVMe
+  std::string checkpointing;                ///< none, selective, full
+  std::int64_t micro_batch_size = 0, gradient_accumulation = 0;
+  double tokens_per_second = 0;
+  double seconds = 0;
+  /// The step's parts in seconds, in kMemoryEstimateStepParts' order.
+  std::vector<std::pair<std::string, double>> parts;
+};
+
 /// Why auto-fit chose what it chose (the `fit` of the memory estimate record).
 struct AutoFit {
+  std::string objective;  ///< "" (the first rung that fits) or "fastest"
+  std::int64_t candidates = 0;           ///< how many fitting candidates were timed
+  std::vector<RankedCandidate> ranking;  ///< the first few, fastest (the chosen) first
   std::string chosen;  ///< the rung, as RejectedRung::rung
   std::int64_t micro_batch_size = 0, largest_fitting_micro_batch_size = 0;
   std::string limited_by;  ///< memory, max_micro_batch_size, global_batch_size, ...
@@ -98,6 +115,8 @@ struct Tier {
   std::vector<Config> configs;
   /// Whether any config has a memory estimate (the tier then has a chart).
   bool charted() const;
+  /// Whether any config has auto-fit's ranking (the tier then has a throughput chart).
+  bool ranked() const;
 };
 
 /// A config's path inside its tier's directory: `small/zero1-bf16.json` -> `zero1-bf16.json`

@@ -142,8 +142,8 @@ TEST(EstimateRecordTest, RefusesARecordOutsideTheSchemaNamingThePointerAndThePlu
       "optimizer_step, kept_activations or cuda_context";
   const std::vector<Case> cases = {
       {"no version", "/schema_version", nullptr, true, "/schema_version", "missing"},
-      {"a newer version", "/schema_version", 2, false, "/schema_version",
-       "schema version 2 is not one this zeroforge reads (1); build the plugin against this "
+      {"a newer version", "/schema_version", 3, false, "/schema_version",
+       "schema version 3 is not one this zeroforge reads (1 to 2); build the plugin against this "
        "zeroforge's zeroforge/memory_estimate.hpp"},
       {"a version as text", "/schema_version", "1", false, "/schema_version",
        "expected an integer >= 1, got \"1\""},
@@ -260,6 +260,86 @@ TEST(EstimateRecordTest, RefusesASecondEstimateForOneConfig) {
               "report cannot read it: a second memory estimate for this config: plugin '" +
                   kPlugin + "' published one at " + kAt +
                   "; load one estimator (a plugin named 'memory' wrote it)");
+  }
+}
+
+}  // namespace
+}  // namespace zf::report
+
+namespace zf::report {
+namespace {
+
+// The documented example with version 2's ranking added to its fit.
+Json ranked_record() {
+  Json record = valid_record();
+  record["schema_version"] = 2;
+  auto candidate = [](int stage, double tokens, double seconds) {
+    return Json{{"rung", {{"stage", stage}, {"offload_optimizer", "none"}, {"offload_param", "none"}}},
+                {"activation_checkpointing", "full"},
+                {"micro_batch_size", 2},
+                {"gradient_accumulation", 4},
+                {"tokens_per_second", tokens},
+                {"seconds", seconds},
+                {"parts", {{"compute", seconds / 2}, {"communication", seconds / 2},
+                           {"offload", 0}, {"optimizer", 0}}}};
+  };
+  record["fit"]["objective"] = "fastest";
+  record["fit"]["candidates"] = 7;
+  record["fit"]["ranking"] = Json::array({candidate(2, 1000.5, 2), candidate(3, 900, 2.2)});
+  return record;
+}
+
+TEST(EstimateRecordRankingTest, VersionTwoReadsTheRankingFastestFirst) {
+  const Config c = read(entry_with(ranked_record()));
+  ASSERT_TRUE(c.auto_fit);
+  EXPECT_EQ(c.auto_fit->objective, "fastest");
+  EXPECT_EQ(c.auto_fit->candidates, 7);
+  ASSERT_EQ(c.auto_fit->ranking.size(), 2u);
+  EXPECT_EQ(c.auto_fit->ranking[0].stage, 2);
+  EXPECT_EQ(c.auto_fit->ranking[0].optimizer_on, "GPU");
+  EXPECT_EQ(c.auto_fit->ranking[0].tokens_per_second, 1000.5);
+  ASSERT_EQ(c.auto_fit->ranking[1].parts.size(), 4u);
+  EXPECT_EQ(c.auto_fit->ranking[1].parts[1].first, "communication");
+  EXPECT_DOUBLE_EQ(c.auto_fit->ranking[1].parts[1].second, 1.1);
+  // Version 1 records (every one without a ranking) still read.
+  EXPECT_TRUE(read(entry_with(valid_record())).auto_fit);
+}
+
+TEST(EstimateRecordRankingTest, RefusesARankingOutsideTheSchema) {
+  const std::vector<Case> cases = {
+      {"a ranking in version 1", "/schema_version", 1, false, "/fit/objective",
+       "a key of schema version 2, in a record that says schema_version 1"},
+      {"an unknown objective", "/fit/objective", "cheapest", false, "/fit/objective",
+       "expected fastest, got \"cheapest\""},
+      {"slower first", "/fit/ranking/1/tokens_per_second", 2000, false,
+       "/fit/ranking/1/tokens_per_second",
+       "the ranking is fastest first, and this candidate is faster than the one before"},
+      {"more shown than timed", "/fit/candidates", 1, false, "/fit/ranking",
+       "lists 2 candidates of 1"},
+      {"a part missing", "/fit/ranking/0/parts/offload", nullptr, true,
+       "/fit/ranking/0/parts/offload", "missing"},
+      {"an unknown part", "/fit/ranking/0/parts/idle", 1, false, "/fit/ranking/0/parts/idle",
+       "unknown key 'idle' (expected compute, communication, offload, optimizer)"},
+      {"negative seconds", "/fit/ranking/0/seconds", -1, false, "/fit/ranking/0/seconds",
+       "expected a number >= 0, got -1"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Json record = ranked_record();
+    const Json::json_pointer at(c.pointer);
+    if (c.erase) {
+      record.at(at.parent_pointer()).erase(at.back());
+    } else {
+      record[at] = c.value;
+    }
+    try {
+      read(entry_with(record));
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "manifest.json: " + kAt + c.at + ": error: the family report cannot read it: " +
+                    c.message + " (a plugin named '" + kPlugin + "' wrote it)");
+    }
   }
 }
 

@@ -15,9 +15,19 @@ namespace zf::sdk {
 /// report reads `plugins.NAME.memory_estimate` of each config's manifest entry, and only that.
 inline constexpr std::string_view kMemoryEstimateKey = "memory_estimate";
 
-/// The record's `schema_version`. A new field, or a changed meaning of one, is a new version;
-/// zeroforge reads the versions it knows and refuses the others, naming the pointer.
-inline constexpr int kMemoryEstimateVersion = 1;
+/// The record's `schema_version`, the newest. A new field, or a changed meaning of one, is a
+/// new version; zeroforge reads the versions it knows (kMemoryEstimateFirstVersion to this) and
+/// refuses the others, naming the pointer. Version 2 adds `fit.objective`, `fit.candidates` and
+/// `fit.ranking` (auto-fit's candidates by predicted throughput); a record without them may say
+/// 1, and the memory plugin does, so that readers of version 1 still read it.
+inline constexpr int kMemoryEstimateVersion = 2;
+/// The oldest version zeroforge reads.
+inline constexpr int kMemoryEstimateFirstVersion = 1;
+
+/// The names of `fit.ranking[].parts` (version 2): one step's seconds, as the step-time model
+/// splits them; they add up to the entry's `seconds` (to rounding).
+inline constexpr std::string_view kMemoryEstimateStepParts[] = {"compute", "communication",
+                                                                "offload", "optimizer"};
 
 /// The names of `gpu.parts[].part`: what one GPU's peak is made of. A record lists the parts it
 /// estimates, each at most once, in the order the report stacks them; their bytes add up to
