@@ -87,6 +87,7 @@ int print_explanation(const ExplainOptions& opt, const Explanation& explanation)
                 {"unused", rows_to_json(explanation.unused)},
                 {"for_plugins", rows_to_json(explanation.for_plugins)},
                 {"for_validator", rows_to_json(explanation.for_validator)},
+                {"for_companions", rows_to_json(explanation.for_companions)},
                 {"undefined", explanation.undefined}};
     if (facts) out["derived"] = facts_to_json(*facts);
     // What stderr says too, with each diagnostic's code and kind for scripts.
@@ -124,6 +125,10 @@ int print_explanation(const ExplainOptions& opt, const Explanation& explanation)
     if (!explanation.for_validator.empty()) {
       print_message(std::cout, "for the validator (no template reads them):");
       print_rows(std::cout, explanation.for_validator);
+    }
+    if (!explanation.for_companions.empty()) {
+      print_message(std::cout, "for companions (launch; the config template does not read it):");
+      print_rows(std::cout, explanation.for_companions);
     }
     if (!explanation.unused.empty()) {
       print_message(std::cout, "set but not read by the template:");

@@ -184,6 +184,7 @@ py::dict explain(const std::string& subject, const std::string& config, const In
   out["unused"] = explained(explanation.unused);
   out["for_plugins"] = explained(explanation.for_plugins);
   out["for_validator"] = explained(explanation.for_validator);
+  out["for_companions"] = explained(explanation.for_companions);
   py::list undefined;
   for (const auto& name : explanation.undefined) undefined.append(text(name));
   out["undefined"] = undefined;

@@ -218,6 +218,8 @@ class Explanation:
     #: name resolved to on the tier search path), or None without one.
     tier: Optional[Dict[str, str]] = None
     for_validator: List[ExplainedValue] = field(default_factory=list)
+    #: ``launch``: what the launch companions read (no config template reads it).
+    for_companions: List[ExplainedValue] = field(default_factory=list)
     #: ``values.plugin-replaced`` notes: a family member's value a plugin's values replaced.
     notes: List[Diagnostic] = field(default_factory=list)
 
@@ -229,6 +231,7 @@ class Explanation:
             "unused": [v.to_dict() for v in self.unused],
             "for_plugins": [v.to_dict() for v in self.for_plugins],
             "for_validator": [v.to_dict() for v in self.for_validator],
+            "for_companions": [v.to_dict() for v in self.for_companions],
             "undefined": list(self.undefined)}
         if self.derived is not None:
             out["derived"] = self.derived

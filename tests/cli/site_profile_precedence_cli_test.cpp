@@ -156,6 +156,12 @@ TEST(SiteProfilePrecedenceCliTest, TheNoteStaysInFormatJsonUnderQuietAndInExplai
   Json explained = Json::parse(explain.out);
   ASSERT_EQ(explained.at("diagnostics").size(), 1u) << explained.dump(2);
   EXPECT_EQ(explained.at("diagnostics").at(0).at("code"), "values.plugin-replaced");
+  // What the companions read is read: listed for them, not as "set but not read".
+  EXPECT_TRUE(explained.at("unused").empty()) << explained.at("unused").dump();
+  bool partition = false;
+  for (const Json& row : explained.at("for_companions"))
+    partition = partition || row.at("name") == "launch.slurm.partition";
+  EXPECT_TRUE(partition) << explained.at("for_companions").dump();
 }
 
 // A site profile a family names is relative to the family file (issue #40 §3), so CI run from

@@ -191,6 +191,7 @@ struct Explanation {
   std::vector<ExplainedValue> values;       ///< those the template reads
   std::vector<ExplainedValue> for_plugins;  ///< tier facts and auto_fit: read by plugins
   std::vector<ExplainedValue> for_validator;  ///< accelerate_version: read by the validator
+  std::vector<ExplainedValue> for_companions;  ///< launch: read by the launch companions
   std::vector<ExplainedValue> unused;       ///< set, but read by neither
   std::vector<std::string> undefined;       ///< read by the template, set by no layer
   /// The contract's derived facts, when it holds and has no problems.
@@ -270,5 +271,9 @@ bool is_plugin_fact(std::string_view top_level_name);
 /// True for the values the DeepSpeed contract keeps for the validator, which no template
 /// reads: `accelerate_version` (the accelerate the HF Trainer hands the config to).
 bool is_validator_value(std::string_view top_level_name);
+
+/// True for the values the launch companions read, which no config template reads: `launch`
+/// (docs/companions.md).
+bool is_companion_value(std::string_view top_level_name);
 
 }  // namespace zf

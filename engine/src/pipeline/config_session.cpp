@@ -130,4 +130,6 @@ bool is_plugin_fact(std::string_view name) {
 
 bool is_validator_value(std::string_view name) { return name == "accelerate_version"; }
 
+bool is_companion_value(std::string_view name) { return name == "launch"; }
+
 }  // namespace zf

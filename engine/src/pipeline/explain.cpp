@@ -32,6 +32,7 @@ void sort_values(const Template& tpl, const LayeredValues& values, Explanation& 
     (reads                     ? out.values
      : is_plugin_fact(top)     ? out.for_plugins
      : is_validator_value(top) ? out.for_validator
+     : is_companion_value(top) ? out.for_companions
                                : out.unused)
         .push_back(std::move(value));
   }

@@ -25,7 +25,7 @@ void warn_unread(const Template& tpl, const LayeredValues& values,
   for (const auto& [pointer, source] : values.leaves()) {
     if (source.kind != LayerKind::Set && source.kind != LayerKind::ValuesFile) continue;
     const std::string top = pointer.substr(1, pointer.find('/', 1) - 1);
-    if (is_plugin_fact(top) || is_validator_value(top) ||
+    if (is_plugin_fact(top) || is_validator_value(top) || is_companion_value(top) ||
         std::find(read.begin(), read.end(), top) != read.end())
       continue;
     if (std::find(warned.begin(), warned.end(), top) != warned.end()) continue;
