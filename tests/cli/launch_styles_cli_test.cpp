@@ -168,10 +168,15 @@ void expect_launch(const Received& r, const std::string& style, const std::strin
   }
 }
 
-// The accelerate config's launch line (its header), as words.
-std::vector<std::string> accelerate_line(const fs::path& yaml) {
+// The accelerate config's launch line (its header), as words, and the variables of its
+// `# export` line as `env NAME=VALUE` lines.
+std::vector<std::string> accelerate_line(const fs::path& yaml, std::string* exports) {
   std::istringstream lines(read_file(yaml));
   for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("# export ")) {
+      std::istringstream in(line.substr(9));
+      for (std::string entry; in >> entry;) *exports += "env " + entry + "\n";
+    }
     if (!line.starts_with("# accelerate launch ")) continue;
     std::vector<std::string> words;
     std::istringstream in(line.substr(2));
@@ -209,7 +214,11 @@ std::string family_text(const std::string& style, const std::string& script) {
                   {{"stage", 3},
                    {"precision", "bf16"},
                    {"global_batch_size", 512},
-                   {"launch", {{"script", script}, {"args", kArgs}, {"style", style}}}}},
+                   {"launch",
+                    {{"script", script},
+                     {"args", kArgs},
+                     {"style", style},
+                     {"kubernetes", {{"image", "nvcr.io/nvidia/pytorch:24.05-py3"}}}}}}},
                  {"axes", {{"launch.slurm.launcher", {"torchrun", "accelerate"}}}},
                  {"tiers", {"medium", "large"}},
                  {"output", "{{ tier }}/zero3-{{ launch.slurm.launcher }}.json"},
@@ -284,9 +293,9 @@ TEST(LaunchStylesCliTest, EveryLauncherAndSchedulerPassesEachStyleAndValidateRea
         ++launches;
         if (slurm_accelerate) {
           // The accelerate config's launch line, as its header gives it (run from DIR).
-          const std::vector<std::string> line =
-              accelerate_line(out / companions.at("accelerate").get<std::string>());
           std::string printed, command;
+          const std::vector<std::string> line =
+              accelerate_line(out / companions.at("accelerate").get<std::string>(), &printed);
           for (const auto& word : line) {
             printed += "arg " + word + "\n";
             command += (command.empty() ? "" : " ") + word;
