@@ -471,8 +471,10 @@ void check_against_args(const Context& ctx, const TrainingCommand& cmd) {
   auto bf16 = bool_at(c, c.contains("bf16") ? "/bf16/enabled" : "/bfloat16/enabled");
   std::string bf16_pointer = c.contains("bf16") ? "/bf16/enabled" : "/bfloat16/enabled";
   bool args_bf16 = cmd.bf16.value_or(false), args_fp16 = cmd.fp16.value_or(false);
-  // A flag left out says what the Trainer does only to a script that takes its arguments.
-  if (!cmd.trainer_arguments) {
+  // A flag left out says what the Trainer does only to a script that takes its arguments:
+  // one whose command passes them, or any under --hf (the config is the Trainer's).
+  const bool trainer = cmd.trainer_arguments || ctx.options.hf;
+  if (!trainer) {
     fp16.reset();
     bf16.reset();
   }
@@ -524,7 +526,7 @@ void check_against_args(const Context& ctx, const TrainingCommand& cmd) {
   }
 
   if (auto ac = c.find("activation_checkpointing");
-      ac != c.end() && ac->is_object() && cmd.trainer_arguments &&
+      ac != c.end() && ac->is_object() && trainer &&
       !cmd.gradient_checkpointing.value_or(false)) {
     bool any = false;
     for (const auto& [key, value] : ac->items())
