@@ -61,6 +61,22 @@ def fit_environment(entry):
             "ZEROFORGE_ATTN_IMPLEMENTATION": FIT_ATTENTION[fit["model"]["attention"]]}
 
 
+def style_environment(style, precision, stage):
+    """The variables of fixed value a launch style sets where no accelerate launch sets them
+    (docs/companions.md, "Launch styles"): the accelerate style's, as accelerate launch sets
+    them for a DeepSpeed process (accelerate utils/launch.py, prepare_deepspeed_cmd_env)."""
+    if style != "accelerate":
+        return {}
+    return {"ACCELERATE_USE_DEEPSPEED": "true",
+            "ACCELERATE_MIXED_PRECISION": "no" if precision == "fp32" else precision,
+            "ACCELERATE_DEEPSPEED_ZERO3_INIT": "true" if stage == 3 else "false"}
+
+
+# The variables a style sets to the config's path.
+CONFIG_VARIABLES = {"plain": ["ZEROFORGE_DS_CONFIG"],
+                    "accelerate": ["ACCELERATE_DEEPSPEED_CONFIG_FILE"]}
+
+
 def generate(zeroforge, families, out_root):
     cases = []
     for index, family_path in enumerate(families):
@@ -81,6 +97,7 @@ def generate(zeroforge, families, out_root):
             nodes = int((family.get("values") or {}).get("nodes", tier.get("nodes", 1)))
             world = int(entry["world_size"])
             companions = {k: os.path.join(out, v) for k, v in entry["companions"].items()}
+            style = entry["launch"].get("style", "hf-trainer")
             cases.append({
                 "name": f"{name}/{entry['path']}",
                 "out": out,
@@ -96,6 +113,10 @@ def generate(zeroforge, families, out_root):
                 "launch_args": list(launch.get("args", [])),
                 "environment": dict(launch.get("environment") or {}, **fit_environment(entry)),
                 "hf_args": load_json(companions["hf-args"]),
+                "style": style,
+                "style_environment": style_environment(style, entry["precision"],
+                                                       int(entry["stage"])),
+                "config_variables": CONFIG_VARIABLES.get(style, []),
             })
     return cases
 
@@ -215,8 +236,10 @@ def kubernetes_launch(path):
         mounts = patch["replicatedJobs"][0]["template"]["spec"]["template"]["spec"][
             "containers"][0]["volumeMounts"]
     mount = next(m["mountPath"] for m in mounts if m.get("subPath") == "deepspeed-config.json")
+    env = container.get("env") if job["kind"] == "PyTorchJob" else job["spec"]["trainer"].get("env")
     return {"words": [kubelet_expand(w, KUBERNETES_ENV) for w in command], "mount": mount,
-            "config_text": config_map["data"]["deepspeed-config.json"]}
+            "config_text": config_map["data"]["deepspeed-config.json"],
+            "env": {v["name"]: v["value"] for v in env or []}}
 
 
 def dry_run_words(script, args, cwd, extra_env=None):
@@ -240,10 +263,45 @@ def header_launch_line(yaml_path):
     raise RuntimeError(f"{yaml_path} has no '# accelerate launch' line")
 
 
+def names_config(case, path, base=None):
+    """Whether `path` (relative: from `base`, DIR by default) is the case's config file."""
+    where = os.path.join(base or case["out"], path) if path and not os.path.isabs(path) else path
+    return bool(where) and os.path.exists(where) and os.path.samefile(where, case["config"])
+
+
+def style_arg_problems(case, args, runtime_args):
+    """The words a script of launch.style deepspeed or plain (the style's flags and
+    --deepspeed_config FILE) or accelerate (none) receives, then launch.args and its own."""
+    head = {"deepspeed": ["--deepspeed", "--deepspeed_config"],
+            "plain": ["--deepspeed_config"]}.get(case["style"], [])
+    n = len(head) + (1 if head else 0)
+    problems = []
+    if args[:len(head)] != head:
+        problems.append(f"launch.style {case['style']} starts {args[:len(head)]!r}, not {head!r}")
+    elif head and not names_config(case, args[len(head)] if len(args) > len(head) else ""):
+        problems.append(f"--deepspeed_config {args[len(head):n]!r} is not {case['config']}")
+    expected = case["launch_args"] + runtime_args
+    if args[n:] != expected:
+        problems.append(f"after the config the script receives {args[n:]!r}, written {expected!r}")
+    return problems
+
+
+def style_environment_problems(case, env, base=None):
+    """The variables of the case's launch style in `env` (the config's path resolved from
+    `base`, DIR by default)."""
+    problems = [f"{k}={env.get(k)!r}, the style sets {v!r}"
+                for k, v in case["style_environment"].items() if env.get(k) != v]
+    problems += [f"{k}={env.get(k)!r} is not {case['config']}"
+                 for k in case["config_variables"] if not names_config(case, env.get(k), base)]
+    return problems
+
+
 def training_arg_problems(case, args, runtime_args, hf_args_as_written=None):
     """What is wrong with the arguments a training script receives: the family's launch.args,
     then the Trainer's arguments (as flags, agreeing with the hf-args file), then the script's
-    own arguments, each exactly as written."""
+    own arguments, each exactly as written. In another launch.style, style_arg_problems."""
+    if case["style"] != "hf-trainer":
+        return style_arg_problems(case, args, runtime_args)
     problems = []
     n, r = len(case["launch_args"]), len(runtime_args)
     if args[:n] != case["launch_args"]:
@@ -365,6 +423,8 @@ def worker_torchrun(spec, cases, abbreviations=()):
                     problems.append("no rendezvous id")
             if args.training_script != case["script"]:
                 problems.append(f"training script {args.training_script!r}, written {case['script']!r}")
+            if bool(args.no_python) == case["script"].endswith(".py"):
+                problems.append(f"--no_python is {args.no_python} for {case['script']!r}")
             return problems + training_arg_problems(case, args.training_script_args, RUNTIME_ARGS)
         guarded(case, "torchrun parse_args", check)
 
@@ -403,14 +463,19 @@ def worker_torchrun(spec, cases, abbreviations=()):
                 problems.append(f"training script {args.training_script!r}, written {case['script']!r}")
             # --deepspeed names the ConfigMap's config where the pod mounts it; the rest as the
             # other launches pass it (no arguments of its own: a job has no command line).
+            if bool(args.no_python) == case["script"].endswith(".py"):
+                problems.append(f"--no_python is {args.no_python} for {case['script']!r}")
             script_args = list(args.training_script_args)
-            if "--deepspeed" in script_args:
-                at = script_args.index("--deepspeed") + 1
+            option = "--deepspeed" if case["style"] == "hf-trainer" else "--deepspeed_config"
+            if option in script_args or case["style"] != "accelerate":
+                at = script_args.index(option) + 1 if option in script_args else len(script_args)
                 if at < len(script_args) and script_args[at] == launch["mount"]:
                     script_args[at] = case["config"]
                 else:
-                    problems.append(f"--deepspeed does not name the mount {launch['mount']!r}")
-            return problems + training_arg_problems(case, script_args, [])
+                    problems.append(f"{option} does not name the mount {launch['mount']!r}")
+            env = {k: case["config"] if v == launch["mount"] else v for k, v in launch["env"].items()}
+            return (problems + training_arg_problems(case, script_args, []) +
+                    style_environment_problems(case, env))
         guarded(case, "torchrun parse_args (kubernetes container)", kubernetes)
 
 
@@ -497,6 +562,40 @@ def write_deepspeed_shim(directory, source):
     return shim
 
 
+def add_config_arguments_problems(source, case, argv, runtime_args):
+    """DeepSpeed's own parser (deepspeed/__init__.py: add_config_arguments, run from the
+    checkout's source; its package __init__ itself starts the runtime, so the two functions are
+    taken from it) in a script that also takes launch.py's --local_rank, reading `argv` as
+    a script of launch.style deepspeed gets it: --deepspeed is True, --deepspeed_config names the
+    config, and the rest is the script's own."""
+    import ast
+    with open(os.path.join(source, "deepspeed", "__init__.py"), encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    wanted = {"_add_core_arguments", "add_config_arguments"}
+    module = ast.Module(body=[n for n in tree.body if isinstance(n, ast.FunctionDef)
+                              and n.name in wanted], type_ignores=[])
+    namespace = {"argparse": argparse}
+    exec(compile(module, "deepspeed/__init__.py", "exec"), namespace)
+    if set(namespace) < wanted:
+        return [f"deepspeed/__init__.py of {source} has no add_config_arguments"]
+    parser = namespace["add_config_arguments"](argparse.ArgumentParser(exit_on_error=False))
+    parser.add_argument("--local_rank", type=int)
+    try:
+        args, rest = parser.parse_known_args(argv)
+    except (argparse.ArgumentError, SystemExit) as e:
+        return [f"add_config_arguments refuses {argv!r}: {e}"]
+    problems = []
+    if args.deepspeed is not True:
+        problems.append(f"args.deepspeed is {args.deepspeed!r}")
+    if not names_config(case, args.deepspeed_config or ""):
+        problems.append(f"args.deepspeed_config {args.deepspeed_config!r} is not {case['config']}")
+    if args.local_rank is None:
+        problems.append("no --local_rank")
+    if rest != case["launch_args"] + runtime_args:
+        problems.append(f"the script's own arguments are {rest!r}")
+    return problems
+
+
 def worker_deepspeed(source, cases, abbreviations=()):
     work = tempfile.mkdtemp(prefix="zf-deepspeed-")
     shim = write_deepspeed_shim(os.path.join(work, "shim"), source)
@@ -556,6 +655,8 @@ def worker_deepspeed(source, cases, abbreviations=()):
                                 f"tier has {case['nodes']} x {case['gpus']}")
             if args.master_port != case["master_port"]:
                 problems.append(f"--master_port {args.master_port}")
+            if bool(args.no_python) == case["script"].endswith(".py"):
+                problems.append(f"--no_python is {args.no_python} for {case['script']!r}")
             if case["nodes"] == 1:
                 if args.user_script != case["script"]:
                     problems.append(f"training script {args.user_script!r}")
@@ -590,7 +691,12 @@ def worker_deepspeed(source, cases, abbreviations=()):
             script_path = os.path.join(cwd, case["script"])
             os.makedirs(os.path.dirname(script_path), exist_ok=True)
             with open(script_path, "w") as f:
+                # A script that is not Python is run as it is (--no_python): here a recorder
+                # with a #! line, as a wrapper or a binary would be.
+                if not case["script"].endswith(".py"):
+                    f.write(f"#!{sys.executable}\n")
                 f.write(RECORDER.format(records=records))
+            os.chmod(script_path, 0o755)
             env = {"PATH": fakebin + os.pathsep + os.environ["PATH"], "HOME": home,
                    "PYTHONPATH": os.path.dirname(shim), "LANG": "C.UTF-8"}
             result = subprocess.run(["bash", case["companions"]["deepspeed"]] + RUNTIME_ARGS,
@@ -608,6 +714,13 @@ def worker_deepspeed(source, cases, abbreviations=()):
                     problems.append(f"{name}: started as {argv[:2]!r}")
                 problems += [f"{name}: {p}" for p in training_arg_problems(case, argv[2:],
                                                                              RUNTIME_ARGS)]
+                if case["style"] == "deepspeed":
+                    problems += [f"{name}: {p}" for p in add_config_arguments_problems(
+                        source, case, argv[1:], RUNTIME_ARGS)]
+                # The config's path from DeepSpeed's environment file (several nodes) is named
+                # as static files name it, from DIR.
+                problems += [f"{name}: {p}" for p in style_environment_problems(
+                    case, record["env"], cwd if case["nodes"] == 1 else case["out"])]
                 for key, value in case["environment"].items():
                     if record["env"].get(key) != value:
                         problems.append(f"{name}: {key}={record['env'].get(key)!r}, written "
@@ -672,6 +785,8 @@ def worker_accelerate(source, cases, abbreviations=()):
             args, defaults, mp_from_config = _validate_launch_command(args)
             if args.training_script != case["script"]:
                 problems.append(f"training script {args.training_script!r}")
+            if bool(args.no_python) == case["script"].endswith(".py"):
+                problems.append(f"--no_python is {args.no_python} for {case['script']!r}")
             problems += training_arg_problems(case, args.training_script_args, [])
             # What the launched processes get (the standard launcher: torchrun underneath) and
             # what a plain Accelerator() then makes of the DeepSpeed config.

@@ -46,7 +46,23 @@ struct TrainingCommand {
   std::optional<double> adam_epsilon;
   std::optional<double> weight_decay;
   std::optional<long long> max_steps;
-  std::optional<std::string> deepspeed;  ///< the --deepspeed config path
+  /// The config's path: the Trainer's `--deepspeed FILE`, a DeepSpeed script's
+  /// `--deepspeed_config FILE` (launch.style deepspeed or plain), or accelerate launch's
+  /// `--deepspeed_config_file FILE`; `deepspeed_option` says which.
+  std::optional<std::string> deepspeed;
+  std::string deepspeed_option;
+  /// The training script: the first word after the launcher's options and their values (a
+  /// script not ending in `.py` too), or a `.py` word without a launcher; "" when none.
+  std::string script;
+  /// The launcher runs the script without Python (`--no_python`, torchrun's `--no-python`).
+  bool no_python = false;
+  /// The script is given the HF Trainer's arguments (`--deepspeed FILE` or a TrainingArguments
+  /// flag this reader knows): only then does a flag the command leaves out (`--bf16`,
+  /// `--gradient_checkpointing`) say what the Trainer will do. A script of another style
+  /// (`--deepspeed --deepspeed_config FILE`, or none) takes its precision from the config.
+  bool trainer_arguments = false;
+  /// `--deepspeed` as add_config_arguments' flag (no file after it: launch.style deepspeed).
+  bool deepspeed_flag = false;
   /// `deepspeed --num_gpus N --num_nodes M` as given (for a hostfile's world size).
   std::optional<long long> deepspeed_num_gpus, deepspeed_num_nodes;
   /// `deepspeed --hostfile F`: the file, until load_launcher_files reads it.

@@ -19,6 +19,7 @@
 #include "kubernetes_plan.hpp"
 #include "launch/launch_text.hpp"
 #include "launch/launcher_options.hpp"
+#include "launch_style.hpp"
 #include "slurm_plan.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/family_file.hpp"
@@ -60,8 +61,9 @@ const KindFile& kind_file(const std::string& kind) {
 // The most nodes companions launch: well beyond the largest clusters (tens of thousands).
 constexpr std::int64_t kMaxNodes = 65536;
 
-constexpr std::array<std::string_view, 8> kLaunchKeys = {
-    "script", "args", "master_port", "config_dir", "hosts", "environment", "slurm", "kubernetes"};
+constexpr std::array<std::string_view, 9> kLaunchKeys = {
+    "script",      "args",  "master_port", "config_dir", "hosts",
+    "environment", "style", "slurm",       "kubernetes"};
 
 // What a placeholder host is called when no host names are given (docs/companions.md).
 std::string placeholder_host(std::size_t index) {
@@ -115,6 +117,7 @@ struct Launch {
   std::string config_dir;  // empty: none
   Json hosts;              // null: none given
   Json environment = Json::object();
+  std::string style = "hf-trainer";  // launch_styles()
 };
 
 class Planner {
@@ -178,14 +181,23 @@ class Planner {
     if (wants("accelerate") || slurm_accelerate) check_accelerate_first_argument();
 
     const bool multi_node = nodes > 1;
-    const bool uses_hf_args = wants("deepspeed") || wants("torchrun") || wants("accelerate") ||
-                              wants("hf-args") || wants("slurm") || wants("kubernetes");
-    if (subject_.fit != nullptr) take_fit(*subject_.fit, uses_hf_args);
+    style_ = style_launch(launch_.style, facts_);
+    // The launchers pass the Trainer's arguments in the hf-trainer style only; the hf-args
+    // file is the Trainer's in every style.
+    const bool launches = wants("deepspeed") || wants("torchrun") || wants("accelerate") ||
+                          wants("slurm") || wants("kubernetes");
+    const bool uses_hf_args = wants("hf-args") || (style_.trainer_arguments && launches);
+    if (subject_.fit != nullptr)
+      take_fit(*subject_.fit, uses_hf_args, style_.trainer_arguments);
+    check_style(launches);
+    const bool has_environment = !launch_.environment.empty() ||
+                                 !style_.config_variables.empty() ||
+                                 !style_.environment.empty();
     for (const auto& kind : companion_kinds()) {
       bool write = wants(kind) || (kind == "accelerate" && slurm_accelerate);
       if (kind == "hostfile") write = multi_node && (write || wants("deepspeed"));
       if (kind == "deepspeed-env")
-        write = multi_node && !launch_.environment.empty() && (write || wants("deepspeed"));
+        write = multi_node && has_environment && (write || wants("deepspeed"));
       if (!write) continue;
       plan_.files.emplace_back(kind, companion_path(kind, subject_.config_path));
     }
@@ -222,6 +234,12 @@ class Planner {
     job["hosts"] = std::move(hosts);
     job["placeholder_hosts"] = placeholders;
     job["environment"] = launch_.environment;
+    job["style"] = launch_.style;
+    job["no_python"] = !runs_with_python(launch_.script);
+    job["style_flags"] = style_.flags;
+    job["config_flag"] = style_.config_flag.empty() ? Json() : Json(style_.config_flag);
+    job["config_variables"] = style_.config_variables;
+    job["style_environment"] = style_.environment;
     job["hf_args"] = uses_hf_args ? hf_args(config_ref) : Json::object();
     if (wants("slurm")) job["slurm"] = slurm;
     {
@@ -241,6 +259,7 @@ class Planner {
     if (!plan_.files.empty()) {
       Json& launch = plan_.launch;
       launch = {{"nodes", nodes}, {"gpus_per_node", gpus}};
+      if (launch_.style != launch_styles().front()) launch["style"] = launch_.style;
       if (wants("slurm")) launch["slurm"] = slurm.at("launcher");
       if (wants("kubernetes")) launch["kubernetes"] = job["kubernetes"].at("api");
     }
@@ -265,8 +284,8 @@ class Planner {
   }
   // What auto-fit assumed (fit_launch.hpp): its Trainer arguments are kept for hf_args, its
   // variables join the launch's environment (after the user's, which may not set them).
-  void take_fit(const FitAssumptions& fit, bool training_arguments) {
-    fit_ = fit_launch(fit, training_arguments);
+  void take_fit(const FitAssumptions& fit, bool training_arguments, bool trainer_style) {
+    fit_ = fit_launch(fit, training_arguments, trainer_style);
     for (auto& problem : fit_.problems)
       fail(std::move(problem.pointer), std::move(problem.message));
     for (const auto& variable : fit_.environment) {
@@ -279,6 +298,29 @@ class Planner {
         continue;
       }
       launch_.environment[variable.name] = variable.value;
+    }
+  }
+  // What launch.style passes itself may not be set again: launch.args words the style's
+  // launch passes (argparse keeps the last), variables of launch.environment it sets.
+  void check_style(bool launches) {
+    if (!launches) return;
+    for (std::size_t i = 0; i < launch_.args.size(); ++i) {
+      const std::string& arg = launch_.args[i];
+      const std::string name = arg.substr(0, arg.find('='));
+      if (std::find(style_.reserved_args.begin(), style_.reserved_args.end(), name) ==
+          style_.reserved_args.end())
+        continue;
+      fail(arg_pointers_[i], "launch.args passes " + name + ", which the companions pass " +
+                                 "themselves for launch.style " + launch_.style +
+                                 " (the config's file); remove it");
+    }
+    std::vector<std::string> names = style_.config_variables;
+    for (const auto& [name, value] : style_.environment.items()) names.push_back(name);
+    for (const auto& name : names) {
+      if (!launch_.environment.contains(name)) continue;
+      fail("/launch/environment/" + name,
+           "launch.environment." + name + " is set by the companions for launch.style " +
+               launch_.style + " (from the config); leave it out");
     }
   }
   const Json* fit_argument(std::string_view name) const {
@@ -302,7 +344,7 @@ class Planner {
     if (!launch->is_object()) {
       fail("/launch",
            "launch must be an object (script, args, master_port, config_dir, hosts, "
-           "environment, slurm, kubernetes) or null, got " +
+           "environment, style, slurm, kubernetes) or null, got " +
                launch->dump());
       return;
     }
@@ -357,6 +399,11 @@ class Planner {
         read_hosts(value, pointer);
       } else if (key == "environment") {
         read_environment(value, pointer);
+      } else if (key == "style") {
+        if (std::string problem = launch_style_problem(value); !problem.empty())
+          fail(pointer, problem);
+        else
+          launch_.style = value.get<std::string>();
       } else if (key == "slurm") {
         slurm_ = &value;  // checked by plan_slurm, with the launch's shape
       } else if (key == "kubernetes") {
@@ -365,7 +412,7 @@ class Planner {
         std::string guess = detail::nearest_name(key, kLaunchKeys);
         fail(pointer, "unknown key '" + key +
                           "' in launch (expected script, args, master_port, config_dir, hosts, "
-                          "environment, slurm, kubernetes)" +
+                          "environment, style, slurm, kubernetes)" +
                           (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
       }
     }
@@ -689,7 +736,8 @@ class Planner {
 
     // The training script's own arguments must not set what is derived here: argparse takes
     // the last occurrence, so one of them would silently lose.
-    for (std::size_t i = 0; i < launch_.args.size(); ++i) {
+    // In another style the launchers pass none of them: the hf-args file stands alone.
+    for (std::size_t i = 0; style_.trainer_arguments && i < launch_.args.size(); ++i) {
       const std::string& arg = launch_.args[i];
       if (!arg.starts_with("--")) continue;
       std::string name =
@@ -719,6 +767,7 @@ class Planner {
   const DeepSpeedFacts& facts_;
   Launch launch_;
   FitLaunch fit_;
+  StyleLaunch style_;
   std::string args_pointer_ = "/launch/args";
   std::vector<std::string> arg_pointers_;  // of each of launch_.args
   const Json* slurm_ = nullptr;       // launch.slurm, when given

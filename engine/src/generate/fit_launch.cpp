@@ -15,6 +15,8 @@ namespace {
 
 constexpr std::string_view kSeqLen = "ZEROFORGE_SEQ_LEN";
 constexpr std::string_view kAttention = "ZEROFORGE_ATTN_IMPLEMENTATION";
+constexpr std::string_view kCheckpointing = "ZEROFORGE_ACTIVATION_CHECKPOINTING";
+constexpr std::string_view kLoss = "ZEROFORGE_LOSS";
 
 // The estimate's attention kernels, as transformers' `attn_implementation` names them.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 3> kAttentionNames = {{
@@ -25,7 +27,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 3> kAttentio
 
 }  // namespace
 
-FitLaunch fit_launch(const FitAssumptions& fit, bool training_arguments) {
+FitLaunch fit_launch(const FitAssumptions& fit, bool training_arguments, bool trainer_style) {
   FitLaunch out;
   const std::string& checkpointing = fit.activation_checkpointing;
 
@@ -47,6 +49,14 @@ FitLaunch fit_launch(const FitAssumptions& fit, bool training_arguments) {
   // without it.
   out.training_arguments.emplace_back("use_liger_kernel", fit.loss == "fused");
   out.environment.push_back({std::string(kSeqLen), std::to_string(fit.seq_len), "seq_len"});
+  // A script that takes no Trainer flags (launch.style deepspeed, accelerate, plain) learns
+  // what the Trainer's gradient_checkpointing and use_liger_kernel would say from these, as
+  // the record says it: selective is one such a script can carry out itself.
+  if (!trainer_style) {
+    out.environment.push_back({std::string(kCheckpointing), checkpointing,
+                               "activation_checkpointing"});
+    out.environment.push_back({std::string(kLoss), fit.loss, "loss"});
+  }
   for (const auto& [estimate_name, transformers_name] : kAttentionNames) {
     if (fit.attention == estimate_name)
       out.environment.push_back(

@@ -37,7 +37,11 @@ struct FitLaunch {
 /// The launch of `fit` (a record read_fit_assumptions checked). `training_arguments`:
 /// whether the companions pass the Trainer's arguments (a launch script, the accelerate
 /// config or hf-args); only then is an assumption the Trainer cannot carry out (selective
-/// activation checkpointing) refused.
-FitLaunch fit_launch(const FitAssumptions& fit, bool training_arguments);
+/// activation checkpointing) refused. `trainer_style`: whether the launchers pass them
+/// (launch.style hf-trainer); with another style the assumptions the Trainer's flags carry
+/// are environment variables too, `ZEROFORGE_ACTIVATION_CHECKPOINTING` and `ZEROFORGE_LOSS`,
+/// which such a script reads.
+FitLaunch fit_launch(const FitAssumptions& fit, bool training_arguments,
+                     bool trainer_style = true);
 
 }  // namespace zf::pipeline

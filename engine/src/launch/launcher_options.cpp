@@ -162,6 +162,61 @@ std::span<const LauncherParser> torchrun_parsers() { return kTorchrun; }
 std::span<const LauncherParser> deepspeed_parsers() { return kDeepSpeed; }
 std::span<const LauncherParser> accelerate_parsers() { return kAccelerate; }
 
+namespace {
+
+// The options that take no value. torchrun: check_env options, spelt both ways in 2.x.
+constexpr std::string_view kTorchrunFlags[] = {
+    "-h", "--help", "--standalone", "-m", "--module", "--no-python", "--no_python", "--run-path",
+    "--run_path", "--virtual-local-rank", "--virtual_local_rank"};
+// DeepSpeed's runner and launch.py (store_true).
+constexpr std::string_view kDeepSpeedFlags[] = {
+    "-h",         "--help",           "--module",      "--no_python",
+    "--no_local_rank", "--no_ssh",    "--no_ssh_check", "--force_multi",
+    "--save_pid", "--elastic_training", "--enable_elastic_training", "--bind_cores_to_rank",
+    "-q",         "--quiet"};
+// accelerate launch (store_true; --no_tpu_cluster is store_false).
+constexpr std::string_view kAccelerateFlags[] = {"-h",
+                                                 "--help",
+                                                 "-q",
+                                                 "--quiet",
+                                                 "--cpu",
+                                                 "--multi_gpu",
+                                                 "--tpu",
+                                                 "--enable_cpu_affinity",
+                                                 "--dynamo_use_fullgraph",
+                                                 "--dynamo_use_dynamic",
+                                                 "--dynamo_use_regional_compilation",
+                                                 "--use_deepspeed",
+                                                 "--use_fsdp",
+                                                 "--use_parallelism_config",
+                                                 "--use_megatron_lm",
+                                                 "--same_network",
+                                                 "-m",
+                                                 "--module",
+                                                 "--no_python",
+                                                 "--tpu_cluster",
+                                                 "--no_tpu_cluster",
+                                                 "--tpu_use_sudo",
+                                                 "--downcast_bf16",
+                                                 "--fp8_use_autocast_during_eval",
+                                                 "--debug"};
+
+template <std::size_t N>
+bool listed(const std::string_view (&names)[N], std::string_view option) {
+  for (std::string_view name : names)
+    if (name == option) return true;
+  return false;
+}
+
+}  // namespace
+
+bool is_flag_option(std::string_view launcher, std::string_view option) {
+  if (launcher == "torchrun") return listed(kTorchrunFlags, option);
+  if (launcher == "deepspeed") return listed(kDeepSpeedFlags, option);
+  if (launcher == "accelerate") return listed(kAccelerateFlags, option);
+  return false;
+}
+
 std::vector<std::string_view> ambiguous_options(const LauncherParser& parser,
                                                 std::string_view word) {
   std::vector<std::string_view> matches;

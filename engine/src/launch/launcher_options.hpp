@@ -30,6 +30,13 @@ std::span<const LauncherParser> deepspeed_parsers();
 /// allow_abbrev=False, so it reads no word of the script's as its own.
 std::span<const LauncherParser> accelerate_parsers();
 
+/// Whether `option` of `launcher` ("torchrun", "deepspeed", "accelerate") takes no value
+/// (argparse's store_true, and torchrun's check_env): the word after it is the training script
+/// or another option, not its value. False for an option that takes one and for a word that is
+/// no option of it. From their parsers: torch 1.13 and 2.x run.py, DeepSpeed 0.19.6 runner.py
+/// and launch.py, accelerate 1.15 commands/launch.py.
+bool is_flag_option(std::string_view launcher, std::string_view option);
+
 /// The options of `parser` that argparse (Python 3.8 to 3.13) would take `word` to abbreviate
 /// when it is two or more, anywhere on the command line: a word that starts with `--` and is
 /// not itself an option (nor `--option=value` of one), whose part before any `=` begins two

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "launch/launcher_options.hpp"
 #include "sbatch_script.hpp"
 #include "zeroforge/error.hpp"
 
@@ -143,11 +144,18 @@ TrainingCommand detail::parse_training_words(const std::vector<std::string>& wor
         continue;
       }
     }
-    if (!in_script && !word.starts_with('-') &&
-        (word.size() > 3 && word.compare(word.size() - 3, 3, ".py") == 0)) {
+    // After a launcher, the script is the first word that is neither an option nor an
+    // option's value, as the launcher's argparse reads it (a shell wrapper or a binary run with
+    // --no_python too); without one, a `.py` word.
+    const bool after_launcher = !in_script && !cmd.launcher.empty();
+    if (after_launcher ? !words[i].starts_with('-')
+                       : !in_script && !word.starts_with('-') && word.size() > 3 &&
+                             word.compare(word.size() - 3, 3, ".py") == 0) {
       in_script = true;
+      cmd.script = words[i];
       continue;
     }
+    if (after_launcher && (word == "--no_python" || word == "--no-python")) cmd.no_python = true;
     if (!in_script) {
       if (word == "--num_gpus" || word == "--num-gpus" || word == "--num_accelerators")
         gpus = to_integer(word, value());
@@ -163,14 +171,32 @@ TrainingCommand detail::parse_training_words(const std::vector<std::string>& wor
           nnodes = to_integer(word, v);  // an elastic range says nothing
       } else if (word == "--num_processes" || word == "--num-processes")
         processes = to_integer(word, value());
-      else if (word == "--deepspeed_config_file")
+      else if (word == "--deepspeed_config_file") {
         cmd.deepspeed = value();
+        cmd.deepspeed_option = word;
+      }
       else if (cmd.launcher == "accelerate" && (word == "--config_file" || word == "--config-file"))
         cmd.accelerate_config_file = value();
       else if (cmd.launcher == "accelerate" && word == "--mixed_precision")
         cmd.mixed_precision = value();
+      else if (after_launcher && !has_inline && !launch::is_flag_option(cmd.launcher, word) &&
+               i + 1 < words.size())
+        ++i;  // another option's value, which could be taken for the script
       if (!cmd.launcher.empty() || word.rfind("--", 0) != 0) continue;
     }
+    if (word == "--deepspeed" && !has_inline &&
+        (i + 1 >= words.size() || words[i + 1].starts_with("--"))) {
+      // add_config_arguments' boolean flag; the file follows as --deepspeed_config.
+      cmd.deepspeed_flag = true;
+      continue;
+    }
+    if (word == "--deepspeed_config") {
+      cmd.deepspeed = value();
+      cmd.deepspeed_option = word;
+      continue;
+    }
+    const bool trainer_before = cmd.trainer_arguments;
+    cmd.trainer_arguments = true;  // unless the word is none of the Trainer's (below)
     if (word == "--per_device_train_batch_size")
       cmd.per_device_train_batch_size = to_integer(word, value());
     else if (word == "--gradient_accumulation_steps")
@@ -199,8 +225,11 @@ TrainingCommand detail::parse_training_words(const std::vector<std::string>& wor
       cmd.weight_decay = to_number(word, value());
     else if (word == "--max_steps")
       cmd.max_steps = to_integer(word, value());
-    else if (word == "--deepspeed")
+    else if (word == "--deepspeed") {
       cmd.deepspeed = value();
+      cmd.deepspeed_option = word;
+    } else
+      cmd.trainer_arguments = trainer_before;
   }
   // The processes a launcher starts: per node x nodes, refused when it overflows (a count no
   // cluster has; the product was undefined behaviour, found by validate_fuzz).
@@ -344,9 +373,7 @@ void check_accelerate_precision(const Context& ctx, const TrainingCommand& cmd) 
   if (!is_auto(fp16) && !is_auto(bf16)) return;
   const std::string accelerator = mixed == "no" ? "fp32" : mixed == "fp8" ? "bf16" : mixed;
   const std::string pointer = is_auto(bf16) ? "/bf16/enabled" : "/fp16/enabled";
-  const bool trainer_arguments =
-      cmd.deepspeed || cmd.bf16 || cmd.fp16 || cmd.per_device_train_batch_size;
-  if (trainer_arguments) {
+  if (cmd.trainer_arguments) {
     const std::string trainer = cmd.bf16.value_or(false)   ? "bf16"
                                 : cmd.fp16.value_or(false) ? "fp16"
                                                            : "fp32";
@@ -444,6 +471,13 @@ void check_against_args(const Context& ctx, const TrainingCommand& cmd) {
   auto bf16 = bool_at(c, c.contains("bf16") ? "/bf16/enabled" : "/bfloat16/enabled");
   std::string bf16_pointer = c.contains("bf16") ? "/bf16/enabled" : "/bfloat16/enabled";
   bool args_bf16 = cmd.bf16.value_or(false), args_fp16 = cmd.fp16.value_or(false);
+  // A flag left out says what the Trainer does only to a script that takes its arguments:
+  // one whose command passes them, or any under --hf (the config is the Trainer's).
+  const bool trainer = cmd.trainer_arguments || ctx.options.hf;
+  if (!trainer) {
+    fp16.reset();
+    bf16.reset();
+  }
   if (fp16 && *fp16 != args_fp16) {
     ctx.report("/fp16/enabled", Severity::Error, "args-precision",
                std::string("fp16.enabled is ") + (*fp16 ? "true" : "false") + " but the command " +
@@ -492,7 +526,8 @@ void check_against_args(const Context& ctx, const TrainingCommand& cmd) {
   }
 
   if (auto ac = c.find("activation_checkpointing");
-      ac != c.end() && ac->is_object() && !cmd.gradient_checkpointing.value_or(false)) {
+      ac != c.end() && ac->is_object() && trainer &&
+      !cmd.gradient_checkpointing.value_or(false)) {
     bool any = false;
     for (const auto& [key, value] : ac->items())
       any = any || (value.is_boolean() && value.get<bool>());
@@ -508,7 +543,10 @@ void check_against_args(const Context& ctx, const TrainingCommand& cmd) {
     std::string named = std::filesystem::path(*cmd.deepspeed).filename().string();
     if (named != validated) {
       ctx.report("", Severity::Warning, "args-deepspeed-file",
-                 "the command trains with --deepspeed " + *cmd.deepspeed + ", not with this file");
+                 "the command trains with " +
+                     (cmd.deepspeed_option.empty() ? std::string("--deepspeed")
+                                                   : cmd.deepspeed_option) +
+                     " " + *cmd.deepspeed + ", not with this file");
     }
   }
   if (cmd.accelerate_config) check_accelerate_config(ctx, *cmd.accelerate_config, validated);

@@ -199,14 +199,14 @@ TEST(CompanionPlanTest, RefusesLaunchValuesItCannotMakeAConsistentLaunchFrom) {
   };
   const Case cases[] = {
       {"not an object", R"("train.py")", "/launch",
-       "launch must be an object (script, args, master_port, config_dir, hosts, environment, "
+       "launch must be an object (script, args, master_port, config_dir, hosts, environment, style, "
        "slurm, kubernetes) or null, got \"train.py\""},
       {"unknown key", R"({"scipt": "t.py"})", "/launch/scipt",
        "unknown key 'scipt' in launch (expected script, args, master_port, config_dir, hosts, "
-       "environment, slurm, kubernetes); did you mean 'script'?"},
+       "environment, style, slurm, kubernetes); did you mean 'script'?"},
       {"unknown key, no near one", R"({"python": "python3"})", "/launch/python",
        "unknown key 'python' in launch (expected script, args, master_port, config_dir, hosts, "
-       "environment, slurm, kubernetes)"},
+       "environment, style, slurm, kubernetes)"},
       {"empty script", R"({"script": ""})", "/launch/script",
        "launch.script must be a non-empty string (the training script), got \"\""},
       // The launchers take the first word after their options as the script: these would be

@@ -394,3 +394,94 @@ TEST(AgainstArgsTest, AccelerateConfigNumbersAreCheckedAtTheirKey) {
 }
 
 }  // namespace
+
+namespace {
+
+// Each launch style's command as the companions write it, and a non-Python script, under each
+// launcher: the script is the first word after the launcher's options and their values, the
+// config path is read from the style's option, and only the Trainer's arguments make a left-out
+// flag a finding.
+TEST(AgainstArgsTest, EveryLaunchStyleAndANonPythonScriptAreReadAsTheLaunchersReadThem) {
+  struct Case {
+    const char* line;
+    const char* script;
+    bool no_python;
+    const char* config;   // "" when the command names none
+    const char* option;   // the option that named it
+    bool trainer;
+    long long world;
+  };
+  const Case cases[] = {
+      {"deepspeed --num_nodes 1 --num_gpus 8 --master_port 29500 train.py --deepspeed "
+       "--deepspeed_config /c/zero3.json --output_dir o",
+       "train.py", false, "/c/zero3.json", "--deepspeed_config", false, 8},
+      {"deepspeed --num_gpus 8 --no_python --master_port 29500 run.sh --deepspeed_config z.json",
+       "run.sh", true, "z.json", "--deepspeed_config", false, 8},
+      {"torchrun --standalone --nnodes 1 --nproc_per_node 4 --no_python bin/train --output_dir o",
+       "bin/train", true, "", "", false, 4},
+      {"torchrun --nproc-per-node=2 --no-python --rdzv_id job-1 wrap.sh --deepspeed x.json --bf16",
+       "wrap.sh", true, "x.json", "--deepspeed", true, 2},
+      // A flag of the launcher before the script, and an option's value that is no script.
+      {"torchrun --standalone --nnodes 1 --nproc_per_node 8 --log_dir logs t.sh --deepspeed",
+       "t.sh", false, "", "", false, 8},
+      {"accelerate launch --config_file a.yaml --mixed_precision bf16 --no_python train.sh "
+       "--output_dir o",
+       "train.sh", true, "", "", false, -1},
+      {"accelerate launch --num_processes 8 --same_network train.py --deepspeed --deepspeed_config "
+       "z.json",
+       "train.py", false, "z.json", "--deepspeed_config", false, 8},
+      {"deepspeed --num_gpus 8 train.py --deepspeed ds.json --bf16", "train.py", false, "ds.json",
+       "--deepspeed", true, 8},
+      {"python train.py --deepspeed ds.json", "train.py", false, "ds.json", "--deepspeed", true,
+       -1},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.line);
+    const zf::TrainingCommand cmd = zf::parse_training_command(c.line);
+    EXPECT_EQ(cmd.script, c.script);
+    EXPECT_EQ(cmd.no_python, c.no_python);
+    EXPECT_EQ(cmd.deepspeed.value_or(""), c.config);
+    EXPECT_EQ(cmd.deepspeed_option, c.option);
+    EXPECT_EQ(cmd.trainer_arguments, c.trainer);
+    EXPECT_EQ(cmd.world_size.value_or(-1), c.world);
+  }
+}
+
+// A bf16 config with activation checkpointing: the Trainer's command must say both, a script of
+// another style takes them from the config (no finding), and a --deepspeed_config that names
+// another file is reported by its option.
+TEST(AgainstArgsTest, LeftOutTrainerFlagsAreFindingsOnlyForTheTrainersArguments) {
+  const nlohmann::ordered_json config = {{"train_micro_batch_size_per_gpu", 4},
+                                         {"bf16", {{"enabled", true}}},
+                                         {"activation_checkpointing",
+                                          {{"partition_activations", true}}},
+                                         {"zero_optimization", {{"stage", 3}}}};
+  struct Case {
+    const char* line;
+    std::vector<std::string> rules;
+  };
+  const Case cases[] = {
+      {"torchrun --nproc_per_node 1 train.py --deepspeed ds.json",
+       {"args-precision", "args-activation-checkpointing"}},
+      {"torchrun --nproc_per_node 1 train.py --deepspeed --deepspeed_config ds.json", {}},
+      {"torchrun --nproc_per_node 1 --no_python train.sh --deepspeed_config ds.json", {}},
+      {"torchrun --nproc_per_node 1 --no_python train.sh --output_dir o", {}},
+      {"torchrun --nproc_per_node 1 --no_python train.sh --deepspeed_config other.json",
+       {"args-deepspeed-file"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.line);
+    zf::ValidateOptions options;
+    options.against = zf::parse_training_command(c.line);
+    std::vector<std::string> rules;
+    for (const auto& f : zf::validate_config(config, options, "ds.json")) {
+      if (f.rule.starts_with("args-")) rules.push_back(f.rule);
+      if (f.rule == "args-deepspeed-file") {
+        EXPECT_NE(f.message.find("--deepspeed_config other.json"), std::string::npos) << f.message;
+      }
+    }
+    EXPECT_EQ(rules, c.rules);
+  }
+}
+
+}  // namespace
