@@ -11,6 +11,7 @@
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
 #include "plugin_options.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/family.hpp"
 #include "zeroforge/values.hpp"
@@ -158,7 +159,7 @@ bool print_tier_group(const std::string& heading, const std::vector<fs::path>& f
       // A key outside the contract may be one of another template's values: a warning here,
       // an error where the tier is used with a template that does not read it.
       for (const auto& problem : check_tier_keys(tier, path.string(), template_reads)) {
-        Diagnostic warning = to_diagnostic(problem, "tier.unknown-key");
+        Diagnostic warning = to_diagnostic(problem, codes::tier_unknown_key);
         warning.severity = Severity::Warning;
         print_diagnostic(std::cerr, warning);
       }

@@ -8,6 +8,7 @@
 #include "command.hpp"
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/report.hpp"
 
@@ -51,7 +52,7 @@ void print_failure(const GenerateResult& result) {
   // generate's refusals and values problems (failure_diagnostics), then every finding of the
   // validator, warnings too; the closing line is this command's own.
   for (const auto& d : failure_diagnostics(result)) {
-    if (d.code != "generate.not-generated" && d.code != "validate.finding")
+    if (d.code != codes::generate_not_generated && d.code != codes::validate_finding)
       print_diagnostic(std::cerr, d);
   }
   for (const auto& finding : result.findings) print_message(std::cerr, format_finding(finding));

@@ -3,12 +3,13 @@
 #include "skipped_plugin.hpp"
 
 #include "diagnostic_printer.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 
 namespace zf::cli {
 
 Diagnostic skipped_plugin(const Error& error) {
   Diagnostic d;
-  d.code = "plugin.skipped";
+  d.code = codes::plugin_skipped;
   d.severity = Severity::Warning;
   d.kind = ErrorKind::Plugin;
   // The location stays in the message: the line reads `zeroforge: warning: FILE: error: ...`.

@@ -8,6 +8,7 @@
 #include <map>
 #include <utility>
 
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/error.hpp"
 
 namespace zf::cli {
@@ -81,7 +82,7 @@ VisibleGpus visible_gpus(const std::vector<Gpu>& all, const char* cuda_visible_d
     const Gpu* gpu = named(all, entry);
     if (gpu == nullptr) {
       out.warnings.push_back(probe_warning(
-          "probe.cuda-visible-ignored",
+          codes::probe_cuda_visible_ignored,
           shown + ": '" + entry + "' names no GPU of this machine (nvidia-smi indices 0-" +
               std::to_string(all.back().index) +
               ", or a GPU-UUID prefix naming one GPU), and CUDA ignores it and every entry "
@@ -113,7 +114,7 @@ VisibleGpus visible_gpus(const std::vector<Gpu>& all, const char* cuda_visible_d
   if (by_index && !alike &&
       (cuda_device_order == nullptr || std::string(cuda_device_order) != "PCI_BUS_ID")) {
     out.warnings.push_back(probe_warning(
-        "probe.cuda-visible-order",
+        codes::probe_cuda_visible_order,
         shown +
             " gives indices on a machine with different GPUs: probe reads them as nvidia-smi "
             "numbers its GPUs (by PCI bus), as CUDA does only with CUDA_DEVICE_ORDER=PCI_BUS_ID; "
@@ -154,7 +155,7 @@ std::optional<Diagnostic> mixed_gpus_warning(const std::vector<Gpu>& gpus, bool 
     list += (list.empty() ? "" : ", ") + describe_gpu_kind(kind.first, kind.second, kinds[kind]);
   }
   return probe_warning(
-      "probe.mixed-gpus",
+      codes::probe_mixed_gpus,
       std::string(named_by_variable ? "the GPUs CUDA_VISIBLE_DEVICES names mix: "
                                     : "this machine mixes GPUs: ") +
           list + "; the tier takes the smallest, " + centi_text(centi_gib(smallest_mib, 1024)) +

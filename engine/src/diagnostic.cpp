@@ -6,30 +6,32 @@
 #include <algorithm>
 #include <utility>
 
+#include "zeroforge/diagnostic_codes.hpp"
+
 namespace zf {
 
 std::string_view error_code(ErrorKind kind) noexcept {
   switch (kind) {
     case ErrorKind::Syntax:
-      return "template.syntax";
+      return codes::template_syntax;
     case ErrorKind::Undefined:
-      return "template.undefined";
+      return codes::template_undefined;
     case ErrorKind::Render:
-      return "template.render";
+      return codes::template_render;
     case ErrorKind::Template:
-      return "template.load";
+      return codes::template_load;
     case ErrorKind::Json:
-      return "output.json";
+      return codes::output_json;
     case ErrorKind::Values:
-      return "values.invalid";
+      return codes::values_invalid;
     case ErrorKind::Io:
-      return "io.failed";
+      return codes::io_failed;
     case ErrorKind::Plugin:
-      return "plugin.failed";
+      return codes::plugin_failed;
     case ErrorKind::Usage:
-      return "usage.invalid";
+      return codes::usage_invalid;
   }
-  return "values.invalid";
+  return codes::values_invalid;
 }
 
 const char* severity_name(Severity severity) noexcept {

@@ -7,6 +7,7 @@
 #include "diagnostic_printer.hpp"
 #include "json_convert.hpp"
 #include "zeroforge/diagnostic.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 
 namespace zf::python {
 namespace py = pybind11;
@@ -49,7 +50,7 @@ void raise_error(const Error& error, const std::string& shown, py::dict extra,
   // input, a ValuesError; the kind `json` otherwise means a template's output.
   const std::string code = kwargs.contains("code") ? py::str(kwargs["code"]).cast<std::string>()
                                                    : to_diagnostic(error).code;
-  if (!class_name && code == "json.syntax") class_name = "ValuesError";
+  if (!class_name && code == codes::json_syntax) class_name = "ValuesError";
   py::object cls = errors.attr(class_name ? class_name : error_class_name(error.kind()));
   auto optional = [](const std::string& value) {
     return value.empty() ? py::object(py::none()) : py::object(text(value));

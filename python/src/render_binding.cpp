@@ -16,6 +16,7 @@
 #include "errors.hpp"
 #include "json_convert.hpp"
 #include "zeroforge/diagnostic.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/family.hpp"
 #include "zeroforge/pipeline.hpp"
 
@@ -90,7 +91,7 @@ ConfigRequest config_request(const std::string& template_name, const Inputs& in)
                        "(--no-validate writes it anyway)");
     std::string shown = out.str();
     shown.pop_back();
-    extra["code"] = "validate.finding";  // as failure_diagnostics and docs/cli.md name it
+    extra["code"] = codes::validate_finding;  // as failure_diagnostics and docs/cli.md name it
     Error error = first ? Error(ErrorKind::Values, first->message, first->file, first->pointer)
                         : Error(ErrorKind::Values, "the rendered config has errors");
     raise_error(error, shown, extra, "RefusedError");
@@ -166,7 +167,8 @@ py::dict explain(const std::string& subject, const std::string& config, const In
   }
   // No member chosen: the CLI's error, with the family's configs as notes.
   for (const auto& problem : explanation.problems) {
-    if (problem.code == "explain.choose-config" || problem.code == "explain.no-such-config")
+    if (problem.code == codes::explain_choose_config ||
+        problem.code == codes::explain_no_such_config)
       raise_outcome(Outcome::Failed, {problem}, {});
   }
   py::dict out;

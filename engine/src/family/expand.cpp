@@ -9,6 +9,7 @@
 
 #include "json_members.hpp"
 #include "zeroforge/diagnostic.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/expansion.hpp"
 #include "zeroforge/family_file.hpp"
 #include "zeroforge/sourced_values.hpp"
@@ -323,7 +324,8 @@ Expansion expand_family(Family family, std::vector<Tier> tiers,
   // What the family's axes, tiers and excludes say together: still the family file's own
   // problem (`family.invalid`, as family_file.cpp's).
   auto fail = [&](const std::string& pointer, const std::string& message) {
-    throw CodedError(Error(ErrorKind::Values, message, family.file, pointer), "family.invalid");
+    throw CodedError(Error(ErrorKind::Values, message, family.file, pointer),
+                     codes::family_invalid);
   };
   if (tiers.size() != family.tiers.size())
     fail("/tiers", "internal: tiers do not match the family");

@@ -9,6 +9,7 @@
 
 #include "text_helpers.hpp"
 #include "zeroforge/diagnostic.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/path_text.hpp"
@@ -40,7 +41,7 @@ class FamilyReader {
   // Every problem of the family file itself has one code, so that a script tells a family
   // to fix from the values layered over it (`values.invalid`).
   [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
-    throw CodedError(Error(ErrorKind::Values, message, file_, pointer), "family.invalid");
+    throw CodedError(Error(ErrorKind::Values, message, file_, pointer), codes::family_invalid);
   }
 
   // Every string of the family that names a file or a directory (the template, template_dirs,

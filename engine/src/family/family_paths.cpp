@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "zeroforge/diagnostic.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/family_file.hpp"
 #include "zeroforge/output.hpp"
@@ -46,7 +47,7 @@ std::vector<fs::path> family_template_dirs(const Family& family) {
                 "template directory '" + family.template_dirs[i] + "' is not a directory (" +
                     dir.string() + "; template_dirs are relative to the family file)",
                 family.file, "/template_dirs/" + std::to_string(i)),
-          "family.template-dir");
+          codes::family_template_dir);
     }
     dirs.push_back(std::move(dir));
   }

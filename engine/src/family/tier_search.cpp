@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/family_file.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/tiers.hpp"
@@ -85,7 +86,7 @@ std::vector<std::pair<fs::path, TierOrigin>> tier_files(std::string_view name,
 Diagnostic shadowed_warning(const std::string& name, const ResolvedTier& tier,
                             const TierLookup& lookup) {
   Diagnostic d;
-  d.code = "tier.shadowed";
+  d.code = codes::tier_shadowed;
   d.severity = Severity::Warning;
   d.kind = ErrorKind::Values;
   if (!lookup.family_file.empty()) {
@@ -103,9 +104,9 @@ Diagnostic shadowed_warning(const std::string& name, const ResolvedTier& tier,
 
 CodedError not_found(const std::string& message, const TierLookup& lookup) {
   if (lookup.family_file.empty())
-    return CodedError(Error(ErrorKind::Usage, message), "tier.not-found");
+    return CodedError(Error(ErrorKind::Usage, message), codes::tier_not_found);
   return CodedError(Error(ErrorKind::Values, message, lookup.family_file.string(), lookup.pointer),
-                    "tier.not-found");
+                    codes::tier_not_found);
 }
 
 }  // namespace

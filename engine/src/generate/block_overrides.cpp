@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "zeroforge/diagnostic_codes.hpp"
+
 namespace zf::pipeline {
 
 std::vector<Diagnostic> overridden_block_warnings(const Template& tpl,
@@ -23,7 +25,7 @@ std::vector<Diagnostic> overridden_block_warnings(const Template& tpl,
     if (it == unread.end() || !warned.insert(set.name).second) continue;
     const OverriddenBlock& block = *it->second;
     Diagnostic warning;
-    warning.code = "values.overridden-block";
+    warning.code = codes::values_overridden_block;
     warning.severity = Severity::Warning;
     warning.where.file = set.label;
     warning.message = set.name + " is set, but only block '" + block.block + "' of " +

@@ -4,6 +4,7 @@
 
 #include "fit_assumptions.hpp"
 #include "remark.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/output.hpp"
 
 namespace zf::pipeline {
@@ -85,7 +86,7 @@ std::optional<ConfigMaker::Member> ConfigMaker::prepare(ConfigJob& job,
   } catch (const Error& error) {
     if (error.kind() != ErrorKind::Values)
       throw RenderFailure{error, job.index, "naming the file of"};
-    job.problems.push_back(to_diagnostic(error, "output.path"));
+    job.problems.push_back(to_diagnostic(error, codes::output_path));
     return std::nullopt;
   }
   member.entry.tier = tier;
@@ -164,8 +165,8 @@ bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Member
     SourcedValues sources = expansion_.values(variant);
     prepare::prepare_sourced(sources, checks_, member.context);  // the hooks' values too
     for (const auto& problem : plan.problems)
-      job.problems.push_back(
-          to_diagnostic(sources.error_at(problem.pointer, problem.message), "companion.values"));
+      job.problems.push_back(to_diagnostic(sources.error_at(problem.pointer, problem.message),
+                                           codes::companion_values));
     job.made = false;
     return false;
   }
@@ -175,12 +176,12 @@ bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Member
     for (const auto& warning : plan.warnings) {
       Diagnostic d;
       if (warning.pointer.empty()) {
-        d = remark("companion.slurm-cpus", Severity::Warning, warning.message);
+        d = remark(codes::companion_slurm_cpus, Severity::Warning, warning.message);
         d.kind = ErrorKind::Values;
         if (tier != nullptr) d.where.file = tier->file;
       } else {
         d = to_diagnostic(sources.error_at(warning.pointer, warning.message),
-                          "companion.slurm-cpus");
+                          codes::companion_slurm_cpus);
       }
       d.severity = Severity::Warning;
       job.warnings.push_back(std::move(d));
@@ -190,7 +191,7 @@ bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Member
     try {
       check_output_path(path, expansion_.family());
     } catch (const Error& error) {
-      job.problems.push_back(to_diagnostic(error, "output.path"));
+      job.problems.push_back(to_diagnostic(error, codes::output_path));
       job.made = false;
       return false;
     }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/generate.hpp"
 #include "zeroforge/validator.hpp"
 
@@ -13,7 +14,7 @@ namespace {
 // The closing line after values problems, refusals or validator errors.
 Diagnostic not_generated(std::string message) {
   Diagnostic d;
-  d.code = "generate.not-generated";
+  d.code = codes::generate_not_generated;
   d.kind = ErrorKind::Values;
   d.message = std::move(message);
   return d;
@@ -33,7 +34,7 @@ Diagnostic shown(const VariantProblem& problem) {
 // A validator finding, in format_finding's shape: `FILE: /pointer: error [rule-id]: message`.
 Diagnostic finding_diagnostic(const Finding& finding) {
   Diagnostic d;
-  d.code = "validate.finding";
+  d.code = codes::validate_finding;
   d.severity = finding.severity;
   d.kind = ErrorKind::Values;
   d.message = finding.message;
@@ -51,7 +52,7 @@ std::vector<Diagnostic> failure_diagnostics(const GenerateResult& result) {
   if (result.failure) {
     out.push_back(result.failure->diagnostic);
     Diagnostic note;
-    note.code = "generate.variant";
+    note.code = codes::generate_variant;
     note.severity = Severity::Note;
     note.kind = result.failure->diagnostic.kind;
     note.message = "while " + result.failure->doing + " variant '" + result.failure->variant +

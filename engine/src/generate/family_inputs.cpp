@@ -7,6 +7,7 @@
 #include "deepspeed/world_size.hpp"
 #include "generate/block_overrides.hpp"
 #include "template/analyzer.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/values.hpp"
 
@@ -162,7 +163,7 @@ FamilySetup load_family_setup(const GenerateRequest& request, const DiagnosticSi
   if (!setup.environment->resolve(family.template_name)) {
     throw CodedError(Error(ErrorKind::Values, template_not_found(family, *setup.environment),
                            family.file, "/template"),
-                     "template.load");
+                     codes::template_load);
   }
   setup.template_ = setup.environment->load(family.template_name);
   TemplateDefaults defaults =
@@ -181,7 +182,7 @@ FamilySetup load_family_setup(const GenerateRequest& request, const DiagnosticSi
     for (const Tier& tier : tiers) {
       std::vector<Error> problems = check_tier_keys(tier.values, tier.file, read_names);
       // The first stops the run, as any input that cannot be read does.
-      if (!problems.empty()) throw CodedError(problems.front(), "tier.unknown-key");
+      if (!problems.empty()) throw CodedError(problems.front(), codes::tier_unknown_key);
     }
   }
 
@@ -198,7 +199,7 @@ FamilySetup load_family_setup(const GenerateRequest& request, const DiagnosticSi
       throw CodedError(
           Error(ErrorKind::Values,
                 std::string("values must be an object, got ") + values.type_name(), label, "/"),
-          "values.not-object");
+          codes::values_not_object);
     overrides.push_back(Layer{LayerSource{LayerKind::ValuesFile, label}, values, label, "", ""});
   }
   for (const auto& set : request.sets) {

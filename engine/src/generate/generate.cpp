@@ -22,6 +22,7 @@
 #include "output_dir.hpp"
 #include "problem_log.hpp"
 #include "remark.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/expansion.hpp"
 #include "zeroforge/family_file.hpp"
 #include "zeroforge/manifest.hpp"
@@ -59,7 +60,7 @@ void report_shared_paths(ManifestSpool& manifest, const Expansion& expansion,
                                            expansion.describe(expansion.variant(last_variant)) +
                                            "': make the output pattern tell them apart",
                                        expansion.family().file, "/output"),
-                                 "output.shared-path"),
+                                 codes::output_shared_path),
                    expansion.describe(expansion.variant(variant)));
       return;
     }
@@ -112,14 +113,14 @@ void compare_with_dir(const DriftCheck& drift, ManifestSpool& manifest,
        it.increment(ec)) {
     if (it->path().filename().string().starts_with(prefix)) {
       messages(remark(
-          "generate.check-staging", Severity::Note,
+          codes::generate_check_staging, Severity::Note,
           it->path().string() + " is the staging of a killed run; the next generate removes it"));
     }
   }
   if (!fs::exists(request.output_dir / "manifest.json")) {
     // Not an output directory of zeroforge (or not yet): its other files are not looked
     // for, so that `--check -o /` does not walk the file system.
-    messages(remark("generate.check-no-manifest", Severity::Note,
+    messages(remark(codes::generate_check_no_manifest, Severity::Note,
                     dir + " has no manifest.json; files the family does not write are not "
                           "listed"));
   } else {
@@ -160,7 +161,7 @@ std::unique_ptr<CompanionWriter> make_companion_writer(const GenerateRequest& re
         family.template_name + "' has none";
     if (request.companions) throw Error(ErrorKind::Usage, "generate: --companions: " + why);
     throw CodedError(Error(ErrorKind::Values, why, family.file, "/companions"),
-                     "companion.no-contract");
+                     codes::companion_no_contract);
   }
   return std::make_unique<CompanionWriter>(*setup.environment, kinds);
 }

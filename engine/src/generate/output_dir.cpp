@@ -19,6 +19,7 @@
 
 #include "io/write_all.hpp"
 #include "remark.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 
@@ -237,7 +238,7 @@ StagedOutput::StagedOutput(fs::path dir, Messages messages, bool list_unchanged)
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     if (messages_)
       messages_(
-          remark("generate.waiting", Severity::Note,
+          remark(codes::generate_waiting, Severity::Note,
                  "waiting for another zeroforge generate into " + parent.string() + " to finish"));
     while (::flock(lock_fd_, LOCK_EX) != 0) {
       if (errno != EINTR) fail_io("cannot lock", parent);
@@ -255,7 +256,7 @@ StagedOutput::StagedOutput(fs::path dir, Messages messages, bool list_unchanged)
   }
   if (stale > 0) {
     if (messages_)
-      messages_(remark("generate.stale-staging", Severity::Note,
+      messages_(remark(codes::generate_stale_staging, Severity::Note,
                        "removed " + std::to_string(stale) + " staging director" +
                            (stale == 1 ? "y" : "ies") + " of " + dir.string() +
                            " left by killed runs"));
@@ -454,7 +455,7 @@ void StagedOutput::commit(const std::function<void(const Sink&)>& write_manifest
     fail_io("cannot replace", dir_);
   const int why = errno;  // before anything else can change it
   if (messages_)
-    messages_(remark("output.not-atomic", Severity::Warning,
+    messages_(remark(codes::output_not_atomic, Severity::Warning,
                      dir_.string() + " cannot be replaced at once (" + std::strerror(why) +
                          ": a mount point, or a file system without RENAME_EXCHANGE); its "
                          "files are replaced one by one, and a run killed meanwhile leaves a "

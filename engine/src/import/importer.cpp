@@ -21,6 +21,7 @@
 #include "text_helpers.hpp"
 #include "zeroforge/deepspeed_contract.hpp"
 #include "zeroforge/diagnostic.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/environment.hpp"
 #include "zeroforge/expansion.hpp"
 #include "zeroforge/family_file.hpp"
@@ -331,7 +332,7 @@ void check_family_limits(const Json& family, const std::vector<ImportedConfig>& 
                   " levels zeroforge reads JSON to, so generate could not read the family: "
                   "flatten the value, or import this config without it",
               config.file, to_pointer(inside)),
-        "import.limit");
+        codes::import_limit);
   }
   const std::uint64_t limit = max_input_bytes();
   const std::size_t size = to_json_text(family).size();
@@ -357,7 +358,7 @@ void check_family_limits(const Json& family, const std::vector<ImportedConfig>& 
                   "could not read it; its largest member, for this config, is " +
                   mib(largest_size) + ": import the configs into several families",
               configs.at(largest).file, ""),
-        "import.limit");
+        codes::import_limit);
   }
 }
 

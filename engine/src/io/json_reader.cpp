@@ -17,6 +17,7 @@
 #include "source_position.hpp"
 #include "text_helpers.hpp"
 #include "zeroforge/diagnostic.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 
@@ -49,7 +50,7 @@ class Reader {
     throw CodedError(
         Error(ErrorKind::Json, message, Location{name_, line, column})
             .located(Location{name_, line, column}, std::string(detail::line_text(text_, offset))),
-        "json.syntax");
+        codes::json_syntax);
   }
 
   std::string describe_here() const {

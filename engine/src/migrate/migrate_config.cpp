@@ -8,6 +8,7 @@
 #include "deepspeed/release.hpp"
 #include "deepspeed/rules.hpp"
 #include "migrate/rewriter.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/migrate.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/validator.hpp"
@@ -60,7 +61,7 @@ void refuse_source(ConfigMigration& m, const std::vector<Finding>& findings,
                    const std::string& why) {
   for (const Finding& f : findings) {
     if (f.severity != Severity::Error) continue;
-    m.refusals.push_back(refusal(m.file, "migrate.invalid-source", f.pointer,
+    m.refusals.push_back(refusal(m.file, codes::migrate_invalid_source, f.pointer,
                                  why + ": [" + f.rule + "] " + f.message));
   }
 }
@@ -144,7 +145,7 @@ ConfigMigration migrate_config(std::string_view text, const std::string& file,
   if (unpinned) findings = validate_config(config, at_target, file);
   for (const Finding& f : findings) {
     if (f.severity != Severity::Error) continue;
-    m.refusals.push_back(refusal(file, "migrate.target-refuses", f.pointer,
+    m.refusals.push_back(refusal(file, codes::migrate_target_refuses, f.pointer,
                                  "DeepSpeed " + m.from + " accepts the input, DeepSpeed " + m.to +
                                      " refuses it after " + std::to_string(rewriter.notes.size()) +
                                      " rewrite" + (rewriter.notes.size() == 1 ? "" : "s") + " ([" +

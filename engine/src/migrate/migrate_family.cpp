@@ -13,6 +13,7 @@
 #include "deepspeed/release.hpp"
 #include "migrate/rewriter.hpp"
 #include "zeroforge/deepspeed_release.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/family_file.hpp"
 #include "zeroforge/generate.hpp"
 #include "zeroforge/migrate.hpp"
@@ -85,7 +86,7 @@ FamilyMigration migrate_family(const fs::path& family_file, const fs::path& dest
   const Json old_version = pinned != nullptr ? *pinned : Json();
   if (old_version != Json(m.to)) {
     rewriter.notes.push_back(MigrationNote{
-        m.file, "migrate.version", "/values/deepspeed_version",
+        m.file, codes::migrate_version, "/values/deepspeed_version",
         pinned != nullptr ? "/values/deepspeed_version" : "", old_version,
         "/values/deepspeed_version", m.to,
         "the family's pinned release: generate, render and validate judge its configs by it, "
@@ -135,14 +136,14 @@ FamilyMigration migrate_family(const fs::path& family_file, const fs::path& dest
     const GenerateResult result = generate(request);
     if (result.outcome != Outcome::Done) {
       for (Diagnostic d : failure_diagnostics(result)) {
-        if (d.code == "generate.not-generated") continue;  // migrate says that itself
+        if (d.code == codes::generate_not_generated) continue;  // migrate says that itself
         replace_all(d.message, request.family, m.file);
         if (d.where.file == request.family) d.where.file = m.file;
         m.refusals.push_back(std::move(d));
       }
       if (m.refusals.empty()) {
         Diagnostic d;
-        d.code = "migrate.target-refuses";
+        d.code = codes::migrate_target_refuses;
         d.message = "generate does not make the migrated family";
         d.where.file = m.file;
         m.refusals.push_back(std::move(d));

@@ -13,6 +13,7 @@
 #include "deepspeed/release.hpp"
 #include "deepspeed/rules.hpp"
 #include "migrate/key_moves.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 
 namespace zf::migrate {
 
@@ -144,13 +145,13 @@ void Rewriter::apply_moves(Json& config, const std::string& prefix) {
     const Json old_value = *it;
     if (move.map == ValueMap::NoEffect) {
       parent->erase(old_key);
-      note("migrate.renamed", here, here, old_value, "", nullptr, reason);
+      note(codes::migrate_renamed, here, here, old_value, "", nullptr, reason);
       continue;
     }
     Json new_value = old_value;
     if (move.map == ValueMap::CpuDeviceIfTrue) {
       if (!old_value.is_boolean()) {
-        refuse("migrate.no-equivalent", here,
+        refuse(codes::migrate_no_equivalent, here,
                "\"" + old_key + "\" is " + deepspeed::show(old_value) +
                    ", not true or false: it has no equivalent in " + std::string(new_pointer) +
                    " (" + std::string(move.change) + ")");
@@ -163,11 +164,11 @@ void Rewriter::apply_moves(Json& config, const std::string& prefix) {
     if (auto existing = parent->find(new_key); existing != parent->end()) {
       if (*existing == new_value || new_value.is_null()) {
         parent->erase(old_key);
-        note("migrate.renamed", here, here, old_value, there, *existing,
+        note(codes::migrate_renamed, here, here, old_value, there, *existing,
              reason + "; \"" + new_key + "\" already says it");
         continue;
       }
-      refuse("migrate.conflict", here,
+      refuse(codes::migrate_conflict, here,
              "both \"" + old_key + "\" (" + deepspeed::show(old_value) + ") and \"" + new_key +
                  "\" (" + deepspeed::show(*existing) + ") are set, and " + release(to_) +
                  " reads only \"" + new_key + "\": keep the one you mean (" + reason + ")");
@@ -175,11 +176,11 @@ void Rewriter::apply_moves(Json& config, const std::string& prefix) {
     }
     if (new_value.is_null()) {  // cpu_offload: false is no offload, as leaving it out is
       parent->erase(old_key);
-      note("migrate.renamed", here, here, old_value, "", nullptr, reason);
+      note(codes::migrate_renamed, here, here, old_value, "", nullptr, reason);
       continue;
     }
     replace_member(*parent, old_key, new_key, new_value);
-    note("migrate.renamed", here, here, old_value, there, new_value, reason);
+    note(codes::migrate_renamed, here, here, old_value, there, new_value, reason);
   }
 }
 
@@ -205,7 +206,7 @@ void Rewriter::walk(Json& section, const NodeFacts& facts, const std::string& po
       if (!source_strict && target_strict) {
         // Ignored where it was written; the target's model refuses it.
         std::string why = removed_why(facts, key);
-        note("migrate.misplaced", here, here, child, "", nullptr,
+        note(codes::migrate_misplaced, here, here, child, "", nullptr,
              release(from_) + " ignores \"" + key + "\" " + in_where +
                  (source_reads ? " (it reads " + where + " as a plain dict), "
                                : " (it does not read " + where + " at all), ") +
@@ -222,10 +223,10 @@ void Rewriter::walk(Json& section, const NodeFacts& facts, const std::string& po
                            (why.empty() ? "" : " (" + why + ")") + "; it is a key of DeepSpeed " +
                            deepspeed::releases_text(*node);
       if (drop_unknown_) {
-        note("migrate.dropped", here, here, child, "", nullptr, reason);
+        note(codes::migrate_dropped, here, here, child, "", nullptr, reason);
         continue;
       }
-      refuse("migrate.unknown-key", here,
+      refuse(codes::migrate_unknown_key, here,
              reason + ": no equivalent; remove it, or pass --drop-unknown to drop it");
       out[key] = std::move(child);
       continue;
@@ -259,14 +260,14 @@ void Rewriter::check_integer(Json& value, const NodeFacts& node, bool source_str
   if (source_strict && !deepspeed::feature_at("check:pydantic-2", from_)) {
     // pydantic 1's int() truncates toward zero: the value the source ran with.
     const Json integer = static_cast<long long>(std::trunc(value.get<double>()));
-    note("migrate.integer", pointer, pointer, value, pointer, integer,
+    note(codes::migrate_integer, pointer, pointer, value, pointer, integer,
          release(from_) + " (pydantic 1) truncates a float given for an integer, " + release(to_) +
              " (pydantic 2, since DeepSpeed 0.15.0) refuses a float that is not a whole number");
     value = integer;
     return;
   }
   if (!source_strict) {
-    refuse("migrate.no-equivalent", pointer,
+    refuse(codes::migrate_no_equivalent, pointer,
            release(from_) + " uses " + deepspeed::show(value) +
                " as written (its section is a plain dict there), " + release(to_) +
                " validates it strictly and needs an integer: no integer means the same; "
@@ -322,7 +323,7 @@ void Rewriter::pin_section(Json& section, const NodeFacts& facts, const std::str
     if (auto era = era_between(*node, from_, to_)) {
       when = " (changed in DeepSpeed " + std::string(deepspeed::version_of(*era)) + ")";
     }
-    note("migrate.default", here, "", nullptr, here, value,
+    note(codes::migrate_default, here, "", nullptr, here, value,
          "the default of " + here + " is " + std::string(*source_default) + " in " +
              release(from_) + " and " +
              (target_default ? std::string(*target_default) : std::string("none")) + " in " +
@@ -333,7 +334,7 @@ void Rewriter::pin_section(Json& section, const NodeFacts& facts, const std::str
 
 bool Rewriter::unpin(Json& config, const std::string& pointer) {
   for (auto it = notes.begin(); it != notes.end(); ++it) {
-    if (it->code != "migrate.default" || it->new_pointer != pointer) continue;
+    if (it->code != codes::migrate_default || it->new_pointer != pointer) continue;
     const auto [parent_pointer, key] = split_last(pointer);
     if (Json* parent = object_at(config, parent_pointer)) parent->erase(std::string(key));
     notes.erase(it);

@@ -7,6 +7,7 @@
 
 #include "generate/family_inputs.hpp"
 #include "prepare/prepare_config.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/pipeline.hpp"
 
@@ -104,7 +105,7 @@ Explanation explain_family_config(const GenerateRequest& request, const std::str
     try {
       path = check_output_path(path, family);
     } catch (const Error& error) {
-      throw CodedError(error, "output.path");  // as generate reports it
+      throw CodedError(error, codes::output_path);  // as generate reports it
     }
     if (path == config || (config.empty() && expansion.size() == 1)) {
       if (chosen) {
@@ -116,7 +117,7 @@ Explanation explain_family_config(const GenerateRequest& request, const std::str
                       "\", the same output path as variant '" + expansion.describe(*chosen) +
                       "': make the output pattern tell them apart",
                   family.file, "/output"),
-            "output.shared-path");
+            codes::output_shared_path);
       }
       chosen_values = values ? std::move(values) : expansion.values(variant);
       prepared = variant_prepared
@@ -129,7 +130,7 @@ Explanation explain_family_config(const GenerateRequest& request, const std::str
   Explanation out;
   if (!chosen) {
     Diagnostic d;
-    d.code = config.empty() ? "explain.choose-config" : "explain.no-such-config";
+    d.code = config.empty() ? codes::explain_choose_config : codes::explain_no_such_config;
     d.kind = ErrorKind::Usage;
     d.message =
         config.empty()

@@ -7,6 +7,7 @@
 
 #include "generate/block_overrides.hpp"
 #include "prepare/prepare_config.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/pipeline.hpp"
 
 namespace zf {
@@ -31,7 +32,7 @@ void warn_unread(const Template& tpl, const LayeredValues& values,
     if (std::find(warned.begin(), warned.end(), top) != warned.end()) continue;
     warned.push_back(top);
     Diagnostic d;
-    d.code = "values.unread";
+    d.code = codes::values_unread;
     d.severity = Severity::Warning;
     d.where.file = source.label;
     d.message = top + " is set but " + tpl.name() + " never reads it (a typo? `zeroforge explain " +
@@ -67,7 +68,7 @@ PreparedValues prepare_values(ConfigSession& session) {
     Json tier_values = load_tier_file(tier);
     // A tier's keys: the contract's, or what this template reads (a team's own values).
     for (const auto& problem : check_tier_keys(tier_values, tier.string(), names_read(tpl)))
-      out.problems.push_back(to_diagnostic(problem, "tier.unknown-key"));
+      out.problems.push_back(to_diagnostic(problem, codes::tier_unknown_key));
     if (!out.problems.empty()) {
       out.messages = session.take_plugin_messages();
       out.layered = false;
@@ -82,7 +83,7 @@ PreparedValues prepare_values(ConfigSession& session) {
       throw CodedError(
           Error(ErrorKind::Values,
                 std::string("values must be an object, got ") + object.type_name(), label, "/"),
-          "values.not-object");
+          codes::values_not_object);
     values.apply({LayerKind::ValuesFile, label}, object);
   }
   for (const auto& set : request.sets)

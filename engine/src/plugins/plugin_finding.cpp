@@ -3,13 +3,14 @@
 // report print refusals through it), and a logged plugin message as `plugin.message`. Here
 // beside the plugin host, so that generate, below the pipeline steps, reads them without
 // reading those steps.
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/plugin_host.hpp"
 
 namespace zf {
 
 Diagnostic to_diagnostic(const PluginFinding& finding, const std::string& subject) {
   Diagnostic d;
-  d.code = "plugin.refused";
+  d.code = codes::plugin_refused;
   d.kind = ErrorKind::Plugin;
   d.reporter = finding.plugin;
   d.message = finding.message;
@@ -32,7 +33,7 @@ std::optional<Diagnostic> plugin_message_diagnostic(const PluginMessage& message
     d.message = message.text;
     return d;
   }
-  d.code = "plugin.message";
+  d.code = codes::plugin_message;
   d.kind = ErrorKind::Plugin;
   d.message = "plugin '" + message.plugin + "': " + message.text;
   return d;

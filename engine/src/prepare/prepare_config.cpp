@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/validator.hpp"
 
 namespace zf::prepare {
@@ -65,10 +66,11 @@ template <typename Place>
 void check_merged(const Json& merged, const SourcedValues* sources, const Checks& checks,
                   Place&& place, PreparedConfig& out) {
   if (checks.pins != nullptr)
-    add_problems(check_pinned_values(*checks.pins, merged, sources), "values.pinned", place, out);
+    add_problems(check_pinned_values(*checks.pins, merged, sources), codes::values_pinned, place,
+                 out);
   if (checks.deepspeed) {
     ContractCheck check = check_deepspeed_values(merged, sources);
-    add_problems(check.problems, "values.contract", place, out);
+    add_problems(check.problems, codes::values_contract, place, out);
     take_facts(std::move(check), out);
   } else {
     out.validate = validate_options_from_values(merged);
@@ -101,7 +103,7 @@ std::optional<Diagnostic> replaced_note(const ValuesHookResult::Replacement& cha
                 " (a plugin's value wins over the family's and the tier's; --set and --values "
                 "win over a plugin's)",
             std::move(file), std::move(pointer)),
-      "values.plugin-replaced");
+      codes::values_plugin_replaced);
   d.severity = Severity::Note;
   return d;
 }
@@ -155,10 +157,11 @@ PreparedConfig prepare_two_layers(const VariantValues::Layers& values, const Che
   const ValueDict& top = values.top;
   const ValueDict& base = values.base->as_dict();
   if (checks.pins != nullptr)
-    add_problems(check_pinned_values(*checks.pins, top, base), "values.pinned", as_placed, out);
+    add_problems(check_pinned_values(*checks.pins, top, base), codes::values_pinned, as_placed,
+                 out);
   if (checks.deepspeed) {
     ContractCheck check = check_deepspeed_values(top, base);
-    add_problems(check.problems, "values.contract", as_placed, out);
+    add_problems(check.problems, codes::values_contract, as_placed, out);
     take_facts(std::move(check), out);
   } else {
     out.validate = validate_options_from_values(values.merged().to_json());

@@ -11,6 +11,7 @@
 #include "report/html_text.hpp"
 #include "report/report_page.hpp"
 #include "report/report_view.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/family_file.hpp"
 #include "zeroforge/output.hpp"
@@ -47,7 +48,7 @@ void note_inside(const fs::path& file, const GenerateRequest& request,
                  std::vector<Diagnostic>* messages) {
   if (!inside(file, request.output_dir)) return;
   Diagnostic note = pipeline::remark(
-      "report.inside-output", Severity::Note,
+      codes::report_inside_output, Severity::Note,
       "the report " + file.string() + " is inside " + request.output_dir.string() +
           ", where generate --check counts it as an extra file; write it beside the "
           "directory to avoid that");
@@ -62,7 +63,7 @@ void note_inside(const fs::path& file, const GenerateRequest& request,
 
 Diagnostic baseline_warning(const ManifestBaseline& baseline) {
   // The manifest is replaced anyway: a warning of its own, naming the parser's error inside.
-  Diagnostic d = pipeline::remark("report.baseline", Severity::Warning,
+  Diagnostic d = pipeline::remark(codes::report_baseline, Severity::Warning,
                                   baseline.problem + " (no changes are marked)");
   d.kind = ErrorKind::Json;
   return d;
@@ -70,7 +71,7 @@ Diagnostic baseline_warning(const ManifestBaseline& baseline) {
 
 Diagnostic report_variant_note(const GenerateResult& result) {
   const VariantFailure& failure = *result.failure;
-  Diagnostic d = pipeline::remark("report.variant", Severity::Note,
+  Diagnostic d = pipeline::remark(codes::report_variant, Severity::Note,
                                   "while " + failure.doing + " variant '" + failure.variant +
                                       "' of " + result.family_file + "; no report was written");
   d.kind = failure.diagnostic.kind;
@@ -85,7 +86,7 @@ Diagnostic not_reported_error(const GenerateResult& result) {
           : "the validator found errors in its configs (--no-validate "
             "reports them anyway)";
   Diagnostic d = pipeline::remark(
-      "report.not-reported", Severity::Error,
+      codes::report_not_reported, Severity::Error,
       "family '" + result.family_name + "' not reported: " + why + "; no report was written");
   d.kind = ErrorKind::Values;  // as generate.not-generated
   return d;
