@@ -220,7 +220,10 @@ class Generation {
     if (!judge()) return std::move(result_);
     // And a depfile that cannot name an input or a file of the set, before DIR changes.
     if (request_.depfile) {
+      // The files this run makes: another tier's (`--tier`) are no output of it, so a build
+      // system does not rerun it for a hand edit it would leave as it is.
       manifest_->merge([&](const SpoolEntry& entry) {
+        if (entry.tag & kKeptTag) return;
         result_.outputs.push_back(request_.output_dir / std::string(entry.path));
       });
       depfile_text(result_.manifest.string(), result_);

@@ -124,7 +124,9 @@ void read_other_tiers(const fs::path& manifest, const Family& family,
     if (tier_index == family.tiers.size()) {
       refuse(at + "/tier", "lists a config of tier \"" + tier_name + "\", which " +
                                family_named(family) + " does not have (its tiers: " +
-                               tier_list(family) + ")" + whole + " and remove it");
+                               tier_list(family) +
+                               "); generate the whole family (without --tier) to remove its "
+                               "configs");
     }
     std::vector<std::string> companions;
     if (auto it = entry.find("companions"); it != entry.end()) {
