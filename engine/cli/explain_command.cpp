@@ -74,6 +74,45 @@ Json rows_to_json(const std::vector<ExplainedValue>& rows) {
   return out;
 }
 
+// The output hooks' layer: each field they changed in the rendered config, the value after them
+// (or `removed`), the plugin, and what the template had rendered there.
+void print_output_hooks(std::ostream& out, const std::vector<OutputHookChange>& changes) {
+  std::vector<std::string> lefts;
+  std::size_t width = 0;
+  for (const auto& change : changes) {
+    lefts.push_back(change.name + (change.value ? " = " + one_line(to_json_text(*change.value))
+                                                : std::string(" removed")));
+    width = std::max(width, lefts.back().size());
+  }
+  width = std::min<std::size_t>(width, 56);
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    std::string left = lefts[i];
+    if (left.size() < width) left.resize(width, ' ');
+    const auto& rendered = changes[i].rendered;
+    print_message(out, "  " + left + "  output hook: " + changes[i].source +
+                           (rendered ? " (the template wrote " +
+                                           one_line(to_json_text(*rendered)) + ")"
+                                     : std::string(" (the template wrote nothing there)")));
+  }
+}
+
+Json output_hooks_to_json(const std::vector<OutputHookChange>& changes) {
+  Json out = Json::array();
+  auto shown = [](const Json& value, const std::string& name) {
+    return parse_json_text(one_line(to_json_text(value)), name, JsonNumbers::AsWritten);
+  };
+  for (const auto& change : changes) {
+    Json row = {{"name", change.name}};
+    if (change.value) row["value"] = shown(*change.value, change.name);
+    row["removed"] = !change.value;
+    row["layer"] = "output hook";
+    row["source"] = change.source;
+    if (change.rendered) row["rendered"] = shown(*change.rendered, change.name);
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 // Prints `explanation` (stdout), then its problems and refusals (stderr); the exit code.
 int print_explanation(const ExplainOptions& opt, const Explanation& explanation) {
   const DeepSpeedFacts* facts = explanation.derived ? &*explanation.derived : nullptr;
@@ -84,6 +123,7 @@ int print_explanation(const ExplainOptions& opt, const Explanation& explanation)
                              ? Json(nullptr)
                              : Json{{"name", explanation.tier}, {"file", explanation.tier_file}}},
                 {"values", rows_to_json(explanation.values)},
+                {"output_hooks", output_hooks_to_json(explanation.output_hooks)},
                 {"unused", rows_to_json(explanation.unused)},
                 {"for_plugins", rows_to_json(explanation.for_plugins)},
                 {"for_validator", rows_to_json(explanation.for_validator)},
@@ -103,6 +143,11 @@ int print_explanation(const ExplainOptions& opt, const Explanation& explanation)
     print_message(std::cout, "values " + explanation.template_name +
                                  " reads (value, then the layer that set it):");
     print_rows(std::cout, explanation.values);
+    if (!explanation.output_hooks.empty()) {
+      print_message(std::cout,
+                    "changed in the rendered config by output hooks (over every layer above):");
+      print_output_hooks(std::cout, explanation.output_hooks);
+    }
     if (facts) {
       print_message(std::cout, "derived:");
       print_message(

@@ -42,7 +42,17 @@ struct GenerateOptions {
   bool quiet = false;
   long long jobs = 0;
   std::string companions;  // --companions, as given
+  std::vector<std::string> tiers;  // --tier, as given
 };
+
+// "tier medium", "tiers small, medium": what a --tier run made, for the summary lines; ""
+// without --tier.
+std::string tiers_made(const GenerateOptions& opt, const GenerateResult& result) {
+  if (opt.tiers.empty()) return "";
+  std::string names;
+  for (const auto& tier : result.tiers) names += (names.empty() ? "" : ", ") + tier;
+  return (result.tiers.size() == 1 ? "tier " : "tiers ") + names;
+}
 
 // `--companions a,b` (or `none`): the kinds, in the order given; the library checks them.
 std::vector<std::string> companion_list(const std::string& text) {
@@ -68,7 +78,8 @@ int print_help(const po::options_description& options) {
       << "Generates every config of a family (a family file, or the name of one in\n"
          "presets/families/) into DIR, plus DIR/manifest.json. Nothing is written when any\n"
          "config fails. With --check, writes nothing and exits 1 naming every file under DIR\n"
-         "that is missing, changed or extra.\n\n"
+         "that is missing, changed or extra. With --tier, only those tiers: the others'\n"
+         "files and manifest entries are kept as DIR has them.\n\n"
       << options << '\n';
   return kSuccess;
 }
@@ -98,7 +109,8 @@ void print_text(const GenerateOptions& opt, const GenerateResult& result) {
     }
     if (exit_code_of(result.outcome) != 0) {
       print_message(std::cerr,
-                    "zeroforge: " + dir + " differs from family '" + result.family_name + "' (" +
+                    "zeroforge: " + dir + " differs from family '" + result.family_name + "'" +
+                        (opt.tiers.empty() ? "" : ", " + tiers_made(opt, result)) + " (" +
                         std::to_string(result.missing) + " missing, " +
                         std::to_string(result.changed) + " changed, " +
                         std::to_string(result.extra) +
@@ -113,7 +125,8 @@ void print_text(const GenerateOptions& opt, const GenerateResult& result) {
                         (result.companions > 0
                              ? " and " + std::to_string(result.companions) + " companion files"
                              : "") +
-                        " of family '" + result.family_name + "')");
+                        " of family '" + result.family_name + "'" +
+                        (opt.tiers.empty() ? "" : ", " + tiers_made(opt, result)) + ")");
     }
     return;
   }
@@ -123,7 +136,13 @@ void print_text(const GenerateOptions& opt, const GenerateResult& result) {
                       (result.companions > 0
                            ? " and " + std::to_string(result.companions) + " companion files"
                            : "") +
-                      " of family '" + result.family_name + "' to " + dir +
+                      " of family '" + result.family_name + "'" +
+                      (opt.tiers.empty() ? ""
+                                         : " (" + tiers_made(opt, result) + "; " +
+                                               std::to_string(result.kept) + " config" +
+                                               (result.kept == 1 ? "" : "s") +
+                                               " of the other tiers kept)") +
+                      " to " + dir +
                       " (index: " + result.manifest.string() + ")");
   }
 }
@@ -145,7 +164,9 @@ Json summary_json(const GenerateOptions& opt, const GenerateResult& result,
               {"check", opt.check},
               {"exit_code", exit_code_of(result.outcome)},
               {"configs", result.configs},
-              {"companions", result.companions}};
+              {"companions", result.companions},
+              {"tiers", result.tiers},
+              {"kept", result.kept}};
   auto list = [&](FileChange change) {
     Json paths = Json::array();
     for (const auto& file : result.files)
@@ -218,7 +239,10 @@ int run_generate(const std::vector<std::string>& args) {
       "text (default), or json: a summary on stdout (configs, written, unchanged, removed, "
       "findings, manifest)")("quiet,q", po::bool_switch(&opt.quiet),
                              "print nothing when the run succeeds (errors are still printed)")(
-      "companions", po::value(&opt.companions), companions_help().c_str());
+      "companions", po::value(&opt.companions), companions_help().c_str())(
+      "tier", po::value(&opt.tiers)->composing(),
+      "NAME: make only this tier of the family (repeatable); the other tiers' files and manifest "
+      "entries stay as they are, and --check compares only this tier's files");
   add_validation_options(options, opt.validation,
                          "write configs even when the validator finds errors in them");
   add_template_options(options, opt.inputs);
@@ -265,6 +289,7 @@ int run_generate(const std::vector<std::string>& args) {
   request.list_files = opt.format == "json";
   request.depfile = !opt.depfile.empty();
   if (vm.count("companions")) request.companions = companion_list(opt.companions);
+  request.tiers = opt.tiers;
   // Notes and warnings as they happen; with --quiet only once the run has failed.
   std::vector<Diagnostic> held;
   std::vector<Diagnostic> said;  // every one, for --format json

@@ -59,6 +59,10 @@ py::dict summary(const GenerateRequest& request, const GenerateResult& result,
                                                          : 1;
   out["configs"] = result.configs;
   out["companions"] = result.companions;
+  py::list tiers;
+  for (const auto& tier : result.tiers) tiers.append(text(tier));
+  out["tiers"] = tiers;
+  out["kept"] = result.kept;
   for (FileChange change : {FileChange::Written, FileChange::Unchanged, FileChange::Removed,
                             FileChange::Missing, FileChange::Changed, FileChange::Extra}) {
     py::list paths;
@@ -90,7 +94,7 @@ py::dict generate_family(const std::string& family, const fs::path& output_dir,
                          const std::vector<fs::path>& plugin_dirs,
                          const std::vector<std::string>& plugin_options, bool check, unsigned jobs,
                          std::optional<std::vector<std::string>> companions,
-                         const std::string& validation, bool trim_blocks, bool lstrip_blocks,
+                         const std::vector<std::string>& tiers, const std::string& validation, bool trim_blocks, bool lstrip_blocks,
                          const fs::path& data_dir, const fs::path& plugin_dir) {
   GenerateRequest request;
   request.family = family;
@@ -104,6 +108,7 @@ py::dict generate_family(const std::string& family, const fs::path& output_dir,
   request.check = check;
   request.jobs = jobs;
   request.companions = std::move(companions);
+  request.tiers = tiers;
   request.validation = validation_of(validation);
   request.trim_blocks = trim_blocks;
   request.lstrip_blocks = lstrip_blocks;
@@ -137,7 +142,7 @@ void bind_generate(py::module_& module) {
   module.def("generate", &generate_family, py::arg("family"), py::arg("output_dir"),
              py::arg("template_dirs"), py::arg("values"), py::arg("sets"), py::arg("plugins"),
              py::arg("plugin_dirs"), py::arg("plugin_options"), py::arg("check"), py::arg("jobs"),
-             py::arg("companions"), py::arg("validation"), py::arg("trim_blocks"),
+             py::arg("companions"), py::arg("tiers"), py::arg("validation"), py::arg("trim_blocks"),
              py::arg("lstrip_blocks"), py::arg("data_dir"), py::arg("plugin_dir"));
 }
 

@@ -187,6 +187,18 @@ py::dict explain(const std::string& subject, const std::string& config, const In
   out["for_plugins"] = explained(explanation.for_plugins);
   out["for_validator"] = explained(explanation.for_validator);
   out["for_companions"] = explained(explanation.for_companions);
+  // As `explain --format json` lists them (explain_command.cpp).
+  nlohmann::ordered_json hooks = nlohmann::ordered_json::array();
+  for (const auto& change : explanation.output_hooks) {
+    nlohmann::ordered_json row = {{"name", change.name}};
+    if (change.value) row["value"] = *change.value;
+    row["removed"] = !change.value;
+    row["layer"] = "output hook";
+    row["source"] = change.source;
+    if (change.rendered) row["rendered"] = *change.rendered;
+    hooks.push_back(std::move(row));
+  }
+  out["output_hooks"] = to_python(hooks);
   py::list undefined;
   for (const auto& name : explanation.undefined) undefined.append(text(name));
   out["undefined"] = undefined;

@@ -324,7 +324,7 @@ def explain(subject: PathLike, *,
                        undefined=raw["undefined"], derived=raw["derived"],
                        problems=_diagnostics(raw["problems"]),
                        refusals=_diagnostics(raw["refusals"]), tier=raw["tier"],
-                       notes=_diagnostics(raw["notes"]))
+                       notes=_diagnostics(raw["notes"]), output_hooks=raw["output_hooks"])
 
 
 def generate(family: PathLike, output_dir: PathLike, *,
@@ -333,6 +333,7 @@ def generate(family: PathLike, output_dir: PathLike, *,
              jobs: Optional[int] = None,
              check: bool = False,
              companions: Union[None, str, Iterable[str]] = None,
+             tiers: Union[None, str, Iterable[str]] = None,
              template_dirs: Iterable[PathLike] = (),
              plugins: Iterable[str] = (),
              plugin_dirs: Iterable[PathLike] = (),
@@ -354,6 +355,9 @@ def generate(family: PathLike, output_dir: PathLike, *,
         check: write nothing; report drift in ``missing``/``changed``/``extra`` (exit_code 1).
         companions: kinds to write beside each config (``"deepspeed,accelerate"``, a list, or
             ``"none"``/``[]``), replacing the family's list; None keeps the family's.
+        tiers: a tier name or names (``--tier``): make only those tiers of the family; the
+            other tiers' files and manifest entries stay as output_dir has them, and a check
+            compares only those tiers' files. None makes every tier.
         template_dirs, plugins, plugin_dirs, plugin_options: as ``--template-dir``,
             ``--plugin``, ``--plugin-dir`` and ``--plugin-opt``.
         validation: "contract" (default), "deepspeed" or "none" (``--validate``).
@@ -374,7 +378,8 @@ def generate(family: PathLike, output_dir: PathLike, *,
     raw = _zeroforge.generate(
         family_arg, output_arg, dirs, layers, sets, plugin_names, plugin_paths, options,
         _arguments.flag("generate", "check", check), _jobs("generate", jobs),
-        _companions("generate", companions), _validation("generate", validation),
+        _companions("generate", companions), _arguments.texts("generate", "tiers", tiers),
+        _validation("generate", validation),
         _arguments.flag("generate", "trim_blocks", trim_blocks),
         _arguments.flag("generate", "lstrip_blocks", lstrip_blocks), _data_dir(), _plugin_dir())
     return GenerateResult._from_summary(raw["summary"], raw["messages"])

@@ -53,6 +53,7 @@ def explain(subject: _Path, *, config: Optional[str] = ..., tier: Optional[_Path
 def generate(family: _Path, output_dir: _Path, *, values: _Values = ...,
              set: _Assignments = ..., jobs: Optional[int] = ..., check: bool = ...,
              companions: Union[None, str, Iterable[str]] = ...,
+             tiers: Union[None, str, Iterable[str]] = ...,
              template_dirs: Iterable[_Path] = ..., plugins: Iterable[str] = ...,
              plugin_dirs: Iterable[_Path] = ..., plugin_options: _Assignments = ...,
              validation: _Validation = ..., trim_blocks: bool = ...,

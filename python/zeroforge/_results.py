@@ -62,6 +62,10 @@ class GenerateResult:
     exit_code: int
     configs: int
     companions: int
+    #: The tiers made, in family order (every tier without ``tiers=``).
+    tiers: List[str] = field(default_factory=list)
+    #: With ``tiers=``: configs of the other tiers whose manifest entries (and files) were kept.
+    kept: int = 0
     written: List[str] = field(default_factory=list)
     unchanged: List[str] = field(default_factory=list)
     removed: List[str] = field(default_factory=list)
@@ -91,7 +95,7 @@ class GenerateResult:
         out: Dict[str, Any] = {
             "family": self.family, "output_dir": self.output_dir, "manifest": self.manifest,
             "check": self.check, "exit_code": self.exit_code, "configs": self.configs,
-            "companions": self.companions}
+            "companions": self.companions, "tiers": list(self.tiers), "kept": self.kept}
         if self.check:
             out.update(missing=list(self.missing), changed=list(self.changed),
                        extra=list(self.extra))
@@ -111,7 +115,8 @@ class GenerateResult:
         return cls(family=summary["family"], output_dir=summary["output_dir"],
                    manifest=summary["manifest"], check=summary["check"],
                    exit_code=summary["exit_code"], configs=summary["configs"],
-                   companions=summary["companions"], **files,
+                   companions=summary["companions"], tiers=summary["tiers"],
+                   kept=summary["kept"], **files,
                    findings=[Finding(**f) for f in summary["findings"]],
                    refusals=[Refusal(**r) for r in summary["refusals"]], messages=messages,
                    diagnostics=summary["messages"])
@@ -222,12 +227,17 @@ class Explanation:
     for_companions: List[ExplainedValue] = field(default_factory=list)
     #: ``values.plugin-replaced`` notes: a family member's value a plugin's values replaced.
     notes: List[Diagnostic] = field(default_factory=list)
+    #: The rendered config's fields plugins' output hooks changed, as ``explain --format json``
+    #: lists them: ``{"name", "value" (absent when removed), "removed", "layer": "output hook",
+    #: "source": "plugin NAME", "rendered" (what the template wrote there; absent: nothing)}``.
+    output_hooks: List[Dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> Dict[str, Any]:
         """What ``zeroforge explain --format json`` prints for the same config."""
         out: Dict[str, Any] = {
             "subject": self.subject, "template": self.template, "tier": self.tier,
             "values": [v.to_dict() for v in self.values],
+            "output_hooks": [dict(change) for change in self.output_hooks],
             "unused": [v.to_dict() for v in self.unused],
             "for_plugins": [v.to_dict() for v in self.for_plugins],
             "for_validator": [v.to_dict() for v in self.for_validator],

@@ -99,6 +99,8 @@ CASES = [
     ("generate", "check", "yes", T, "check"),
     ("generate", "companions", 3, T, "companions"),
     ("generate", "companions", ["deepspeed", "\udcff"], V, "companions[1]"),
+    ("generate", "tiers", 3, T, "tiers"),
+    ("generate", "tiers", ["medium", "\udcff"], V, "tiers[1]"),
     ("generate", "validation", "sometimes", V, "validation"),
     ("validate", "config", 3, T, "config"),
     ("validate", "config", "c\0.json", V, "config"),

@@ -22,6 +22,20 @@ def test_a_template_is_explained_as_the_cli_does(cli, in_tmp):
     assert explanation.derived is not None
 
 
+def test_the_output_hooks_layer_is_explained_as_the_cli_does(cli, in_tmp):
+    profile = '{"steps_per_print": 7, "fields": {"wall_clock_breakdown": null}}'
+    explanation = zeroforge.explain("deepspeed/config.json.j2", plugins=["site_fields"],
+                                    plugin_options={"site_fields.profile": json.loads(profile)})
+    done = cli("explain", "deepspeed/config.json.j2", "--plugin", "site_fields", "--plugin-opt",
+               "site_fields.profile=" + profile, "--format", "json", cwd=in_tmp)
+    assert done.returncode == 0, done.stderr
+    assert zeroforge.dumps(explanation.to_dict()) == done.stdout
+    assert [(c["name"], c.get("value"), c["removed"], c["source"], c["rendered"])
+            for c in explanation.output_hooks] == [
+        ("steps_per_print", 7, False, "plugin site_fields", 100),
+        ("wall_clock_breakdown", None, True, "plugin site_fields", False)]
+
+
 def test_a_family_member_is_explained_as_the_cli_does(cli, in_tmp):
     explanation = zeroforge.explain("example", config="large/zero3-fp16.json")
     done = cli("explain", "example", "--config", "large/zero3-fp16.json", "--format", "json",

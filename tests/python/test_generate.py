@@ -39,6 +39,37 @@ def test_example_family_writes_what_the_cli_writes(cli, tmp_path):
     assert "large/zero3-fp16.json" in result.written
 
 
+def test_tiers_make_only_those_tiers_as_the_cli_does(cli, tmp_path):
+    # A whole set in both, then one tier again: the summary and the trees agree with the CLI's.
+    for where in ("py", "cli"):
+        assert cli("generate", "example", "-o", tmp_path / where / "out").returncode == 0
+        (tmp_path / where / "out" / "medium" / "zero2-bf16.json").write_text("{}\n")
+    cwd = os.getcwd()
+    os.chdir(tmp_path / "py")
+    try:
+        result = zeroforge.generate("example", "out", tiers="medium")
+        check = zeroforge.generate("example", "out", tiers=["small", "large"], check=True)
+    finally:
+        os.chdir(cwd)
+    done = cli("generate", "example", "-o", "out", "--tier", "medium", "--format", "json",
+               cwd=tmp_path / "cli")
+    assert done.returncode == 0, done.stderr
+    assert zeroforge.dumps(result.to_dict()) == done.stdout
+    assert tree(tmp_path / "py" / "out") == tree(tmp_path / "cli" / "out")
+    assert (result.tiers, result.configs, result.kept) == (["medium"], 6, 12)
+    assert result.written == ["medium/zero2-bf16.json"]
+    assert check.ok and check.tiers == ["small", "large"] and check.configs == 12
+
+
+def test_an_unknown_tier_raises_what_the_cli_prints(cli, in_tmp):
+    done = cli("generate", "example", "-o", "out", "--tier", "mediun")
+    assert done.returncode == 2
+    with pytest.raises(zeroforge.UsageError) as raised:
+        zeroforge.generate("example", "out", tiers=["mediun"])
+    assert str(raised.value) + "\n" == done.stderr
+    assert raised.value.code == "generate.unknown-tier"
+
+
 def test_companions_values_and_set_match_the_cli(cli, tmp_path):
     values = tmp_path / "values.json"
     values.write_text('{"gradient_clipping": 0.5}')

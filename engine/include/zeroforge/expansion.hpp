@@ -42,6 +42,9 @@ class Expansion {
   /// Variant `index` (< size()) in order: tier by tier (family order), the axis product (first
   /// axis slowest, excludes removed), then the include entries.
   Variant variant(std::size_t index) const;
+  /// The tier of variant `index` (< size()), as `variant(index).tier` without making the
+  /// variant: what `generate --tier` selects by.
+  std::size_t tier_of(std::size_t index) const { return member(index).tier; }
   /// All variants in that order (made now; prefer `variant(i)` for large families).
   std::vector<Variant> variants() const;
   const Family& family() const noexcept { return family_; }

@@ -68,6 +68,13 @@ struct GenerateRequest {
   std::vector<std::string> plugin_options;
   bool trim_blocks = false;    ///< Jinja2's trim_blocks
   bool lstrip_blocks = false;  ///< Jinja2's lstrip_blocks
+  /// Make only these of the family's tiers (`--tier`; a tier's name, or its reference as the
+  /// family wrote it); empty: every tier. The other tiers' files stay as they are, and the
+  /// manifest keeps their entries from `output_dir/manifest.json`, which must then be this
+  /// family's, of its template and of this zeroforge version (else zf::CodedError
+  /// `generate.tier-manifest`). With `check`, only these tiers' files are compared. A name that
+  /// is not one of the family's tiers throws zf::CodedError (Usage, `generate.unknown-tier`).
+  std::vector<std::string> tiers;
   /// Write nothing; compare what would be written with what `output_dir` holds.
   bool check = false;
   /// Write nothing and compare nothing: make and validate every config in memory (what
@@ -154,8 +161,14 @@ struct GenerateResult {
   std::string family_file;  ///< as messages name it
   /// `output_dir/manifest.json`.
   std::filesystem::path manifest;
-  /// Configs the family has (0 unless every config was made).
+  /// Configs the family has (0 unless every config was made); with `tiers`, those of the
+  /// tiers made.
   std::size_t configs = 0;
+  /// The tiers made, by name in family order: every tier of the family without `tiers`.
+  std::vector<std::string> tiers;
+  /// With `tiers`: configs of the other tiers whose entries the manifest kept from the old one
+  /// (their files, and their companions, are left as they were).
+  std::size_t kept = 0;
   /// Companion files written (or, with check, compared) beside them.
   std::size_t companions = 0;
   /// Files by change; manifest.json counts among written/unchanged and missing/changed.

@@ -59,6 +59,10 @@ nlohmann::ordered_json make_manifest(std::string_view zeroforge_version, const F
 std::string manifest_head(std::string_view zeroforge_version, const Family& family);
 /// One entry of `configs`, indented for its place in the manifest, without separator.
 std::string manifest_entry_text(const ManifestEntry& entry);
+/// An entry read back from a manifest (an object of `configs`), as manifest_entry_text wrote
+/// it: the same bytes for an entry zeroforge wrote (`generate --tier` keeps the other tiers'
+/// entries this way).
+std::string manifest_entry_text(const nlohmann::ordered_json& entry);
 /// What goes before the entry at `index` (in path order).
 std::string_view manifest_separator(std::size_t index);
 /// What closes a manifest of `entries` entries.

@@ -180,6 +180,19 @@ struct ExplainedValue {
   std::string source;  ///< the layer's label: a file, `--set stage=3`, `plugin memory`
 };
 
+/// A field of the rendered config that plugins' output hooks changed: their layer, above every
+/// value layer (`explain` shows it beside the values).
+struct OutputHookChange {
+  /// Dotted, as ExplainedValue::name: `tensorboard.output_path`.
+  std::string name;
+  /// After the hooks; unset when a hook removed the field.
+  std::optional<nlohmann::ordered_json> value;
+  /// What the template rendered there; unset when it rendered nothing there.
+  std::optional<nlohmann::ordered_json> rendered;
+  /// The plugin whose output hook changed it last: `plugin site_fields`.
+  std::string source;
+};
+
 /// Where each value of a config came from: what `zeroforge explain` prints.
 struct Explanation {
   /// `template NAME`, or `config PATH of family F (FILE), variant 'V'`.
@@ -194,6 +207,11 @@ struct Explanation {
   std::vector<ExplainedValue> for_companions;  ///< launch: read by the launch companions
   std::vector<ExplainedValue> unused;       ///< set, but read by neither
   std::vector<std::string> undefined;       ///< read by the template, set by no layer
+  /// The rendered config's fields that output hooks changed (added, replaced or removed), in
+  /// the config's order, then the removed ones: found by rendering the config when a plugin
+  /// with an output hook is loaded and the values have no problems (a template or hook error
+  /// then is one of `problems`).
+  std::vector<OutputHookChange> output_hooks;
   /// The contract's derived facts, when it holds and has no problems.
   std::optional<DeepSpeedFacts> derived;
   std::vector<Diagnostic> problems;  ///< as PreparedValues::problems

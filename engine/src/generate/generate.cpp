@@ -4,6 +4,8 @@
 // succeeded; `check` compares instead of writing and names each missing, changed and extra file.
 #include "zeroforge/generate.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -22,6 +24,7 @@
 #include "output_dir.hpp"
 #include "problem_log.hpp"
 #include "remark.hpp"
+#include "tier_subset.hpp"
 #include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/expansion.hpp"
 #include "zeroforge/family_file.hpp"
@@ -42,11 +45,16 @@ constexpr unsigned kMaxJobs = kBatch;
 // The spool's tag: a file's drift status, plus this bit for a companion (listed in its
 // config's manifest entry, not as an entry of its own).
 constexpr std::uint32_t kCompanionTag = 1u << 8;
+// And this bit for an entry of a tier the run does not make (`--tier`), kept from DIR's
+// manifest: listed, never written or compared; its variant is kKeptVariant.
+constexpr std::uint32_t kKeptTag = 1u << 9;
+constexpr std::uint64_t kKeptVariant = ~std::uint64_t{0};
 DriftStatus drift_of(std::uint32_t tag) { return static_cast<DriftStatus>(tag & 0xff); }
 
-// Two variants that write the same path: adjacent once the entries are in path order.
+// Two variants that write the same path: adjacent once the entries are in path order. A kept
+// entry (added before any made one) comes first among equal paths.
 void report_shared_paths(ManifestSpool& manifest, const Expansion& expansion,
-                         ProblemLog& problems) {
+                         const std::string& manifest_file, ProblemLog& problems) {
   std::string last_path;
   std::uint64_t last_variant = 0;
   bool first = true;
@@ -54,14 +62,18 @@ void report_shared_paths(ManifestSpool& manifest, const Expansion& expansion,
     std::string_view path = entry.path;
     std::uint64_t variant = entry.variant;
     if (!first && path == last_path) {
-      problems.add(to_diagnostic(Error(ErrorKind::Values,
-                                       "writes \"" + std::string(path) +
-                                           "\", the same output path as variant '" +
-                                           expansion.describe(expansion.variant(last_variant)) +
-                                           "': make the output pattern tell them apart",
-                                       expansion.family().file, "/output"),
-                                 codes::output_shared_path),
-                   expansion.describe(expansion.variant(variant)));
+      if (variant == kKeptVariant) return;  // listed twice by the old manifest: not this run's
+      const std::string other =
+          last_variant == kKeptVariant
+              ? "a file of another tier that " + manifest_file + " lists (kept by --tier)"
+              : "variant '" + expansion.describe(expansion.variant(last_variant)) + "'";
+      problems.add(
+          to_diagnostic(Error(ErrorKind::Values,
+                              "writes \"" + std::string(path) + "\", the same output path as " +
+                                  other + ": make the output pattern tell them apart",
+                              expansion.family().file, "/output"),
+                        codes::output_shared_path),
+          expansion.describe(expansion.variant(variant)));
       return;
     }
     first = false;
@@ -87,11 +99,14 @@ void each_path(ManifestSpool& manifest, DriftStatus manifest_status,
 }
 
 // `check`'s report: every missing file, then every changed one, then every extra one, each in
-// path order (manifest.json among them), one merge of the entries per list.
+// path order (manifest.json among them), one merge of the entries per list. With `--tier`
+// (`replaced` not null: the paths DIR's manifest lists for the tiers made), the extra files
+// are those of `replaced` that the run no longer writes: files of other tiers, and files no
+// manifest lists, are a whole check's business.
 void compare_with_dir(const DriftCheck& drift, ManifestSpool& manifest,
                       const std::function<void(const DriftCheck::Sink&)>& write_manifest,
                       const GenerateRequest& request, const MessageSink& messages,
-                      GenerateResult& result) {
+                      std::set<std::string>* replaced, GenerateResult& result) {
   const std::string dir = request.output_dir.string();
   const DriftStatus manifest_status = drift.compare_manifest(write_manifest);
   for (DriftStatus kind : {DriftStatus::Missing, DriftStatus::Changed}) {
@@ -123,6 +138,14 @@ void compare_with_dir(const DriftCheck& drift, ManifestSpool& manifest,
     messages(remark(codes::generate_check_no_manifest, Severity::Note,
                     dir + " has no manifest.json; files the family does not write are not "
                           "listed"));
+  } else if (replaced != nullptr) {
+    manifest.merge([&](const SpoolEntry& entry) { replaced->erase(std::string(entry.path)); });
+    for (const auto& path : *replaced) {
+      struct stat info {};
+      if (::lstat((request.output_dir / path).c_str(), &info) != 0) continue;
+      result.files.push_back({path, FileChange::Extra});
+      ++result.extra;
+    }
   } else {
     drift.extras(
         [&](const std::function<void(std::string_view)>& expect) {
@@ -198,14 +221,18 @@ class Generation {
     if (!judge()) return std::move(result_);
     // And a depfile that cannot name an input or a file of the set, before DIR changes.
     if (request_.depfile) {
+      // The files this run makes: another tier's (`--tier`) are no output of it, so a build
+      // system does not rerun it for a hand edit it would leave as it is.
       manifest_->merge([&](const SpoolEntry& entry) {
+        if (entry.tag & kKeptTag) return;
         result_.outputs.push_back(request_.output_dir / std::string(entry.path));
       });
       depfile_text(result_.manifest.string(), result_);
     }
     plan_manifest();
     if (drift_) {
-      compare_with_dir(*drift_, *manifest_, write_manifest_, request_, messages_, result_);
+      compare_with_dir(*drift_, *manifest_, write_manifest_, request_, messages_,
+                       selection_.all() ? nullptr : &replaced_, result_);
     } else if (staged_) {  // neither: a dry run
       write_output();
     }
@@ -234,6 +261,8 @@ class Generation {
     result_.family_name = family.name;
     result_.family_file = family.file;
     result_.manifest = request_.output_dir / "manifest.json";
+    selection_ = TierSelection(family, request_.tiers);
+    result_.tiers = selection_.names(family);
     companions_ = make_companion_writer(request_, *setup_);
   }
 
@@ -247,6 +276,27 @@ class Generation {
       staged_ = std::make_unique<StagedOutput>(request_.output_dir, messages_, request_.list_files);
     }
     manifest_.emplace(staged_ ? staged_->staging() : fs::temp_directory_path());
+    if (!selection_.all()) keep_other_tiers();
+  }
+
+  // `--tier`: the entries DIR's manifest lists for the other tiers go into this run's manifest
+  // as they are (first, so that a made config sharing a kept path comes after it), and what it
+  // lists for the tiers made is remembered for check's extra files. Read after StagedOutput
+  // took DIR's lock, so that no other run replaces the manifest meanwhile.
+  void keep_other_tiers() {
+    read_other_tiers(
+        result_.manifest, setup_->expansion->family(), selection_, ZEROFORGE_VERSION,
+        [this](KeptEntry&& entry) {
+          manifest_->add({entry.path, kKeptVariant, kKeptTag, entry.text});
+          ++kept_configs_;
+          for (const auto& companion : entry.companions) {
+            manifest_->add({companion, kKeptVariant, kKeptTag | kCompanionTag, {}});
+            ++kept_companions_;
+          }
+        },
+        [this](const std::string& path) {
+          if (drift_) replaced_.insert(path);
+        });
   }
 
   // Configs are made in batches, each config wholly by one thread (values, checks, file
@@ -265,7 +315,7 @@ class Generation {
     auto fill = [&](std::vector<ConfigJob>& jobs_out) {
       jobs_out.clear();
       for (; next < expansion.size() && jobs_out.size() < kBatch; ++next)
-        jobs_out.emplace_back().index = next;
+        if (selection_.contains(expansion.tier_of(next))) jobs_out.emplace_back().index = next;
     };
     // Declared after everything its tasks use: if this thread throws while a batch runs, the
     // runner is destroyed (and waits for the running tasks) first.
@@ -342,7 +392,7 @@ class Generation {
   // Whether what was made may be written: no two variants share a path, no values problem, no
   // refusal, no validator error. Otherwise the result says why.
   bool judge() {
-    report_shared_paths(*manifest_, *setup_->expansion, problems_);
+    report_shared_paths(*manifest_, *setup_->expansion, result_.manifest.string(), problems_);
     result_.refusals = std::move(refusals_);
     result_.findings = std::move(findings_);
     if (!problems_.empty()) {
@@ -363,7 +413,8 @@ class Generation {
   // keep_manifest, and kept).
   void plan_manifest() {
     result_.companions = companion_files_;
-    result_.configs = manifest_->size() - companion_files_;
+    result_.configs = manifest_->size() - companion_files_ - kept_configs_ - kept_companions_;
+    result_.kept = kept_configs_;
     const Family& family = setup_->expansion->family();
     write_manifest_ = [this, &family](const StagedOutput::Sink& sink) {
       sink(manifest_head(ZEROFORGE_VERSION, family));
@@ -373,7 +424,7 @@ class Generation {
         sink(manifest_separator(i++));
         sink(entry.text);
       });
-      sink(manifest_tail(result_.configs));
+      sink(manifest_tail(result_.configs + kept_configs_));
     };
     if (request_.keep_manifest) {
       write_manifest_([this](std::string_view text) { result_.manifest_text += text; });
@@ -392,6 +443,7 @@ class Generation {
     std::vector<std::string> unchanged = staged_->unchanged_paths();
     std::size_t u = 0;
     manifest_->merge([&](const SpoolEntry& entry) {
+      if (entry.tag & kKeptTag) return;  // another tier's: neither written nor compared
       if (u < unchanged.size() && unchanged[u] == entry.path) {
         ++u;
         return;
@@ -424,6 +476,10 @@ class Generation {
   std::vector<Finding> findings_;
   std::set<std::string> warned_;  // the companions' warnings already said
   std::size_t companion_files_ = 0;
+  TierSelection selection_;          // the tiers made (`--tier`), by default all
+  std::size_t kept_configs_ = 0;     // entries kept from DIR's manifest (`--tier`)
+  std::size_t kept_companions_ = 0;  // and their companions
+  std::set<std::string> replaced_;   // check: the paths it lists for the tiers made
   std::function<void(const StagedOutput::Sink&)> write_manifest_;
 };
 

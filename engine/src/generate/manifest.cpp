@@ -150,6 +150,16 @@ std::string manifest_entry_text(const ManifestEntry& entry) {
   return out;
 }
 
+std::string manifest_entry_text(const Json& entry) {
+  std::string out;
+  {  // the appender cuts `out` to its text when it goes
+    detail::JsonAppender json(out);
+    json.raw(std::string_view("    ", kEntryIndent));
+    json.value(entry, kEntryIndent);
+  }
+  return out;
+}
+
 std::string_view manifest_separator(std::size_t index) { return index == 0 ? "\n" : ",\n"; }
 
 std::string_view manifest_tail(std::size_t entries) {

@@ -151,22 +151,34 @@ bool same_content(const fs::path& a, const struct stat& a_info, const fs::path& 
   return read_if_file(a, x) && read_if_file(b, y) && x == y;
 }
 
-// The paths the old DIR/manifest.json lists that this run does not write: what a commit
-// deletes. Only those are kept (memory grows with the configs a family dropped, not with the
-// family). An unreadable or broken old manifest deletes nothing.
-std::unordered_set<std::string> dropped_paths(const fs::path& dir, const fs::path& tree) {
-  std::unordered_set<std::string> out;
-  std::ifstream check(dir / "manifest.json", std::ios::binary);
-  if (!check || !nlohmann::ordered_json::accept(check)) return out;
-  std::ifstream old(dir / "manifest.json", std::ios::binary);
+// Calls `each` with every path `manifest` lists (configs and companions) that stays inside
+// DIR; nothing for an unreadable or broken manifest.
+void listed_paths(const fs::path& manifest, const std::function<void(const std::string&)>& each) {
+  std::ifstream check(manifest, std::ios::binary);
+  if (!check || !nlohmann::ordered_json::accept(check)) return;
+  std::ifstream in(manifest, std::ios::binary);
   ManifestPaths paths([&](const std::string& path) {
     if (path == "manifest.json" || path.empty() || path[0] == '/' ||
         path.find("..") != std::string::npos)
       return;
+    each(path);
+  });
+  nlohmann::ordered_json::sax_parse(in, &paths, nlohmann::ordered_json::input_format_t::json,
+                                    false);
+}
+
+// The paths the old DIR/manifest.json lists that this run neither writes nor lists in its own
+// manifest: what a commit deletes. A path the new manifest lists without writing it is another
+// tier's, kept by `generate --tier` with its file. Only those are kept (memory grows with the
+// configs a family dropped, and with --tier the other tiers' ones, not with the family). An
+// unreadable or broken old manifest deletes nothing.
+std::unordered_set<std::string> dropped_paths(const fs::path& dir, const fs::path& tree) {
+  std::unordered_set<std::string> out;
+  listed_paths(dir / "manifest.json", [&](const std::string& path) {
     if (!present(tree / path)) out.insert(path);
   });
-  nlohmann::ordered_json::sax_parse(old, &paths, nlohmann::ordered_json::input_format_t::json,
-                                    false);
+  if (!out.empty())
+    listed_paths(tree / "manifest.json", [&](const std::string& path) { out.erase(path); });
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "generate/family_inputs.hpp"
+#include "output_hook_changes.hpp"
 #include "prepare/prepare_config.hpp"
 #include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/output.hpp"
@@ -60,6 +61,9 @@ Explanation explain_values(const ConfigSession& session, const PreparedValues& v
   out.derived = values.facts;
   out.problems = values.problems;
   out.refusals = values.refusals;
+  pipeline::explain_output_hooks(session.config_template(), session.plugins(),
+                                 Value::from_json(values.values.merged()), values.values.merged(),
+                                 values.hook_context, out);
   return out;
 }
 
@@ -160,6 +164,13 @@ Explanation explain_family_config(const GenerateRequest& request, const std::str
   for (const auto& finding : prepared->refusals)
     out.refusals.push_back(to_diagnostic(finding, family.file));
   out.notes = std::move(prepared->notes);
+  // Rendered as generate renders it: the values, and the member's tier, family and variant.
+  Json scope = values.merged();
+  scope["tier"] = expansion.tier_name(*chosen);
+  scope["family"] = family.name;
+  scope["variant"] = chosen->slug;
+  pipeline::explain_output_hooks(*setup.template_, *setup.plugins, Value::from_json(scope),
+                                 values.merged(), hook_context(*chosen), out);
   return out;
 }
 
