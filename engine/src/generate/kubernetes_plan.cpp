@@ -13,6 +13,8 @@
 #include <set>
 #include <string_view>
 
+#include "kubernetes_names.hpp"
+#include "kubernetes_pod_values.hpp"
 #include "text_helpers.hpp"
 #include "yaml_text.hpp"
 #include "zeroforge/output.hpp"
@@ -24,9 +26,11 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-constexpr std::array<std::string_view, 10> kKubernetesKeys = {
-    "api",           "name",        "namespace", "image",         "service_account",
-    "node_selector", "tolerations", "volumes",   "volume_mounts", "runtime"};
+constexpr std::array<std::string_view, 19> kKubernetesKeys = {
+    "api",           "name",        "namespace",  "image",       "service_account",
+    "node_selector", "tolerations", "volumes",    "volume_mounts", "runtime",
+    "env",           "env_from",    "resources",  "labels",      "annotations",
+    "pod_labels",    "pod_annotations", "priority_class", "scheduler_name"};
 constexpr std::array<std::string_view, 5> kTolerationKeys = {"key", "operator", "value", "effect",
                                                              "tolerationSeconds"};
 constexpr std::array<std::string_view, 4> kVolumeMountKeys = {"name", "mountPath", "readOnly",
@@ -95,51 +99,6 @@ std::string keys_text(const auto& keys) {
   std::string text;
   for (auto key : keys) text += (text.empty() ? "" : ", ") + std::string(key);
   return text;
-}
-
-bool is_label_char(unsigned char c) { return std::islower(c) || std::isdigit(c); }
-
-// A DNS-1123 label: lower-case letters, digits and '-', starting and ending with a letter or
-// digit, at most 63 characters (namespaces, job and volume names; IsDNS1123Label).
-bool is_dns_label(std::string_view text) {
-  if (text.empty() || text.size() > 63) return false;
-  if (!is_label_char(text.front()) || !is_label_char(text.back())) return false;
-  return std::all_of(text.begin(), text.end(),
-                     [](unsigned char c) { return is_label_char(c) || c == '-'; });
-}
-
-// A DNS-1123 subdomain: labels joined by '.', at most 253 characters (service accounts,
-// ConfigMaps, runtimes; IsDNS1123Subdomain).
-bool is_dns_subdomain(std::string_view text) {
-  if (text.empty() || text.size() > 253) return false;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t dot = text.find('.', start);
-    std::string_view label = text.substr(start, dot - start);
-    if (label.empty() || !is_label_char(label.front()) || !is_label_char(label.back()) ||
-        !std::all_of(label.begin(), label.end(),
-                     [](unsigned char c) { return is_label_char(c) || c == '-'; }))
-      return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-// The name part of a label key, and a label value when not empty: letters, digits, '-', '_'
-// and '.', starting and ending with a letter or digit, at most 63 (IsQualifiedName,
-// IsValidLabelValue).
-bool is_label_name(std::string_view text) {
-  auto alnum = [](unsigned char c) { return std::isalnum(c) != 0; };
-  if (text.empty() || text.size() > 63 || !alnum(text.front()) || !alnum(text.back())) return false;
-  return std::all_of(text.begin(), text.end(),
-                     [&](unsigned char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-// A label key: an optional DNS subdomain prefix and '/', then a label name.
-bool is_label_key(std::string_view text) {
-  std::size_t slash = text.find('/');
-  if (slash == std::string_view::npos) return is_label_name(text);
-  return is_dns_subdomain(text.substr(0, slash)) && is_label_name(text.substr(slash + 1));
 }
 
 std::string shown(std::string_view text) {
@@ -277,6 +236,7 @@ class KubernetesPlanner {
     k["volumes_yaml"] = Json::array();
     k["volume_mounts"] = Json::array();
     k["runtime"] = "torch-distributed";
+    add_pod_value_defaults(k);
     if (value != nullptr && !value->is_null()) read(*value, k);
     k["api_version"] = k["api"] == "TrainJob" ? "trainer.kubeflow.org/v1alpha1" : "kubeflow.org/v1";
     k["config_map"] = k["name"].get<std::string>() + "-config";
@@ -362,6 +322,8 @@ class KubernetesPlanner {
       } else if (key == "volume_mounts") {
         mounts_ = &item;
         mounts_pointer_ = pointer;
+      } else if (detail::is_listed(kPodValueKeys, key)) {
+        read_pod_value(key, item, pointer, k, problems_);
       } else {
         std::string guess = detail::nearest_name(key, kKubernetesKeys);
         fail(pointer, "unknown key '" + key + "' in launch.kubernetes (expected " +
@@ -661,6 +623,19 @@ class KubernetesPlanner {
                  keys_text(kOperatorVariables) + "); leave it out");
       }
     }
+    std::vector<std::string> variables = subject_.variables;
+    if (subject_.environment != nullptr && subject_.environment->is_object())
+      for (const auto& [variable, v] : subject_.environment->items()) variables.push_back(variable);
+    for (std::size_t i = 0; i < k["env"].size(); ++i) {
+      const Json& variable = k["env"][i].value("name", Json());
+      if (variable.is_string() && detail::is_listed(kOperatorVariables, variable.get<std::string>()))
+        fail("/launch/kubernetes/env/" + std::to_string(i) + "/name",
+             "launch.kubernetes.env: " + variable.dump() + " is set by the " +
+                 (train_job ? "Kubeflow Trainer" : "Kubeflow training operator") +
+                 " in every training container (the rendezvous and the ranks: " +
+                 keys_text(kOperatorVariables) + "); leave it out");
+    }
+    check_pod_values(k, subject_.gpus_per_node, variables, problems_);
     // Each path holds one mount (a Pod's volumeMounts are keyed by mountPath).
     std::set<std::string> paths = {k["config_mount"].get<std::string>(), "/dev/shm"};
     if (k["hf_args_mount"].is_string()) paths.insert(k["hf_args_mount"].get<std::string>());
@@ -710,7 +685,11 @@ class KubernetesPlanner {
                           {"/launch/kubernetes/node_selector", &k["node_selector"]},
                           {"/launch/kubernetes/tolerations", &k["tolerations"]},
                           {"/launch/kubernetes/volumes", &k["volumes"]},
-                          {"/launch/kubernetes/volume_mounts", &k["volume_mounts"]}};
+                          {"/launch/kubernetes/volume_mounts", &k["volume_mounts"]},
+                          {"/launch/kubernetes/env", &k["env"]},
+                          {"/launch/kubernetes/env_from", &k["env_from"]},
+                          {"/launch/kubernetes/pod_labels", &k["pod_labels"]},
+                          {"/launch/kubernetes/pod_annotations", &k["pod_annotations"]}};
     std::size_t total = 0, largest = 0;
     const char* largest_at = "/launch";
     for (const Part& part : parts) {
@@ -767,7 +746,9 @@ class KubernetesPlanner {
     if (subject_.script != nullptr) walk(walk, *subject_.script, "/launch/script");
     if (subject_.args != nullptr) walk(walk, *subject_.args, "/launch/args");
     if (subject_.environment != nullptr) walk(walk, *subject_.environment, "/launch/environment");
-    for (const char* key : {"image", "node_selector", "tolerations", "volumes", "volume_mounts"})
+    for (const char* key :
+         {"image", "node_selector", "tolerations", "volumes", "volume_mounts", "env", "env_from",
+          "labels", "annotations", "pod_labels", "pod_annotations"})
       walk(walk, k[key], std::string("/launch/kubernetes/") + key);
     walk(walk, Json(subject_.config_ref), "/launch/config_dir");
     // The config's text goes in a literal block, where any character is itself; only when it
