@@ -288,6 +288,7 @@ class KubernetesPlanner {
           continue;
         }
         k[key] = item;
+        if (key == "name") name_given_ = true;
       } else if (key == "service_account" || key == "runtime") {
         if (item.is_null() && key == "service_account") continue;
         if (!item.is_string() || !is_dns_subdomain(item.get<std::string>())) {
@@ -591,23 +592,55 @@ class KubernetesPlanner {
     k["hf_args_text"] = args;
   }
 
+  // The job's name as its controller takes it. The training operator's webhook (1.9,
+  // pkg/webhooks/pytorchjob validatePyTorchJob) refuses a PyTorchJob whose name is not a
+  // DNS-1035 label (it names the replicas' Services), and its pods NAME-master-0 and
+  // NAME-worker-N are host names (63). A TrainJob's JobSet is named after it, and JobSet's
+  // webhook (pkg/webhooks/jobset_webhook.go) refuses a JobSet whose longest pod name,
+  // NAME-node-0-(N-1) with the 5 characters the Job controller appends ("-abcde" in the
+  // webhook), is not a DNS-1035 label: at most 63, starting with a letter.
+  void check_name(const std::string& name, bool train_job) {
+    // The name is a DNS-1123 label already (or refused as one); DNS-1035 adds a leading letter.
+    if (!name.empty() && !std::islower(static_cast<unsigned char>(name.front()))) {
+      fail("/launch/kubernetes/name",
+           "launch.kubernetes.name: " + shown(name) +
+               (name_given_ ? "" : " (the default: the family's name and the config's path)") +
+               " starts with a digit, and the " +
+               (train_job ? "JobSet controller (JobSet's webhook: the job's pods and Jobs must "
+                            "be DNS-1035 labels)"
+                          : "Kubeflow training operator (its webhook: a PyTorchJob's name must be "
+                            "a DNS-1035 label, as its Services are)") +
+               " refuses it; a job's name starts with a letter: set launch.kubernetes.name");
+      return;
+    }
+    const std::string longest =
+        name + (train_job            ? "-node-0-" + std::to_string(subject_.nodes - 1) + "-abcde"
+                : subject_.nodes > 1 ? "-worker-" + std::to_string(subject_.nodes - 2)
+                                     : std::string("-master-0"));
+    if (longest.size() <= 63) return;
+    if (train_job)
+      fail("/launch/kubernetes/name",
+           "launch.kubernetes.name: \"" + name + "\" is too long: the TrainJob's JobSet names its "
+               "last pod \"" + longest.substr(0, longest.size() - 6) +
+               "\" and the Job controller appends 6 characters (\"-abcde\"), " +
+               std::to_string(longest.size()) +
+               " in all, and JobSet's webhook refuses a pod name over 63 (a DNS-1035 label): "
+               "at most " + std::to_string(63 - (longest.size() - name.size())) +
+               " characters for " + std::to_string(subject_.nodes) + " node" +
+               (subject_.nodes > 1 ? "s" : "") + "; set a shorter launch.kubernetes.name");
+    else
+      fail("/launch/kubernetes/name",
+           "launch.kubernetes.name: \"" + name + "\" is too long: the PyTorchJob's pod \"" +
+               longest + "\" has " + std::to_string(longest.size()) +
+               " characters, and Kubernetes takes at most 63 in a host name; set a shorter "
+               "launch.kubernetes.name");
+  }
+
   // What only a written job is checked for: names its pods take, variables the operator owns,
   // the tier's GPUs, the image, and text the manifest's YAML cannot carry.
   void check_job(const Json& k) {
     const bool train_job = k["api"] == "TrainJob";
-    // The longest name the controller derives (pods' host names and services: DNS-1123 labels).
-    const std::string name = k["name"];
-    const std::string longest =
-        name + (train_job            ? "-node-0-" + std::to_string(subject_.nodes - 1)
-                : subject_.nodes > 1 ? "-worker-" + std::to_string(subject_.nodes - 2)
-                                     : std::string("-master-0"));
-    if (longest.size() > 63)
-      fail("/launch/kubernetes/name",
-           "launch.kubernetes.name: \"" + name + "\" is too long: the " +
-               (train_job ? "TrainJob" : "PyTorchJob") + "'s pod \"" + longest + "\" has " +
-               std::to_string(longest.size()) +
-               " characters, and Kubernetes takes at most 63 in a host name; set a shorter "
-               "launch.kubernetes.name");
+    check_name(k["name"], train_job);
     if (!train_job && k["image"].is_null())
       fail("/launch/kubernetes/image",
            "the kubernetes companion's PyTorchJob needs launch.kubernetes.image, the training "
@@ -762,6 +795,7 @@ class KubernetesPlanner {
   const KubernetesSubject& subject_;
   std::vector<CompanionProblem>& problems_;
   std::set<std::string> volume_names_;
+  bool name_given_ = false;  // launch.kubernetes.name was set (else the default is used)
   const Json* mounts_ = nullptr;
   std::string mounts_pointer_;
   std::string problem_pointer_;

@@ -196,10 +196,13 @@ class PodValueReader {
                        v.dump());
         continue;
       }
-      if (!known_keys(v, kEnvKeys, here,
-                      "a variable of launch.kubernetes.env (plain values go in "
-                      "launch.environment)"))
+      if (v.contains("value")) {
+        fail(child(here, "value"),
+             "launch.kubernetes.env takes variables from Secrets and ConfigMaps (valueFrom); a "
+             "plain value goes in launch.environment, which every launch sets");
         continue;
+      }
+      if (!known_keys(v, kEnvKeys, here, "a variable of launch.kubernetes.env")) continue;
       const Json* name = v.contains("name") ? &v["name"] : nullptr;
       if (name == nullptr || !name->is_string() || !is_env_var_name(name->get<std::string>())) {
         fail(child(here, "name"),
