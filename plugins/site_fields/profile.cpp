@@ -268,7 +268,9 @@ const std::vector<MergedList>& merged_lists() {
   static const std::vector<MergedList> lists = {{"/hosts", ""},
                                                 {"/kubernetes/volumes", "name"},
                                                 {"/kubernetes/volume_mounts", "mountPath"},
-                                                {"/kubernetes/tolerations", nullptr}};
+                                                {"/kubernetes/tolerations", nullptr},
+                                                {"/kubernetes/env", "name"},
+                                                {"/kubernetes/env_from", nullptr}};
   return lists;
 }
 

@@ -58,7 +58,8 @@ struct MergedList {
   const char* key;
 };
 /// The lists that merge: hosts by name, Kubernetes volumes by name, volume mounts by
-/// mountPath, tolerations appended.
+/// mountPath, tolerations appended, the container's variables from Secrets (`env`) by name,
+/// `env_from` appended.
 const std::vector<MergedList>& merged_lists();
 
 /// True when DeepSpeed reads `key` at the top level of its config.

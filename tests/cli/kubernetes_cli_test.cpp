@@ -53,7 +53,17 @@ constexpr const char* kEverything = R"({
                         {"key": "spot", "value": "true", "effect": "NoExecute",
                          "tolerationSeconds": 60}],
         "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "datasets"}}],
-        "volume_mounts": [{"name": "data", "mountPath": "/data", "readOnly": true}]}}},
+        "volume_mounts": [{"name": "data", "mountPath": "/data", "readOnly": true}],
+        "env": [{"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf", "key": "token"}}},
+                {"name": "WANDB_PROJECT",
+                 "valueFrom": {"configMapKeyRef": {"name": "team", "key": "wandb.project",
+                                                   "optional": true}}}],
+        "resources": {"requests": {"cpu": "48", "memory": "900Gi"},
+                      "limits": {"memory": 1099511627776, "vpc.amazonaws.com/efa": "4"}},
+        "labels": {"kueue.x-k8s.io/queue-name": "team-a"},
+        "annotations": {"team.example.com/owner": "ml platform: #1"},
+        "pod_labels": {"team": "ml", "empty": ""},
+        "pod_annotations": {"prometheus.io/scrape": "true"}}}},
   "axes": {"micro_batch_size": [1, 2]},
   "tiers": ["small", "medium", "large"],
   "companions": ["kubernetes", "hf-args"]
@@ -232,6 +242,49 @@ void check_manifests(const fs::path& out, const Api& api, const Json& launch_arg
   }
 }
 
+// The pod values of kEverything where each API carries them, as PyYAML reads the manifest.
+void check_pod_values(const fs::path& out, const Api& api) {
+  Json manifest = Json::parse(read_file(out / "manifest.json"));
+  const fs::path file =
+      out / manifest.at("configs").at(0).at("companions").at("kubernetes").get<std::string>();
+  std::optional<Json> documents = read_yaml({file});
+  if (!documents) return;
+  const Json& job = (*documents)[0][1];
+  const Json given = Json::parse(kEverything).at("values").at("launch").at("kubernetes");
+  EXPECT_EQ(job.at("metadata").at("labels"),
+            Json({{"app.kubernetes.io/managed-by", "zeroforge"},
+                  {"kueue.x-k8s.io/queue-name", "team-a"}}));
+  EXPECT_EQ(job.at("metadata").at("annotations"), given.at("annotations"));
+  const bool train_job = api.kind == "TrainJob";
+  const Json& container =
+      train_job ? job.at("spec").at("trainer")
+                : job.at("spec").at("pytorchReplicaSpecs").at("Master").at("template").at("spec")
+                      .at("containers").at(0);
+  const Json& pod_template =
+      train_job ? job.at("spec").at("runtimePatches").at(0).at("trainingRuntimeSpec")
+                      .at("template").at("spec").at("replicatedJobs").at(0).at("template")
+                      .at("spec").at("template")
+                : job.at("spec").at("pytorchReplicaSpecs").at("Master").at("template");
+  EXPECT_EQ(pod_template.at("metadata").at("labels"), given.at("pod_labels"));
+  EXPECT_EQ(pod_template.at("metadata").at("annotations"), given.at("pod_annotations"));
+  const Json& env = container.at("env");
+  // As objects (tojson writes a flow mapping's keys sorted).
+  EXPECT_EQ(nlohmann::json(Json(std::vector<Json>(env.end() - 2, env.end()))),
+            nlohmann::json(given.at("env")));
+  const Json& resources = container.at(train_job ? "resourcesPerNode" : "resources");
+  EXPECT_EQ(resources.at("requests"), given.at("resources").at("requests"));
+  // The launch's limits (a whole number as its digits), then the config's GPUs per node.
+  Json limits = resources.at("limits");
+  EXPECT_TRUE(limits.at("nvidia.com/gpu").is_number_integer());
+  limits.erase("nvidia.com/gpu");
+  EXPECT_EQ(limits, Json::parse(R"({"memory": "1099511627776", "vpc.amazonaws.com/efa": "4"})"));
+  if (!train_job) {
+    EXPECT_EQ(container.at("envFrom").size(), 2u);
+    EXPECT_EQ(pod_template.at("spec").at("priorityClassName"), "high-priority");
+    EXPECT_EQ(pod_template.at("spec").at("schedulerName"), "default-scheduler");
+  }
+}
+
 TEST(KubernetesCliTest, EveryManifestValidatesAgainstItsCrdSchemaAndCarriesTheConfig) {
   TempDir dir;
   const fs::path family = dir.write("everything.json", kEverything);
@@ -257,11 +310,24 @@ TEST(KubernetesCliTest, EveryManifestValidatesAgainstItsCrdSchemaAndCarriesTheCo
       check_manifests(out, api, args, checked);
     }
     const fs::path out = dir.path() / (api.kind + "-everything");
-    auto result = run_cli({"generate", family.string(), "-o", out.string(), "--set",
-                           "launch.kubernetes.api=" + api.kind});
+    std::vector<std::string> args = {"generate", family.string(), "-o", out.string(), "--set",
+                                     "launch.kubernetes.api=" + api.kind};
+    // What only a PyTorchJob has a field for (a TrainJob's runtime sets them).
+    if (api.kind == "PyTorchJob")
+      for (const char* set :
+           {"launch.kubernetes.env_from=[{\"secretRef\": {\"name\": \"wandb\"}}, "
+            "{\"configMapRef\": {\"name\": \"team-env\", \"optional\": true}, \"prefix\": "
+            "\"TEAM_\"}]",
+            "launch.kubernetes.priority_class=high-priority",
+            "launch.kubernetes.scheduler_name=default-scheduler"}) {
+        args.push_back("--set");
+        args.push_back(set);
+      }
+    auto result = run_cli(args);
     ASSERT_EQ(result.exit_code, 0) << result.err;
     check_manifests(out, api, Json::parse(kEverything).at("values").at("launch").at("args"),
                     checked);
+    check_pod_values(out, api);
     if (HasFailure() || checked.manifests == 0) return;  // skipped without PyYAML
     EXPECT_GE(checked.manifests, 20u);
     EXPECT_GE(checked.multi_node, 3u);
@@ -338,8 +404,9 @@ TEST(KubernetesCliTest, BadValuesAreRefusedAtTheirPlaceAndNothingIsWritten) {
             "--set launch.kubernetes.servce_account=sa: "
             "/launch/kubernetes/servce_account: error: variant 'medium': unknown key "
             "'servce_account' in launch.kubernetes (expected api, name, namespace, image, "
-            "service_account, node_selector, tolerations, volumes, volume_mounts, runtime); did "
-            "you mean 'service_account'?\n"
+            "service_account, node_selector, tolerations, volumes, volume_mounts, runtime, env, "
+            "env_from, resources, labels, annotations, pod_labels, pod_annotations, "
+            "priority_class, scheduler_name); did you mean 'service_account'?\n"
             "zeroforge: error: family 'llama' not generated; nothing was written\n");
   EXPECT_FALSE(fs::exists(out));
 

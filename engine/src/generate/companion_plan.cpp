@@ -248,11 +248,14 @@ class Planner {
       std::string hf_args_path;
       for (const auto& [kind, path] : plan_.files)
         if (kind == "hf-args") hf_args_path = path;
+      std::vector<std::string> variables = style_.config_variables;
+      for (const auto& [name, value] : style_.environment.items()) variables.push_back(name);
       Json kubernetes = plan_kubernetes(
           kubernetes_,
           KubernetesSubject{subject_.family, subject_.config_path, config_ref, hf_args_path, nodes,
                             gpus, &config_, &job["hf_args"], &job["script"], &job["args"],
-                            &job["environment"], subject_.tier, wants("kubernetes")},
+                            &job["environment"], subject_.tier, wants("kubernetes"),
+                            std::move(variables)},
           plan_.problems);
       if (wants("kubernetes")) job["kubernetes"] = std::move(kubernetes);
     }

@@ -13,6 +13,8 @@
 #include <set>
 #include <string_view>
 
+#include "kubernetes_names.hpp"
+#include "kubernetes_pod_values.hpp"
 #include "text_helpers.hpp"
 #include "yaml_text.hpp"
 #include "zeroforge/output.hpp"
@@ -24,9 +26,11 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-constexpr std::array<std::string_view, 10> kKubernetesKeys = {
-    "api",           "name",        "namespace", "image",         "service_account",
-    "node_selector", "tolerations", "volumes",   "volume_mounts", "runtime"};
+constexpr std::array<std::string_view, 19> kKubernetesKeys = {
+    "api",           "name",        "namespace",  "image",       "service_account",
+    "node_selector", "tolerations", "volumes",    "volume_mounts", "runtime",
+    "env",           "env_from",    "resources",  "labels",      "annotations",
+    "pod_labels",    "pod_annotations", "priority_class", "scheduler_name"};
 constexpr std::array<std::string_view, 5> kTolerationKeys = {"key", "operator", "value", "effect",
                                                              "tolerationSeconds"};
 constexpr std::array<std::string_view, 4> kVolumeMountKeys = {"name", "mountPath", "readOnly",
@@ -95,51 +99,6 @@ std::string keys_text(const auto& keys) {
   std::string text;
   for (auto key : keys) text += (text.empty() ? "" : ", ") + std::string(key);
   return text;
-}
-
-bool is_label_char(unsigned char c) { return std::islower(c) || std::isdigit(c); }
-
-// A DNS-1123 label: lower-case letters, digits and '-', starting and ending with a letter or
-// digit, at most 63 characters (namespaces, job and volume names; IsDNS1123Label).
-bool is_dns_label(std::string_view text) {
-  if (text.empty() || text.size() > 63) return false;
-  if (!is_label_char(text.front()) || !is_label_char(text.back())) return false;
-  return std::all_of(text.begin(), text.end(),
-                     [](unsigned char c) { return is_label_char(c) || c == '-'; });
-}
-
-// A DNS-1123 subdomain: labels joined by '.', at most 253 characters (service accounts,
-// ConfigMaps, runtimes; IsDNS1123Subdomain).
-bool is_dns_subdomain(std::string_view text) {
-  if (text.empty() || text.size() > 253) return false;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t dot = text.find('.', start);
-    std::string_view label = text.substr(start, dot - start);
-    if (label.empty() || !is_label_char(label.front()) || !is_label_char(label.back()) ||
-        !std::all_of(label.begin(), label.end(),
-                     [](unsigned char c) { return is_label_char(c) || c == '-'; }))
-      return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-// The name part of a label key, and a label value when not empty: letters, digits, '-', '_'
-// and '.', starting and ending with a letter or digit, at most 63 (IsQualifiedName,
-// IsValidLabelValue).
-bool is_label_name(std::string_view text) {
-  auto alnum = [](unsigned char c) { return std::isalnum(c) != 0; };
-  if (text.empty() || text.size() > 63 || !alnum(text.front()) || !alnum(text.back())) return false;
-  return std::all_of(text.begin(), text.end(),
-                     [&](unsigned char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-// A label key: an optional DNS subdomain prefix and '/', then a label name.
-bool is_label_key(std::string_view text) {
-  std::size_t slash = text.find('/');
-  if (slash == std::string_view::npos) return is_label_name(text);
-  return is_dns_subdomain(text.substr(0, slash)) && is_label_name(text.substr(slash + 1));
 }
 
 std::string shown(std::string_view text) {
@@ -277,6 +236,7 @@ class KubernetesPlanner {
     k["volumes_yaml"] = Json::array();
     k["volume_mounts"] = Json::array();
     k["runtime"] = "torch-distributed";
+    add_pod_value_defaults(k);
     if (value != nullptr && !value->is_null()) read(*value, k);
     k["api_version"] = k["api"] == "TrainJob" ? "trainer.kubeflow.org/v1alpha1" : "kubeflow.org/v1";
     k["config_map"] = k["name"].get<std::string>() + "-config";
@@ -328,6 +288,7 @@ class KubernetesPlanner {
           continue;
         }
         k[key] = item;
+        if (key == "name") name_given_ = true;
       } else if (key == "service_account" || key == "runtime") {
         if (item.is_null() && key == "service_account") continue;
         if (!item.is_string() || !is_dns_subdomain(item.get<std::string>())) {
@@ -362,6 +323,8 @@ class KubernetesPlanner {
       } else if (key == "volume_mounts") {
         mounts_ = &item;
         mounts_pointer_ = pointer;
+      } else if (detail::is_listed(kPodValueKeys, key)) {
+        read_pod_value(key, item, pointer, k, problems_);
       } else {
         std::string guess = detail::nearest_name(key, kKubernetesKeys);
         fail(pointer, "unknown key '" + key + "' in launch.kubernetes (expected " +
@@ -629,23 +592,55 @@ class KubernetesPlanner {
     k["hf_args_text"] = args;
   }
 
+  // The job's name as its controller takes it. The training operator's webhook (1.9,
+  // pkg/webhooks/pytorchjob validatePyTorchJob) refuses a PyTorchJob whose name is not a
+  // DNS-1035 label (it names the replicas' Services), and its pods NAME-master-0 and
+  // NAME-worker-N are host names (63). A TrainJob's JobSet is named after it, and JobSet's
+  // webhook (pkg/webhooks/jobset_webhook.go) refuses a JobSet whose longest pod name,
+  // NAME-node-0-(N-1) with the 5 characters the Job controller appends ("-abcde" in the
+  // webhook), is not a DNS-1035 label: at most 63, starting with a letter.
+  void check_name(const std::string& name, bool train_job) {
+    // The name is a DNS-1123 label already (or refused as one); DNS-1035 adds a leading letter.
+    if (!name.empty() && !std::islower(static_cast<unsigned char>(name.front()))) {
+      fail("/launch/kubernetes/name",
+           "launch.kubernetes.name: " + shown(name) +
+               (name_given_ ? "" : " (the default: the family's name and the config's path)") +
+               " starts with a digit, and the " +
+               (train_job ? "JobSet controller (JobSet's webhook: the job's pods and Jobs must "
+                            "be DNS-1035 labels)"
+                          : "Kubeflow training operator (its webhook: a PyTorchJob's name must be "
+                            "a DNS-1035 label, as its Services are)") +
+               " refuses it; a job's name starts with a letter: set launch.kubernetes.name");
+      return;
+    }
+    const std::string longest =
+        name + (train_job            ? "-node-0-" + std::to_string(subject_.nodes - 1) + "-abcde"
+                : subject_.nodes > 1 ? "-worker-" + std::to_string(subject_.nodes - 2)
+                                     : std::string("-master-0"));
+    if (longest.size() <= 63) return;
+    if (train_job)
+      fail("/launch/kubernetes/name",
+           "launch.kubernetes.name: \"" + name + "\" is too long: the TrainJob's JobSet names its "
+               "last pod \"" + longest.substr(0, longest.size() - 6) +
+               "\" and the Job controller appends 6 characters (\"-abcde\"), " +
+               std::to_string(longest.size()) +
+               " in all, and JobSet's webhook refuses a pod name over 63 (a DNS-1035 label): "
+               "at most " + std::to_string(63 - (longest.size() - name.size())) +
+               " characters for " + std::to_string(subject_.nodes) + " node" +
+               (subject_.nodes > 1 ? "s" : "") + "; set a shorter launch.kubernetes.name");
+    else
+      fail("/launch/kubernetes/name",
+           "launch.kubernetes.name: \"" + name + "\" is too long: the PyTorchJob's pod \"" +
+               longest + "\" has " + std::to_string(longest.size()) +
+               " characters, and Kubernetes takes at most 63 in a host name; set a shorter "
+               "launch.kubernetes.name");
+  }
+
   // What only a written job is checked for: names its pods take, variables the operator owns,
   // the tier's GPUs, the image, and text the manifest's YAML cannot carry.
   void check_job(const Json& k) {
     const bool train_job = k["api"] == "TrainJob";
-    // The longest name the controller derives (pods' host names and services: DNS-1123 labels).
-    const std::string name = k["name"];
-    const std::string longest =
-        name + (train_job            ? "-node-0-" + std::to_string(subject_.nodes - 1)
-                : subject_.nodes > 1 ? "-worker-" + std::to_string(subject_.nodes - 2)
-                                     : std::string("-master-0"));
-    if (longest.size() > 63)
-      fail("/launch/kubernetes/name",
-           "launch.kubernetes.name: \"" + name + "\" is too long: the " +
-               (train_job ? "TrainJob" : "PyTorchJob") + "'s pod \"" + longest + "\" has " +
-               std::to_string(longest.size()) +
-               " characters, and Kubernetes takes at most 63 in a host name; set a shorter "
-               "launch.kubernetes.name");
+    check_name(k["name"], train_job);
     if (!train_job && k["image"].is_null())
       fail("/launch/kubernetes/image",
            "the kubernetes companion's PyTorchJob needs launch.kubernetes.image, the training "
@@ -661,6 +656,19 @@ class KubernetesPlanner {
                  keys_text(kOperatorVariables) + "); leave it out");
       }
     }
+    std::vector<std::string> variables = subject_.variables;
+    if (subject_.environment != nullptr && subject_.environment->is_object())
+      for (const auto& [variable, v] : subject_.environment->items()) variables.push_back(variable);
+    for (std::size_t i = 0; i < k["env"].size(); ++i) {
+      const Json& variable = k["env"][i].value("name", Json());
+      if (variable.is_string() && detail::is_listed(kOperatorVariables, variable.get<std::string>()))
+        fail("/launch/kubernetes/env/" + std::to_string(i) + "/name",
+             "launch.kubernetes.env: " + variable.dump() + " is set by the " +
+                 (train_job ? "Kubeflow Trainer" : "Kubeflow training operator") +
+                 " in every training container (the rendezvous and the ranks: " +
+                 keys_text(kOperatorVariables) + "); leave it out");
+    }
+    check_pod_values(k, subject_.gpus_per_node, variables, problems_);
     // Each path holds one mount (a Pod's volumeMounts are keyed by mountPath).
     std::set<std::string> paths = {k["config_mount"].get<std::string>(), "/dev/shm"};
     if (k["hf_args_mount"].is_string()) paths.insert(k["hf_args_mount"].get<std::string>());
@@ -710,7 +718,11 @@ class KubernetesPlanner {
                           {"/launch/kubernetes/node_selector", &k["node_selector"]},
                           {"/launch/kubernetes/tolerations", &k["tolerations"]},
                           {"/launch/kubernetes/volumes", &k["volumes"]},
-                          {"/launch/kubernetes/volume_mounts", &k["volume_mounts"]}};
+                          {"/launch/kubernetes/volume_mounts", &k["volume_mounts"]},
+                          {"/launch/kubernetes/env", &k["env"]},
+                          {"/launch/kubernetes/env_from", &k["env_from"]},
+                          {"/launch/kubernetes/pod_labels", &k["pod_labels"]},
+                          {"/launch/kubernetes/pod_annotations", &k["pod_annotations"]}};
     std::size_t total = 0, largest = 0;
     const char* largest_at = "/launch";
     for (const Part& part : parts) {
@@ -767,7 +779,9 @@ class KubernetesPlanner {
     if (subject_.script != nullptr) walk(walk, *subject_.script, "/launch/script");
     if (subject_.args != nullptr) walk(walk, *subject_.args, "/launch/args");
     if (subject_.environment != nullptr) walk(walk, *subject_.environment, "/launch/environment");
-    for (const char* key : {"image", "node_selector", "tolerations", "volumes", "volume_mounts"})
+    for (const char* key :
+         {"image", "node_selector", "tolerations", "volumes", "volume_mounts", "env", "env_from",
+          "labels", "annotations", "pod_labels", "pod_annotations"})
       walk(walk, k[key], std::string("/launch/kubernetes/") + key);
     walk(walk, Json(subject_.config_ref), "/launch/config_dir");
     // The config's text goes in a literal block, where any character is itself; only when it
@@ -781,6 +795,7 @@ class KubernetesPlanner {
   const KubernetesSubject& subject_;
   std::vector<CompanionProblem>& problems_;
   std::set<std::string> volume_names_;
+  bool name_given_ = false;  // launch.kubernetes.name was set (else the default is used)
   const Json* mounts_ = nullptr;
   std::string mounts_pointer_;
   std::string problem_pointer_;

@@ -32,6 +32,9 @@ struct KubernetesSubject {
   const Tier* tier = nullptr;
   /// True when the `kubernetes` companion is written: only then are the job's own checks made.
   bool requested = false;
+  /// The variables the companions set in the container besides launch.environment (the
+  /// config's path for launch.style, the style's own), which launch.kubernetes.env may not set.
+  std::vector<std::string> variables;
 };
 
 /// `job.kubernetes` from `launch.kubernetes` (`value`; null or absent: every default): `api`

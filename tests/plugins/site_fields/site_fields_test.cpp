@@ -268,6 +268,16 @@ TEST(SiteFieldsTest, ListsMergeByTheirKeyUnlessTheProfileReplacesThem) {
        R"({"kubernetes": {"tolerations": [{"key": "a", "operator": "Exists"}]}})",
        R"({"kubernetes": {"tolerations": [{"key": "a", "operator": "Exists"},
                                           {"key": "b", "operator": "Exists"}]}})"},
+      {"variables from Secrets by name",
+       R"({"kubernetes": {"env": [{"name": "B", "valueFrom": {"secretKeyRef": {"name": "site", "key": "b"}}}]}})",
+       R"({"kubernetes": {"env": [{"name": "A", "valueFrom": {"secretKeyRef": {"name": "team", "key": "a"}}},
+                                  {"name": "B", "valueFrom": {"secretKeyRef": {"name": "team", "key": "b"}}}]}})",
+       R"({"kubernetes": {"env": [{"name": "A", "valueFrom": {"secretKeyRef": {"name": "team", "key": "a"}}},
+                                  {"name": "B", "valueFrom": {"secretKeyRef": {"name": "site", "key": "b"}}}]}})"},
+      {"env_from appended once",
+       R"({"kubernetes": {"env_from": [{"secretRef": {"name": "a"}}, {"secretRef": {"name": "site"}}]}})",
+       R"({"kubernetes": {"env_from": [{"secretRef": {"name": "a"}}]}})",
+       R"({"kubernetes": {"env_from": [{"secretRef": {"name": "a"}}, {"secretRef": {"name": "site"}}]}})"},
       {"$replace", R"({"hosts": {"$replace": ["z"]}})", R"({"hosts": ["a"]})",
        R"({"hosts": ["z"]})"},
       {"no list in the family", R"({"kubernetes": {"volumes": [{"name": "v", "emptyDir": {}}]}})",
@@ -371,7 +381,7 @@ TEST(SiteFieldsTest, RefusesBadProfilesWhenLoaded) {
        {{"profile", Json::parse(R"({"kubernetes": {"node_selector": {"$replace": {}}}})")}},
        "site profile (inline): /kubernetes/node_selector/$replace: \"$replace\" replaces a list "
        "that merges with the family's (hosts, kubernetes/volumes, kubernetes/volume_mounts, "
-       "kubernetes/tolerations); this value is not one"},
+       "kubernetes/tolerations, kubernetes/env, kubernetes/env_from); this value is not one"},
       {"replaced hosts checked",
        {{"profile", Json::parse(R"({"hosts": {"$replace": ["gpu 1"]}})")}},
        "site profile (inline): /hosts/$replace/0: \"gpu 1\" is not a host name (letters, digits, "
