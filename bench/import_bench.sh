@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The import curve (issues 36 and 38): `zeroforge import` of N configs that differ in one value
-# (the learning rate) and of one config with K keys of its own, wall time, CPU time (user +
-# sys) and peak RSS, medians of RUNS runs. The inputs are made by bench/import_inputs.py.
+# (the learning rate), of N configs that vary in many (stage, precision, offload, batch keys,
+# optimizer, scheduler: as a team's checked-in configs do), and of one config with K keys of its
+# own, wall time, CPU time (user + sys) and peak RSS, medians of RUNS runs. The inputs are made
+# by bench/import_inputs.py.
 # Linear means the time per config and per key stays flat along each row.
 #
 #   bench/import_bench.sh [BUILD_DIR]    default BUILD_DIR: build (configured as Release if absent)
-#   env: CONFIGS (counts, "250 1000 3000 10000"), KEYS (counts, "10000 100000 1000000"),
+#   env: CONFIGS (counts, "250 1000 3000 10000"), VARIED (counts, "1000 2000 3000"),
+#        KEYS (counts, "10000 100000 1000000"),
 #        RUNS (3), BENCH_TMP (work dir, /dev/shm), ZEROFORGE (the binary; default BUILD_DIR's)
 set -euo pipefail
 
@@ -14,6 +17,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$root/build}"
 runs="${RUNS:-3}"
 configs="${CONFIGS:-250 1000 3000 10000}"
+varied="${VARIED:-1000 2000 3000}"
 keys="${KEYS:-10000 100000 1000000}"
 if [[ -z "${ZEROFORGE:-}" ]]; then
   if [[ ! -f "$build/CMakeCache.txt" ]]; then
@@ -59,6 +63,11 @@ for n in $configs; do
   python3 "$root/bench/import_inputs.py" configs "$n" "$work/c$n"
   measure "configs one value apart" "$n" config "$work/c$n"/*.json
   rm -rf "$work/c$n"
+done
+for n in $varied; do
+  python3 "$root/bench/import_inputs.py" varied "$n" "$work/v$n"
+  measure "configs varied" "$n" config "$work/v$n"/*.json
+  rm -rf "$work/v$n"
 done
 for k in $keys; do
   python3 "$root/bench/import_inputs.py" keys "$k" "$work/k$k.json"

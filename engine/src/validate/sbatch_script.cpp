@@ -239,10 +239,13 @@ void parse_sbatch_words(TrainingCommand& command, const std::vector<std::string>
 }
 
 void load_sbatch_script(TrainingCommand& command, const std::filesystem::path& base) {
-  const std::string shown = *command.sbatch_script;
-  std::filesystem::path path = shown;
+  std::filesystem::path path = *command.sbatch_script;
   if (path.is_relative() && !base.empty()) path = base / path;
-  const std::string text = read_file(path);
+  read_sbatch_script(command, read_file(path));
+}
+
+void read_sbatch_script(TrainingCommand& command, const std::string& text) {
+  const std::string shown = *command.sbatch_script;
   check_script_as_sbatch(text, shown);
 
   std::vector<std::string> lines;

@@ -31,4 +31,8 @@ void parse_sbatch_words(TrainingCommand& command, const std::vector<std::string>
 /// when no launch is found.
 void load_sbatch_script(TrainingCommand& command, const std::filesystem::path& base);
 
+/// load_sbatch_script once the script is read: `text` is its content, named in errors as
+/// `command.sbatch_script` says (the sbatch fuzz target feeds it bytes without a file).
+void read_sbatch_script(TrainingCommand& command, const std::string& text);
+
 }  // namespace zf::detail
