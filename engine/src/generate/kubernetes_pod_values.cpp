@@ -31,8 +31,7 @@ constexpr std::array<std::string_view, 2> kResourcesKeys = {"requests", "limits"
 // Resources a container asks for by their own names (core/validation
 // validateContainerResourceName: the standard ones; hugepages are left out here); any other is
 // an extended resource, named with a domain prefix (nvidia.com/gpu, vpc.amazonaws.com/efa).
-constexpr std::array<std::string_view, 3> kNativeResources = {"cpu", "memory",
-                                                              "ephemeral-storage"};
+constexpr std::array<std::string_view, 3> kNativeResources = {"cpu", "memory", "ephemeral-storage"};
 constexpr std::string_view kGpuResource = "nvidia.com/gpu";
 // The label the manifest puts on each of its objects itself.
 constexpr std::string_view kManagedBy = "app.kubernetes.io/managed-by";
@@ -80,17 +79,16 @@ std::optional<long double> quantity_value(std::string_view text) {
   const std::string_view suffix = text.substr(i);
   static constexpr std::array<std::pair<std::string_view, int>, 6> binary = {
       {{"Ki", 10}, {"Mi", 20}, {"Gi", 30}, {"Ti", 40}, {"Pi", 50}, {"Ei", 60}}};
-  static constexpr std::array<std::pair<std::string_view, int>, 10> decimal = {
-      {{"", 0},
-       {"n", -9},
-       {"u", -6},
-       {"m", -3},
-       {"k", 3},
-       {"M", 6},
-       {"G", 9},
-       {"T", 12},
-       {"P", 15},
-       {"E", 18}}};
+  static constexpr std::array<std::pair<std::string_view, int>, 10> decimal = {{{"", 0},
+                                                                                {"n", -9},
+                                                                                {"u", -6},
+                                                                                {"m", -3},
+                                                                                {"k", 3},
+                                                                                {"M", 6},
+                                                                                {"G", 9},
+                                                                                {"T", 12},
+                                                                                {"P", 15},
+                                                                                {"E", 18}}};
   for (const auto& [name, power] : binary)
     if (suffix == name) return std::ldexp(*mantissa, power);
   for (const auto& [name, power] : decimal)
@@ -138,8 +136,8 @@ class PodValueReader {
       if (detail::is_listed(keys, field)) continue;
       const std::string guess = detail::nearest_name(field, keys);
       fail(child(pointer, field), "unknown key '" + field + "' in " + what + " (expected " +
-                                   list_text(keys) + ")" +
-                                   (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+                                      list_text(keys) + ")" +
+                                      (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
       ok = false;
     }
     return ok;
@@ -159,11 +157,11 @@ class PodValueReader {
       return;
     const Json* name = ref.contains("name") ? &ref["name"] : nullptr;
     if (name == nullptr || !name->is_string() || !is_dns_subdomain(name->get<std::string>()))
-      fail(child(pointer, "name"), what + ": the name " +
-                                    (name == nullptr ? std::string("is missing") : name->dump()) +
-                                    (name == nullptr ? "" : " is not a DNS-1123 subdomain") +
-                                    " (lower-case letters, digits, '-' and '.', at most 253), as "
-                                    "Kubernetes names a Secret or ConfigMap");
+      fail(child(pointer, "name"),
+           what + ": the name " + (name == nullptr ? std::string("is missing") : name->dump()) +
+               (name == nullptr ? "" : " is not a DNS-1123 subdomain") +
+               " (lower-case letters, digits, '-' and '.', at most 253), as "
+               "Kubernetes names a Secret or ConfigMap");
     if (with_key) {
       const Json* key = ref.contains("key") ? &ref["key"] : nullptr;
       if (key == nullptr || !key->is_string() || !is_config_map_key(key->get<std::string>()))
@@ -191,9 +189,10 @@ class PodValueReader {
       const std::string here = pointer + "/" + std::to_string(i);
       const Json& v = item[i];
       if (!v.is_object()) {
-        fail(here, "launch.kubernetes.env: expected a variable (an object of name and valueFrom), "
-                   "got " +
-                       v.dump());
+        fail(here,
+             "launch.kubernetes.env: expected a variable (an object of name and valueFrom), "
+             "got " +
+                 v.dump());
         continue;
       }
       if (v.contains("value")) {
@@ -212,8 +211,7 @@ class PodValueReader {
                  " (letters, digits, '_', '-' and '.', not starting with a digit), as "
                  "Kubernetes requires");
       } else if (!names.insert(name->get<std::string>()).second) {
-        fail(child(here, "name"),
-             "launch.kubernetes.env: " + name->dump() + " is listed twice");
+        fail(child(here, "name"), "launch.kubernetes.env: " + name->dump() + " is listed twice");
       }
       const Json* from = v.contains("valueFrom") ? &v["valueFrom"] : nullptr;
       const std::string from_at = child(here, "valueFrom");
@@ -227,10 +225,10 @@ class PodValueReader {
       const Json& ref = from->begin().value();
       if (!detail::is_listed(kValueSources, source)) {
         const std::string guess = detail::nearest_name(source, kValueSources);
-        fail(child(from_at, source),
-             "unknown key '" + source + "' in valueFrom of launch.kubernetes.env (expected " +
-                 list_text(kValueSources) + ")" +
-                 (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+        fail(child(from_at, source), "unknown key '" + source +
+                                         "' in valueFrom of launch.kubernetes.env (expected " +
+                                         list_text(kValueSources) + ")" +
+                                         (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
         continue;
       }
       read_reference(ref, child(from_at, source), "launch.kubernetes.env: " + source, true);
@@ -258,15 +256,15 @@ class PodValueReader {
       const bool secret = v.contains("secretRef"), config_map = v.contains("configMapRef");
       if (secret == config_map) {
         fail(here, std::string("launch.kubernetes.env_from: an entry names ") +
-                       (secret ? "both secretRef and configMapRef" : "neither secretRef nor "
-                                                                     "configMapRef") +
+                       (secret ? "both secretRef and configMapRef"
+                               : "neither secretRef nor "
+                                 "configMapRef") +
                        "; Kubernetes takes exactly one");
         continue;
       }
       const char* source = secret ? "secretRef" : "configMapRef";
-      read_reference(v[source], child(here, source), std::string("launch.kubernetes.env_from: ") +
-                                                      source,
-                     false);
+      read_reference(v[source], child(here, source),
+                     std::string("launch.kubernetes.env_from: ") + source, false);
       if (v.contains("prefix") &&
           (!v["prefix"].is_string() || !is_env_var_name(v["prefix"].get<std::string>())))
         fail(child(here, "prefix"),
@@ -303,10 +301,9 @@ class PodValueReader {
         const std::string here = child(list_at, name);
         const bool native = detail::is_listed(kNativeResources, name);
         // IsExtendedResourceName: a domain-prefixed name outside kubernetes.io.
-        const bool extended = !native && name.find('/') != std::string::npos &&
-                              is_label_key(name) &&
-                              name.find("kubernetes.io/") == std::string::npos &&
-                              !name.starts_with("requests.");
+        const bool extended =
+            !native && name.find('/') != std::string::npos && is_label_key(name) &&
+            name.find("kubernetes.io/") == std::string::npos && !name.starts_with("requests.");
         if (!native && !extended) {
           const std::string guess = detail::nearest_name(name, kNativeResources);
           fail(here, "launch.kubernetes.resources." + key + ": unknown resource '" + name +
@@ -347,7 +344,10 @@ class PodValueReader {
     }
     // ValidateResourceRequirements: a request is at most its limit, and an extended resource's
     // request is its limit (it cannot be overcommitted), which must then be given.
-    for (const auto& [name, request] : read[0]) {
+    // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+    for (const auto& requested : read[0]) {
+      const auto& name = requested.first;
+      const auto& request = requested.second;
       const std::string here = child(child(pointer, "requests"), name);
       const bool extended = !detail::is_listed(kNativeResources, name);
       const auto limit = std::find_if(read[1].begin(), read[1].end(),
@@ -358,11 +358,11 @@ class PodValueReader {
                          ": an extended resource needs its limit too (Kubernetes: \"Limit must "
                          "be set for non overcommitable resources\"); set it in limits");
       } else if (extended ? request != limit->second : request > limit->second) {
-        fail(here, "launch.kubernetes.resources.requests." + name + " is " +
-                       (extended ? "not equal to" : "more than") + " its limit (" +
-                       item["limits"][name].dump() + "); Kubernetes requires a request " +
-                       (extended ? "equal to the limit of an extended resource"
-                                 : "at most its limit"));
+        fail(here,
+             "launch.kubernetes.resources.requests." + name + " is " +
+                 (extended ? "not equal to" : "more than") + " its limit (" +
+                 item["limits"][name].dump() + "); Kubernetes requires a request " +
+                 (extended ? "equal to the limit of an extended resource" : "at most its limit"));
       }
     }
   }
@@ -370,8 +370,9 @@ class PodValueReader {
   void read_labels(std::string_view key, const Json& item, const std::string& pointer) {
     const std::string name = "launch.kubernetes." + std::string(key);
     if (!item.is_object()) {
-      fail(pointer, name + " must be an object of label to value (\"kueue.x-k8s.io/queue-name\": "
-                           "\"team-a\"), got " +
+      fail(pointer, name +
+                        " must be an object of label to value (\"kueue.x-k8s.io/queue-name\": "
+                        "\"team-a\"), got " +
                         item.dump());
       return;
     }
@@ -468,11 +469,11 @@ void check_pod_values(const Json& k, std::int64_t gpus_per_node,
   for (const auto& [pointer, count] : k["gpu_resources"].items())
     if (count != gpus_per_node)
       problems.push_back(
-          {pointer, "launch.kubernetes.resources: nvidia.com/gpu: " + count.dump() +
-                        " disagrees with the config's gpus_per_node=" +
-                        std::to_string(gpus_per_node) +
-                        " (the tier's GPUs per node, the count torchrun starts a rank for and "
-                        "the manifest asks each pod for); leave it out, or change gpus_per_node"});
+          {pointer,
+           "launch.kubernetes.resources: nvidia.com/gpu: " + count.dump() +
+               " disagrees with the config's gpus_per_node=" + std::to_string(gpus_per_node) +
+               " (the tier's GPUs per node, the count torchrun starts a rank for and "
+               "the manifest asks each pod for); leave it out, or change gpus_per_node"});
   for (std::size_t i = 0; i < k["env"].size(); ++i) {
     const Json& name = k["env"][i].value("name", Json());
     if (!name.is_string()) continue;
@@ -487,10 +488,9 @@ void check_pod_values(const Json& k, std::int64_t gpus_per_node,
   // affinity, containers (env, volumeMounts, securityContext), nodeSelector, tolerations,
   // volumes, serviceAccountName and a few more (the CRD, tests/data/kubernetes-crds): no
   // envFrom, priorityClassName or schedulerName, which the ClusterTrainingRuntime sets.
-  const std::pair<const char*, const char*> unplaced[] = {
-      {"env_from", "envFrom"},
-      {"priority_class", "priorityClassName"},
-      {"scheduler_name", "schedulerName"}};
+  const std::pair<const char*, const char*> unplaced[] = {{"env_from", "envFrom"},
+                                                          {"priority_class", "priorityClassName"},
+                                                          {"scheduler_name", "schedulerName"}};
   for (const auto& [key, field] : unplaced) {
     const Json& v = k[key];
     if (v.is_null() || (v.is_array() && v.empty())) continue;

@@ -97,9 +97,10 @@ void explain_output_hooks(const Template& tpl, const PluginHost& plugins,
   for (const auto& [pointer, value] : before) {
     if (leaf_at(after, pointer) != nullptr) continue;
     // A leaf that became an object is listed by the leaves below it; one that went is removed.
-    const bool below = std::any_of(after.begin(), after.end(), [&](const auto& leaf) {
-      return overlaps(leaf.first, pointer);
-    });
+    // `gone` copies the binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+    const bool below =
+        std::any_of(after.begin(), after.end(),
+                    [&, gone = pointer](const auto& leaf) { return overlaps(leaf.first, gone); });
     if (below) continue;
     out.output_hooks.push_back(
         OutputHookChange{dotted_name(pointer), std::nullopt, *value, source_of(pointer)});
