@@ -535,5 +535,206 @@ TEST(KubernetesCliTest, ItsApplyLineAndItsVolumesReadAsWrittenAndItsLimitsHold) 
   EXPECT_FALSE(fs::exists(dir.path() / "bad"));
 }
 
+// Gang scheduling as each consumer reads it: the PyTorchJob's runPolicy.schedulingPolicy (the
+// training operator makes the PodGroup from it), a TrainJob's Volcano queue annotation on the
+// JobSet template it patches, Kueue's queue label; every manifest valid against its CRD schema.
+TEST(KubernetesCliTest, GangSchedulingWritesWhatEachControllerReadsAndFitsItsCrd) {
+  struct Case {
+    const char* name;
+    std::size_t api;  // kApis
+    std::vector<std::string> sets;
+    const char* pointer;   // in the job, as PyYAML reads it
+    const char* expected;  // JSON; "absent" for none
+  };
+  const char* trainer_annotations =
+      "/spec/runtimePatches/0/trainingRuntimeSpec/template/metadata/annotations";
+  const std::vector<Case> cases = {
+      {"no gang", 0, {}, "/spec/runPolicy", "absent"},
+      {"volcano",
+       0,
+       {R"(launch.kubernetes.gang={"scheduler": "volcano", "queue": "research"})"},
+       "/spec/runPolicy/schedulingPolicy",
+       R"({"minAvailable": 8, "queue": "research", "priorityClass": "training-high"})"},
+      {"volcano, a minimum",
+       0,
+       {R"(launch.kubernetes.gang={"scheduler": "volcano", "min_available": 2})",
+        "launch.kubernetes.scheduler_name=volcano"},
+       "/spec/runPolicy/schedulingPolicy",
+       R"({"minAvailable": 2, "priorityClass": "training-high"})"},
+      {"coscheduling",
+       0,
+       {R"(launch.kubernetes.gang={"scheduler": "coscheduling", "schedule_timeout_seconds": 600})"},
+       "/spec/runPolicy/schedulingPolicy", R"({"minAvailable": 8, "scheduleTimeoutSeconds": 600})"},
+      {"kueue",
+       0,
+       {R"(launch.kubernetes.gang={"scheduler": "kueue", "queue": "team-a"})"},
+       "/metadata/labels",
+       R"({"app.kubernetes.io/managed-by": "zeroforge", "kueue.x-k8s.io/queue-name": "team-a"})"},
+      {"kueue writes no run policy",
+       0,
+       {R"(launch.kubernetes.gang={"scheduler": "kueue", "queue": "team-a"})"},
+       "/spec/runPolicy",
+       "absent"},
+      {"a TrainJob, no gang", 1, {"launch.kubernetes.priority_class=null"},
+       "/spec/runtimePatches/0/trainingRuntimeSpec/template/metadata", "absent"},
+      {"a TrainJob, volcano",
+       1,
+       {"launch.kubernetes.priority_class=null",
+        R"(launch.kubernetes.gang={"scheduler": "volcano", "queue": "research"})"},
+       trainer_annotations,
+       R"({"scheduling.volcano.sh/queue-name": "research"})"},
+      {"a TrainJob, kueue",
+       1,
+       {"launch.kubernetes.priority_class=null",
+        R"(launch.kubernetes.gang={"scheduler": "kueue", "queue": "team-a"})"},
+       "/metadata/labels",
+       R"({"app.kubernetes.io/managed-by": "zeroforge", "kueue.x-k8s.io/queue-name": "team-a"})"},
+  };
+  TempDir dir;
+  const std::string family = dir.write("gang.json", R"({
+    "name": "llama", "template": "deepspeed/config.json.j2",
+    "values": {"stage": 3, "global_batch_size": 512,
+               "launch": {"kubernetes": {"image": "nvcr.io/nvidia/pytorch:24.05-py3",
+                                         "priority_class": "training-high"}}},
+    "tiers": ["large"], "output": "{{ tier }}.json", "companions": ["kubernetes"]})")
+                                 .string();
+  std::vector<fs::path> files;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(cases[i].name);
+    const fs::path out = dir.path() / ("out" + std::to_string(i));
+    std::vector<std::string> args = {"generate", family, "-o", out.string(), "--set",
+                                     "launch.kubernetes.api=" + kApis[cases[i].api].kind};
+    for (const auto& set : cases[i].sets) {
+      args.push_back("--set");
+      args.push_back(set);
+    }
+    auto result = run_cli(args);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    files.push_back(out / "large.k8s.yaml");
+  }
+  std::optional<Json> documents = read_yaml(files);
+  if (!documents) return;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    SCOPED_TRACE(c.name);
+    const Json& job = (*documents)[i].at(1);
+    for (const auto& problem : test::openapi_problems(schema_of(kApis[c.api]), job))
+      ADD_FAILURE() << kApis[c.api].kind << " against its CRD schema: " << problem;
+    const Json::json_pointer at(c.pointer);
+    if (std::string(c.expected) == "absent") {
+      EXPECT_FALSE(job.contains(at)) << job.dump();
+    } else {
+      ASSERT_TRUE(job.contains(at)) << job.dump();
+      EXPECT_EQ(job.at(at), Json::parse(c.expected));
+    }
+  }
+}
+
+// A team's companions/kubernetes.yaml.j2 that extends the shipped partial and overrides three of
+// its blocks (the one docs/companions.md shows): its manifests are the shipped ones with only its
+// lines added, in every pod template, for both APIs, and valid against the CRD schemas.
+constexpr const char* kTeamTemplate = R"({#- the shipped job and a log shipper -#}
+{%- extends "companions/partials/kubernetes.yaml.j2" -%}
+{%- block volume_mounts %}
+{{- super() }}
+{{ pad }}    - name: logs
+{{ pad }}      mountPath: /logs
+{%- endblock %}
+{%- block containers %}
+{%- if not train_job %}
+{{ pad }}  - name: log-shipper
+{{ pad }}    image: "fluent/fluent-bit:3.1"
+{{ pad }}    volumeMounts:
+{{ pad }}    - name: logs
+{{ pad }}      mountPath: /logs
+{{ pad }}      readOnly: true
+{%- endif %}
+{%- endblock %}
+{%- block volumes %}
+{{- super() }}
+{{ pad }}  - name: logs
+{{ pad }}    emptyDir: {}
+{%- endblock %}
+)";
+
+// The lines of `team` that are not in `shipped`, when `team` is `shipped` with lines inserted
+// (each line of `shipped` matched in order); nullopt when it is not.
+std::optional<std::vector<std::string>> inserted_lines(const std::string& team,
+                                                       const std::string& shipped) {
+  auto split = [](const std::string& text) {
+    std::vector<std::string> lines;
+    for (std::size_t start = 0; start < text.size();) {
+      const std::size_t end = text.find('\n', start);
+      lines.push_back(text.substr(start, end - start));
+      start = end == std::string::npos ? text.size() : end + 1;
+    }
+    return lines;
+  };
+  const std::vector<std::string> a = split(team), b = split(shipped);
+  std::vector<std::string> inserted;
+  std::size_t j = 0;
+  for (const auto& line : a) {
+    if (j < b.size() && line == b[j]) {
+      ++j;
+    } else {
+      inserted.push_back(line);
+    }
+  }
+  if (j != b.size()) return std::nullopt;
+  return inserted;
+}
+
+TEST(KubernetesCliTest, ATeamTemplateExtendsTheShippedOneAndChangesOnlyItsBlocks) {
+  TempDir dir;
+  const fs::path family = dir.write("everything.json", kEverything);
+  const fs::path templates = dir.path() / "team-templates";
+  dir.write("team-templates/companions/kubernetes.yaml.j2", kTeamTemplate);
+  for (const Api& api : kApis) {
+    SCOPED_TRACE(api.kind);
+    const fs::path shipped = dir.path() / ("shipped-" + api.kind);
+    const fs::path team = dir.path() / ("team-" + api.kind);
+    for (const auto& [out, extra] :
+         std::vector<std::pair<fs::path, std::vector<std::string>>>{
+             {shipped, {}}, {team, {"--template-dir", templates.string()}}}) {
+      std::vector<std::string> args = {"generate", family.string(), "-o", out.string(), "--set",
+                                       "launch.kubernetes.api=" + api.kind};
+      args.insert(args.end(), extra.begin(), extra.end());
+      auto result = run_cli(args);
+      ASSERT_EQ(result.exit_code, 0) << result.err;
+    }
+    const std::string p4 = api.kind == "TrainJob" ? std::string(18, ' ') : std::string(8, ' ');
+    std::vector<std::string> per_pod = {p4 + "    - name: logs", p4 + "      mountPath: /logs"};
+    if (api.kind == "PyTorchJob")
+      for (const char* line :
+           {"  - name: log-shipper", "    image: \"fluent/fluent-bit:3.1\"", "    volumeMounts:",
+            "    - name: logs", "      mountPath: /logs", "      readOnly: true"})
+        per_pod.push_back(p4 + line);
+    per_pod.push_back(p4 + "  - name: logs");
+    per_pod.push_back(p4 + "    emptyDir: {}");
+    Json manifest = Json::parse(read_file(team / "manifest.json"));
+    std::vector<fs::path> files;
+    for (const auto& entry : manifest.at("configs")) {
+      const std::string path = entry.at("companions").at("kubernetes");
+      SCOPED_TRACE(path);
+      files.push_back(team / path);
+      auto inserted = inserted_lines(read_file(team / path), read_file(shipped / path));
+      ASSERT_TRUE(inserted.has_value()) << "the shipped manifest's lines are not all there";
+      const std::size_t pods = api.kind == "TrainJob" || entry.at("launch").at("nodes") == 1 ? 1 : 2;
+      std::vector<std::string> expected;
+      for (std::size_t i = 0; i < pods; ++i)
+        expected.insert(expected.end(), per_pod.begin(), per_pod.end());
+      EXPECT_EQ(*inserted, expected);
+    }
+    std::optional<Json> documents = read_yaml(files);
+    if (!documents) continue;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      SCOPED_TRACE(files[i].string());
+      const Json& job = (*documents)[i].at(1);
+      for (const auto& problem : test::openapi_problems(schema_of(api), job))
+        ADD_FAILURE() << api.kind << " against its CRD schema: " << problem;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace zf

@@ -13,6 +13,7 @@
 #include <set>
 #include <string_view>
 
+#include "kubernetes_gang.hpp"
 #include "kubernetes_names.hpp"
 #include "kubernetes_pod_values.hpp"
 #include "text_helpers.hpp"
@@ -26,11 +27,11 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-constexpr std::array<std::string_view, 19> kKubernetesKeys = {
+constexpr std::array<std::string_view, 20> kKubernetesKeys = {
     "api",           "name",        "namespace",  "image",       "service_account",
     "node_selector", "tolerations", "volumes",    "volume_mounts", "runtime",
     "env",           "env_from",    "resources",  "labels",      "annotations",
-    "pod_labels",    "pod_annotations", "priority_class", "scheduler_name"};
+    "pod_labels",    "pod_annotations", "priority_class", "scheduler_name", "gang"};
 constexpr std::array<std::string_view, 5> kTolerationKeys = {"key", "operator", "value", "effect",
                                                              "tolerationSeconds"};
 constexpr std::array<std::string_view, 4> kVolumeMountKeys = {"name", "mountPath", "readOnly",
@@ -237,6 +238,7 @@ class KubernetesPlanner {
     k["volume_mounts"] = Json::array();
     k["runtime"] = "torch-distributed";
     add_pod_value_defaults(k);
+    k["gang"] = nullptr;
     if (value != nullptr && !value->is_null()) read(*value, k);
     k["api_version"] = k["api"] == "TrainJob" ? "trainer.kubeflow.org/v1alpha1" : "kubeflow.org/v1";
     k["config_map"] = k["name"].get<std::string>() + "-config";
@@ -323,6 +325,8 @@ class KubernetesPlanner {
       } else if (key == "volume_mounts") {
         mounts_ = &item;
         mounts_pointer_ = pointer;
+      } else if (key == "gang") {
+        read_gang(item, pointer, k, problems_);
       } else if (detail::is_listed(kPodValueKeys, key)) {
         read_pod_value(key, item, pointer, k, problems_);
       } else {
@@ -637,8 +641,9 @@ class KubernetesPlanner {
   }
 
   // What only a written job is checked for: names its pods take, variables the operator owns,
+  // the gang (which completes k.gang and k.labels for the template),
   // the tier's GPUs, the image, and text the manifest's YAML cannot carry.
-  void check_job(const Json& k) {
+  void check_job(Json& k) {
     const bool train_job = k["api"] == "TrainJob";
     check_name(k["name"], train_job);
     if (!train_job && k["image"].is_null())
@@ -669,6 +674,7 @@ class KubernetesPlanner {
                  keys_text(kOperatorVariables) + "); leave it out");
     }
     check_pod_values(k, subject_.gpus_per_node, variables, problems_);
+    plan_gang(k, subject_.nodes, problems_);
     // Each path holds one mount (a Pod's volumeMounts are keyed by mountPath).
     std::set<std::string> paths = {k["config_mount"].get<std::string>(), "/dev/shm"};
     if (k["hf_args_mount"].is_string()) paths.insert(k["hf_args_mount"].get<std::string>());
