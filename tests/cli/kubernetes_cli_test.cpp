@@ -406,7 +406,7 @@ TEST(KubernetesCliTest, BadValuesAreRefusedAtTheirPlaceAndNothingIsWritten) {
             "'servce_account' in launch.kubernetes (expected api, name, namespace, image, "
             "service_account, node_selector, tolerations, volumes, volume_mounts, runtime, env, "
             "env_from, resources, labels, annotations, pod_labels, pod_annotations, "
-            "priority_class, scheduler_name); did you mean 'service_account'?\n"
+            "priority_class, scheduler_name, gang); did you mean 'service_account'?\n"
             "zeroforge: error: family 'llama' not generated; nothing was written\n");
   EXPECT_FALSE(fs::exists(out));
 

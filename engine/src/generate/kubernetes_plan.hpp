@@ -40,7 +40,8 @@ struct KubernetesSubject {
 /// `job.kubernetes` from `launch.kubernetes` (`value`; null or absent: every default): `api`
 /// (`PyTorchJob` or `TrainJob`), `api_version`, `name`, `config_map`, `namespace`, `image`,
 /// `service_account` (null when unset), `node_selector` (an object), `tolerations`, `volumes`,
-/// `volume_mounts` (lists of Kubernetes objects, as given), `runtime` (the TrainJob's
+/// `volume_mounts` (lists of Kubernetes objects, as given), `gang` (kubernetes_gang.hpp; null
+/// without one), the pod values (kubernetes_pod_values.hpp), `runtime` (the TrainJob's
 /// ClusterTrainingRuntime), `config_key`, `config_mount`, `config_lines` (the config's text,
 /// line by line, for a literal block scalar; null when the text cannot be one) and
 /// `config_text`, and `hf_args_key`, `hf_args_mount`, `hf_args_lines`, `hf_args_text` (null

@@ -74,7 +74,7 @@ TEST(KubernetesPlanTest, DefaultsNameTheJobAfterTheFamilyAndMountTheConfigUnderZ
     "node_selector": {}, "tolerations": [], "volumes": [], "volumes_yaml": [],
     "volume_mounts": [], "runtime": "torch-distributed", "env": [], "env_from": [],
     "requests": {}, "limits": {}, "gpu_resources": {}, "labels": {}, "annotations": {},
-    "pod_labels": {}, "pod_annotations": {}, "priority_class": null, "scheduler_name": null,
+    "pod_labels": {}, "pod_annotations": {}, "priority_class": null, "scheduler_name": null, "gang": null,
     "config_key": "deepspeed-config.json",
     "config_mount": "/zeroforge/large/zero3-offload-bf16.json",
     "config_lines": null, "config_text": null, "hf_args_key": null, "hf_args_mount": null,
@@ -143,13 +143,13 @@ TEST(KubernetesPlanTest, RefusesWhatTheApiServerOrTheKubeflowControllersWould) {
       {"not an object", R"("pytorch")", "/launch/kubernetes",
        "launch.kubernetes must be an object (api, name, namespace, image, service_account, "
        "node_selector, tolerations, volumes, volume_mounts, runtime, env, env_from, resources, "
-       "labels, annotations, pod_labels, pod_annotations, priority_class, scheduler_name) or "
+       "labels, annotations, pod_labels, pod_annotations, priority_class, scheduler_name, gang) or "
        "null, got \"pytorch\""},
       {"unknown key", R"({"image": "i", "namspace": "ml"})", "/launch/kubernetes/namspace",
        "unknown key 'namspace' in launch.kubernetes (expected api, name, namespace, image, "
        "service_account, node_selector, tolerations, volumes, volume_mounts, runtime, env, "
        "env_from, resources, labels, annotations, pod_labels, pod_annotations, priority_class, "
-       "scheduler_name); did you mean 'namespace'?"},
+       "scheduler_name, gang); did you mean 'namespace'?"},
       {"api", R"({"image": "i", "api": "MPIJob"})", "/launch/kubernetes/api",
        "launch.kubernetes.api must be \"PyTorchJob\" (kubeflow.org/v1) or \"TrainJob\" "
        "(trainer.kubeflow.org/v1alpha1), got \"MPIJob\""},
