@@ -43,7 +43,8 @@ std::string gang_list_text(const auto& keys) {
   return text;
 }
 
-void refuse_gang(std::vector<CompanionProblem>& problems, std::string pointer, std::string message) {
+void refuse_gang(std::vector<CompanionProblem>& problems, std::string pointer,
+                 std::string message) {
   problems.push_back({std::move(pointer), std::move(message)});
 }
 
@@ -60,8 +61,8 @@ void read_gang(const Json& item, const std::string& pointer, Json& k,
   if (item.is_null()) return;
   if (!item.is_object()) {
     refuse_gang(problems, pointer,
-         "launch.kubernetes.gang must be an object (" + gang_list_text(kGangKeys) +
-             ") or null, got " + item.dump());
+                "launch.kubernetes.gang must be an object (" + gang_list_text(kGangKeys) +
+                    ") or null, got " + item.dump());
     return;
   }
   Json gang = {{"scheduler", nullptr},
@@ -75,9 +76,9 @@ void read_gang(const Json& item, const std::string& pointer, Json& k,
     if (!detail::is_listed(kGangKeys, key)) {
       const std::string guess = detail::nearest_name(key, kGangKeys);
       refuse_gang(problems, at,
-           "unknown key '" + key + "' in launch.kubernetes.gang (expected " +
-               gang_list_text(kGangKeys) + ")" +
-               (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+                  "unknown key '" + key + "' in launch.kubernetes.gang (expected " +
+                      gang_list_text(kGangKeys) + ")" +
+                      (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
       ok = false;
       continue;
     }
@@ -85,36 +86,40 @@ void read_gang(const Json& item, const std::string& pointer, Json& k,
     if (key == "scheduler") {
       if (!v.is_string() || !detail::is_listed(kGangSchedulers, v.get<std::string>())) {
         refuse_gang(problems, at,
-             "launch.kubernetes.gang.scheduler must be \"volcano\" (Volcano's PodGroup), "
-             "\"coscheduling\" (the scheduler-plugins coscheduler's PodGroup) or \"kueue\" "
-             "(Kueue's queue label), got " +
-                 v.dump());
+                    "launch.kubernetes.gang.scheduler must be \"volcano\" (Volcano's PodGroup), "
+                    "\"coscheduling\" (the scheduler-plugins coscheduler's PodGroup) or \"kueue\" "
+                    "(Kueue's queue label), got " +
+                        v.dump());
         ok = false;
         continue;
       }
     } else if (key == "queue") {
       // A Volcano Queue and a Kueue LocalQueue are objects, named as the API server names them.
       if (!v.is_string() || !is_dns_subdomain(v.get<std::string>())) {
-        refuse_gang(problems, at,
-             "launch.kubernetes.gang.queue: " + v.dump() +
-                 " is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', at most "
-                 "253), as Kubernetes names a Volcano Queue or a Kueue LocalQueue");
+        refuse_gang(
+            problems, at,
+            "launch.kubernetes.gang.queue: " + v.dump() +
+                " is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', at most "
+                "253), as Kubernetes names a Volcano Queue or a Kueue LocalQueue");
         ok = false;
         continue;
       }
     } else if (!is_gang_count(v)) {
       refuse_gang(problems, at,
-           "launch.kubernetes.gang." + key + " must be a whole number from 1 to 2147483647 (" +
-               (key == "min_available" ? std::string("pods") : std::string("seconds")) +
-               "; the PodGroup's field is an int32), got " + v.dump());
+                  "launch.kubernetes.gang." + key +
+                      " must be a whole number from 1 to 2147483647 (" +
+                      (key == "min_available" ? std::string("pods") : std::string("seconds")) +
+                      "; the PodGroup's field is an int32), got " + v.dump());
       ok = false;
       continue;
     }
     gang[key] = v;
   }
   if (ok && gang["scheduler"].is_null()) {
-    refuse_gang(problems, pointer + "/scheduler",
-         "launch.kubernetes.gang needs its scheduler: \"volcano\", \"coscheduling\" or \"kueue\"");
+    // At the object: the missing key is written nowhere, and the object's pointer names its file.
+    refuse_gang(
+        problems, pointer,
+        "launch.kubernetes.gang needs its scheduler: \"volcano\", \"coscheduling\" or \"kueue\"");
     ok = false;
   }
   if (ok) k["gang"] = std::move(gang);
@@ -132,31 +137,34 @@ void plan_gang(Json& k, std::int64_t nodes, std::vector<CompanionProblem>& probl
 
   if (scheduler == "kueue") {
     if (gang["queue"].is_null()) {
-      refuse_gang(problems, queue_at,
-           "launch.kubernetes.gang: Kueue admits a job through the LocalQueue its label "
-           "kueue.x-k8s.io/queue-name names; set gang.queue to that LocalQueue");
+      refuse_gang(problems, std::string(kGangPointer),
+                  "launch.kubernetes.gang: Kueue admits a job through the LocalQueue its label "
+                  "kueue.x-k8s.io/queue-name names; set gang.queue to that LocalQueue");
     } else if (!is_label_value(gang["queue"].get<std::string>())) {
-      refuse_gang(problems, queue_at,
-           "launch.kubernetes.gang.queue: " + gang["queue"].dump() +
-               " is longer than a label value (at most 63), and Kueue names the LocalQueue in "
-               "the label kueue.x-k8s.io/queue-name");
+      refuse_gang(
+          problems, queue_at,
+          "launch.kubernetes.gang.queue: " + gang["queue"].dump() +
+              " is longer than a label value (at most 63), and Kueue names the LocalQueue in "
+              "the label kueue.x-k8s.io/queue-name");
     }
     if (!gang["min_available"].is_null())
       refuse_gang(problems, min_at,
-           "launch.kubernetes.gang.min_available: Kueue admits a " + k["api"].get<std::string>() +
-               " whole (the quota of all its pods at once) and has no minimum count for it; "
-               "leave it out");
+                  "launch.kubernetes.gang.min_available: Kueue admits a " +
+                      k["api"].get<std::string>() +
+                      " whole (the quota of all its pods at once) and has no minimum count for it; "
+                      "leave it out");
     if (!gang["schedule_timeout_seconds"].is_null())
-      refuse_gang(problems, timeout_at,
-           "launch.kubernetes.gang.schedule_timeout_seconds: Kueue's wait for a job's pods is "
-           "its own configuration (waitForPodsReady), not the job's; leave it out");
+      refuse_gang(
+          problems, timeout_at,
+          "launch.kubernetes.gang.schedule_timeout_seconds: Kueue's wait for a job's pods is "
+          "its own configuration (waitForPodsReady), not the job's; leave it out");
     const Json& labels = k["labels"];
     const std::string label(kKueueQueueLabel);
     if (labels.contains(label) && labels[label] != gang["queue"] && !gang["queue"].is_null())
       refuse_gang(problems, "/launch/kubernetes/labels/" + escape_pointer_segment(label),
-           "launch.kubernetes.labels." + label + ": " + labels[label].dump() +
-               " disagrees with launch.kubernetes.gang.queue " + gang["queue"].dump() +
-               ", which the manifest writes as that label; leave the label out");
+                  "launch.kubernetes.labels." + label + ": " + labels[label].dump() +
+                      " disagrees with launch.kubernetes.gang.queue " + gang["queue"].dump() +
+                      ", which the manifest writes as that label; leave the label out");
     if (problems.size() == before) k["labels"][label] = gang["queue"];
     return;
   }
@@ -164,62 +172,70 @@ void plan_gang(Json& k, std::int64_t nodes, std::vector<CompanionProblem>& probl
   if (train_job) {
     // The Trainer's PodGroup is the runtime's: the TrainJob carries Volcano's queue, no more.
     if (!gang["min_available"].is_null())
-      refuse_gang(problems, min_at,
-           "launch.kubernetes.gang.min_available: the Kubeflow Trainer sets a TrainJob's "
-           "PodGroup minMember to the job's pod count itself, and the TrainJob has no field for "
-           "it; leave it out, or use api PyTorchJob");
+      refuse_gang(
+          problems, min_at,
+          "launch.kubernetes.gang.min_available: the Kubeflow Trainer sets a TrainJob's "
+          "PodGroup minMember to the job's pod count itself, and the TrainJob has no field for "
+          "it; leave it out, or use api PyTorchJob");
     if (!gang["schedule_timeout_seconds"].is_null())
-      refuse_gang(problems, timeout_at,
-           "launch.kubernetes.gang.schedule_timeout_seconds: a TrainJob's coscheduling timeout "
-           "is its ClusterTrainingRuntime's (spec.podGroupPolicy.coscheduling."
-           "scheduleTimeoutSeconds), which the TrainJob cannot set; set it there, or use api "
-           "PyTorchJob");
+      refuse_gang(
+          problems, timeout_at,
+          "launch.kubernetes.gang.schedule_timeout_seconds: a TrainJob's coscheduling timeout "
+          "is its ClusterTrainingRuntime's (spec.podGroupPolicy.coscheduling."
+          "scheduleTimeoutSeconds), which the TrainJob cannot set; set it there, or use api "
+          "PyTorchJob");
     if (scheduler == "coscheduling") {
       if (!gang["queue"].is_null())
-        refuse_gang(problems, queue_at,
-             "launch.kubernetes.gang.queue: the coscheduling plugin has no queues (the "
-             "scheduler-plugins PodGroup has no queue field); use Volcano or Kueue for a queue");
+        refuse_gang(
+            problems, queue_at,
+            "launch.kubernetes.gang.queue: the coscheduling plugin has no queues (the "
+            "scheduler-plugins PodGroup has no queue field); use Volcano or Kueue for a queue");
       else if (problems.size() == before)
-        refuse_gang(problems, std::string(kGangPointer) + "/scheduler",
-             "launch.kubernetes.gang: a TrainJob's coscheduling is its ClusterTrainingRuntime's "
-             "spec.podGroupPolicy.coscheduling (the Kubeflow Trainer creates the PodGroup from "
-             "it), and the TrainJob has no field for it; set it in the runtime and leave gang "
-             "out, or use api PyTorchJob");
+        refuse_gang(
+            problems, std::string(kGangPointer) + "/scheduler",
+            "launch.kubernetes.gang: a TrainJob's coscheduling is its ClusterTrainingRuntime's "
+            "spec.podGroupPolicy.coscheduling (the Kubeflow Trainer creates the PodGroup from "
+            "it), and the TrainJob has no field for it; set it in the runtime and leave gang "
+            "out, or use api PyTorchJob");
     } else if (gang["queue"].is_null() && problems.size() == before) {
-      refuse_gang(problems, std::string(kGangPointer) + "/scheduler",
-           "launch.kubernetes.gang: a TrainJob's Volcano gang scheduling is its "
-           "ClusterTrainingRuntime's spec.podGroupPolicy.volcano (the Kubeflow Trainer creates "
-           "the PodGroup from it), and the TrainJob can set only its queue; set gang.queue, or "
-           "set the runtime and leave gang out");
+      refuse_gang(
+          problems, std::string(kGangPointer) + "/scheduler",
+          "launch.kubernetes.gang: a TrainJob's Volcano gang scheduling is its "
+          "ClusterTrainingRuntime's spec.podGroupPolicy.volcano (the Kubeflow Trainer creates "
+          "the PodGroup from it), and the TrainJob can set only its queue; set gang.queue, or "
+          "set the runtime and leave gang out");
     }
     return;
   }
 
   // A PyTorchJob: the operator's schedulingPolicy.
   if (scheduler == "coscheduling" && !gang["queue"].is_null())
-    refuse_gang(problems, queue_at,
-         "launch.kubernetes.gang.queue: the coscheduling plugin has no queues (the "
-         "scheduler-plugins PodGroup has no queue field, and the training operator passes none "
-         "to it); use Volcano or Kueue for a queue");
+    refuse_gang(
+        problems, queue_at,
+        "launch.kubernetes.gang.queue: the coscheduling plugin has no queues (the "
+        "scheduler-plugins PodGroup has no queue field, and the training operator passes none "
+        "to it); use Volcano or Kueue for a queue");
   if (scheduler == "volcano" && !gang["schedule_timeout_seconds"].is_null())
-    refuse_gang(problems, timeout_at,
-         "launch.kubernetes.gang.schedule_timeout_seconds: the training operator passes "
-         "scheduleTimeoutSeconds only to the scheduler-plugins PodGroup (Volcano's has no such "
-         "field); leave it out, or use scheduler \"coscheduling\"");
+    refuse_gang(
+        problems, timeout_at,
+        "launch.kubernetes.gang.schedule_timeout_seconds: the training operator passes "
+        "scheduleTimeoutSeconds only to the scheduler-plugins PodGroup (Volcano's has no such "
+        "field); leave it out, or use scheduler \"coscheduling\"");
   if (scheduler == "volcano" && k["scheduler_name"].is_string() && k["scheduler_name"] != "volcano")
-    refuse_gang(problems, "/launch/kubernetes/scheduler_name",
-         "launch.kubernetes.scheduler_name: " + k["scheduler_name"].dump() +
-             " is not Volcano's scheduler \"volcano\", which the training operator gives the "
-             "pods of a Volcano gang (when they name none): under another scheduler they leave "
-             "the gang; leave it out");
+    refuse_gang(
+        problems, "/launch/kubernetes/scheduler_name",
+        "launch.kubernetes.scheduler_name: " + k["scheduler_name"].dump() +
+            " is not Volcano's scheduler \"volcano\", which the training operator gives the "
+            "pods of a Volcano gang (when they name none): under another scheduler they leave "
+            "the gang; leave it out");
   if (gang["min_available"].is_null()) gang["min_available"] = nodes;
   if (gang["min_available"].get<std::int64_t>() > nodes)
     refuse_gang(problems, min_at,
-         "launch.kubernetes.gang.min_available: " + gang["min_available"].dump() +
-             " is more than the job's " + std::to_string(nodes) + " pod" +
-             (nodes > 1 ? "s" : "") +
-             " (one per node): its PodGroup would wait for them for ever; leave it out (the "
-             "default is the job's pod count)");
+                "launch.kubernetes.gang.min_available: " + gang["min_available"].dump() +
+                    " is more than the job's " + std::to_string(nodes) + " pod" +
+                    (nodes > 1 ? "s" : "") +
+                    " (one per node): its PodGroup would wait for them for ever; leave it out (the "
+                    "default is the job's pod count)");
   if (scheduler == "volcano") gang["priority_class"] = k["priority_class"];
 }
 

@@ -102,8 +102,8 @@ TEST(KubernetesGangTest, EachSchedulerGivesTheTemplateWhatItsConsumerReads) {
     s.nodes(c.nodes);
     s.kubernetes().update(Json::parse(c.kubernetes));
     CompanionPlan plan = s.plan();
-    ASSERT_TRUE(plan.problems.empty()) << plan.problems[0].pointer << ": "
-                                       << plan.problems[0].message;
+    ASSERT_TRUE(plan.problems.empty())
+        << plan.problems[0].pointer << ": " << plan.problems[0].message;
     const Json& k = plan.job.at("kubernetes");
     EXPECT_EQ(k.at("gang"), Json::parse(c.gang));
     EXPECT_EQ(k.at("labels"), Json::parse(c.labels));
@@ -126,7 +126,7 @@ TEST(KubernetesGangTest, RefusesWhatTheSchedulerOrTheApiHasNoFieldFor) {
        "/launch/kubernetes/gang/minAvailable",
        "unknown key 'minAvailable' in launch.kubernetes.gang (expected scheduler, queue, "
        "min_available, schedule_timeout_seconds); did you mean 'min_available'?"},
-      {"no scheduler", R"({"gang": {"queue": "q"}})", "/launch/kubernetes/gang/scheduler",
+      {"no scheduler", R"({"gang": {"queue": "q"}})", "/launch/kubernetes/gang",
        "launch.kubernetes.gang needs its scheduler: \"volcano\", \"coscheduling\" or \"kueue\""},
       {"unknown scheduler", R"({"gang": {"scheduler": "yunikorn"}})",
        "/launch/kubernetes/gang/scheduler",
@@ -169,15 +169,15 @@ TEST(KubernetesGangTest, RefusesWhatTheSchedulerOrTheApiHasNoFieldFor) {
        "launch.kubernetes.scheduler_name: \"default-scheduler\" is not Volcano's scheduler "
        "\"volcano\", which the training operator gives the pods of a Volcano gang (when they "
        "name none): under another scheduler they leave the gang; leave it out"},
-      {"kueue without a queue", R"({"gang": {"scheduler": "kueue"}})",
-       "/launch/kubernetes/gang/queue",
+      {"kueue without a queue", R"({"gang": {"scheduler": "kueue"}})", "/launch/kubernetes/gang",
        "launch.kubernetes.gang: Kueue admits a job through the LocalQueue its label "
        "kueue.x-k8s.io/queue-name names; set gang.queue to that LocalQueue"},
       {"kueue queue longer than a label",
-       R"({"gang": {"scheduler": "kueue", "queue": "team-a.research.example.com.h100.reserved.queue.of.the.lab"}})",
+       R"({"gang": {"scheduler": "kueue", "queue": "team-a.research.example.com.h100.reserved.queue.of.the.language.lab"}})",
        "/launch/kubernetes/gang/queue",
        "launch.kubernetes.gang.queue: "
-       "\"team-a.research.example.com.h100.reserved.queue.of.the.lab\" is longer than a label "
+       "\"team-a.research.example.com.h100.reserved.queue.of.the.language.lab\" is longer than a "
+       "label "
        "value (at most 63), and Kueue names the LocalQueue in the label "
        "kueue.x-k8s.io/queue-name"},
       {"kueue minimum", R"({"gang": {"scheduler": "kueue", "queue": "q", "min_available": 2}})",
