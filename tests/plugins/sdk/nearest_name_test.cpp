@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,51 @@ TEST(NearestNameTest, AbbreviationNeedsEveryWordInOrderAndOneShorter) {
   EXPECT_FALSE(abbreviates_words("gpu__gib", "gpu_memory_gib"));
   EXPECT_FALSE(abbreviates_words("gpu_memory", "gpu_memory_gib"));
   EXPECT_FALSE(abbreviates_words("gpu_memory_gib_x", "gpu_memory_gib"));
+}
+
+// The bounded distance is the full one wherever that is within the bound, and past the bound
+// elsewhere, so nearest_name picks the same name with it; the full distance is counted here
+// independently (a table of every prefix pair) so the two cannot share a mistake.
+std::size_t reference_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+TEST(NearestNameTest, BoundedDistanceIsExactWithinItsBoundAndPastItElsewhere) {
+  const std::vector<std::string> words = {"",
+                                          "a",
+                                          "ab",
+                                          "ba",
+                                          "stage",
+                                          "stage3",
+                                          "steps",
+                                          "offload",
+                                          "offload_param",
+                                          "overlap_comm",
+                                          "reduce_bucket_size",
+                                          "xyz"};
+  for (const std::string& a : words) {
+    for (const std::string& b : words) {
+      const std::size_t exact = reference_distance(a, b);
+      EXPECT_EQ(edit_distance(a, b), exact) << a << " / " << b;
+      for (std::size_t bound = 0; bound <= 6; ++bound) {
+        const std::size_t within = edit_distance_within(a, b, bound);
+        if (exact <= bound) {
+          EXPECT_EQ(within, exact) << a << " / " << b << " within " << bound;
+        } else {
+          EXPECT_GT(within, bound) << a << " / " << b << " within " << bound;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -30,6 +30,30 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+/// edit_distance(a, b) when it is at most `bound`, else some number above `bound`: a length
+/// apart of more than `bound` answers at once, and a row whose every cell is past `bound`
+/// ends the count (no later row can come back under it). nearest_name asks it of every
+/// candidate for every unknown key, so the full distance made 100k unknown keys seconds.
+inline std::size_t edit_distance_within(std::string_view a, std::string_view b, std::size_t bound) {
+  const std::size_t apart = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
+  if (apart > bound) return bound + 1;
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    std::size_t least = row[0];
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+      least = std::min(least, row[j]);
+    }
+    if (least > bound) return bound + 1;
+  }
+  return row[b.size()];
+}
+
 /// True when `key` writes the words of `candidate` (split at `_`) cut short, each word at
 /// least one character and at least one word shorter: `gpu_mem_gib` for `gpu_memory_gib`.
 inline bool abbreviates_words(std::string_view key, std::string_view candidate) {
@@ -62,10 +86,12 @@ std::string nearest_name(std::string_view key, const Range& candidates) {
   std::string best;
   std::size_t best_distance = limit + 1;
   for (const auto& candidate : candidates) {
-    const std::size_t d = edit_distance(key, candidate);
+    // Only a distance under the best so far can change the answer.
+    const std::size_t d = edit_distance_within(key, candidate, best_distance - 1);
     if (d < best_distance) {
       best_distance = d;
       best = std::string(candidate);
+      if (d == 0) break;  // nothing is nearer
     }
   }
   if (!best.empty()) return best;
