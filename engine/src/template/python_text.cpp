@@ -374,13 +374,32 @@ std::string strip(std::string_view text, std::optional<std::string_view> chars, 
     }
     return false;
   };
-  std::vector<std::string_view> points = split_code_points(text);
-  std::size_t begin = 0, end = points.size();
-  while (left && begin < end && strips(points[begin])) ++begin;
-  while (right && end > begin && strips(points[end - 1])) --end;
-  std::string out;
-  for (std::size_t i = begin; i < end; ++i) out.append(points[i]);
-  return out;
+  // Code point by code point from each end, without splitting the whole text: the template
+  // strips a whole captured config (`body.rstrip().rstrip(",")`) once per render, and splitting
+  // it cost a vector of views of its size. From the left, decoding is exact as it goes; from the
+  // right, the code point ending at `end` starts at the last lead byte, unless the text is not
+  // valid UTF-8 there, where the points are taken as the forward split takes them.
+  std::size_t begin = 0, end = text.size();
+  while (left && begin < end) {
+    char32_t c;
+    std::size_t n = decode_utf8(text, begin, c);
+    if (!strips(text.substr(begin, n))) break;
+    begin += n;
+  }
+  while (right && end > begin) {
+    std::size_t start = end - 1;
+    while (start > begin && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+    char32_t c;
+    if (decode_utf8(text, start, c) != end - start) {
+      std::vector<std::string_view> points = split_code_points(text.substr(begin, end - begin));
+      std::size_t kept = points.size();
+      while (kept > 0 && strips(points[kept - 1])) end -= points[--kept].size();
+      break;
+    }
+    if (!strips(text.substr(start, end - start))) break;
+    end = start;
+  }
+  return std::string(text.substr(begin, end - begin));
 }
 
 std::string replace(std::string_view text, std::string_view old_text, std::string_view new_text,

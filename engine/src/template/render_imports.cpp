@@ -79,6 +79,10 @@ Value Renderer::import_module(const Stmt& stmt, const Expr& name_expr, bool with
     loaded = load(lookup_located(name_expr, frame, scratch), false);
   });
   if (loaded_name) *loaded_name = loaded->tree().name;
+  if (!with_context) {
+    for (const auto& [tpl, exports] : plain_modules_)
+      if (tpl == loaded) return exports;
+  }
   std::optional<DepthGuard> depth;
   guard(stmt, [&] { depth.emplace(*this, "import", loaded->tree().height); });
   auto& module = *modules_.emplace_back(std::make_unique<Module>(loaded->tree().scope));
@@ -101,7 +105,9 @@ Value Renderer::import_module(const Stmt& stmt, const Expr& name_expr, bool with
   }
   out_ = saved;
   tree_ = saved_tree;
-  return Value(std::move(exported));
+  Value exports(std::move(exported));
+  if (!with_context) plain_modules_.emplace_back(loaded, exports);
+  return exports;
 }
 
 // Every name `frame` sees, with its innermost value, as one dict.

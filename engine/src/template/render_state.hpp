@@ -404,6 +404,10 @@ class Renderer : public CallContext {
     Frame frame;
   };
   std::vector<std::unique_ptr<Module>> modules_;  // imported modules, alive for the render
+  // What each template imported without context exported, by template: imported again in the
+  // same render it is the same module, as Jinja2 keeps a template's default module (so the
+  // config template's partials, which each import the same helpers, run them once).
+  std::vector<std::pair<const Template*, Value>> plain_modules_;
   std::array<Arguments, 2> arguments_inline_;
   std::vector<std::unique_ptr<Arguments>> arguments_more_;  // for calls nested deeper
   std::size_t arguments_in_use_ = 0;
