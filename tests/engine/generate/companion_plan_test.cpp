@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "generate/companions.hpp"
+#include "support/plan_subject.hpp"
 
 namespace zf::pipeline {
 namespace {
@@ -21,40 +22,21 @@ const std::vector<std::string> kAll = {"deepspeed", "torchrun", "accelerate",
                                        "hf-args",   "hostfile", "deepspeed-env"};
 
 // A ZeRO-3 bf16 config of 8 GPUs per node, as the built-in template writes one, and its facts.
-struct Subject {
-  Json config = Json::parse(R"({
-    "train_batch_size": 256, "train_micro_batch_size_per_gpu": 4,
-    "gradient_accumulation_steps": 8, "gradient_clipping": 0.5,
-    "bf16": {"enabled": true},
-    "optimizer": {"type": "AdamW", "params": {"lr": 0.0003, "betas": [0.9, 0.95], "eps": 1e-08,
-                                               "weight_decay": 0.1}},
-    "scheduler": {"type": "WarmupDecayLR", "params": {"warmup_min_lr": 0, "warmup_max_lr": 0.0003,
-                                                       "warmup_num_steps": 2000,
-                                                       "total_num_steps": 250000}},
-    "zero_optimization": {"stage": 3}})");
-  Json values = Json::parse(R"({"gpus_per_node": 8, "nodes": 1, "world_size": null})");
-  DeepSpeedFacts facts;
-  std::string path = "medium/zero3-bf16.json";
-  std::string family;
-  const Tier* tier = nullptr;
-
+struct Subject : test::PlanSubject {
   Subject() {
-    facts.stage = 3;
-    facts.precision = "bf16";
-    facts.world_size = 8;
-    facts.micro_batch_size = 4;
-    facts.gradient_accumulation = 8;
-    facts.train_batch_size = 256;
-  }
-  void nodes(int n) {
-    values["nodes"] = n;
-    facts.world_size = 8 * n;
-    facts.train_batch_size = 4 * 8 * facts.world_size;
-  }
-  std::optional<FitAssumptions> fit;  // a plugin's fit assumptions record, or none
-  CompanionPlan plan(const std::vector<std::string>& kinds) const {
-    return plan_companions(kinds, CompanionSubject{path, &config, &facts, &values,
-                                                   fit ? &*fit : nullptr, family, tier});
+    config = Json::parse(R"({
+      "train_batch_size": 256, "train_micro_batch_size_per_gpu": 4,
+      "gradient_accumulation_steps": 8, "gradient_clipping": 0.5,
+      "bf16": {"enabled": true},
+      "optimizer": {"type": "AdamW", "params": {"lr": 0.0003, "betas": [0.9, 0.95], "eps": 1e-08,
+                                                 "weight_decay": 0.1}},
+      "scheduler": {"type": "WarmupDecayLR", "params": {"warmup_min_lr": 0, "warmup_max_lr": 0.0003,
+                                                         "warmup_num_steps": 2000,
+                                                         "total_num_steps": 250000}},
+      "zero_optimization": {"stage": 3}})");
+    values = Json::parse(R"({"gpus_per_node": 8, "nodes": 1, "world_size": null})");
+    path = "medium/zero3-bf16.json";
+    family.clear();
   }
 };
 
@@ -199,7 +181,8 @@ TEST(CompanionPlanTest, RefusesLaunchValuesItCannotMakeAConsistentLaunchFrom) {
   };
   const Case cases[] = {
       {"not an object", R"("train.py")", "/launch",
-       "launch must be an object (script, args, master_port, config_dir, hosts, environment, style, "
+       "launch must be an object (script, args, master_port, config_dir, hosts, environment, "
+       "style, "
        "slurm, kubernetes) or null, got \"train.py\""},
       {"unknown key", R"({"scipt": "t.py"})", "/launch/scipt",
        "unknown key 'scipt' in launch (expected script, args, master_port, config_dir, hosts, "
@@ -374,8 +357,7 @@ TEST(CompanionPlanTest, EnvironmentNumbersAndBooleansAreTheirJsonText) {
       "TORCH_NCCL_ASYNC_ERROR_HANDLING": true, "RATIO": 0.5, "BIG": 1e-5, "ONE": 1.0}})");
   CompanionPlan plan = s.plan({"deepspeed"});
   ASSERT_TRUE(plan.problems.empty()) << plan.problems[0].message;
-  EXPECT_EQ(plan.job.at("environment"),
-            Json::parse(R"({"NCCL_DEBUG": "WARN", "NCCL_NTHREADS": "4",
+  EXPECT_EQ(plan.job.at("environment"), Json::parse(R"({"NCCL_DEBUG": "WARN", "NCCL_NTHREADS": "4",
                 "TORCH_NCCL_ASYNC_ERROR_HANDLING": "true", "RATIO": "0.5", "BIG": "1e-5",
                 "ONE": "1.0"})"));
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "generate/companions.hpp"
+#include "support/plan_subject.hpp"
 
 namespace zf::pipeline {
 namespace {
@@ -15,33 +16,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // A ZeRO-3 bf16 config on N nodes of 8 GPUs, launched by the kubernetes companion.
-struct Subject {
-  Json config = Json::parse(R"({"train_batch_size": 256, "train_micro_batch_size_per_gpu": 4,
-    "gradient_accumulation_steps": 8, "bf16": {"enabled": true},
-    "zero_optimization": {"stage": 3}})");
-  Json values = Json::parse(R"({"gpus_per_node": 8, "nodes": 1, "world_size": null,
-    "launch": {"kubernetes": {"image": "nvcr.io/nvidia/pytorch:24.05-py3"}}})");
-  DeepSpeedFacts facts;
-
-  Subject() {
-    facts.stage = 3;
-    facts.precision = "bf16";
-    facts.world_size = 8;
-    facts.micro_batch_size = 4;
-    facts.gradient_accumulation = 8;
-    facts.train_batch_size = 256;
-  }
-  void nodes(int n) {
-    values["nodes"] = n;
-    facts.world_size = 8 * n;
-    facts.train_batch_size = 4 * 8 * facts.world_size;
-  }
-  Json& kubernetes() { return values["launch"]["kubernetes"]; }
-  CompanionPlan plan(const std::vector<std::string>& kinds = {"kubernetes"}) const {
-    return plan_companions(kinds, CompanionSubject{"medium/zero3.json", &config, &facts, &values,
-                                                   nullptr, "llama", nullptr});
-  }
-};
+using Subject = test::PlanSubject;
 
 TEST(KubernetesGangTest, EachSchedulerGivesTheTemplateWhatItsConsumerReads) {
   struct Case {

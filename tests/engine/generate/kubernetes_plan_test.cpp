@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "generate/companions.hpp"
+#include "support/plan_subject.hpp"
 #include "zeroforge/output.hpp"
 
 namespace zf::pipeline {
@@ -17,35 +18,11 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// A ZeRO-3 bf16 config on nodes of 8 GPUs.
-struct Subject {
-  Json config = Json::parse(R"({"train_batch_size": 256, "train_micro_batch_size_per_gpu": 4,
-    "gradient_accumulation_steps": 8, "bf16": {"enabled": true},
-    "zero_optimization": {"stage": 3}})");
-  Json values = Json::parse(R"({"gpus_per_node": 8, "nodes": 1, "world_size": null,
-    "launch": {"kubernetes": {"image": "nvcr.io/nvidia/pytorch:24.05-py3"}}})");
-  DeepSpeedFacts facts;
-  std::string path = "large/zero3-offload-bf16.json";
-  std::string family = "Llama_3.70B";
-  const Tier* tier = nullptr;
-
+// A ZeRO-3 bf16 config on nodes of 8 GPUs, in a family whose name is not a DNS label.
+struct Subject : test::PlanSubject {
   Subject() {
-    facts.stage = 3;
-    facts.precision = "bf16";
-    facts.world_size = 8;
-    facts.micro_batch_size = 4;
-    facts.gradient_accumulation = 8;
-    facts.train_batch_size = 256;
-  }
-  void nodes(int n) {
-    values["nodes"] = n;
-    facts.world_size = 8 * n;
-    facts.train_batch_size = 4 * 8 * facts.world_size;
-  }
-  Json& kubernetes() { return values["launch"]["kubernetes"]; }
-  CompanionPlan plan(const std::vector<std::string>& kinds) const {
-    return plan_companions(kinds,
-                           CompanionSubject{path, &config, &facts, &values, nullptr, family, tier});
+    path = "large/zero3-offload-bf16.json";
+    family = "Llama_3.70B";
   }
 };
 

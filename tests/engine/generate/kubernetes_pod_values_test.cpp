@@ -10,6 +10,7 @@
 
 #include "generate/companions.hpp"
 #include "generate/kubernetes_names.hpp"
+#include "support/plan_subject.hpp"
 
 namespace zf::pipeline {
 namespace {
@@ -17,34 +18,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // A ZeRO-3 bf16 config on N nodes of 8 GPUs, launched by the kubernetes companion.
-struct Subject {
-  Json config = Json::parse(R"({"train_batch_size": 256, "train_micro_batch_size_per_gpu": 4,
-    "gradient_accumulation_steps": 8, "bf16": {"enabled": true},
-    "zero_optimization": {"stage": 3}})");
-  Json values = Json::parse(R"({"gpus_per_node": 8, "nodes": 1, "world_size": null,
-    "launch": {"kubernetes": {"image": "nvcr.io/nvidia/pytorch:24.05-py3"}}})");
-  DeepSpeedFacts facts;
-  std::string family = "llama";
-
-  Subject() {
-    facts.stage = 3;
-    facts.precision = "bf16";
-    facts.world_size = 8;
-    facts.micro_batch_size = 4;
-    facts.gradient_accumulation = 8;
-    facts.train_batch_size = 256;
-  }
-  void nodes(int n) {
-    values["nodes"] = n;
-    facts.world_size = 8 * n;
-    facts.train_batch_size = 4 * 8 * facts.world_size;
-  }
-  Json& kubernetes() { return values["launch"]["kubernetes"]; }
-  CompanionPlan plan() const {
-    return plan_companions({"kubernetes"}, CompanionSubject{"medium/zero3.json", &config, &facts,
-                                                            &values, nullptr, family, nullptr});
-  }
-};
+using Subject = test::PlanSubject;
 
 TEST(KubernetesPodValuesTest, EveryValueReachesTheJobAsTheTemplateWritesIt) {
   Subject s;
@@ -94,7 +68,8 @@ TEST(KubernetesPodValuesTest, RefusesWhatTheApiServerWould) {
        "/launch/kubernetes/env/0/valuefrom",
        "unknown key 'valuefrom' in a variable of launch.kubernetes.env (expected name, "
        "valueFrom); did you mean 'valueFrom'?"},
-      {"env name", R"({"env": [{"name": "1A", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}]})",
+      {"env name",
+       R"({"env": [{"name": "1A", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}]})",
        "/launch/kubernetes/env/0/name",
        "launch.kubernetes.env: the name \"1A\" is not a variable name (letters, digits, '_', '-' "
        "and '.', not starting with a digit), as Kubernetes requires"},
@@ -138,7 +113,8 @@ TEST(KubernetesPodValuesTest, RefusesWhatTheApiServerWould) {
        R"({"env": [{"name": "A", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k", "optional": "yes"}}}]})",
        "/launch/kubernetes/env/0/valueFrom/secretKeyRef/optional",
        "launch.kubernetes.env: secretKeyRef: optional must be true or false, got \"yes\""},
-      {"env_from both", R"({"env_from": [{"secretRef": {"name": "s"}, "configMapRef": {"name": "c"}}]})",
+      {"env_from both",
+       R"({"env_from": [{"secretRef": {"name": "s"}, "configMapRef": {"name": "c"}}]})",
        "/launch/kubernetes/env_from/0",
        "launch.kubernetes.env_from: an entry names both secretRef and configMapRef; Kubernetes "
        "takes exactly one"},
@@ -207,7 +183,8 @@ TEST(KubernetesPodValuesTest, RefusesWhatTheApiServerWould) {
        "launch.kubernetes.resources: nvidia.com/gpu: 4 disagrees with the config's "
        "gpus_per_node=8 (the tier's GPUs per node, the count torchrun starts a rank for and the "
        "manifest asks each pod for); leave it out, or change gpus_per_node"},
-      {"label key", R"({"labels": {"Team_A/queue": "a"}})", "/launch/kubernetes/labels/Team_A~1queue",
+      {"label key", R"({"labels": {"Team_A/queue": "a"}})",
+       "/launch/kubernetes/labels/Team_A~1queue",
        "launch.kubernetes.labels: \"Team_A/queue\" is not a label key (an optional DNS subdomain "
        "of at most 253 and '/', then at most 63 letters, digits, '-', '_' and '.', starting and "
        "ending with a letter or digit), as Kubernetes requires"},
@@ -271,8 +248,7 @@ TEST(KubernetesPodValuesTest, RefusesWhatTheApiServerWould) {
     if (std::string(c.name) == "a variable set twice") s.values["launch"]["style"] = "plain";
     s.kubernetes().update(Json::parse(c.kubernetes));
     CompanionPlan plan = s.plan();
-    ASSERT_EQ(plan.problems.size(), 1u)
-        << (plan.problems.empty() ? "" : plan.problems[0].message);
+    ASSERT_EQ(plan.problems.size(), 1u) << (plan.problems.empty() ? "" : plan.problems[0].message);
     EXPECT_EQ(plan.problems[0].pointer, c.pointer);
     EXPECT_EQ(plan.problems[0].message, c.message);
   }
@@ -287,9 +263,8 @@ TEST(KubernetesPodValuesTest, JobNamesAreCheckedByTheirControllersRules) {
     int nodes;
     std::size_t longest;  // the longest name taken
   };
-  for (const Case& c : {Case{"TrainJob", 8, 48}, Case{"TrainJob", 16, 47},
-                        Case{"TrainJob", 1, 48}, Case{"PyTorchJob", 1, 54},
-                        Case{"PyTorchJob", 16, 53}}) {
+  for (const Case& c : {Case{"TrainJob", 8, 48}, Case{"TrainJob", 16, 47}, Case{"TrainJob", 1, 48},
+                        Case{"PyTorchJob", 1, 54}, Case{"PyTorchJob", 16, 53}}) {
     SCOPED_TRACE(std::string(c.api) + " x" + std::to_string(c.nodes));
     Subject s;
     s.nodes(c.nodes);
