@@ -74,7 +74,10 @@ std::vector<Rung> ladder(const FitSpace& space) {
   return out;
 }
 
-BatchBounds batch_bounds(const FitRequest& request) {
+namespace {
+
+// The world size, after the request's own limits are checked.
+std::int64_t checked_world(const FitRequest& request) {
   const Inputs& base = request.base;
   if (base.gpus_per_node <= 0 || base.nodes <= 0) {
     throw FitInputError("/gpus_per_node", "gpus_per_node and nodes must be positive");
@@ -95,67 +98,77 @@ BatchBounds batch_bounds(const FitRequest& request) {
         "/nodes", beyond_int64("gpus_per_node x nodes = " + std::to_string(base.gpus_per_node) +
                                " x " + std::to_string(base.nodes)));
   }
-  BatchBounds b;
-  b.world = *all_gpus;
+  return *all_gpus;
+}
+
+// A global batch to keep: the samples per rank it leaves (b.per_rank), and the micro batch
+// that a pinned accumulation then implies (b.pinned), each refused where no micro batch x
+// accumulation keeps it.
+void keep_global_batch(const FitRequest& request, std::int64_t global, BatchBounds& b) {
   const std::int64_t world = b.world;
-  std::optional<std::int64_t>& per_rank = b.per_rank;  // global batch / world size
-  std::optional<std::int64_t>& pinned = b.pinned;
-  pinned = request.pinned_micro_batch;
-  if (request.global_batch_size) {
-    const std::int64_t global = *request.global_batch_size;
-    if (global <= 0)
-      throw FitInputError("/global_batch_size", "global_batch_size must be positive");
-    if (global % world != 0) {
-      // Keeping the global batch is the point of auto-fit; a different one would change the
-      // optimisation (learning-rate schedule, samples per step) between tiers. Refuse.
-      const std::int64_t below = global / world * world;
-      std::string instead;  // the multiples of the world size around it (that fit in 64 bits)
-      if (below > 0) instead += std::to_string(below);
-      if (below <= INT64_MAX - world)
-        instead += (instead.empty() ? "" : " or ") + std::to_string(below + world);
-      throw FitInputError("/global_batch_size",
-                          "global_batch_size=" + std::to_string(global) +
-                              " is not a multiple of world_size=" + std::to_string(world) +
-                              ", so no micro batch x accumulation keeps it; use " + instead +
-                              ", or leave this tier out");
-    }
-    per_rank = global / world;
-    if (request.pinned_accumulation) {
-      const std::int64_t accumulation = *request.pinned_accumulation;
-      if (accumulation <= 0 || *per_rank % accumulation != 0) {
-        throw FitInputError(
-            "/gradient_accumulation",
-            "gradient_accumulation=" + std::to_string(accumulation) +
-                " does not divide global_batch_size / world_size = " + std::to_string(*per_rank));
-      }
-      const std::int64_t micro = *per_rank / accumulation;
-      if (pinned && *pinned != micro) {
-        throw FitInputError("/micro_batch_size",
-                            "micro_batch_size=" + std::to_string(*pinned) +
-                                " x gradient_accumulation=" + std::to_string(accumulation) +
-                                " x world_size=" + std::to_string(world) +
-                                " is not global_batch_size=" + std::to_string(global));
-      }
-      pinned = micro;
-    } else if (pinned && *per_rank % *pinned != 0) {
-      throw FitInputError(
-          "/micro_batch_size",
-          "micro_batch_size=" + std::to_string(*pinned) +
-              " does not divide global_batch_size / world_size = " + std::to_string(*per_rank));
-    }
-    if (!pinned && request.min_micro_batch_size > *per_rank) {
-      throw FitInputError(
-          "/auto_fit/min_micro_batch_size",
-          "min_micro_batch_size=" + std::to_string(request.min_micro_batch_size) +
-              " exceeds global_batch_size / world_size = " + std::to_string(*per_rank));
-    }
+  if (global <= 0) throw FitInputError("/global_batch_size", "global_batch_size must be positive");
+  if (global % world != 0) {
+    // Keeping the global batch is the point of auto-fit; a different one would change the
+    // optimisation (learning-rate schedule, samples per step) between tiers. Refuse.
+    const std::int64_t below = global / world * world;
+    std::string instead;  // the multiples of the world size around it (that fit in 64 bits)
+    if (below > 0) instead += std::to_string(below);
+    if (below <= INT64_MAX - world)
+      instead += (instead.empty() ? "" : " or ") + std::to_string(below + world);
+    throw FitInputError("/global_batch_size",
+                        "global_batch_size=" + std::to_string(global) +
+                            " is not a multiple of world_size=" + std::to_string(world) +
+                            ", so no micro batch x accumulation keeps it; use " + instead +
+                            ", or leave this tier out");
   }
+  const std::int64_t per_rank = global / world;
+  b.per_rank = per_rank;
+  std::optional<std::int64_t>& pinned = b.pinned;
+  if (request.pinned_accumulation) {
+    const std::int64_t accumulation = *request.pinned_accumulation;
+    if (accumulation <= 0 || per_rank % accumulation != 0) {
+      throw FitInputError(
+          "/gradient_accumulation",
+          "gradient_accumulation=" + std::to_string(accumulation) +
+              " does not divide global_batch_size / world_size = " + std::to_string(per_rank));
+    }
+    const std::int64_t micro = per_rank / accumulation;
+    if (pinned && *pinned != micro) {
+      throw FitInputError("/micro_batch_size",
+                          "micro_batch_size=" + std::to_string(*pinned) +
+                              " x gradient_accumulation=" + std::to_string(accumulation) +
+                              " x world_size=" + std::to_string(world) +
+                              " is not global_batch_size=" + std::to_string(global));
+    }
+    pinned = micro;
+  } else if (pinned && per_rank % *pinned != 0) {
+    throw FitInputError(
+        "/micro_batch_size",
+        "micro_batch_size=" + std::to_string(*pinned) +
+            " does not divide global_batch_size / world_size = " + std::to_string(per_rank));
+  }
+  if (!pinned && request.min_micro_batch_size > per_rank) {
+    throw FitInputError(
+        "/auto_fit/min_micro_batch_size",
+        "min_micro_batch_size=" + std::to_string(request.min_micro_batch_size) +
+            " exceeds global_batch_size / world_size = " + std::to_string(per_rank));
+  }
+}
+
+}  // namespace
+
+BatchBounds batch_bounds(const FitRequest& request) {
+  BatchBounds b;
+  b.world = checked_world(request);
+  b.pinned = request.pinned_micro_batch;
+  if (request.global_batch_size) keep_global_batch(request, *request.global_batch_size, b);
+  const std::optional<std::int64_t>& pinned = b.pinned;
   if (pinned && *pinned <= 0)
     throw FitInputError("/micro_batch_size", "micro_batch_size must be positive");
   b.lowest = pinned ? *pinned : request.min_micro_batch_size;
   b.cap = pinned ? *pinned
                  : std::min(request.max_micro_batch_size,
-                            per_rank.value_or(request.max_micro_batch_size));
+                            b.per_rank.value_or(request.max_micro_batch_size));
   return b;
 }
 
@@ -206,8 +219,8 @@ RungOutcome try_rung(const Inputs& base, const Rung& rung, const BatchBounds& b)
   if (micro < b.lowest) {
     out.rejected = {rung, b.lowest, smallest,
                     "no micro batch from " + std::to_string(b.lowest) + " to " +
-                        std::to_string(good) + " divides global_batch_size / world_size = " +
-                        std::to_string(*b.per_rank)};
+                        std::to_string(good) +
+                        " divides global_batch_size / world_size = " + std::to_string(*b.per_rank)};
     return out;
   }
   out.fits = true;

@@ -138,7 +138,6 @@ Blame blame_pins(const std::vector<std::string>& pinned,
   return blame;
 }
 
-
 // auto_fit.objective: "fits" (the default) or "fastest"; anything else is refused at its
 // pointer, with the name it most likely meant.
 Objective read_objective(const HookReader& r, const Json& auto_fit) {
@@ -213,45 +212,37 @@ Json ranking_json(const std::vector<Candidate>& ranking) {
   return out;
 }
 
-}  // namespace
-
-Json auto_fit_values(const Json& input, const std::string& data_dir, const FileReader& read) {
-  const Json& values = input.at("values");
-  auto it = values.find("auto_fit");
-  if (it == values.end() || it->is_null()) return nullptr;
-  const Json context = input.value("context", Json::object());
-  const std::string where = describe_context(context, true);
-  HookReader r(input, where);
-  const Json& auto_fit = *it;
-  if (!auto_fit.is_object())
-    r.fail("/auto_fit",
-           "expected an object (or null to turn auto-fit off), got " + auto_fit.dump());
+// Refuses a key of `auto_fit` the hook does not read, with the name it most likely meant.
+void check_auto_fit_keys(const HookReader& r, const Json& auto_fit) {
   for (const auto& item : auto_fit.items()) {
     const std::string& key = item.key();  // clang 14 cannot capture a structured binding
-    if (std::find_if(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; }) ==
-        std::end(kKeys)) {
-      std::string known;
-      for (const char* k : kKeys) known += (known.empty() ? "" : ", ") + std::string(k);
-      // The same did-you-mean rule the host applies to values, tiers and families.
-      const std::string guess =
-          sdk::nearest_name(key, std::vector<std::string_view>(std::begin(kKeys), std::end(kKeys)));
-      r.fail("/auto_fit/" + key, "unknown key '" + key + "' (expected " + known + ")" +
-                                     (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
-    }
+    if (std::find_if(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; }) !=
+        std::end(kKeys))
+      continue;
+    std::string known;
+    for (const char* k : kKeys) known += (known.empty() ? "" : ", ") + std::string(k);
+    // The same did-you-mean rule the host applies to values, tiers and families.
+    const std::string guess =
+        sdk::nearest_name(key, std::vector<std::string_view>(std::begin(kKeys), std::end(kKeys)));
+    r.fail("/auto_fit/" + key, "unknown key '" + key + "' (expected " + known + ")" +
+                                   (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
   }
+}
 
-  // The model and what the training run does with it.
-  if (!auto_fit.contains("model"))
-    r.fail("/auto_fit/model", "auto-fit needs the model: a preset name (llama-2-7b) or its shape");
-  Model model = read_model(
-      auto_fit, data_dir,
-      [&](const std::string& key, const std::string& message) {
-        r.fail("/auto_fit/" + key, message);
-      },
-      read);
+// What the hook asks fit() for: the model on the member's cluster, what auto-fit may choose,
+// the values a layer pinned among those choices (each narrows the search to itself), and
+// what "best" means.
+struct HookRequest {
   FitRequest request;
+  std::vector<std::string> pinned;
+  Objective objective = Objective::Fits;
+};
+
+HookRequest read_request(const HookReader& r, const Json& auto_fit, const Inputs& model) {
+  HookRequest h;
+  FitRequest& request = h.request;
   Inputs& in = request.base;
-  in = model.inputs;
+  in = model;
   if (auto m = auto_fit.find("min_micro_batch_size"); m != auto_fit.end()) {
     request.min_micro_batch_size = r.positive_int("/auto_fit/min_micro_batch_size", *m);
   }
@@ -266,8 +257,7 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
 
   // The config's own values: precision, the cluster (the tier), the buckets it sets.
   read_cluster(r, in, "auto-fit", true);
-  const Objective objective = read_objective(r, auto_fit);
-  const std::int64_t world = in.gpus_per_node * in.nodes;  // read_cluster checked the product
+  h.objective = read_objective(r, auto_fit);
   const Json* nvme_path = r.find("/nvme_path");
   request.space.nvme_available =
       nvme_path && nvme_path->is_string() && !nvme_path->get<std::string>().empty();
@@ -284,7 +274,7 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
         read_list<Offload>(r, auto_fit, "offload_param", parse_offload_json, "none, cpu or nvme");
   }
   // The values a layer pinned (hook_values.cpp says which layers pin) among those auto-fit may
-  // choose (fit_choices.hpp): each narrows the search to itself.
+  // choose (fit_choices.hpp).
   const Json* global = r.find("/global_batch_size");
   if (global && !global->is_null())
     request.global_batch_size = r.positive_int("/global_batch_size", *global);
@@ -293,15 +283,21 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
   // Without a global batch the accumulation is no choice: it stays as given.
   if (has_accumulation && !request.global_batch_size)
     request.pinned_accumulation = r.positive_int("/gradient_accumulation", *accumulation);
-  std::vector<std::string> pinned;
   for (const FitChoice& choice : kFitChoices) {
     const std::string name(choice.value);
     if (!r.pinned("/" + name)) continue;
     if (name == "gradient_accumulation" && !(has_accumulation && request.global_batch_size))
       continue;
-    pinned.push_back(name);
+    h.pinned.push_back(name);
   }
-  auto pin = [&](FitRequest& into, const std::string& name) {
+  return h;
+}
+
+// `request` narrowed to the pinned values `names`.
+FitRequest with_pins(const HookReader& r, const FitRequest& request,
+                     const std::vector<std::string>& names) {
+  FitRequest into = request;
+  for (const auto& name : names) {
     const std::string pointer = "/" + name;
     const Json& v = *r.find(pointer);
     try {
@@ -318,87 +314,98 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
     }
     if (name == "micro_batch_size") into.pinned_micro_batch = r.positive_int(pointer, v);
     if (name == "gradient_accumulation") into.pinned_accumulation = r.positive_int(pointer, v);
-  };
-  auto with_pins = [&](const std::vector<std::string>& names) {
-    FitRequest pinned_request = request;
-    for (const auto& name : names) pin(pinned_request, name);
-    return pinned_request;
-  };
+  }
+  return into;
+}
 
+// The fit, and for "fastest" what it weighed and on which hardware. The fastest fit's
+// checkpointing becomes the request's (h.request.base), which the records then state.
+struct HookFit {
   FitResult result;
-  std::optional<FastestResult> fastest_result;
+  std::optional<FastestResult> fastest;
   std::optional<HookHardware> hardware;
+};
+
+HookFit run_fit(const HookReader& r, const Json& auto_fit, HookRequest& h) {
+  HookFit f;
+  Inputs& in = h.request.base;
   try {
-    if (objective == Objective::Fastest) {
-      hardware = read_hardware(r, in.precision);
+    if (h.objective == Objective::Fastest) {
+      f.hardware = read_hardware(r, in.precision);
       FastestRequest fastest_request;
-      fastest_request.fit = with_pins(pinned);
-      fastest_request.hardware = hardware->hw;
+      fastest_request.fit = with_pins(r, h.request, h.pinned);
+      fastest_request.hardware = f.hardware->hw;
       // The training script's checkpointing when the family states it; else auto-fit may
       // choose between none and full, the two every launch style carries out.
       if (auto_fit.contains("activation_checkpointing"))
         fastest_request.checkpointings = {in.checkpointing};
-      fastest_result = fastest(fastest_request);
-      if (fastest_result->fit.fits) {
-        result = fastest_result->fit;
-        in.checkpointing = fastest_result->checkpointing;
+      f.fastest = fastest(fastest_request);
+      if (f.fastest->fit.fits) {
+        f.result = f.fastest->fit;
+        in.checkpointing = f.fastest->checkpointing;
       } else {
         // Nothing fits under any checkpointing: the fit under the last (the one that saves
         // most memory) explains it as for "fits".
         in.checkpointing = fastest_request.checkpointings.back();
       }
     }
-    if (!result.fits) result = fit(with_pins(pinned));
+    if (!f.result.fits) f.result = fit(with_pins(r, h.request, h.pinned));
   } catch (const FitInputError& e) {
     r.fail(e.pointer(), e.what());
   }
-  if (!result.fits) {
-    std::string message = describe_context(context, false) + model.name + " " + result.reason;
-    Blame blame = blame_pins(pinned, [&](const std::vector<std::string>& names) {
-      try {
-        return fit(with_pins(names));
-      } catch (const FitInputError&) {
-        return FitResult{};  // these pins cannot hold together: no fit either
-      }
-    });
-    auto shown = [&](const std::string& key) {
-      const Json& v = *r.find("/" + key);
-      return key + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
-    };
-    auto listed = [&](const std::vector<std::string>& keys, const char* last) {
-      std::string out;
-      for (std::size_t i = 0; i < keys.size(); ++i) {
-        out += (i == 0 ? "" : i + 1 == keys.size() ? last : ", ") + shown(keys[i]);
-      }
-      return out;
-    };
-    std::string pointer = "/auto_fit";
-    if (blame.pins.empty()) {
-      if (!pinned.empty()) message += " (pinned: " + listed(pinned, ", ") + ")";
-    } else {
-      // The finding points at the value that makes the fit impossible, so generate names the
-      // file and pointer where it was written.
-      pointer = "/" + blame.pins.front();
-      const FitResult& freed = blame.freed;
-      const std::string alternative = describe(freed.rung) + " fits with micro batch " +
-                                      std::to_string(freed.micro_batch_size) + " (" +
-                                      describe_need(freed.estimate) + ")";
-      if (blame.jointly) {
-        message += "; the pinned " + listed(blame.pins, " and ") +
-                   " together make it impossible: without them, " + alternative;
-      } else if (blame.pins.size() == 1) {
-        message += "; the pinned " + shown(blame.pins.front()) +
-                   " makes it impossible: without it, " + alternative;
-      } else {
-        message += "; the pinned " + listed(blame.pins, " and ") +
-                   " each make it impossible: without " + shown(blame.pins.front()) + ", " +
-                   alternative;
-      }
-    }
-    return {{"findings", Json::array({{{"pointer", pointer}, {"message", message}}})}};
-  }
+  return f;
+}
 
-  // Values for what auto-fit chose; pinned values stay in their own layer (and explain).
+// The finding of a fit that failed: why, and which pinned values make it impossible (the
+// finding points at the first, so generate names the file and pointer that wrote it).
+Json unfit_finding(const HookReader& r, const Json& context, const std::string& model,
+                   const HookRequest& h, const FitResult& result) {
+  std::string message = describe_context(context, false) + model + " " + result.reason;
+  Blame blame = blame_pins(h.pinned, [&](const std::vector<std::string>& names) {
+    try {
+      return fit(with_pins(r, h.request, names));
+    } catch (const FitInputError&) {
+      return FitResult{};  // these pins cannot hold together: no fit either
+    }
+  });
+  auto shown = [&](const std::string& key) {
+    const Json& v = *r.find("/" + key);
+    return key + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+  };
+  auto listed = [&](const std::vector<std::string>& keys, const char* last) {
+    std::string out;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      out += (i == 0 ? "" : i + 1 == keys.size() ? last : ", ") + shown(keys[i]);
+    }
+    return out;
+  };
+  std::string pointer = "/auto_fit";
+  if (blame.pins.empty()) {
+    if (!h.pinned.empty()) message += " (pinned: " + listed(h.pinned, ", ") + ")";
+  } else {
+    pointer = "/" + blame.pins.front();
+    const FitResult& freed = blame.freed;
+    const std::string alternative = describe(freed.rung) + " fits with micro batch " +
+                                    std::to_string(freed.micro_batch_size) + " (" +
+                                    describe_need(freed.estimate) + ")";
+    if (blame.jointly) {
+      message += "; the pinned " + listed(blame.pins, " and ") +
+                 " together make it impossible: without them, " + alternative;
+    } else if (blame.pins.size() == 1) {
+      message += "; the pinned " + shown(blame.pins.front()) +
+                 " makes it impossible: without it, " + alternative;
+    } else {
+      message += "; the pinned " + listed(blame.pins, " and ") +
+                 " each make it impossible: without " + shown(blame.pins.front()) + ", " +
+                 alternative;
+    }
+  }
+  return {{"findings", Json::array({{{"pointer", pointer}, {"message", message}}})}};
+}
+
+// Values for what auto-fit chose; pinned values stay in their own layer (and explain).
+Json chosen_values(const HookRequest& h, const FitResult& result) {
+  const std::vector<std::string>& pinned = h.pinned;
   const bool accumulation_pinned =
       std::find(pinned.begin(), pinned.end(), "gradient_accumulation") != pinned.end();
   Json chosen = Json::object();
@@ -409,10 +416,19 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
     if (name == "offload_optimizer") chosen[name] = to_string(result.rung.offload_optimizer);
     if (name == "offload_param") chosen[name] = to_string(result.rung.offload_param);
     if (name == "micro_batch_size") chosen[name] = result.micro_batch_size;
-    if (name == "gradient_accumulation" && request.global_batch_size && !accumulation_pinned)
+    if (name == "gradient_accumulation" && h.request.global_batch_size && !accumulation_pinned)
       chosen[name] = *result.gradient_accumulation;
   }
+  return chosen;
+}
 
+// The manifest's `auto_fit` record: what was chosen, what was tried and refused on the way,
+// the model and margins it assumed, and for "fastest" the ranking it chose from.
+Json fit_note(const HookReader& r, const HookRequest& h, const HookFit& f,
+              const std::string& model) {
+  const Inputs& in = h.request.base;
+  const FitResult& result = f.result;
+  const std::int64_t world = in.gpus_per_node * in.nodes;  // read_cluster checked the product
   const std::int64_t accumulation_steps = result.gradient_accumulation.value_or(1);
   Json escalated = Json::array();
   for (const auto& rejected : result.rejected) {
@@ -441,12 +457,12 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
   }
   note["train_batch_size"] = *train;
   note["global_batch_size"] =
-      request.global_batch_size ? Json(*request.global_batch_size) : Json(nullptr);
+      h.request.global_batch_size ? Json(*h.request.global_batch_size) : Json(nullptr);
   note["largest_fitting_micro_batch_size"] = result.largest_fitting_micro_batch;
   note["micro_batch_limited_by"] = to_string(result.limit);
-  note["pinned"] = pinned;
+  note["pinned"] = h.pinned;
   note["escalated"] = std::move(escalated);
-  note["model"] = {{"name", model.name},
+  note["model"] = {{"name", model},
                    {"params", in.params},
                    {"seq_len", in.shape->seq_len},
                    {"mlp", to_string(in.shape->mlp)},
@@ -458,17 +474,50 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
   note["gpu_memory_margin"] = in.gpu_memory_margin;
   note["estimate"] = estimate_json(result.estimate);
   note["fits"] = true;
-  if (fastest_result && fastest_result->fit.fits) {
+  if (f.fastest && f.fastest->fit.fits) {
     // What "fastest" weighed: the candidates that fit, fastest first (the first is the one
     // chosen), and the chosen one's step as `zeroforge estimate` prints it.
-    const StepTime& chosen_step = fastest_result->ranking.front().step;
-    note["objective"] = to_string(objective);
-    note["candidates"] = fastest_result->ranking.size();
-    note["ranking"] = ranking_json(fastest_result->ranking);
-    note["step"] = step_json(chosen_step, hardware->hw);
-    if (hardware->gpu_not_in_table) note["gpu_not_in_table"] = *hardware->gpu_not_in_table;
+    const StepTime& chosen_step = f.fastest->ranking.front().step;
+    note["objective"] = to_string(h.objective);
+    note["candidates"] = f.fastest->ranking.size();
+    note["ranking"] = ranking_json(f.fastest->ranking);
+    note["step"] = step_json(chosen_step, f.hardware->hw);
+    if (f.hardware->gpu_not_in_table) note["gpu_not_in_table"] = *f.hardware->gpu_not_in_table;
   }
+  return note;
+}
 
+}  // namespace
+
+Json auto_fit_values(const Json& input, const std::string& data_dir, const FileReader& read) {
+  const Json& values = input.at("values");
+  auto it = values.find("auto_fit");
+  if (it == values.end() || it->is_null()) return nullptr;
+  const Json context = input.value("context", Json::object());
+  const std::string where = describe_context(context, true);
+  HookReader r(input, where);
+  const Json& auto_fit = *it;
+  if (!auto_fit.is_object())
+    r.fail("/auto_fit",
+           "expected an object (or null to turn auto-fit off), got " + auto_fit.dump());
+  check_auto_fit_keys(r, auto_fit);
+
+  // The model and what the training run does with it.
+  if (!auto_fit.contains("model"))
+    r.fail("/auto_fit/model", "auto-fit needs the model: a preset name (llama-2-7b) or its shape");
+  const Model model = read_model(
+      auto_fit, data_dir,
+      [&](const std::string& key, const std::string& message) {
+        r.fail("/auto_fit/" + key, message);
+      },
+      read);
+  HookRequest h = read_request(r, auto_fit, model.inputs);
+  const HookFit f = run_fit(r, auto_fit, h);
+  if (!f.result.fits) return unfit_finding(r, context, model.name, h, f.result);
+
+  const Inputs& in = h.request.base;
+  const FitResult& result = f.result;
+  Json note = fit_note(r, h, f, model.name);
   Json record =
       estimate_record(in, result.rung, result.micro_batch_size, result.estimate, model.name);
   Json published = memory_estimate_record(record, &note);
@@ -479,7 +528,7 @@ Json auto_fit_values(const Json& input, const std::string& data_dir, const FileR
                       {"attention", to_string(in.attention)},
                       {"loss", to_string(in.loss)},
                       {"seq_len", in.shape->seq_len}};
-  return {{"values", std::move(chosen)},
+  return {{"values", chosen_values(h, result)},
           {"label", "auto-fit"},
           {"manifest",
            {{"auto_fit", std::move(note)},

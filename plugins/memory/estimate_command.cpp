@@ -152,22 +152,13 @@ Offload parse_offload(const std::string& flag, const std::string& text) {
   throw std::invalid_argument(flag + ": expected none, cpu or nvme, got '" + text + "'");
 }
 
-Options parse(const std::vector<std::string>& args, const std::string& data_dir,
-              const FileReader& read, const TierFinder& find,
-              const std::function<void(const std::string&)>& warn) {
-  Options o;
-  Inputs& in = o.inputs;
-  std::optional<std::string> model, tier;
-  std::set<std::string> given;  // the flags given: they win over the tier's facts
-  using Setter = std::function<void(const std::string&, const std::string&)>;
-  const std::map<std::string, Setter> valued = {
+using Setter = std::function<void(const std::string&, const std::string&)>;
+
+// The options that describe the model: a preset (--model), its parameter count or its shape.
+void add_model_flags(std::map<std::string, Setter>& valued, Options& o,
+                     std::optional<std::string>& model) {
+  valued.insert({
       {"--model", [&](auto&, auto& v) { model = v; }},
-      {"--tier", [&](auto&, auto& v) { tier = v; }},
-      {"--nvme-path",
-       [&](auto& f, auto& v) {
-         if (v.empty()) throw std::invalid_argument(f + ": expected a path, got ''");
-         o.nvme_path = v;
-       }},
       {"--params", [&](auto& f, auto& v) { o.params = parse_int(f, v); }},
       {"--largest-layer-params", [&](auto& f, auto& v) { o.largest = parse_int(f, v); }},
       {"--layers", [&](auto& f, auto& v) { o.layers = parse_int(f, v); }},
@@ -184,6 +175,56 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir,
          o.mlp = mlp_from_string(v);
          if (!o.mlp) throw std::invalid_argument(f + ": expected gelu or swiglu, got '" + v + "'");
        }},
+  });
+}
+
+// The options that describe the cluster: a tier, its GPUs and memory, the step time's rates.
+void add_cluster_flags(std::map<std::string, Setter>& valued, Options& o,
+                       std::optional<std::string>& tier) {
+  Inputs& in = o.inputs;
+  valued.insert({
+      {"--tier", [&](auto&, auto& v) { tier = v; }},
+      {"--nvme-path",
+       [&](auto& f, auto& v) {
+         if (v.empty()) throw std::invalid_argument(f + ": expected a path, got ''");
+         o.nvme_path = v;
+       }},
+      {"--gpu",
+       [&](auto& f, auto& v) {
+         if (!find_gpu(v)) {
+           throw std::invalid_argument(f + ": unknown GPU '" + v +
+                                       "' (known: " + known_gpu_names() + ")");
+         }
+         o.hardware.gpu = v;
+       }},
+      {"--gpu-tflops", [&](auto& f, auto& v) { o.hardware.gpu_tflops = parse_rate(f, v); }},
+      {"--intra-node-gbs", [&](auto& f, auto& v) { o.hardware.intra_node_gbs = parse_rate(f, v); }},
+      {"--inter-node-gbs", [&](auto& f, auto& v) { o.hardware.inter_node_gbs = parse_rate(f, v); }},
+      {"--pcie-gbs", [&](auto& f, auto& v) { o.hardware.pcie_gbs = parse_rate(f, v); }},
+      {"--nvme-gbs", [&](auto& f, auto& v) { o.hardware.nvme_gbs = parse_rate(f, v); }},
+      {"--cpu-cores", [&](auto& f, auto& v) { o.hardware.cpu_cores = parse_int(f, v); }},
+      {"--gpus-per-node", [&](auto& f, auto& v) { in.gpus_per_node = parse_int(f, v); }},
+      {"--nodes", [&](auto& f, auto& v) { in.nodes = parse_int(f, v); }},
+      {"--gpu-memory-gib", [&](auto& f, auto& v) { in.gpu_memory_gib = parse_double(f, v); }},
+      {"--cpu-memory-gib", [&](auto& f, auto& v) { in.cpu_memory_gib = parse_double(f, v); }},
+      {"--gpu-memory-margin",
+       [&](auto& f, auto& v) {
+         in.gpu_memory_margin = parse_double(f, v);
+         if (!(in.gpu_memory_margin >= 0 && in.gpu_memory_margin < 1)) {
+           throw std::invalid_argument(f +
+                                       ": expected a fraction from 0 to below 1 (0.05 = 5%), "
+                                       "got '" +
+                                       v + "'");
+         }
+       }},
+  });
+}
+
+// The options that describe the run on them (precision, stage, offload, batch, buckets,
+// checkpointing, margins) and the output's format.
+void add_run_flags(std::map<std::string, Setter>& valued, Options& o) {
+  Inputs& in = o.inputs;
+  valued.insert({
       {"--attention",
        [&](auto& f, auto& v) {
          auto attention = attention_from_string(v);
@@ -226,20 +267,6 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir,
       {"--micro-batch-size", [&](auto& f, auto& v) { in.micro_batch_size = parse_int(f, v); }},
       {"--gradient-accumulation-steps",
        [&](auto& f, auto& v) { o.gradient_accumulation = parse_int(f, v); }},
-      {"--gpu",
-       [&](auto& f, auto& v) {
-         if (!find_gpu(v)) {
-           throw std::invalid_argument(f + ": unknown GPU '" + v +
-                                       "' (known: " + known_gpu_names() + ")");
-         }
-         o.hardware.gpu = v;
-       }},
-      {"--gpu-tflops", [&](auto& f, auto& v) { o.hardware.gpu_tflops = parse_rate(f, v); }},
-      {"--intra-node-gbs", [&](auto& f, auto& v) { o.hardware.intra_node_gbs = parse_rate(f, v); }},
-      {"--inter-node-gbs", [&](auto& f, auto& v) { o.hardware.inter_node_gbs = parse_rate(f, v); }},
-      {"--pcie-gbs", [&](auto& f, auto& v) { o.hardware.pcie_gbs = parse_rate(f, v); }},
-      {"--nvme-gbs", [&](auto& f, auto& v) { o.hardware.nvme_gbs = parse_rate(f, v); }},
-      {"--cpu-cores", [&](auto& f, auto& v) { o.hardware.cpu_cores = parse_int(f, v); }},
       {"--activation-checkpointing",
        [&](auto& f, auto& v) {
          // true/false: the config's own activation_checkpointing spelling.
@@ -258,20 +285,6 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir,
        [&](auto& f, auto& v) { in.stage3_prefetch_bucket_size = parse_int(f, v); }},
       {"--stage3-max-live-parameters",
        [&](auto& f, auto& v) { in.stage3_max_live_parameters = parse_int(f, v); }},
-      {"--gpus-per-node", [&](auto& f, auto& v) { in.gpus_per_node = parse_int(f, v); }},
-      {"--nodes", [&](auto& f, auto& v) { in.nodes = parse_int(f, v); }},
-      {"--gpu-memory-gib", [&](auto& f, auto& v) { in.gpu_memory_gib = parse_double(f, v); }},
-      {"--cpu-memory-gib", [&](auto& f, auto& v) { in.cpu_memory_gib = parse_double(f, v); }},
-      {"--gpu-memory-margin",
-       [&](auto& f, auto& v) {
-         in.gpu_memory_margin = parse_double(f, v);
-         if (!(in.gpu_memory_margin >= 0 && in.gpu_memory_margin < 1)) {
-           throw std::invalid_argument(f +
-                                       ": expected a fraction from 0 to below 1 (0.05 = 5%), "
-                                       "got '" +
-                                       v + "'");
-         }
-       }},
       {"--headroom", [&](auto& f, auto& v) { in.headroom = parse_double(f, v); }},
       {"--cuda-context-gib", [&](auto& f, auto& v) { in.cuda_context_gib = parse_double(f, v); }},
       {"--zero-init", [&](auto& f, auto& v) { in.zero_init = parse_bool(f, v); }},
@@ -284,7 +297,25 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir,
          }
          o.json = v == "json";
        }},
-  };
+  });
+}
+
+// What each option that takes a value does with it (flag and value in, into `o`, `model` and
+// `tier`): a bad value throws naming the flag.
+std::map<std::string, Setter> flag_setters(Options& o, std::optional<std::string>& model,
+                                           std::optional<std::string>& tier) {
+  std::map<std::string, Setter> valued;
+  add_model_flags(valued, o, model);
+  add_cluster_flags(valued, o, tier);
+  add_run_flags(valued, o);
+  return valued;
+}
+
+// Runs each option of `args` (`--flag value` or `--flag=value`) through its setter; returns
+// the flags given.
+std::set<std::string> read_flags(const std::vector<std::string>& args, Options& o,
+                                 const std::map<std::string, Setter>& valued) {
+  std::set<std::string> given;
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string flag = args[i];
     std::optional<std::string> value;
@@ -306,38 +337,47 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir,
     given.insert(flag);
   }
 
-  // The tier's cluster facts, where no option gave them.
-  if (tier) {
-    o.tier = load_estimate_tier(*tier, data_dir, read, find);
-    const TierFacts& t = *o.tier;
-    if (t.gpus_per_node && !given.count("--gpus-per-node")) in.gpus_per_node = *t.gpus_per_node;
-    if (t.nodes && !given.count("--nodes")) in.nodes = *t.nodes;
-    if (t.gpu_memory_gib && !given.count("--gpu-memory-gib")) in.gpu_memory_gib = t.gpu_memory_gib;
-    if (t.cpu_memory_gib && !given.count("--cpu-memory-gib")) in.cpu_memory_gib = t.cpu_memory_gib;
-    if (t.gpu_memory_margin && !given.count("--gpu-memory-margin"))
-      in.gpu_memory_margin = *t.gpu_memory_margin;
-    if (t.nvme_path && !t.nvme_path->empty() && !o.nvme_path) o.nvme_path = t.nvme_path;
-    HardwareGiven& hw = o.hardware;
-    if (t.gpu && !hw.gpu) {
-      // A tier's `gpu` was a label for people before the step time read it: a name the table
-      // does not know changes only the step time, which then says what it assumed.
-      if (find_gpu(*t.gpu)) {
-        hw.gpu = t.gpu;
-      } else if (warn) {
-        warn(t.file + ": /gpu: GPU '" + *t.gpu + "' is not in the step time's table (" +
-             known_gpu_names() + "); the step time assumes the default GPU's facts: name one " +
-             "of them, give --gpu NAME, or set gpu_tflops and the link rates in the tier");
-      }
-    }
-    if (t.gpu_tflops && !hw.gpu_tflops) hw.gpu_tflops = t.gpu_tflops;
-    if (t.intra_node_gbs && !hw.intra_node_gbs) hw.intra_node_gbs = t.intra_node_gbs;
-    if (t.inter_node_gbs && !hw.inter_node_gbs) hw.inter_node_gbs = t.inter_node_gbs;
-    if (t.pcie_gbs && !hw.pcie_gbs) hw.pcie_gbs = t.pcie_gbs;
-    if (t.nvme_gbs && !hw.nvme_gbs) hw.nvme_gbs = t.nvme_gbs;
-    if (t.cpu_cores && !hw.cpu_cores) hw.cpu_cores = t.cpu_cores;
-  }
+  return given;
+}
 
-  // The model: a preset, overridden by any shape flag; or --params; or a shape.
+// The tier's cluster facts, where no option gave them.
+void apply_tier(Options& o, const std::string& tier, const std::set<std::string>& given,
+                const std::string& data_dir, const FileReader& read, const TierFinder& find,
+                const std::function<void(const std::string&)>& warn) {
+  Inputs& in = o.inputs;
+  o.tier = load_estimate_tier(tier, data_dir, read, find);
+  const TierFacts& t = *o.tier;
+  if (t.gpus_per_node && !given.count("--gpus-per-node")) in.gpus_per_node = *t.gpus_per_node;
+  if (t.nodes && !given.count("--nodes")) in.nodes = *t.nodes;
+  if (t.gpu_memory_gib && !given.count("--gpu-memory-gib")) in.gpu_memory_gib = t.gpu_memory_gib;
+  if (t.cpu_memory_gib && !given.count("--cpu-memory-gib")) in.cpu_memory_gib = t.cpu_memory_gib;
+  if (t.gpu_memory_margin && !given.count("--gpu-memory-margin"))
+    in.gpu_memory_margin = *t.gpu_memory_margin;
+  if (t.nvme_path && !t.nvme_path->empty() && !o.nvme_path) o.nvme_path = t.nvme_path;
+  HardwareGiven& hw = o.hardware;
+  if (t.gpu && !hw.gpu) {
+    // A tier's `gpu` was a label for people before the step time read it: a name the table
+    // does not know changes only the step time, which then says what it assumed.
+    if (find_gpu(*t.gpu)) {
+      hw.gpu = t.gpu;
+    } else if (warn) {
+      warn(t.file + ": /gpu: GPU '" + *t.gpu + "' is not in the step time's table (" +
+           known_gpu_names() + "); the step time assumes the default GPU's facts: name one " +
+           "of them, give --gpu NAME, or set gpu_tflops and the link rates in the tier");
+    }
+  }
+  if (t.gpu_tflops && !hw.gpu_tflops) hw.gpu_tflops = t.gpu_tflops;
+  if (t.intra_node_gbs && !hw.intra_node_gbs) hw.intra_node_gbs = t.intra_node_gbs;
+  if (t.inter_node_gbs && !hw.inter_node_gbs) hw.inter_node_gbs = t.inter_node_gbs;
+  if (t.pcie_gbs && !hw.pcie_gbs) hw.pcie_gbs = t.pcie_gbs;
+  if (t.nvme_gbs && !hw.nvme_gbs) hw.nvme_gbs = t.nvme_gbs;
+  if (t.cpu_cores && !hw.cpu_cores) hw.cpu_cores = t.cpu_cores;
+}
+
+// The model: a preset, overridden by any shape flag; or --params; or a shape.
+void resolve_model(Options& o, const std::optional<std::string>& model, const std::string& data_dir,
+                   const FileReader& read) {
+  Inputs& in = o.inputs;
   ModelShape shape;
   bool have_shape = false;
   if (model) {
@@ -393,6 +433,17 @@ Options parse(const std::vector<std::string>& args, const std::string& data_dir,
     in.largest_layer_params = largest_layer_from_shape(shape);
   }
   if (have_shape) in.shape = shape;
+}
+
+Options parse(const std::vector<std::string>& args, const std::string& data_dir,
+              const FileReader& read, const TierFinder& find,
+              const std::function<void(const std::string&)>& warn) {
+  Options o;
+  std::optional<std::string> model, tier;
+  // The flags given win over the tier's facts.
+  const std::set<std::string> given = read_flags(args, o, flag_setters(o, model, tier));
+  if (tier) apply_tier(o, *tier, given, data_dir, read, find, warn);
+  resolve_model(o, model, data_dir, read);
   return o;
 }
 

@@ -16,11 +16,10 @@ namespace fs = std::filesystem;
 // The engine's limit (zf::kMaxTierMemoryGib): a plugin links only the SDK.
 constexpr double kMaxTierMemoryGib = 1048576.0;
 
-}  // namespace
-
-TierFacts load_estimate_tier(const std::string& name_or_path, const std::string& data_dir,
-                             const FileReader& read, const TierFinder& find) {
-  TierFacts out;
+// Finds the tier (out.file, out.name) and reads its file as a JSON object.
+nlohmann::json read_tier_object(TierFacts& out, const std::string& name_or_path,
+                                const std::string& data_dir, const FileReader& read,
+                                const TierFinder& find) {
   if (find) {
     try {
       out.file = find(name_or_path);
@@ -48,9 +47,14 @@ TierFacts load_estimate_tier(const std::string& name_or_path, const std::string&
     throw std::invalid_argument(out.file + ": expected a JSON object (a tier), got " +
                                 std::string(tier.type_name()));
   }
+  return tier;
+}
+
+// The cluster facts of `tier` (out.file's object), each checked as the engine checks it.
+void read_tier_facts(const nlohmann::json& tier, TierFacts& out) {
   auto fail = [&](const char* key, const std::string& message) {
     throw std::invalid_argument(out.file + ": /" + key + ": " + message + ", got " +
-                                tier[key].dump());
+                                tier.at(key).dump());
   };
   auto count = [&](const char* key, std::optional<std::int64_t>& into) {
     if (!tier.contains(key)) return;
@@ -103,6 +107,14 @@ TierFacts load_estimate_tier(const std::string& name_or_path, const std::string&
     if (!tier["nvme_path"].is_string()) fail("nvme_path", "expected a path");
     out.nvme_path = tier["nvme_path"].get<std::string>();
   }
+}
+
+}  // namespace
+
+TierFacts load_estimate_tier(const std::string& name_or_path, const std::string& data_dir,
+                             const FileReader& read, const TierFinder& find) {
+  TierFacts out;
+  read_tier_facts(read_tier_object(out, name_or_path, data_dir, read, find), out);
   return out;
 }
 

@@ -111,7 +111,10 @@ DeepSpeedEstimate deepspeed_zero3(std::int64_t total_params, std::int64_t larges
   return {py_int(cpu * additional_buffer_factor), gpu};
 }
 
-Estimate estimate(const Inputs& in) {
+namespace {
+
+// The inputs a caller can get wrong, each refused with what it must be.
+void check_inputs(const Inputs& in) {
   require_positive(in.params, "params");
   if (in.largest_layer_params < 0) {
     throw std::invalid_argument("largest_layer_params must be positive, got " +
@@ -158,29 +161,41 @@ Estimate estimate(const Inputs& in) {
                                 std::to_string(in.gpu_memory_margin));
   }
   if (in.shape) check_shape(*in.shape);
+}
 
-  Estimate out;
-  const std::int64_t psi = in.params;
+// What every part of the estimate derives from the inputs: the model's elements (Ψ), the
+// ranks (N), a rank's partition, the bytes per weight and per gradient (16-bit under mixed
+// precision), and what is offloaded.
+struct Sizes {
+  std::int64_t psi, n, part, wb, gb;
+  bool mixed, opt_off, param_off;
+};
+
+Sizes sizes_of(const Inputs& in) {
+  const bool mixed = in.precision != Precision::Fp32;
   const std::int64_t n = in.gpus_per_node * in.nodes;
-  out.params = psi;
-  out.largest_layer_params =
-      in.largest_layer_params > 0 ? in.largest_layer_params : std::max<std::int64_t>(1, psi / 32);
-  out.world_size = n;
+  return {in.params,
+          n,
+          partition(in.params, n),
+          mixed ? 2 : 4,
+          mixed ? 2 : 4,
+          mixed,
+          in.offload_optimizer != Offload::None,
+          in.offload_param != Offload::None};
+}
 
+// The model states on the GPU, and where the offloaded ones go.
+void add_model_states(const Inputs& in, const Sizes& z, Estimate& out) {
+  const std::int64_t psi = z.psi, part = z.part, wb = z.wb, gb = z.gb;
+  const bool mixed = z.mixed, opt_off = z.opt_off, param_off = z.param_off;
   // ZeRO paper (Rajbhandari et al. 2020, §3 and Table 1): 16-bit weights and gradients (2Ψ
   // each) plus KΨ of optimizer states; fp32 training keeps 4-byte weights and gradients and
   // no master copy. Offloaded optimizer states carry an fp32 gradient copy (ZeRO-Offload,
   // Ren et al. 2021): (K + 4)Ψ/N per rank on the CPU.
-  const bool mixed = in.precision != Precision::Fp32;
-  const std::int64_t wb = mixed ? 2 : 4;  // bytes per weight
-  const std::int64_t gb = mixed ? 2 : 4;  // bytes per gradient
   std::int64_t k = in.optimizer == Optimizer::Adam ? 12 : 8;
   if (!mixed) k -= 4;  // no fp32 master weights
   out.optimizer_k = static_cast<int>(k);
-  const std::int64_t part = partition(psi, n);
   std::int64_t gpu = 0, offloaded = 0, param_offloaded = 0;
-  const bool opt_off = in.offload_optimizer != Offload::None;
-  const bool param_off = in.offload_param != Offload::None;
   switch (in.stage) {
     case 0:
       gpu = (wb + gb + k) * psi;
@@ -209,17 +224,11 @@ Estimate estimate(const Inputs& in) {
   };
   place(in.offload_optimizer, offloaded);
   place(in.offload_param, param_offloaded);
+}
 
-  if (in.shape) {
-    const Activations a = activation_bytes(*in.shape, in.micro_batch_size, in.checkpointing,
-                                           in.precision, in.attention, in.loss);
-    out.activations_layers = a.stored;
-    out.activations_logits = a.loss;
-    out.activations_backward = a.backward;
-    out.activations_gpu = a.peak;
-  }
-
-  // Buffers the config sizes (elements → bytes), never more than the model itself.
+// The config's buffers (elements to bytes), never more than the model itself.
+void add_buffers(const Inputs& in, const Sizes& z, Estimate& out) {
+  const std::int64_t psi = z.psi, wb = z.wb, gb = z.gb, n = z.n;
   const auto capped = [&](std::int64_t elements) { return std::min(psi, elements); };
   if (in.stage == 3) {
     out.stage3_working_set =
@@ -233,7 +242,12 @@ Estimate estimate(const Inputs& in) {
   } else {
     out.comm_buffers = gb * capped(in.reduce_bucket_size) + wb * capped(in.allgather_bucket_size);
   }
+}
 
+// The optimizer step's own memory, and the activation blocks it cannot reuse.
+void add_optimizer_step(const Inputs& in, const Sizes& z, Estimate& out) {
+  const std::int64_t psi = z.psi, part = z.part, n = z.n;
+  const bool mixed = z.mixed, opt_off = z.opt_off;
   // The optimizer step, after backward. With mixed precision the optimizer steps on an fp32
   // copy of the gradients: DeepSpeed's FP16_Optimizer (stage 0, fp16 and bf16) converts all
   // of them (4Ψ), ZeRO-1/2 the rank's partition (4Ψ/N, stage_1_and_2.py), ZeRO-3 one
@@ -262,7 +276,46 @@ Estimate estimate(const Inputs& in) {
       in.shape ? out.activations_logits / (in.loss == Loss::Hf ? 3 : 2) : 0;
   const std::int64_t reusable = logits_block >= largest_step_tensor ? out.activations_logits : 0;
   out.step_unreused = std::max<std::int64_t>(0, out.activations_gpu - reusable);
+}
 
+// The totals against the tier's memory.
+void add_capacity(const Inputs& in, Estimate& out) {
+  if (in.gpu_memory_gib) {
+    out.gpu_capacity = bytes_of(*in.gpu_memory_gib * kGiB);
+    out.gpu_margin = in.gpu_memory_margin;
+    out.gpu_usable = usable_bytes(out.gpu_capacity, in.gpu_memory_margin);
+    out.gpu_fits = out.total_gpu <= out.gpu_usable;
+  }
+  if (in.cpu_memory_gib) {
+    out.cpu_capacity = bytes_of(*in.cpu_memory_gib * kGiB);
+    out.cpu_fits = out.total_cpu <= out.cpu_capacity;
+  }
+}
+
+}  // namespace
+
+Estimate estimate(const Inputs& in) {
+  check_inputs(in);
+  const Sizes z = sizes_of(in);
+  const std::int64_t psi = z.psi;
+  const bool opt_off = z.opt_off, param_off = z.param_off;
+  Estimate out;
+  out.params = psi;
+  out.largest_layer_params =
+      in.largest_layer_params > 0 ? in.largest_layer_params : std::max<std::int64_t>(1, psi / 32);
+  out.world_size = z.n;
+  add_model_states(in, z, out);
+  if (in.shape) {
+    const Activations a = activation_bytes(*in.shape, in.micro_batch_size, in.checkpointing,
+                                           in.precision, in.attention, in.loss);
+    out.activations_layers = a.stored;
+    out.activations_logits = a.loss;
+    out.activations_backward = a.backward;
+    out.activations_gpu = a.peak;
+  }
+
+  add_buffers(in, z, out);
+  add_optimizer_step(in, z, out);
   out.headroom_fraction = in.headroom.value_or(default_headroom(in.checkpointing));
   out.headroom = bytes_of(static_cast<double>(out.activations_gpu) * out.headroom_fraction);
   const std::int64_t forward_backward = bytes_sum({out.activations_gpu, out.headroom});
@@ -283,16 +336,7 @@ Estimate estimate(const Inputs& in) {
                                     opt_off, param_off, in.zero_init, in.additional_buffer_factor);
   }
 
-  if (in.gpu_memory_gib) {
-    out.gpu_capacity = bytes_of(*in.gpu_memory_gib * kGiB);
-    out.gpu_margin = in.gpu_memory_margin;
-    out.gpu_usable = usable_bytes(out.gpu_capacity, in.gpu_memory_margin);
-    out.gpu_fits = out.total_gpu <= out.gpu_usable;
-  }
-  if (in.cpu_memory_gib) {
-    out.cpu_capacity = bytes_of(*in.cpu_memory_gib * kGiB);
-    out.cpu_fits = out.total_cpu <= out.cpu_capacity;
-  }
+  add_capacity(in, out);
   return out;
 }
 
