@@ -251,19 +251,30 @@ void check_pod_values(const fs::path& out, const Api& api) {
   if (!documents) return;
   const Json& job = (*documents)[0][1];
   const Json given = Json::parse(kEverything).at("values").at("launch").at("kubernetes");
-  EXPECT_EQ(job.at("metadata").at("labels"),
-            Json({{"app.kubernetes.io/managed-by", "zeroforge"},
-                  {"kueue.x-k8s.io/queue-name", "team-a"}}));
+  EXPECT_EQ(job.at("metadata").at("labels"), Json({{"app.kubernetes.io/managed-by", "zeroforge"},
+                                                   {"kueue.x-k8s.io/queue-name", "team-a"}}));
   EXPECT_EQ(job.at("metadata").at("annotations"), given.at("annotations"));
   const bool train_job = api.kind == "TrainJob";
-  const Json& container =
-      train_job ? job.at("spec").at("trainer")
-                : job.at("spec").at("pytorchReplicaSpecs").at("Master").at("template").at("spec")
-                      .at("containers").at(0);
+  const Json& container = train_job ? job.at("spec").at("trainer")
+                                    : job.at("spec")
+                                          .at("pytorchReplicaSpecs")
+                                          .at("Master")
+                                          .at("template")
+                                          .at("spec")
+                                          .at("containers")
+                                          .at(0);
   const Json& pod_template =
-      train_job ? job.at("spec").at("runtimePatches").at(0).at("trainingRuntimeSpec")
-                      .at("template").at("spec").at("replicatedJobs").at(0).at("template")
-                      .at("spec").at("template")
+      train_job ? job.at("spec")
+                      .at("runtimePatches")
+                      .at(0)
+                      .at("trainingRuntimeSpec")
+                      .at("template")
+                      .at("spec")
+                      .at("replicatedJobs")
+                      .at(0)
+                      .at("template")
+                      .at("spec")
+                      .at("template")
                 : job.at("spec").at("pytorchReplicaSpecs").at("Master").at("template");
   EXPECT_EQ(pod_template.at("metadata").at("labels"), given.at("pod_labels"));
   EXPECT_EQ(pod_template.at("metadata").at("annotations"), given.at("pod_annotations"));
@@ -310,8 +321,9 @@ TEST(KubernetesCliTest, EveryManifestValidatesAgainstItsCrdSchemaAndCarriesTheCo
       check_manifests(out, api, args, checked);
     }
     const fs::path out = dir.path() / (api.kind + "-everything");
-    std::vector<std::string> args = {"generate", family.string(), "-o", out.string(), "--set",
-                                     "launch.kubernetes.api=" + api.kind};
+    std::vector<std::string> args = {"generate", family.string(),
+                                     "-o",       out.string(),
+                                     "--set",    "launch.kubernetes.api=" + api.kind};
     // What only a PyTorchJob has a field for (a TrainJob's runtime sets them).
     if (api.kind == "PyTorchJob")
       for (const char* set :
@@ -564,7 +576,8 @@ TEST(KubernetesCliTest, GangSchedulingWritesWhatEachControllerReadsAndFitsItsCrd
       {"coscheduling",
        0,
        {R"(launch.kubernetes.gang={"scheduler": "coscheduling", "schedule_timeout_seconds": 600})"},
-       "/spec/runPolicy/schedulingPolicy", R"({"minAvailable": 8, "scheduleTimeoutSeconds": 600})"},
+       "/spec/runPolicy/schedulingPolicy",
+       R"({"minAvailable": 8, "scheduleTimeoutSeconds": 600})"},
       {"kueue",
        0,
        {R"(launch.kubernetes.gang={"scheduler": "kueue", "queue": "team-a"})"},
@@ -575,8 +588,11 @@ TEST(KubernetesCliTest, GangSchedulingWritesWhatEachControllerReadsAndFitsItsCrd
        {R"(launch.kubernetes.gang={"scheduler": "kueue", "queue": "team-a"})"},
        "/spec/runPolicy",
        "absent"},
-      {"a TrainJob, no gang", 1, {"launch.kubernetes.priority_class=null"},
-       "/spec/runtimePatches/0/trainingRuntimeSpec/template/metadata", "absent"},
+      {"a TrainJob, no gang",
+       1,
+       {"launch.kubernetes.priority_class=null"},
+       "/spec/runtimePatches/0/trainingRuntimeSpec/template/metadata",
+       "absent"},
       {"a TrainJob, volcano",
        1,
        {"launch.kubernetes.priority_class=null",
@@ -602,8 +618,9 @@ TEST(KubernetesCliTest, GangSchedulingWritesWhatEachControllerReadsAndFitsItsCrd
   for (std::size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(cases[i].name);
     const fs::path out = dir.path() / ("out" + std::to_string(i));
-    std::vector<std::string> args = {"generate", family, "-o", out.string(), "--set",
-                                     "launch.kubernetes.api=" + kApis[cases[i].api].kind};
+    std::vector<std::string> args = {
+        "generate",   family,  "-o",
+        out.string(), "--set", "launch.kubernetes.api=" + kApis[cases[i].api].kind};
     for (const auto& set : cases[i].sets) {
       args.push_back("--set");
       args.push_back(set);
@@ -693,11 +710,11 @@ TEST(KubernetesCliTest, ATeamTemplateExtendsTheShippedOneAndChangesOnlyItsBlocks
     SCOPED_TRACE(api.kind);
     const fs::path shipped = dir.path() / ("shipped-" + api.kind);
     const fs::path team = dir.path() / ("team-" + api.kind);
-    for (const auto& [out, extra] :
-         std::vector<std::pair<fs::path, std::vector<std::string>>>{
+    for (const auto& [out, extra] : std::vector<std::pair<fs::path, std::vector<std::string>>>{
              {shipped, {}}, {team, {"--template-dir", templates.string()}}}) {
-      std::vector<std::string> args = {"generate", family.string(), "-o", out.string(), "--set",
-                                       "launch.kubernetes.api=" + api.kind};
+      std::vector<std::string> args = {"generate", family.string(),
+                                       "-o",       out.string(),
+                                       "--set",    "launch.kubernetes.api=" + api.kind};
       args.insert(args.end(), extra.begin(), extra.end());
       auto result = run_cli(args);
       ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -705,9 +722,9 @@ TEST(KubernetesCliTest, ATeamTemplateExtendsTheShippedOneAndChangesOnlyItsBlocks
     const std::string p4 = api.kind == "TrainJob" ? std::string(18, ' ') : std::string(8, ' ');
     std::vector<std::string> per_pod = {p4 + "    - name: logs", p4 + "      mountPath: /logs"};
     if (api.kind == "PyTorchJob")
-      for (const char* line :
-           {"  - name: log-shipper", "    image: \"fluent/fluent-bit:3.1\"", "    volumeMounts:",
-            "    - name: logs", "      mountPath: /logs", "      readOnly: true"})
+      for (const char* line : {"  - name: log-shipper", "    image: \"fluent/fluent-bit:3.1\"",
+                               "    volumeMounts:", "    - name: logs", "      mountPath: /logs",
+                               "      readOnly: true"})
         per_pod.push_back(p4 + line);
     per_pod.push_back(p4 + "  - name: logs");
     per_pod.push_back(p4 + "    emptyDir: {}");
@@ -719,7 +736,8 @@ TEST(KubernetesCliTest, ATeamTemplateExtendsTheShippedOneAndChangesOnlyItsBlocks
       files.push_back(team / path);
       auto inserted = inserted_lines(read_file(team / path), read_file(shipped / path));
       ASSERT_TRUE(inserted.has_value()) << "the shipped manifest's lines are not all there";
-      const std::size_t pods = api.kind == "TrainJob" || entry.at("launch").at("nodes") == 1 ? 1 : 2;
+      const std::size_t pods =
+          api.kind == "TrainJob" || entry.at("launch").at("nodes") == 1 ? 1 : 2;
       std::vector<std::string> expected;
       for (std::size_t i = 0; i < pods; ++i)
         expected.insert(expected.end(), per_pod.begin(), per_pod.end());
@@ -733,6 +751,29 @@ TEST(KubernetesCliTest, ATeamTemplateExtendsTheShippedOneAndChangesOnlyItsBlocks
       for (const auto& problem : test::openapi_problems(schema_of(api), job))
         ADD_FAILURE() << api.kind << " against its CRD schema: " << problem;
     }
+  }
+}
+
+// A value the companion needs that no layer wrote is placed where the family would write it
+// (its file and /values pointer), not on a line that names no file.
+TEST(KubernetesCliTest, ARequiredValueLeftOutIsPlacedWhereTheFamilyWouldWriteIt) {
+  TempDir dir;
+  for (const char* launch : {R"(, "launch": {"kubernetes": {"namespace": "ml"}})", ""}) {
+    const std::string family = dir.write("teams/llm/family.json", std::string(R"({"name": "llama",
+      "template": "deepspeed/config.json.j2", "values": {"global_batch_size": 512)") +
+                                                                      launch + R"(},
+      "tiers": ["medium"], "companions": ["kubernetes"]})")
+                                   .string();
+    const fs::path out = dir.path() / "out";
+    auto r = run_cli({"generate", family, "-o", out.string()});
+    EXPECT_EQ(r.exit_code, 2) << launch;
+    const std::string first = r.err.substr(0, r.err.find('\n'));
+    EXPECT_TRUE(first.starts_with(family +
+                                  ": /values/launch/kubernetes/image: error: variant 'medium': "
+                                  "the kubernetes companion's PyTorchJob needs "
+                                  "launch.kubernetes.image, the training container's image"))
+        << first;
+    EXPECT_FALSE(fs::exists(out));
   }
 }
 

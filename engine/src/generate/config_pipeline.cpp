@@ -8,6 +8,19 @@
 #include "zeroforge/output.hpp"
 
 namespace zf::pipeline {
+namespace {
+
+// A companion's refusal or warning about the value at `pointer`, placed where that value was
+// written; a value no layer wrote (a required one left out) where the family would write it,
+// under its `values`, so that the line names the file to edit.
+Error companion_error(const SourcedValues& sources, const Family& family,
+                      const std::string& pointer, const std::string& message) {
+  if (sources.site(pointer).first.empty() && !family.file.empty())
+    return Error(ErrorKind::Values, message, family.file, "/values" + pointer);
+  return sources.error_at(pointer, message);
+}
+
+}  // namespace
 
 using Json = nlohmann::ordered_json;
 
@@ -165,8 +178,9 @@ bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Member
     SourcedValues sources = expansion_.values(variant);
     prepare::prepare_sourced(sources, checks_, member.context);  // the hooks' values too
     for (const auto& problem : plan.problems)
-      job.problems.push_back(to_diagnostic(sources.error_at(problem.pointer, problem.message),
-                                           codes::companion_values));
+      job.problems.push_back(to_diagnostic(
+          companion_error(sources, expansion_.family(), problem.pointer, problem.message),
+          codes::companion_values));
     job.made = false;
     return false;
   }
@@ -180,8 +194,9 @@ bool ConfigMaker::make_companions(ConfigJob& job, const Variant& variant, Member
         d.kind = ErrorKind::Values;
         if (tier != nullptr) d.where.file = tier->file;
       } else {
-        d = to_diagnostic(sources.error_at(warning.pointer, warning.message),
-                          codes::companion_slurm_cpus);
+        d = to_diagnostic(
+            companion_error(sources, expansion_.family(), warning.pointer, warning.message),
+            codes::companion_slurm_cpus);
       }
       d.severity = Severity::Warning;
       job.warnings.push_back(std::move(d));

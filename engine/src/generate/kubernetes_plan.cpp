@@ -649,8 +649,8 @@ class KubernetesPlanner {
     if (!train_job && k["image"].is_null())
       fail("/launch/kubernetes/image",
            "the kubernetes companion's PyTorchJob needs launch.kubernetes.image, the training "
-           "container's image (with torch, DeepSpeed and the training script); a TrainJob takes "
-           "its runtime's");
+           "container's image (with torch, DeepSpeed and the training script); a TrainJob "
+           "(launch.kubernetes.api: TrainJob) runs its runtime's image instead");
     if (subject_.environment != nullptr && subject_.environment->is_object()) {
       for (const auto& [variable, v] : subject_.environment->items()) {
         if (!detail::is_listed(kOperatorVariables, variable)) continue;

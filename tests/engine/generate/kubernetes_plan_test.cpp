@@ -152,8 +152,8 @@ TEST(KubernetesPlanTest, RefusesWhatTheApiServerOrTheKubeflowControllersWould) {
        "registry/repository:tag) or null, got \"pytorch 2.4\""},
       {"no image for a PyTorchJob", R"({})", "/launch/kubernetes/image",
        "the kubernetes companion's PyTorchJob needs launch.kubernetes.image, the training "
-       "container's image (with torch, DeepSpeed and the training script); a TrainJob takes its "
-       "runtime's"},
+       "container's image (with torch, DeepSpeed and the training script); a TrainJob "
+       "(launch.kubernetes.api: TrainJob) runs its runtime's image instead"},
       {"node selector value", R"({"image": "i", "node_selector": {"gpu": "H100 80GB"}})",
        "/launch/kubernetes/node_selector/gpu",
        "launch.kubernetes.node_selector.gpu: \"H100 80GB\" is not a label value (a string of at "
