@@ -251,19 +251,30 @@ void check_pod_values(const fs::path& out, const Api& api) {
   if (!documents) return;
   const Json& job = (*documents)[0][1];
   const Json given = Json::parse(kEverything).at("values").at("launch").at("kubernetes");
-  EXPECT_EQ(job.at("metadata").at("labels"),
-            Json({{"app.kubernetes.io/managed-by", "zeroforge"},
-                  {"kueue.x-k8s.io/queue-name", "team-a"}}));
+  EXPECT_EQ(job.at("metadata").at("labels"), Json({{"app.kubernetes.io/managed-by", "zeroforge"},
+                                                   {"kueue.x-k8s.io/queue-name", "team-a"}}));
   EXPECT_EQ(job.at("metadata").at("annotations"), given.at("annotations"));
   const bool train_job = api.kind == "TrainJob";
-  const Json& container =
-      train_job ? job.at("spec").at("trainer")
-                : job.at("spec").at("pytorchReplicaSpecs").at("Master").at("template").at("spec")
-                      .at("containers").at(0);
+  const Json& container = train_job ? job.at("spec").at("trainer")
+                                    : job.at("spec")
+                                          .at("pytorchReplicaSpecs")
+                                          .at("Master")
+                                          .at("template")
+                                          .at("spec")
+                                          .at("containers")
+                                          .at(0);
   const Json& pod_template =
-      train_job ? job.at("spec").at("runtimePatches").at(0).at("trainingRuntimeSpec")
-                      .at("template").at("spec").at("replicatedJobs").at(0).at("template")
-                      .at("spec").at("template")
+      train_job ? job.at("spec")
+                      .at("runtimePatches")
+                      .at(0)
+                      .at("trainingRuntimeSpec")
+                      .at("template")
+                      .at("spec")
+                      .at("replicatedJobs")
+                      .at(0)
+                      .at("template")
+                      .at("spec")
+                      .at("template")
                 : job.at("spec").at("pytorchReplicaSpecs").at("Master").at("template");
   EXPECT_EQ(pod_template.at("metadata").at("labels"), given.at("pod_labels"));
   EXPECT_EQ(pod_template.at("metadata").at("annotations"), given.at("pod_annotations"));
@@ -310,8 +321,9 @@ TEST(KubernetesCliTest, EveryManifestValidatesAgainstItsCrdSchemaAndCarriesTheCo
       check_manifests(out, api, args, checked);
     }
     const fs::path out = dir.path() / (api.kind + "-everything");
-    std::vector<std::string> args = {"generate", family.string(), "-o", out.string(), "--set",
-                                     "launch.kubernetes.api=" + api.kind};
+    std::vector<std::string> args = {"generate", family.string(),
+                                     "-o",       out.string(),
+                                     "--set",    "launch.kubernetes.api=" + api.kind};
     // What only a PyTorchJob has a field for (a TrainJob's runtime sets them).
     if (api.kind == "PyTorchJob")
       for (const char* set :
@@ -387,12 +399,13 @@ TEST(KubernetesCliTest, BadValuesAreRefusedAtTheirPlaceAndNothingIsWritten) {
                 ": /values/launch/kubernetes/namespace: error: variant 'medium': "
                 "launch.kubernetes.namespace: \"ML_Team\" is not a DNS-1123 label (at most 63 "
                 "lower-case letters, digits and '-', starting and ending with a letter or digit), "
-                "as Kubernetes requires of a namespace\n" +
+                "as Kubernetes requires of a namespace [companion.values]\n" +
                 family +
                 ": /values/launch/kubernetes/tolerations/0/value: error: variant 'medium': "
                 "launch.kubernetes.tolerations: a toleration with operator \"Exists\" takes no "
-                "value, got \"h100\"\n"
-                "zeroforge: error: family 'llama' not generated; nothing was written\n");
+                "value, got \"h100\" [companion.values]\n"
+                "zeroforge: error: family 'llama' not generated; nothing was written "
+                "[generate.not-generated]\n");
   EXPECT_FALSE(fs::exists(out));
 
   // --set merges into the family's object (arrays replace): the fixed values, and a misspelt key.
@@ -400,14 +413,16 @@ TEST(KubernetesCliTest, BadValuesAreRefusedAtTheirPlaceAndNothingIsWritten) {
       {"generate", family, "-o", out.string(), "--set", "launch.kubernetes.namespace=ml", "--set",
        "launch.kubernetes.tolerations=[]", "--set", "launch.kubernetes.servce_account=sa"});
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_EQ(unknown.err,
-            "--set launch.kubernetes.servce_account=sa: "
-            "/launch/kubernetes/servce_account: error: variant 'medium': unknown key "
-            "'servce_account' in launch.kubernetes (expected api, name, namespace, image, "
-            "service_account, node_selector, tolerations, volumes, volume_mounts, runtime, env, "
-            "env_from, resources, labels, annotations, pod_labels, pod_annotations, "
-            "priority_class, scheduler_name, gang); did you mean 'service_account'?\n"
-            "zeroforge: error: family 'llama' not generated; nothing was written\n");
+  EXPECT_EQ(
+      unknown.err,
+      "--set launch.kubernetes.servce_account=sa: "
+      "/launch/kubernetes/servce_account: error: variant 'medium': unknown key "
+      "'servce_account' in launch.kubernetes (expected api, name, namespace, image, "
+      "service_account, node_selector, tolerations, volumes, volume_mounts, runtime, env, "
+      "env_from, resources, labels, annotations, pod_labels, pod_annotations, "
+      "priority_class, scheduler_name, gang); did you mean 'service_account'? [companion.values]\n"
+      "zeroforge: error: family 'llama' not generated; nothing was written "
+      "[generate.not-generated]\n");
   EXPECT_FALSE(fs::exists(out));
 
   // The site profile's kubernetes object becomes launch.kubernetes for every config.
@@ -427,8 +442,9 @@ TEST(KubernetesCliTest, BadValuesAreRefusedAtTheirPlaceAndNothingIsWritten) {
             "plugin site_fields: /launch/kubernetes/node_selector/pool: error: variant 'medium': "
             "launch.kubernetes.node_selector.pool: \"h100 reserved\" is not a label value (a "
             "string of at most 63 letters, digits, '-', '_' and '.', starting and ending with a "
-            "letter or digit)\n"
-            "zeroforge: error: family 'llama' not generated; nothing was written\n");
+            "letter or digit) [companion.values]\n"
+            "zeroforge: error: family 'llama' not generated; nothing was written "
+            "[generate.not-generated]\n");
   dir.write("platform/ml-training/sites/h100-reserved/site-profile.json",
             R"({"kubernetes": {"namespace": "ml", "image": "i"}})");
   ASSERT_EQ(run_cli({"generate", with_site, "-o", out.string()}).exit_code, 0);
@@ -455,8 +471,9 @@ TEST(KubernetesCliTest, BadValuesAreRefusedAtTheirPlaceAndNothingIsWritten) {
       "nodes of tier 'h100x8' have 8 (" +
           (dir.path() / "platform/ml-training/families/llama-3-70b-instruct/tiers/h100x8.json")
               .string() +
-          "); Kubernetes would leave the pods pending for ever\n"
-          "zeroforge: error: family 'llama' not generated; nothing was written\n");
+          "); Kubernetes would leave the pods pending for ever [companion.values]\n"
+          "zeroforge: error: family 'llama' not generated; nothing was written "
+          "[generate.not-generated]\n");
   EXPECT_FALSE(fs::exists(out));
   EXPECT_EQ(run_cli({"generate", tiered, "-o", out.string()}).exit_code, 0);
 }
@@ -531,7 +548,8 @@ TEST(KubernetesCliTest, ItsApplyLineAndItsVolumesReadAsWrittenAndItsLimitsHold) 
                          "'hostpath' (Kubernetes' core/v1 Volume knows "),
             std::string::npos)
       << bad.err;
-  EXPECT_NE(bad.err.find("; did you mean 'hostPath'?\n"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("; did you mean 'hostPath'? [companion.values]\n"), std::string::npos)
+      << bad.err;
   EXPECT_FALSE(fs::exists(dir.path() / "bad"));
 }
 
@@ -564,7 +582,8 @@ TEST(KubernetesCliTest, GangSchedulingWritesWhatEachControllerReadsAndFitsItsCrd
       {"coscheduling",
        0,
        {R"(launch.kubernetes.gang={"scheduler": "coscheduling", "schedule_timeout_seconds": 600})"},
-       "/spec/runPolicy/schedulingPolicy", R"({"minAvailable": 8, "scheduleTimeoutSeconds": 600})"},
+       "/spec/runPolicy/schedulingPolicy",
+       R"({"minAvailable": 8, "scheduleTimeoutSeconds": 600})"},
       {"kueue",
        0,
        {R"(launch.kubernetes.gang={"scheduler": "kueue", "queue": "team-a"})"},
@@ -575,8 +594,11 @@ TEST(KubernetesCliTest, GangSchedulingWritesWhatEachControllerReadsAndFitsItsCrd
        {R"(launch.kubernetes.gang={"scheduler": "kueue", "queue": "team-a"})"},
        "/spec/runPolicy",
        "absent"},
-      {"a TrainJob, no gang", 1, {"launch.kubernetes.priority_class=null"},
-       "/spec/runtimePatches/0/trainingRuntimeSpec/template/metadata", "absent"},
+      {"a TrainJob, no gang",
+       1,
+       {"launch.kubernetes.priority_class=null"},
+       "/spec/runtimePatches/0/trainingRuntimeSpec/template/metadata",
+       "absent"},
       {"a TrainJob, volcano",
        1,
        {"launch.kubernetes.priority_class=null",
@@ -602,8 +624,9 @@ TEST(KubernetesCliTest, GangSchedulingWritesWhatEachControllerReadsAndFitsItsCrd
   for (std::size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(cases[i].name);
     const fs::path out = dir.path() / ("out" + std::to_string(i));
-    std::vector<std::string> args = {"generate", family, "-o", out.string(), "--set",
-                                     "launch.kubernetes.api=" + kApis[cases[i].api].kind};
+    std::vector<std::string> args = {
+        "generate",   family,  "-o",
+        out.string(), "--set", "launch.kubernetes.api=" + kApis[cases[i].api].kind};
     for (const auto& set : cases[i].sets) {
       args.push_back("--set");
       args.push_back(set);
@@ -693,11 +716,11 @@ TEST(KubernetesCliTest, ATeamTemplateExtendsTheShippedOneAndChangesOnlyItsBlocks
     SCOPED_TRACE(api.kind);
     const fs::path shipped = dir.path() / ("shipped-" + api.kind);
     const fs::path team = dir.path() / ("team-" + api.kind);
-    for (const auto& [out, extra] :
-         std::vector<std::pair<fs::path, std::vector<std::string>>>{
+    for (const auto& [out, extra] : std::vector<std::pair<fs::path, std::vector<std::string>>>{
              {shipped, {}}, {team, {"--template-dir", templates.string()}}}) {
-      std::vector<std::string> args = {"generate", family.string(), "-o", out.string(), "--set",
-                                       "launch.kubernetes.api=" + api.kind};
+      std::vector<std::string> args = {"generate", family.string(),
+                                       "-o",       out.string(),
+                                       "--set",    "launch.kubernetes.api=" + api.kind};
       args.insert(args.end(), extra.begin(), extra.end());
       auto result = run_cli(args);
       ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -705,9 +728,9 @@ TEST(KubernetesCliTest, ATeamTemplateExtendsTheShippedOneAndChangesOnlyItsBlocks
     const std::string p4 = api.kind == "TrainJob" ? std::string(18, ' ') : std::string(8, ' ');
     std::vector<std::string> per_pod = {p4 + "    - name: logs", p4 + "      mountPath: /logs"};
     if (api.kind == "PyTorchJob")
-      for (const char* line :
-           {"  - name: log-shipper", "    image: \"fluent/fluent-bit:3.1\"", "    volumeMounts:",
-            "    - name: logs", "      mountPath: /logs", "      readOnly: true"})
+      for (const char* line : {"  - name: log-shipper", "    image: \"fluent/fluent-bit:3.1\"",
+                               "    volumeMounts:", "    - name: logs", "      mountPath: /logs",
+                               "      readOnly: true"})
         per_pod.push_back(p4 + line);
     per_pod.push_back(p4 + "  - name: logs");
     per_pod.push_back(p4 + "    emptyDir: {}");
@@ -719,7 +742,8 @@ TEST(KubernetesCliTest, ATeamTemplateExtendsTheShippedOneAndChangesOnlyItsBlocks
       files.push_back(team / path);
       auto inserted = inserted_lines(read_file(team / path), read_file(shipped / path));
       ASSERT_TRUE(inserted.has_value()) << "the shipped manifest's lines are not all there";
-      const std::size_t pods = api.kind == "TrainJob" || entry.at("launch").at("nodes") == 1 ? 1 : 2;
+      const std::size_t pods =
+          api.kind == "TrainJob" || entry.at("launch").at("nodes") == 1 ? 1 : 2;
       std::vector<std::string> expected;
       for (std::size_t i = 0; i < pods; ++i)
         expected.insert(expected.end(), per_pod.begin(), per_pod.end());

@@ -41,11 +41,11 @@ TEST_F(ListPluginsCliTest, EachSkippedFileIsAWarningWithItsCode) {
   const std::vector<Expected> expected = {
       {file("no_entry"),
        "no entry symbol 'zf_plugin_entry' (define it with ZF_PLUGIN_EXPORT so that it is "
-       "exported)"},
-      {file("not_a_library"), "not a shared library"},
+       "exported) [plugin.skipped]"},
+      {file("not_a_library"), "not a shared library [plugin.skipped]"},
       {file("wrong_abi"),
        "plugin ABI version 99 does not match zeroforge's ABI version 1; rebuild the plugin "
-       "against this zeroforge's zeroforge/plugin.h"},
+       "against this zeroforge's zeroforge/plugin.h [plugin.skipped]"},
   };
 
   auto text = test::run_cli({"list", "plugins", "--plugin-dir", plugins.string()});

@@ -151,7 +151,7 @@ class TierResolutionCliTest : public ::testing::Test {
     return (where.empty() ? "zeroforge" : where) + ": warning: tier '" + name + "' is " + file +
            " (" + origin + "), which shadows " + later +
            " later on the tier search path; rename one of them, or give the tier's path to "
-           "choose a file ('zeroforge list tiers' shows the search path)\n";
+           "choose a file ('zeroforge list tiers' shows the search path) [tier.shadowed]\n";
   }
   void run_all(const std::string& tier, const std::string& team_file,
                const std::function<std::string(const EntryPoint&)>& expected_err,
@@ -245,7 +245,7 @@ TEST_F(TierResolutionCliTest, AMissingNameNamesEveryDirectorySearchedInOrder) {
   const std::string message =
       "tier 'h100' not found on the tier search path (searched: " + searched +
       "); put h100.json in ./tiers or a ZEROFORGE_TIER_PATH directory, "
-      "or give its path ('zeroforge list tiers' shows the tiers found)";
+      "or give its path ('zeroforge list tiers' shows the tiers found) [tier.not-found]";
   for (const char* command : {"render", "explain"}) {
     SCOPED_TRACE(command);
     auto result =
