@@ -648,8 +648,9 @@ TEST_F(GenerateCliTest, ProblemsThatStopTheRunKeepTheirText) {
       EXPECT_EQ(out.value("exit_code", 0), 2) << result.out;
       ASSERT_EQ(out.value("errors", nlohmann::ordered_json::array()).size(), 1u) << result.out;
       EXPECT_EQ(out["errors"][0].value("code", ""), c.code);
-      EXPECT_NE(c.err.find(": error: " + out["errors"][0].value("message", "") + "\n"),
-                std::string::npos)
+      EXPECT_NE(
+          c.err.find(": error: " + out["errors"][0].value("message", "") + " [" + c.code + "]\n"),
+          std::string::npos)
           << result.out;
     }
     EXPECT_FALSE(fs::exists(dir.path() / "out"));

@@ -224,7 +224,8 @@ TEST_F(ProbeCliTest, MalformedOutputNamesTheLineAndWhatWasExpected) {
            Case{
                "0, " + uuid + ", NVIDIA H100, 81559 MiB",
                "line 1" + expected + "\"0, " + uuid + ", NVIDIA H100, 81559 MiB\" [usage.invalid]"},
-           Case{"\n0, " + uuid + ", , 81559", "line 2" + expected + "\"0, " + uuid + ", , 81559\""},
+           Case{"\n0, " + uuid + ", , 81559",
+                "line 2" + expected + "\"0, " + uuid + ", , 81559\" [usage.invalid]"},
            Case{"0, " + uuid + ", NVIDIA H100, 0",
                 "line 1" + expected + "\"0, " + uuid + ", NVIDIA H100, 0\" [usage.invalid]"},
            Case{"0, " + uuid + ", NVIDIA H100, -5",
