@@ -12,7 +12,9 @@ namespace zf::cli {
 void print_message(std::ostream& out, std::string_view line) { out << terminal_text(line) << '\n'; }
 
 void print_diagnostic(std::ostream& out, const Diagnostic& d) {
-  print_message(out, to_string(d));
+  // The code ends the line, as clang ends a warning's with its [-Wflag]: what a script matches
+  // on and what docs/cli.md's table explains.
+  print_message(out, d.code.empty() ? to_string(d) : to_string(d) + " [" + d.code + "]");
   const std::string& line = d.source_line;
   if (!line.empty() && d.where.column != 0) {
     // Tabs are kept, so that the caret lines up under the same column in a terminal.

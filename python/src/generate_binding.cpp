@@ -129,9 +129,10 @@ py::dict generate_family(const std::string& family, const fs::path& output_dir,
   py::dict out;
   out["summary"] = summary(request, result, said);
   py::list messages;
-  // The lines the CLI prints: the module shows them as text (warnings, failure messages).
-  for (const auto& d : said) messages.append(text(to_string(d)));
-  for (const auto& d : result.messages) messages.append(text(to_string(d)));
+  // What the CLI prints for each (its line, ending with the code): the module shows them as
+  // text (warnings, failure messages).
+  for (const auto& d : said) messages.append(text(printed({d})));
+  for (const auto& d : result.messages) messages.append(text(printed({d})));
   out["messages"] = messages;
   return out;
 }

@@ -26,7 +26,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import _arguments, _zeroforge
 from ._errors import (ArgumentTypeError, ArgumentValueError, Error, FileError, PluginError,
-                      RefusedError, TemplateError, UsageError, ValuesError)
+                      RefusedError, TemplateError, UsageError, ValuesError, usage_text)
 from ._results import (Diagnostic, ExplainedValue, Explanation, Finding, GenerateResult,
                        Migration, MigrationNote, Preset, Refusal, Tier)
 
@@ -58,10 +58,10 @@ def _data_dir() -> str:
     env = os.environ.get("ZEROFORGE_DATA_DIR")
     if env:
         if not os.path.isdir(env):
-            raise UsageError(
-                f"zeroforge: error: ZEROFORGE_DATA_DIR='{env}' is not a directory: it replaces "
-                "<exe>/../share/zeroforge as the home of the built-in templates and presets "
-                "(unset it to use those)", kind="usage")
+            message = (f"ZEROFORGE_DATA_DIR='{env}' is not a directory: it replaces "
+                       "<exe>/../share/zeroforge as the home of the built-in templates and "
+                       "presets (unset it to use those)")
+            raise UsageError(usage_text(message), kind="usage", message=message)
         return env
     return _package_relative(_layout.DATA_DIR)
 
@@ -249,9 +249,9 @@ def render(template: str, *,
     raw = _render("render", template, tier, values, set, template_dirs, plugins, plugin_dirs,
                   plugin_options, validation, trim_blocks, lstrip_blocks)
     if not raw["json"]:
-        raise UsageError(f"zeroforge: error: render: '{template}' is not a JSON template (its "
-                         "name does not end in .json or .json.j2); render_text() renders it",
-                         kind="usage")
+        message = (f"render: '{template}' is not a JSON template (its name does not end in "
+                   ".json or .json.j2); render_text() renders it")
+        raise UsageError(usage_text(message), kind="usage", message=message)
     return raw["config"]
 
 

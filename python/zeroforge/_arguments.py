@@ -9,7 +9,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any, Collection, List, Optional
 
-from ._errors import ArgumentTypeError, ArgumentValueError
+from ._errors import ArgumentTypeError, ArgumentValueError, usage_text
 
 PATH = "a str or os.PathLike"
 
@@ -21,14 +21,14 @@ def _shown(value: Any) -> str:
 
 def type_error(function: str, argument: str, expected: str, value: Any) -> ArgumentTypeError:
     message = f"{function}: {argument} must be {expected}, got {type(value).__name__}"
-    return ArgumentTypeError(f"zeroforge: error: {message}", kind="usage", message=message,
+    return ArgumentTypeError(usage_text(message), kind="usage", message=message,
                              argument=argument)
 
 
 def value_error(function: str, argument: str, problem: str,
                 text: Optional[str] = None) -> ArgumentValueError:
     message = f"{function}: {argument} {problem}"
-    return ArgumentValueError(text or f"zeroforge: error: {message}", kind="usage",
+    return ArgumentValueError(text or usage_text(message), kind="usage",
                               message=message, argument=argument)
 
 
@@ -100,7 +100,7 @@ def directories(function: str, argument: str, option: str, value: Any) -> List[b
             shown = os.fsdecode(name)
             item = argument if single else f"{argument}[{i}]"
             raise value_error(function, item, f"'{shown}' is not a directory",
-                              text=f"zeroforge: error: {option} '{shown}' is not a directory")
+                              text=usage_text(f"{option} '{shown}' is not a directory"))
     return out
 
 

@@ -8,12 +8,19 @@ from typing import Any, Optional, Sequence
 from ._results import Diagnostic, Finding
 
 
+def usage_text(message: str) -> str:
+    """The line the CLI prints for a usage error without a location, ending with its code as
+    every diagnostic line does: ``zeroforge: error: MESSAGE [usage.invalid]``."""
+    return f"zeroforge: error: {message} [usage.invalid]"
+
+
 class Error(Exception):
     """A zeroforge error: what `zeroforge` would print on stderr and exit 2 for.
 
     ``str(e)`` is exactly what the CLI prints for it (without the final newline): one line
-    such as ``t.json.j2:3:9: error: undefined variable 'stage'``, then, for an error in a
-    template, the source line and a caret under the column.
+    such as ``t.json.j2:3:9: error: undefined variable 'stage' [template.undefined]``, ending
+    with its code, then, for an error in a template, the source line and a caret under the
+    column.
 
     Attributes:
         code: the stable diagnostic code (``values.contract``, ``tier.unknown-key``,

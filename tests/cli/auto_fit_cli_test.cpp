@@ -301,7 +301,7 @@ TEST_F(AutoFitCliTest, ExplainFindsEachConfigByThePathInTheManifest) {
   for (const std::string& path : paths) listed += "  " + path + "\n";
   EXPECT_EQ(unknown.err,
             "zeroforge: error: explain: no config 'small/zero2-mb1.json' in family "
-            "'fit'; its configs:\n" +
+            "'fit'; its configs: [explain.no-such-config]\n" +
                 listed);
 }
 

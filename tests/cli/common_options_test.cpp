@@ -28,19 +28,20 @@ TEST(CommonOptionsTest, WholeNumberOptionsAreCheckedTheSameWayEverywhere) {
   const std::vector<Case> cases = {
       // -j -1 was read as 4294967295.
       {{"generate", "example", "-o", out, "-j", "-1"},
-       "generate: --jobs must be a whole number from 1 to 256, got -1"},
+       "generate: --jobs must be a whole number from 1 to 256, got -1 [usage.invalid]"},
       {{"generate", "example", "-o", out, "--jobs=0"},
-       "generate: --jobs must be a whole number from 1 to 256, got 0"},
+       "generate: --jobs must be a whole number from 1 to 256, got 0 [usage.invalid]"},
       {{"generate", "example", "-o", out, "-j", "4294967297"},
-       "generate: --jobs must be a whole number from 1 to 256, got 4294967297"},
+       "generate: --jobs must be a whole number from 1 to 256, got 4294967297 [usage.invalid]"},
       {{"report", "example", "-o", (dir.path() / "r.html").string(), "-j", "257"},
-       "report: --jobs must be a whole number from 1 to 256, got 257"},
+       "report: --jobs must be a whole number from 1 to 256, got 257 [usage.invalid]"},
       {{"validate", config, "--world-size", "-3"},
-       "validate: --world-size must be a whole number from 1 to 1000000000, got -3"},
+       "validate: --world-size must be a whole number from 1 to 1000000000, got -3 "
+       "[usage.invalid]"},
       {{"probe", "--nodes", "-1"},
-       "probe: --nodes must be a whole number from 1 to 1000000, got -1"},
+       "probe: --nodes must be a whole number from 1 to 1000000, got -1 [usage.invalid]"},
       {{"probe", "--timeout", "0"},
-       "probe: --timeout must be a whole number from 1 to 86400, got 0"},
+       "probe: --timeout must be a whole number from 1 to 86400, got 0 [usage.invalid]"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args[0] + " " + c.args.back());
@@ -91,16 +92,16 @@ TEST(CommonOptionsTest, DashIsStdoutWhereTheOutputIsOneFile) {
   };
   const std::vector<Case> refused = {
       {{"generate", "example", "-o", "-"},
-       "generate: -o - is stdout, but generate writes a directory"},
+       "generate: -o - is stdout, but generate writes a directory [usage.invalid]"},
       {{"generate", "example", "-o", "out", "--depfile", "-"},
        "generate: --depfile - is stdout, but Make and Ninja read the depfile from a file; give "
-       "its path"},
+       "its path [usage.invalid]"},
       {{"generate", "example", "-o", "out", "--report", "-"},
        "generate: --report - is stdout, where generate prints its own output; give a file, or "
-       "run zeroforge report -o -"},
+       "run zeroforge report -o - [usage.invalid]"},
       {{"probe", "--save", "t", "--dir", "-"},
        "probe: --dir - is stdout, but --save writes into a directory; leave out --save to print "
-       "the tier"},
+       "the tier [usage.invalid]"},
   };
   for (const auto& c : refused) {
     SCOPED_TRACE(c.err);

@@ -378,12 +378,12 @@ TEST_F(CompanionsGenerateTest, SlurmJobsWithFewerThanTwoCpusPerRankWarnOnceWhere
             tier.string() +
                 ": /cpu_cores: warning: the slurm job gives its 8 GPU ranks per node 8 CPUs "
                 "(cpu_cores=8): fewer than 2 per rank (one for the rank, one for its data "
-                "loader); the ranks will wait on their input\n" +
+                "loader); the ranks will wait on their input [companion.slurm-cpus]\n" +
                 (dir.path() / "tiers/bare.json").string() +
                 ": warning: the slurm job runs its 8 GPU ranks per node in one task of SLURM's "
                 "default 1 CPU: tier 'bare' has no cpu_cores (CPUs per node) to ask for; add "
                 "cpu_cores to the tier (zeroforge probe writes it) or set "
-                "launch.slurm.cpus_per_task\n");
+                "launch.slurm.cpus_per_task [companion.slurm-cpus]\n");
   EXPECT_NE(read_file(out() / "dgx/stage-2.sbatch").find("#SBATCH --cpus-per-task=8\n"),
             std::string::npos);
   EXPECT_EQ(read_file(out() / "bare/stage-2.sbatch").find("--cpus-per-task"), std::string::npos);
@@ -399,7 +399,7 @@ TEST_F(CompanionsGenerateTest, SlurmJobsWithFewerThanTwoCpusPerRankWarnOnceWhere
             "--set launch.slurm.cpus_per_task=4: /launch/slurm/cpus_per_task: warning: the slurm "
             "job gives its 8 GPU ranks per node 4 CPUs (launch.slurm.cpus_per_task=4): fewer "
             "than 2 per rank (one for the rank, one for its data loader); the ranks will wait on "
-            "their input\n");
+            "their input [companion.slurm-cpus]\n");
 }
 
 TEST_F(CompanionsGenerateTest, ListsCompanionsPerEntryAndWritesThemDeterministically) {
@@ -689,8 +689,9 @@ TEST_F(CompanionsGenerateTest, YamlLineBreaksInLaunchValuesOrThePathAreRefusedWi
                 ": /values/launch/args/1: error: variant 'medium': launch.args: "
                 "\"x\\u2028mixed_precision: fp16\\u2028#\" holds a control character or line "
                 "break (U+2028); the companions write the launch on one line (a YAML comment, a "
-                "shell command): pass such a value in a file\n"
-                "zeroforge: error: family 'c' not generated; nothing was written\n");
+                "shell command): pass such a value in a file [companion.values]\n"
+                "zeroforge: error: family 'c' not generated; nothing was written "
+                "[generate.not-generated]\n");
   std::string path = family(R"({
     "name": "c", "template": "deepspeed/config.json.j2", "values": {"global_batch_size": 512},
     "output": "{{ tier }}/z3\u0085num_processes: 1.json",
@@ -700,8 +701,9 @@ TEST_F(CompanionsGenerateTest, YamlLineBreaksInLaunchValuesOrThePathAreRefusedWi
   EXPECT_EQ(refused.err, path +
                              ": /output: error: variant 'medium': output path "
                              "\"medium/z3\\u0085num_processes: 1.json\" contains a control "
-                             "character or line break (U+0085)\n"
-                             "zeroforge: error: family 'c' not generated; nothing was written\n");
+                             "character or line break (U+0085) [output.path]\n"
+                             "zeroforge: error: family 'c' not generated; nothing was written "
+                             "[generate.not-generated]\n");
   EXPECT_FALSE(fs::exists(out()));
 }
 
@@ -715,11 +717,13 @@ TEST_F(CompanionsGenerateTest, SiteProfileHostsListedTwiceAreRefusedAtTheirEntry
     "companions": ["deepspeed"]})");
   auto result = run_cli({"generate", "family.json", "-o", out().string()}, dir.path());
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_EQ(result.err,
-            "plugin site_fields: /launch/hosts/2: error: variant 'large': launch.hosts: \"GPU-A\" "
-            "is listed twice (also entry 0, \"gpu-a\"; host names do not differ by case): "
-            "DeepSpeed refuses a hostfile that lists a host twice, and each node runs one launch\n"
-            "zeroforge: error: family 's' not generated; nothing was written\n");
+  EXPECT_EQ(
+      result.err,
+      "plugin site_fields: /launch/hosts/2: error: variant 'large': launch.hosts: \"GPU-A\" "
+      "is listed twice (also entry 0, \"gpu-a\"; host names do not differ by case): "
+      "DeepSpeed refuses a hostfile that lists a host twice, and each node runs one launch "
+      "[companion.values]\n"
+      "zeroforge: error: family 's' not generated; nothing was written [generate.not-generated]\n");
   EXPECT_FALSE(fs::exists(out()));
 }
 
@@ -734,8 +738,9 @@ TEST_F(CompanionsGenerateTest, SlurmValuesAndRequestsTheTierCannotGiveAreRefused
   EXPECT_EQ(partition.err,
             f + ": /values/launch/slurm/partition: error: variant 'medium': "
                 "launch.slurm.partition: \"gpu;rm -rf /\" is not a SLURM name (letters, digits, "
-                "'_', '-' and '.', not starting with '-')\n"
-                "zeroforge: error: family 's' not generated; nothing was written\n");
+                "'_', '-' and '.', not starting with '-') [companion.values]\n"
+                "zeroforge: error: family 's' not generated; nothing was written "
+                "[generate.not-generated]\n");
   EXPECT_FALSE(fs::exists(out()));
 
   // The site profile's SLURM values reach every config; a bad one names the plugin.
@@ -746,12 +751,13 @@ TEST_F(CompanionsGenerateTest, SlurmValuesAndRequestsTheTierCannotGiveAreRefused
              "companions": ["slurm"]})");
   auto site = run_cli({"generate", "family.json", "-o", "out"}, dir.path());
   EXPECT_EQ(site.exit_code, 2);
-  EXPECT_EQ(site.err,
-            "plugin site_fields: /launch/slurm/time: error: variant 'medium': launch.slurm.time: "
-            "\"1 day\" is not a time limit SLURM reads (minutes, minutes:seconds, "
-            "hours:minutes:seconds, days-hours, days-hours:minutes, days-hours:minutes:seconds, or "
-            "UNLIMITED)\n"
-            "zeroforge: error: family 's' not generated; nothing was written\n");
+  EXPECT_EQ(
+      site.err,
+      "plugin site_fields: /launch/slurm/time: error: variant 'medium': launch.slurm.time: "
+      "\"1 day\" is not a time limit SLURM reads (minutes, minutes:seconds, "
+      "hours:minutes:seconds, days-hours, days-hours:minutes, days-hours:minutes:seconds, or "
+      "UNLIMITED) [companion.values]\n"
+      "zeroforge: error: family 's' not generated; nothing was written [generate.not-generated]\n");
   dir.write("site.json", R"({"slurm": {"partition": "gpu", "time": "1-00:00"}})");
   ASSERT_EQ(run_cli({"generate", "family.json", "-o", "out"}, dir.path()).exit_code, 0);
   const std::string script = read_file(out() / "medium/config.sbatch");
@@ -797,11 +803,13 @@ TEST_F(CompanionsGenerateTest, SlurmValuesAndRequestsTheTierCannotGiveAreRefused
   auto gpus =
       run_cli({"generate", "family.json", "-o", "out", "--set", "gpus_per_node=16"}, dir.path());
   EXPECT_EQ(gpus.exit_code, 2);
-  EXPECT_EQ(gpus.err,
-            "--set gpus_per_node=16: /gpus_per_node: error: variant 'gpu8': the slurm companion "
-            "asks each node for gpus_per_node=16 GPUs (--gres=gpu:16), but the nodes of tier "
-            "'gpu8' have 8 (tiers/gpu8.json); SLURM would refuse the job or hold it for ever\n"
-            "zeroforge: error: family 's' not generated; nothing was written\n");
+  EXPECT_EQ(
+      gpus.err,
+      "--set gpus_per_node=16: /gpus_per_node: error: variant 'gpu8': the slurm companion "
+      "asks each node for gpus_per_node=16 GPUs (--gres=gpu:16), but the nodes of tier "
+      "'gpu8' have 8 (tiers/gpu8.json); SLURM would refuse the job or hold it for ever "
+      "[companion.values]\n"
+      "zeroforge: error: family 's' not generated; nothing was written [generate.not-generated]\n");
   EXPECT_FALSE(fs::exists(out()));
   EXPECT_EQ(run_cli({"generate", "family.json", "-o", "out", "--set", "gpus_per_node=16",
                      "--companions", "torchrun"},
@@ -818,12 +826,13 @@ TEST_F(CompanionsGenerateTest, ReportsBadRequestsAndValuesWithTheirPlace) {
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_EQ(unknown.err,
             "zeroforge: error: generate: unknown companion 'acelerate' (expected deepspeed, "
-            "torchrun, accelerate, hf-args, hostfile, deepspeed-env, slurm, kubernetes)\n");
+            "torchrun, accelerate, hf-args, hostfile, deepspeed-env, slurm, kubernetes) "
+            "[usage.invalid]\n");
   auto empty = run_cli({"generate", f, "-o", out().string(), "--companions", "deepspeed,"});
   EXPECT_EQ(empty.exit_code, 2);
   EXPECT_EQ(empty.err,
             "zeroforge: error: generate: --companions takes a comma-separated list of companion "
-            "kinds (or none), got 'deepspeed,'\n");
+            "kinds (or none), got 'deepspeed,' [usage.invalid]\n");
 
   std::string bad = family(R"({
     "name": "c", "template": "deepspeed/config.json.j2",
@@ -834,8 +843,9 @@ TEST_F(CompanionsGenerateTest, ReportsBadRequestsAndValuesWithTheirPlace) {
   EXPECT_EQ(values.err,
             bad +
                 ": /values/launch/args/1: error: variant 'medium': launch.args must be a list "
-                "of strings (write numbers as strings, \"3\"), got 3\n"
-                "zeroforge: error: family 'c' not generated; nothing was written\n");
+                "of strings (write numbers as strings, \"3\"), got 3 [companion.values]\n"
+                "zeroforge: error: family 'c' not generated; nothing was written "
+                "[generate.not-generated]\n");
   EXPECT_FALSE(fs::exists(out()));
 
   std::string plain = family(R"({"name": "p", "template": "plain.txt.j2",
@@ -848,7 +858,7 @@ TEST_F(CompanionsGenerateTest, ReportsBadRequestsAndValuesWithTheirPlace) {
             plain +
                 ": /companions: error: companions need a template under the DeepSpeed values "
                 "contract (their batch, precision and world size come from it), and "
-                "'plain.txt.j2' has none\n");
+                "'plain.txt.j2' has none [companion.no-contract]\n");
 }
 
 }  // namespace

@@ -19,9 +19,10 @@ using test::TempDir;
 
 TEST(DataPathsTest, AMissingDataDirectoryIsAnError) {
   const std::string missing = "/nonexistent/share/of/a/zeroforge/that/was/never/installed";
-  const std::string err = "zeroforge: error: ZEROFORGE_DATA_DIR='" + missing +
-                          "' is not a directory: it replaces <exe>/../share/zeroforge as the home "
-                          "of the built-in templates and presets (unset it to use those)\n";
+  const std::string err =
+      "zeroforge: error: ZEROFORGE_DATA_DIR='" + missing +
+      "' is not a directory: it replaces <exe>/../share/zeroforge as the home "
+      "of the built-in templates and presets (unset it to use those) [usage.invalid]\n";
   for (const auto& args :
        std::vector<std::vector<std::string>>{{"list", "templates"},
                                              {"list", "presets"},
@@ -54,7 +55,7 @@ TEST(DataPathsTest, ADataDirectoryWithoutWhatIsListedIsAnError) {
     EXPECT_EQ(r.out, "");
     EXPECT_EQ(r.err, "zeroforge: error: " + c.err +
                          " does not exist (set ZEROFORGE_DATA_DIR to where zeroforge's "
-                         "share/zeroforge is, or reinstall)\n");
+                         "share/zeroforge is, or reinstall) [io.failed]\n");
   }
 }
 

@@ -22,7 +22,7 @@ TEST(DiagnosticPrinterTest, PrintsTheLineThenSourceAndCaretThenNotes) {
   std::ostringstream out;
   print_diagnostic(out, d);
   EXPECT_EQ(out.str(), kFile +
-                           ":3:12: error: undefined variable 'stage'\n"
+                           ":3:12: error: undefined variable 'stage' [template.undefined]\n"
                            "    \"stage\": {{ stage }},\n"
                            "             ^\n"
                            "  large/zero2.json\n"
@@ -35,7 +35,8 @@ TEST(DiagnosticPrinterTest, PrintErrorPrintsWhatTheDiagnosticPrints) {
   std::ostringstream a, b;
   print_error(a, error);
   print_diagnostic(b, to_diagnostic(error));
-  EXPECT_EQ(a.str(), "--set stage=7: /stage: error: stage must be an integer 0-3 or null, got 7\n");
+  EXPECT_EQ(a.str(), "--set stage=7: /stage: error: stage must be an integer 0-3 or null, got 7 "
+            "[values.invalid]\n");
   EXPECT_EQ(a.str(), b.str());
 }
 

@@ -60,7 +60,7 @@ TEST(DispatchTest, AWrongInputLimitIsAnErrorForEveryCommand) {
       EXPECT_EQ(r.out, "");
       EXPECT_EQ(r.err, std::string("zeroforge: error: ZEROFORGE_MAX_INPUT_MIB='") + value +
                            "' must be a whole number of MiB from 1 to 1048576 (the largest input "
-                           "file zeroforge reads; 64 when unset)\n");
+                           "file zeroforge reads; 64 when unset) [usage.invalid]\n");
     }
   }
   EXPECT_FALSE(fs::exists(dir.path() / "out"));
@@ -82,7 +82,7 @@ TEST(DispatchTest, MessagesShowTheInputsBytesEscaped) {
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_EQ(missing.err, "zeroforge: error: cannot read '" + dir.path().string() +
                              "/values of<U+000A>monday<U+001B>[31m.json': No such file or "
-                             "directory\n");
+                             "directory [io.failed]\n");
 
   auto option = run_cli({"render", "--bogus\x1b]0;owned\x07"});
   EXPECT_EQ(option.err,

@@ -23,9 +23,10 @@ TEST(ExplainCliTest, JsonCarriesEachProblemsCodeAndKindAndStderrStillSaysIt) {
             R"(be an integer 0-3 or null, got 7","file":"--set stage=7","pointer":"/stage"})");
   EXPECT_EQ(out["diagnostics"][1]["pointer"], "/precision");
   EXPECT_EQ(r.err,
-            "--set stage=7: /stage: error: stage must be an integer 0-3 or null, got 7\n"
+            "--set stage=7: /stage: error: stage must be an integer 0-3 or null, got 7 "
+            "[values.contract]\n"
             "--set precision=fp8: /precision: error: precision must be one of fp32|fp16|bf16, "
-            "got \"fp8\"\n");
+            "got \"fp8\" [values.contract]\n");
 }
 
 }  // namespace

@@ -282,9 +282,9 @@ TEST(FitLaunchCliTest, AnAssumptionTheTrainerCannotCarryOutIsRefusedWhereItWasSe
                 "the attention core recomputed), which the Hugging Face Trainer cannot do: its "
                 "gradient_checkpointing recomputes whole layers (full), and without it every "
                 "layer's activations stay; choose full or none, or write only companions without "
-                "training arguments (hostfile, deepspeed-env)\n"
+                "training arguments (hostfile, deepspeed-env) [companion.values]\n"
                 "zeroforge: error: family 'llama-2-7b-autofit' not generated; nothing was "
-                "written\n");
+                "written [generate.not-generated]\n");
   EXPECT_FALSE(fs::exists(dir.path() / "out"));
   // A hostfile passes no training arguments: nothing the Trainer must do.
   auto hostfile =
@@ -385,23 +385,27 @@ TEST(FitLaunchCliTest, RefusesAFitAssumptionsRecordOutsideTheSchemaOrTwoForOneCo
   };
   const std::vector<Case> cases = {
       {"zero sequence", file, "acme_memory_estimator.fit.seq_len=0",
-       head + "/seq_len" + body + "expected an integer >= 1, got 0\n" +
-           "zeroforge: error: family 'acme-fitted' not generated; nothing was written\n"},
+       head + "/seq_len" + body + "expected an integer >= 1, got 0 [plugin.failed]\n" +
+           "zeroforge: error: family 'acme-fitted' not generated; nothing was written "
+           "[generate.not-generated]\n"},
       {"a newer schema", file, "acme_memory_estimator.fit.schema_version=2",
        head + "/schema_version" + body +
            "schema version 2 is not one this zeroforge reads (1); build the plugin against this "
-           "zeroforge's zeroforge/fit_assumptions.hpp\n" +
-           "zeroforge: error: family 'acme-fitted' not generated; nothing was written\n"},
+           "zeroforge's zeroforge/fit_assumptions.hpp [plugin.failed]\n" +
+           "zeroforge: error: family 'acme-fitted' not generated; nothing was written "
+           "[generate.not-generated]\n"},
       {"an unknown key", file, "acme_memory_estimator.fit.seqlen=4096",
        head + "/seqlen" + body +
            "unknown key 'seqlen' (expected schema_version, activation_checkpointing, "
-           "attention, loss, seq_len); did you mean 'seq_len'?\n" +
-           "zeroforge: error: family 'acme-fitted' not generated; nothing was written\n"},
+           "attention, loss, seq_len); did you mean 'seq_len'? [plugin.failed]\n" +
+           "zeroforge: error: family 'acme-fitted' not generated; nothing was written "
+           "[generate.not-generated]\n"},
       {"two fits for one config", both, "acme_memory_estimator.fit.schema_version=1",
        head + body +
            "a second fit assumptions record for this config: plugin 'memory' published one "
-           "too; load one plugin that fits configs\n" +
-           "zeroforge: error: family 'llama-2-7b-autofit' not generated; nothing was written\n"},
+           "too; load one plugin that fits configs [plugin.failed]\n" +
+           "zeroforge: error: family 'llama-2-7b-autofit' not generated; nothing was written "
+           "[generate.not-generated]\n"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

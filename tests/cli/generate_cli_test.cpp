@@ -92,12 +92,13 @@ TEST_F(GenerateCliTest, DeepSpeedVersionIsAnAxisLikeAnyValue) {
       "tiers": ["small"], "output": "{{ tier }}/ds-{{ deepspeed_version }}.json"})");
   auto refused = run_cli({"generate", trace, "-o", (dir.path() / "trace-out").string()});
   EXPECT_EQ(refused.exit_code, 2);
-  EXPECT_EQ(refused.err, trace +
-                             ": /values/zero/log_trace_cache_warnings: error: variant 'small "
-                             "deepspeed_version=0.16.2': zero.log_trace_cache_warnings needs "
-                             "DeepSpeed 0.16.4 or newer; deepspeed_version is 0.16.2\n"
-                             "zeroforge: error: family 'trace' not generated; nothing was "
-                             "written\n");
+  EXPECT_EQ(refused.err,
+            trace +
+                ": /values/zero/log_trace_cache_warnings: error: variant 'small "
+                "deepspeed_version=0.16.2': zero.log_trace_cache_warnings needs "
+                "DeepSpeed 0.16.4 or newer; deepspeed_version is 0.16.2 [values.contract]\n"
+                "zeroforge: error: family 'trace' not generated; nothing was "
+                "written [generate.not-generated]\n");
   EXPECT_FALSE(fs::exists(dir.path() / "trace-out" / "small" / "ds-0.16.4.json"));
 }
 
@@ -363,15 +364,16 @@ TEST_F(GenerateCliTest, AVariantBreakingADeepSpeedRuleIsNamedAndNothingIsWritten
     "output": "{{ tier }}/{{ variant }}.json"})");
   auto result = run_cli({"generate", f, "-o", out().string()});
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_EQ(
-      result.err,
-      f +
-          ": /axes/offload_param/1: error: variant 'medium stage=2 offload_param=cpu': "
-          "offload_param=cpu "
-          "takes effect only at ZeRO stage 3, but stage=2 (variant " +
-          f +
-          " /axes/stage/0); DeepSpeed would silently ignore it: use stage 3 or offload_param=none\n"
-          "zeroforge: error: family 'bad' not generated; nothing was written\n");
+  EXPECT_EQ(result.err,
+            f +
+                ": /axes/offload_param/1: error: variant 'medium stage=2 offload_param=cpu': "
+                "offload_param=cpu "
+                "takes effect only at ZeRO stage 3, but stage=2 (variant " +
+                f +
+                " /axes/stage/0); DeepSpeed would silently ignore it: use stage 3 or "
+                "offload_param=none [values.contract]\n"
+                "zeroforge: error: family 'bad' not generated; nothing was written "
+                "[generate.not-generated]\n");
   EXPECT_FALSE(fs::exists(out())) << "the output directory did not exist before";
 
   // The same family with the rule's exclude generates.
@@ -390,7 +392,7 @@ TEST_F(GenerateCliTest, AVariantBreakingADeepSpeedRuleIsNamedAndNothingIsWritten
 TEST_F(GenerateCliTest, AValueAnEntryTemplatePinsIsRefusedWhereItWasChanged) {
   const std::string pinned =
       "but deepspeed/zero2.json.j2 pins stage=2 (deepspeed/defaults.json /pinned); leave stage "
-      "unset or render a template that does not pin it\n";
+      "unset or render a template that does not pin it [values.pinned]\n";
   // generate, on every thread count: the axis value that changes it, and the variant.
   std::string f = family("pin.json", R"({"name": "pin", "template": "deepspeed/zero2.json.j2",
     "axes": {"stage": [2, 3]}, "tiers": ["small"], "output": "{{ tier }}/z{{ stage }}.json"})");
@@ -399,7 +401,8 @@ TEST_F(GenerateCliTest, AValueAnEntryTemplatePinsIsRefusedWhereItWasChanged) {
     EXPECT_EQ(result.exit_code, 2) << jobs;
     EXPECT_EQ(result.err, f + ": /axes/stage/1: error: variant 'small stage=3': stage=3, " +
                               pinned +
-                              "zeroforge: error: family 'pin' not generated; nothing was written\n")
+                              "zeroforge: error: family 'pin' not generated; nothing was written "
+                              "[generate.not-generated]\n")
         << jobs;
     EXPECT_FALSE(fs::exists(out())) << jobs;
   }
@@ -433,31 +436,33 @@ TEST_F(GenerateCliTest, BadFamiliesAreErrorsNamingFileAndPointer) {
        "/tiers/0: error: tier 'huge' not found"},
       {"empty axis",
        R"({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": []}})", "",
-       "/axes/stage: error: empty axis 'stage': the product would have no variants\n"},
+       "/axes/stage: error: empty axis 'stage': the product would have no variants "
+       "[family.invalid]\n"},
       {"stage 4",
        R"({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": [3, 4]}})", "",
-       "/axes/stage/1: error: variant 'stage=4': stage must be an integer 0-3 or null, got 4\n"},
+       "/axes/stage/1: error: variant 'stage=4': stage must be an integer 0-3 or null, got 4 "
+       "[values.contract]\n"},
       {"precision fp8",
        R"({"name": "a", "template": "deepspeed/config.json.j2", "values": {"precision": "fp8"}})",
        "",
        "/values/precision: error: variant 'a': precision must be one of fp32|fp16|bf16, got "
-       "\"fp8\"\n"},
+       "\"fp8\" [values.contract]\n"},
       {"micro batch 0",
        R"({"name": "a", "template": "deepspeed/config.json.j2", "include": [{"micro_batch_size": 0}]})",
        "",
        "/include/0/micro_batch_size: error: variant 'micro_batch_size=0': micro_batch_size must be "
        "an integer > 0, "
-       "got 0\n"},
+       "got 0 [values.contract]\n"},
       {"same output path",
        R"({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": [1, 2]}, "output": "x.json"})",
        "",
        "/output: error: variant 'stage=2': writes \"x.json\", the same output path as variant "
        "'stage=1': make the "
-       "output pattern tell them apart\n"},
+       "output pattern tell them apart [output.shared-path]\n"},
       {"escaping output path",
        R"({"name": "a", "template": "deepspeed/config.json.j2", "output": "../x.json"})", "",
        "/output: error: variant 'a': output path \"../x.json\" has an empty, '.' or '..' "
-       "segment\n"},
+       "segment [output.path]\n"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -472,7 +477,7 @@ TEST_F(GenerateCliTest, BadFamiliesAreErrorsNamingFileAndPointer) {
   EXPECT_EQ(
       set.err.rfind(
           "--set stage=7: /stage: error: variant 'small stage=1 precision=bf16' (and 17 more): "
-          "stage must be an integer 0-3 or null, got 7\n",
+          "stage must be an integer 0-3 or null, got 7 [values.contract]\n",
           0),
       0u)
       << set.err;
@@ -485,7 +490,8 @@ TEST_F(GenerateCliTest, BadFamiliesAreErrorsNamingFileAndPointer) {
 // family lives under a long folder (a path past std::string's small buffer).
 TEST_F(GenerateCliTest, EachValuesProblemHasItsCodeOnStderrAndInJson) {
   const std::string f = "platform-team-deepspeed-configurations/families-under-review/family.json";
-  const std::string closing = "zeroforge: error: family 'a' not generated; nothing was written\n";
+  const std::string closing =
+      "zeroforge: error: family 'a' not generated; nothing was written [generate.not-generated]\n";
   struct Case {
     const char* code;
     const char* family;
@@ -496,25 +502,26 @@ TEST_F(GenerateCliTest, EachValuesProblemHasItsCodeOnStderrAndInJson) {
   const Case cases[] = {
       {"values.contract",
        R"({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": [3, 4]}})",
-       "/axes/stage/1: error: variant 'stage=4': stage must be an integer 0-3 or null, got 4\n",
+       "/axes/stage/1: error: variant 'stage=4': stage must be an integer 0-3 or null, got 4 "
+       "[values.contract]\n",
        "/axes/stage/1", "stage=4"},
       {"values.pinned",
        R"({"name": "a", "template": "deepspeed/zero2.json.j2", "axes": {"stage": [2, 3]},
            "tiers": ["small"], "output": "{{ tier }}/z{{ stage }}.json"})",
        "/axes/stage/1: error: variant 'small stage=3': stage=3, but deepspeed/zero2.json.j2 pins "
        "stage=2 (deepspeed/defaults.json /pinned); leave stage unset or render a template that "
-       "does not pin it\n",
+       "does not pin it [values.pinned]\n",
        "/axes/stage/1", "small stage=3"},
       {"output.path",
        R"({"name": "a", "template": "deepspeed/config.json.j2", "output": "../x.json"})",
        "/output: error: variant 'a': output path \"../x.json\" has an empty, '.' or '..' "
-       "segment\n",
+       "segment [output.path]\n",
        "/output", "a"},
       {"output.shared-path",
        R"({"name": "a", "template": "deepspeed/config.json.j2", "axes": {"stage": [1, 2]},
            "output": "x.json"})",
        "/output: error: variant 'stage=2': writes \"x.json\", the same output path as variant "
-       "'stage=1': make the output pattern tell them apart\n",
+       "'stage=1': make the output pattern tell them apart [output.shared-path]\n",
        "/output", "stage=2"},
       {"companion.values",
        R"({"name": "a", "template": "deepspeed/config.json.j2",
@@ -523,7 +530,7 @@ TEST_F(GenerateCliTest, EachValuesProblemHasItsCodeOnStderrAndInJson) {
            "tiers": ["medium"], "companions": ["slurm"]})",
        "/values/launch/slurm/partition: error: variant 'medium': launch.slurm.partition: "
        "\"gpu;rm -rf /\" is not a SLURM name (letters, digits, '_', '-' and '.', not starting "
-       "with '-')\n",
+       "with '-') [companion.values]\n",
        "/values/launch/slurm/partition", "medium"},
   };
   for (const Case& c : cases) {
@@ -563,14 +570,16 @@ TEST_F(GenerateCliTest, NotesKeepTheirText) {
     EXPECT_EQ(check.exit_code, 1);
     EXPECT_TRUE(check.err.starts_with(
         "zeroforge: note: " + staging +
-        " is the staging of a killed run; the next generate removes it\n"
+        " is the staging of a killed run; the next generate removes it [generate.check-staging]\n"
         "zeroforge: note: " +
-        out + " has no manifest.json; files the family does not write are not listed\n"))
+        out +
+        " has no manifest.json; files the family does not write are not listed "
+        "[generate.check-no-manifest]\n"))
         << check.err;
     auto generated = run_cli({"generate", "example", "-o", out, "--format", format});
     EXPECT_EQ(generated.exit_code, 0);
-    EXPECT_EQ(generated.err,
-              "zeroforge: note: removed 1 staging directory of " + out + " left by killed runs\n");
+    EXPECT_EQ(generated.err, "zeroforge: note: removed 1 staging directory of " + out +
+                                 " left by killed runs [generate.stale-staging]\n");
     EXPECT_FALSE(fs::exists(staging));
   }
 }
@@ -594,23 +603,24 @@ TEST_F(GenerateCliTest, ProblemsThatStopTheRunKeepTheirText) {
        R"({"name": "a", "template": "deepspeed/config.json.j2",
            "tiers": ["tiers/no-such-site-tier-of-the-team.json"]})",
        f + ": /tiers/0: error: tier 'tiers/no-such-site-tier-of-the-team.json' not found (no " +
-           folder + "tiers/no-such-site-tier-of-the-team.json)\n"},
+           folder + "tiers/no-such-site-tier-of-the-team.json) [tier.not-found]\n"},
       {"tier.unknown-key",
        R"({"name": "a", "template": "deepspeed/config.json.j2",
            "tiers": ["tiers/a100-site-tier-with-a-typo.json"]})",
        folder + "tiers/a100-site-tier-with-a-typo.json: /gpu_mem_gib: error: unknown key "
                 "'gpu_mem_gib' in a tier; did you mean 'gpu_memory_gib'? (a tier holds the cluster "
-                "facts and values of docs/tiers.md, and values its template reads)\n"},
+                "facts and values of docs/tiers.md, and values its template reads) "
+                "[tier.unknown-key]\n"},
       {"companion.no-contract",
        R"({"name": "a", "template": "plain-site-notes.txt.j2", "companions": ["hf-args"]})",
        f + ": /companions: error: companions need a template under the DeepSpeed values "
            "contract (their batch, precision and world size come from it), and "
-           "'plain-site-notes.txt.j2' has none\n"},
+           "'plain-site-notes.txt.j2' has none [companion.no-contract]\n"},
       {"family.invalid",
        R"({"name": "a", "template": "deepspeed/config.json.j2", "tier": "a100-site-tier"})",
        f + ": /tier: error: unknown field 'tier' (expected name, description, template, "
            "template_dirs, contract, output, values, values_files, axes, include, exclude, "
-           "tiers, plugins, companions); did you mean 'tiers'?\n"},
+           "tiers, plugins, companions); did you mean 'tiers'? [family.invalid]\n"},
       {"family.template-dir",
        R"({"name": "a", "template": "deepspeed/config.json.j2",
            "template_dirs": ["site-templates-the-team-never-checked-in"]})",
@@ -619,7 +629,7 @@ TEST_F(GenerateCliTest, ProblemsThatStopTheRunKeepTheirText) {
            "'site-templates-the-team-never-checked-in' is not a directory (" +
            folder +
            "site-templates-the-team-never-checked-in; template_dirs are relative to the family "
-           "file)\n"},
+           "file) [family.template-dir]\n"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.code);
@@ -638,8 +648,9 @@ TEST_F(GenerateCliTest, ProblemsThatStopTheRunKeepTheirText) {
       EXPECT_EQ(out.value("exit_code", 0), 2) << result.out;
       ASSERT_EQ(out.value("errors", nlohmann::ordered_json::array()).size(), 1u) << result.out;
       EXPECT_EQ(out["errors"][0].value("code", ""), c.code);
-      EXPECT_NE(c.err.find(": error: " + out["errors"][0].value("message", "") + "\n"),
-                std::string::npos)
+      EXPECT_NE(
+          c.err.find(": error: " + out["errors"][0].value("message", "") + " [" + c.code + "]\n"),
+          std::string::npos)
           << result.out;
     }
     EXPECT_FALSE(fs::exists(dir.path() / "out"));
@@ -664,13 +675,15 @@ TEST_F(GenerateCliTest, ValuesSetAndFamilyFailuresAreExit2OnEveryCommandWithLong
   };
   const Failure failures[] = {
       {{"--values", missing},
-       "zeroforge: error: cannot read '" + missing + "': No such file or directory"},
-      {{"--values", broken}, broken + ":1:9: error: expected a string key, found ','"},
+       "zeroforge: error: cannot read '" + missing + "': No such file or directory [io.failed]"},
+      {{"--values", broken},
+       broken + ":1:9: error: expected a string key, found ',' [json.syntax]"},
       {{"--set", big},
        "zeroforge: error: '--set " + big +
            "': integer 18446744073709551616 is out of range: integers are 64-bit "
-           "(-9223372036854775808 to 9223372036854775807)"},
-      {{"--set", no_value}, "zeroforge: error: '--set " + no_value + "': expected KEY=VALUE"},
+           "(-9223372036854775808 to 9223372036854775807) [usage.invalid]"},
+      {{"--set", no_value},
+       "zeroforge: error: '--set " + no_value + "': expected KEY=VALUE [usage.invalid]"},
   };
   const std::string report = (dir.path() / folder / "report-of-the-llama-finetuning.html").string();
   const std::vector<std::vector<std::string>> commands = {
@@ -709,10 +722,12 @@ TEST_F(GenerateCliTest, ValuesSetAndFamilyFailuresAreExit2OnEveryCommandWithLong
       {{missing_tier},
        missing_tier +
            ": /tiers/0: error: tier 'tiers/no-such-tier-of-a-long-name.json' not found (no " +
-           (dir.path() / folder / "tiers/no-such-tier-of-a-long-name.json").string() + ")"},
+           (dir.path() / folder / "tiers/no-such-tier-of-a-long-name.json").string() +
+           ") [tier.not-found]"},
       {{bad_template},
-       bad_template + ": /template: error: template must be a non-empty string, got 3"},
-      {{no_family}, "zeroforge: error: family file '" + no_family + "' not found"},
+       bad_template +
+           ": /template: error: template must be a non-empty string, got 3 [family.invalid]"},
+      {{no_family}, "zeroforge: error: family file '" + no_family + "' not found [usage.invalid]"},
   };
   for (const auto& family : families) {
     for (const auto& command : commands) {
@@ -759,7 +774,7 @@ TEST_F(GenerateCliTest, AnOutputPatternIsATemplateWithTheSameNestingLimit) {
   EXPECT_EQ(refused.err.substr(0, refused.err.find('\n')),
             nested +
                 " /output:1:1020: error: statements and expressions nest deeper than 256 levels "
-                "(EnvironmentOptions::max_nesting raises the limit)");
+                "(EnvironmentOptions::max_nesting raises the limit) [template.syntax]");
   EXPECT_FALSE(fs::exists(out()));
 }
 
@@ -771,7 +786,8 @@ TEST_F(GenerateCliTest, RenderRefusesTheSameCombinationsBeforeRendering) {
   EXPECT_EQ(result.err,
             "--set offload_param=cpu: /offload_param: error: offload_param=cpu takes effect only "
             "at ZeRO stage 3, "
-            "but stage=2; DeepSpeed would silently ignore it: use stage 3 or offload_param=none\n");
+            "but stage=2; DeepSpeed would silently ignore it: use stage 3 or offload_param=none "
+            "[values.contract]\n");
   EXPECT_FALSE(fs::exists(file));
   auto ok = run_cli(
       {"render", "deepspeed/zero3.json.j2", "--tier", "medium", "--set", "offload_param=nvme"});
@@ -805,10 +821,10 @@ TEST_F(GenerateCliTest, ExplainNamesTheLayerOfEachValue) {
   auto typo = run_cli({"render", "deepspeed/config.json.j2", "--set", "frobnicate=1", "--set",
                        "auto_fit.model=gpt2", "--set", "stage=3"});
   EXPECT_EQ(typo.exit_code, 0) << typo.err;
-  EXPECT_EQ(
-      typo.err,
-      "--set frobnicate=1: warning: frobnicate is set but deepspeed/config.json.j2 never "
-      "reads it (a typo? `zeroforge explain deepspeed/config.json.j2` lists what it reads)\n");
+  EXPECT_EQ(typo.err,
+            "--set frobnicate=1: warning: frobnicate is set but deepspeed/config.json.j2 never "
+            "reads it (a typo? `zeroforge explain deepspeed/config.json.j2` lists what it reads) "
+            "[values.unread]\n");
 
   auto set =
       run_cli({"explain", "deepspeed/config.json.j2", "--tier", "small", "--set", "stage=3"});
@@ -823,14 +839,15 @@ TEST_F(GenerateCliTest, ExplainNamesTheLayerOfEachValue) {
     "axes": {"stage": [2, 3]}, "tiers": ["medium"], "output": "{{ tier }}/same.json"})");
   auto shared = run_cli({"explain", dup, "--config", "medium/same.json"});
   EXPECT_EQ(shared.exit_code, 2);
-  EXPECT_EQ(shared.err, dup +
-                            ": /output: error: variant 'medium stage=3': writes "
-                            "\"medium/same.json\", the same output path as variant 'medium "
-                            "stage=2': make the output pattern tell them apart\n");
+  EXPECT_EQ(shared.err,
+            dup +
+                ": /output: error: variant 'medium stage=3': writes "
+                "\"medium/same.json\", the same output path as variant 'medium "
+                "stage=2': make the output pattern tell them apart [output.shared-path]\n");
   auto listed = run_cli({"explain", dup, "--config", "nope.json"});
   EXPECT_EQ(listed.err,
             "zeroforge: error: explain: no config 'nope.json' in family 'dup'; its "
-            "configs:\n  medium/same.json\n");
+            "configs: [explain.no-such-config]\n  medium/same.json\n");
 
   auto choose = run_cli({"explain", "llama-7b"});
   EXPECT_EQ(choose.exit_code, 2);

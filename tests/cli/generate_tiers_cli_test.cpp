@@ -27,8 +27,8 @@ std::map<std::string, std::string> tree_of(const fs::path& root) {
   std::map<std::string, std::string> out;
   for (const auto& entry : fs::recursive_directory_iterator(root)) {
     if (!entry.is_regular_file()) continue;
-    const bool executable = (fs::status(entry.path()).permissions() & fs::perms::owner_exec) !=
-                            fs::perms::none;
+    const bool executable =
+        (fs::status(entry.path()).permissions() & fs::perms::owner_exec) != fs::perms::none;
     out[fs::relative(entry.path(), root).generic_string()] =
         read_file(entry.path()) + (executable ? "+x" : "");
   }
@@ -188,18 +188,26 @@ TEST_F(GenerateTiersCliTest, ANameThatIsNoTierOfTheFamilyIsExitTwo) {
     std::string message;
   };
   const Case cases[] = {
-      {"a typo, with the nearest name", "fam.json", {"mediun"},
+      {"a typo, with the nearest name",
+       "fam.json",
+       {"mediun"},
        "zeroforge: error: generate: --tier 'mediun' is not a tier of family 'fam' (fam.json) "
-       "(its tiers: small, medium, large); did you mean 'medium'?\n"},
-      {"nothing near", "fam.json", {"xl"},
+       "(its tiers: small, medium, large); did you mean 'medium'? [generate.unknown-tier]\n"},
+      {"nothing near",
+       "fam.json",
+       {"xl"},
        "zeroforge: error: generate: --tier 'xl' is not a tier of family 'fam' (fam.json) (its "
-       "tiers: small, medium, large)\n"},
-      {"the second of two", "fam.json", {"small", "larg"},
+       "tiers: small, medium, large) [generate.unknown-tier]\n"},
+      {"the second of two",
+       "fam.json",
+       {"small", "larg"},
        "zeroforge: error: generate: --tier 'larg' is not a tier of family 'fam' (fam.json) (its "
-       "tiers: small, medium, large); did you mean 'large'?\n"},
-      {"a family without tiers", "flat.json", {"small"},
+       "tiers: small, medium, large); did you mean 'large'? [generate.unknown-tier]\n"},
+      {"a family without tiers",
+       "flat.json",
+       {"small"},
        "zeroforge: error: generate: --tier 'small': family 'flat' (flat.json) has no tiers; "
-       "leave out --tier\n"},
+       "leave out --tier [generate.unknown-tier]\n"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -240,10 +248,14 @@ TEST_F(GenerateTiersCliTest, CheckComparesOnlyThoseTiersFiles) {
     std::string out;
   };
   const Case cases[] = {
-      {"the drifted tier is not checked", {"--tier", "medium"}, 0,
+      {"the drifted tier is not checked",
+       {"--tier", "medium"},
+       0,
        "zeroforge: out is up to date (6 configs of family 'fam', tier medium)\n"},
       {"it is checked", {"--tier", "small"}, 1, "out/small/zero1-bf16.json: changed\n"},
-      {"so is it with another", {"--tier", "large", "--tier", "small"}, 1,
+      {"so is it with another",
+       {"--tier", "large", "--tier", "small"},
+       1,
        "out/small/zero1-bf16.json: changed\n"},
       {"a whole check sees it too", {}, 1, "out/small/zero1-bf16.json: changed\n"},
   };
@@ -338,8 +350,7 @@ TEST_F(GenerateTiersCliTest, AManifestThatIsNotThisFamilysIsRefusedAndNothingCha
     EXPECT_NE(at, std::string::npos) << from;
     return text.replace(at, from.size(), to);
   };
-  const std::string version =
-      Json::parse(good).at("zeroforge_version").get<std::string>();
+  const std::string version = Json::parse(good).at("zeroforge_version").get<std::string>();
   struct Case {
     const char* name;
     std::string manifest;
@@ -349,32 +360,36 @@ TEST_F(GenerateTiersCliTest, AManifestThatIsNotThisFamilysIsRefusedAndNothingCha
       {"another family's", replaced("\"family\": \"fam\"", "\"family\": \"other\""),
        "out/manifest.json: /family: error: this is the manifest of another family: family "
        "'fam' (fam.json) writes \"fam\", not \"other\"; generate the whole family (without "
-       "--tier) to replace it"},
+       "--tier) to replace it [generate.tier-manifest]"},
       {"another template's",
        replaced("\"template\": \"deepspeed/config.json.j2\"", "\"template\": \"mine.json.j2\""),
        "out/manifest.json: /template: error: this manifest's configs were rendered from another "
        "template: family 'fam' (fam.json) renders \"deepspeed/config.json.j2\", not "
-       "\"mine.json.j2\"; generate the whole family (without --tier) to replace it"},
+       "\"mine.json.j2\"; generate the whole family (without --tier) to replace it "
+       "[generate.tier-manifest]"},
       {"another version's",
        replaced("\"zeroforge_version\": \"" + version + "\"", "\"zeroforge_version\": \"0.0.1\""),
        "out/manifest.json: /zeroforge_version: error: this manifest was written by another "
        "zeroforge version, whose configs of the other tiers may differ from what this one "
        "writes: this is \"" +
            version +
-           "\", not \"0.0.1\"; generate the whole family (without --tier) to replace it"},
+           "\", not \"0.0.1\"; generate the whole family (without --tier) to replace it "
+           "[generate.tier-manifest]"},
       {"a tier the family lost", replaced("\"tier\": \"large\"", "\"tier\": \"xl\""),
        "out/manifest.json: /configs/0/tier: error: lists a config of tier \"xl\", which family "
        "'fam' (fam.json) does not have (its tiers: small, medium, large); generate the whole "
-       "family (without --tier) to remove its configs"},
+       "family (without --tier) to remove its configs [generate.tier-manifest]"},
       {"an entry without a path", replaced("\"path\": \"large/zero1-bf16.json\",", ""),
        "out/manifest.json: /configs/0/path: error: an entry without a relative path inside the "
-       "directory; generate the whole family (without --tier) to replace it"},
+       "directory; generate the whole family (without --tier) to replace it "
+       "[generate.tier-manifest]"},
       {"not JSON", good.substr(0, 40),
        "out/manifest.json: error: is not JSON (at byte 41), so the other tiers' entries cannot "
-       "be kept; generate the whole family (without --tier) to replace it"},
+       "be kept; generate the whole family (without --tier) to replace it "
+       "[generate.tier-manifest]"},
       {"not a manifest", "[1, 2]\n",
        "out/manifest.json: error: is not a zeroforge manifest (an object with \"configs\"); "
-       "generate the whole family (without --tier) to replace it"},
+       "generate the whole family (without --tier) to replace it [generate.tier-manifest]"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

@@ -237,8 +237,8 @@ TEST_F(ImportCliErrorsTest, AMissingFileExitsTwoAndWritesNothing) {
   const auto result = run_cli({"import", good_, missing, "-o", family});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_EQ(result.out, "");
-  EXPECT_EQ(result.err,
-            "zeroforge: error: cannot read '" + missing + "': No such file or directory\n");
+  EXPECT_EQ(result.err, "zeroforge: error: cannot read '" + missing +
+                            "': No such file or directory [io.failed]\n");
   expect_nothing_written();
 }
 
@@ -250,7 +250,7 @@ TEST_F(ImportCliErrorsTest, BadJsonExitsTwoAtItsLineAndColumn) {
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_EQ(result.out, "");
   EXPECT_EQ(result.err.substr(0, result.err.find('\n')),
-            bad + ":6:1: error: expected ',' or '}' in object, found end of input");
+            bad + ":6:1: error: expected ',' or '}' in object, found end of input [json.syntax]");
   expect_nothing_written();
 }
 
@@ -295,7 +295,7 @@ TEST_F(ImportCliErrorsTest, AFamilyDeeperThanTheReaderGoesIsRefusedAtTheInput) {
                              x_pointer(511) +
                              "), deeper than the 512 levels zeroforge reads JSON to, so "
                              "generate could not read the family: flatten the value, or import "
-                             "this config without it\n");
+                             "this config without it [import.limit]\n");
   expect_nothing_written();
   const auto json = run_cli({"import", deep, "-o", family, "--format", "json"});
   EXPECT_EQ(json.exit_code, 2);
@@ -349,21 +349,21 @@ TEST_F(ImportCliErrorsTest, UsageErrorsExitTwo) {
     std::vector<std::string> args;
     std::string err;
   } cases[] = {
-      {{"import", "-o", family}, "zeroforge: error: import: missing CONFIG.json\n"},
-      {{"import", good_}, "zeroforge: error: import: missing -o FAMILY.json\n"},
+      {{"import", "-o", family}, "zeroforge: error: import: missing CONFIG.json [usage.invalid]\n"},
+      {{"import", good_}, "zeroforge: error: import: missing -o FAMILY.json [usage.invalid]\n"},
       // The family would replace the config it is made from.
       {{"import", good_, "-o", good_},
        "zeroforge: error: import: -o " + good_ + " is the input " + good_ +
-           "; write the family to another file\n"},
+           "; write the family to another file [usage.invalid]\n"},
       {{"import", good_, "-o", family, "--format", "yaml"},
-       "zeroforge: error: import: --format must be text or json, not 'yaml'\n"},
+       "zeroforge: error: import: --format must be text or json, not 'yaml' [usage.invalid]\n"},
       {{"import", good_, "-o", family, "--deepspeed-version", "0.11.2"},
        "zeroforge: error: import: --deepspeed-version: unknown DeepSpeed version \"0.11.2\"; "
        "zeroforge knows 0.12.0-0.12.6, 0.13.0-0.13.5, 0.14.0-0.14.5, 0.15.0-0.15.4, "
-       "0.16.0-0.16.9, 0.17.0-0.17.6, 0.18.0-0.18.9, 0.19.0-0.19.6\n"},
+       "0.16.0-0.16.9, 0.17.0-0.17.6, 0.18.0-0.18.9, 0.19.0-0.19.6 [usage.invalid]\n"},
       {{"import", good_, "-o", family, "--world-size", "0"},
        "zeroforge: error: import: --world-size must be a whole number from 1 to 1000000000, "
-       "got 0\n"},
+       "got 0 [usage.invalid]\n"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.err);

@@ -19,9 +19,9 @@ using test::TempDir;
 
 constexpr const char* kFifoEmpty =
     "is a FIFO (a named pipe) and nothing was written to it; give a file, or write to the pipe "
-    "while zeroforge reads it";
+    "while zeroforge reads it [io.failed]";
 constexpr const char* kDevice =
-    "is a character device (such as /dev/zero or a terminal), not a file";
+    "is a character device (such as /dev/zero or a terminal), not a file [io.failed]";
 
 std::string nul_message(const std::string& shown, const std::string& cut) {
   return "path \"" + shown + "\" contains a NUL byte (U+0000) at byte " +
@@ -60,7 +60,8 @@ TEST(InputPathsCliTest, ANulInAPathFromAFamilyIsRefusedAtItsPointer) {
             .string();
     auto result = run_cli({"generate", family, "-o", (dir.path() / "out").string()});
     EXPECT_EQ(result.exit_code, 2);
-    EXPECT_EQ(result.err, family + ": " + c.pointer + ": error: " + c.message + "\n");
+    EXPECT_EQ(result.err,
+              family + ": " + c.pointer + ": error: " + c.message + " [family.invalid]\n");
     EXPECT_FALSE(fs::exists(dir.path() / "out"));
   }
 
@@ -76,7 +77,7 @@ TEST(InputPathsCliTest, ANulInAPathFromAFamilyIsRefusedAtItsPointer) {
   EXPECT_NE(model.err.find("error: plugin 'memory': values hook failed: family f, tier medium: "
                            "/auto_fit/model: model preset: " +
                            nul_message("models/m.json\\u0000.bak", "models/m.json") +
-                           " (set by family " + fit + ")\n"),
+                           " (set by family " + fit + ") [plugin.failed]\n"),
             std::string::npos)
       << model.err;
   EXPECT_FALSE(fs::exists(dir.path() / "out"));
@@ -109,18 +110,19 @@ TEST(InputPathsCliTest, APathThatIsNotAFileSaysWhatItIs) {
   const std::vector<Case> cases = {
       {"tier path in a family (a directory)",
        {"generate", family, "-o", (dir.path() / "out").string()},
-       family + ": /tiers/0: error: tier 'tiers/big.json': " + big + " is a directory"},
+       family + ": /tiers/0: error: tier 'tiers/big.json': " + big +
+           " is a directory [tier.not-found]"},
       {"values file of a family (a FIFO)",
        {"generate", shared_values, "-o", (dir.path() / "out").string()},
        shared_values + ": /values_files/0: error: values file 'values-pipe.json': " +
-           fifo.string() + " is a FIFO (a named pipe), not a file"},
+           fifo.string() + " is a FIFO (a named pipe), not a file [family.invalid]"},
       {"--tier path (a directory)",
        {render, "deepspeed/config.json.j2", "--tier", big},
-       "zeroforge: error: tier '" + big + "': " + big + " is a directory"},
+       "zeroforge: error: tier '" + big + "': " + big + " is a directory [tier.not-found]"},
       {"--tier path (a FIFO)",
        {render, "deepspeed/config.json.j2", "--tier", fifo.string()},
        "zeroforge: error: tier '" + fifo.string() + "': " + fifo.string() +
-           " is a FIFO (a named pipe), not a file"},
+           " is a FIFO (a named pipe), not a file [tier.not-found]"},
       {"--values FIFO",
        {render, "deepspeed/config.json.j2", "--values", fifo.string()},
        "zeroforge: error: cannot read '" + fifo.string() + "': " + kFifoEmpty},
@@ -129,23 +131,23 @@ TEST(InputPathsCliTest, APathThatIsNotAFileSaysWhatItIs) {
        "zeroforge: error: cannot read '/dev/zero': " + std::string(kDevice)},
       {"--values directory",
        {render, "deepspeed/config.json.j2", "--values", dir.path().string()},
-       "zeroforge: error: cannot read '" + dir.path().string() + "': is a directory"},
+       "zeroforge: error: cannot read '" + dir.path().string() + "': is a directory [io.failed]"},
       {"family is a FIFO",
        {"generate", fifo.string(), "-o", (dir.path() / "out").string()},
        "zeroforge: error: family file '" + fifo.string() +
-           "' is a FIFO (a named pipe), not a file"},
+           "' is a FIFO (a named pipe), not a file [usage.invalid]"},
       {"family is a directory",
        {"generate", big, "-o", (dir.path() / "out").string()},
-       "zeroforge: error: family file '" + big + "' is a directory"},
+       "zeroforge: error: family file '" + big + "' is a directory [usage.invalid]"},
       {"template on the search path (a directory)",
        {render, "x.json.j2", "--template-dir", (dir.path() / "t").string()},
        "zeroforge: error: template 'x.json.j2' not found (searched: " +
            (dir.path() / "t").string() + ", " +
            (fs::path(ZF_BINARY_DIR) / "share" / "zeroforge" / "templates").string() + "; " +
-           (dir.path() / "t" / "x.json.j2").string() + " is a directory)"},
+           (dir.path() / "t" / "x.json.j2").string() + " is a directory) [template.load]"},
       {"--plugin path (a directory)",
        {render, "deepspeed/config.json.j2", "--plugin", (dir.path() / "p.so").string()},
-       (dir.path() / "p.so").string() + ": error: plugin file is a directory"},
+       (dir.path() / "p.so").string() + ": error: plugin file is a directory [plugin.failed]"},
       {"--model directory",
        {"estimate", "--model", big},
        "zeroforge estimate: error: model preset: cannot read '" + big + "': is a directory"},

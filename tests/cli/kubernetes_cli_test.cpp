@@ -399,12 +399,13 @@ TEST(KubernetesCliTest, BadValuesAreRefusedAtTheirPlaceAndNothingIsWritten) {
                 ": /values/launch/kubernetes/namespace: error: variant 'medium': "
                 "launch.kubernetes.namespace: \"ML_Team\" is not a DNS-1123 label (at most 63 "
                 "lower-case letters, digits and '-', starting and ending with a letter or digit), "
-                "as Kubernetes requires of a namespace\n" +
+                "as Kubernetes requires of a namespace [companion.values]\n" +
                 family +
                 ": /values/launch/kubernetes/tolerations/0/value: error: variant 'medium': "
                 "launch.kubernetes.tolerations: a toleration with operator \"Exists\" takes no "
-                "value, got \"h100\"\n"
-                "zeroforge: error: family 'llama' not generated; nothing was written\n");
+                "value, got \"h100\" [companion.values]\n"
+                "zeroforge: error: family 'llama' not generated; nothing was written "
+                "[generate.not-generated]\n");
   EXPECT_FALSE(fs::exists(out));
 
   // --set merges into the family's object (arrays replace): the fixed values, and a misspelt key.
@@ -412,14 +413,16 @@ TEST(KubernetesCliTest, BadValuesAreRefusedAtTheirPlaceAndNothingIsWritten) {
       {"generate", family, "-o", out.string(), "--set", "launch.kubernetes.namespace=ml", "--set",
        "launch.kubernetes.tolerations=[]", "--set", "launch.kubernetes.servce_account=sa"});
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_EQ(unknown.err,
-            "--set launch.kubernetes.servce_account=sa: "
-            "/launch/kubernetes/servce_account: error: variant 'medium': unknown key "
-            "'servce_account' in launch.kubernetes (expected api, name, namespace, image, "
-            "service_account, node_selector, tolerations, volumes, volume_mounts, runtime, env, "
-            "env_from, resources, labels, annotations, pod_labels, pod_annotations, "
-            "priority_class, scheduler_name, gang); did you mean 'service_account'?\n"
-            "zeroforge: error: family 'llama' not generated; nothing was written\n");
+  EXPECT_EQ(
+      unknown.err,
+      "--set launch.kubernetes.servce_account=sa: "
+      "/launch/kubernetes/servce_account: error: variant 'medium': unknown key "
+      "'servce_account' in launch.kubernetes (expected api, name, namespace, image, "
+      "service_account, node_selector, tolerations, volumes, volume_mounts, runtime, env, "
+      "env_from, resources, labels, annotations, pod_labels, pod_annotations, "
+      "priority_class, scheduler_name, gang); did you mean 'service_account'? [companion.values]\n"
+      "zeroforge: error: family 'llama' not generated; nothing was written "
+      "[generate.not-generated]\n");
   EXPECT_FALSE(fs::exists(out));
 
   // The site profile's kubernetes object becomes launch.kubernetes for every config.
@@ -439,8 +442,9 @@ TEST(KubernetesCliTest, BadValuesAreRefusedAtTheirPlaceAndNothingIsWritten) {
             "plugin site_fields: /launch/kubernetes/node_selector/pool: error: variant 'medium': "
             "launch.kubernetes.node_selector.pool: \"h100 reserved\" is not a label value (a "
             "string of at most 63 letters, digits, '-', '_' and '.', starting and ending with a "
-            "letter or digit)\n"
-            "zeroforge: error: family 'llama' not generated; nothing was written\n");
+            "letter or digit) [companion.values]\n"
+            "zeroforge: error: family 'llama' not generated; nothing was written "
+            "[generate.not-generated]\n");
   dir.write("platform/ml-training/sites/h100-reserved/site-profile.json",
             R"({"kubernetes": {"namespace": "ml", "image": "i"}})");
   ASSERT_EQ(run_cli({"generate", with_site, "-o", out.string()}).exit_code, 0);
@@ -467,8 +471,9 @@ TEST(KubernetesCliTest, BadValuesAreRefusedAtTheirPlaceAndNothingIsWritten) {
       "nodes of tier 'h100x8' have 8 (" +
           (dir.path() / "platform/ml-training/families/llama-3-70b-instruct/tiers/h100x8.json")
               .string() +
-          "); Kubernetes would leave the pods pending for ever\n"
-          "zeroforge: error: family 'llama' not generated; nothing was written\n");
+          "); Kubernetes would leave the pods pending for ever [companion.values]\n"
+          "zeroforge: error: family 'llama' not generated; nothing was written "
+          "[generate.not-generated]\n");
   EXPECT_FALSE(fs::exists(out));
   EXPECT_EQ(run_cli({"generate", tiered, "-o", out.string()}).exit_code, 0);
 }
@@ -543,7 +548,8 @@ TEST(KubernetesCliTest, ItsApplyLineAndItsVolumesReadAsWrittenAndItsLimitsHold) 
                          "'hostpath' (Kubernetes' core/v1 Volume knows "),
             std::string::npos)
       << bad.err;
-  EXPECT_NE(bad.err.find("; did you mean 'hostPath'?\n"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("; did you mean 'hostPath'? [companion.values]\n"), std::string::npos)
+      << bad.err;
   EXPECT_FALSE(fs::exists(dir.path() / "bad"));
 }
 

@@ -52,7 +52,7 @@ TEST_F(ListPluginsCliTest, EachSkippedFileIsAWarningWithItsCode) {
   EXPECT_EQ(text.exit_code, 0) << text.err;
   std::string err;
   for (const auto& e : expected)
-    err += "zeroforge: warning: " + e.path + ": error: " + e.error + "\n";
+    err += "zeroforge: warning: " + e.path + ": error: " + e.error + " [plugin.skipped]\n";
   EXPECT_EQ(text.err, err);
   EXPECT_NE(text.out.find(file("c_plugin")), std::string::npos) << text.out;
 

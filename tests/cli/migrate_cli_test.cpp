@@ -75,7 +75,8 @@ TEST(MigrateCliTest, ARefusalIsExitTwoLocatedWithNothingWritten) {
   EXPECT_EQ(r.err, tp.string() +
                        ": /tensor_parallel: error: DeepSpeed 0.16.2 does not know "
                        "\"tensor_parallel\" at the top level; it is a key of DeepSpeed 0.16.4 or "
-                       "newer: no equivalent; remove it, or pass --drop-unknown to drop it\n"
+                       "newer: no equivalent; remove it, or pass --drop-unknown to drop it "
+                       "[migrate.unknown-key]\n"
                        "zeroforge: error: 1 refusal; nothing was written\n");
   EXPECT_FALSE(fs::exists(out)) << "nothing written, not even the config that migrates";
   r = run_cli({"migrate", old.string(), tp.string(), "--to", "0.16.2", "-o", out.string(),
@@ -171,7 +172,8 @@ TEST(MigrateCliTest, AFamilyIsRefusedWhereItsExtraOrItsValuesHaveNoEquivalent) {
   EXPECT_EQ(r.err, extra.string() +
                        ": /values/extra/tensor_parallel: error: DeepSpeed 0.16.2 does not know "
                        "\"tensor_parallel\" at the top level; it is a key of DeepSpeed 0.16.4 or "
-                       "newer: no equivalent; remove it, or pass --drop-unknown to drop it\n"
+                       "newer: no equivalent; remove it, or pass --drop-unknown to drop it "
+                       "[migrate.unknown-key]\n"
                        "zeroforge: error: 1 refusal; nothing was written\n");
   // A value the template cannot write for the target: found by rendering every member there.
   const auto value = tmp.write(
@@ -183,7 +185,7 @@ TEST(MigrateCliTest, AFamilyIsRefusedWhereItsExtraOrItsValuesHaveNoEquivalent) {
   EXPECT_EQ(r.err, value.string() +
                        ": /values/zero/log_trace_cache_warnings: error: variant 'v': "
                        "zero.log_trace_cache_warnings needs DeepSpeed 0.16.4 or newer; "
-                       "deepspeed_version is 0.16.2\n"
+                       "deepspeed_version is 0.16.2 [values.contract]\n"
                        "zeroforge: error: 1 refusal; nothing was written\n");
   EXPECT_FALSE(fs::exists(tmp.path() / "out.json"));
   std::size_t files = 0;
@@ -201,25 +203,29 @@ TEST(MigrateCliTest, UsageErrors) {
     std::string err;
   };
   const std::vector<Case> cases = {
-      {{"migrate", old.string(), "--check"}, "zeroforge: error: migrate: missing --to VERSION\n"},
+      {{"migrate", old.string(), "--check"},
+       "zeroforge: error: migrate: missing --to VERSION [usage.invalid]\n"},
       {{"migrate", "--to", "0.19.6", "--check"},
-       "zeroforge: error: migrate: missing CONFIG.json or FAMILY.json\n"},
+       "zeroforge: error: migrate: missing CONFIG.json or FAMILY.json [usage.invalid]\n"},
       {{"migrate", old.string(), "--to", "0.19.6"},
-       "zeroforge: error: migrate: say where the result goes: -o, --in-place or --check\n"},
+       "zeroforge: error: migrate: say where the result goes: -o, --in-place or --check "
+       "[usage.invalid]\n"},
       {{"migrate", old.string(), "--to", "0.19.6", "--check", "--in-place"},
-       "zeroforge: error: migrate: -o, --in-place and --check exclude each other\n"},
+       "zeroforge: error: migrate: -o, --in-place and --check exclude each other "
+       "[usage.invalid]\n"},
       {{"migrate", old.string(), "--to", "0.16", "--check"},
        "zeroforge: error: migrate: --to: \"0.16\" is not a DeepSpeed version (X.Y.Z, e.g. "
        "0.19.6); zeroforge knows 0.12.0-0.12.6, 0.13.0-0.13.5, 0.14.0-0.14.5, 0.15.0-0.15.4, "
-       "0.16.0-0.16.9, 0.17.0-0.17.6, 0.18.0-0.18.9, 0.19.0-0.19.6\n"},
+       "0.16.0-0.16.9, 0.17.0-0.17.6, 0.18.0-0.18.9, 0.19.0-0.19.6 [usage.invalid]\n"},
       {{"migrate", old.string(), family.string(), "--to", "0.19.6", "--check"},
-       "zeroforge: error: migrate: a family file is migrated alone, not with other inputs\n"},
+       "zeroforge: error: migrate: a family file is migrated alone, not with other inputs "
+       "[usage.invalid]\n"},
       {{"migrate", old.string(), "--to", "0.19.6", "-o", tmp.path().string()},
        "zeroforge: error: migrate: -o " + tmp.path().string() + " would replace the input " +
-           old.string() + "; pass --in-place to rewrite inputs\n"},
+           old.string() + "; pass --in-place to rewrite inputs [usage.invalid]\n"},
       {{"migrate", (tmp.path() / "missing.json").string(), "--to", "0.19.6", "--check"},
        "zeroforge: error: cannot read '" + (tmp.path() / "missing.json").string() +
-           "': No such file or directory\n"},
+           "': No such file or directory [io.failed]\n"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args.back());

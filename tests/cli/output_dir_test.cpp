@@ -199,7 +199,7 @@ TEST_F(OutputDirTest, NeverWritesOrDeletesThroughALinkOutOfDir) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "zeroforge: error: cannot write '" + (dir_ / "a").string() +
                        "': it is a symbolic link, and zeroforge does not write through links; "
-                       "remove it or choose another -o DIR; nothing was written\n");
+                       "remove it or choose another -o DIR; nothing was written [usage.invalid]\n");
   // A run that no longer writes a/ neither follows the link to delete nor touches outside.
   ASSERT_EQ(run_cli(generate_args("b")).exit_code, 0);
   EXPECT_EQ(read_file(root_ / "outside" / "1" / "1.json"), "precious\n");
@@ -221,7 +221,7 @@ TEST_F(OutputDirTest, AnOutputDirectoryThatIsALinkIsRefused) {
   EXPECT_EQ(r.err, "zeroforge: error: output '" + link.string() +
                        "' is a symbolic link; zeroforge does not write through links (the run "
                        "replaces DIR as a whole): give the directory it points to ('" +
-                       real.string() + "') instead\n");
+                       real.string() + "') instead [usage.invalid]\n");
   EXPECT_TRUE(fs::is_symlink(link));
   EXPECT_EQ(std::distance(fs::directory_iterator(real), fs::directory_iterator()), 1);
   for (const auto& entry : fs::directory_iterator(root_)) {

@@ -145,11 +145,17 @@ TEST_F(PipelineCliTest, BuildsRegenerateAFileEditedOrDeletedByHand) {
   const std::string command = zeroforge + " generate " + family_file + " -o out --depfile gen.d";
   const Tool tools[] = {
       {"ninja",
-       "rule gen\n  command = " + command + "\n  depfile = gen.d\n  deps = gcc\n"
-       "build out/manifest.json: gen\n",
-       {"/usr/bin/ninja", "-n"}, {"/usr/bin/ninja"}, "no work to do"},
-      {"make", "out/manifest.json:\n\t" + command + "\n-include gen.d\n",
-       {"/usr/bin/make", "-q", "out/manifest.json"}, {"/usr/bin/make", "out/manifest.json"}, ""},
+       "rule gen\n  command = " + command +
+           "\n  depfile = gen.d\n  deps = gcc\n"
+           "build out/manifest.json: gen\n",
+       {"/usr/bin/ninja", "-n"},
+       {"/usr/bin/ninja"},
+       "no work to do"},
+      {"make",
+       "out/manifest.json:\n\t" + command + "\n-include gen.d\n",
+       {"/usr/bin/make", "-q", "out/manifest.json"},
+       {"/usr/bin/make", "out/manifest.json"},
+       ""},
   };
   for (const auto& tool : tools) {
     SCOPED_TRACE(tool.name);
@@ -218,7 +224,7 @@ TEST_F(PipelineCliTest, DepfileRefusesPathsMakeOrNinjaCannotRead) {
     if (const auto at = shown.find('\n'); at != std::string::npos) shown.replace(at, 1, "<U+000A>");
     EXPECT_EQ(r.err, "zeroforge: error: --depfile: cannot write the path '" + shown +
                          "' into a depfile: " + c.problem +
-                         "; rename it, or leave out --depfile\n");
+                         "; rename it, or leave out --depfile [usage.invalid]\n");
     EXPECT_FALSE(fs::exists(dir.path() / "gen.d"));
     EXPECT_FALSE(fs::exists(out()));
     EXPECT_FALSE(fs::exists(dir.path() / "runs/50%"));

@@ -193,7 +193,7 @@ TEST_F(ProbeCliTest, MixedGpusTakeTheSmallestAndWarn) {
             "zeroforge: warning: this machine mixes GPUs: 2 x NVIDIA A100-SXM4-80GB (81920 MiB = "
             "80.00 GiB), 2 x NVIDIA A100-SXM4-40GB (40960 MiB = 40.00 GiB); the tier takes the "
             "smallest, 40.00 GiB, for every GPU so that a config fits every rank (set "
-            "gpus_per_node to the GPUs the job uses if it leaves some out)\n");
+            "gpus_per_node to the GPUs the job uses if it leaves some out) [probe.mixed-gpus]\n");
   // One model with two memory sizes is mixed too.
   fake_nvidia_smi(echo_gpus({{"NVIDIA L4", 23034}, {"NVIDIA L4", 22494}}));
   auto sizes = probe();
@@ -218,27 +218,32 @@ TEST_F(ProbeCliTest, MalformedOutputNamesTheLineAndWhatWasExpected) {
   };
   for (const Case& c : {
            Case{"0, " + uuid + ", NVIDIA H100, 81559\n1, " + uuid + ", NVIDIA H100, [N/A]",
-                "line 2" + expected + "\"1, " + uuid + ", NVIDIA H100, [N/A]\""},
+                "line 2" + expected + "\"1, " + uuid + ", NVIDIA H100, [N/A]\" [usage.invalid]"},
            Case{"0, " + uuid + ", NVIDIA H100 81559",
-                "line 1" + expected + "\"0, " + uuid + ", NVIDIA H100 81559\""},
-           Case{"0, " + uuid + ", NVIDIA H100, 81559 MiB",
-                "line 1" + expected + "\"0, " + uuid + ", NVIDIA H100, 81559 MiB\""},
-           Case{"\n0, " + uuid + ", , 81559", "line 2" + expected + "\"0, " + uuid + ", , 81559\""},
+                "line 1" + expected + "\"0, " + uuid + ", NVIDIA H100 81559\" [usage.invalid]"},
+           Case{
+               "0, " + uuid + ", NVIDIA H100, 81559 MiB",
+               "line 1" + expected + "\"0, " + uuid + ", NVIDIA H100, 81559 MiB\" [usage.invalid]"},
+           Case{"\n0, " + uuid + ", , 81559",
+                "line 2" + expected + "\"0, " + uuid + ", , 81559\" [usage.invalid]"},
            Case{"0, " + uuid + ", NVIDIA H100, 0",
-                "line 1" + expected + "\"0, " + uuid + ", NVIDIA H100, 0\""},
+                "line 1" + expected + "\"0, " + uuid + ", NVIDIA H100, 0\" [usage.invalid]"},
            Case{"0, " + uuid + ", NVIDIA H100, -5",
-                "line 1" + expected + "\"0, " + uuid + ", NVIDIA H100, -5\""},
+                "line 1" + expected + "\"0, " + uuid + ", NVIDIA H100, -5\" [usage.invalid]"},
            // Beyond range: it was read, and the tier said -3.7e16 GiB with exit 0.
            Case{"0, " + uuid + ", NVIDIA H100, 9223372036854775807",
-                "line 1" + expected + "\"0, " + uuid + ", NVIDIA H100, 9223372036854775807\""},
+                "line 1" + expected + "\"0, " + uuid +
+                    ", NVIDIA H100, 9223372036854775807\" [usage.invalid]"},
            Case{"0, " + uuid + ", NVIDIA H100, 16777217",
-                "line 1" + expected + "\"0, " + uuid + ", NVIDIA H100, 16777217\""},
+                "line 1" + expected + "\"0, " + uuid + ", NVIDIA H100, 16777217\" [usage.invalid]"},
            Case{"x, " + uuid + ", NVIDIA H100, 81559",
-                "line 1" + expected + "\"x, " + uuid + ", NVIDIA H100, 81559\""},
-           Case{"0, , NVIDIA H100, 81559", "line 1" + expected + "\"0, , NVIDIA H100, 81559\""},
-           Case{"NVIDIA H100, 81559", "line 1" + expected + "\"NVIDIA H100, 81559\""},
+                "line 1" + expected + "\"x, " + uuid + ", NVIDIA H100, 81559\" [usage.invalid]"},
+           Case{"0, , NVIDIA H100, 81559",
+                "line 1" + expected + "\"0, , NVIDIA H100, 81559\" [usage.invalid]"},
+           Case{"NVIDIA H100, 81559",
+                "line 1" + expected + "\"NVIDIA H100, 81559\" [usage.invalid]"},
            Case{"index, uuid, name, memory.total [MiB]",
-                "line 1" + expected + "\"index, uuid, name, memory.total [MiB]\""},
+                "line 1" + expected + "\"index, uuid, name, memory.total [MiB]\" [usage.invalid]"},
        }) {
     SCOPED_TRACE(c.output);
     dir.write("nvidia-smi.out", c.output + "\n");
@@ -256,9 +261,10 @@ TEST_F(ProbeCliTest, NeverWritesATierWithoutMemory) {
   fake_nvidia_smi(echo_gpus({{"A GPU with ten MiB", 10}}));
   auto r = probe({"--save", "tiny"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err,
-            "zeroforge: error: nvidia-smi reports 10 MiB of memory for a GPU: less than 0.01 GiB, "
-            "which a tier cannot describe; check the driver (run nvidia-smi yourself)\n");
+  EXPECT_EQ(
+      r.err,
+      "zeroforge: error: nvidia-smi reports 10 MiB of memory for a GPU: less than 0.01 GiB, "
+      "which a tier cannot describe; check the driver (run nvidia-smi yourself) [usage.invalid]\n");
   EXPECT_FALSE(fs::exists(dir.path() / "tiny.json"));
 }
 
@@ -309,7 +315,7 @@ TEST_F(ProbeCliTest, ANvidiaSmiThatHangsIsKilledAtTheTimeout) {
             "zeroforge: error: TMP/bin/nvidia-smi did not answer within 1 second: check the "
             "driver (run nvidia-smi yourself), give it longer (--timeout SECONDS or "
             "ZEROFORGE_PROBE_TIMEOUT), or on a machine without NVIDIA GPUs, copy a tier from "
-            "presets/tiers/ and edit it\n");
+            "presets/tiers/ and edit it [usage.invalid]\n");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
   // What it started is gone too.
   const pid_t child = std::stoi(read_file(dir.path() / "child.pid"));
@@ -349,22 +355,24 @@ TEST_F(ProbeCliTest, EndlessOutputStopsAtTheOutputLimit) {
   EXPECT_EQ(err_of(r),
             "zeroforge: error: TMP/bin/nvidia-smi printed more than 1 MiB, far more than a line "
             "per GPU: it is not the nvidia-smi probe expects; on a machine without NVIDIA GPUs, "
-            "copy a tier from presets/tiers/ and edit it\n");
+            "copy a tier from presets/tiers/ and edit it [usage.invalid]\n");
 }
 
 TEST_F(ProbeCliTest, TheTimeoutMustBeWholeSecondsInRange) {
   fake_nvidia_smi(echo_gpus({{"NVIDIA GeForce RTX 4090", 24564}}));
   EXPECT_EQ(probe({"--timeout", "0"}).err,
-            "zeroforge: error: probe: --timeout must be a whole number from 1 to 86400, got 0\n");
+            "zeroforge: error: probe: --timeout must be a whole number from 1 to 86400, got 0 "
+            "[usage.invalid]\n");
   EXPECT_EQ(probe({"--timeout", "-5"}).err,
-            "zeroforge: error: probe: --timeout must be a whole number from 1 to 86400, got -5\n");
+            "zeroforge: error: probe: --timeout must be a whole number from 1 to 86400, got -5 "
+            "[usage.invalid]\n");
   for (const char* bad : {"", "0", "abc", "1.5", "99999999999999999999"}) {
     SCOPED_TRACE(bad);
     auto r = probe({}, {std::string("ZEROFORGE_PROBE_TIMEOUT=") + bad});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.err, std::string("zeroforge: error: ZEROFORGE_PROBE_TIMEOUT='") + bad +
                          "' must be a whole number from 1 to 86400 (the seconds probe waits for "
-                         "nvidia-smi; 60 when unset)\n");
+                         "nvidia-smi; 60 when unset) [usage.invalid]\n");
   }
   // The option wins over the environment.
   EXPECT_EQ(probe({"--timeout", "5"}, {"ZEROFORGE_PROBE_TIMEOUT=abc"}).exit_code, 0);
@@ -386,7 +394,8 @@ TEST_F(ProbeCliTest, CountsOnlyTheGpusCudaVisibleDevicesNames) {
   const std::string mixed =
       "zeroforge: warning: CUDA_VISIBLE_DEVICES='%' gives indices on a machine with different "
       "GPUs: probe reads them as nvidia-smi numbers its GPUs (by PCI bus), as CUDA does only "
-      "with CUDA_DEVICE_ORDER=PCI_BUS_ID; name the GPUs by UUID to be sure\n";
+      "with CUDA_DEVICE_ORDER=PCI_BUS_ID; name the GPUs by UUID to be sure "
+      "[probe.cuda-visible-order]\n";
   auto with = [](std::string text, const std::string& visible) {
     text.replace(text.find('%'), 1, visible);
     return text;
@@ -399,13 +408,14 @@ TEST_F(ProbeCliTest, CountsOnlyTheGpusCudaVisibleDevicesNames) {
            "zeroforge: warning: the GPUs CUDA_VISIBLE_DEVICES names mix: 1 x NVIDIA "
            "A100-SXM4-80GB (81920 MiB = 80.00 GiB), 1 x NVIDIA A100-SXM4-40GB (40960 MiB = 40.00 "
            "GiB); the tier takes the smallest, 40.00 GiB, for every GPU so that a config fits "
-           "every rank (set gpus_per_node to the GPUs the job uses if it leaves some out)\n"},
+           "every rank (set gpus_per_node to the GPUs the job uses if it leaves some out) "
+           "[probe.mixed-gpus]\n"},
       {"GPU-00000003,GPU-00000001-1111-2222-3333-444444444444", 2, "80.0", ""},
       {"GPU-00000001, GPU-00000000", 2, "80.0", ""},
       {"1,7,0", 1, "80.0",
        "zeroforge: warning: CUDA_VISIBLE_DEVICES='1,7,0': '7' names no GPU of this machine "
        "(nvidia-smi indices 0-3, or a GPU-UUID prefix naming one GPU), and CUDA ignores it and "
-       "every entry after it\n" +
+       "every entry after it [probe.cuda-visible-ignored]\n" +
            with(mixed, "1,7,0")},
       {"GPU-0000000,GPU-00000002",  // the prefix of every UUID names none of them
        0, "", ""},
@@ -445,20 +455,22 @@ TEST_F(ProbeCliTest, CudaVisibleDevicesThatLeavesNoGpuOrRepeatsOneIsAnError) {
   const std::vector<Case> cases = {
       {"",
        "zeroforge: error: CUDA_VISIBLE_DEVICES='' leaves no GPU visible to CUDA: unset it, or "
-       "name the GPUs a job uses (nvidia-smi indices or GPU UUIDs)\n"},
+       "name the GPUs a job uses (nvidia-smi indices or GPU UUIDs) [usage.invalid]\n"},
       {"-1",
        "zeroforge: warning: CUDA_VISIBLE_DEVICES='-1': '-1' names no GPU of this machine "
        "(nvidia-smi indices 0-1, or a GPU-UUID prefix naming one GPU), and CUDA ignores it and "
-       "every entry after it\nzeroforge: error: CUDA_VISIBLE_DEVICES='-1' leaves no GPU visible "
-       "to CUDA: unset it, or name the GPUs a job uses (nvidia-smi indices or GPU UUIDs)\n"},
+       "every entry after it [probe.cuda-visible-ignored]\nzeroforge: error: "
+       "CUDA_VISIBLE_DEVICES='-1' leaves no GPU visible "
+       "to CUDA: unset it, or name the GPUs a job uses (nvidia-smi indices or GPU UUIDs) "
+       "[usage.invalid]\n"},
       {"1,GPU-00000001",
        "zeroforge: error: CUDA_VISIBLE_DEVICES='1,GPU-00000001' names GPU 1 "
-       "(GPU-00000001-1111-2222-3333-444444444444) twice; name each GPU once\n"},
+       "(GPU-00000001-1111-2222-3333-444444444444) twice; name each GPU once [usage.invalid]\n"},
       {"MIG-GPU-00000000-1111-2222-3333-444444444444/1/0",
        "zeroforge: error: CUDA_VISIBLE_DEVICES='MIG-GPU-00000000-1111-2222-3333-444444444444/1/0' "
        "names a MIG instance ('MIG-GPU-00000000-1111-2222-3333-444444444444/1/0'): probe measures "
        "whole GPUs (nvidia-smi's memory.total), not MIG slices; write the tier by hand with the "
-       "slice's memory\n"},
+       "slice's memory [usage.invalid]\n"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.visible);
@@ -478,7 +490,7 @@ TEST_F(ProbeCliTest, NoGpuIsAnError) {
   EXPECT_EQ(r.err,
             "zeroforge: error: nvidia-smi lists no GPU: check that the driver sees them "
             "(`nvidia-smi -L`), or on a machine without NVIDIA GPUs, copy a tier from "
-            "presets/tiers/ and edit it\n");
+            "presets/tiers/ and edit it [usage.invalid]\n");
 }
 
 TEST_F(ProbeCliTest, AFailingNvidiaSmiPassesOnWhatItSaid) {
@@ -492,7 +504,7 @@ TEST_F(ProbeCliTest, AFailingNvidiaSmiPassesOnWhatItSaid) {
             "zeroforge: error: TMP/bin/nvidia-smi exited with 9: \"NVIDIA-SMI has failed because "
             "it couldn't communicate with the NVIDIA driver.\"; fix the driver until `nvidia-smi` "
             "runs, or on a machine without NVIDIA GPUs, copy a tier from presets/tiers/ and edit "
-            "it\n");
+            "it [usage.invalid]\n");
   // nvidia-smi prints some failures on stdout.
   fake_nvidia_smi("echo 'No devices were found'\nexit 6\n");
   auto none = probe();
@@ -509,7 +521,7 @@ TEST_F(ProbeCliTest, NoNvidiaSmiOnPathIsAnError) {
   EXPECT_EQ(r.err,
             "zeroforge: error: nvidia-smi not found on PATH: install the NVIDIA driver (it ships "
             "nvidia-smi) or add the directory that holds nvidia-smi to PATH; on a machine without "
-            "NVIDIA GPUs, copy a tier from presets/tiers/ and edit it\n");
+            "NVIDIA GPUs, copy a tier from presets/tiers/ and edit it [usage.invalid]\n");
   // A file that is not executable is not a program.
   dir.write("bin/nvidia-smi", "#!/bin/sh\n" + echo_gpus({{"GPU", 1024}}));
   EXPECT_EQ(probe().err, r.err);
@@ -524,7 +536,8 @@ TEST_F(ProbeCliTest, HostMemoryComesFromMemTotal) {
   dir.write("meminfo", "MemFree: 1 kB\n");
   auto missing = probe();
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_EQ(err_of(missing), "zeroforge: error: TMP/meminfo: expected a line 'MemTotal: N kB'\n");
+  EXPECT_EQ(err_of(missing),
+            "zeroforge: error: TMP/meminfo: expected a line 'MemTotal: N kB' [io.failed]\n");
 }
 
 // The node's CPUs: one per `processor` entry, hardware threads counted, as SLURM counts CPUs.
@@ -627,13 +640,14 @@ TEST_F(ProbeCliTest, SaveRefusesAnythingButAPlainFileName) {
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.out, "");
     EXPECT_NE(r.err.find("is not a plain file name (letters, digits, '.', '_', '-'; not starting "
-                         "with '.' or '-'): give the directory with --dir\n"),
+                         "with '.' or '-'): give the directory with --dir [usage.invalid]\n"),
               std::string::npos)
         << r.err;
   }
   EXPECT_EQ(probe({"--save", "../up"}).err,
             "zeroforge: error: probe: --save \"../up\" is not a plain file name (letters, digits, "
-            "'.', '_', '-'; not starting with '.' or '-'): give the directory with --dir\n");
+            "'.', '_', '-'; not starting with '.' or '-'): give the directory with --dir "
+            "[usage.invalid]\n");
   // Only the meminfo and cpuinfo files and bin/ are there: nothing was written.
   EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 3);
 }
@@ -641,11 +655,13 @@ TEST_F(ProbeCliTest, SaveRefusesAnythingButAPlainFileName) {
 TEST_F(ProbeCliTest, BadOptionsAreUsageErrors) {
   fake_nvidia_smi(echo_gpus({{"NVIDIA GeForce RTX 4090", 24564}}));
   EXPECT_EQ(probe({"--nodes", "0"}).err,
-            "zeroforge: error: probe: --nodes must be a whole number from 1 to 1000000, got 0\n");
+            "zeroforge: error: probe: --nodes must be a whole number from 1 to 1000000, got 0 "
+            "[usage.invalid]\n");
   EXPECT_EQ(probe({"--format", "yaml"}).err,
-            "zeroforge: error: probe: --format must be text or json, not 'yaml'\n");
+            "zeroforge: error: probe: --format must be text or json, not 'yaml' [usage.invalid]\n");
   EXPECT_EQ(probe({"--dir", "x"}).err,
-            "zeroforge: error: probe: --dir is where --save writes; give --save NAME too\n");
+            "zeroforge: error: probe: --dir is where --save writes; give --save NAME too "
+            "[usage.invalid]\n");
   auto stray = probe({"extra"});
   EXPECT_EQ(stray.exit_code, 2);
   EXPECT_EQ(stray.err,

@@ -42,14 +42,16 @@ TEST(CliTest, BatchProductsPast64BitsAreExit2AtTheValue) {
   EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
             "--set micro_batch_size=2305843009213693952: /micro_batch_size: error: "
             "micro_batch_size x world_size = 2305843009213693952 x 8 is beyond 64-bit integers "
-            "(9223372036854775807), so no global_batch_size (global_batch_size=256) can hold it");
+            "(9223372036854775807), so no global_batch_size (global_batch_size=256) can hold it "
+            "[values.contract]");
   EXPECT_EQ(r.out, "");
   auto validate = run_cli({"render", "deepspeed/config.json.j2", "--set",
                            "gpus_per_node=9223372036854775807", "--set", "nodes=2"});
   EXPECT_EQ(validate.exit_code, 2);
   EXPECT_EQ(validate.err.substr(0, validate.err.find('\n')),
             "--set nodes=2: /nodes: error: gpus_per_node x nodes = 9223372036854775807 x 2 is "
-            "beyond 64-bit integers (9223372036854775807); no cluster has that many GPUs");
+            "beyond 64-bit integers (9223372036854775807); no cluster has that many GPUs "
+            "[values.contract]");
 }
 
 TEST(CliTest, AnErrorAboutAnObjectNamesTheSetThatWroteIt) {
@@ -60,7 +62,7 @@ TEST(CliTest, AnErrorAboutAnObjectNamesTheSetThatWroteIt) {
   EXPECT_EQ(r.err,
             "--set zero.offload_optimizer.device=cpu: /zero/offload_optimizer: error: unknown key "
             "'offload_optimizer' in zero; 'offload_optimizer' is a top-level value "
-            "(offload_optimizer, not zero.offload_optimizer)\n");
+            "(offload_optimizer, not zero.offload_optimizer) [values.contract]\n");
 }
 
 TEST(CliTest, HelpCommandShowsTheCommandsHelp) {
@@ -75,7 +77,8 @@ TEST(CliTest, HelpCommandShowsTheCommandsHelp) {
   EXPECT_EQ(run_cli({"list", "tiers", "-h"}).exit_code, 0);
   auto extra = run_cli({"list", "presets", "--all"});
   EXPECT_EQ(extra.exit_code, 2);
-  EXPECT_EQ(extra.err, "zeroforge: error: list presets takes no options but --help\n");
+  EXPECT_EQ(extra.err,
+            "zeroforge: error: list presets takes no options but --help [usage.invalid]\n");
   auto tiers = run_cli({"list", "tiers", "--all"});
   EXPECT_EQ(tiers.exit_code, 2);
   EXPECT_EQ(tiers.err,
@@ -88,9 +91,9 @@ TEST(CliTest, DevicesAreWrittenInPlaceAndWriteErrorsAreErrors) {
   if (access("/dev/full", W_OK) == 0) {
     auto full = run_cli({"render", "deepspeed/config.json.j2", "-o", "/dev/full"});
     EXPECT_EQ(full.exit_code, 2);
-    EXPECT_EQ(
-        full.err,
-        "zeroforge: error: cannot write '/dev/full': write failed: No space left on device\n");
+    EXPECT_EQ(full.err,
+              "zeroforge: error: cannot write '/dev/full': write failed: No space left on device "
+              "[io.failed]\n");
     struct stat info {};
     ASSERT_EQ(stat("/dev/full", &info), 0);
     EXPECT_TRUE(S_ISCHR(info.st_mode));
@@ -189,7 +192,8 @@ TEST_F(RenderCliTest, TemplateErrorShowsLocationLineAndCaret) {
   auto r = run_cli({"render", "bad.j2", "--template-dir", "t", "-o", "out.txt"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err,
-            "t/bad.j2:2:14: error: expected an expression, found end of print statement '}}'\n"
+            "t/bad.j2:2:14: error: expected an expression, found end of print statement '}}' "
+            "[template.syntax]\n"
             "    {{ stage + }}\n"
             "               ^\n");
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "out.txt"));
@@ -203,7 +207,7 @@ TEST_F(RenderCliTest, APathAsTemplateIsRefusedNamingItAndTheWayToRenderIt) {
   EXPECT_EQ(absolute.err, "zeroforge: error: TEMPLATE '" + path +
                               "' is a path; TEMPLATE is a name on the template search path (for "
                               "this file: --template-dir " +
-                              (dir.path() / "t").string() + " x.j2)\n");
+                              (dir.path() / "t").string() + " x.j2) [usage.invalid]\n");
   auto climbing = run_cli({"render", "../x.j2", "--template-dir", "t"}, dir.path());
   EXPECT_EQ(climbing.exit_code, 2);
   EXPECT_NE(climbing.err.find("template name '../x.j2' climbs out of the template search path"),
@@ -219,9 +223,9 @@ TEST_F(RenderCliTest, UndefinedNamesAreAllListed) {
   dir.write("t/u.j2", "{{ stage }}{{ precision }}");
   auto r = run_cli({"render", "u.j2", "--template-dir", "t"}, dir.path());
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(
-      r.err.substr(0, r.err.find('\n')),
-      "t/u.j2:1:4: error: undefined variable 'stage' (the values lack 'precision' and 'stage')");
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "t/u.j2:1:4: error: undefined variable 'stage' (the values lack 'precision' and "
+            "'stage') [template.undefined]");
   EXPECT_EQ(r.out, "");
 }
 
@@ -271,11 +275,12 @@ TEST(CliTest, RenderPrintsEveryValuesProblemNotOnlyTheLast) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(r.out.empty());
   EXPECT_EQ(r.err,
-            "--set stage=7: /stage: error: stage must be an integer 0-3 or null, got 7\n"
+            "--set stage=7: /stage: error: stage must be an integer 0-3 or null, got 7 "
+            "[values.contract]\n"
             "--set precision=fp8: /precision: error: precision must be one of fp32|fp16|bf16, "
-            "got \"fp8\"\n"
+            "got \"fp8\" [values.contract]\n"
             "--set offload_optimizer=tape: /offload_optimizer: error: offload_optimizer must be "
-            "one of none|cpu|nvme, got \"tape\"\n");
+            "one of none|cpu|nvme, got \"tape\" [values.contract]\n");
 }
 
 }  // namespace

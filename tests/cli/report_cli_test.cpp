@@ -346,7 +346,7 @@ TEST_F(ReportCliTest, AReportInsideTheOutputDirectoryIsNotedBecauseCheckCountsIt
   const std::string note = "zeroforge: note: the report " + path("out/r.html") + " is inside " +
                            path("out") +
                            ", where generate --check counts it as an extra file; write it beside "
-                           "the directory to avoid that\n";
+                           "the directory to avoid that [report.inside-output]\n";
   auto generated = run_cli({"generate", fam, "-o", path("out"), "--report", path("out/r.html")});
   ASSERT_EQ(generated.exit_code, 0) << generated.err;
   EXPECT_EQ(generated.err, note);
@@ -460,16 +460,17 @@ TEST_F(ReportCliTest, Errors) {
     bool exact = true;  // else: the end of stderr after the validator's or plugin's lines
   };
   const std::vector<Case> cases = {
-      {"no family", {"report"}, 2, "zeroforge: error: report: missing FAMILY\n"},
+      {"no family", {"report"}, 2, "zeroforge: error: report: missing FAMILY [usage.invalid]\n"},
       {"check and report",
        {"generate", "example", "-o", path("out"), "--check", "--report", path("r.html")},
        2,
-       "zeroforge: error: generate: --report goes with a generate, not with --check\n"},
+       "zeroforge: error: generate: --report goes with a generate, not with --check "
+       "[usage.invalid]\n"},
       {"unwritable -o",
        {"report", "example", "--dir", path("out"), "-o", path("file/r.html")},
        2,
        "zeroforge: error: cannot write '" + path("file/r.html") + "': cannot create directory '" +
-           path("file") + "': Not a directory\n"},
+           path("file") + "': Not a directory [io.failed]\n"},
       {"unknown model",
        {"report", "example", "--dir", path("out"), "-o", path("r.html"), "--model", "llama-9b"},
        2,
@@ -490,7 +491,7 @@ TEST_F(ReportCliTest, Errors) {
         "-o", path("r.html")},
        1,
        "zeroforge: error: family 'bad' not reported: the validator found errors in its configs "
-       "(--no-validate reports them anyway); no report was written\n",
+       "(--no-validate reports them anyway); no report was written [report.not-reported]\n",
        false},
   };
   for (const auto& c : cases) {
@@ -561,23 +562,24 @@ TEST_F(ReportCliTest, RefusesAnEstimateRecordOutsideTheSchema) {
        {"--plugin-opt", "acme_memory_estimator.record.gpu.total_bytes=1"},
        at + "/gpu/total_bytes: error: the family report cannot read it: the parts add up to " +
            std::to_string((11 + 2 * micro) * kGiB) +
-           ", not 1 (a plugin named 'acme_memory_estimator' wrote it)\n"},
+           ", not 1 (a plugin named 'acme_memory_estimator' wrote it) [plugin.failed]\n"},
       {"a newer schema",
        {"--plugin-opt", "acme_memory_estimator.record.schema_version=3"},
        at + "/schema_version: error: the family report cannot read it: schema version 3 is not "
             "one this zeroforge reads (1 to 2); build the plugin against this zeroforge's "
-            "zeroforge/memory_estimate.hpp (a plugin named 'acme_memory_estimator' wrote it)\n"},
+            "zeroforge/memory_estimate.hpp (a plugin named 'acme_memory_estimator' wrote it) "
+            "[plugin.failed]\n"},
       {"no cluster",
        {"--plugin-opt", "acme_memory_estimator.record.cluster=null"},
        at + "/cluster: error: the family report cannot read it: missing (a plugin named "
-            "'acme_memory_estimator' wrote it)\n"},
+            "'acme_memory_estimator' wrote it) [plugin.failed]\n"},
       {"two estimators for one config",
        {"--model", "llama-2-7b"},
        "manifest.json: /configs/0/plugins/memory/memory_estimate: error: the "
        "family report cannot read it: a second memory estimate for this config: plugin "
        "'acme_memory_estimator' published one at "
        "/configs/0/plugins/acme_memory_estimator/memory_estimate; load one estimator (a plugin "
-       "named 'memory' wrote it)\n"},
+       "named 'memory' wrote it) [plugin.failed]\n"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -596,10 +598,9 @@ TEST_F(ReportCliTest, ABrokenOldManifestIsAWarningAndNothingIsMarked) {
   dir.write("out/manifest.json", "{\"configs\": [");
   auto r = run_cli({"report", family({1}), "--dir", path("out"), "-o", path("r.html")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(
-      r.err,
-      "zeroforge: warning: " + path("out/manifest.json") +
-          ":1:14: error: expected a JSON value, found end of input (no changes are marked)\n");
+  EXPECT_EQ(r.err, "zeroforge: warning: " + path("out/manifest.json") +
+                       ":1:14: error: expected a JSON value, found end of input (no changes are "
+                       "marked) [report.baseline]\n");
   EXPECT_NE(read("r.html").find("could not be read"), std::string::npos);
   EXPECT_EQ(read("r.html").find("class=\"mark "), std::string::npos);
 }

@@ -98,7 +98,7 @@ class TierSearchPathTest : public TeamRepositoryCliTest {
            "' is " + (repo() / "tiers" / (name + ".json")).string() +
            " (beside the family), which shadows " + later.string() +
            " later on the tier search path; rename one of them, or give the tier's path to "
-           "choose a file ('zeroforge list tiers' shows the search path)\n";
+           "choose a file ('zeroforge list tiers' shows the search path) [tier.shadowed]\n";
   }
   std::string shadowed_a100x8(bool listed = false) const {
     return shadowed(listed ? "" : (repo() / "family.json").string() + ": /tiers/0", "a100x8",
@@ -187,7 +187,7 @@ TEST_F(TierSearchPathTest, AMissingTierNamesEveryDirectorySearched) {
                             (test::source_dir() / "presets" / "tiers").string() +
                             "); put a100x16.json in tiers/ beside the family, ./tiers or a "
                             "ZEROFORGE_TIER_PATH directory, or give its path ('zeroforge list "
-                            "tiers' shows the tiers found)\n");
+                            "tiers' shows the tiers found) [tier.not-found]\n");
   auto render = run_cli({"render", "deepspeed/config.json.j2", "--tier", "a100x16"}, {}, env());
   EXPECT_EQ(render.exit_code, 2);
   EXPECT_EQ(render.err,
@@ -195,7 +195,7 @@ TEST_F(TierSearchPathTest, AMissingTierNamesEveryDirectorySearched) {
             "./tiers, " +
                 site().string() + ", " + (test::source_dir() / "presets" / "tiers").string() +
                 "); put a100x16.json in ./tiers or a ZEROFORGE_TIER_PATH directory, or give its "
-                "path ('zeroforge list tiers' shows the tiers found)\n");
+                "path ('zeroforge list tiers' shows the tiers found) [tier.not-found]\n");
 }
 
 TEST_F(TierSearchPathTest, AMisspeltKeyInATierIsAnErrorWhereverTheTierIsUsed) {
@@ -205,12 +205,12 @@ TEST_F(TierSearchPathTest, AMisspeltKeyInATierIsAnErrorWhereverTheTierIsUsed) {
       tier.string() +
       ": /gpu_mem_gib: error: unknown key 'gpu_mem_gib' in a tier; did you mean "
       "'gpu_memory_gib'? (a tier holds the cluster facts and values of docs/tiers.md, and "
-      "values its template reads)\n";
+      "values its template reads) [tier.unknown-key]\n";
   const std::string micro_error =
       tier.string() +
       ": /micro_bach_size: error: unknown key 'micro_bach_size' in a tier; did you mean "
       "'micro_batch_size'? (a tier holds the cluster facts and values of docs/tiers.md, and "
-      "values its template reads)\n";
+      "values its template reads) [tier.unknown-key]\n";
   auto generate =
       run_cli({"generate", (repo() / "family.json").string(), "-o", (dir.path() / "out").string()},
               {}, env());
@@ -277,7 +277,8 @@ TEST_F(TeamRepositoryCliTest, ValuesAnOverriddenBlockLeavesUnreadAreWarnedAbout)
     return where + ": warning: " + name +
            " is set, but only block 'precision' of deepspeed/config.json.j2 reads it, and "
            "team/config.json.j2 overrides that block without super(): the config ignores it (to "
-           "change one key, set its value rather than override the block; docs/values.md)\n";
+           "change one key, set its value rather than override the block; docs/values.md) "
+           "[values.overridden-block]\n";
   };
   auto render = run_cli({"render", "team/config.json.j2", "--template-dir", templates, "--tier",
                          "medium", "--set", "fp16.loss_scale_window=2000"});
@@ -354,17 +355,18 @@ TEST_F(TeamRepositoryCliTest, ATemplateNotFoundSaysWhereItLookedAndHowToAddADire
                             (test::source_dir() / "templates").string() +
                             "); for a team's own templates, list their directory in the "
                             "family's \"template_dirs\" (relative to the family file) or pass "
-                            "--template-dir DIR\n");
+                            "--template-dir DIR [template.load]\n");
 
   write("family.json", R"({"name": "team", "template": "team/config.json.j2",
                            "template_dirs": ["team-templates"]})");
   auto missing = run_cli({"generate", family.string(), "-o", (dir.path() / "out").string()});
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_EQ(missing.err, family.string() +
-                             ": /template_dirs/0: error: template directory 'team-templates' is "
-                             "not a directory (" +
-                             (repo() / "team-templates").string() +
-                             "; template_dirs are relative to the family file)\n");
+  EXPECT_EQ(missing.err,
+            family.string() +
+                ": /template_dirs/0: error: template directory 'team-templates' is "
+                "not a directory (" +
+                (repo() / "team-templates").string() +
+                "; template_dirs are relative to the family file) [family.template-dir]\n");
 }
 
 }  // namespace

@@ -151,7 +151,7 @@ class TierResolutionCliTest : public ::testing::Test {
     return (where.empty() ? "zeroforge" : where) + ": warning: tier '" + name + "' is " + file +
            " (" + origin + "), which shadows " + later +
            " later on the tier search path; rename one of them, or give the tier's path to "
-           "choose a file ('zeroforge list tiers' shows the search path)\n";
+           "choose a file ('zeroforge list tiers' shows the search path) [tier.shadowed]\n";
   }
   void run_all(const std::string& tier, const std::string& team_file,
                const std::function<std::string(const EntryPoint&)>& expected_err,
@@ -251,8 +251,9 @@ TEST_F(TierResolutionCliTest, AMissingNameNamesEveryDirectorySearchedInOrder) {
     auto result =
         run_cli({command, "deepspeed/config.json.j2", "--tier", "h100"}, cwd(), env(site.string()));
     EXPECT_EQ(result.exit_code, 2);
-    EXPECT_EQ(result.err, "zeroforge: error: " + message + "\n");
+    EXPECT_EQ(result.err, "zeroforge: error: " + message + " [tier.not-found]\n");
   }
+  // estimate is the memory plugin's command: it words its own usage errors, without a code.
   auto estimate =
       run_cli({"estimate", "--model", "gpt2", "--tier", "h100"}, cwd(), env(site.string()));
   EXPECT_EQ(estimate.exit_code, 2);

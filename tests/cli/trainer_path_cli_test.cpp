@@ -148,14 +148,14 @@ TEST_F(TrainerPathCliTest, BadAccelerateVersionsAreUsageErrors) {
       {{"validate", path.string(), "--hf", "--accelerate-version", "0.17.1"},
        "zeroforge: error: validate: --accelerate-version: unknown accelerate version \"0.17.1\"; "
        "zeroforge knows accelerate " +
-           range + " (each release read from its source)\n"},
+           range + " (each release read from its source) [usage.invalid]\n"},
       {{"validate", path.string(), "--hf", "--accelerate-version", "1.99.0"},
        "zeroforge: error: validate: --accelerate-version: unknown accelerate version \"1.99.0\"; "
        "zeroforge knows accelerate " +
-           range + " (each release read from its source)\n"},
+           range + " (each release read from its source) [usage.invalid]\n"},
       {{"validate", path.string(), "--accelerate-version", "1.0.0"},
        "zeroforge: error: validate: --accelerate-version needs --hf (accelerate reads the config "
-       "only on the Trainer's path)\n"},
+       "only on the Trainer's path) [usage.invalid]\n"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args.back());

@@ -102,7 +102,7 @@ TEST_F(ValidateCliTest, AgainstArgsReportsDisagreements) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err,
             "zeroforge: error: --against-args: --per_device_train_batch_size expects an integer, "
-            "found 'x'\n");
+            "found 'x' [usage.invalid]\n");
 }
 
 TEST_F(ValidateCliTest, UnreadableOrMalformedInputExitsTwo) {
@@ -133,7 +133,7 @@ TEST_F(ValidateCliTest, SchemaCommandPrintsTheJsonSchema) {
 // The releases zeroforge knows, as every message about a wrong version lists them.
 constexpr const char* kKnownReleases =
     "0.12.0-0.12.6, 0.13.0-0.13.5, 0.14.0-0.14.5, 0.15.0-0.15.4, 0.16.0-0.16.9, 0.17.0-0.17.6, "
-    "0.18.0-0.18.9, 0.19.0-0.19.6";
+    "0.18.0-0.18.9, 0.19.0-0.19.6 [usage.invalid]";
 
 TEST_F(ValidateCliTest, DeepSpeedVersionJudgesByThatRelease) {
   // log_trace_cache_warnings arrived in 0.16.4; zero_optimization refuses unknown keys.

@@ -36,7 +36,8 @@ TEST_F(RenderWithPluginsTest, RendersATemplateThatCallsPluginFunctions) {
   EXPECT_EQ(result.out,
             "{\n  \"name\": \"ZERO!\",\n  \"greeting\": \"hello from C\",\n  \"seen\": true,\n"
             "  \"c_field\": 1\n}\n");
-  EXPECT_EQ(result.err, "zeroforge: warning: plugin 'c_plugin': values hook ran\n");
+  EXPECT_EQ(result.err,
+            "zeroforge: warning: plugin 'c_plugin': values hook ran [plugin.message]\n");
 }
 
 TEST_F(RenderWithPluginsTest, APluginFailureIsReportedAndNothingIsWritten) {
@@ -44,9 +45,10 @@ TEST_F(RenderWithPluginsTest, APluginFailureIsReportedAndNothingIsWritten) {
   auto result = test::run_cli(args({"--plugin", "functions", "--plugin", "c_plugin", "--plugin",
                                     "failing_hook", "-o", output.string()}));
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_EQ(result.err, "zeroforge: warning: plugin 'c_plugin': values hook ran\n" + kDir +
-                            "/failing_hook.so: error: plugin 'failing_hook': values hook failed: "
-                            "deliberate failure in the values hook\n");
+  EXPECT_EQ(result.err,
+            "zeroforge: warning: plugin 'c_plugin': values hook ran [plugin.message]\n" + kDir +
+                "/failing_hook.so: error: plugin 'failing_hook': values hook failed: "
+                "deliberate failure in the values hook [plugin.failed]\n");
   EXPECT_FALSE(fs::exists(output));
 }
 
@@ -61,7 +63,7 @@ TEST_F(RenderWithPluginsTest, ReportsUnknownPluginsAndOptions) {
   EXPECT_EQ(option.exit_code, 2);
   EXPECT_EQ(option.err,
             "zeroforge: error: '--plugin-opt function.suffix=x' names plugin 'function', which is "
-            "not loaded (loaded: functions)\n");
+            "not loaded (loaded: functions) [usage.invalid]\n");
 }
 
 }  // namespace

@@ -189,7 +189,8 @@ def test_a_bad_argument_names_itself(in_tmp, case):
         given = [value, *(value if isinstance(value, list) else []),
                  *(list(value) + list(value.values()) if isinstance(value, dict) else [])]
         assert " must be " in text
-        assert any(text.endswith(f", got {type(v).__name__}") for v in given), text
+        assert any(text.endswith(f", got {type(v).__name__} [usage.invalid]") for v in given), \
+            text
     # The message is the exception's own, and it survives pickling (pipelines ship it).
     copy = __import__("pickle").loads(__import__("pickle").dumps(caught.value))
     assert (type(copy), str(copy), copy.argument) == (error, text, named)
@@ -221,7 +222,8 @@ def test_world_size_past_64_bits_is_out_of_range_not_a_type_error():
     with pytest.raises(zeroforge.ArgumentValueError) as caught:
         zeroforge.validate({}, world_size=2**70)
     assert str(caught.value) == ("zeroforge: error: validate: world_size must be a whole number "
-                                 "from 1 to 1000000000, got 1180591620717411303424")
+                                 "from 1 to 1000000000, got 1180591620717411303424 "
+                                 "[usage.invalid]")
 
 
 @pytest.mark.parametrize("dirs", [["no-such-dir"], "no-such-dir", ["a-file"]])

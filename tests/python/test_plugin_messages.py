@@ -37,8 +37,10 @@ def test_a_commands_log_is_diagnostics(fixtures, args, expected):
     assert (code, message) == (3, "")
     assert json.loads(output) == args
     got = [zeroforge.Diagnostic(**d) for d in logged]
+    # str(d) is the CLI's line, which ends with the code; the message is the text before it.
     assert [(d.code, d.kind, d.severity, str(d)) for d in got] == \
-        [("plugin.message", "plugin", severity, line) for severity, line in expected]
+        [("plugin.message", "plugin", severity, line + " [plugin.message]")
+         for severity, line in expected]
     assert [d.message for d in got] == [line.split(": ", 2)[2] for _, line in expected]
 
 
@@ -51,7 +53,7 @@ def test_estimate_shows_what_the_plugin_logged(fixtures, monkeypatch):
     with pytest.warns(zeroforge.ConfigWarning) as caught:
         assert zeroforge.estimate("llama-2-7b", stage=3) == {"fits": True}
     assert [str(w.message) for w in caught] == \
-        ["zeroforge: warning: plugin 'c_plugin': c-echo was asked to warn"]
+        ["zeroforge: warning: plugin 'c_plugin': c-echo was asked to warn [plugin.message]"]
 
 
 def test_a_skipped_plugin_file_is_the_clis_entry(cli, fixtures, tmp_path):

@@ -51,7 +51,7 @@ ENTRY_POINTS = [
 def shadow_warning(where, tier, file, origin, later):
     return (f"{where or 'zeroforge'}: warning: tier '{tier}' is {file} ({origin}), which shadows "
             f"{later} later on the tier search path; rename one of them, or give the tier's path "
-            "to choose a file ('zeroforge list tiers' shows the search path)")
+            "to choose a file ('zeroforge list tiers' shows the search path) [tier.shadowed]")
 
 
 def call(entry, tier):
