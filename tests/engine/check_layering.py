@@ -5,11 +5,15 @@
 """Usage: check_layering.py SOURCE_DIR
 
 Reads the table under "## Layers, bottom-up" in engine/src/README.md: one row per module, the
-public headers it implements, and the includes that still go up the table. Every `#include "..."`
-in engine/src, and in each public header (engine/include/zeroforge, on the row that lists it),
-must then name a header of its own module, of an earlier row, of the plugin SDK, or one of its
-row's listed exceptions. Also fails when a folder of engine/src or a public header
-has no row, or when a listed exception is no longer used (the list only shrinks). Exit 0 or 1.
+public headers it implements, and the includes that still go up the table. Every include in
+engine/src, and in each public header (engine/include/zeroforge, on the row that lists it), must
+then name a header of its own module, of an earlier row, of the plugin SDK, or one of its row's
+listed exceptions. Every form the preprocessor reads counts: `#include "..."` and
+`#include <...>`, indented or with spaces after the `#` (`#  include`), inside `#if` blocks or
+not (the check reads every line, whatever the conditions); an include of a macro
+(`#include SOME_HEADER`) is refused, since what it names cannot be checked. Also fails when a
+folder of engine/src or a public header has no row, or when a listed exception is no longer used
+(the list only shrinks). Exit 0 or 1.
 """
 import pathlib
 import re
@@ -34,8 +38,30 @@ def read_table(readme):
     return rows
 
 
-def module_of(include, source, src, modules, public):
-    """The module a quoted include belongs to, "sdk", or None for a header outside the engine."""
+# Any line whose first token is the directive, however spaced: `#include`, `  #  include`.
+# Group 1 is what follows the directive: "name", <name>, or a macro.
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include\b[ \t]*(.*)$', re.MULTILINE)
+NAMED = re.compile(r'"([^"]+)"|<([^>]+)>')
+
+
+def includes(text):
+    """[(name, quoted, line)] for every include directive of a file; name None for a macro."""
+    found = []
+    for match in INCLUDE.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        named = NAMED.match(match.group(1))
+        if named is None:
+            found.append((None, False, line))
+        else:
+            found.append((named.group(1) or named.group(2), named.group(1) is not None, line))
+    return found
+
+
+def module_of(include, quoted, source, src, modules, public):
+    """The module an include belongs to, "?name" for an unknown zeroforge/ header, or None for a
+    header outside the engine (or beside the including file: its own module). A quoted include
+    is looked up beside the including file first, as the compiler does; an angle-bracket one
+    only on the include path (engine/include, engine/src, the SDK)."""
     if include.startswith("zeroforge/"):
         name = include[len("zeroforge/"):]
         if name in public:
@@ -44,7 +70,7 @@ def module_of(include, source, src, modules, public):
     head = include.split("/")[0]
     if "/" in include and head in modules:
         return head
-    if (source.parent / include).exists():
+    if quoted and (source.parent / include).exists():
         return None  # beside the including file: its own module
     if "/" not in include and (src / include).exists():
         return "core"
@@ -83,8 +109,12 @@ def main(argv):
     checked = 0
     for source, module, relative in files:
         text = source.read_text(encoding="utf-8")
-        for include in re.findall(r'^#include "([^"]+)"', text, re.MULTILINE):
-            target = module_of(include, source, src, modules, public)
+        for include, quoted, line in includes(text):
+            if include is None:
+                problems.append(f"{relative}:{line}: an include of a macro cannot be checked: "
+                                "name the header")
+                continue
+            target = module_of(include, quoted, source, src, modules, public)
             if target is None or target == module:
                 continue
             checked += 1
