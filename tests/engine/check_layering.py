@@ -13,13 +13,20 @@ listed exceptions. Every form the preprocessor reads counts: `#include "..."` an
 not (the check reads every line, whatever the conditions); an include of a macro
 (`#include SOME_HEADER`) is refused, since what it names cannot be checked. Also fails when a
 folder of engine/src or a public header has no row, or when a listed exception is no longer used
-(the list only shrinks). Exit 0 or 1.
+(the list only shrinks).
+
+The build links one static library per module (engine/cmake/layers.cmake, whose link check makes
+a call up the table fail the build): its `zeroforge_module(NAME USES ...)` lines must name the
+table's modules in the table's order, each using exactly the earlier modules whose headers it
+includes, so that the table, the includes and the links cannot drift apart. Exit 0 or 1.
 """
 import pathlib
 import re
 import sys
 
 TABLE_HEADING = "## Layers, bottom-up"
+# The modules as the build declares them, bottom-up: `zeroforge_module(generate USES core io)`.
+MODULE_CALL = re.compile(r"^zeroforge_module\(([^)]*)\)", re.MULTILINE)
 
 
 def read_table(readme):
@@ -77,6 +84,41 @@ def module_of(include, quoted, source, src, modules, public):
     return None
 
 
+def read_link_list(path):
+    """[(module, [modules it USES])] in the order engine/cmake/layers.cmake declares them."""
+    declared = []
+    for call in MODULE_CALL.finditer(path.read_text(encoding="utf-8")):
+        words = call.group(1).split()
+        uses = words[2:] if len(words) > 1 and words[1] == "USES" else []
+        declared.append((words[0], uses))
+    return declared
+
+
+def check_link_list(path, order, reads):
+    """Problems of the build's module list against the table (order) and the includes (reads:
+    module -> the modules below it whose headers it includes)."""
+    name = "engine/cmake/layers.cmake"
+    if not path.exists():
+        return [f"{name} is missing: the build declares the modules there"]
+    declared = read_link_list(path)
+    problems = []
+    if [module for module, _ in declared] != list(order):
+        problems.append(f"{name} declares the modules {' '.join(m for m, _ in declared)}; the "
+                        f"table of engine/src/README.md has {' '.join(order)}")
+    for module, uses in declared:
+        if module not in order:
+            continue
+        for used in uses:
+            if used not in order or order[used] >= order[module]:
+                problems.append(f"{name}: {module} USES {used}, which is not below it in the table")
+            elif used not in reads[module]:
+                problems.append(f"{name}: {module} USES {used} but includes none of its headers")
+        for read in sorted(reads[module] - set(uses), key=order.get):
+            problems.append(f"{name}: {module} includes headers of {read} but does not list it "
+                            "in USES, so it does not link it")
+    return problems
+
+
 def main(argv):
     root = pathlib.Path(argv[1])
     src = root / "engine" / "src"
@@ -106,6 +148,7 @@ def main(argv):
             files.append((header, public[header.name], f"engine/include/zeroforge/{header.name}"))
 
     used = set()
+    reads = {module: set() for module in order}
     checked = 0
     for source, module, relative in files:
         text = source.read_text(encoding="utf-8")
@@ -123,6 +166,7 @@ def main(argv):
                     problems.append(f"{relative}: {include} is named in no row")
                 continue
             if order[target] < order[module]:
+                reads[module].add(target)
                 continue
             if include in exceptions[module]:
                 used.add((module, include))
@@ -134,6 +178,7 @@ def main(argv):
             if (module, include) not in used:
                 problems.append(f"{module}'s exception {include} is no longer used: remove it "
                                 "from engine/src/README.md")
+    problems += check_link_list(root / "engine" / "cmake" / "layers.cmake", order, reads)
     for problem in problems:
         print(problem)
     if problems:

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # tests/engine/check_layering.py over trees made here: a three-row table (core < low < high) and
 # one include that goes up the table per form the preprocessor reads, each of which must fail;
-# a tree whose includes all go down, in the same forms, must pass.
+# a tree whose includes all go down, in the same forms, must pass. Then the build's module list
+# (engine/cmake/layers.cmake) against the table and the includes.
 import os
 import pathlib
 import subprocess
@@ -26,6 +27,13 @@ README = textwrap.dedent("""\
     | `high` | a higher stage | `high.hpp` | |
 
     ## After the table
+    """)
+
+# The build's module list for that tree: what its includes use.
+LAYERS = textwrap.dedent("""    # the modules
+    zeroforge_module(core)
+    zeroforge_module(low USES core)
+    zeroforge_module(high USES core low)
     """)
 
 # Each includes something of `high` from `low`: all go up the table.
@@ -65,9 +73,10 @@ def make_tree(root):
     """A source tree the script accepts: the table, one header per module and public header."""
     files = {
         "engine/src/README.md": README,
+        "engine/cmake/layers.cmake": LAYERS,
         "engine/src/core_text.hpp": "// core\n#pragma once\n",
         "engine/src/low/stage.hpp": '#pragma once\n#include "core_text.hpp"\n',
-        "engine/src/high/stage.hpp": '#pragma once\n#include "low/stage.hpp"\n',
+        "engine/src/high/stage.hpp": '#pragma once\n#include "low/stage.hpp"\n#include "core_text.hpp"\n',
         "engine/src/high/beside.hpp": "#pragma once\n",
         "engine/include/zeroforge/base.hpp": "#pragma once\n",
         "engine/include/zeroforge/low.hpp": "#pragma once\n#include <zeroforge/base.hpp>\n",
@@ -99,7 +108,7 @@ class CheckLayeringTest(unittest.TestCase):
         result = check(self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         # The includes counted: those across modules, each form of the file's included.
-        self.assertIn("ok: 11 includes across modules follow the 3 layers", result.stdout)
+        self.assertIn("ok: 12 includes across modules follow the 3 layers", result.stdout)
 
     def test_each_form_of_an_upward_include_fails(self):
         for form, text in UPWARD.items():
@@ -129,6 +138,37 @@ class CheckLayeringTest(unittest.TestCase):
         self.write("engine/src/low/stage.cpp", "  #  include <high/stage.hpp>\n")
         result = check(self.root)
         self.assertEqual(result.returncode, 0, result.stdout)
+
+    def test_the_module_list_must_follow_the_table_and_the_includes(self):
+        cases = {
+            "zeroforge_module(core)\nzeroforge_module(high USES core low)\nzeroforge_module(low USES core)\n":
+                "engine/cmake/layers.cmake declares the modules core high low; the table of "
+                "engine/src/README.md has core low high",
+            "zeroforge_module(core)\nzeroforge_module(low USES core)\n":
+                "declares the modules core low;",
+            "zeroforge_module(core)\nzeroforge_module(low USES core high)\nzeroforge_module(high USES core low)\n":
+                "low USES high, which is not below it in the table",
+            "zeroforge_module(core)\nzeroforge_module(low USES core)\nzeroforge_module(high USES low)\n":
+                "high includes headers of core but does not list it in USES",
+            "zeroforge_module(core)\nzeroforge_module(low)\nzeroforge_module(high USES core low)\n":
+                "low includes headers of core but does not list it in USES",
+        }
+        for text, problem in cases.items():
+            with self.subTest(layers=text):
+                self.write("engine/cmake/layers.cmake", text)
+                result = check(self.root)
+                self.assertEqual(result.returncode, 1, result.stdout)
+                self.assertIn(problem, result.stdout)
+        # A use with no include behind it: high stops including core.
+        self.write("engine/cmake/layers.cmake", LAYERS)
+        self.write("engine/src/high/stage.hpp", '#pragma once\n#include "low/stage.hpp"\n')
+        result = check(self.root)
+        self.assertEqual(result.returncode, 1, result.stdout)
+        self.assertIn("high USES core but includes none of its headers", result.stdout)
+        pathlib.Path(self.root, "engine/cmake/layers.cmake").unlink()
+        result = check(self.root)
+        self.assertEqual(result.returncode, 1, result.stdout)
+        self.assertIn("engine/cmake/layers.cmake is missing", result.stdout)
 
 
 if __name__ == "__main__":
