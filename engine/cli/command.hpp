@@ -2,6 +2,7 @@
 // The shape every CLI command has, the exit codes, and the helpers commands share.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -45,6 +46,12 @@ void report_errors_as_json(const char* key = "errors");
 /// Directories zeroforge ships next to its executable (build tree and install tree alike):
 /// `<exe>/../share/zeroforge/templates`, `.../presets`, `<exe>/../lib/zeroforge/plugins`.
 std::filesystem::path data_dir();
+/// `n` and `word`, with an `s` unless `n` is 1: "1 config", "3 errors" (the summaries of
+/// import, migrate and validate; defined once, since with ZEROFORGE_UNITY they may share a unit).
+inline std::string plural(std::size_t n, const char* word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
 std::filesystem::path builtin_templates_dir();
 std::filesystem::path builtin_presets_dir();
 std::filesystem::path builtin_plugins_dir();

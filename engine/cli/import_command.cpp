@@ -16,14 +16,6 @@
 namespace zf::cli {
 namespace po = boost::program_options;
 
-namespace {
-
-std::string plural(std::size_t n, const char* word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
-
-}  // namespace
-
 int run_import(const std::vector<std::string>& args) {
   ImportRequest request;
   std::string output;

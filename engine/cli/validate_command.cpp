@@ -23,10 +23,6 @@ nlohmann::ordered_json load_config(const std::string& path) {
   return parse_json_text(read_file(path), path, JsonNumbers::AsWritten);
 }
 
-std::string plural(std::size_t n, const char* word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
-
 }  // namespace
 
 int run_validate(const std::vector<std::string>& args) {

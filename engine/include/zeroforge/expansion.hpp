@@ -4,7 +4,7 @@
 #pragma once
 
 #include <cstddef>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp>  // full type: Variant and Expansion hold ordered_json members
 #include <string>
 #include <vector>
 

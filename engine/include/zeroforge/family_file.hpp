@@ -4,7 +4,7 @@
 #pragma once
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp>  // full type: Family and its parts hold ordered_json members
 #include <string>
 #include <string_view>
 #include <vector>

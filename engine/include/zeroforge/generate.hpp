@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp>  // full type: GenerateRequest holds ordered_json members
 #include <optional>
 #include <string>
 #include <string_view>

@@ -12,7 +12,7 @@
 
 #include <cstddef>
 #include <filesystem>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp>  // full type: the config and result hold ordered_json members
 #include <string>
 #include <vector>
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <cstddef>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp>  // full type: ManifestEntry holds ordered_json members
 #include <string>
 #include <string_view>
 #include <vector>

@@ -12,7 +12,7 @@
 #pragma once
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp>  // full type: notes and migrations hold ordered_json members
 #include <optional>
 #include <string>
 #include <string_view>

@@ -17,7 +17,7 @@
 
 #include <filesystem>
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp>  // full type: the requests and results hold ordered_json members
 #include <optional>
 #include <string>
 #include <string_view>

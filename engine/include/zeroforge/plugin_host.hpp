@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp>  // full type: ordered_json members and default arguments
 #include <optional>
 #include <string>
 #include <string_view>

@@ -4,7 +4,7 @@
 // the value's file and pointer).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp>  // full type: Layer holds an ordered_json member
 #include <string>
 #include <string_view>
 #include <utility>

@@ -3,7 +3,7 @@
 // per-template values and pinned values), and the check that no layer changes a pinned value.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp>  // full type: Tier holds an ordered_json member
 #include <optional>
 #include <string>
 #include <string_view>

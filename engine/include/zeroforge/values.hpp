@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp>  // full type: LayeredValues holds ordered_json members
 #include <string>
 #include <string_view>
 #include <utility>

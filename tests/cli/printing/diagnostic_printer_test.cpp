@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Tests for engine/cli/diagnostic_printer.cpp: the one printer and the one JSON encoder.
+// Tests for engine/cli/printing/diagnostic_printer.cpp: the one printer and the one JSON encoder.
 #include "diagnostic_printer.hpp"
 
 #include <gtest/gtest.h>

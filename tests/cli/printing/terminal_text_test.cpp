@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// terminal_text and caret_line (engine/cli/terminal_text.cpp): what the CLI shows of input
+// terminal_text and caret_line (engine/cli/printing/terminal_text.cpp): what the CLI shows of input
 // bytes, as clang shows them, and the caret under an error's column when the line has some.
 #include "terminal_text.hpp"
 
