@@ -109,7 +109,8 @@ struct GenerateRequest {
   /// (`generate.waiting`), staging of killed runs removed (`generate.stale-staging`), a
   /// directory that cannot be replaced at once (`output.not-atomic`), check's notes
   /// (`generate.check-staging`, `generate.check-no-manifest`), plugin warnings (`plugin.message`).
-  /// zf::to_string(d) is the line the CLI prints. Unset: they are kept in
+  /// zf::to_string(d) is the line the CLI prints, less the ` [code]` that ends it. Unset: they
+  /// are kept in
   /// GenerateResult::messages.
   DiagnosticSink on_message;
 };
