@@ -7,6 +7,8 @@
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "code_points.hpp"
 #include "number_format.hpp"
@@ -511,7 +513,8 @@ int Value::compare(const Value& a, const Value& b) {
 
 void ValueDict::set(std::string key, Value value) {
   std::uint64_t key_hash = hash(key);
-  if (Value* existing = find(key, key_hash)) {
+  // lookup, not find: writing a key is not reading it.
+  if (Value* existing = const_cast<Value*>(lookup(key, key_hash))) {
     *existing = std::move(value);
     return;
   }
@@ -568,7 +571,7 @@ void ValueDict::prefetch() const {
   }
 }
 
-const Value* ValueDict::find(std::string_view key, std::uint64_t key_hash) const {
+const Value* ValueDict::lookup(std::string_view key, std::uint64_t key_hash) const {
   if (!(key_mask_ & (std::uint64_t{1} << (key_hash >> 58)))) return nullptr;
   if (index_) {
     std::size_t mask = index_->size() - 1;
@@ -585,8 +588,127 @@ const Value* ValueDict::find(std::string_view key, std::uint64_t key_hash) const
   return nullptr;
 }
 
-Value* ValueDict::find(std::string_view key, std::uint64_t key_hash) {
-  return const_cast<Value*>(static_cast<const ValueDict*>(this)->find(key, key_hash));
+ValueDict::ValueDict(const ValueDict& other)
+    : entries_(other.entries_),
+      hashes_(other.hashes_),
+      key_mask_(other.key_mask_),
+      index_(other.index_) {
+  other.note_whole();
+}
+
+ValueDict& ValueDict::operator=(const ValueDict& other) {
+  if (this != &other) {
+    other.note_whole();
+    entries_ = other.entries_;
+    hashes_ = other.hashes_;
+    key_mask_ = other.key_mask_;
+    index_ = other.index_;
+    reads_ = nullptr;
+  }
+  return *this;
+}
+
+ValueDict::ValueDict(ValueDict&& other) noexcept
+    : entries_(std::move(other.entries_)),
+      hashes_(std::move(other.hashes_)),
+      key_mask_(other.key_mask_),
+      index_(std::move(other.index_)) {
+  other.note_whole();
+}
+
+ValueDict& ValueDict::operator=(ValueDict&& other) noexcept {
+  if (this != &other) {
+    other.note_whole();
+    entries_ = std::move(other.entries_);
+    hashes_ = std::move(other.hashes_);
+    key_mask_ = other.key_mask_;
+    index_ = std::move(other.index_);
+    reads_ = nullptr;
+  }
+  return *this;
+}
+
+// ---- ValueReads -------------------------------------------------------------------------
+
+struct ValueReads::Node {
+  std::uint32_t parent = 0;
+  bool whole = false;                    // used whole: its size, its entries, a copy
+  bool below = false;                    // something in it or in a dict under it was read
+  std::unordered_set<std::string> keys;  // keys looked up in it
+  std::unordered_map<std::string, std::uint32_t> children;  // its dicts' nodes, by key
+};
+
+void ValueDict::note_whole_slow() const noexcept {
+  reads_->nodes_[reads_node_].whole = true;
+  reads_->mark_below(reads_node_);
+}
+
+void ValueDict::note_key(std::string_view key) const {
+  ValueReads::Node& node = reads_->nodes_[reads_node_];
+  node.keys.emplace(key);
+  reads_->mark_below(reads_node_);
+}
+
+ValueReads::ValueReads(Value root) : root_(std::move(root)) {
+  if (root_.is_dict()) watch(root_.as_dict(), 0, {});
+}
+
+ValueReads::~ValueReads() {
+  if (root_.is_dict()) unwatch(root_.as_dict());
+}
+
+void ValueReads::watch(const ValueDict& dict, std::uint32_t parent, std::string_view key) {
+  const auto index = static_cast<std::uint32_t>(nodes_.size());
+  nodes_.emplace_back();
+  nodes_.back().parent = parent;
+  if (index != 0) nodes_[parent].children.emplace(key, index);
+  if (dict.reads_ != nullptr) {
+    // Reached twice (one dict under two keys): its reads cannot tell the two places apart.
+    nodes_[index].whole = true;
+    if (dict.reads_ == this) nodes_[dict.reads_node_].whole = true;
+    return;
+  }
+  auto& watched = const_cast<ValueDict&>(dict);  // only the two fields that watch it
+  watched.reads_ = this;
+  watched.reads_node_ = index;
+  for (const auto& [name, value] : dict.entries_) {
+    if (value.is_dict()) watch(value.as_dict(), index, name);
+  }
+}
+
+void ValueReads::unwatch(const ValueDict& dict) {
+  if (dict.reads_ != this) return;
+  const_cast<ValueDict&>(dict).reads_ = nullptr;
+  for (const auto& entry : dict.entries_) {
+    if (entry.second.is_dict()) unwatch(entry.second.as_dict());
+  }
+}
+
+void ValueReads::mark_below(std::uint32_t at) noexcept {
+  while (!nodes_[at].below) {
+    nodes_[at].below = true;
+    if (at == 0) break;
+    at = nodes_[at].parent;
+  }
+}
+
+bool ValueReads::may_have_read(const std::vector<std::string>& path) const {
+  if (nodes_.empty()) return true;  // the root is not a dict: nothing is known
+  std::uint32_t at = 0;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const Node& node = nodes_[at];
+    if (node.whole) return true;
+    const bool last = i + 1 == path.size();
+    if (last && node.keys.contains(path[i])) return true;
+    auto child = node.children.find(path[i]);
+    if (child == node.children.end()) {
+      // Not a dict here: what lies on the way to the value is read through this key.
+      return node.keys.contains(path[i]);
+    }
+    if (last) return nodes_[child->second].below;
+    at = child->second;
+  }
+  return nodes_[at].below;
 }
 
 }  // namespace zf

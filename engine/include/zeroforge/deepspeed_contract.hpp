@@ -64,7 +64,10 @@ struct ContractCheck {
 /// without nvme_path, the batch arithmetic (global_batch_size divisible by micro batch x
 /// world size), unknown keys inside the contract's sections, and near-miss top-level names.
 /// With `sources`, errors name the file and pointer where each value was written; without,
-/// they carry the value pointer only (cheap; rerun with sources to report).
+/// they carry the value pointer only (cheap; rerun with sources to report). Of the passthrough
+/// value `extra` it reads only the kind (an object, null, or anything else, which it refuses):
+/// import checks an object `extra` as `{}` (import/regenerate.hpp), so a check that looks
+/// inside `extra` must change that too.
 ContractCheck check_deepspeed_values(const nlohmann::ordered_json& values,
                                      const SourcedValues* sources = nullptr);
 /// The same check of values given in two layers, `top` over `base` (as VariantValues keeps a

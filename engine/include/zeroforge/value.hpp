@@ -16,6 +16,7 @@ namespace zf {
 
 class Value;
 class ValueDict;
+class ValueReads;
 class Callable;
 
 /// A list value's elements.
@@ -359,6 +360,9 @@ class Value {
 /// A dict value: string keys in insertion order (as the template or the JSON wrote them),
 /// with each key's hash kept beside it so lookups compare hashes before bytes, and an
 /// open-addressing index once the dict is large.
+///
+/// A dict that a ValueReads watches tells it what is read of it: each key looked up
+/// (`find`, `contains`), and every use of the whole dict (its size, its entries, a copy).
 class ValueDict {
  public:
   using Entry = std::pair<std::string, Value>;
@@ -372,31 +376,65 @@ class ValueDict {
   }
 
   ValueDict() = default;
+  /// A copy (or a move) reads the whole of `other`, and is not watched itself.
+  ValueDict(const ValueDict& other);
+  ValueDict& operator=(const ValueDict& other);
+  ValueDict(ValueDict&& other) noexcept;
+  ValueDict& operator=(ValueDict&& other) noexcept;
+  ~ValueDict() = default;
+
   /// Inserts or replaces; a replaced key keeps its original position (Python dict semantics).
   void set(std::string key, Value value);
   /// The value under `key`, or nullptr.
   const Value* find(std::string_view key) const { return find(key, hash(key)); }
   Value* find(std::string_view key) { return find(key, hash(key)); }
   /// The same, with `key_hash == hash(key)` already known.
-  const Value* find(std::string_view key, std::uint64_t key_hash) const;
-  Value* find(std::string_view key, std::uint64_t key_hash);
+  const Value* find(std::string_view key, std::uint64_t key_hash) const {
+    if (reads_ != nullptr) [[unlikely]]
+      note_key(key);
+    return lookup(key, key_hash);
+  }
+  Value* find(std::string_view key, std::uint64_t key_hash) {
+    return const_cast<Value*>(static_cast<const ValueDict*>(this)->find(key, key_hash));
+  }
   bool contains(std::string_view key) const { return find(key) != nullptr; }
   /// Asks the CPU to start loading the tables lookups read (no effect on the contents). A
   /// render calls it on its values first: a value set not used lately is out of cache, and
   /// loads issued together overlap where lookups one by one would each wait on memory.
   void prefetch() const;
-  std::size_t size() const noexcept { return entries_.size(); }
-  bool empty() const noexcept { return entries_.empty(); }
+  std::size_t size() const noexcept {
+    note_whole();
+    return entries_.size();
+  }
+  bool empty() const noexcept {
+    note_whole();
+    return entries_.empty();
+  }
   /// Reserves room for `n` entries.
   void reserve(std::size_t n);
-  const std::vector<Entry>& entries() const noexcept { return entries_; }
-  auto begin() const noexcept { return entries_.begin(); }
+  const std::vector<Entry>& entries() const noexcept {
+    note_whole();
+    return entries_;
+  }
+  auto begin() const noexcept {
+    note_whole();
+    return entries_.begin();
+  }
   auto end() const noexcept { return entries_.end(); }
 
  private:
+  friend class ValueReads;
   // Slots hold entry index + 1 (0 = empty); the table is a power of two, at most half full.
   using Index = std::vector<std::uint32_t>;
   void rebuild_index();
+  const Value* lookup(std::string_view key, std::uint64_t key_hash) const;
+  // What a watched dict tells its ValueReads; a dict nobody watches pays one test of reads_.
+  void note_whole() const noexcept {
+    if (reads_ != nullptr) [[unlikely]]
+      note_whole_slow();
+  }
+  [[gnu::noinline]] void note_whole_slow() const noexcept;
+  [[gnu::noinline]] void note_key(std::string_view key) const;
 
   std::vector<Entry> entries_;
   std::vector<std::uint64_t> hashes_;  // hashes_[i] == hash(entries_[i].first)
@@ -405,8 +443,51 @@ class ValueDict {
   // Built once a dict is large enough that a linear scan stops being the fastest lookup;
   // copies of a dict share it until one of them is written to.
   std::shared_ptr<Index> index_;
+  // The ValueReads watching this dict and the dict's node in it (none: nullptr).
+  ValueReads* reads_ = nullptr;
+  std::uint32_t reads_node_ = 0;
 };
 
+/// Which parts of a value tree a computation read, as its dicts saw it: what import's fit
+/// asks to know that a render never looked at a value, so that leaving the value out cannot
+/// change the render. Every dict reachable from the root through dicts is watched (a dict
+/// inside a list is reached only through the list, which its own key's look-up records).
+/// Recording costs a few look-ups in a hash table per read; a dict not watched pays nothing
+/// but a pointer test.
+///
+///     zf::Value values = zf::Value::from_json(json);
+///     zf::ValueReads reads(values);
+///     tpl->render(values);
+///     reads.may_have_read({"zero", "stage3_max_live_parameters"});  // false: never looked up
+///
+/// The tree must not be shared with another thread while it is watched, nor changed (dicts
+/// are immutable once shared anyway). The ValueReads keeps the tree alive and stops watching
+/// it when destroyed; a copy of a watched dict made meanwhile counts as reading all of it and
+/// is not watched.
+class ValueReads {
+ public:
+  /// Starts watching every dict of `root` reachable through dicts.
+  explicit ValueReads(Value root);
+  ValueReads(const ValueReads&) = delete;
+  ValueReads& operator=(const ValueReads&) = delete;
+  ~ValueReads();
+
+  /// False when nothing read so far could have seen the value at `path` (keys from the root)
+  /// or its absence: no dict on the way to it was used whole, its key was never looked up in
+  /// its dict, and nothing under it was read. True for the empty path when anything was read.
+  bool may_have_read(const std::vector<std::string>& path) const;
+
+ private:
+  friend class ValueDict;
+  struct Node;
+  void watch(const ValueDict& dict, std::uint32_t parent, std::string_view key);
+  void unwatch(const ValueDict& dict);
+  // Marks node `at` and the nodes above it as read below.
+  void mark_below(std::uint32_t at) noexcept;
+
+  Value root_;
+  std::vector<Node> nodes_;  // nodes_[0] is the root dict's
+};
 /// Something a template can call: a macro, or a function a plugin registers.
 class Callable {
  public:

@@ -30,6 +30,12 @@ void leaves(const Json& node, Path& path, std::vector<Path>& out) {
 // `patch` merged into `target` as LayeredValues::apply merges a layer: a non-empty object
 // into an object member by member, anything else replacing what is there.
 void merge_into(Json& target, const Json& patch) {
+  if (target.is_object() && target.empty()) {
+    // Member by member into nothing is a copy: one pass, no index (a config's `extra` can
+    // hold a million keys, and the base's is empty).
+    target = patch;
+    return;
+  }
   detail::MemberIndex index(target, patch.size());
   for (const auto& [key, value] : patch.items()) {
     Json* it = index.find(key);
@@ -48,16 +54,55 @@ void merge_into(Json& target, const Json& patch) {
   }
 }
 
-// `values` without the leaf at `path` (objects it empties go too).
-Json without(const Json& values, const Path& path) {
-  Json out = values;
-  std::vector<Json*> chain{&out};
-  for (std::size_t i = 0; i + 1 < path.size(); ++i) chain.push_back(&(*chain.back())[path[i]]);
-  chain.back()->erase(path.back());
-  for (std::size_t i = chain.size() - 1; i > 0 && chain[i]->empty(); --i) {
-    chain[i - 1]->erase(path[i - 1]);
+// A branch of the values taken out (take_leaf) and the place to put it back (put_back).
+struct Taken {
+  Path at;               // the branch: the leaf, or the shallowest object it alone fills
+  std::size_t position;  // its place among its parent's members
+  Json value;
+};
+
+using Members = std::vector<std::pair<const std::string, Json>>;  // an ordered_json object's
+
+Members& members_of(Json& object) {
+  return static_cast<Members&>(object.get_ref<Json::object_t&>());
+}
+
+// Takes the leaf at `path` out of `values` in place, with the objects it would leave empty:
+// the fit tries each leaf's absence without copying the values (a config's `extra` can hold a
+// million keys) and puts the branch back if it must stay.
+Taken take_leaf(Json& values, const Path& path) {
+  std::vector<Json*> chain{&values};
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) chain.push_back(&chain.back()->at(path[i]));
+  std::size_t depth = path.size();
+  while (depth > 1 && chain[depth - 1]->size() == 1) --depth;
+  Members& members = members_of(*chain[depth - 1]);
+  std::size_t position = 0;
+  while (members[position].first != path[depth - 1]) ++position;
+  Taken taken{Path(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(depth)), position,
+              std::move(members[position].second)};
+  auto& object = chain[depth - 1]->get_ref<Json::object_t&>();
+  object.erase(object.begin() + static_cast<std::ptrdiff_t>(position));
+  return taken;
+}
+
+// Puts a branch take_leaf took back where it was, so the values are as before, key order too.
+void put_back(Json& values, Taken taken) {
+  Json* parent = &values;
+  for (std::size_t i = 0; i + 1 < taken.at.size(); ++i) parent = &parent->at(taken.at[i]);
+  Members& members = members_of(*parent);
+  if (taken.position == members.size()) {
+    members.emplace_back(std::move(taken.at.back()), std::move(taken.value));
+    return;
   }
-  return out;
+  // The members are pairs with a const key, which a vector cannot shift by assignment.
+  Members rebuilt;
+  rebuilt.reserve(members.size() + 1);
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (i == taken.position)
+      rebuilt.emplace_back(std::move(taken.at.back()), std::move(taken.value));
+    rebuilt.emplace_back(members[i].first, std::move(members[i].second));
+  }
+  members = std::move(rebuilt);
 }
 
 }  // namespace
@@ -87,14 +132,37 @@ prepare::PreparedConfig Regenerator::prepare(const Json& member) const {
   return prepare::prepare_merged(merged(member), checks());
 }
 
-Json Regenerator::render(const Json& member) const {
-  return template_->render_json(Value::from_json(merged(member)));
+std::vector<Diagnostic> Regenerator::problems(const Json& member) const {
+  auto extra = member.find("extra");
+  if (extra == member.end() || !extra->is_object() || extra->empty() ||
+      defaults_.pins.values.contains("extra")) {
+    return prepare(member).problems;
+  }
+  // The member with `extra` as `{}`: what the checks read of it is that it is an object
+  // (deepspeed_contract.hpp), and `{}` over the base's `extra` merges to an object too.
+  Json checked = Json::object();
+  Members& members = members_of(checked);
+  members.reserve(member.size());
+  for (const auto& [key, value] : member.items()) {
+    members.emplace_back(key, key == "extra" ? Json::object() : value);
+  }
+  return prepare(checked).problems;
+}
+
+Json Regenerator::render(const Json& member, std::unique_ptr<ValueReads>* reads) const {
+  Value values = Value::from_json(merged(member));
+  if (reads == nullptr) return template_->render_json(values);
+  auto watched = std::make_unique<ValueReads>(values);
+  Json out = template_->render_json(values);
+  *reads = std::move(watched);
+  return out;
 }
 
 FittedMember fit_member(ConfigMapping& mapping, const Json& config, const Regenerator& regenerator,
                         const std::string& file) {
   const std::string& name = regenerator.template_name();
   Json values;
+  std::unique_ptr<ValueReads> reads;  // what the last render that gave the config back read
   for (int round = 0;; ++round) {
     if (round == kMaxRounds) {
       throw Error(ErrorKind::Values, file + ": import did not settle on values (a bug)");
@@ -117,7 +185,7 @@ FittedMember fit_member(ConfigMapping& mapping, const Json& config, const Regene
     }
     Json rendered;
     try {
-      rendered = regenerator.render(values);
+      rendered = regenerator.render(values, &reads);
     } catch (const Error& error) {
       throw Error(ErrorKind::Values, file + ": cannot be imported with " + name +
                                          ": rendering its values failed: " + error.what());
@@ -139,25 +207,38 @@ FittedMember fit_member(ConfigMapping& mapping, const Json& config, const Regene
   }
   FittedMember fitted;
   fitted.full = values;
-  // Drop each value the base already gives, as long as the config still comes back.
+  // Drop each value the base already gives, as long as the config still comes back: each
+  // leaf in turn is taken out, and put back if the contract refuses its absence or the render
+  // then differs. Taking out a leaf that the last render giving the config back did not read
+  // (nor its absence, nor a dict around it as a whole) leaves that render as it was, so it
+  // needs no render of its own; the contract, which is not the template, is asked every time.
   std::vector<Path> all;
   Path path;
   leaves(values, path, all);
   for (const Path& leaf : all) {
-    Json candidate = without(values, leaf);
     // The base gives the same value: the merged values, and so the render, do not change.
     const Json* own = value_at(values, leaf);
     const Json* base = value_at(regenerator.base(), leaf);
-    if (own != nullptr && base != nullptr && base->type() == own->type() &&
-        base->dump() == own->dump()) {
-      values = std::move(candidate);
+    const bool base_gives_it = own != nullptr && base != nullptr && base->type() == own->type() &&
+                               base->dump() == own->dump();
+    Taken taken = take_leaf(values, leaf);
+    if (base_gives_it) continue;
+    if (!regenerator.problems(values).empty()) {
+      put_back(values, std::move(taken));
       continue;
     }
-    if (!regenerator.problems(candidate).empty()) continue;
+    if (!reads->may_have_read(taken.at)) continue;
+    std::unique_ptr<ValueReads> next;
+    bool same = false;
     try {
-      if (same_json(regenerator.render(candidate), config)) values = std::move(candidate);
+      same = same_json(regenerator.render(values, &next), config);
     } catch (const Error&) {
       // The base's value fails to render here (a guard refuses it): the value stays.
+    }
+    if (same) {
+      reads = std::move(next);
+    } else {
+      put_back(values, std::move(taken));
     }
   }
   fitted.values = std::move(values);

@@ -14,6 +14,7 @@
 #include "zeroforge/environment.hpp"
 #include "zeroforge/template.hpp"
 #include "zeroforge/template_defaults.hpp"
+#include "zeroforge/value.hpp"
 
 namespace zf::importer {
 
@@ -33,10 +34,15 @@ class Regenerator {
   prepare::Checks checks() const noexcept {
     return {&defaults_.pins, defaults_.contract == "deepspeed", nullptr};
   }
-  /// prepare(member).problems.
-  std::vector<Diagnostic> problems(const Json& member) const { return prepare(member).problems; }
-  /// The rendered config (normalised JSON). Throws zf::Error for a template error.
-  Json render(const Json& member) const;
+  /// prepare(member).problems. The checks read only the kind of `extra` (an object, null, or
+  /// something else, which the contract refuses) unless a pin names it, so an object `extra`
+  /// is checked as `{}`: the fit asks this once per value it tries to drop, and `extra` can
+  /// hold a million keys.
+  std::vector<Diagnostic> problems(const Json& member) const;
+  /// The rendered config (normalised JSON). Throws zf::Error for a template error. With
+  /// `reads`, it is set to what the render read of the merged values (zeroforge/value.hpp's
+  /// ValueReads; the merged values' paths are the member's).
+  Json render(const Json& member, std::unique_ptr<ValueReads>* reads = nullptr) const;
   /// The template defaults' layers (what expand_family takes).
   const TemplateDefaults& defaults() const noexcept { return defaults_; }
   const std::string& template_name() const noexcept { return template_name_; }
@@ -62,9 +68,11 @@ struct FittedMember {
 
 /// Fits `config`'s values: assembles the mapping, demotes what the contract refuses or the
 /// render does not give back, until `regenerator.render(values)` equals `config` as a JSON
-/// value; then drops each value the base already gives. `file` names the config in errors.
-/// Throws zf::Error (Values) when the template cannot give the config back at all (a pinned
-/// value it contradicts, a key a custom template always writes).
+/// value; then drops each value the base already gives (one at a time, in the values' order,
+/// each kept only if the contract refuses its absence or the render changes without it; a value
+/// the render did not read is dropped without rendering again: see ValueReads). `file` names the
+/// config in errors. Throws zf::Error (Values) when the template cannot give the config back at all
+/// (a pinned value it contradicts, a key a custom template always writes).
 FittedMember fit_member(ConfigMapping& mapping, const Json& config, const Regenerator& regenerator,
                         const std::string& file);
 
