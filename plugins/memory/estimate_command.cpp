@@ -78,6 +78,8 @@ const char* const kHelp =
     "  --intra-node-gbs F  --pcie-gbs F    GB/s per GPU, one direction\n"
     "  --inter-node-gbs F           GB/s of a node's network, one direction (default 200)\n"
     "  --cpu-cores N  --nvme-gbs F  per node (default 32 and 7)\n"
+    "  --step-constant KEY=VALUE    override one of the model's fitted constants (repeatable;\n"
+    "                               docs/estimator.md, \"The constants\")\n"
     "DeepSpeed's estimator:\n"
     "  --zero-init true|false       (default true)\n"
     "  --additional-buffer-factor F (default 1.5)\n"
@@ -203,6 +205,20 @@ void add_cluster_flags(std::map<std::string, Setter>& valued, Options& o,
       {"--pcie-gbs", [&](auto& f, auto& v) { o.hardware.pcie_gbs = parse_rate(f, v); }},
       {"--nvme-gbs", [&](auto& f, auto& v) { o.hardware.nvme_gbs = parse_rate(f, v); }},
       {"--cpu-cores", [&](auto& f, auto& v) { o.hardware.cpu_cores = parse_int(f, v); }},
+      {"--step-constant",
+       [&](auto& f, auto& v) {
+         const auto eq = v.find('=');
+         if (eq == std::string::npos || eq == 0)
+           throw std::invalid_argument(f + ": expected KEY=VALUE, got '" + v + "'");
+         try {
+           set_step_constant(o.hardware.constants, v.substr(0, eq),
+                             parse_double(f, v.substr(eq + 1)));
+         } catch (const std::invalid_argument& e) {
+           const std::string what = e.what();
+           if (what.rfind(f, 0) == 0) throw;
+           throw std::invalid_argument(f + ": " + what);
+         }
+       }},
       {"--gpus-per-node", [&](auto& f, auto& v) { in.gpus_per_node = parse_int(f, v); }},
       {"--nodes", [&](auto& f, auto& v) { in.nodes = parse_int(f, v); }},
       {"--gpu-memory-gib", [&](auto& f, auto& v) { in.gpu_memory_gib = parse_double(f, v); }},

@@ -21,12 +21,54 @@ void check_positive(const char* key, std::optional<double> value) {
 
 double element_bytes(Precision precision) { return precision == Precision::Fp32 ? 4.0 : 2.0; }
 
-// Communication that overlap hides: kCommOverlap of it, at most the compute it runs behind.
-double exposed(double comm, double compute) {
-  return comm - std::min(kCommOverlap * comm, compute);
+// Communication that overlap hides: `overlap` of it, at most the compute it runs behind.
+double exposed(double comm, double compute, double overlap) {
+  return comm - std::min(overlap * comm, compute);
 }
 
 }  // namespace
+
+void set_step_constant(StepConstants& constants, const std::string& key, double value) {
+  struct Field {
+    const char* key;
+    double StepConstants::*member;
+    bool fraction;
+  };
+  static constexpr Field kFields[] = {
+      {"matmul_efficiency_at_ref", &StepConstants::matmul_efficiency_at_ref, true},
+      {"matmul_work_exponent", &StepConstants::matmul_work_exponent, false},
+      {"matmul_efficiency_max", &StepConstants::matmul_efficiency_max, true},
+      {"collective_efficiency", &StepConstants::collective_efficiency, true},
+      {"comm_overlap", &StepConstants::comm_overlap, true},
+      {"cpu_adam_params_per_core_second", &StepConstants::cpu_adam_params_per_core_second, false},
+  };
+  std::string known;
+  for (const Field& field : kFields) {
+    if (key == field.key) {
+      // The overlap may be 0 (nothing hidden); the others divide or scale, so must be positive.
+      const bool zero_ok = key == "comm_overlap";
+      if (!std::isfinite(value) || value < 0 || (value == 0 && !zero_ok) ||
+          (field.fraction && value > 1)) {
+        throw std::invalid_argument(key + ": expected " +
+                                    (field.fraction ? "a fraction up to 1" : "a positive number") +
+                                    ", got " + std::to_string(value));
+      }
+      constants.*field.member = value;
+      return;
+    }
+    known += known.empty() ? field.key : std::string(", ") + field.key;
+  }
+  throw std::invalid_argument("unknown step constant '" + key + "' (known: " + known + ")");
+}
+
+double matmul_efficiency(const ModelShape& shape, std::int64_t micro_batch_size,
+                         const StepConstants& c) {
+  const double work = static_cast<double>(micro_batch_size) * static_cast<double>(shape.seq_len) *
+                      static_cast<double>(shape.hidden);
+  const double grown =
+      c.matmul_efficiency_at_ref * std::pow(work / kMatmulReferenceWork, c.matmul_work_exponent);
+  return std::min(c.matmul_efficiency_max, grown);
+}
 
 Hardware resolve_hardware(const HardwareGiven& given, Precision precision) {
   check_positive("gpu_tflops", given.gpu_tflops);
@@ -59,6 +101,7 @@ Hardware resolve_hardware(const HardwareGiven& given, Precision precision) {
   fill("pcie_gbs", given.pcie_gbs, gpu->pcie_gbs, hw.pcie_gbs);
   fill("nvme_gbs", given.nvme_gbs, kDefaultNvmeGbs, hw.nvme_gbs);
   hw.cpu_cores = given.cpu_cores.value_or(kDefaultCpuCores);
+  hw.constants = given.constants;
   if (!given.cpu_cores) hw.assumed.push_back("cpu_cores");
   return hw;
 }
@@ -111,10 +154,10 @@ CommVolume comm_volume(int stage, std::int64_t params, std::int64_t world_size,
   return out;
 }
 
-double ring_bandwidth_gbs(const Hardware& hw, std::int64_t gpus_per_node, std::int64_t nodes) {
+double ring_bandwidth_gbs(const Hardware& hw, std::int64_t nodes) {
   double link = hw.intra_node_gbs;
-  if (nodes > 1) link = std::min(link, hw.inter_node_gbs / static_cast<double>(gpus_per_node));
-  return link * kCollectiveEfficiency;
+  if (nodes > 1) link = std::min(link, hw.inter_node_gbs);
+  return link * hw.constants.collective_efficiency;
 }
 
 StepTime step_time(const Inputs& in, std::int64_t gradient_accumulation, const Hardware& hw) {
@@ -134,20 +177,22 @@ StepTime step_time(const Inputs& in, std::int64_t gradient_accumulation, const H
 
   const double micro_flops =
       forward_backward_flops(*in.shape, in.micro_batch_size, in.checkpointing);
-  const double micro_compute = micro_flops / (hw.gpu_tflops * 1e12 * kMatmulEfficiency);
+  const double efficiency = matmul_efficiency(*in.shape, in.micro_batch_size, hw.constants);
+  const double micro_compute = micro_flops / (hw.gpu_tflops * 1e12 * efficiency);
   out.flops_per_gpu = ga * micro_flops;
   out.compute = ga * micro_compute;
 
   const CommVolume volume = comm_volume(in.stage, in.params, world, in.precision);
-  const double bw = ring_bandwidth_gbs(hw, in.gpus_per_node, in.nodes) * kGB;
+  const double bw = ring_bandwidth_gbs(hw, in.nodes) * kGB;
   const double micro_comm = volume.per_micro_step / bw;
   const double boundary_comm = volume.at_boundary / bw;
   const double after_comm = volume.after_step / bw;
   out.communication_total = ga * micro_comm + boundary_comm + after_comm;
   // The boundary's reduction runs in the last backward; the all-gather after the optimizer
   // has no compute to hide behind.
-  out.communication = (ga - 1) * exposed(micro_comm, micro_compute) +
-                      exposed(micro_comm + boundary_comm, micro_compute) + after_comm;
+  const double overlap = hw.constants.comm_overlap;
+  out.communication = (ga - 1) * exposed(micro_comm, micro_compute, overlap) +
+                      exposed(micro_comm + boundary_comm, micro_compute, overlap) + after_comm;
 
   // Offload, per GPU over PCIe and per node on NVMe (ZeRO-Offload, ZeRO-Infinity).
   double pcie = 0, nvme = 0;
@@ -176,7 +221,8 @@ StepTime step_time(const Inputs& in, std::int64_t gradient_accumulation, const H
   const double states = in.optimizer == Optimizer::Adam ? 2 : 1;
   if (optimizer_off) {
     const double node_params = partition * static_cast<double>(in.gpus_per_node);
-    out.optimizer = node_params / (static_cast<double>(hw.cpu_cores) * kCpuAdamParamsPerCoreSecond);
+    out.optimizer = node_params / (static_cast<double>(hw.cpu_cores) *
+                                   hw.constants.cpu_adam_params_per_core_second);
   } else {
     const double touched = (2 + states) * 4 + (1 + states) * 4 + (bytes == 2 ? 2 : 0);
     out.optimizer = partition * touched / (hw.memory_gbs * kGB);

@@ -13,16 +13,43 @@
 
 namespace zf::memory {
 
-/// The model's efficiency constants (docs/estimator.md, "Step time", says where each is from).
-/// The fraction of the dense peak that the transformer's matmuls reach.
-inline constexpr double kMatmulEfficiency = 0.5;
-/// The fraction of a link's bandwidth that a ring collective's bus bandwidth reaches.
-inline constexpr double kCollectiveEfficiency = 0.8;
-/// The fraction of communication that runs behind compute (overlap_comm, prefetching),
-/// never more than the compute it hides behind.
-inline constexpr double kCommOverlap = 0.5;
-/// DeepSpeed's CPU Adam: parameters one CPU core steps per second.
-inline constexpr double kCpuAdamParamsPerCoreSecond = 1.0e8;
+/// The model's fitted constants (docs/estimator.md, "Step time", "The constants", says where
+/// each is from). The defaults are fitted by tests/data/step-time/fit.py on the 'fit' points of
+/// tests/data/step-time/published.json only; `estimate --step-constant KEY=VALUE` overrides one
+/// (the fit does, to search them through the real model).
+struct StepConstants {
+  /// The matmul efficiency (fraction of the dense peak) is a power of the per-GPU work
+  /// w = micro batch x seq_len x hidden: efficiency_at_ref x (w / kMatmulReferenceWork) ^
+  /// work_exponent, at most efficiency_max. Small micro batches and narrow layers run far
+  /// below the peak (kernel launches, memory-bound elementwise work), wide ones near it.
+  /// Fitted (tests/data/step-time/fit.py, 7 fit points; docs/estimator.md gives each error).
+  double matmul_efficiency_at_ref = 0.245;
+  double matmul_work_exponent = 0.37;
+  double matmul_efficiency_max = 0.59;
+  /// The fraction of a link's bandwidth that a ring collective's bus bandwidth reaches
+  /// (assumed, not fitted).
+  double collective_efficiency = 0.8;
+  /// The fraction of communication that runs behind compute (overlap_comm, prefetching),
+  /// never more than the compute it hides behind (assumed, not fitted).
+  double comm_overlap = 0.5;
+  /// DeepSpeed's CPU Adam: parameters one CPU core steps per second. Fitted with the above; the
+  /// ZeRO-Offload tutorial's log (optimizer_step 6.2-6.5 s for 10 B parameters on a DGX-2's 48
+  /// cores) says 3.3e7 directly.
+  double cpu_adam_params_per_core_second = 3.5e7;
+};
+/// The work w at which StepConstants::matmul_efficiency_at_ref holds: 1e7 tokens x hidden (a
+/// scale for the fit, not a fitted constant: about 2,500 tokens of a 4,096-wide model).
+inline constexpr double kMatmulReferenceWork = 1.0e7;
+
+/// Sets `key` (a StepConstants field name) of `constants` from `value`; throws
+/// std::invalid_argument for an unknown key or a value that is not positive (or above 1 for a
+/// fraction).
+void set_step_constant(StepConstants& constants, const std::string& key, double value);
+
+/// The fraction of the dense peak the matmuls of one micro batch of `micro_batch_size`
+/// sequences of `shape` reach under `constants`.
+double matmul_efficiency(const ModelShape& shape, std::int64_t micro_batch_size,
+                         const StepConstants& constants);
 
 /// What a tier (or the options) says about the hardware; what it leaves out is filled from the
 /// GPU table and the defaults of docs/estimator.md.
@@ -34,6 +61,7 @@ struct HardwareGiven {
   std::optional<double> pcie_gbs;         ///< per GPU, one direction
   std::optional<std::int64_t> cpu_cores;  ///< per node
   std::optional<double> nvme_gbs;         ///< per node
+  StepConstants constants;                ///< the fitted ones unless overridden
 };
 
 /// The GPU assumed when a tier names none: the shipped medium and large tiers' H100.
@@ -56,6 +84,7 @@ struct Hardware {
   double pcie_gbs = 0;
   std::int64_t cpu_cores = 0;
   double nvme_gbs = 0;
+  StepConstants constants;
   std::vector<std::string> assumed;
 };
 
@@ -80,8 +109,10 @@ CommVolume comm_volume(int stage, std::int64_t params, std::int64_t world_size,
                        Precision precision);
 
 /// The bandwidth (GB/s) one GPU's ring traffic gets: the intra-node link on one node, else the
-/// slower of it and the node's network shared by its GPUs; times kCollectiveEfficiency.
-double ring_bandwidth_gbs(const Hardware& hw, std::int64_t gpus_per_node, std::int64_t nodes);
+/// slower of it and the node's network (a ring crosses each node's boundary once, and NCCL runs
+/// one ring per NIC, so every GPU's stream leaves through the whole network, not a share of it);
+/// times the collective efficiency.
+double ring_bandwidth_gbs(const Hardware& hw, std::int64_t nodes);
 
 /// One step's time, seconds, and its parts as they add up (communication is what overlap
 /// leaves exposed).

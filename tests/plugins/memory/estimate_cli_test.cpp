@@ -195,6 +195,14 @@ TEST(EstimateCliTest, RefusesUnknownGpusAndBadRates) {
       {{"--gradient-accumulation-steps", "0"},
        "--gradient-accumulation-steps: must be positive, got 0"},
       {{"--cpu-cores", "2.5"}, "--cpu-cores: expected an integer, got '2.5'"},
+      {{"--step-constant", "comm_overlap"},
+       "--step-constant: expected KEY=VALUE, got 'comm_overlap'"},
+      {{"--step-constant", "matmul_efficiency_max=2"},
+       "--step-constant: matmul_efficiency_max: expected a fraction up to 1, got 2.000000"},
+      {{"--step-constant", "speed=1"},
+       "--step-constant: unknown step constant 'speed' (known: matmul_efficiency_at_ref, "
+       "matmul_work_exponent, matmul_efficiency_max, collective_efficiency, comm_overlap, "
+       "cpu_adam_params_per_core_second)"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.message);
@@ -263,4 +271,22 @@ TEST(EstimateCliTest, AllStagesNamesTheFastestRowThatFits) {
 }
 
 }  // namespace
+// --step-constant overrides a fitted constant for one run (how tests/data/step-time/fit.py
+// searches them): halving the efficiency ceiling slows a run that sits at it.
+TEST(EstimateCliTest, StepConstantOverridesAFittedConstant) {
+  const std::vector<std::string> base = {"estimate", "--model",  "llama-2-7b",
+                                         "--tier",   "large",    "--micro-batch-size",
+                                         "8",        "--format", "json"};
+  auto seconds = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run_cli(args);
+    EXPECT_NE(r.exit_code, 2) << r.err;
+    return nlohmann::json::parse(r.out)["step"]["parts"]["compute"].get<double>();
+  };
+  const double shipped = seconds({});
+  const double halved = seconds({"--step-constant", "matmul_efficiency_max=0.295"});
+  EXPECT_NEAR(halved / shipped, 2.0, 1e-3);
+}
+
 }  // namespace zf

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 // The step-time model against published DeepSpeed throughput (tests/data/step-time/
-// published.json): each point's error is what the data file and docs/estimator.md state, and
-// none is off by more than 2x. The constants were not fitted to these points.
+// published.json): each point's error is the one the data file and docs/estimator.md state, none
+// is off by more than 2x, and on the held-out points (which tests/data/step-time/fit.py never
+// fits on) issue #39's done-when holds: at least 80% within 25%.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "memory/step_time.hpp"
 
@@ -24,8 +26,8 @@ Json published() {
 
 Offload offload(const Json& value) { return offload_from_string(value.get<std::string>()).value(); }
 
-// The model's TFLOPS per GPU for one point, as `zeroforge estimate` computes it.
-double predicted_tflops(const Json& point) {
+// The model's step for one point, as `zeroforge estimate` computes it.
+StepTime predicted(const Json& point) {
   const Json& m = point.at("model");
   ModelShape shape;
   shape.layers = m.at("layers");
@@ -52,32 +54,67 @@ double predicted_tflops(const Json& point) {
   if (t.contains("inter_node_gbs")) given.inter_node_gbs = t.at("inter_node_gbs").get<double>();
   if (t.contains("cpu_cores")) given.cpu_cores = t.at("cpu_cores").get<std::int64_t>();
   const Hardware hw = resolve_hardware(given, in.precision);
-  return step_time(in, c.at("gradient_accumulation_steps").get<std::int64_t>(), hw).tflops_per_gpu;
+  return step_time(in, c.at("gradient_accumulation_steps").get<std::int64_t>(), hw);
 }
 
-TEST(StepTimePublishedTest, EachPointsErrorIsTheOneStatedAndWithinTwoTimes) {
+// (predicted / measured - 1) x 100, one decimal, of the figure the point publishes.
+double error_percent(const Json& point) {
+  const StepTime t = predicted(point);
+  const bool tflops = point.contains("measured_tflops_per_gpu");
+  const double measured = tflops ? point.at("measured_tflops_per_gpu").get<double>()
+                                 : point.at("measured_samples_per_second").get<double>();
+  const double value = tflops ? t.tflops_per_gpu : t.samples_per_second;
+  EXPECT_GT(measured, 0);
+  return std::round((value / measured - 1) * 1000) / 10;
+}
+
+struct Tally {
+  int points = 0, within_25 = 0;
+  double worst = 0;
+};
+
+TEST(StepTimePublishedTest, EachPointsErrorIsTheOneStatedAndHeldOutMeetsTheDoneWhen) {
   const Json data = published();
-  ASSERT_GE(data.at("points").size(), 3u);
-  int within_25 = 0;
+  ASSERT_GE(data.at("points").size(), 15u);
+  Tally fit, held;
   for (const Json& point : data.at("points")) {
     const std::string name = point.at("name");
     SCOPED_TRACE(name);
     EXPECT_FALSE(point.at("source").get<std::string>().empty());
+    EXPECT_FALSE(point.at("family").get<std::string>().empty());
     EXPECT_TRUE(point.at("unstated").is_array());
-    const double measured = point.at("measured_tflops_per_gpu");
-    const double predicted = predicted_tflops(point);
-    const double error = std::round((predicted / measured - 1) * 1000) / 10;
-    std::printf("%-26s measured %7.2f  predicted %7.2f TFLOPS/GPU  error %+6.1f%%\n", name.c_str(),
-                measured, predicted, error);
+    const std::string set = point.at("set");
+    ASSERT_TRUE(set == "fit" || set == "held_out") << set;
+    const double error = error_percent(point);
+    std::printf("%-8s %-42s error %+6.1f%%\n", set.c_str(), name.c_str(), error);
     // The stated error (data file and docs/estimator.md) is the model's: a change to the model
-    // restates it.
+    // or its constants restates it.
     EXPECT_DOUBLE_EQ(error, point.at("model_error_percent").get<double>());
     // The issue's bound on every point (#39): never off by more than 2x.
-    EXPECT_LT(predicted, 2 * measured);
-    EXPECT_GT(predicted, measured / 2);
-    within_25 += std::abs(error) <= 25;
+    EXPECT_LT(error, 100);
+    EXPECT_GT(error, -50);
+    Tally& tally = set == "fit" ? fit : held;
+    ++tally.points;
+    tally.within_25 += std::abs(error) <= 25;
+    if (std::abs(error) > std::abs(tally.worst)) tally.worst = error;
   }
-  std::printf("within 25%%: %d of %zu\n", within_25, data.at("points").size());
+  std::printf("fit: %d of %d within 25%%, worst %+.1f%%; held out: %d of %d, worst %+.1f%%\n",
+              fit.within_25, fit.points, fit.worst, held.within_25, held.points, held.worst);
+  // Both sets exist, split by source (the data file's `about`), and the held-out set is big
+  // enough that 80% means something.
+  EXPECT_GE(fit.points, 5);
+  EXPECT_GE(held.points, 5);
+  // Issue #39's done-when, on the points the fit did not see.
+  EXPECT_GE(held.within_25 * 5, held.points * 4);
+}
+
+TEST(StepTimePublishedTest, FitAndHeldOutPointsComeFromDifferentSources) {
+  const Json data = published();
+  std::set<std::string> fit, held;
+  for (const Json& point : data.at("points")) {
+    (point.at("set") == "fit" ? fit : held).insert(point.at("family").get<std::string>());
+  }
+  for (const std::string& family : fit) EXPECT_EQ(held.count(family), 0u) << family;
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace zf::memory {
@@ -91,7 +93,13 @@ TEST(StepTimeTest, OneStepByHand) {
   given.cpu_cores = 10;
   const Hardware hw = resolve_hardware(given, Precision::Bf16);
   const StepTime t = step_time(in, 1, hw);
-  const double compute = 149815296.0 / (100e12 * 0.5);
+  // The matmul efficiency at w = 1 x 128 x 64 tokens x hidden, the fitted power of the work.
+  const StepConstants c;
+  const double efficiency =
+      std::min(c.matmul_efficiency_max,
+               c.matmul_efficiency_at_ref *
+                   std::pow(128.0 * 64 / kMatmulReferenceWork, c.matmul_work_exponent));
+  const double compute = 149815296.0 / (100e12 * efficiency);
   // One ring pass: 7/8 x 1e9 x 2 bytes over 100 GB/s x 0.8.
   const double ring = 1.75e9 / 80e9;
   EXPECT_DOUBLE_EQ(t.compute, compute);
@@ -108,11 +116,69 @@ TEST(StepTimeTest, OneStepByHand) {
   EXPECT_DOUBLE_EQ(t.tflops_per_gpu, 149815296.0 / t.seconds / 1e12);
 
   // The same with the optimizer on the CPU: 5e8 bytes over PCIe (gradients down, the updated
-  // 16-bit partition back), and 8 x 1.25e8 parameters on 10 cores at 1e8 a core a second.
+  // 16-bit partition back), and 8 x 1.25e8 parameters on 10 cores at CPU Adam's fitted rate.
   in.offload_optimizer = Offload::Cpu;
   const StepTime off = step_time(in, 1, hw);
   EXPECT_DOUBLE_EQ(off.offload, 5e8 / 10e9);
-  EXPECT_DOUBLE_EQ(off.optimizer, 1e9 / (10 * 1e8));
+  EXPECT_DOUBLE_EQ(off.optimizer, 1e9 / (10 * c.cpu_adam_params_per_core_second));
+}
+
+TEST(StepTimeTest, MatmulEfficiencyGrowsWithThePerGpuWorkUpToItsCeiling) {
+  const StepConstants c;
+  ModelShape wide = gpt_1_3b();
+  double previous = 0;
+  for (std::int64_t b : {1, 2, 4, 8}) {
+    SCOPED_TRACE(b);
+    const double e = matmul_efficiency(wide, b, c);
+    EXPECT_GT(e, previous);
+    EXPECT_LE(e, c.matmul_efficiency_max);
+    previous = e;
+  }
+  // At the reference work it is the reference efficiency (if below the ceiling).
+  ModelShape ref = wide;
+  ref.seq_len = 1000;
+  ref.hidden = 10000;
+  EXPECT_DOUBLE_EQ(matmul_efficiency(ref, 1, c),
+                   std::min(c.matmul_efficiency_max, c.matmul_efficiency_at_ref));
+  // Far beyond it the ceiling holds.
+  ref.seq_len = 1000000;
+  EXPECT_DOUBLE_EQ(matmul_efficiency(ref, 1024, c), c.matmul_efficiency_max);
+  // A larger micro batch runs faster per sample: compute per sample falls.
+  const Inputs one = inputs_for(wide, 2, 8, 1);
+  Inputs four = one;
+  four.micro_batch_size = 16;
+  EXPECT_LT(step_time(four, 1, a100()).compute / 16, step_time(one, 1, a100()).compute / 4);
+}
+
+TEST(StepTimeTest, StepConstantsAreSetByNameAndChecked) {
+  StepConstants c;
+  set_step_constant(c, "matmul_efficiency_max", 0.7);
+  EXPECT_DOUBLE_EQ(c.matmul_efficiency_max, 0.7);
+  set_step_constant(c, "comm_overlap", 0);
+  EXPECT_DOUBLE_EQ(c.comm_overlap, 0);
+  set_step_constant(c, "cpu_adam_params_per_core_second", 3e7);
+  EXPECT_DOUBLE_EQ(c.cpu_adam_params_per_core_second, 3e7);
+  EXPECT_THROW(set_step_constant(c, "matmul_efficiency_max", 1.5), std::invalid_argument);
+  EXPECT_THROW(set_step_constant(c, "collective_efficiency", 0), std::invalid_argument);
+  EXPECT_THROW(set_step_constant(c, "matmul_work_exponent", -1), std::invalid_argument);
+  try {
+    set_step_constant(c, "nope", 1);
+    FAIL() << "no throw";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("known: matmul_efficiency_at_ref"), std::string::npos);
+  }
+  // The hardware carries them to the model.
+  HardwareGiven given;
+  given.constants.comm_overlap = 0.25;
+  EXPECT_DOUBLE_EQ(resolve_hardware(given, Precision::Bf16).constants.comm_overlap, 0.25);
+}
+
+TEST(StepTimeTest, ARingAcrossNodesGetsTheNodesWholeNetwork) {
+  // Each ring crosses a node's boundary once and NCCL runs one ring per NIC: every GPU's
+  // stream gets the node's network (25 GB/s here), not an eighth of it.
+  EXPECT_DOUBLE_EQ(ring_bandwidth_gbs(a100(25), 2), 25 * StepConstants{}.collective_efficiency);
+  EXPECT_DOUBLE_EQ(ring_bandwidth_gbs(a100(25), 1), 300 * StepConstants{}.collective_efficiency);
+  EXPECT_DOUBLE_EQ(ring_bandwidth_gbs(a100(1000), 4), 300 * StepConstants{}.collective_efficiency);
 }
 
 TEST(StepTimeTest, MoreGpusOverTheSameSlowLinkCommunicateLonger) {
