@@ -89,10 +89,10 @@ void print_output_hooks(std::ostream& out, const std::vector<OutputHookChange>& 
     std::string left = lefts[i];
     if (left.size() < width) left.resize(width, ' ');
     const auto& rendered = changes[i].rendered;
-    print_message(out, "  " + left + "  output hook: " + changes[i].source +
-                           (rendered ? " (the template wrote " +
-                                           one_line(to_json_text(*rendered)) + ")"
-                                     : std::string(" (the template wrote nothing there)")));
+    print_message(out,
+                  "  " + left + "  output hook: " + changes[i].source +
+                      (rendered ? " (the template wrote " + one_line(to_json_text(*rendered)) + ")"
+                                : std::string(" (the template wrote nothing there)")));
   }
 }
 

@@ -41,7 +41,7 @@ struct GenerateOptions {
   ValidationInputs validation;
   bool quiet = false;
   long long jobs = 0;
-  std::string companions;  // --companions, as given
+  std::string companions;          // --companions, as given
   std::vector<std::string> tiers;  // --tier, as given
 };
 
@@ -131,19 +131,18 @@ void print_text(const GenerateOptions& opt, const GenerateResult& result) {
     return;
   }
   if (!opt.quiet && opt.format == "text") {
-    print_message(std::cout,
-                  "zeroforge: wrote " + std::to_string(result.configs) + " configs" +
-                      (result.companions > 0
-                           ? " and " + std::to_string(result.companions) + " companion files"
-                           : "") +
-                      " of family '" + result.family_name + "'" +
-                      (opt.tiers.empty() ? ""
-                                         : " (" + tiers_made(opt, result) + "; " +
-                                               std::to_string(result.kept) + " config" +
-                                               (result.kept == 1 ? "" : "s") +
-                                               " of the other tiers kept)") +
-                      " to " + dir +
-                      " (index: " + result.manifest.string() + ")");
+    print_message(
+        std::cout,
+        "zeroforge: wrote " + std::to_string(result.configs) + " configs" +
+            (result.companions > 0
+                 ? " and " + std::to_string(result.companions) + " companion files"
+                 : "") +
+            " of family '" + result.family_name + "'" +
+            (opt.tiers.empty()
+                 ? ""
+                 : " (" + tiers_made(opt, result) + "; " + std::to_string(result.kept) + " config" +
+                       (result.kept == 1 ? "" : "s") + " of the other tiers kept)") +
+            " to " + dir + " (index: " + result.manifest.string() + ")");
   }
 }
 

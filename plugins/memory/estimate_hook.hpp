@@ -21,10 +21,10 @@ inline constexpr const char* kEstimateKeys[] = {
 /// `option` (the plugin's `estimate` option) names, at the config's own `stage`, offloads,
 /// `micro_batch_size`, precision and tier. Returns {"manifest": {"estimate": RECORD}}, RECORD
 /// being what `zeroforge estimate --format json` prints for the same inputs (its "suggestion",
-/// "step" and inputs.gradient_accumulation_steps aside); when the config's values cannot be estimated (a value of the wrong type, offload
-/// where DeepSpeed ignores it) RECORD is {"skipped": "why"} instead, and the values contract
-/// reports what is wrong with them. Throws std::invalid_argument naming `estimate.KEY` for a
-/// bad option.
+/// "step" and inputs.gradient_accumulation_steps aside); when the config's values cannot be
+/// estimated (a value of the wrong type, offload where DeepSpeed ignores it) RECORD is {"skipped":
+/// "why"} instead, and the values contract reports what is wrong with them. Throws
+/// std::invalid_argument naming `estimate.KEY` for a bad option.
 nlohmann::ordered_json estimate_values(const nlohmann::ordered_json& input,
                                        const nlohmann::ordered_json& option,
                                        const std::string& data_dir, const FileReader& read);

@@ -52,8 +52,9 @@ FastestResult fastest(const FastestRequest& request) {
         in.offload_optimizer = rungs[r].offload_optimizer;
         in.offload_param = rungs[r].offload_param;
         in.micro_batch_size = micro;
-        const std::int64_t accumulation = bounds.per_rank ? *bounds.per_rank / micro
-                                                          : fit_request.pinned_accumulation.value_or(1);
+        const std::int64_t accumulation = bounds.per_rank
+                                              ? *bounds.per_rank / micro
+                                              : fit_request.pinned_accumulation.value_or(1);
         Candidate candidate{rungs[r], base.checkpointing, micro, accumulation,
                             step_time(in, accumulation, request.hardware)};
         ranked.push_back({candidate, r, c, outcome});

@@ -94,8 +94,9 @@ py::dict generate_family(const std::string& family, const fs::path& output_dir,
                          const std::vector<fs::path>& plugin_dirs,
                          const std::vector<std::string>& plugin_options, bool check, unsigned jobs,
                          std::optional<std::vector<std::string>> companions,
-                         const std::vector<std::string>& tiers, const std::string& validation, bool trim_blocks, bool lstrip_blocks,
-                         const fs::path& data_dir, const fs::path& plugin_dir) {
+                         const std::vector<std::string>& tiers, const std::string& validation,
+                         bool trim_blocks, bool lstrip_blocks, const fs::path& data_dir,
+                         const fs::path& plugin_dir) {
   GenerateRequest request;
   request.family = family;
   request.output_dir = output_dir;

@@ -57,9 +57,9 @@ TEST(ExplainOutputHooksCliTest, EachFieldAHookChangedIsShownWithItsPluginAndTheR
     std::vector<std::string> args;
   };
   const Case cases[] = {
-      {"a template", {"explain", "deepspeed/config.json.j2", "--tier", "medium", "--plugin",
-                      "site_fields", "--plugin-opt", std::string("site_fields.profile=") +
-                                                         kProfile}},
+      {"a template",
+       {"explain", "deepspeed/config.json.j2", "--tier", "medium", "--plugin", "site_fields",
+        "--plugin-opt", std::string("site_fields.profile=") + kProfile}},
       {"a family's member", {"explain", "fam.json", "--config", "medium.json"}},
   };
   for (const auto& c : cases) {

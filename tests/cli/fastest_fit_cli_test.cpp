@@ -28,12 +28,13 @@ class FastestFitCliTest : public ::testing::Test {
  protected:
   fs::path out() const { return dir.path() / "out"; }
   std::string family(const Json& auto_fit, const Json& tiers = Json::array({"medium"})) const {
-    Json f = {{"name", "fit"},
-              {"template", "deepspeed/config.json.j2"},
-              {"values", {{"precision", "bf16"}, {"global_batch_size", 512}, {"auto_fit", auto_fit}}},
-              {"tiers", tiers},
-              {"plugins", {"memory"}},
-              {"output", "{{ tier }}/config.json"}};
+    Json f = {
+        {"name", "fit"},
+        {"template", "deepspeed/config.json.j2"},
+        {"values", {{"precision", "bf16"}, {"global_batch_size", 512}, {"auto_fit", auto_fit}}},
+        {"tiers", tiers},
+        {"plugins", {"memory"}},
+        {"output", "{{ tier }}/config.json"}};
     return dir.write("fit.json", f.dump(2)).string();
   }
   Json note(const std::string& path) const {
@@ -64,9 +65,10 @@ std::optional<double> estimated(int stage, const std::string& optimizer, const s
 TEST_F(FastestFitCliTest, ChoosesWhatTheEstimateCommandPredictsFastestAmongAllThatFit) {
   // The candidates auto-fit may try on medium (8 GPUs, an nvme_path: NVMe rungs too), up to
   // micro batch 8, each timed by the estimate command, not by the plugin's search.
-  auto r = run_cli({"generate", family({{"model", "llama-2-7b"}, {"objective", "fastest"},
-                                        {"max_micro_batch_size", 8}}),
-                    "-o", out().string()});
+  auto r = run_cli(
+      {"generate",
+       family({{"model", "llama-2-7b"}, {"objective", "fastest"}, {"max_micro_batch_size", 8}}),
+       "-o", out().string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   double best = 0;
   std::string best_name;
@@ -75,12 +77,11 @@ TEST_F(FastestFitCliTest, ChoosesWhatTheEstimateCommandPredictsFastestAmongAllTh
     int stage;
     const char *optimizer, *param;
   };
-  for (const Rung& rung : {Rung{1, "none", "none"}, Rung{2, "none", "none"},
-                           Rung{3, "none", "none"}, Rung{3, "cpu", "none"},
-                           Rung{3, "nvme", "none"}, Rung{3, "none", "cpu"},
-                           Rung{3, "cpu", "cpu"},   Rung{3, "nvme", "cpu"},
-                           Rung{3, "none", "nvme"}, Rung{3, "cpu", "nvme"},
-                           Rung{3, "nvme", "nvme"}}) {
+  for (const Rung& rung :
+       {Rung{1, "none", "none"}, Rung{2, "none", "none"}, Rung{3, "none", "none"},
+        Rung{3, "cpu", "none"}, Rung{3, "nvme", "none"}, Rung{3, "none", "cpu"},
+        Rung{3, "cpu", "cpu"}, Rung{3, "nvme", "cpu"}, Rung{3, "none", "nvme"},
+        Rung{3, "cpu", "nvme"}, Rung{3, "nvme", "nvme"}}) {
     for (const char* checkpointing : {"none", "full"}) {
       for (int micro : {1, 2, 4, 8}) {
         const auto tokens =
@@ -145,13 +146,13 @@ TEST_F(FastestFitCliTest, PinsAndAStatedCheckpointingNarrowTheCandidates) {
 TEST_F(FastestFitCliTest, TheDefaultObjectiveLeavesEveryOutputAsItWas) {
   // "fits" said or not: the same files, and no ranking in the records.
   const Json base = {{"model", "llama-2-7b"}, {"activation_checkpointing", "full"}};
-  ASSERT_EQ(run_cli({"generate", family(base, {"small", "medium"}), "-o", out().string()}).exit_code,
-            0);
+  ASSERT_EQ(
+      run_cli({"generate", family(base, {"small", "medium"}), "-o", out().string()}).exit_code, 0);
   Json said = base;
   said["objective"] = "fits";
   const fs::path again = dir.path() / "again";
-  ASSERT_EQ(run_cli({"generate", family(said, {"small", "medium"}), "-o", again.string()}).exit_code,
-            0);
+  ASSERT_EQ(
+      run_cli({"generate", family(said, {"small", "medium"}), "-o", again.string()}).exit_code, 0);
   for (const char* path : {"small/config.json", "medium/config.json"}) {
     SCOPED_TRACE(path);
     EXPECT_EQ(read_file(out() / path), read_file(again / path));
@@ -171,10 +172,12 @@ TEST_F(FastestFitCliTest, ABadObjectiveIsAnErrorAtItsPointer) {
     const char* expected;
   };
   const std::vector<Case> cases = {
-      {"fastes", "/auto_fit/objective: expected \"fits\" or \"fastest\", got \"fastes\"; did you "
-                 "mean 'fastest'?"},
-      {"fit", "/auto_fit/objective: expected \"fits\" or \"fastest\", got \"fit\"; did you mean "
-              "'fits'?"},
+      {"fastes",
+       "/auto_fit/objective: expected \"fits\" or \"fastest\", got \"fastes\"; did you "
+       "mean 'fastest'?"},
+      {"fit",
+       "/auto_fit/objective: expected \"fits\" or \"fastest\", got \"fit\"; did you mean "
+       "'fits'?"},
       {3, "/auto_fit/objective: expected \"fits\" or \"fastest\", got 3"},
   };
   for (const auto& c : cases) {
@@ -190,9 +193,9 @@ TEST_F(FastestFitCliTest, ABadObjectiveIsAnErrorAtItsPointer) {
 }
 
 TEST_F(FastestFitCliTest, AModelThatFitsNowhereIsTheSameFindingAsUnderFits) {
-  auto r = run_cli({"generate", family({{"model", "llama-2-70b"}, {"objective", "fastest"}},
-                                       {"small"}),
-                    "-o", out().string()});
+  auto r =
+      run_cli({"generate", family({{"model", "llama-2-70b"}, {"objective", "fastest"}}, {"small"}),
+               "-o", out().string()});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE((r.out + r.err).find("llama-2-70b does not fit even at ZeRO-3"), std::string::npos)
       << r.out << r.err;
@@ -242,8 +245,8 @@ TEST_F(FastestFitCliTest, TheReportDrawsOneThroughputChartPerTier) {
   // Deterministic: a second report is the same bytes.
   TempDir other;  // the same layout elsewhere: the same links
   const fs::path second = other.path() / "report.html";
-  ASSERT_EQ(run_cli({"report", "llama-2-7b-fastest", "--dir", (other.path() / "out").string(),
-                     "-o", second.string()})
+  ASSERT_EQ(run_cli({"report", "llama-2-7b-fastest", "--dir", (other.path() / "out").string(), "-o",
+                     second.string()})
                 .exit_code,
             0);
   EXPECT_EQ(read_file(second), html);

@@ -132,7 +132,8 @@ void expect_launch(const Received& r, const std::string& style, const std::strin
                    const fs::path& cwd, bool accelerate_launch, const std::string& what) {
   SCOPED_TRACE(what);
   ASSERT_TRUE(r.script_seen) << script;
-  const bool no_python = std::find(r.before.begin(), r.before.end(), "--no_python") != r.before.end();
+  const bool no_python =
+      std::find(r.before.begin(), r.before.end(), "--no_python") != r.before.end();
   EXPECT_EQ(no_python, !script.ends_with(".py"));
   if (style == "hf-trainer") {
     // The Trainer's arguments follow the script's own; --deepspeed names the config.
@@ -201,7 +202,8 @@ Received kubernetes_container(const fs::path& manifest, const std::string& scrip
   for (const auto& variable : container.at("env"))
     printed += "env " + variable.at("name").get<std::string>() + "=" +
                variable.at("value").get<std::string>() + "\n";
-  for (const auto& word : container.at("command")) printed += "arg " + word.get<std::string>() + "\n";
+  for (const auto& word : container.at("command"))
+    printed += "arg " + word.get<std::string>() + "\n";
   return parse_received(printed, script);
 }
 
@@ -259,8 +261,8 @@ TEST(LaunchStylesCliTest, EveryLauncherAndSchedulerPassesEachStyleAndValidateRea
           EXPECT_NE(r.out.find("0 errors, 0 warnings"), std::string::npos) << r.out;
           ++validated;
         };
-        const std::string env = "cd " + quoted(out.string()) + " && PATH=" +
-                                quoted(bin.string()) + ":\"$PATH\" MASTER_ADDR=10.0.0.1 ";
+        const std::string env = "cd " + quoted(out.string()) + " && PATH=" + quoted(bin.string()) +
+                                ":\"$PATH\" MASTER_ADDR=10.0.0.1 ";
         if (!slurm_accelerate) {
           // The launch scripts, once per config (the two SLURM variants write the same).
           for (const char* kind : {"deepspeed", "torchrun"}) {
@@ -283,9 +285,9 @@ TEST(LaunchStylesCliTest, EveryLauncherAndSchedulerPassesEachStyleAndValidateRea
         // The SLURM job in a stand-in allocation of the config's shape.
         const fs::path sbatch = out / companions.at("slurm").get<std::string>();
         const long long nodes = entry.at("launch").at("nodes");
-        const std::string allocation = "SLURM_JOB_ID=7 SLURM_JOB_NUM_NODES=" +
-                                       std::to_string(nodes) +
-                                       " SLURM_GPUS_ON_NODE=8 SLURM_JOB_NODELIST=node-0 ";
+        const std::string allocation =
+            "SLURM_JOB_ID=7 SLURM_JOB_NUM_NODES=" + std::to_string(nodes) +
+            " SLURM_GPUS_ON_NODE=8 SLURM_JOB_NODELIST=node-0 ";
         expect_launch(
             parse_received(shell(env + allocation + "bash " + quoted(sbatch.string())), script),
             style, script, kArgs, config, out, slurm_accelerate, "slurm");
@@ -324,8 +326,8 @@ TEST(LaunchStylesCliTest, WhatTheFitAssumedReachesEveryStyle) {
     const char* checkpointing;
     int exit_code;
   };
-  const Case cases[] = {{"hf-trainer", "full", 0},  {"deepspeed", "full", 0},
-                        {"accelerate", "full", 0},  {"plain", "selective", 0},
+  const Case cases[] = {{"hf-trainer", "full", 0},     {"deepspeed", "full", 0},
+                        {"accelerate", "full", 0},     {"plain", "selective", 0},
                         {"deepspeed", "selective", 0}, {"hf-trainer", "selective", 2}};
   int index = 0;
   for (const Case& c : cases) {
@@ -349,18 +351,19 @@ TEST(LaunchStylesCliTest, WhatTheFitAssumedReachesEveryStyle) {
       for (const char* kind : {"deepspeed", "torchrun"}) {
         SCOPED_TRACE(kind);
         const fs::path file = out / entry.at("companions").at(kind).get<std::string>();
-        const Received got = parse_received(
-            shell("cd " + quoted(out.string()) + " && PATH=" + quoted(bin.string()) +
-                  ":\"$PATH\" MASTER_ADDR=10.0.0.1 bash " + quoted(file.string())),
-            "train.py");
-        EXPECT_EQ(got.env.at("ZEROFORGE_SEQ_LEN"), std::to_string(record.at("seq_len").get<std::int64_t>()));
+        const Received got =
+            parse_received(shell("cd " + quoted(out.string()) + " && PATH=" + quoted(bin.string()) +
+                                 ":\"$PATH\" MASTER_ADDR=10.0.0.1 bash " + quoted(file.string())),
+                           "train.py");
+        EXPECT_EQ(got.env.at("ZEROFORGE_SEQ_LEN"),
+                  std::to_string(record.at("seq_len").get<std::int64_t>()));
         const bool trainer = std::string(c.style) == "hf-trainer";
         const bool flag = std::find(got.after.begin(), got.after.end(),
                                     "--gradient_checkpointing") != got.after.end();
         EXPECT_EQ(flag, trainer && record.at("activation_checkpointing") == "full");
-        EXPECT_EQ(std::find(got.after.begin(), got.after.end(), "--use_liger_kernel") !=
-                      got.after.end(),
-                  trainer);
+        EXPECT_EQ(
+            std::find(got.after.begin(), got.after.end(), "--use_liger_kernel") != got.after.end(),
+            trainer);
         if (trainer) {
           EXPECT_FALSE(got.env.contains("ZEROFORGE_ACTIVATION_CHECKPOINTING"));
           EXPECT_FALSE(got.env.contains("ZEROFORGE_LOSS"));
@@ -406,7 +409,8 @@ TEST(LaunchStylesCliTest, RefusesAnUnknownStyleAndWhatTheStylePassesItself) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.sets.back());
     TempDir dir;
-    std::vector<std::string> args = {"generate",     "example", "-o", (dir.path() / "out").string(),
+    std::vector<std::string> args = {"generate",     "example",
+                                     "-o",           (dir.path() / "out").string(),
                                      "--companions", "deepspeed,torchrun"};
     for (const auto& set : c.sets) {
       args.push_back("--set");

@@ -121,9 +121,9 @@ TEST_F(ValuesFilesCliTest, AnAutoFitModelFileIsRelativeToTheFileThatNamesIt) {
   EXPECT_EQ(read_file(dir.path() / "c" / "large" / "ds.json"),
             read_file(dir.path() / "a" / "large" / "ds.json"));
   // On the command line it is the working directory's, as before.
-  auto set = run_cli({"generate", "families/fit.json", "-o", "d", "--set",
-                      "auto_fit.model=models/team-7b.json"},
-                     dir.path());
+  auto set = run_cli(
+      {"generate", "families/fit.json", "-o", "d", "--set", "auto_fit.model=models/team-7b.json"},
+      dir.path());
   EXPECT_EQ(set.exit_code, 0) << set.err;
 }
 

@@ -18,11 +18,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "zeroforge/deepspeed_release.hpp"
 #include "zeroforge/error.hpp"

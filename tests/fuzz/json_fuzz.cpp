@@ -6,10 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "zeroforge/environment.hpp"
 #include "zeroforge/error.hpp"

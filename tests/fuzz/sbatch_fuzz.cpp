@@ -9,10 +9,9 @@
 // read or written, so a launch naming a hostfile or an accelerate config reads nothing.
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "validate/sbatch_script.hpp"
 #include "zeroforge/error.hpp"
@@ -22,12 +21,11 @@ namespace {
 
 // A config whose batch keys and precision the launch's arguments are checked against.
 const nlohmann::ordered_json& config() {
-  static const nlohmann::ordered_json kConfig = {
-      {"train_batch_size", 64},
-      {"train_micro_batch_size_per_gpu", 4},
-      {"gradient_accumulation_steps", 2},
-      {"bf16", {{"enabled", true}}},
-      {"zero_optimization", {{"stage", 3}}}};
+  static const nlohmann::ordered_json kConfig = {{"train_batch_size", 64},
+                                                 {"train_micro_batch_size_per_gpu", 4},
+                                                 {"gradient_accumulation_steps", 2},
+                                                 {"bf16", {{"enabled", true}}},
+                                                 {"zero_optimization", {{"stage", 3}}}};
   return kConfig;
 }
 

@@ -3,9 +3,8 @@
 // layer over other values the way the CLI layers them.
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "zeroforge/error.hpp"
 #include "zeroforge/plugin_host.hpp"

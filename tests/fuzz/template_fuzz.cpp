@@ -3,9 +3,8 @@
 // JSON output) over a fixed set of values, with small render limits.
 #include <cstddef>
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "zeroforge/environment.hpp"
 #include "zeroforge/error.hpp"

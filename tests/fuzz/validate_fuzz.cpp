@@ -4,9 +4,8 @@
 // finding formatters on what it found.
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"

@@ -3,9 +3,8 @@
 // with (engine/src/validate/yaml_subset.cpp), on any text, and the JSON it makes written out.
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "validate/yaml_subset.hpp"
 #include "zeroforge/error.hpp"

@@ -110,8 +110,7 @@ struct GenerateRequest {
   /// directory that cannot be replaced at once (`output.not-atomic`), check's notes
   /// (`generate.check-staging`, `generate.check-no-manifest`), plugin warnings (`plugin.message`).
   /// zf::to_string(d) is the line the CLI prints, less the ` [code]` that ends it. Unset: they
-  /// are kept in
-  /// GenerateResult::messages.
+  /// are kept in GenerateResult::messages.
   DiagnosticSink on_message;
 };
 
@@ -240,9 +239,9 @@ std::filesystem::path default_plugin_dir();
 /// Writes `result.inputs` and `result.outputs`, made absolute, as a Makefile rule for `target`
 /// (what Ninja and Make read as a depfile, as GCC's -MD -MP writes it): `target: input ...
 /// output ...`, then an empty rule for each output (`output:`), so that a generated file
-/// edited by hand is newer than the manifest and one deleted by hand is remade, not an error. A space, `#` and `:`
-/// are escaped with `\`, `$` is doubled. A path that Make and Ninja cannot both read back as
-/// written is refused: throws zf::Error (Usage) naming it (depfile_path_problem).
+/// edited by hand is newer than the manifest and one deleted by hand is remade, not an error. A
+/// space, `#` and `:` are escaped with `\`, `$` is doubled. A path that Make and Ninja cannot both
+/// read back as written is refused: throws zf::Error (Usage) naming it (depfile_path_problem).
 std::string depfile_text(const std::string& target, const GenerateResult& result);
 
 /// Why `path` cannot be written into a depfile, or "" when it can: a control character (a

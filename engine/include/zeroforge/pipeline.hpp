@@ -201,12 +201,12 @@ struct Explanation {
   /// The config's tier by name (`small`), and the file it resolved to; both empty without one.
   std::string tier;
   std::string tier_file;
-  std::vector<ExplainedValue> values;       ///< those the template reads
-  std::vector<ExplainedValue> for_plugins;  ///< tier facts and auto_fit: read by plugins
-  std::vector<ExplainedValue> for_validator;  ///< accelerate_version: read by the validator
+  std::vector<ExplainedValue> values;          ///< those the template reads
+  std::vector<ExplainedValue> for_plugins;     ///< tier facts and auto_fit: read by plugins
+  std::vector<ExplainedValue> for_validator;   ///< accelerate_version: read by the validator
   std::vector<ExplainedValue> for_companions;  ///< launch: read by the launch companions
-  std::vector<ExplainedValue> unused;       ///< set, but read by neither
-  std::vector<std::string> undefined;       ///< read by the template, set by no layer
+  std::vector<ExplainedValue> unused;          ///< set, but read by neither
+  std::vector<std::string> undefined;          ///< read by the template, set by no layer
   /// The rendered config's fields that output hooks changed (added, replaced or removed), in
   /// the config's order, then the removed ones: found by rendering the config when a plugin
   /// with an output hook is loaded and the values have no problems (a template or hook error

@@ -56,10 +56,10 @@ void check_zero(const Context& ctx);  // zero-disabled-keys, zero-key-stage, no-
 void check_precision(
     const Context& ctx);  // fp16-bf16-both, bf16-legacy-ignored, loss-scale-with-bf16,
                           // master-weights, amp-conflict, bounds (dynamic loss scale)
-void check_training(const Context& ctx);  // required-key, optimizer-type, optimizer-zero,
-                                          // optimizer-params, optimizer-param-ignored,
-                                          // scheduler-type, scheduler-params, warmup-steps,
-                                          // vocabulary-size
+void check_training(const Context& ctx);     // required-key, optimizer-type, optimizer-zero,
+                                             // optimizer-params, optimizer-param-ignored,
+                                             // scheduler-type, scheduler-params, warmup-steps,
+                                             // vocabulary-size
 void check_compression(const Context& ctx);  // no-effect (a disabled technique's settings)
 void check_regressions(const Context& ctx);  // known-regression (a pinned release only)
 // The args-* family, check_against_args, compares the config with the training command the

@@ -46,7 +46,8 @@ bool bf16_on(const json& config) {
   if (bf16 == nullptr) bf16 = member(config, "bfloat16");
   if (bf16 == nullptr || !bf16->is_object()) return false;
   const json* enabled = member(*bf16, "enabled");
-  return enabled != nullptr && ((enabled->is_boolean() && enabled->get<bool>()) || is_auto(*enabled));
+  return enabled != nullptr &&
+         ((enabled->is_boolean() && enabled->get<bool>()) || is_auto(*enabled));
 }
 
 }  // namespace
@@ -59,8 +60,8 @@ void check_regressions(const Context& ctx) {
     if (ctx.stage != known.stage || (known.bf16_only && !bf16_on(ctx.config))) continue;
     ctx.report("/zero_optimization/stage", known.severity, "known-regression",
                ctx.deepspeed() + " is in the range of " + std::string(known.source) + " (" +
-                   std::string(known.first) + " to " + std::string(known.last) + "): " +
-                   std::string(known.what) + "; " + std::string(known.advice));
+                   std::string(known.first) + " to " + std::string(known.last) +
+                   "): " + std::string(known.what) + "; " + std::string(known.advice));
   }
 }
 

@@ -61,9 +61,9 @@ const KindFile& kind_file(const std::string& kind) {
 // The most nodes companions launch: well beyond the largest clusters (tens of thousands).
 constexpr std::int64_t kMaxNodes = 65536;
 
-constexpr std::array<std::string_view, 9> kLaunchKeys = {
-    "script",      "args",  "master_port", "config_dir", "hosts",
-    "environment", "style", "slurm",       "kubernetes"};
+constexpr std::array<std::string_view, 9> kLaunchKeys = {"script",     "args",  "master_port",
+                                                         "config_dir", "hosts", "environment",
+                                                         "style",      "slurm", "kubernetes"};
 
 // What a placeholder host is called when no host names are given (docs/companions.md).
 std::string placeholder_host(std::size_t index) {
@@ -187,11 +187,9 @@ class Planner {
     const bool launches = wants("deepspeed") || wants("torchrun") || wants("accelerate") ||
                           wants("slurm") || wants("kubernetes");
     const bool uses_hf_args = wants("hf-args") || (style_.trainer_arguments && launches);
-    if (subject_.fit != nullptr)
-      take_fit(*subject_.fit, uses_hf_args, style_.trainer_arguments);
+    if (subject_.fit != nullptr) take_fit(*subject_.fit, uses_hf_args, style_.trainer_arguments);
     check_style(launches);
-    const bool has_environment = !launch_.environment.empty() ||
-                                 !style_.config_variables.empty() ||
+    const bool has_environment = !launch_.environment.empty() || !style_.config_variables.empty() ||
                                  !style_.environment.empty();
     for (const auto& kind : companion_kinds()) {
       bool write = wants(kind) || (kind == "accelerate" && slurm_accelerate);
@@ -321,9 +319,9 @@ class Planner {
     for (const auto& [name, value] : style_.environment.items()) names.push_back(name);
     for (const auto& name : names) {
       if (!launch_.environment.contains(name)) continue;
-      fail("/launch/environment/" + name,
-           "launch.environment." + name + " is set by the companions for launch.style " +
-               launch_.style + " (from the config); leave it out");
+      fail("/launch/environment/" + name, "launch.environment." + name +
+                                              " is set by the companions for launch.style " +
+                                              launch_.style + " (from the config); leave it out");
     }
   }
   const Json* fit_argument(std::string_view name) const {
@@ -773,8 +771,8 @@ class Planner {
   StyleLaunch style_;
   std::string args_pointer_ = "/launch/args";
   std::vector<std::string> arg_pointers_;  // of each of launch_.args
-  const Json* slurm_ = nullptr;       // launch.slurm, when given
-  const Json* kubernetes_ = nullptr;  // launch.kubernetes, when given
+  const Json* slurm_ = nullptr;            // launch.slurm, when given
+  const Json* kubernetes_ = nullptr;       // launch.kubernetes, when given
   CompanionPlan plan_;
 };
 

@@ -53,8 +53,8 @@ FitLaunch fit_launch(const FitAssumptions& fit, bool training_arguments, bool tr
   // what the Trainer's gradient_checkpointing and use_liger_kernel would say from these, as
   // the record says it: selective is one such a script can carry out itself.
   if (!trainer_style) {
-    out.environment.push_back({std::string(kCheckpointing), checkpointing,
-                               "activation_checkpointing"});
+    out.environment.push_back(
+        {std::string(kCheckpointing), checkpointing, "activation_checkpointing"});
     out.environment.push_back({std::string(kLoss), fit.loss, "loss"});
   }
   for (const auto& [estimate_name, transformers_name] : kAttentionNames) {

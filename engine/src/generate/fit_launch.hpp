@@ -41,7 +41,6 @@ struct FitLaunch {
 /// (launch.style hf-trainer); with another style the assumptions the Trainer's flags carry
 /// are environment variables too, `ZEROFORGE_ACTIVATION_CHECKPOINTING` and `ZEROFORGE_LOSS`,
 /// which such a script reads.
-FitLaunch fit_launch(const FitAssumptions& fit, bool training_arguments,
-                     bool trainer_style = true);
+FitLaunch fit_launch(const FitAssumptions& fit, bool training_arguments, bool trainer_style = true);
 
 }  // namespace zf::pipeline

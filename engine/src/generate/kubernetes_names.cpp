@@ -59,8 +59,7 @@ bool is_label_key(std::string_view text) {
 bool is_label_value(std::string_view text) { return text.empty() || is_label_name(text); }
 
 bool is_env_var_name(std::string_view text) {
-  if (text.empty() || std::isdigit(static_cast<unsigned char>(text.front())) ||
-      is_chdir_name(text))
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text.front())) || is_chdir_name(text))
     return false;
   return std::all_of(text.begin(), text.end(), [](unsigned char c) {
     return is_alnum(c) || c == '_' || c == '-' || c == '.';

@@ -27,11 +27,26 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-constexpr std::array<std::string_view, 20> kKubernetesKeys = {
-    "api",           "name",        "namespace",  "image",       "service_account",
-    "node_selector", "tolerations", "volumes",    "volume_mounts", "runtime",
-    "env",           "env_from",    "resources",  "labels",      "annotations",
-    "pod_labels",    "pod_annotations", "priority_class", "scheduler_name", "gang"};
+constexpr std::array<std::string_view, 20> kKubernetesKeys = {"api",
+                                                              "name",
+                                                              "namespace",
+                                                              "image",
+                                                              "service_account",
+                                                              "node_selector",
+                                                              "tolerations",
+                                                              "volumes",
+                                                              "volume_mounts",
+                                                              "runtime",
+                                                              "env",
+                                                              "env_from",
+                                                              "resources",
+                                                              "labels",
+                                                              "annotations",
+                                                              "pod_labels",
+                                                              "pod_annotations",
+                                                              "priority_class",
+                                                              "scheduler_name",
+                                                              "gang"};
 constexpr std::array<std::string_view, 5> kTolerationKeys = {"key", "operator", "value", "effect",
                                                              "tolerationSeconds"};
 constexpr std::array<std::string_view, 4> kVolumeMountKeys = {"name", "mountPath", "readOnly",
@@ -624,14 +639,17 @@ class KubernetesPlanner {
     if (longest.size() <= 63) return;
     if (train_job)
       fail("/launch/kubernetes/name",
-           "launch.kubernetes.name: \"" + name + "\" is too long: the TrainJob's JobSet names its "
-               "last pod \"" + longest.substr(0, longest.size() - 6) +
+           "launch.kubernetes.name: \"" + name +
+               "\" is too long: the TrainJob's JobSet names its "
+               "last pod \"" +
+               longest.substr(0, longest.size() - 6) +
                "\" and the Job controller appends 6 characters (\"-abcde\"), " +
                std::to_string(longest.size()) +
                " in all, and JobSet's webhook refuses a pod name over 63 (a DNS-1035 label): "
-               "at most " + std::to_string(63 - (longest.size() - name.size())) +
-               " characters for " + std::to_string(subject_.nodes) + " node" +
-               (subject_.nodes > 1 ? "s" : "") + "; set a shorter launch.kubernetes.name");
+               "at most " +
+               std::to_string(63 - (longest.size() - name.size())) + " characters for " +
+               std::to_string(subject_.nodes) + " node" + (subject_.nodes > 1 ? "s" : "") +
+               "; set a shorter launch.kubernetes.name");
     else
       fail("/launch/kubernetes/name",
            "launch.kubernetes.name: \"" + name + "\" is too long: the PyTorchJob's pod \"" +
@@ -666,7 +684,8 @@ class KubernetesPlanner {
       for (const auto& [variable, v] : subject_.environment->items()) variables.push_back(variable);
     for (std::size_t i = 0; i < k["env"].size(); ++i) {
       const Json& variable = k["env"][i].value("name", Json());
-      if (variable.is_string() && detail::is_listed(kOperatorVariables, variable.get<std::string>()))
+      if (variable.is_string() &&
+          detail::is_listed(kOperatorVariables, variable.get<std::string>()))
         fail("/launch/kubernetes/env/" + std::to_string(i) + "/name",
              "launch.kubernetes.env: " + variable.dump() + " is set by the " +
                  (train_job ? "Kubeflow Trainer" : "Kubeflow training operator") +

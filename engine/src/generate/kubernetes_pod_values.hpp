@@ -19,8 +19,8 @@ namespace zf::pipeline {
 
 /// The keys of `launch.kubernetes` that read_pod_value reads.
 inline constexpr std::array<std::string_view, 9> kPodValueKeys = {
-    "env",         "env_from",        "resources",      "labels",        "annotations",
-    "pod_labels",  "pod_annotations", "priority_class", "scheduler_name"};
+    "env",        "env_from",        "resources",      "labels",        "annotations",
+    "pod_labels", "pod_annotations", "priority_class", "scheduler_name"};
 
 /// Puts the defaults of the pod values in `k` (job.kubernetes): `env`, `env_from` (empty
 /// lists), `requests`, `limits`, `labels`, `annotations`, `pod_labels`, `pod_annotations`

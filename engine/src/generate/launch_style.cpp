@@ -27,8 +27,7 @@ std::string launch_style_problem(const Json& value) {
   const std::string& name = value.get_ref<const std::string&>();
   for (auto style : launch_styles())
     if (style == name) return "";
-  std::string message =
-      "unknown launch.style " + value.dump() + " (expected " + listed + ")";
+  std::string message = "unknown launch.style " + value.dump() + " (expected " + listed + ")";
   if (std::string guess = detail::nearest_name(name, launch_styles()); !guess.empty())
     message += "; did you mean '" + guess + "'?";
   return message;

@@ -21,10 +21,11 @@ namespace zf::pipeline {
 /// configs in `PARENT/.NAME.zeroforge-staging-PID/tree/`; `commit` writes the manifest there,
 /// carries over what DIR holds that the old manifest did not list, or that the new one lists
 /// without this run writing it (another tier's file under `generate --tier`), as hard links
-/// (user files are never lost), and exchanges the staged tree with DIR in one renameat2(RENAME_EXCHANGE). Where the
-/// file system cannot exchange (DIR is a mount point, or the file system lacks it), files are
-/// moved in one by one instead, with a warning. Destruction without `commit` removes the
-/// staging and leaves DIR as it was. Memory does not grow with the number of configs.
+/// (user files are never lost), and exchanges the staged tree with DIR in one
+/// renameat2(RENAME_EXCHANGE). Where the file system cannot exchange (DIR is a mount point, or the
+/// file system lacks it), files are moved in one by one instead, with a warning. Destruction
+/// without `commit` removes the staging and leaves DIR as it was. Memory does not grow with the
+/// number of configs.
 class StagedOutput {
  public:
   /// Receives the manifest's text in pieces.

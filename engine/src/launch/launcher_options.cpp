@@ -165,15 +165,32 @@ std::span<const LauncherParser> accelerate_parsers() { return kAccelerate; }
 namespace {
 
 // The options that take no value. torchrun: check_env options, spelt both ways in 2.x.
-constexpr std::string_view kTorchrunFlags[] = {
-    "-h", "--help", "--standalone", "-m", "--module", "--no-python", "--no_python", "--run-path",
-    "--run_path", "--virtual-local-rank", "--virtual_local_rank"};
+constexpr std::string_view kTorchrunFlags[] = {"-h",
+                                               "--help",
+                                               "--standalone",
+                                               "-m",
+                                               "--module",
+                                               "--no-python",
+                                               "--no_python",
+                                               "--run-path",
+                                               "--run_path",
+                                               "--virtual-local-rank",
+                                               "--virtual_local_rank"};
 // DeepSpeed's runner and launch.py (store_true).
-constexpr std::string_view kDeepSpeedFlags[] = {
-    "-h",         "--help",           "--module",      "--no_python",
-    "--no_local_rank", "--no_ssh",    "--no_ssh_check", "--force_multi",
-    "--save_pid", "--elastic_training", "--enable_elastic_training", "--bind_cores_to_rank",
-    "-q",         "--quiet"};
+constexpr std::string_view kDeepSpeedFlags[] = {"-h",
+                                                "--help",
+                                                "--module",
+                                                "--no_python",
+                                                "--no_local_rank",
+                                                "--no_ssh",
+                                                "--no_ssh_check",
+                                                "--force_multi",
+                                                "--save_pid",
+                                                "--elastic_training",
+                                                "--enable_elastic_training",
+                                                "--bind_cores_to_rank",
+                                                "-q",
+                                                "--quiet"};
 // accelerate launch (store_true; --no_tpu_cluster is store_false).
 constexpr std::string_view kAccelerateFlags[] = {"-h",
                                                  "--help",

@@ -16,8 +16,8 @@ namespace zf::pipeline {
 /// Renders `tpl` over `render_values`, runs `plugins`' output hooks on it (with `merged`, the
 /// values, and `context`, as generate passes them) and adds each field they changed to
 /// `out.output_hooks`. Does nothing when no plugin has an output hook, `tpl` is not a JSON
-/// template, or `out` already has problems or refusals (the config is not made then); a template or hook
-/// error becomes one of `out.problems`, as generate would stop at it.
+/// template, or `out` already has problems or refusals (the config is not made then); a template or
+/// hook error becomes one of `out.problems`, as generate would stop at it.
 void explain_output_hooks(const Template& tpl, const PluginHost& plugins,
                           const Value& render_values, const nlohmann::ordered_json& merged,
                           const nlohmann::ordered_json& context, Explanation& out);

@@ -149,9 +149,15 @@ constexpr std::string_view kGpuKeys[] = {"peak",           "parts",        "tota
 constexpr std::string_view kPartKeys[] = {"part", "bytes"};
 constexpr std::string_view kHostKeys[] = {"total_bytes", "capacity_bytes", "nvme_bytes"};
 constexpr std::string_view kClusterKeys[] = {"gpus_per_node", "nodes"};
-constexpr std::string_view kFitKeys[] = {
-    "chosen", "micro_batch_size", "largest_fitting_micro_batch_size", "limited_by", "kept",
-    "tried",  "objective",        "candidates",                       "ranking"};
+constexpr std::string_view kFitKeys[] = {"chosen",
+                                         "micro_batch_size",
+                                         "largest_fitting_micro_batch_size",
+                                         "limited_by",
+                                         "kept",
+                                         "tried",
+                                         "objective",
+                                         "candidates",
+                                         "ranking"};
 // What version 2 added to `fit`.
 constexpr std::string_view kRankingFitKeys[] = {"objective", "candidates", "ranking"};
 constexpr std::string_view kObjectives[] = {"fastest"};

@@ -44,8 +44,8 @@ std::string fixed_text(double value, const char* format) {
 
 std::string label(const RankedCandidate& c) {
   return "ZeRO-" + std::to_string(c.stage) + ", opt. " + c.optimizer_on + ", params " +
-         c.parameters_on + ", ckpt " + c.checkpointing + ", " +
-         std::to_string(c.micro_batch_size) + " x " + std::to_string(c.gradient_accumulation);
+         c.parameters_on + ", ckpt " + c.checkpointing + ", " + std::to_string(c.micro_batch_size) +
+         " x " + std::to_string(c.gradient_accumulation);
 }
 
 double fastest_of(const Tier& tier) {
@@ -58,7 +58,6 @@ double fastest_of(const Tier& tier) {
 }
 
 }  // namespace
-
 
 std::string step_pattern_defs() {
   std::string out =
@@ -95,9 +94,9 @@ std::string ranking_chart(const Tier& tier, std::size_t index) {
   const std::string id = "rank-" + std::to_string(index);
   const std::string tier_name = tier.name.empty() ? "the family" : "tier " + tier.name;
   std::string out = R"(<svg class="rank-chart" role="img" aria-labelledby=")" + id + "-title " +
-                    id + R"(-desc" viewBox="0 0 )" + svg_number(kRankWidth) + " " + svg_number(height) +
-                    R"(" width=")" + svg_number(kRankWidth) + R"(" height=")" + svg_number(height) +
-                    R"(">)";
+                    id + R"(-desc" viewBox="0 0 )" + svg_number(kRankWidth) + " " +
+                    svg_number(height) + R"(" width=")" + svg_number(kRankWidth) + R"(" height=")" +
+                    svg_number(height) + R"(">)";
   out += R"(<title id=")" + id + R"(-title">Predicted throughput of auto-fit's candidates, )" +
          escape(tier_name) + "</title>";
   out += R"(<desc id=")" + id +
@@ -134,8 +133,8 @@ std::string ranking_chart(const Tier& tier, std::size_t index) {
         x += w;
       }
       out += R"(<text class="figure" x=")" + svg_number(kRankTextX) + R"(" y=")" +
-             svg_number(y + 11) + R"(">)" + fixed_text(r.tokens_per_second, "%.0f") + " tokens/s, " +
-             fixed_text(r.seconds, "%.3f") + " s</text></g>";
+             svg_number(y + 11) + R"(">)" + fixed_text(r.tokens_per_second, "%.0f") +
+             " tokens/s, " + fixed_text(r.seconds, "%.3f") + " s</text></g>";
       y += kRankRowHeight;
     }
   }
@@ -144,12 +143,12 @@ std::string ranking_chart(const Tier& tier, std::size_t index) {
 
 std::string ranking_table(const Tier& tier, std::size_t index) {
   if (!tier.ranked()) return "";
-  std::string out = R"(<table class="rank-table" aria-describedby="rank-)" +
-                    std::to_string(index) +
-                    R"(-title"><caption>The chart's figures: candidates fastest first, seconds per step</caption><thead><tr>)"
-                    R"(<th>config</th><th>candidate</th><th class="num">tokens/s</th><th class="num">step</th>)"
-                    R"(<th class="num">compute</th><th class="num">communication</th><th class="num">offload</th><th class="num">optimizer</th></tr></thead><tbody>)"
-                    "\n";
+  std::string out =
+      R"(<table class="rank-table" aria-describedby="rank-)" + std::to_string(index) +
+      R"(-title"><caption>The chart's figures: candidates fastest first, seconds per step</caption><thead><tr>)"
+      R"(<th>config</th><th>candidate</th><th class="num">tokens/s</th><th class="num">step</th>)"
+      R"(<th class="num">compute</th><th class="num">communication</th><th class="num">offload</th><th class="num">optimizer</th></tr></thead><tbody>)"
+      "\n";
   for (const Config& c : tier.configs) {
     if (!c.auto_fit) continue;
     for (std::size_t i = 0; i < c.auto_fit->ranking.size(); ++i) {

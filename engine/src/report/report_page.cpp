@@ -428,11 +428,12 @@ std::string auto_fit_section(const Config& c) {
   }
   out += "</p>\n";
   if (a.objective == "fastest" && !a.ranking.empty()) {
-    out += "<p>Objective fastest: of " + std::to_string(a.candidates) +
-           " candidates that fit, the step-time model predicts this one fastest (" +
-           escape(std::to_string(static_cast<long long>(a.ranking.front().tokens_per_second + 0.5))) +
-           " tokens/s); the tier's throughput chart shows the first " +
-           std::to_string(a.ranking.size()) + ".</p>\n";
+    out +=
+        "<p>Objective fastest: of " + std::to_string(a.candidates) +
+        " candidates that fit, the step-time model predicts this one fastest (" +
+        escape(std::to_string(static_cast<long long>(a.ranking.front().tokens_per_second + 0.5))) +
+        " tokens/s); the tier's throughput chart shows the first " +
+        std::to_string(a.ranking.size()) + ".</p>\n";
     if (a.escalated.empty()) return out;
     out += "<p>Rungs that fit at no micro batch:</p>\n";
   } else if (a.escalated.empty()) {

@@ -73,7 +73,7 @@ struct RejectedRung {
 
 /// A candidate of auto-fit's objective "fastest" (`fit.ranking[]`, record version 2).
 struct RankedCandidate {
-  std::string rung;           ///< as RejectedRung::rung
+  std::string rung;  ///< as RejectedRung::rung
   std::int64_t stage = 0;
   std::string optimizer_on, parameters_on;  ///< GPU, CPU or NVMe
   std::string checkpointing;                ///< none, selective, full
@@ -86,10 +86,10 @@ struct RankedCandidate {
 
 /// Why auto-fit chose what it chose (the `fit` of the memory estimate record).
 struct AutoFit {
-  std::string objective;  ///< "" (the first rung that fits) or "fastest"
+  std::string objective;                 ///< "" (the first rung that fits) or "fastest"
   std::int64_t candidates = 0;           ///< how many fitting candidates were timed
   std::vector<RankedCandidate> ranking;  ///< the first few, fastest (the chosen) first
-  std::string chosen;  ///< the rung, as RejectedRung::rung
+  std::string chosen;                    ///< the rung, as RejectedRung::rung
   std::int64_t micro_batch_size = 0, largest_fitting_micro_batch_size = 0;
   std::string limited_by;  ///< memory, max_micro_batch_size, global_batch_size, ...
   std::vector<std::string> pinned;

@@ -24,8 +24,8 @@ void check_value_size(std::uint64_t a, std::uint64_t b, const char* what) {
   throw Error(ErrorKind::Render,
               std::string(what) + " would build a value of " +
                   (size == 0 && a != 0 ? std::string("more than 2^64") : std::to_string(size)) +
-                  " bytes or items; one value may hold at most " +
-                  std::to_string(current_limit) + " (EnvironmentOptions::max_value_size)");
+                  " bytes or items; one value may hold at most " + std::to_string(current_limit) +
+                  " (EnvironmentOptions::max_value_size)");
 }
 
 }  // namespace zf::detail

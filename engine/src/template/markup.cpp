@@ -67,14 +67,15 @@ std::size_t unescape_reference(std::string& out, std::string_view text, std::siz
   if (pos < text.size() && text[pos] == '#') {
     bool hex = pos + 1 < text.size() && (text[pos + 1] == 'x' || text[pos + 1] == 'X');
     std::size_t start = pos + (hex ? 2 : 1), end = start;
-    while (end < text.size() && (hex ? is_hex_digit(text[end]) : is_decimal_digit(text[end]))) ++end;
+    while (end < text.size() && (hex ? is_hex_digit(text[end]) : is_decimal_digit(text[end])))
+      ++end;
     if (end == start) return 0;
     // Saturates: any number past U+10FFFF gives U+FFFD, however many digits it has.
     std::uint64_t n = 0;
     for (std::size_t i = start; i < end; ++i) {
       char c = text[i];
       unsigned digit = is_decimal_digit(c) ? static_cast<unsigned>(c - '0')
-                                   : static_cast<unsigned>((c | 0x20) - 'a' + 10);
+                                           : static_cast<unsigned>((c | 0x20) - 'a' + 10);
       n = std::min<std::uint64_t>(n * (hex ? 16 : 10) + digit, 0x110000);
     }
     if (end < text.size() && text[end] == ';') ++end;

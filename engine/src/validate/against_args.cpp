@@ -174,8 +174,8 @@ TrainingCommand detail::parse_training_words(const std::vector<std::string>& wor
       else if (word == "--deepspeed_config_file") {
         cmd.deepspeed = value();
         cmd.deepspeed_option = word;
-      }
-      else if (cmd.launcher == "accelerate" && (word == "--config_file" || word == "--config-file"))
+      } else if (cmd.launcher == "accelerate" &&
+                 (word == "--config_file" || word == "--config-file"))
         cmd.accelerate_config_file = value();
       else if (cmd.launcher == "accelerate" && word == "--mixed_precision")
         cmd.mixed_precision = value();
@@ -526,8 +526,7 @@ void check_against_args(const Context& ctx, const TrainingCommand& cmd) {
   }
 
   if (auto ac = c.find("activation_checkpointing");
-      ac != c.end() && ac->is_object() && trainer &&
-      !cmd.gradient_checkpointing.value_or(false)) {
+      ac != c.end() && ac->is_object() && trainer && !cmd.gradient_checkpointing.value_or(false)) {
     bool any = false;
     for (const auto& [key, value] : ac->items())
       any = any || (value.is_boolean() && value.get<bool>());
@@ -542,11 +541,11 @@ void check_against_args(const Context& ctx, const TrainingCommand& cmd) {
   if (cmd.deepspeed) {
     std::string named = std::filesystem::path(*cmd.deepspeed).filename().string();
     if (named != validated) {
-      ctx.report("", Severity::Warning, "args-deepspeed-file",
-                 "the command trains with " +
-                     (cmd.deepspeed_option.empty() ? std::string("--deepspeed")
-                                                   : cmd.deepspeed_option) +
-                     " " + *cmd.deepspeed + ", not with this file");
+      ctx.report(
+          "", Severity::Warning, "args-deepspeed-file",
+          "the command trains with " +
+              (cmd.deepspeed_option.empty() ? std::string("--deepspeed") : cmd.deepspeed_option) +
+              " " + *cmd.deepspeed + ", not with this file");
     }
   }
   if (cmd.accelerate_config) check_accelerate_config(ctx, *cmd.accelerate_config, validated);

@@ -35,7 +35,8 @@ TEST(DiagnosticPrinterTest, PrintErrorPrintsWhatTheDiagnosticPrints) {
   std::ostringstream a, b;
   print_error(a, error);
   print_diagnostic(b, to_diagnostic(error));
-  EXPECT_EQ(a.str(), "--set stage=7: /stage: error: stage must be an integer 0-3 or null, got 7 "
+  EXPECT_EQ(a.str(),
+            "--set stage=7: /stage: error: stage must be an integer 0-3 or null, got 7 "
             "[values.invalid]\n");
   EXPECT_EQ(a.str(), b.str());
 }

@@ -71,8 +71,8 @@ TEST(ExplainTest, AFamilyOfSeveralConfigsAsksForOneAndListsThem) {
 }
 
 // A member's pinned and contract problems are placed where each value was written, as generate
-// places them (the one prepare sequence, prepare/prepare_config.hpp); a family whose output pattern is wrong stops with
-// the code generate gives it.
+// places them (the one prepare sequence, prepare/prepare_config.hpp); a family whose output pattern
+// is wrong stops with the code generate gives it.
 TEST(ExplainTest, AFamilyMembersProblemsHaveGeneratesCodesAndPlaces) {
   test::TempDir dir;
   const std::string folder = test::long_dir(dir).lexically_relative(dir.path()).string() + "/";

@@ -274,14 +274,18 @@ Json ranked_record() {
   Json record = valid_record();
   record["schema_version"] = 2;
   auto candidate = [](int stage, double tokens, double seconds) {
-    return Json{{"rung", {{"stage", stage}, {"offload_optimizer", "none"}, {"offload_param", "none"}}},
-                {"activation_checkpointing", "full"},
-                {"micro_batch_size", 2},
-                {"gradient_accumulation", 4},
-                {"tokens_per_second", tokens},
-                {"seconds", seconds},
-                {"parts", {{"compute", seconds / 2}, {"communication", seconds / 2},
-                           {"offload", 0}, {"optimizer", 0}}}};
+    return Json{
+        {"rung", {{"stage", stage}, {"offload_optimizer", "none"}, {"offload_param", "none"}}},
+        {"activation_checkpointing", "full"},
+        {"micro_batch_size", 2},
+        {"gradient_accumulation", 4},
+        {"tokens_per_second", tokens},
+        {"seconds", seconds},
+        {"parts",
+         {{"compute", seconds / 2},
+          {"communication", seconds / 2},
+          {"offload", 0},
+          {"optimizer", 0}}}};
   };
   record["fit"]["objective"] = "fastest";
   record["fit"]["candidates"] = 7;

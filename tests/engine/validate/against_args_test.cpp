@@ -406,8 +406,8 @@ TEST(AgainstArgsTest, EveryLaunchStyleAndANonPythonScriptAreReadAsTheLaunchersRe
     const char* line;
     const char* script;
     bool no_python;
-    const char* config;   // "" when the command names none
-    const char* option;   // the option that named it
+    const char* config;  // "" when the command names none
+    const char* option;  // the option that named it
     bool trainer;
     long long world;
   };
@@ -451,11 +451,11 @@ TEST(AgainstArgsTest, EveryLaunchStyleAndANonPythonScriptAreReadAsTheLaunchersRe
 // another style takes them from the config (no finding), and a --deepspeed_config that names
 // another file is reported by its option.
 TEST(AgainstArgsTest, LeftOutTrainerFlagsAreFindingsOnlyForTheTrainersArguments) {
-  const nlohmann::ordered_json config = {{"train_micro_batch_size_per_gpu", 4},
-                                         {"bf16", {{"enabled", true}}},
-                                         {"activation_checkpointing",
-                                          {{"partition_activations", true}}},
-                                         {"zero_optimization", {{"stage", 3}}}};
+  const nlohmann::ordered_json config = {
+      {"train_micro_batch_size_per_gpu", 4},
+      {"bf16", {{"enabled", true}}},
+      {"activation_checkpointing", {{"partition_activations", true}}},
+      {"zero_optimization", {{"stage", 3}}}};
   struct Case {
     const char* line;
     std::vector<std::string> rules;
