@@ -18,14 +18,15 @@
 #                            python3-venv (pip install . and the wheel, offline, in venvs),
 #                            python3-mypy (the type stubs' check), pre-commit (the hooks in a
 #                            temporary repository), dpkg-dev (cpack -G DEB's dpkg-shlibdeps)
-#                            and lintian (the Debian package's check)
+#                            and lintian (the Debian package's check), and clang-format (the
+#                            sources' formatting check, tests/style/check_format.py)
 set -euo pipefail
 packages=(g++ cmake ninja-build make nlohmann-json3-dev libboost-program-options-dev libgtest-dev python3 python3-dev
           pybind11-dev)
 test_packages=(chromium python3-yaml python3-jinja2 slurmctld slurmd munge slurm-client
                python3-pytest python3-jsonschema unicode-data
                python3-pip python3-setuptools python3-wheel python3-venv python3-mypy pre-commit
-               dpkg-dev lintian)
+               dpkg-dev lintian clang-format)
 case "${1:-}" in
   "") ;;
   --test) packages+=("${test_packages[@]}") ;;
