@@ -14,6 +14,7 @@
 
 #include "command.hpp"
 #include "diagnostic_printer.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 
@@ -73,8 +74,9 @@ int dispatch(std::vector<std::string> args) {
               nlohmann::ordered_json::array({diagnostic_to_json(to_diagnostic(error))})}});
       }
     } catch (const boost::program_options::error& error) {
-      print_message(std::cerr,
-                    "zeroforge " + std::string(command.name) + ": error: " + error.what());
+      print_coded_line(std::cerr,
+                       "zeroforge " + std::string(command.name) + ": error: " + error.what(),
+                       codes::usage_invalid);
       print_message(std::cerr,
                     "Run 'zeroforge " + std::string(command.name) + " --help' for usage.");
     } catch (const std::bad_alloc&) {
@@ -84,7 +86,8 @@ int dispatch(std::vector<std::string> args) {
     }
     return kError;
   }
-  print_message(std::cerr, "zeroforge: error: unknown command '" + first + "'");
+  print_coded_line(std::cerr, "zeroforge: error: unknown command '" + first + "'",
+                   codes::usage_invalid);
   print_message(std::cerr, "Run 'zeroforge --help' for the list of commands.");
   return kError;
 }
@@ -104,8 +107,10 @@ int run_main(const std::vector<std::string>& args) {
   }
   if (!std::cout || std::fflush(stdout) != 0) {
     const int err = errno != 0 ? errno : EIO;
-    print_message(std::cerr, std::string("zeroforge: error: cannot write to standard output: ") +
-                                 std::strerror(err));
+    print_coded_line(
+        std::cerr,
+        std::string("zeroforge: error: cannot write to standard output: ") + std::strerror(err),
+        codes::io_failed);
     return kError;
   }
   return code;

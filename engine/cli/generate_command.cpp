@@ -8,6 +8,7 @@
 #include "command.hpp"
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/family_file.hpp"
 #include "zeroforge/generate.hpp"
@@ -96,9 +97,10 @@ void print_text(const GenerateOptions& opt, const GenerateResult& result) {
     for (const auto& finding : result.findings) print_message(std::cerr, format_finding(finding));
   }
   if (has_errors(result.findings)) {
-    print_message(std::cerr,
-                  "zeroforge: error: the validator found errors in generated configs; nothing was "
-                  "written (--no-validate writes them anyway)");
+    print_coded_line(std::cerr,
+                     "zeroforge: error: the validator found errors in generated configs; nothing "
+                     "was written (--no-validate writes them anyway)",
+                     codes::generate_not_generated);
     return;
   }
   if (opt.check) {

@@ -12,6 +12,7 @@
 #include "command.hpp"
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/migrate.hpp"
 #include "zeroforge/output.hpp"
@@ -255,8 +256,10 @@ int run_migrate(const std::vector<std::string>& args) {
   std::cout.flush();  // the report, then why nothing was written
   print_diagnostics(std::cerr, refusals);
   if (refused) {
-    print_message(std::cerr, "zeroforge: error: " + plural(refusals.size(), "refusal") +
-                                 "; nothing was written");
+    print_coded_line(
+        std::cerr,
+        "zeroforge: error: " + plural(refusals.size(), "refusal") + "; nothing was written",
+        codes::migrate_not_migrated);
   }
   return code;
 }

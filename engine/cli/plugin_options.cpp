@@ -8,6 +8,7 @@
 #include "command.hpp"
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/pipeline.hpp"
 
@@ -70,7 +71,8 @@ int run_plugin_command(const std::string& plugin, const std::string& command,
   CommandResult result = host->run_command(command, rest);
   if (!result.message.empty()) {
     // The command's own verdict on its arguments, phrased as the built-in commands do.
-    print_message(std::cerr, "zeroforge " + command + ": error: " + result.message);
+    print_coded_line(std::cerr, "zeroforge " + command + ": error: " + result.message,
+                     codes::usage_invalid);
     print_message(std::cerr, "Run 'zeroforge " + command + " --help' for usage.");
   }
   std::cout << result.output;

@@ -8,6 +8,7 @@
 #include "common_options.hpp"
 #include "diagnostic_printer.hpp"
 #include "plugin_options.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
 #include "zeroforge/pipeline.hpp"
@@ -58,7 +59,8 @@ int run_render(const std::vector<std::string>& args) {
     print_diagnostics(std::cerr, values.problems);
     print_diagnostics(std::cerr, values.refusals);
     if (outcome == Outcome::Refused)
-      print_message(std::cerr, "zeroforge: error: nothing was written");
+      print_coded_line(std::cerr, "zeroforge: error: nothing was written",
+                       codes::render_not_rendered);
     return exit_code_of(outcome);
   }
   print_diagnostics(std::cerr, values.warnings);

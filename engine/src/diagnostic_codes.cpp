@@ -73,6 +73,10 @@ constexpr std::array kCodes{
                        "a previous manifest that cannot be read, so no changes are marked"},
     DiagnosticCodeInfo{codes::report_not_reported, severity_bit(Severity::Error),
                        "the validator found errors in the configs, so no report was written"},
+    DiagnosticCodeInfo{codes::render_not_rendered, severity_bit(Severity::Error),
+                       "the line after the refusals that stopped render: nothing was written"},
+    DiagnosticCodeInfo{codes::migrate_not_migrated, severity_bit(Severity::Error),
+                       "the line after the refusals that stopped migrate: nothing was written"},
     DiagnosticCodeInfo{codes::validate_finding,
                        severity_bit(Severity::Error) | severity_bit(Severity::Warning) |
                            severity_bit(Severity::Note),

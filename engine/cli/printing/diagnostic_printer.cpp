@@ -11,6 +11,10 @@ namespace zf::cli {
 
 void print_message(std::ostream& out, std::string_view line) { out << terminal_text(line) << '\n'; }
 
+void print_coded_line(std::ostream& out, std::string_view line, std::string_view code) {
+  print_message(out, std::string(line) + " [" + std::string(code) + "]");
+}
+
 void print_diagnostic(std::ostream& out, const Diagnostic& d) {
   // The code ends the line, as clang ends a warning's with its [-Wflag]: what a script matches
   // on and what docs/cli.md's table explains.

@@ -22,6 +22,10 @@ namespace zf::cli {
 /// JSON, a report, help text) is written as it is.
 void print_message(std::ostream& out, std::string_view line);
 
+/// Prints a diagnostic line the CLI composes itself (a usage error, the line after the problems
+/// that stopped a command) as print_diagnostic prints one: `line`, then ` [code]`.
+void print_coded_line(std::ostream& out, std::string_view line, std::string_view code);
+
 /// Prints `diagnostic` to `out`: its one line (zf::to_string), the source line and a caret
 /// under the column when it points into a template, then each note indented by two spaces.
 void print_diagnostic(std::ostream& out, const Diagnostic& diagnostic);
