@@ -13,6 +13,7 @@
 #include "engine_call.hpp"
 #include "errors.hpp"
 #include "json_convert.hpp"
+#include "zeroforge/diagnostic_codes.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/migrate.hpp"
 #include "zeroforge/output.hpp"
@@ -44,7 +45,8 @@ py::list notes_list(const std::vector<MigrationNote>& notes) {
   extra["refusals"] = diagnostic_list(refusals);
   raise_diagnostic(refusals.front(),
                    printed(refusals) + "\nzeroforge: error: " + std::to_string(refusals.size()) +
-                       (refusals.size() == 1 ? " refusal" : " refusals") + "; nothing was written",
+                       (refusals.size() == 1 ? " refusal" : " refusals") +
+                       "; nothing was written [" + codes::migrate_not_migrated + "]",
                    extra);
 }
 

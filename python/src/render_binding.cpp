@@ -98,7 +98,9 @@ ConfigRequest config_request(const std::string& template_name, const Inputs& in)
   }
   const Diagnostic& first = errors.front();
   std::string shown = printed(errors);
-  if (outcome == Outcome::Refused) shown += "\nzeroforge: error: nothing was written";
+  if (outcome == Outcome::Refused)
+    shown +=
+        std::string("\nzeroforge: error: nothing was written [") + codes::render_not_rendered + "]";
   raise_diagnostic(first, shown, extra, outcome == Outcome::Refused ? "RefusedError" : nullptr);
 }
 

@@ -584,7 +584,8 @@ def estimate(model: Optional[PathLike] = None, *,
     _warn(_diagnostics(logged))
     if message or code == 2:
         text = message or output.strip()
-        raise UsageError(f"zeroforge estimate: error: {text}", kind="usage", message=text)
+        raise UsageError(f"zeroforge estimate: error: {text} [usage.invalid]", kind="usage",
+                         message=text)
     return json.loads(output)
 
 

@@ -74,7 +74,7 @@ TEST(DispatchTest, MessagesShowTheInputsBytesEscaped) {
   TempDir dir;
   auto unknown = run_cli({"ren\x1b[2Jder\xff"});
   EXPECT_EQ(unknown.err,
-            "zeroforge: error: unknown command 'ren<U+001B>[2Jder<FF>'\n"
+            "zeroforge: error: unknown command 'ren<U+001B>[2Jder<FF>' [usage.invalid]\n"
             "Run 'zeroforge --help' for the list of commands.\n");
 
   const std::string values = (dir.path() / "values of\nmonday\x1b[31m.json").string();
@@ -86,7 +86,8 @@ TEST(DispatchTest, MessagesShowTheInputsBytesEscaped) {
 
   auto option = run_cli({"render", "--bogus\x1b]0;owned\x07"});
   EXPECT_EQ(option.err,
-            "zeroforge render: error: unrecognised option '--bogus<U+001B>]0;owned<U+0007>'\n"
+            "zeroforge render: error: unrecognised option '--bogus<U+001B>]0;owned<U+0007>' "
+            "[usage.invalid]\n"
             "Run 'zeroforge render --help' for usage.\n");
 
   // A template error: the message, the source line (tabs kept, the rest escaped) and a caret

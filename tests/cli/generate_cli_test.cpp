@@ -882,5 +882,22 @@ TEST_F(GenerateCliTest, EveryShippedFamilyGeneratesCleanly) {
   }
 }
 
+// A config the validator finds errors in stops the whole run: the finding, then the line that
+// says nothing was written, with its code, and exit 1 (a finding, not bad input).
+TEST_F(GenerateCliTest, ValidatorErrorsWriteNothingAndSaySoWithTheCode) {
+  const std::string f = family("family.json", R"({"name": "f",
+    "template": "deepspeed/config.json.j2", "output": "z.json",
+    "values": {"stage": 2, "extra": {"flops_profiler": {"enabled": "yes"}}}})");
+  auto r = run_cli({"generate", f, "-o", out().string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, out().string() +
+                       "/z.json: /flops_profiler/enabled: error [type]: expected true or false, "
+                       "found \"yes\"\n"
+                       "zeroforge: error: the validator found errors in generated configs; "
+                       "nothing was written (--no-validate writes them anyway) "
+                       "[generate.not-generated]\n");
+  EXPECT_FALSE(fs::exists(out()));
+}
+
 }  // namespace
 }  // namespace zf

@@ -150,7 +150,8 @@ TEST(InputPathsCliTest, APathThatIsNotAFileSaysWhatItIs) {
        (dir.path() / "p.so").string() + ": error: plugin file is a directory [plugin.failed]"},
       {"--model directory",
        {"estimate", "--model", big},
-       "zeroforge estimate: error: model preset: cannot read '" + big + "': is a directory"},
+       "zeroforge estimate: error: model preset: cannot read '" + big +
+           "': is a directory [usage.invalid]"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

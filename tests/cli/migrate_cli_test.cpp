@@ -77,7 +77,7 @@ TEST(MigrateCliTest, ARefusalIsExitTwoLocatedWithNothingWritten) {
                        "\"tensor_parallel\" at the top level; it is a key of DeepSpeed 0.16.4 or "
                        "newer: no equivalent; remove it, or pass --drop-unknown to drop it "
                        "[migrate.unknown-key]\n"
-                       "zeroforge: error: 1 refusal; nothing was written\n");
+                       "zeroforge: error: 1 refusal; nothing was written [migrate.not-migrated]\n");
   EXPECT_FALSE(fs::exists(out)) << "nothing written, not even the config that migrates";
   r = run_cli({"migrate", old.string(), tp.string(), "--to", "0.16.2", "-o", out.string(),
                "--format", "json"});
@@ -174,7 +174,7 @@ TEST(MigrateCliTest, AFamilyIsRefusedWhereItsExtraOrItsValuesHaveNoEquivalent) {
                        "\"tensor_parallel\" at the top level; it is a key of DeepSpeed 0.16.4 or "
                        "newer: no equivalent; remove it, or pass --drop-unknown to drop it "
                        "[migrate.unknown-key]\n"
-                       "zeroforge: error: 1 refusal; nothing was written\n");
+                       "zeroforge: error: 1 refusal; nothing was written [migrate.not-migrated]\n");
   // A value the template cannot write for the target: found by rendering every member there.
   const auto value = tmp.write(
       "value.json", R"({"name": "v", "template": "deepspeed/config.json.j2", "output": "z3.json",
@@ -186,7 +186,7 @@ TEST(MigrateCliTest, AFamilyIsRefusedWhereItsExtraOrItsValuesHaveNoEquivalent) {
                        ": /values/zero/log_trace_cache_warnings: error: variant 'v': "
                        "zero.log_trace_cache_warnings needs DeepSpeed 0.16.4 or newer; "
                        "deepspeed_version is 0.16.2 [values.contract]\n"
-                       "zeroforge: error: 1 refusal; nothing was written\n");
+                       "zeroforge: error: 1 refusal; nothing was written [migrate.not-migrated]\n");
   EXPECT_FALSE(fs::exists(tmp.path() / "out.json"));
   std::size_t files = 0;
   for (const auto& entry : fs::directory_iterator(tmp.path())) files += entry.is_regular_file();

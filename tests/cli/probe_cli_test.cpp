@@ -666,7 +666,7 @@ TEST_F(ProbeCliTest, BadOptionsAreUsageErrors) {
   EXPECT_EQ(stray.exit_code, 2);
   EXPECT_EQ(stray.err,
             "zeroforge probe: error: too many positional options have been specified on the "
-            "command line\nRun 'zeroforge probe --help' for usage.\n");
+            "command line [usage.invalid]\nRun 'zeroforge probe --help' for usage.\n");
   EXPECT_EQ(probe({"--nodes", "two"}).exit_code, 2);
 }
 

@@ -82,8 +82,8 @@ TEST(CliTest, HelpCommandShowsTheCommandsHelp) {
   auto tiers = run_cli({"list", "tiers", "--all"});
   EXPECT_EQ(tiers.exit_code, 2);
   EXPECT_EQ(tiers.err,
-            "zeroforge list: error: unrecognised option '--all'\nRun 'zeroforge list --help' for "
-            "usage.\n");
+            "zeroforge list: error: unrecognised option '--all' [usage.invalid]\nRun 'zeroforge "
+            "list --help' for usage.\n");
 }
 
 TEST(CliTest, DevicesAreWrittenInPlaceAndWriteErrorsAreErrors) {

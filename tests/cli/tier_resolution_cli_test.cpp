@@ -253,12 +253,13 @@ TEST_F(TierResolutionCliTest, AMissingNameNamesEveryDirectorySearchedInOrder) {
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_EQ(result.err, "zeroforge: error: " + message + " [tier.not-found]\n");
   }
-  // estimate is the memory plugin's command: it words its own usage errors, without a code.
+  // estimate is the memory plugin's command: it words its own usage errors, which the CLI prints
+  // as usage errors.
   auto estimate =
       run_cli({"estimate", "--model", "gpt2", "--tier", "h100"}, cwd(), env(site.string()));
   EXPECT_EQ(estimate.exit_code, 2);
   EXPECT_EQ(estimate.err.substr(0, estimate.err.find('\n') + 1),
-            "zeroforge estimate: error: --tier: " + message + "\n");
+            "zeroforge estimate: error: --tier: " + message + " [usage.invalid]\n");
 }
 
 }  // namespace

@@ -67,7 +67,7 @@ TEST(EstimateCliTest, TheModelFileIsReadWithinTheInputLimit) {
   EXPECT_EQ(zero.exit_code, 2);
   EXPECT_EQ(zero.err,
             "zeroforge estimate: error: model preset: cannot read '/dev/zero': is a character "
-            "device (such as /dev/zero or a terminal), not a file\n"
+            "device (such as /dev/zero or a terminal), not a file [usage.invalid]\n"
             "Run 'zeroforge estimate --help' for usage.\n");
 
   test::TempDir dir;
@@ -78,7 +78,7 @@ TEST(EstimateCliTest, TheModelFileIsReadWithinTheInputLimit) {
   EXPECT_EQ(pipe.exit_code, 2);
   EXPECT_EQ(pipe.err, "zeroforge estimate: error: model preset: cannot read '" + fifo.string() +
                           "': is a FIFO (a named pipe) and nothing was written to it; give a "
-                          "file, or write to the pipe while zeroforge reads it\n"
+                          "file, or write to the pipe while zeroforge reads it [usage.invalid]\n"
                           "Run 'zeroforge estimate --help' for usage.\n");
 }
 
@@ -100,7 +100,7 @@ TEST(EstimateCliTest, ArgumentErrorsReadAsUsageErrors) {
     auto r = run_cli(c.args);
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.err, "zeroforge estimate: error: " + c.message +
-                         "\nRun 'zeroforge estimate --help' for usage.\n");
+                         " [usage.invalid]\nRun 'zeroforge estimate --help' for usage.\n");
     EXPECT_EQ(r.out, "");
   }
 }
@@ -211,7 +211,7 @@ TEST(EstimateCliTest, RefusesUnknownGpusAndBadRates) {
     auto r = run_cli(args);
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.err, "zeroforge estimate: error: " + c.message +
-                         "\nRun 'zeroforge estimate --help' for usage.\n");
+                         " [usage.invalid]\nRun 'zeroforge estimate --help' for usage.\n");
   }
   test::TempDir dir;
   const auto tier = dir.write("tiers/odd.json", R"({"gpus_per_node": 4, "gpu": "RTX 4090"})");
