@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""Records what DeepSpeed's own DeepSpeedConfig says of every real config the tests hold.
+
+Run it where a DeepSpeed source tree of each release can be imported (it needs torch, pydantic 2,
+hjson, numpy, packaging, psutil, py-cpuinfo; no GPU and no compiled ops): once per release, each
+in a fresh interpreter, it builds `DeepSpeedConfig(path)` for every config, as DeepSpeed does for
+`--deepspeed_config FILE` (hjson with duplicate keys refused, world size 1: no process group), and
+records ACCEPTED or the exception's type and first line. compare.py then holds `zeroforge
+validate --deepspeed-version R --world-size 1` to these verdicts, without DeepSpeed.
+
+  measure.py --data tests/data --release 0.19.6=/src/DeepSpeed ... -o verdicts.json
+
+The shims below stand in only for what a newer torch or numpy removed or has not yet added
+and what DeepSpeedConfig never runs (README.md in this folder lists them).
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+CORPUS_DIRS = ("peer-configs", "collected-configs", "real-configs")
+
+PRELUDE = r'''
+import io, json, logging, os, sys, typing
+sys.path.insert(0, os.getcwd())
+logging.disable(logging.CRITICAL)
+import torch
+# torch 2.6's custom-op schemas know typing.List[int] but not list[int] (torch 2.7 does); DeepSpeed
+# 0.19 registers an op annotated with list[int] at import.
+try:
+    import torch._library.infer_schema as schema
+    for t in (int, float, bool, torch.Tensor):
+        if typing.List[t] in schema.SUPPORTED_PARAM_TYPES:
+            schema.SUPPORTED_PARAM_TYPES.setdefault(list[t], schema.SUPPORTED_PARAM_TYPES[typing.List[t]])
+except ImportError:
+    pass
+# DeepSpeed 0.12 imports names that torch 2.6 and numpy 2 no longer have, in modules that the
+# config never calls (the elastic agent, the autotuner's scheduler).
+import numpy
+if not hasattr(numpy, "BUFSIZE"):
+    numpy.BUFSIZE = 8192
+import torch.distributed.elastic.agent.server.api as agent
+if not hasattr(agent, "log"):
+    agent.log = logging.getLogger("torchelastic")
+if not hasattr(agent, "_get_socket_with_port"):
+    agent._get_socket_with_port = lambda: None
+import deepspeed
+from deepspeed.runtime.config import DeepSpeedConfig
+
+
+def judge(run):
+    stderr = sys.stderr
+    sys.stderr = io.StringIO()
+    try:
+        run()
+        return {"accepted": True}
+    except BaseException as e:  # what the consumer raises is the verdict, whatever its type
+        first = (str(e).strip().splitlines() or [""])[0]
+        return {"accepted": False, "error": type(e).__name__ + ": " + first[:300]}
+    finally:
+        sys.stderr = stderr
+'''
+
+DEEPSPEED_WORKER = PRELUDE + r'''
+out = {"version": deepspeed.__version__, "configs": {}}
+for rel, path in json.load(sys.stdin)["files"]:
+    out["configs"][rel] = judge(lambda: DeepSpeedConfig(path))
+json.dump(out, sys.stdout)
+'''
+
+# The Trainer's path, as transformers' Trainer takes a config file with accelerate: TrainingArguments
+# builds transformers' HfTrainerDeepSpeedConfig and runs trainer_config_process, then accelerate's
+# DeepSpeedPlugin(hf_ds_config=...) and set_mixed_precision; the Trainer runs trainer_config_finalize
+# with the model, creates its AdamW where the config has no optimizer (setting
+# zero_allow_untested_optimizer, as deepspeed_optim_sched does) and calls accelerate's own
+# Accelerator._prepare_deepspeed, whose call of deepspeed.initialize is where the config is taken:
+# DeepSpeedConfig of that dict is the verdict. The Trainer's arguments agree with every value the
+# config writes (a run whose flags match its config); the rest are TrainingArguments' defaults.
+TRAINER_WORKER = PRELUDE + r'''
+import types
+request = json.load(sys.stdin)
+sys.path.insert(0, request["accelerate"])
+sys.path.insert(0, os.path.dirname(request["transformers"]))
+sys.path.insert(0, request["metadata"])
+sys.path.insert(0, request["stubs"])
+from consumer_stubs import stub_missing_modules
+stub_missing_modules("huggingface_hub", "safetensors")
+import accelerate.utils.deepspeed as acc_ds
+from accelerate.accelerator import Accelerator
+from accelerate.utils import DeepSpeedPlugin, DummyOptim, DummyScheduler
+import importlib
+classes = importlib.import_module(os.path.splitext(os.path.basename(request["transformers"]))[0])
+
+
+class Taken(Exception):
+    pass
+
+
+def initialize(**kwargs):
+    raise Taken(kwargs)
+
+
+deepspeed.initialize = initialize
+# Building DeepSpeed's CPU Adam (an offloaded torch optimizer) and the tensor-parallel device mesh need
+# compiled ops and a process group; neither changes the config handed to deepspeed.initialize.
+import accelerate.accelerator as acc_accelerator
+acc_ds.map_pytorch_optim_to_deepspeed = lambda optimizer: optimizer
+acc_accelerator.map_pytorch_optim_to_deepspeed = acc_ds.map_pytorch_optim_to_deepspeed
+import torch.distributed.device_mesh
+torch.distributed.device_mesh.init_device_mesh = lambda *args, **kwargs: None
+
+
+def concrete(config, dotted):
+    node = config
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return None if node == "auto" else node
+
+
+def arguments(config):
+    args = types.SimpleNamespace(
+        world_size=1, per_device_train_batch_size=8, gradient_accumulation_steps=1, max_grad_norm=1.0,
+        learning_rate=5e-5, adam_beta1=0.9, adam_beta2=0.999, adam_epsilon=1e-8, weight_decay=0.0,
+        fp16=False, fp16_full_eval=False, fp16_backend="auto", fp16_opt_level="O1", bf16=False,
+        bf16_full_eval=False, save_on_each_node=False, get_warmup_steps=lambda steps: 0)
+    gas = concrete(config, "gradient_accumulation_steps")
+    if isinstance(gas, int) and gas > 0:
+        args.gradient_accumulation_steps = gas
+    micro = concrete(config, "train_micro_batch_size_per_gpu")
+    total = concrete(config, "train_batch_size")
+    if isinstance(micro, int) and micro > 0:
+        args.per_device_train_batch_size = micro
+    elif isinstance(total, int) and total > 0 and total % args.gradient_accumulation_steps == 0:
+        args.per_device_train_batch_size = total // args.gradient_accumulation_steps
+    for key, name in (("gradient_clipping", "max_grad_norm"), ("optimizer.params.lr", "learning_rate"),
+                      ("optimizer.params.eps", "adam_epsilon"), ("optimizer.params.weight_decay", "weight_decay")):
+        value = concrete(config, key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            setattr(args, name, value)
+    betas = concrete(config, "optimizer.params.betas")
+    if isinstance(betas, list) and len(betas) == 2:
+        args.adam_beta1, args.adam_beta2 = betas
+    args.fp16 = concrete(config, "fp16.enabled") is True
+    args.bf16 = concrete(config, "bf16.enabled") is True or concrete(config, "bfloat16.enabled") is True
+    return args
+
+
+def trainer_path(path):
+    with open(path) as f:
+        written = json.load(f)
+    args = arguments(written)
+    hf = classes.HfTrainerDeepSpeedConfig(path)
+    hf.trainer_config_process(args)
+    plugin = DeepSpeedPlugin(hf_ds_config=hf)
+    plugin.set_mixed_precision("bf16" if args.bf16 else "fp16" if args.fp16 else "no")
+    model = torch.nn.Linear(4, 4)
+    model.config = types.SimpleNamespace(hidden_size=4096)
+    hf.trainer_config_finalize(args, model, 100)
+    if "optimizer" in hf.config:
+        optimizer = DummyOptim(params=list(model.parameters()))
+    else:
+        hf.config["zero_allow_untested_optimizer"] = True
+        optimizer = torch.optim.AdamW(model.parameters(), lr=args.learning_rate)
+    if "scheduler" in hf.config:
+        scheduler = DummyScheduler(optimizer)
+    elif isinstance(optimizer, DummyOptim):
+        scheduler = DummyScheduler(optimizer, lr_scheduler_callable=lambda o: None)
+    else:
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0)
+    accelerator = types.SimpleNamespace(
+        fp8_backend=None, deepspeed_plugin=plugin, parallelism_config=None,
+        gradient_accumulation_steps=args.gradient_accumulation_steps, num_processes=1, split_batches=False,
+        device=torch.device("cpu"), state=types.SimpleNamespace())
+    try:
+        Accelerator._prepare_deepspeed(accelerator, model, optimizer, scheduler)
+    except Taken as taken:
+        DeepSpeedConfig(taken.args[0]["config_params"])
+        return
+    raise RuntimeError("accelerate did not call deepspeed.initialize")
+
+
+out = {"version": deepspeed.__version__, "configs": {}}
+for rel, path in request["files"]:
+    out["configs"][rel] = judge(lambda: trainer_path(path))
+json.dump(out, sys.stdout)
+'''
+
+
+def corpus(data):
+    files = []
+    for d in CORPUS_DIRS:
+        root = os.path.join(data, d)
+        for dirpath, _, names in os.walk(root):
+            for name in names:
+                if name.endswith(".json") and name != "sources.json":
+                    full = os.path.join(dirpath, name)
+                    files.append((os.path.relpath(full, data), os.path.abspath(full)))
+    return sorted(files)
+
+
+def metadata(directory, name, version):
+    """A dist-info, so that importlib.metadata finds a package imported from its source."""
+    info = os.path.join(directory, f"{name}-{version}.dist-info")
+    os.makedirs(info, exist_ok=True)
+    with open(os.path.join(info, "METADATA"), "w") as f:
+        f.write(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+
+
+def run_worker(python, worker, tree, request, what):
+    run = subprocess.run([python, "-c", worker], cwd=tree, input=json.dumps(request),
+                         capture_output=True, text=True, check=False)
+    if run.returncode != 0:
+        sys.exit(f"measure.py: {what} in {tree} did not run:\n{run.stderr[-4000:]}")
+    return json.loads(run.stdout)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", required=True, help="the tests/data folder")
+    parser.add_argument("--release", action="append", required=True,
+                        help="VERSION=DIR: a DeepSpeed source tree (deepspeed/, version.txt)")
+    parser.add_argument("--source", action="append", default=[],
+                        help="NAME=TEXT: where a tree came from (a release, accelerate, transformers), recorded")
+    parser.add_argument("--accelerate", help="accelerate's src/ folder: also judge the Trainer's path")
+    parser.add_argument("--transformers", help="a module with transformers' HfTrainerDeepSpeedConfig "
+                        "(integrations/deepspeed.py), importing only accelerate and torch")
+    parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("-o", "--output", required=True)
+    args = parser.parse_args()
+    if bool(args.accelerate) != bool(args.transformers):
+        parser.error("--accelerate and --transformers go together")
+    files = corpus(args.data)
+    sources = dict(s.split("=", 1) for s in args.source)
+    stubs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "consumers")
+    releases = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        if args.accelerate:
+            with open(os.path.join(args.accelerate, "accelerate", "__init__.py")) as f:
+                accelerate_version = re.search(r'__version__ = "([^"]+)"', f.read()).group(1)
+            metadata(scratch, "accelerate", accelerate_version)
+        for spec in args.release:
+            version, tree = spec.split("=", 1)
+            request = {"files": files}
+            result = run_worker(args.python, DEEPSPEED_WORKER, tree, request, f"DeepSpeed {version}")
+            if result["version"] != version:
+                sys.exit(f"measure.py: {tree} is DeepSpeed {result['version']}, not {version}")
+            configs = {rel: {"deepspeed": verdict} for rel, verdict in result["configs"].items()}
+            if args.accelerate:
+                meta = os.path.join(scratch, version)
+                metadata(meta, "deepspeed", version)
+                for name in os.listdir(scratch):
+                    if name.endswith(".dist-info"):
+                        shutil.copytree(os.path.join(scratch, name), os.path.join(meta, name), dirs_exist_ok=True)
+                request.update(accelerate=os.path.abspath(args.accelerate),
+                               transformers=os.path.abspath(args.transformers), metadata=meta,
+                               stubs=os.path.abspath(stubs))
+                trainer = run_worker(args.python, TRAINER_WORKER, tree, request, f"the Trainer's path on {version}")
+                for rel, verdict in trainer["configs"].items():
+                    configs[rel]["trainer"] = verdict
+            releases[version] = {"source": sources.get(version, tree), "configs": configs}
+            for path in ("deepspeed", "trainer"):
+                judged = [c[path]["accepted"] for c in configs.values() if path in c]
+                if judged:
+                    print(f"{version} {path}: {sum(judged)} of {len(judged)} accepted", file=sys.stderr)
+    probe = subprocess.run([args.python, "-c", "import sys, torch, pydantic; print(sys.version.split()[0], "
+                            "torch.__version__, pydantic.VERSION)"], capture_output=True, text=True, check=True)
+    python, torch, pydantic = probe.stdout.split()
+    measured_with = {"python": python, "torch": torch, "pydantic": pydantic,
+                     "deepspeed": "DeepSpeedConfig(path), world size 1"}
+    if args.accelerate:
+        measured_with["trainer"] = ("transformers' HfTrainerDeepSpeedConfig, accelerate's DeepSpeedPlugin and "
+                                    "Accelerator._prepare_deepspeed, then DeepSpeedConfig of what it passes to "
+                                    "deepspeed.initialize; world size 1")
+        measured_with["accelerate"] = sources.get("accelerate", accelerate_version)
+        measured_with["transformers"] = sources.get("transformers", args.transformers)
+    record = {"measured_with": measured_with, "releases": releases}
+    tmp = args.output + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(record, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(tmp, args.output)
+
+
+if __name__ == "__main__":
+    main()
