@@ -22,7 +22,10 @@ DeepSpeedPlugin(hf_ds_config=...)):
     and each field's value when no ACCELERATE_* variable is set (the default of its
     os.environ.get): a field whose default is "auto" fills nothing;
   - that fill_match raises on an "auto" it has no value for (Accelerator._prepare_deepspeed
-    runs it over every key: an "auto" nobody filled is a ValueError).
+    runs it over every key: an "auto" nobody filled is a ValueError);
+  - in Accelerator._prepare_deepspeed (src/accelerate/accelerator.py), the oldest DeepSpeed
+    release it takes for tensor_parallel.autotp_size > 1 (it raises ImportError below it), or
+    null where it does not check (autotp_needs_deepspeed).
 The block lists every release read ("known": what --accelerate-version accepts) and one fact set
 per release whose facts differ from the release before ("from": the first release that has it).
 
@@ -40,6 +43,7 @@ import subprocess
 import sys
 
 FILE = "src/accelerate/utils/dataclasses.py"
+ACCELERATOR_FILE = "src/accelerate/accelerator.py"
 REPOSITORY = "huggingface/accelerate"
 
 
@@ -58,11 +62,11 @@ def releases(repo, oldest):
     return [v for v in versions if version_key(v) >= version_key(oldest)]
 
 
-def find_class(tree, name):
+def find_class(tree, name, file=FILE):
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name == name:
             return node
-    raise SystemExit(f"{FILE}: no class {name}")
+    raise SystemExit(f"{file}: no class {name}")
 
 
 def find_method(cls, name):
@@ -152,7 +156,24 @@ def release_facts(repo, version):
             continue  # fills nothing: "auto" stays for the Trainer (or raises)
         fills.append({"pointer": "/" + key.replace(".", "/"), "value": value, "field": field})
     fills.sort(key=lambda f: f["pointer"])
-    return {"requires": requires, "fills": fills}
+    return {"requires": requires, "fills": fills, "autotp_needs_deepspeed": autotp_needs(repo, version)}
+
+
+def autotp_needs(repo, version):
+    """The DeepSpeed release _prepare_deepspeed requires for automatic tensor parallelism."""
+    source = git(repo, "show", f"v{version}:{ACCELERATOR_FILE}")
+    accelerator = find_class(ast.parse(source), "Accelerator", ACCELERATOR_FILE)
+    method = next((node for node in accelerator.body
+                   if isinstance(node, ast.FunctionDef) and node.name == "_prepare_deepspeed"), None)
+    if method is None:
+        raise SystemExit(f"v{version}: {ACCELERATOR_FILE} has no Accelerator._prepare_deepspeed")
+    text = ast.get_source_segment(source, method)
+    if '"autotp_size"' not in text:
+        return None
+    needed = re.search(r'if\s+tp_size\s*>\s*1:\s*if not compare_versions\("deepspeed",\s*">=",\s*"([0-9.]+)"\)', text)
+    if needed is None:
+        raise SystemExit(f"v{version}: _prepare_deepspeed reads autotp_size, but no DeepSpeed version check was found")
+    return needed.group(1)
 
 
 def block(repo, oldest):
@@ -190,6 +211,7 @@ def block_text(new_block):
         lines.append(f'        "from": {json.dumps(entry["from"])},')
         lines.append(f'        "commit": {json.dumps(entry["commit"])},')
         lines.append(f'        "requires": {json.dumps(entry["requires"])},')
+        lines.append(f'        "autotp_needs_deepspeed": {json.dumps(entry["autotp_needs_deepspeed"])},')
         lines.append('        "fills": [')
         fills = [json.dumps(f) for f in entry["fills"]]
         lines += [f"          {f}" + ("," if j + 1 < len(fills) else "") for j, f in enumerate(fills)]

@@ -136,6 +136,38 @@ TEST_F(TrainerPathCliTest, DeepSpeedsOwnAutoRaisesInAccelerate) {
   EXPECT_EQ(findings({path.string(), "--hf"}, 1), want);
 }
 
+// accelerate 1.6.0 and newer refuse automatic tensor parallelism on DeepSpeed older than
+// 0.16.4 (Accelerator._prepare_deepspeed raises ImportError): measured on LLaMA-Factory's
+// ds_z2_autotp_config.json through the Trainer's path (tests/data/deepspeed-verdicts).
+TEST_F(TrainerPathCliTest, AutomaticTensorParallelismNeedsTheReleaseAccelerateNames) {
+  auto path = dir.write("autotp.json", R"({"train_micro_batch_size_per_gpu": 2,
+      "zero_optimization": {"stage": 2}, "tensor_parallel": {"autotp_size": 2}})");
+  // DeepSpeed before 0.16.4 does not read the section at all; accelerate reads it all the same.
+  const std::string ignored = "warning [ignored-key] /tensor_parallel";
+  const std::vector<std::string> refused = {
+      ignored, "error [accelerate-autotp-release] /tensor_parallel/autotp_size"};
+  EXPECT_EQ(findings({path.string(), "--hf", "--deepspeed-version", "0.16.3"}, 1), refused);
+  auto text = run_cli({"validate", path.string(), "--hf", "--deepspeed-version", "0.16.3"});
+  EXPECT_NE(text.out.find("the HF Trainer hands the config to accelerate, whose "
+                          "Accelerator.prepare raises ImportError (\"Deepspeed TP requires "
+                          "deepspeed >= 0.16.4\") for autotp_size 2 on DeepSpeed 0.16.3"),
+            std::string::npos)
+      << text.out;
+  // The release it needs; an accelerate that does not check; raw DeepSpeed; a size of 1.
+  EXPECT_EQ(findings({path.string(), "--hf", "--deepspeed-version", "0.16.4"}, 0),
+            std::vector<std::string>{});
+  EXPECT_EQ(findings({path.string(), "--hf", "--deepspeed-version", "0.16.3",
+                      "--accelerate-version", "1.5.2"},
+                     0),
+            std::vector<std::string>{ignored});
+  EXPECT_EQ(findings({path.string(), "--deepspeed-version", "0.16.3"}, 0),
+            std::vector<std::string>{ignored});
+  auto one = dir.write("autotp1.json", R"({"train_micro_batch_size_per_gpu": 2,
+      "zero_optimization": {"stage": 2}, "tensor_parallel": {"autotp_size": 1}})");
+  EXPECT_EQ(findings({one.string(), "--hf", "--deepspeed-version", "0.16.3"}, 0),
+            std::vector<std::string>{ignored});
+}
+
 TEST_F(TrainerPathCliTest, BadAccelerateVersionsAreUsageErrors) {
   auto path = dir.write("ok.json", R"({"train_micro_batch_size_per_gpu": 2,
                                        "zero_optimization": {"stage": 0}})");

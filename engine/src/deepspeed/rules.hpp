@@ -47,6 +47,9 @@ void check_keys(
 /// nullopt when it fills nothing; reports accelerate-no-zero and accelerate-fills. Runs before
 /// the families below, which judge what it returns.
 std::optional<json> accelerate_filled(const Context& ctx);
+/// With --hf: accelerate-autotp-release, over the config as written (before check_keys' pruning
+/// of keys the release lacks: accelerate reads tensor_parallel whatever DeepSpeed reads).
+void check_accelerate_autotp(const Context& ctx);
 void check_auto(const Context& ctx);  // auto-without-hf, auto-not-filled, hf-warmup-auto
 void check_batch(
     const Context& ctx);  // batch-missing, batch-mismatch, batch-world-size, elasticity-batch

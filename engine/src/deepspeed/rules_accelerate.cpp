@@ -3,7 +3,11 @@
 // HfTrainerDeepSpeedConfig to accelerate's DeepSpeedPlugin (TrainingArguments builds it with
 // hf_ds_config), which refuses a config without zero_optimization and fills "auto" on the ZeRO
 // stage, the offload devices, the NVMe paths and stage3_gather_16bit_weights_on_model_save
-// with its defaults. The other families then judge the config as DeepSpeed receives it.
+// with its defaults, and whose Accelerator.prepare refuses automatic tensor parallelism on a
+// DeepSpeed release older than the one it needs. The other families then judge the config as
+// DeepSpeed receives it.
+#include <cstdint>
+
 #include "deepspeed/accelerate_facts.hpp"
 #include "rules.hpp"
 
@@ -48,6 +52,27 @@ std::optional<json> accelerate_filled(const Context& ctx) {
                    " default, no ACCELERATE_* variable set); the config is judged with it");
   }
   return filled;
+}
+
+// Accelerator._prepare_deepspeed reads tensor_parallel.autotp_size before anything else and,
+// above 1, raises ImportError on a DeepSpeed release older than the one it names. It reads the
+// config as written: a release that lacks tensor_parallel does not hide it from accelerate.
+void check_accelerate_autotp(const Context& ctx) {
+  if (!ctx.options.hf || !ctx.config.is_object()) return;
+  const json& facts = accelerate_facts(ctx.options.accelerate_version);
+  const json* needs = member(facts, "autotp_needs_deepspeed");
+  if (needs == nullptr || !needs->is_string()) return;
+  const json* size = at_pointer(ctx.config, "/tensor_parallel/autotp_size");
+  if (size == nullptr || !size->is_number_integer() || size->get<std::int64_t>() <= 1) return;
+  const auto& needed = needs->get_ref<const std::string&>();
+  const auto needed_release = find_release(needed);
+  if (!needed_release || ctx.release >= *needed_release) return;
+  ctx.report("/tensor_parallel/autotp_size", Severity::Error, "accelerate-autotp-release",
+             "the HF Trainer hands the config to " + accelerate_name(ctx.options) +
+                 ", whose Accelerator.prepare raises ImportError (\"Deepspeed TP requires "
+                 "deepspeed >= " +
+                 needed + "\") for autotp_size " + size->dump() + " on " + ctx.deepspeed() +
+                 "; use DeepSpeed " + needed + " or newer, or leave tensor_parallel out");
 }
 
 }  // namespace zf::deepspeed

@@ -17,6 +17,7 @@ std::vector<Finding> validate_config(const nlohmann::ordered_json& config,
   ctx.stage = config.is_object() ? deepspeed::zero_stage(config) : 0;
   deepspeed::check_keys(ctx);
   if (!config.is_object()) return findings;
+  deepspeed::check_accelerate_autotp(ctx);
   // Keys the release lacks do nothing there (ignored) or stop it (refused, reported above):
   // the other rules judge the config as that release reads it, without them. A copy is made
   // only for a config that has such keys.
@@ -126,6 +127,8 @@ const std::vector<RuleInfo>& validation_rules() {
       {"hf-warmup-auto", S::Warning, "warmup_num_steps \"auto\" becomes 0 unless warmup is set"},
       {"accelerate-no-zero", S::Error,
        "a config the Trainer hands to accelerate without zero_optimization (accelerate raises)"},
+      {"accelerate-autotp-release", S::Error,
+       "automatic tensor parallelism on a DeepSpeed release accelerate refuses it for"},
       {"accelerate-fills", S::Note,
        "an \"auto\" accelerate's DeepSpeedPlugin fills with its default (stage 2, no offload)"},
       // batch

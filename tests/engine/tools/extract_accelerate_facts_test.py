@@ -49,6 +49,17 @@ class DeepSpeedPlugin:
         raise ValueError(f"`{{ds_key_long}}` not found in kwargs. ")
 '''
 
+ACCELERATOR = '''
+class Accelerator:
+    def _prepare_deepspeed(self, *args):
+        deepspeed_plugin = self.deepspeed_plugin
+{tp}        return args
+'''
+TP_CHECK = ('        tp_size = deepspeed_plugin.deepspeed_config.get("tensor_parallel", {}).get("autotp_size", 0)\n'
+            '        if tp_size > 1:\n'
+            '            if not compare_versions("deepspeed", ">=", "0.16.4"):\n'
+            '                raise ImportError("Deepspeed TP requires deepspeed >= 0.16.4")\n')
+
 OLD_GAS = 'self.gradient_accumulation_steps = int(os.environ.get("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", 1))'
 NEW_GAS = ('gas = os.environ.get("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", "auto")\n'
            '            self.gradient_accumulation_steps = int(gas) if gas.isdigit() else gas')
@@ -67,11 +78,14 @@ class ExtractAccelerateFactsTest(unittest.TestCase):
         os.makedirs(os.path.join(work, "src", "accelerate", "utils"))
         git = ["git", "-C", work, "-c", "user.name=t", "-c", "user.email=t@t"]
         subprocess.run(["git", "init", "-q", work], check=True)
-        for tag, gas, nvme in [("v0.17.0", OLD_GAS, ""), ("v0.18.0", OLD_GAS, ""),
-                               ("v0.20.0", OLD_GAS, NVME), ("v0.21.0", OLD_GAS, NVME),
-                               ("v0.23.0", NEW_GAS, NVME), ("v1.0.0rc1", NEW_GAS, NVME)]:
+        for tag, gas, nvme, tp in [("v0.17.0", OLD_GAS, "", ""), ("v0.18.0", OLD_GAS, "", ""),
+                                   ("v0.20.0", OLD_GAS, NVME, ""), ("v0.21.0", OLD_GAS, NVME, ""),
+                                   ("v0.23.0", NEW_GAS, NVME, ""), ("v0.24.0", NEW_GAS, NVME, TP_CHECK),
+                                   ("v1.0.0rc1", NEW_GAS, NVME, TP_CHECK)]:
             with open(os.path.join(work, "src", "accelerate", "utils", "dataclasses.py"), "w") as f:
                 f.write(PLUGIN.format(gas=gas, nvme=nvme))
+            with open(os.path.join(work, "src", "accelerate", "accelerator.py"), "w") as f:
+                f.write(ACCELERATOR.format(tp=tp))
             subprocess.run(git + ["add", "-A"], check=True)
             subprocess.run(git + ["commit", "-q", "--allow-empty", "-m", tag], check=True)
             subprocess.run(git + ["tag", tag], check=True)
@@ -86,9 +100,11 @@ class ExtractAccelerateFactsTest(unittest.TestCase):
 
     def test_one_fact_set_per_change_from_the_oldest(self):
         block = self.facts()
-        self.assertEqual(block["known"], ["0.18.0", "0.20.0", "0.21.0", "0.23.0"])  # no rc, no 0.17
-        self.assertEqual(block["newest"], "0.23.0")
-        self.assertEqual([r["from"] for r in block["releases"]], ["0.18.0", "0.20.0", "0.23.0"])
+        self.assertEqual(block["known"], ["0.18.0", "0.20.0", "0.21.0", "0.23.0", "0.24.0"])  # no rc, no 0.17
+        self.assertEqual(block["newest"], "0.24.0")
+        self.assertEqual([r["from"] for r in block["releases"]], ["0.18.0", "0.20.0", "0.23.0", "0.24.0"])
+        # The DeepSpeed release accelerate wants for automatic tensor parallelism, from 0.24.0 on.
+        self.assertEqual([r["autotp_needs_deepspeed"] for r in block["releases"]], [None, None, None, "0.16.4"])
         fills = {r["from"]: {f["pointer"]: f["value"] for f in r["fills"]} for r in block["releases"]}
         self.assertEqual(fills["0.18.0"], {
             "/gradient_accumulation_steps": 1,
@@ -124,20 +140,33 @@ class ExtractAccelerateFactsTest(unittest.TestCase):
             with open(schema) as f:
                 self.assertEqual(f.read(), text)
 
+    def one_release(self, tmp, plugin, accelerator):
+        work = os.path.join(tmp, "w")
+        os.makedirs(os.path.join(work, "src", "accelerate", "utils"))
+        with open(os.path.join(work, "src", "accelerate", "utils", "dataclasses.py"), "w") as f:
+            f.write(plugin)
+        with open(os.path.join(work, "src", "accelerate", "accelerator.py"), "w") as f:
+            f.write(accelerator)
+        git = ["git", "-C", work, "-c", "user.name=t", "-c", "user.email=t@t"]
+        subprocess.run(["git", "init", "-q", work], check=True)
+        subprocess.run(git + ["add", "-A"], check=True)
+        subprocess.run(git + ["commit", "-q", "-m", "x"], check=True)
+        subprocess.run(git + ["tag", "v0.18.0"], check=True)
+        return run("--repo", os.path.join(work, ".git"), "facts", check=False)
+
     def test_a_plugin_without_the_raise_is_not_read_silently(self):
         with tempfile.TemporaryDirectory() as tmp:
-            work = os.path.join(tmp, "w")
-            os.makedirs(os.path.join(work, "src", "accelerate", "utils"))
-            with open(os.path.join(work, "src", "accelerate", "utils", "dataclasses.py"), "w") as f:
-                f.write(PLUGIN.format(gas=OLD_GAS, nvme="").replace("not found in kwargs", "missing"))
-            git = ["git", "-C", work, "-c", "user.name=t", "-c", "user.email=t@t"]
-            subprocess.run(["git", "init", "-q", work], check=True)
-            subprocess.run(git + ["add", "-A"], check=True)
-            subprocess.run(git + ["commit", "-q", "-m", "x"], check=True)
-            subprocess.run(git + ["tag", "v0.18.0"], check=True)
-            result = run("--repo", os.path.join(work, ".git"), "facts", check=False)
+            result = self.one_release(tmp, PLUGIN.format(gas=OLD_GAS, nvme="").replace("not found in kwargs", "missing"),
+                                      ACCELERATOR.format(tp=""))
             self.assertNotEqual(result.returncode, 0)
             self.assertIn("fill_match no longer raises", result.stdout + result.stderr)
+
+    def test_a_tensor_parallel_read_without_its_version_check_is_not_read_silently(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            result = self.one_release(tmp, PLUGIN.format(gas=OLD_GAS, nvme=""),
+                                      ACCELERATOR.format(tp=TP_CHECK.replace(">=", ">")))
+            self.assertNotEqual(result.returncode, 0)
+            self.assertIn("no DeepSpeed version check", result.stdout + result.stderr)
 
 
 class ShippedBlockTest(unittest.TestCase):
