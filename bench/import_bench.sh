@@ -9,16 +9,16 @@
 #
 #   bench/import_bench.sh [BUILD_DIR]    default BUILD_DIR: build (configured as Release if absent)
 #   env: CONFIGS (counts, "250 1000 3000 10000"), VARIED (counts, "1000 2000 3000"),
-#        KEYS (counts, "10000 100000 1000000"),
+#        KEYS (counts, "10000 100000 1000000"); set one empty (KEYS=) to skip that curve,
 #        RUNS (3), BENCH_TMP (work dir, /dev/shm), ZEROFORGE (the binary; default BUILD_DIR's)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$root/build}"
 runs="${RUNS:-3}"
-configs="${CONFIGS:-250 1000 3000 10000}"
-varied="${VARIED:-1000 2000 3000}"
-keys="${KEYS:-10000 100000 1000000}"
+configs="${CONFIGS-250 1000 3000 10000}"
+varied="${VARIED-1000 2000 3000}"
+keys="${KEYS-10000 100000 1000000}"
 if [[ -z "${ZEROFORGE:-}" ]]; then
   if [[ ! -f "$build/CMakeCache.txt" ]]; then
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null

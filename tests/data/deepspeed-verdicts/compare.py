@@ -8,13 +8,24 @@ same verdict: no error finding where the consumer accepted the config, at least 
 raised. Prints each disagreement with the consumer's message and zeroforge's findings, then a
 count per release and path; exit 1 if any disagree.
 
+Then `zeroforge migrate` of every config to each recorded release: where measure.py recorded
+DeepSpeedConfig's verdict on that output (its sha256 with it), today's output must be the same
+bytes (else the record is stale: measure again) and the target must have accepted it.
+`--write-migrated DIR` writes the outputs as DIR/RELEASE/<config's path> for measure.py instead.
+
   compare.py --zeroforge build/bin/zeroforge --data tests/data [--verdicts FILE]
+  compare.py --zeroforge build/bin/zeroforge --data tests/data --write-migrated DIR
 """
 import argparse
+import hashlib
 import json
 import os
 import subprocess
 import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measure import corpus  # noqa: E402  (the same configs, found the same way)
 
 
 PATHS = {"deepspeed": ([], "DeepSpeedConfig"), "trainer": (["--hf"], "the Trainer's path")}
@@ -33,12 +44,77 @@ def zeroforge_errors(binary, release, flags, files):
     return errors
 
 
+def migrate_all(binary, data, releases, out):
+    """Migrates every config of the corpus to each release into OUT/RELEASE/<its path>; returns
+    {release: {path: sha256 of the output}} for the ones migrate wrote (it refuses, exit 2, what
+    no release accepts or what has no equivalent at the target)."""
+    written = {}
+    for release in releases:
+        written[release] = {}
+        for rel, path in corpus(data):
+            target = os.path.join(out, release, os.path.dirname(rel))
+            os.makedirs(target, exist_ok=True)
+            run = subprocess.run([binary, "migrate", path, "--to", release, "-o", target],
+                                 capture_output=True, text=True, check=False)
+            if run.returncode not in (0, 2):
+                sys.exit(f"compare.py: zeroforge migrate {rel} --to {release} exited {run.returncode}:\n{run.stderr}")
+            output = os.path.join(out, release, rel)
+            if run.returncode == 0:
+                with open(output, "rb") as f:
+                    written[release][rel] = hashlib.sha256(f.read()).hexdigest()
+    return written
+
+
+def check_migrated(binary, data, record):
+    """How many recorded migrations no longer hold (changed bytes or refused by the target)."""
+    releases = sorted(r for r, m in record["releases"].items() if "migrated" in m)
+    if not releases:
+        return 0
+    # Only what some release's DeepSpeedConfig accepts has to be accepted at every target: a
+    # Trainer's config with "auto" stays one after migrate, and raw DeepSpeed refuses it anywhere.
+    accepted_somewhere = {rel for m in record["releases"].values()
+                          for rel, c in m["configs"].items() if c["deepspeed"]["accepted"]}
+    failures = 0
+    with tempfile.TemporaryDirectory() as out:
+        today = migrate_all(binary, data, releases, out)
+        for release in releases:
+            recorded = record["releases"][release]["migrated"]
+            accepted = required = 0
+            for rel, verdict in sorted(recorded.items()):
+                required += rel in accepted_somewhere
+                sha = today[release].get(rel)
+                if sha != verdict["sha256"]:
+                    failures += 1
+                    print(f"STALE {release} migrated {rel}: zeroforge migrate now writes "
+                          f"{'nothing' if sha is None else 'other bytes'}; measure it again (measure.py --migrated)")
+                elif not verdict["accepted"] and rel in accepted_somewhere:
+                    failures += 1
+                    print(f"REFUSED {release} migrated {rel}: DeepSpeedConfig {release} raises {verdict['error']}")
+                elif verdict["accepted"] and rel in accepted_somewhere:
+                    accepted += 1
+            unmeasured = sorted(set(today[release]) - set(recorded))
+            for rel in unmeasured:
+                print(f"UNMEASURED {release} migrated {rel}: measure it (measure.py --migrated)")
+            failures += len(unmeasured)
+            print(f"{release}: DeepSpeedConfig accepts zeroforge migrate's output on {accepted} of the {required} "
+                  f"configs some release accepts ({len(recorded)} migrated)")
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--zeroforge", required=True)
     parser.add_argument("--data", required=True, help="the tests/data folder")
     parser.add_argument("--verdicts", help="default: DATA/deepspeed-verdicts/verdicts.json")
+    parser.add_argument("--write-migrated", metavar="DIR", help="write migrate's outputs for measure.py")
+    parser.add_argument("--releases", default="0.12.6,0.14.5,0.15.4,0.16.9,0.17.6,0.18.9,0.19.6",
+                        help="with --write-migrated: the targets")
     args = parser.parse_args()
+    if args.write_migrated:
+        written = migrate_all(args.zeroforge, args.data, args.releases.split(","), args.write_migrated)
+        for release, outputs in written.items():
+            print(f"{release}: {len(outputs)} configs migrated into {args.write_migrated}/{release}")
+        return
     path = args.verdicts or os.path.join(args.data, "deepspeed-verdicts", "verdicts.json")
     with open(path) as f:
         record = json.load(f)
@@ -65,6 +141,7 @@ def main():
                 ours = "; ".join(errors) if errors else "no error"
                 print(f"DISAGREE {release} {path} {rel}: {consumer} {said}; zeroforge {' '.join(flags)}: {ours}")
             print(f"{release}: zeroforge agrees with {consumer} on {agree} of {len(judged)}")
+    disagreements += check_migrated(args.zeroforge, args.data, record)
     sys.exit(1 if disagreements else 0)
 
 

@@ -5,15 +5,20 @@ Run it where a DeepSpeed source tree of each release can be imported (it needs t
 hjson, numpy, packaging, psutil, py-cpuinfo; no GPU and no compiled ops): once per release, each
 in a fresh interpreter, it builds `DeepSpeedConfig(path)` for every config, as DeepSpeed does for
 `--deepspeed_config FILE` (hjson with duplicate keys refused, world size 1: no process group), and
-records ACCEPTED or the exception's type and first line. compare.py then holds `zeroforge
-validate --deepspeed-version R --world-size 1` to these verdicts, without DeepSpeed.
+records ACCEPTED or the exception's type and first line; with --accelerate and --transformers,
+the same for the Trainer's path (TRAINER_WORKER below); with --migrated DIR, DeepSpeedConfig of
+release R on each file under DIR/R/ (what `compare.py --write-migrated DIR` wrote: zeroforge
+migrate's output for R). compare.py then holds zeroforge to these verdicts, without DeepSpeed.
 
-  measure.py --data tests/data --release 0.19.6=/src/DeepSpeed ... -o verdicts.json
+  compare.py --zeroforge build/bin/zeroforge --data tests/data --write-migrated /tmp/migrated
+  measure.py --data tests/data --release 0.19.6=/src/DeepSpeed ... [--accelerate accelerate/src
+      --transformers hf_trainer_config.py] [--migrated /tmp/migrated] -o verdicts.json
 
 The shims below stand in only for what a newer torch or numpy removed or has not yet added
 and what DeepSpeedConfig never runs (README.md in this folder lists them).
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -66,9 +71,12 @@ def judge(run):
 '''
 
 DEEPSPEED_WORKER = PRELUDE + r'''
-out = {"version": deepspeed.__version__, "configs": {}}
-for rel, path in json.load(sys.stdin)["files"]:
+request = json.load(sys.stdin)
+out = {"version": deepspeed.__version__, "configs": {}, "migrated": {}}
+for rel, path in request["files"]:
     out["configs"][rel] = judge(lambda: DeepSpeedConfig(path))
+for rel, path in request.get("migrated", []):
+    out["migrated"][rel] = judge(lambda: DeepSpeedConfig(path))
 json.dump(out, sys.stdout)
 '''
 
@@ -192,9 +200,10 @@ json.dump(out, sys.stdout)
 '''
 
 
-def corpus(data):
+def corpus(data, dirs=CORPUS_DIRS):
+    """(path relative to data, absolute path) of every config under the corpus folders, sorted."""
     files = []
-    for d in CORPUS_DIRS:
+    for d in dirs:
         root = os.path.join(data, d)
         for dirpath, _, names in os.walk(root):
             for name in names:
@@ -202,6 +211,11 @@ def corpus(data):
                     full = os.path.join(dirpath, name)
                     files.append((os.path.relpath(full, data), os.path.abspath(full)))
     return sorted(files)
+
+
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 def metadata(directory, name, version):
@@ -230,6 +244,7 @@ def main():
     parser.add_argument("--accelerate", help="accelerate's src/ folder: also judge the Trainer's path")
     parser.add_argument("--transformers", help="a module with transformers' HfTrainerDeepSpeedConfig "
                         "(integrations/deepspeed.py), importing only accelerate and torch")
+    parser.add_argument("--migrated", help="compare.py --write-migrated's folder: judge DIR/R/ at R")
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args()
@@ -247,6 +262,9 @@ def main():
         for spec in args.release:
             version, tree = spec.split("=", 1)
             request = {"files": files}
+            migrated_dir = os.path.join(args.migrated, version) if args.migrated else None
+            if migrated_dir and os.path.isdir(migrated_dir):
+                request["migrated"] = corpus(migrated_dir, CORPUS_DIRS)
             result = run_worker(args.python, DEEPSPEED_WORKER, tree, request, f"DeepSpeed {version}")
             if result["version"] != version:
                 sys.exit(f"measure.py: {tree} is DeepSpeed {result['version']}, not {version}")
@@ -257,6 +275,7 @@ def main():
                 for name in os.listdir(scratch):
                     if name.endswith(".dist-info"):
                         shutil.copytree(os.path.join(scratch, name), os.path.join(meta, name), dirs_exist_ok=True)
+                request.pop("migrated", None)
                 request.update(accelerate=os.path.abspath(args.accelerate),
                                transformers=os.path.abspath(args.transformers), metadata=meta,
                                stubs=os.path.abspath(stubs))
@@ -264,10 +283,18 @@ def main():
                 for rel, verdict in trainer["configs"].items():
                     configs[rel]["trainer"] = verdict
             releases[version] = {"source": sources.get(version, tree), "configs": configs}
+            if result["migrated"]:
+                # The bytes judged, so that compare.py knows the verdict is of today's output.
+                paths = dict(request.get("migrated", []))
+                releases[version]["migrated"] = {
+                    rel: dict(verdict, sha256=sha256(paths[rel])) for rel, verdict in result["migrated"].items()}
             for path in ("deepspeed", "trainer"):
                 judged = [c[path]["accepted"] for c in configs.values() if path in c]
                 if judged:
                     print(f"{version} {path}: {sum(judged)} of {len(judged)} accepted", file=sys.stderr)
+            if result["migrated"]:
+                judged = [v["accepted"] for v in result["migrated"].values()]
+                print(f"{version} migrated to it: {sum(judged)} of {len(judged)} accepted", file=sys.stderr)
     probe = subprocess.run([args.python, "-c", "import sys, torch, pydantic; print(sys.version.split()[0], "
                             "torch.__version__, pydantic.VERSION)"], capture_output=True, text=True, check=True)
     python, torch, pydantic = probe.stdout.split()
