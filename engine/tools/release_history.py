@@ -31,6 +31,11 @@ CHECKS = {
         "deepspeed/runtime/base_optimizer.py", r"not self\.bf16_optimizer_states or offload_enabled",
         "bf16_optimizer_states with the optimizer offloaded is held to the master weights' "
         "offload validator (CPU offload with DeepSpeedCPUAdam; rule master-weights)"),
+    "loss-scale-from-fp16-section": (
+        "deepspeed/runtime/engine.py", r"return self\._config\.float16_config\.loss_scale == 0",
+        "the engine's dynamic_loss_scale() reads fp16.loss_scale whether or not fp16 is enabled "
+        "(before, the loss scale was fp16's only when fp16 was enabled, 1.0 with bf16 and 0 "
+        "otherwise; rule lamb-loss-scale)"),
     "pydantic-2": ("deepspeed/runtime/config_utils.py", r"ConfigDict",
                    "the config models are pydantic 2 models; pydantic 1 truncates a float given "
                    "for an integer field instead of refusing it (rule type)"),

@@ -60,6 +60,7 @@ void check_precision(
     const Context& ctx);  // fp16-bf16-both, bf16-legacy-ignored, loss-scale-with-bf16,
                           // master-weights, amp-conflict, bounds (dynamic loss scale)
 void check_training(const Context& ctx);     // required-key, optimizer-type, optimizer-zero,
+                                             // lamb-loss-scale,
                                              // optimizer-params, optimizer-param-ignored,
                                              // scheduler-type, scheduler-params, warmup-steps,
                                              // vocabulary-size

@@ -213,6 +213,38 @@ void check_optimizer_params(const Context& ctx, const json& optimizers, const st
   }
 }
 
+// DeepSpeedEngine._do_sanity_check asserts that LAMB and 1-bit LAMB run with dynamic loss
+// scaling: the engine's loss scale must be 0. Which loss scale it reads changed in 0.17.1
+// (check:loss-scale-from-fp16-section): since, fp16's loss_scale whether fp16 is enabled or not;
+// before, fp16's when fp16 was enabled, a static 1.0 when bf16 was, else 0.
+void check_lamb_loss_scale(const Context& ctx, const std::string& name,
+                           const std::string& written) {
+  if (name != "lamb" && name != "onebitlamb") return;
+  const json* fp16 = member(ctx.config, "fp16");
+  const json* scale = fp16 != nullptr ? member(*fp16, "loss_scale") : nullptr;
+  const bool static_scale = scale != nullptr && scale->is_number() && scale->get<double>() != 0;
+  const bool fp16_on = enabled_true(fp16);
+  std::string why;
+  std::string fix = "set fp16.loss_scale to 0 (dynamic) or remove it";
+  if (ctx.has("check:loss-scale-from-fp16-section") || fp16_on) {
+    if (static_scale) {
+      why = "fp16.loss_scale is " + show(*scale) +
+            (fp16_on ? "" : ", which it reads although fp16 is not enabled");
+    }
+  } else if (enabled_true(bf16_section(ctx.config))) {
+    why = "with bf16 (and fp16 not enabled) its loss scale is a static 1.0";
+    fix =
+        "use DeepSpeed 0.17.1 or newer (it reads fp16.loss_scale instead), or fp16 with dynamic "
+        "loss scaling";
+  }
+  if (why.empty()) return;
+  ctx.report(static_scale ? "/fp16/loss_scale" : "/optimizer/type", Severity::Error,
+             "lamb-loss-scale",
+             ctx.deepspeed() + "'s initialize asserts \"DeepSpeed " + name +
+                 " optimizer requires dynamic loss scaling\" for \"" + written + "\": " + why +
+                 "; " + fix);
+}
+
 // The type DeepSpeed cannot build (optimizer-type), else ZeRO's refusals (optimizer-zero).
 // Returns true when DeepSpeed finds the type.
 bool check_optimizer_type(const Context& ctx, const json& lists, const std::string& written) {
@@ -225,13 +257,16 @@ bool check_optimizer_type(const Context& ctx, const json& lists, const std::stri
     for (const auto& [key, each] : types.items()) {
       if (each.is_object() && ctx.has("optimizer:" + key)) candidates.push_back(key);
     }
+    // DeepSpeedEngine._do_sanity_check asserts the name before it builds anything.
     ctx.report("/optimizer/type", Severity::Error, "optimizer-type",
-               "\"" + written + "\" is not one of " + ctx.deepspeed() +
-                   "'s optimizers, so DeepSpeed looks it up in "
-                   "torch.optim as written and fails at initialize (AttributeError)" +
+               "\"" + written + "\" is neither one of " + ctx.deepspeed() +
+                   "'s optimizers nor a torch.optim class (DeepSpeed looks other names up in "
+                   "torch.optim as written): initialize asserts \"" +
+                   written + " is not a supported DeepSpeed Optimizer\"" +
                    type_suggestion(written, candidates));
     return false;
   }
+  if (entry != nullptr) check_lamb_loss_scale(ctx, name, written);
   if (ctx.stage == 0) return true;
   // A name the release does not know as its own is a torch.optim class, untested under ZeRO
   // (the lists hold DeepSpeed's own names, lower case).

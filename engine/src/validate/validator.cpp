@@ -161,6 +161,7 @@ const std::vector<RuleInfo>& validation_rules() {
       {"required-key", S::Error, "a key a section cannot do without"},
       {"optimizer-type", S::Error, "an optimizer type neither DeepSpeed nor torch.optim has"},
       {"optimizer-zero", S::Error, "an optimizer ZeRO refuses"},
+      {"lamb-loss-scale", S::Error, "LAMB or 1-bit LAMB with a static loss scale"},
       {"optimizer-params", S::Error,
        "an optimizer parameter the class DeepSpeed builds does not take, or refuses"},
       {"optimizer-param-ignored", S::Warning, "an optimizer parameter DeepSpeed drops (Muon)"},

@@ -4,8 +4,10 @@
 Run it where a DeepSpeed source tree of each release can be imported (it needs torch, pydantic 2,
 hjson, numpy, packaging, psutil, py-cpuinfo; no GPU and no compiled ops): once per release, each
 in a fresh interpreter, it builds `DeepSpeedConfig(path)` for every config, as DeepSpeed does for
-`--deepspeed_config FILE` (hjson with duplicate keys refused, world size 1: no process group), and
-records ACCEPTED or the exception's type and first line; with --accelerate and --transformers,
+`--deepspeed_config FILE` (hjson with duplicate keys refused, world size 1: no process group), runs
+the engine's first check of it (`DeepSpeedEngine._do_sanity_check`: supported optimizer names,
+LAMB's dynamic loss scale, the mixed-precision dtypes), and records ACCEPTED or the exception's
+type and first line; with --accelerate and --transformers,
 the same for the Trainer's path (TRAINER_WORKER below); with --migrated DIR, DeepSpeedConfig of
 release R on each file under DIR/R/ (what `compare.py --write-migrated DIR` wrote: zeroforge
 migrate's output for R). compare.py then holds zeroforge to these verdicts, without DeepSpeed.
@@ -71,12 +73,44 @@ def judge(run):
 '''
 
 DEEPSPEED_WORKER = PRELUDE + r'''
+from deepspeed.runtime.engine import DeepSpeedEngine
+from deepspeed.accelerator import get_accelerator
+
+# The cluster's GPUs take fp16 and bf16 (this machine's CPU accelerator may say otherwise).
+accelerator = get_accelerator()
+accelerator.is_fp16_supported = lambda: True
+accelerator.is_bf16_supported = lambda: True
+
+
+class Harness(Exception):
+    pass
+
+
+def sanity_check(config):
+    """DeepSpeedEngine._do_sanity_check, the engine's first check of the config at initialize,
+    on an engine that holds only the config: no client optimizer or scheduler, no pipeline."""
+    engine = DeepSpeedEngine.__new__(DeepSpeedEngine)
+    for name, value in (("_config", config), ("client_optimizer", None), ("client_lr_scheduler", None),
+                        ("pipeline_parallelism", False)):
+        object.__setattr__(engine, name, value)
+    try:
+        engine._do_sanity_check()
+    except AttributeError as e:  # the stand-in engine lacks what the check read: not a verdict
+        raise Harness(f"_do_sanity_check read what the stand-in engine lacks: {e}")
+
+
+def deepspeed_verdict(path):
+    sanity_check(DeepSpeedConfig(path))
+
+
 request = json.load(sys.stdin)
 out = {"version": deepspeed.__version__, "configs": {}, "migrated": {}}
-for rel, path in request["files"]:
-    out["configs"][rel] = judge(lambda: DeepSpeedConfig(path))
-for rel, path in request.get("migrated", []):
-    out["migrated"][rel] = judge(lambda: DeepSpeedConfig(path))
+for key, files in (("configs", request["files"]), ("migrated", request.get("migrated", []))):
+    for rel, path in files:
+        verdict = judge(lambda: deepspeed_verdict(path))
+        if verdict.get("error", "").startswith("Harness: "):
+            sys.exit(f"{rel}: {verdict['error']}")
+        out[key][rel] = verdict
 json.dump(out, sys.stdout)
 '''
 
@@ -299,7 +333,7 @@ def main():
                             "torch.__version__, pydantic.VERSION)"], capture_output=True, text=True, check=True)
     python, torch, pydantic = probe.stdout.split()
     measured_with = {"python": python, "torch": torch, "pydantic": pydantic,
-                     "deepspeed": "DeepSpeedConfig(path), world size 1"}
+                     "deepspeed": "DeepSpeedConfig(path) and DeepSpeedEngine._do_sanity_check, world size 1"}
     if args.accelerate:
         measured_with["trainer"] = ("transformers' HfTrainerDeepSpeedConfig, accelerate's DeepSpeedPlugin and "
                                     "Accelerator._prepare_deepspeed, then DeepSpeedConfig of what it passes to "

@@ -282,6 +282,45 @@ TEST(DeepSpeedReleasesTest, RulesFollowTheRelease) {
        R"({"scheduler": {"type": "WarmupCosineLR", "params": {"total_num_steps": 10}}})",
        "0.12.3",
        {}},
+      // LAMB needs dynamic loss scaling (DeepSpeedEngine._do_sanity_check); what the engine reads
+      // as the loss scale changed in 0.17.1 (check:loss-scale-from-fp16-section).
+      {"lamb with a static fp16 loss scale",
+       R"({"optimizer": {"type": "Lamb"}, "fp16": {"enabled": true, "loss_scale": 128},
+           "bf16": {"enabled": false}, "zero_optimization": {"stage": 0, "offload_optimizer": null}})",
+       "0.16.9",
+       {"ds.json: /fp16/loss_scale: error [lamb-loss-scale]: DeepSpeed 0.16.9's initialize "
+        "asserts \"DeepSpeed lamb optimizer requires dynamic loss scaling\" for \"Lamb\": "
+        "fp16.loss_scale is 128; set fp16.loss_scale to 0 (dynamic) or remove it"}},
+      {"lamb with a dynamic fp16 loss scale",
+       R"({"optimizer": {"type": "Lamb"}, "fp16": {"enabled": true, "loss_scale": 0},
+           "bf16": {"enabled": false}, "zero_optimization": {"stage": 0, "offload_optimizer": null}})",
+       "0.16.9",
+       {}},
+      {"lamb with bf16 before 0.17.1",
+       R"({"optimizer": {"type": "OneBitLamb"}, "zero_optimization": {"stage": 0, "offload_optimizer": null}})",
+       "0.17.0",
+       {"ds.json: /optimizer/type: error [lamb-loss-scale]: DeepSpeed 0.17.0's initialize "
+        "asserts \"DeepSpeed onebitlamb optimizer requires dynamic loss scaling\" for "
+        "\"OneBitLamb\": with bf16 (and fp16 not enabled) its loss scale is a static 1.0; use "
+        "DeepSpeed 0.17.1 or newer (it reads fp16.loss_scale instead), or fp16 with dynamic loss "
+        "scaling"}},
+      {"lamb with bf16 from 0.17.1",
+       R"({"optimizer": {"type": "lamb"}, "zero_optimization": {"stage": 0, "offload_optimizer": null}})",
+       "0.17.1",
+       {}},
+      {"a disabled fp16 section's loss scale before 0.17.1",
+       R"({"optimizer": {"type": "Lamb"}, "fp16": {"enabled": false, "loss_scale": 64},
+           "bf16": {"enabled": false}, "zero_optimization": {"stage": 0, "offload_optimizer": null}})",
+       "0.17.0",
+       {}},
+      {"a disabled fp16 section's loss scale from 0.17.1",
+       R"({"optimizer": {"type": "Lamb"}, "fp16": {"enabled": false, "loss_scale": 64},
+           "bf16": {"enabled": false}, "zero_optimization": {"stage": 0, "offload_optimizer": null}})",
+       "0.17.1",
+       {"ds.json: /fp16/loss_scale: error [lamb-loss-scale]: DeepSpeed 0.17.1's initialize "
+        "asserts \"DeepSpeed lamb optimizer requires dynamic loss scaling\" for \"Lamb\": "
+        "fp16.loss_scale is 64, which it reads although fp16 is not enabled; set "
+        "fp16.loss_scale to 0 (dynamic) or remove it"}},
       {"muon is DeepSpeed's from 0.17.6",
        R"({"optimizer": {"type": "muon", "params": {"lr": 0.01}}})",
        "0.17.6",
@@ -289,9 +328,10 @@ TEST(DeepSpeedReleasesTest, RulesFollowTheRelease) {
       {"muon before",
        R"({"optimizer": {"type": "muon", "params": {"lr": 0.01}}})",
        "0.16.9",
-       {"ds.json: /optimizer/type: error [optimizer-type]: \"muon\" is not one of DeepSpeed "
-        "0.16.9's optimizers, so DeepSpeed looks it up in torch.optim as written and fails at "
-        "initialize (AttributeError); did you mean \"Muon\"?"}},
+       {"ds.json: /optimizer/type: error [optimizer-type]: \"muon\" is neither one of "
+        "DeepSpeed 0.16.9's optimizers nor a torch.optim class (DeepSpeed looks other names up "
+        "in torch.optim as written): initialize asserts \"muon is not a supported DeepSpeed "
+        "Optimizer\"; did you mean \"Muon\"?"}},
       {"torch's Muon under ZeRO before 0.17.6",
        R"({"optimizer": {"type": "Muon", "params": {"lr": 0.01}}})",
        "0.16.9",

@@ -211,14 +211,16 @@ TEST(ValidateOptimizerParamsTest, UnknownTypesAreLookedUpInTorchOptim) {
   const std::vector<Case> cases = {
       {"lower-case-torch-name",
        optimizer("sgd", {{"lr", 0.1}}),
-       {"ds.json: /optimizer/type: error [optimizer-type]: \"sgd\" is not one of DeepSpeed's "
-        "optimizers, so DeepSpeed looks it up in torch.optim as written and fails at initialize "
-        "(AttributeError); did you mean \"SGD\"?"}},
+       {"ds.json: /optimizer/type: error [optimizer-type]: \"sgd\" is neither one of "
+        "DeepSpeed's optimizers nor a torch.optim class (DeepSpeed looks other names up in "
+        "torch.optim as written): initialize asserts \"sgd is not a supported DeepSpeed "
+        "Optimizer\"; did you mean \"SGD\"?"}},
       {"near-miss",
        optimizer("Lamb2", {{"lr", 0.1}}),
-       {"ds.json: /optimizer/type: error [optimizer-type]: \"Lamb2\" is not one of DeepSpeed's "
-        "optimizers, so DeepSpeed looks it up in torch.optim as written and fails at initialize "
-        "(AttributeError); did you mean \"lamb\"?"}},
+       {"ds.json: /optimizer/type: error [optimizer-type]: \"Lamb2\" is neither one of "
+        "DeepSpeed's optimizers nor a torch.optim class (DeepSpeed looks other names up in "
+        "torch.optim as written): initialize asserts \"Lamb2 is not a supported DeepSpeed "
+        "Optimizer\"; did you mean \"lamb\"?"}},
       {"deepspeed-names-any-case", optimizer("ADAMW", {{"lr", 0.1}}), {}},
   };
   for (const auto& c : cases) {
