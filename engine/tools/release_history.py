@@ -36,6 +36,10 @@ CHECKS = {
         "the engine's dynamic_loss_scale() reads fp16.loss_scale whether or not fp16 is enabled "
         "(before, the loss scale was fp16's only when fp16 was enabled, 1.0 with bf16 and 0 "
         "otherwise; rule lamb-loss-scale)"),
+    "fp16-scale-params-checked": (
+        "deepspeed/runtime/precision_config.py", r"def _reject_non_integer_scale_params",
+        "fp16.loss_scale_window and fp16.min_loss_scale refuse a bool, and must be > 0 when fp16 "
+        "is enabled with dynamic loss scaling (rules type, bounds)"),
     "pydantic-2": ("deepspeed/runtime/config_utils.py", r"ConfigDict",
                    "the config models are pydantic 2 models; pydantic 1 truncates a float given "
                    "for an integer field instead of refusing it (rule type)"),

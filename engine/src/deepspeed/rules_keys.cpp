@@ -202,7 +202,8 @@ void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
       (facts.type_mask & plain_types(value)) != 0 ||
       std::any_of(types.begin(), types.end(), [&](ValueType t) { return matches(value, t, lax); });
   if (ok && lax == Lax::Pydantic1 && value.is_number_float() && !as_integer(value) &&
-      (facts.type_mask & plain_types(value)) == 0 && types.front() == ValueType::Integer) {
+      (facts.type_mask & plain_types(value)) == 0 && types.front() == ValueType::Integer &&
+      !facts.has_enum) {
     // pydantic 1's int() of a float: accepted, silently truncated.
     ctx.report(path.str(), Severity::Warning, "type",
                ctx.deepspeed() + " (pydantic 1) truncates " + show(value) + " to " +
@@ -255,10 +256,12 @@ void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
     }
   }
   if (facts.has_enum) {
-    // pydantic's lax mode compares "3" with 3 as a number.
+    // pydantic 2's lax mode compares "3" with 3 as a number. pydantic 1 looks the value up
+    // among the members as it is (ZeroStageEnum("1") and ZeroStageEnum(1.5) both fail): measured
+    // with DeepSpeed 0.14.5's zero_optimization.stage.
     json converted;
     const json* compared = &value;
-    if (lax != Lax::None && value.is_string() &&
+    if (lax == Lax::Pydantic2 && value.is_string() &&
         numeric_string(value.get_ref<const std::string&>(), false)) {
       converted = std::strtod(value.get_ref<const std::string&>().c_str(), nullptr);
       compared = &converted;
@@ -271,6 +274,11 @@ void check_leaf(const Context& ctx, const json& value, const NodeFacts& facts,
         list += (list.empty() ? "" : ", ") + std::string(a.text);
       std::string message = show(value) + " is not one of " + list;
       if (!facts.doc.empty()) message += " (" + std::string(facts.doc) + ")";
+      if (lax == Lax::Pydantic1 && (value.is_string() || value.is_number_float())) {
+        message += "; " + ctx.deepspeed() +
+                   " (pydantic 1) compares the value with them as written: write the member "
+                   "itself";
+      }
       ctx.report(path.str(), Severity::Error, "enum", message);
     }
   }

@@ -49,6 +49,12 @@ void check_precision(const Context& ctx) {
     bool dynamic = scale == nullptr || (scale->is_number() && scale->get<double>() == 0);
     for (const char* key : {"loss_scale_window", "min_loss_scale"}) {
       const json* it = member(*fp16, key);
+      // pydantic would take true as 1; from 0.19.3 a validator refuses booleans first.
+      if (it != nullptr && it->is_boolean() && ctx.has("check:fp16-scale-params-checked")) {
+        ctx.report(pointer_join("/fp16", key), Severity::Error, "type",
+                   ctx.deepspeed() + " refuses a boolean here (\"fp16." + key +
+                       " must be an integer, not bool\"); write the integer you mean");
+      }
       if (dynamic && it != nullptr && it->is_number() && it->get<double>() <= 0) {
         ctx.report(pointer_join("/fp16", key), Severity::Error, "bounds",
                    std::string("with dynamic loss scaling (loss_scale 0) DeepSpeed needs ") + key +

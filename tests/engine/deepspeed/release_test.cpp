@@ -321,6 +321,32 @@ TEST(DeepSpeedReleasesTest, RulesFollowTheRelease) {
         "asserts \"DeepSpeed lamb optimizer requires dynamic loss scaling\" for \"Lamb\": "
         "fp16.loss_scale is 64, which it reads although fp16 is not enabled; set "
         "fp16.loss_scale to 0 (dynamic) or remove it"}},
+      // fp16's loss_scale_window and min_loss_scale refuse booleans from 0.19.3 (a validator in
+      // precision_config.py); pydantic took true as 1 before.
+      {"a boolean loss_scale_window from 0.19.3",
+       R"({"fp16": {"enabled": true, "loss_scale_window": true}, "bf16": {"enabled": false}})",
+       "0.19.3",
+       {"ds.json: /fp16/loss_scale_window: error [type]: DeepSpeed 0.19.3 refuses a boolean here "
+        "(\"fp16.loss_scale_window must be an integer, not bool\"); write the integer you mean"}},
+      {"a boolean min_loss_scale before",
+       R"({"fp16": {"enabled": true, "min_loss_scale": true}, "bf16": {"enabled": false}})",
+       "0.19.2",
+       {}},
+      // pydantic 1 looks an enum's value up among its members as written: measured with
+      // DeepSpeed 0.14.5, which refuses both (pydantic 2 takes "2" as 2).
+      {"a quoted stage under pydantic 1",
+       R"({"zero_optimization": {"stage": "2"}})",
+       "0.14.5",
+       {"ds.json: /zero_optimization/stage: error [enum]: \"2\" is not one of 0, 1, 2, 3; "
+        "DeepSpeed 0.14.5 (pydantic 1) compares the value with them as written: write the member "
+        "itself"}},
+      {"a fractional stage under pydantic 1",
+       R"({"zero_optimization": {"stage": 1.5, "offload_optimizer": null}})",
+       "0.14.5",
+       {"ds.json: /zero_optimization/stage: error [enum]: 1.5 is not one of 0, 1, 2, 3; "
+        "DeepSpeed 0.14.5 (pydantic 1) compares the value with them as written: write the member "
+        "itself"}},
+      {"a quoted stage under pydantic 2", R"({"zero_optimization": {"stage": "2"}})", "0.19.6", {}},
       {"muon is DeepSpeed's from 0.17.6",
        R"({"optimizer": {"type": "muon", "params": {"lr": 0.01}}})",
        "0.17.6",
