@@ -21,6 +21,7 @@ DeepSpeedPlugin(hf_ds_config=...)):
   - plugin_to_config_mapping: the plugin fields that fill a config key whose value is "auto",
     and each field's value when no ACCELERATE_* variable is set (the default of its
     os.environ.get): a field whose default is "auto" fills nothing;
+  - the keys it writes into a config that lacks them (inserts: gradient_accumulation_steps 1);
   - that fill_match raises on an "auto" it has no value for (Accelerator._prepare_deepspeed
     runs it over every key: an "auto" nobody filled is a ValueError);
   - in Accelerator._prepare_deepspeed (src/accelerate/accelerator.py), the oldest DeepSpeed
@@ -156,7 +157,11 @@ def release_facts(repo, version):
             continue  # fills nothing: "auto" stays for the Trainer (or raises)
         fills.append({"pointer": "/" + key.replace(".", "/"), "value": value, "field": field})
     fills.sort(key=lambda f: f["pointer"])
-    return {"requires": requires, "fills": fills, "autotp_needs_deepspeed": autotp_needs(repo, version)}
+    inserts = [{"pointer": "/" + key, "value": int(value)} for key, key_again, value in re.findall(
+        r'if "(\w+)" not in self\.hf_ds_config\.config:\s*self\.hf_ds_config\.config\["(\w+)"\] = (\d+)\b', text)
+        if key == key_again]
+    return {"requires": requires, "fills": fills, "inserts": inserts,
+            "autotp_needs_deepspeed": autotp_needs(repo, version)}
 
 
 def autotp_needs(repo, version):
@@ -211,6 +216,7 @@ def block_text(new_block):
         lines.append(f'        "from": {json.dumps(entry["from"])},')
         lines.append(f'        "commit": {json.dumps(entry["commit"])},')
         lines.append(f'        "requires": {json.dumps(entry["requires"])},')
+        lines.append(f'        "inserts": {json.dumps(entry["inserts"])},')
         lines.append(f'        "autotp_needs_deepspeed": {json.dumps(entry["autotp_needs_deepspeed"])},')
         lines.append('        "fills": [')
         fills = [json.dumps(f) for f in entry["fills"]]

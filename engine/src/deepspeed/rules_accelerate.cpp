@@ -37,6 +37,17 @@ std::optional<json> accelerate_filled(const Context& ctx) {
     }
   }
   std::optional<json> filled;
+  // DeepSpeedPlugin writes gradient_accumulation_steps 1 into a config that has none, so the
+  // batch keys are judged with it (train_batch_size 8 and micro batch 4 on one GPU no longer
+  // derive 2 steps): measured through the Trainer's path on DeepSpeedExamples' configs.
+  if (const json* inserts = member(facts, "inserts"); inserts != nullptr) {
+    for (const auto& insert : *inserts) {
+      const auto& pointer = insert.at("pointer").get_ref<const std::string&>();
+      if (at_pointer(filled ? *filled : ctx.config, pointer) != nullptr) continue;
+      if (!filled) filled = ctx.config;
+      filled->operator[](json::json_pointer(pointer)) = insert.at("value");
+    }
+  }
   for (const auto& fill : facts.at("fills")) {
     const auto& pointer = fill.at("pointer").get_ref<const std::string&>();
     // The Trainer fills first (TrainingArguments runs trainer_config_process before it builds

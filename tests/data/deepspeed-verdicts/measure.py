@@ -66,8 +66,8 @@ def judge(run):
         run()
         return {"accepted": True}
     except BaseException as e:  # what the consumer raises is the verdict, whatever its type
-        first = (str(e).strip().splitlines() or [""])[0]
-        return {"accepted": False, "error": type(e).__name__ + ": " + first[:300]}
+        said = " | ".join(line.strip() for line in str(e).strip().splitlines() if line.strip())
+        return {"accepted": False, "error": type(e).__name__ + ": " + said[:300]}
     finally:
         sys.stderr = stderr
 '''
@@ -121,7 +121,9 @@ json.dump(out, sys.stdout)
 # zero_allow_untested_optimizer, as deepspeed_optim_sched does) and calls accelerate's own
 # Accelerator._prepare_deepspeed, whose call of deepspeed.initialize is where the config is taken:
 # DeepSpeedConfig of that dict is the verdict. The Trainer's arguments agree with every value the
-# config writes (a run whose flags match its config); the rest are TrainingArguments' defaults.
+# config writes (a run whose flags match its config: the batch, accumulation the batch keys imply
+# at world size 1, clipping, the optimizer's and the warmup's numbers, the number of steps); the
+# rest are TrainingArguments' defaults.
 TRAINER_WORKER = PRELUDE + r'''
 import types
 request = json.load(sys.stdin)
@@ -154,6 +156,9 @@ acc_ds.map_pytorch_optim_to_deepspeed = lambda optimizer: optimizer
 acc_accelerator.map_pytorch_optim_to_deepspeed = acc_ds.map_pytorch_optim_to_deepspeed
 import torch.distributed.device_mesh
 torch.distributed.device_mesh.init_device_mesh = lambda *args, **kwargs: None
+# accelerate's logger wants the process state Accelerator() would have made; its messages are not
+# verdicts.
+acc_accelerator.logger = logging.getLogger("accelerate")
 
 
 def concrete(config, dotted):
@@ -176,6 +181,9 @@ def arguments(config):
         args.gradient_accumulation_steps = gas
     micro = concrete(config, "train_micro_batch_size_per_gpu")
     total = concrete(config, "train_batch_size")
+    if (gas is None and isinstance(micro, int) and isinstance(total, int) and micro > 0
+            and total % micro == 0):
+        args.gradient_accumulation_steps = total // micro
     if isinstance(micro, int) and micro > 0:
         args.per_device_train_batch_size = micro
     elif isinstance(total, int) and total > 0 and total % args.gradient_accumulation_steps == 0:
@@ -185,6 +193,15 @@ def arguments(config):
         value = concrete(config, key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             setattr(args, name, value)
+    if concrete(config, "optimizer.params.lr") is None:
+        warmup_max = concrete(config, "scheduler.params.warmup_max_lr")
+        if isinstance(warmup_max, (int, float)) and not isinstance(warmup_max, bool):
+            args.learning_rate = warmup_max
+    warmup = concrete(config, "scheduler.params.warmup_num_steps")
+    if isinstance(warmup, int) and not isinstance(warmup, bool):
+        args.get_warmup_steps = lambda steps: warmup
+    total_steps = concrete(config, "scheduler.params.total_num_steps")
+    args.num_training_steps = total_steps if isinstance(total_steps, int) and not isinstance(total_steps, bool) else 100
     betas = concrete(config, "optimizer.params.betas")
     if isinstance(betas, list) and len(betas) == 2:
         args.adam_beta1, args.adam_beta2 = betas
@@ -203,7 +220,7 @@ def trainer_path(path):
     plugin.set_mixed_precision("bf16" if args.bf16 else "fp16" if args.fp16 else "no")
     model = torch.nn.Linear(4, 4)
     model.config = types.SimpleNamespace(hidden_size=4096)
-    hf.trainer_config_finalize(args, model, 100)
+    hf.trainer_config_finalize(args, model, args.num_training_steps)
     if "optimizer" in hf.config:
         optimizer = DummyOptim(params=list(model.parameters()))
     else:
@@ -300,6 +317,7 @@ def main():
             if migrated_dir and os.path.isdir(migrated_dir):
                 request["migrated"] = corpus(migrated_dir, CORPUS_DIRS)
             result = run_worker(args.python, DEEPSPEED_WORKER, tree, request, f"DeepSpeed {version}")
+            migrated_paths = dict(request.get("migrated", []))
             if result["version"] != version:
                 sys.exit(f"measure.py: {tree} is DeepSpeed {result['version']}, not {version}")
             configs = {rel: {"deepspeed": verdict} for rel, verdict in result["configs"].items()}
@@ -319,9 +337,8 @@ def main():
             releases[version] = {"source": sources.get(version, tree), "configs": configs}
             if result["migrated"]:
                 # The bytes judged, so that compare.py knows the verdict is of today's output.
-                paths = dict(request.get("migrated", []))
                 releases[version]["migrated"] = {
-                    rel: dict(verdict, sha256=sha256(paths[rel])) for rel, verdict in result["migrated"].items()}
+                    rel: dict(verdict, sha256=sha256(migrated_paths[rel])) for rel, verdict in result["migrated"].items()}
             for path in ("deepspeed", "trainer"):
                 judged = [c[path]["accepted"] for c in configs.values() if path in c]
                 if judged:

@@ -36,6 +36,8 @@ class DeepSpeedPlugin:
                 os.environ.get("ACCELERATE_DEEPSPEED_ZERO3_SAVE_16BIT_MODEL", "false").lower() == "true"
             )
         if self.hf_ds_config is not None:
+            if "gradient_accumulation_steps" not in self.hf_ds_config.config:
+                self.hf_ds_config.config["gradient_accumulation_steps"] = 1
             if "zero_optimization" not in self.hf_ds_config.config:
                 raise ValueError("Please specify the ZeRO optimization config in the DeepSpeed config.")
             plugin_to_config_mapping = {{
@@ -116,6 +118,7 @@ class ExtractAccelerateFactsTest(unittest.TestCase):
         self.assertNotIn("/gradient_accumulation_steps", fills["0.23.0"])
         for r in block["releases"]:
             self.assertEqual(r["requires"], ["/zero_optimization"])
+            self.assertEqual(r["inserts"], [{"pointer": "/gradient_accumulation_steps", "value": 1}])
             self.assertRegex(r["commit"], "^[0-9a-f]{40}$")
 
     def test_check_and_write(self):
