@@ -40,21 +40,30 @@ const NodeFacts* parent_section(const std::string& pointer, ReleaseIndex release
   return facts;
 }
 
-std::string raw_consequence(const Context& ctx, const std::string& pointer) {
+// What raw DeepSpeed does with an "auto" at `pointer`. `dropped`: a pydantic section drops it
+// before validation and runs with the field's default (DeepSpeedConfigModel's constructor
+// removes every "auto" of its own keys), so the config runs, not as the author meant; anywhere
+// else the string reaches code that needs a number or a flag and fails there.
+struct RawAuto {
+  bool dropped = false;
+  std::string consequence;
+};
+
+RawAuto raw_consequence(const Context& ctx, const std::string& pointer, bool in_list) {
   if (pointer == "/train_batch_size" || pointer == "/train_micro_batch_size_per_gpu" ||
       pointer == "/gradient_accumulation_steps") {
-    return "raw DeepSpeed compares it with integers and crashes (TypeError)";
+    return {false, "raw DeepSpeed compares it with integers and crashes (TypeError)"};
   }
-  const NodeFacts* section = parent_section(pointer, ctx.release);
+  const NodeFacts* section = in_list ? nullptr : parent_section(pointer, ctx.release);
   if (section != nullptr && section->kind == NodeFacts::Kind::Pydantic) {
     std::string key = json::json_pointer(pointer).back();
     std::string what = "its default";
     if (const NodeFacts* node = section->key(key);
         node != nullptr && node->at(ctx.release).default_text)
       what = "the default " + std::string(*node->at(ctx.release).default_text);
-    return "raw DeepSpeed drops \"auto\" in this section and silently uses " + what;
+    return {true, "raw DeepSpeed drops \"auto\" in this section and runs with " + what};
   }
-  return "raw DeepSpeed passes the string \"auto\" on as the value";
+  return {false, "raw DeepSpeed passes the string \"auto\" on as the value"};
 }
 
 // True when `value` is or holds the string "auto". Most configs hold none: this scan lets
@@ -115,12 +124,18 @@ void visit(const Context& ctx, const json& value, const PointerPath& path, bool 
   }
   const json* fill = trainer_fill(pointer);
   if (!ctx.options.hf) {
+    // Where DeepSpeed drops it the config runs (with the default): a warning, as a key DeepSpeed
+    // ignores is; where the string reaches the code it fails there: an error.
+    const RawAuto raw = raw_consequence(ctx, pointer, in_list);
     ctx.report(
-        pointer, Severity::Error, "auto-without-hf",
-        "\"auto\" is filled only by the Hugging Face Trainer; " + raw_consequence(ctx, pointer) +
+        pointer, raw.dropped ? Severity::Warning : Severity::Error,
+        raw.dropped ? "auto-dropped" : "auto-without-hf",
+        "\"auto\" is filled only by the Hugging Face Trainer; " + raw.consequence +
             (fill || accelerate_fill(accelerate_facts(ctx.options.accelerate_version), pointer)
-                 ? ". Validate with --hf if the Trainer loads this file, otherwise write a value"
-                 : ". Write a value"));
+                 ? ". Validate with --hf if the Trainer loads this file, otherwise write " +
+                       std::string(raw.dropped ? "the value you mean" : "a value")
+             : raw.dropped ? ". Write the value you mean"
+                           : ". Write a value"));
     return;
   }
   if (fill != nullptr && fill->contains("stage") && ctx.stage < fill->at("stage").get<int>()) {
@@ -129,7 +144,7 @@ void visit(const Context& ctx, const json& value, const PointerPath& path, bool 
   if (fill == nullptr) {
     std::string message =
         in_list ? "neither the HF Trainer nor accelerate fills \"auto\" inside a list, so " +
-                      raw_consequence(ctx, pointer)
+                      raw_consequence(ctx, pointer, true).consequence
                 : "neither the HF Trainer nor accelerate fills \"auto\" here: " +
                       accelerate_raises(pointer);
     if (pointer == "/bfloat16/enabled") {

@@ -121,7 +121,10 @@ const std::vector<RuleInfo>& validation_rules() {
        "a deprecated key or form DeepSpeed still maps to its replacement"},
       {"deprecated-conflict", S::Error, "a deprecated key together with its replacement"},
       // "auto"
-      {"auto-without-hf", S::Error, "\"auto\" in a config raw DeepSpeed reads"},
+      {"auto-without-hf", S::Error,
+       "\"auto\" in a config raw DeepSpeed reads, where the string reaches its code"},
+      {"auto-dropped", S::Warning,
+       "\"auto\" raw DeepSpeed drops in a pydantic section, running with the default"},
       {"auto-not-filled", S::Error,
        "\"auto\" on a key neither the HF Trainer nor accelerate fills (accelerate raises)"},
       {"hf-warmup-auto", S::Warning, "warmup_num_steps \"auto\" becomes 0 unless warmup is set"},

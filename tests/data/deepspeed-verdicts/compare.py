@@ -60,19 +60,28 @@ def zeroforge_errors(binary, release, flags, files):
 
 
 def explained(path, verdict, errors, file, release):
-    """Why a disagreement is zeroforge's on purpose, or None. Only two classes, each checked
-    exactly: raw DeepSpeed accepts "auto" (pydantic sections drop it and use the default; others
-    keep the string, which fails when it is first used) where zeroforge refuses every "auto" the
-    Trainer is not there to fill; and sequence parallelism on a release without
-    sequence_parallel_size, where no world size gives both one run (DeepSpeedConfig judged one
-    process; zeroforge the GPUs the config needs)."""
+    """Why a disagreement is zeroforge's on purpose or the measurement's, or None. Three classes,
+    each checked exactly:
+    - raw DeepSpeed keeps a string "auto" outside its pydantic sections, and it fails where it is
+      first used, after what measure.py runs (gradient_clipping: the first step compares it with
+      0.0); zeroforge reports that failure now. (Where a pydantic section drops "auto" and runs
+      with the default, zeroforge warns [auto-dropped] and agrees.)
+    - sequence parallelism on a release without sequence_parallel_size, where no world size gives
+      both one run (DeepSpeedConfig judged one process; zeroforge the GPUs the config needs).
+    - the measurement's own accelerator: measure.py runs DeepSpeed on the CPU accelerator, where
+      an NVMe offload through GPUDirect Storage (use_gds) is refused; the GPUs a config is for
+      are CUDA's, which take it."""
     if path == "deepspeed" and verdict["accepted"] and errors and all(
             e.endswith("[auto-without-hf]") for e in errors):
-        return "DeepSpeedConfig takes \"auto\" (drops it or keeps the string); zeroforge refuses it without --hf"
+        return ("DeepSpeedConfig keeps the string \"auto\", which fails where it is first used, "
+                "after what was measured; zeroforge reports it now")
     if (verdict["accepted"] and world_size(file) > 1 and errors
             and all(e.endswith(("[batch-mismatch]", "[auto-without-hf]")) for e in errors)
             and tuple(int(p) for p in release.split(".")) < (0, 17, 0)):
         return "sequence_parallel_size needs DeepSpeed 0.17.0; before it no world size is one run for both"
+    if (not verdict["accepted"] and not errors
+            and verdict["error"] == "AssertionError: GDS currently only supported for CUDA accelerator"):
+        return "measured on the CPU accelerator, which refuses GDS; a CUDA GPU takes it"
     return None
 
 
@@ -178,7 +187,7 @@ def main():
                 ours = "; ".join(errors) if errors else "no error"
                 print(f"DISAGREE {release} {path} {rel}: {consumer} {said}; zeroforge {' '.join(flags)}: {ours}")
             print(f"{release}: zeroforge agrees with {consumer} on {agree} of {len(judged)}"
-                  + (f" ({explained_count} stricter on purpose, above)" if explained_count else ""))
+                  + (f" ({explained_count} explained, above)" if explained_count else ""))
     disagreements += check_migrated(args.zeroforge, args.data, record)
     sys.exit(1 if disagreements else 0)
 

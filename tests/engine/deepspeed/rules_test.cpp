@@ -160,16 +160,26 @@ TEST(ValidateRulesTest, BatchWorldSizeIsDividedBySequenceParallelism) {
   EXPECT_TRUE(lines(config, options).empty());
 }
 
-TEST(ValidateRulesTest, AutoWithoutHfNamesTheSilentDefault) {
+// A pydantic section drops "auto" and runs with the default: DeepSpeed accepts the config, so
+// it is a warning that names the default; where the string reaches DeepSpeed's code (the batch
+// keys, a .get-read value, a list) it is an error.
+TEST(ValidateRulesTest, AutoDroppedByAPydanticSectionIsAWarningNamingTheDefault) {
   json config = {{"train_micro_batch_size_per_gpu", 1},
                  {"zero_optimization", {{"stage", 2}, {"reduce_bucket_size", "auto"}}}};
   EXPECT_EQ(
       lines(config),
       std::vector<std::string>{
-          "ds.json: /zero_optimization/reduce_bucket_size: error [auto-without-hf]: \"auto\" is "
+          "ds.json: /zero_optimization/reduce_bucket_size: warning [auto-dropped]: \"auto\" is "
           "filled only by the Hugging Face Trainer; raw DeepSpeed drops \"auto\" in this section "
-          "and silently uses the default 500000000. Validate with --hf if the Trainer loads this "
-          "file, otherwise write a value"});
+          "and runs with the default 500000000. Validate with --hf if the Trainer loads this "
+          "file, otherwise write the value you mean"});
+  json passed_on = {{"train_micro_batch_size_per_gpu", 1}, {"gradient_clipping", "auto"}};
+  EXPECT_EQ(lines(passed_on),
+            std::vector<std::string>{
+                "ds.json: /gradient_clipping: error [auto-without-hf]: \"auto\" is filled only by "
+                "the Hugging Face Trainer; raw DeepSpeed passes the string \"auto\" on as the "
+                "value. Validate with --hf if the Trainer loads this file, otherwise write a "
+                "value"});
 }
 
 TEST(ValidateRulesTest, StageThreeAutoKeysBelowStageThreeAreOnlyAStageWarning) {

@@ -247,10 +247,14 @@ Json config_of_keys(int count) {
   return parse_json_text(text + "}", "wide.json");
 }
 
-// Linear, by the doubling test: four times the inputs (or keys) takes about four times as
-// long, where pairwise comparison takes sixteen. The ratio of CPU times, not a wall-clock limit,
-// is what is checked, so a slow or busy machine or a sanitizer build (which slow both sizes
-// alike) does not fail it; bench/import_bench.sh measures the times themselves.
+// Linear, by the doubling test: eight times the inputs (or keys) takes about eight times as
+// long, where pairwise comparison takes sixty-four. The bound, 32, is half the quadratic ratio
+// and four times the linear one: the larger input also misses the caches more (CI once saw
+// 8.15x for four times the keys against a bound of 8), so a bound near the linear ratio fails
+// on a loaded machine, while quadratic work still lands twice over this one. The ratio of CPU
+// times, not a wall-clock limit, is what is checked, so a slow or busy machine or a sanitizer build
+// (which slow both sizes alike) does not fail it; bench/import_bench.sh measures the times
+// themselves.
 TEST(ImportNotesTest, VariationsAreLinearInTheInputsAndTheirKeys) {
   const auto inputs_time = [](int count, std::vector<Variation>& found) {
     const std::vector<Json> many = configs_one_value_apart(count);
@@ -259,12 +263,12 @@ TEST(ImportNotesTest, VariationsAreLinearInTheInputsAndTheirKeys) {
     return least_cpu_time_of_three([&] { found = find_variations(pointers); });
   };
   std::vector<Variation> found;
-  const auto small_inputs = inputs_time(1000, found);
+  const auto small_inputs = inputs_time(500, found);
   const auto large_inputs = inputs_time(4000, found);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].inputs.size(), 4000u);
-  EXPECT_LT(large_inputs.count(), 8 * small_inputs.count())
-      << "4,000 inputs took " << large_inputs.count() << " ns, 1,000 took " << small_inputs.count();
+  EXPECT_LT(large_inputs.count(), 32 * small_inputs.count())
+      << "4,000 inputs took " << large_inputs.count() << " ns, 500 took " << small_inputs.count();
 
   const auto keys_time = [](int count, std::vector<Variation>& found) {
     const Json wide = config_of_keys(count);
@@ -272,13 +276,13 @@ TEST(ImportNotesTest, VariationsAreLinearInTheInputsAndTheirKeys) {
     other["key_" + std::to_string(count / 2)] = "changed";
     return least_cpu_time_of_three([&] { found = find_variations({&wide, &other}); });
   };
-  const auto small_keys = keys_time(10000, found);
+  const auto small_keys = keys_time(5000, found);
   const auto large_keys = keys_time(40000, found);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].pointer, "/key_20000");
   EXPECT_EQ(found[0].values, (std::vector<std::string>{"20000", "\"changed\""}));
-  EXPECT_LT(large_keys.count(), 8 * small_keys.count())
-      << "40,000 keys took " << large_keys.count() << " ns, 10,000 took " << small_keys.count();
+  EXPECT_LT(large_keys.count(), 32 * small_keys.count())
+      << "40,000 keys took " << large_keys.count() << " ns, 5,000 took " << small_keys.count();
 }
 
 }  // namespace

@@ -202,7 +202,7 @@ TEST(ValidatePeerConfigsTest, WithoutHfEveryAutoConfigIsRejected) {
     SCOPED_TRACE(c.file);
     auto findings = validate(peer_dir() / c.file, {});
     std::size_t autos = 0;
-    for (const auto& f : findings) autos += f.rule == "auto-without-hf";
+    for (const auto& f : findings) autos += f.rule == "auto-without-hf" || f.rule == "auto-dropped";
     EXPECT_GE(autos, 2u);
     EXPECT_TRUE(zf::has_errors(findings));
   }
