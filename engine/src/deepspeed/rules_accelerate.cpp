@@ -46,6 +46,18 @@ std::optional<json> accelerate_filled(const Context& ctx) {
       if (at_pointer(filled ? *filled : ctx.config, pointer) != nullptr) continue;
       if (!filled) filled = ctx.config;
       filled->operator[](json::json_pointer(pointer)) = insert.at("value");
+      // Said where it changes the run: raw DeepSpeed derives the steps from the two batch sizes
+      // when both are written; with one of them its own default is the same 1.
+      const bool derived = pointer == "/gradient_accumulation_steps" &&
+                           ctx.config.contains("train_batch_size") &&
+                           ctx.config.contains("train_micro_batch_size_per_gpu");
+      if (derived || pointer != "/gradient_accumulation_steps") {
+        ctx.report(pointer, Severity::Note, "accelerate-inserts",
+                   who + "'s DeepSpeedPlugin writes " + show(insert.at("value")) +
+                       " here, as the config has no \"" + pointer.substr(1) + "\"" +
+                       (derived ? " (raw DeepSpeed derives it from the two batch sizes)" : "") +
+                       "; the config is judged with it");
+      }
     }
   }
   for (const auto& fill : facts.at("fills")) {

@@ -132,6 +132,9 @@ const std::vector<RuleInfo>& validation_rules() {
        "a config the Trainer hands to accelerate without zero_optimization (accelerate raises)"},
       {"accelerate-autotp-release", S::Error,
        "automatic tensor parallelism on a DeepSpeed release accelerate refuses it for"},
+      {"accelerate-inserts", S::Note,
+       "a key accelerate's DeepSpeedPlugin writes into a config that lacks it (gradient "
+       "accumulation 1)"},
       {"accelerate-fills", S::Note,
        "an \"auto\" accelerate's DeepSpeedPlugin fills with its default (stage 2, no offload)"},
       // batch
