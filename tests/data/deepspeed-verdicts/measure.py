@@ -296,12 +296,14 @@ def main():
     parser.add_argument("--transformers", help="a module with transformers' HfTrainerDeepSpeedConfig "
                         "(integrations/deepspeed.py), importing only accelerate and torch")
     parser.add_argument("--migrated", help="compare.py --write-migrated's folder: judge DIR/R/ at R")
+    parser.add_argument("--dirs", default=",".join(CORPUS_DIRS),
+                        help="comma-separated folders under --data to measure (default: %(default)s)")
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args()
     if bool(args.accelerate) != bool(args.transformers):
         parser.error("--accelerate and --transformers go together")
-    files = corpus(args.data)
+    files = corpus(args.data, tuple(d for d in args.dirs.split(",") if d))
     sources = dict(s.split("=", 1) for s in args.source)
     stubs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "consumers")
     releases = {}
