@@ -303,7 +303,9 @@ def main():
     args = parser.parse_args()
     if bool(args.accelerate) != bool(args.transformers):
         parser.error("--accelerate and --transformers go together")
-    files = corpus(args.data, tuple(d for d in args.dirs.split(",") if d))
+    # The output itself may lie in a measured folder (held-back-configs/verdicts.json): not a config.
+    files = [(rel, path) for rel, path in corpus(args.data, tuple(d for d in args.dirs.split(",") if d))
+             if path != os.path.abspath(args.output)]
     sources = dict(s.split("=", 1) for s in args.source)
     stubs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "consumers")
     releases = {}
