@@ -296,12 +296,16 @@ def main():
     parser.add_argument("--transformers", help="a module with transformers' HfTrainerDeepSpeedConfig "
                         "(integrations/deepspeed.py), importing only accelerate and torch")
     parser.add_argument("--migrated", help="compare.py --write-migrated's folder: judge DIR/R/ at R")
+    parser.add_argument("--dirs", default=",".join(CORPUS_DIRS),
+                        help="comma-separated folders under --data to measure (default: %(default)s)")
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args()
     if bool(args.accelerate) != bool(args.transformers):
         parser.error("--accelerate and --transformers go together")
-    files = corpus(args.data)
+    # The output itself may lie in a measured folder (held-back-configs/verdicts.json): not a config.
+    files = [(rel, path) for rel, path in corpus(args.data, tuple(d for d in args.dirs.split(",") if d))
+             if path != os.path.abspath(args.output)]
     sources = dict(s.split("=", 1) for s in args.source)
     stubs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "consumers")
     releases = {}
