@@ -5,9 +5,11 @@ Run it where a DeepSpeed source tree of each release can be imported (it needs t
 hjson, numpy, packaging, psutil, py-cpuinfo; no GPU and no compiled ops): once per release, each
 in a fresh interpreter, it builds `DeepSpeedConfig(path)` for every config, as DeepSpeed does for
 `--deepspeed_config FILE` (hjson with duplicate keys refused, world size 1: no process group), runs
-the engine's first check of it (`DeepSpeedEngine._do_sanity_check`: supported optimizer names,
-LAMB's dynamic loss scale, the mixed-precision dtypes), and records ACCEPTED or the exception's
-type and first line; with --accelerate and --transformers,
+what DeepSpeedEngine.__init__ checks of it (INIT_STAGE below: `_do_sanity_check`, supported
+optimizer names, LAMB's dynamic loss scale, the mixed-precision dtypes; then `_configure_optimizer`,
+which builds the config's optimizer in `_configure_basic_optimizer`, and `_configure_lr_scheduler`,
+which builds the config's scheduler, on the parameters of torch.nn.Linear(4, 4)), and records
+ACCEPTED or the first exception's type and first line; with --accelerate and --transformers,
 the same for the Trainer's path (TRAINER_WORKER below); with --migrated DIR, DeepSpeedConfig of
 release R on each file under DIR/R/ (what `compare.py --write-migrated DIR` wrote: zeroforge
 migrate's output for R). compare.py then holds zeroforge to these verdicts, without DeepSpeed.
@@ -16,8 +18,9 @@ migrate's output for R). compare.py then holds zeroforge to these verdicts, with
   measure.py --data tests/data --release 0.19.6=/src/DeepSpeed ... [--accelerate accelerate/src
       --transformers hf_trainer_config.py] [--migrated /tmp/migrated] -o verdicts.json
 
-The shims below stand in only for what a newer torch or numpy removed or has not yet added
-and what DeepSpeedConfig never runs (README.md in this folder lists them).
+The shims below stand in only for what a newer torch or numpy removed or has not yet added,
+what DeepSpeedConfig never runs, and, in INIT_STAGE, what needs compiled ops, a GPU or a process
+group (README.md in this folder lists them).
 """
 import argparse
 import hashlib
@@ -60,8 +63,8 @@ from deepspeed.runtime.config import DeepSpeedConfig
 
 
 def judge(run):
-    stderr = sys.stderr
-    sys.stderr = io.StringIO()
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = io.StringIO()  # what the run prints (ZenFlow's CPU Adam prints) is no verdict
     try:
         run()
         return {"accepted": True}
@@ -69,10 +72,13 @@ def judge(run):
         said = " | ".join(line.strip() for line in str(e).strip().splitlines() if line.strip())
         return {"accepted": False, "error": type(e).__name__ + ": " + said[:300]}
     finally:
-        sys.stderr = stderr
+        sys.stdout, sys.stderr = stdout, stderr
 '''
 
-DEEPSPEED_WORKER = PRELUDE + r'''
+INIT_STAGE = r'''
+# --- deepspeed.initialize's optimizer and LR-scheduler stage (INIT_STAGE), shared by both paths ---
+import inspect, re, types
+import deepspeed.runtime.engine as engine_module
 from deepspeed.runtime.engine import DeepSpeedEngine
 from deepspeed.accelerator import get_accelerator
 
@@ -86,21 +92,141 @@ class Harness(Exception):
     pass
 
 
-def sanity_check(config):
-    """DeepSpeedEngine._do_sanity_check, the engine's first check of the config at initialize,
-    on an engine that holds only the config: no client optimizer or scheduler, no pipeline."""
+def stand_in_optimizer(cls):
+    """The optimizer classes whose constructors build compiled ops or need a process group are not
+    run: the class keeps its identity (isinstance checks see the real class), its __init__ binds
+    the call to the real __init__'s signature (TypeError for an unknown keyword or a missing
+    argument, as the real call raises), performs the one pure-Python argument check these
+    constructors make ("if amsgrad: raise RuntimeError(...)", read from this release's source, where
+    it has it) and then builds a plain torch.optim.Optimizer whose param_groups carry the given
+    values (torch.optim.Optimizer.__init__, which checks no values)."""
+    if getattr(cls, "_stand_in", False):
+        return
+    real = cls.__dict__["__init__"]
+    signature = inspect.signature(real)
+    names = list(signature.parameters)
+    found = re.search(r"if amsgrad:\s*raise RuntimeError\((['\"])(.+?)\1\)", inspect.getsource(real))
+    amsgrad_message = found.group(2) if found else None
+
+    def __init__(self, *args, **kwargs):
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{real.__qualname__}() {e}") from None
+        bound.apply_defaults()
+        given = dict(bound.arguments)
+        given.pop(names[0])
+        params = given.pop(names[1])
+        given.pop("deepspeed", None)  # 1-bit optimizers: the engine, not a value
+        if amsgrad_message and given.get("amsgrad"):
+            raise RuntimeError(amsgrad_message)
+        torch.optim.Optimizer.__init__(self, params, given)
+
+    cls.__init__ = __init__
+    if "__del__" in cls.__dict__:  # would destroy the op the stand-in never made
+        cls.__del__ = lambda self: None
+    cls._stand_in = True
+
+
+def stand_in_optimizers():
+    import importlib
+    for module, name in (("deepspeed.ops.adam", "FusedAdam"), ("deepspeed.ops.adam", "DeepSpeedCPUAdam"),
+                         ("deepspeed.ops.lamb", "FusedLamb"), ("deepspeed.ops.adagrad", "DeepSpeedCPUAdagrad"),
+                         ("deepspeed.ops.lion", "DeepSpeedCPULion"), ("deepspeed.ops.lion", "FusedLion"),
+                         ("deepspeed.runtime.fp16.onebit.adam", "OnebitAdam"),
+                         ("deepspeed.runtime.fp16.onebit.zoadam", "ZeroOneAdam"),
+                         ("deepspeed.runtime.fp16.onebit.lamb", "OnebitLamb")):
+        try:
+            cls = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):
+            continue  # not in this release
+        stand_in_optimizer(cls)
+
+
+stand_in_optimizers()
+import deepspeed.comm as ds_comm
+# apex is not installed here; where a config enables amp without ZeRO the engine's amp branch ends in
+# amp.initialize: a stand-in module that returns the model and optimizer it is given.
+if not hasattr(engine_module, "amp"):
+    engine_module.amp = types.SimpleNamespace(__path__=["(stand-in)"], initialize=lambda model, optimizer, **kw: (model, optimizer))
+
+
+def stand_in_engine(config, client_optimizer=None, client_lr_scheduler=None, model=None):
+    """An engine that holds only the config and what deepspeed.initialize hands it (no pipeline, no
+    MoE layers, rank 0 of one process). The optimizer wrappers that need a process group or a GPU
+    (ZeRO's, the fp16 and bf16 optimizers) return the basic optimizer unchanged, so the scheduler
+    gets the optimizer whose param_groups they would wrap; so do model broadcast and amp's model."""
     engine = DeepSpeedEngine.__new__(DeepSpeedEngine)
-    for name, value in (("_config", config), ("client_optimizer", None), ("client_lr_scheduler", None),
-                        ("pipeline_parallelism", False)):
+    passthrough = lambda optimizer=None, *args, **kwargs: optimizer
+    for name, value in (("_config", config), ("client_optimizer", client_optimizer),
+                        ("client_lr_scheduler", client_lr_scheduler), ("pipeline_parallelism", False),
+                        ("has_moe_layers", False), ("global_rank", 0), ("module", model),
+                        ("optimizer", None), ("basic_optimizer", None), ("lr_scheduler", None),
+                        ("training_dataloader", None), ("checkpoint_engine", None),
+                        # nn.Module's own dicts, empty, so that a name the stand-in lacks raises
+                        # AttributeError (a harness failure) instead of recursing in __getattr__
+                        ("_parameters", {}), ("_buffers", {}), ("_modules", {}),
+                        ("_configure_zero_optimizer", passthrough), ("_configure_fp16_optimizer", passthrough),
+                        ("_configure_bf16_optimizer", passthrough), ("_set_client_model", lambda model: None),
+                        ("_broadcast_model", lambda: None)):
         object.__setattr__(engine, name, value)
+    return engine
+
+
+def sanity_check(engine):
+    """DeepSpeedEngine._do_sanity_check, the engine's first check of the config at initialize."""
     try:
         engine._do_sanity_check()
     except AttributeError as e:  # the stand-in engine lacks what the check read: not a verdict
         raise Harness(f"_do_sanity_check read what the stand-in engine lacks: {e}")
 
 
+def optimizer_and_scheduler(engine, client_optimizer, client_lr_scheduler, model_parameters):
+    """What DeepSpeedEngine.__init__ does with the config's optimizer and scheduler after the sanity
+    check, as this release's engine.py does it: ZenFlow's configuration where the release has it, then,
+    where there is a client optimizer or the config names one, _configure_optimizer (with no client
+    optimizer: _configure_basic_optimizer, which builds the config's optimizer; then
+    _do_optimizer_sanity_check) and _configure_lr_scheduler (the config's scheduler through
+    _scheduler_from_config, or the client's)."""
+    # One process of rank 0: what deepspeed.comm answers there (is_zero_supported_optimizer asks the
+    # rank to log), without the process group this machine has not made; for this stage only, so that
+    # DeepSpeedConfig, built before, still finds no process group (world size 1).
+    get_rank = ds_comm.get_rank
+    ds_comm.get_rank = lambda group=None: 0
+    try:
+        if hasattr(engine_module, "configure_zenflow"):
+            engine_module.configure_zenflow(engine)
+        if model_parameters is None:
+            model_parameters = engine.module.parameters()
+        if not isinstance(model_parameters, list):
+            model_parameters = list(model_parameters)
+        if client_optimizer or engine.optimizer_name():
+            engine._configure_optimizer(client_optimizer, model_parameters)
+            if len(inspect.signature(DeepSpeedEngine._configure_lr_scheduler).parameters) > 1:
+                engine._configure_lr_scheduler(client_lr_scheduler)  # before 0.14: the client's passed in
+            else:
+                engine._configure_lr_scheduler()
+    except AttributeError as e:
+        if "object has no attribute" in str(e) and ("DeepSpeedEngine" in str(e) or "'NoneType'" in str(e)):
+            raise Harness(f"the optimizer stage read what the stand-in engine lacks: {e}")
+        raise
+    finally:
+        ds_comm.get_rank = get_rank
+
+
+def initialize_stages(config, client_optimizer=None, client_lr_scheduler=None, model_parameters=None, model=None):
+    """deepspeed.initialize's checks of the config on a tiny real module (torch.nn.Linear(4, 4))."""
+    model = torch.nn.Linear(4, 4) if model is None else model
+    engine = stand_in_engine(config, client_optimizer, client_lr_scheduler, model)
+    sanity_check(engine)
+    optimizer_and_scheduler(engine, client_optimizer, client_lr_scheduler,
+                            list(model.parameters()) if model_parameters is None else model_parameters)
+'''
+
+DEEPSPEED_WORKER = PRELUDE + INIT_STAGE + r'''
+
 def deepspeed_verdict(path):
-    sanity_check(DeepSpeedConfig(path))
+    initialize_stages(DeepSpeedConfig(path))
 
 
 request = json.load(sys.stdin)
@@ -120,12 +246,12 @@ json.dump(out, sys.stdout)
 # with the model, creates its AdamW where the config has no optimizer (setting
 # zero_allow_untested_optimizer, as deepspeed_optim_sched does) and calls accelerate's own
 # Accelerator._prepare_deepspeed, whose call of deepspeed.initialize is where the config is taken:
-# DeepSpeedConfig of that dict is the verdict. The Trainer's arguments agree with every value the
+# DeepSpeedConfig of that dict and INIT_STAGE's engine checks with the optimizer, scheduler and
+# parameters it passes are the verdict. The Trainer's arguments agree with every value the
 # config writes (a run whose flags match its config: the batch, accumulation the batch keys imply
 # at world size 1, clipping, the optimizer's and the warmup's numbers, the number of steps); the
 # rest are TrainingArguments' defaults.
-TRAINER_WORKER = PRELUDE + r'''
-import types
+TRAINER_WORKER = PRELUDE + INIT_STAGE + r'''
 request = json.load(sys.stdin)
 sys.path.insert(0, request["accelerate"])
 sys.path.insert(0, os.path.dirname(request["transformers"]))
@@ -149,11 +275,10 @@ def initialize(**kwargs):
 
 
 deepspeed.initialize = initialize
-# Building DeepSpeed's CPU Adam (an offloaded torch optimizer) and the tensor-parallel device mesh need
-# compiled ops and a process group; neither changes the config handed to deepspeed.initialize.
+# The tensor-parallel device mesh needs a process group; it does not change the config handed to
+# deepspeed.initialize. (accelerate's own map_pytorch_optim_to_deepspeed runs: the DeepSpeed CPU
+# optimizer it builds for an offloaded torch optimizer is INIT_STAGE's stand-in of the real class.)
 import accelerate.accelerator as acc_accelerator
-acc_ds.map_pytorch_optim_to_deepspeed = lambda optimizer: optimizer
-acc_accelerator.map_pytorch_optim_to_deepspeed = acc_ds.map_pytorch_optim_to_deepspeed
 import torch.distributed.device_mesh
 torch.distributed.device_mesh.init_device_mesh = lambda *args, **kwargs: None
 # accelerate's logger wants the process state Accelerator() would have made; its messages are not
@@ -229,7 +354,10 @@ def trainer_path(path):
     if "scheduler" in hf.config:
         scheduler = DummyScheduler(optimizer)
     elif isinstance(optimizer, DummyOptim):
-        scheduler = DummyScheduler(optimizer, lr_scheduler_callable=lambda o: None)
+        # the Trainer's callable builds its own scheduler (linear by default: a LambdaLR) on the
+        # optimizer DeepSpeed built
+        scheduler = DummyScheduler(optimizer, lr_scheduler_callable=lambda o: torch.optim.lr_scheduler.LambdaLR(
+            o, lambda step: 1.0))
     else:
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0)
     accelerator = types.SimpleNamespace(
@@ -239,14 +367,19 @@ def trainer_path(path):
     try:
         Accelerator._prepare_deepspeed(accelerator, model, optimizer, scheduler)
     except Taken as taken:
-        DeepSpeedConfig(taken.args[0]["config_params"])
+        kwargs = taken.args[0]
+        initialize_stages(DeepSpeedConfig(kwargs["config_params"]), kwargs.get("optimizer"),
+                          kwargs.get("lr_scheduler"), kwargs.get("model_parameters"), kwargs["model"])
         return
     raise RuntimeError("accelerate did not call deepspeed.initialize")
 
 
 out = {"version": deepspeed.__version__, "configs": {}}
 for rel, path in request["files"]:
-    out["configs"][rel] = judge(lambda: trainer_path(path))
+    verdict = judge(lambda: trainer_path(path))
+    if verdict.get("error", "").startswith("Harness: "):
+        sys.exit(f"{rel}: {verdict['error']}")
+    out["configs"][rel] = verdict
 json.dump(out, sys.stdout)
 '''
 
@@ -354,11 +487,16 @@ def main():
                             "torch.__version__, pydantic.VERSION)"], capture_output=True, text=True, check=True)
     python, torch, pydantic = probe.stdout.split()
     measured_with = {"python": python, "torch": torch, "pydantic": pydantic,
-                     "deepspeed": "DeepSpeedConfig(path) and DeepSpeedEngine._do_sanity_check, world size 1"}
+                     "deepspeed": "DeepSpeedConfig(path), then what DeepSpeedEngine.__init__ checks of it: "
+                                  "_do_sanity_check, _configure_optimizer (the config's optimizer: "
+                                  "_configure_basic_optimizer; _do_optimizer_sanity_check) and _configure_lr_scheduler "
+                                  "(_scheduler_from_config), on torch.nn.Linear(4, 4), compiled-op optimizers stood "
+                                  "in; world size 1"}
     if args.accelerate:
         measured_with["trainer"] = ("transformers' HfTrainerDeepSpeedConfig, accelerate's DeepSpeedPlugin and "
                                     "Accelerator._prepare_deepspeed, then DeepSpeedConfig of what it passes to "
-                                    "deepspeed.initialize; world size 1")
+                                    "deepspeed.initialize and the same engine checks with the optimizer, scheduler and "
+                                    "parameters it passes; world size 1")
         measured_with["accelerate"] = sources.get("accelerate", accelerate_version)
         measured_with["transformers"] = sources.get("transformers", args.transformers)
     record = {"measured_with": measured_with, "releases": releases}
