@@ -50,6 +50,8 @@ std::optional<json> accelerate_filled(const Context& ctx);
 /// With --hf: accelerate-autotp-release, over the config as written (before check_keys' pruning
 /// of keys the release lacks: accelerate reads tensor_parallel whatever DeepSpeed reads).
 void check_accelerate_autotp(const Context& ctx);
+/// With --hf: accelerate-client-optimizer, over the config accelerate hands on.
+void check_accelerate_client_optimizer(const Context& ctx);
 void check_auto(const Context& ctx);  // auto-without-hf, auto-not-filled, hf-warmup-auto
 void check_batch(
     const Context& ctx);  // batch-missing, batch-mismatch, batch-world-size, elasticity-batch
@@ -68,6 +70,10 @@ void check_compression(const Context& ctx);  // no-effect (a disabled technique'
 void check_regressions(const Context& ctx);  // known-regression (a pinned release only)
 // The args-* family, check_against_args, compares the config with the training command the
 // validator parsed: it is the validator's own (validate/against_args.hpp).
+
+/// DeepSpeed's engine.zero_use_cpu_optimizer: offload_optimizer.device cpu or nvme, at any
+/// stage, or the deprecated cpu_offload: true (rules_training.cpp).
+bool optimizer_offloaded(const json& config);
 
 // Helpers over the schema data and JSON values (schema.cpp).
 

@@ -98,4 +98,33 @@ void check_accelerate_autotp(const Context& ctx) {
                  "; use DeepSpeed " + needed + " or newer, or leave tensor_parallel out");
 }
 
+// A config without "optimizer" runs the Trainer's own optimizer (torch's AdamW, a client
+// optimizer to DeepSpeed). Accelerator._prepare_deepspeed swaps it for DeepSpeedCPUAdam only when
+// the config it hands on says zero_optimization.offload_optimizer.device other than "none" (every
+// accelerate release 0.18.0 to 1.14.0 reads that key alone), while DeepSpeed's engine offloads for
+// the deprecated cpu_offload: true as well, and then refuses a client optimizer that is not its
+// CPU Adam or Lion unless zero_force_ds_cpu_optimizer is false (every release 0.12 to 0.19).
+// Measured: DeepSpeed's Megatron_GPT2 test configs through the Trainer's path raise it.
+void check_accelerate_client_optimizer(const Context& ctx) {
+  if (!ctx.options.hf || !ctx.config.is_object() || ctx.config.contains("optimizer")) return;
+  if (!optimizer_offloaded(ctx.config)) return;
+  if (const json* force = member(ctx.config, "zero_force_ds_cpu_optimizer");
+      force != nullptr && force->is_boolean() && !force->get<bool>())
+    return;
+  const json* device = at_pointer(ctx.config, "/zero_optimization/offload_optimizer/device");
+  if (device != nullptr && device->is_string() && device->get_ref<const std::string&>() != "none")
+    return;  // accelerate swaps the Trainer's optimizer for DeepSpeedCPUAdam
+  ctx.report("/zero_optimization/cpu_offload", Severity::Error, "accelerate-client-optimizer",
+             "the config has no \"optimizer\", so the HF Trainer brings its own (torch's AdamW), "
+             "and " +
+                 accelerate_name(ctx.options) +
+                 " swaps it for DeepSpeedCPUAdam only when "
+                 "zero_optimization.offload_optimizer.device is set; " +
+                 ctx.deepspeed() +
+                 " offloads for the deprecated cpu_offload too, and its initialize raises "
+                 "ZeRORuntimeException (\"You are using ZeRO-Offload with a client provided "
+                 "optimizer\"); write \"offload_optimizer\": {\"device\": \"cpu\"} instead of "
+                 "cpu_offload, or an \"optimizer\" section");
+}
+
 }  // namespace zf::deepspeed

@@ -163,7 +163,16 @@ void visit(const Context& ctx, const json& value, const PointerPath& path, bool 
         ctx.options.against &&
         ((ctx.options.against->warmup_steps && *ctx.options.against->warmup_steps > 0) ||
          (ctx.options.against->warmup_ratio && *ctx.options.against->warmup_ratio > 0));
-    if (!warmup_given) {
+    if (!warmup_given && ctx.options.against) {
+      // The launch is known and sets no warmup: the Trainer fills 0, and initialize refuses it.
+      ctx.report(pointer, Severity::Error, "hf-warmup-zero",
+                 "the launch passes neither --warmup_steps nor --warmup_ratio (above 0), so the "
+                 "Trainer fills 0, and " +
+                     ctx.deepspeed() +
+                     "'s scheduler raises ValueError (\"warmup_num_steps must be a positive "
+                     "integer, got 0\") at initialize; pass --warmup_steps N (N > 0) or write "
+                     "a value");
+    } else if (!warmup_given) {
       ctx.report(
           pointer, Severity::Warning, "hf-warmup-auto",
           "the Trainer fills this from --warmup_steps (or --warmup_ratio), which default to 0, and "

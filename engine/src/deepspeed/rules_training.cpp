@@ -59,21 +59,6 @@ std::string type_suggestion(const std::string& type, const std::vector<std::stri
   return std::string();
 }
 
-// DeepSpeed's engine.zero_use_cpu_optimizer: offload_optimizer.device cpu or nvme, at any
-// stage (the deprecated cpu_offload: true maps to device cpu).
-bool optimizer_offloaded(const json& config) {
-  const json* zero = member(config, "zero_optimization");
-  if (zero == nullptr || !zero->is_object()) return false;
-  if (const json* block = member(*zero, "offload_optimizer"); block && block->is_object()) {
-    const json* device = member(*block, "device");
-    if (device != nullptr && device->is_string()) {
-      const auto& d = device->get_ref<const std::string&>();
-      if (d == "cpu" || d == "nvme") return true;
-    }
-  }
-  return is_true(*zero, "cpu_offload");
-}
-
 bool zenflow_on(const json& config) {
   const json* zero = member(config, "zero_optimization");
   const json* zenflow = zero != nullptr ? member(*zero, "zenflow") : nullptr;
@@ -398,6 +383,21 @@ void check_vocabulary(const Context& ctx) {
 }
 
 }  // namespace
+
+// DeepSpeed's engine.zero_use_cpu_optimizer: offload_optimizer.device cpu or nvme, at any
+// stage (the deprecated cpu_offload: true maps to device cpu).
+bool optimizer_offloaded(const json& config) {
+  const json* zero = member(config, "zero_optimization");
+  if (zero == nullptr || !zero->is_object()) return false;
+  if (const json* block = member(*zero, "offload_optimizer"); block && block->is_object()) {
+    const json* device = member(*block, "device");
+    if (device != nullptr && device->is_string()) {
+      const auto& d = device->get_ref<const std::string&>();
+      if (d == "cpu" || d == "nvme") return true;
+    }
+  }
+  return is_true(*zero, "cpu_offload");
+}
 
 void check_training(const Context& ctx) {
   if (!ctx.config.is_object()) return;

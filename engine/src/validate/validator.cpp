@@ -40,6 +40,7 @@ std::vector<Finding> validate_config(const nlohmann::ordered_json& config,
                           filled ? deepspeed::zero_stage(judged) : ctx.stage};
   rest.release = ctx.release;
   deepspeed::check_auto(rest);
+  deepspeed::check_accelerate_client_optimizer(rest);
   deepspeed::check_batch(rest);
   deepspeed::check_zero(rest);
   deepspeed::check_precision(rest);
@@ -132,6 +133,11 @@ const std::vector<RuleInfo>& validation_rules() {
        "a config the Trainer hands to accelerate without zero_optimization (accelerate raises)"},
       {"accelerate-autotp-release", S::Error,
        "automatic tensor parallelism on a DeepSpeed release accelerate refuses it for"},
+      {"accelerate-client-optimizer", S::Error,
+       "the Trainer's own optimizer under the deprecated cpu_offload, which accelerate does not "
+       "swap for DeepSpeedCPUAdam (DeepSpeed raises)"},
+      {"hf-warmup-zero", S::Error,
+       "warmup_num_steps \"auto\" with a launch that sets no warmup: 0, which DeepSpeed refuses"},
       {"accelerate-inserts", S::Note,
        "a key accelerate's DeepSpeedPlugin writes into a config that lacks it (gradient "
        "accumulation 1)"},

@@ -43,8 +43,10 @@ def world_size(path):
 
 
 def zeroforge_errors(binary, release, flags, files):
-    """Maps each file to the error findings zeroforge reports for it at this release."""
+    """Maps each file to the error findings zeroforge reports for it at this release, and each
+    to its warnings, in the same form."""
     errors = {f: [] for f in files}
+    warnings = {f: [] for f in files}
     worlds = {}
     for f in files:
         worlds.setdefault(world_size(f), []).append(f)
@@ -54,13 +56,16 @@ def zeroforge_errors(binary, release, flags, files):
         if run.returncode not in (0, 1):
             sys.exit(f"compare.py: zeroforge validate at {release} exited {run.returncode}:\n{run.stderr}")
         for finding in json.loads(run.stdout or "[]"):
+            said = f'{finding["pointer"] or "/"} [{finding["rule"]}]'
             if finding["severity"] == "error":
-                errors[finding["file"]].append(f'{finding["pointer"] or "/"} [{finding["rule"]}]')
-    return errors
+                errors[finding["file"]].append(said)
+            elif finding["severity"] == "warning":
+                warnings[finding["file"]].append(said)
+    return errors, warnings
 
 
-def explained(path, verdict, errors, file, release):
-    """Why a disagreement is zeroforge's on purpose or the measurement's, or None. Three classes,
+def explained(path, verdict, errors, file, release, warnings=()):
+    """Why a disagreement is zeroforge's on purpose or the measurement's, or None. Four classes,
     each checked exactly:
     - raw DeepSpeed keeps a string "auto" outside its pydantic sections, and it fails where it is
       first used, after what measure.py runs (gradient_clipping: the first step compares it with
@@ -70,7 +75,11 @@ def explained(path, verdict, errors, file, release):
       both one run (DeepSpeedConfig judged one process; zeroforge the GPUs the config needs).
     - the measurement's own accelerator: measure.py runs DeepSpeed on the CPU accelerator, where
       an NVMe offload through GPUDirect Storage (use_gds) is refused; the GPUs a config is for
-      are CUDA's, which take it."""
+      are CUDA's, which take it.
+    - the Trainer's arguments: measure.py runs the Trainer's path with TrainingArguments'
+      defaults, whose warmup is 0, and 0.19.3's schedulers refuse warmup_num_steps 0; zeroforge
+      without the launch's arguments warns [hf-warmup-auto] (a launch may pass --warmup_steps),
+      and with a launch that sets none (--against-args) it is an error [hf-warmup-zero]."""
     if path == "deepspeed" and verdict["accepted"] and errors and all(
             e.endswith("[auto-without-hf]") for e in errors):
         return ("DeepSpeedConfig keeps the string \"auto\", which fails where it is first used, "
@@ -82,6 +91,10 @@ def explained(path, verdict, errors, file, release):
     if (not verdict["accepted"] and not errors
             and verdict["error"] == "AssertionError: GDS currently only supported for CUDA accelerator"):
         return "measured on the CPU accelerator, which refuses GDS; a CUDA GPU takes it"
+    if (path == "trainer" and not verdict["accepted"] and not errors
+            and verdict["error"] == "ValueError: warmup_num_steps must be a positive integer, got 0"
+            and "/scheduler/params/warmup_num_steps [hf-warmup-auto]" in warnings):
+        return "the Trainer's default warmup is 0, which DeepSpeed refuses; zeroforge warns without the launch"
     return None
 
 
@@ -169,7 +182,8 @@ def main():
             judged = [r for r in rels if path in measured["configs"][r]]
             if not judged:
                 continue
-            found = zeroforge_errors(args.zeroforge, release, flags, [os.path.join(args.data, r) for r in judged])
+            found, warned = zeroforge_errors(args.zeroforge, release, flags,
+                                             [os.path.join(args.data, r) for r in judged])
             agree = explained_count = 0
             for rel in judged:
                 verdict = measured["configs"][rel][path]
@@ -177,7 +191,8 @@ def main():
                 if verdict["accepted"] == (not errors):
                     agree += 1
                     continue
-                why = explained(path, verdict, errors, os.path.join(args.data, rel), release)
+                why = explained(path, verdict, errors, os.path.join(args.data, rel), release,
+                                warned[os.path.join(args.data, rel)])
                 if why:
                     print(f"EXPLAINED {release} {path} {rel}: {why}")
                     explained_count += 1

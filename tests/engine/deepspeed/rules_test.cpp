@@ -182,6 +182,48 @@ TEST(ValidateRulesTest, AutoDroppedByAPydanticSectionIsAWarningNamingTheDefault)
                 "value"});
 }
 
+// The Trainer's own optimizer meets optimizer offload: accelerate swaps it for DeepSpeedCPUAdam
+// only where offload_optimizer.device says so, not for the deprecated cpu_offload.
+TEST(ValidateRulesTest, TheTrainersOptimizerUnderCpuOffloadIsRefusedWhereAccelerateKeepsIt) {
+  struct Case {
+    const char* name;
+    json config;
+    bool refused;
+  };
+  const json batch = "auto";
+  const std::vector<Case> cases = {
+      {"cpu_offload, no optimizer",
+       {{"zero_optimization", {{"stage", 2}, {"cpu_offload", true}}}},
+       true},
+      {"offload_optimizer device cpu: accelerate swaps it",
+       {{"zero_optimization", {{"stage", 2}, {"offload_optimizer", {{"device", "cpu"}}}}}},
+       false},
+      {"an optimizer section: DeepSpeed builds its own",
+       {{"zero_optimization", {{"stage", 2}, {"cpu_offload", true}}},
+        {"optimizer", {{"type", "AdamW"}, {"params", {{"lr", 1e-4}}}}}},
+       false},
+      {"zero_force_ds_cpu_optimizer false",
+       {{"zero_optimization", {{"stage", 2}, {"cpu_offload", true}}},
+        {"zero_force_ds_cpu_optimizer", false}},
+       false},
+      {"no offload", {{"zero_optimization", {{"stage", 2}}}}, false},
+  };
+  zf::ValidateOptions hf;
+  hf.hf = true;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    json config = c.config;
+    config["train_micro_batch_size_per_gpu"] = batch;
+    std::size_t refused = 0;
+    for (const auto& f : zf::validate_config(config, hf, "ds.json"))
+      refused += f.rule == "accelerate-client-optimizer";
+    EXPECT_EQ(refused, c.refused ? 1u : 0u);
+    // Raw DeepSpeed: the client's optimizer is unknown, so nothing is said.
+    for (const auto& f : zf::validate_config(config, {}, "ds.json"))
+      EXPECT_NE(f.rule, "accelerate-client-optimizer");
+  }
+}
+
 TEST(ValidateRulesTest, StageThreeAutoKeysBelowStageThreeAreOnlyAStageWarning) {
   json config = {{"train_micro_batch_size_per_gpu", "auto"},
                  {"zero_optimization", {{"stage", 2}, {"stage3_prefetch_bucket_size", "auto"}}}};
