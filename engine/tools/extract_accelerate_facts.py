@@ -26,7 +26,10 @@ DeepSpeedPlugin(hf_ds_config=...)):
     runs it over every key: an "auto" nobody filled is a ValueError);
   - in Accelerator._prepare_deepspeed (src/accelerate/accelerator.py), the oldest DeepSpeed
     release it takes for tensor_parallel.autotp_size > 1 (it raises ImportError below it), or
-    null where it does not check (autotp_needs_deepspeed).
+    null where it does not check (autotp_needs_deepspeed);
+  - there too, the config key whose value, other than "none", makes it swap the Trainer's own
+    torch optimizer for DeepSpeedCPUAdam (swaps_optimizer_when, a JSON pointer; null where it
+    never swaps): DeepSpeed refuses any other client optimizer under optimizer offload.
 The block lists every release read ("known": what --accelerate-version accepts) and one fact set
 per release whose facts differ from the release before ("from": the first release that has it).
 
@@ -160,19 +163,38 @@ def release_facts(repo, version):
     inserts = [{"pointer": "/" + key, "value": int(value)} for key, key_again, value in re.findall(
         r'if "(\w+)" not in self\.hf_ds_config\.config:\s*self\.hf_ds_config\.config\["(\w+)"\] = (\d+)\b', text)
         if key == key_again]
+    accelerator_text = prepare_deepspeed_text(repo, version)
     return {"requires": requires, "fills": fills, "inserts": inserts,
-            "autotp_needs_deepspeed": autotp_needs(repo, version)}
+            "autotp_needs_deepspeed": autotp_needs(accelerator_text, version),
+            "swaps_optimizer_when": optimizer_swap(accelerator_text, version)}
 
 
-def autotp_needs(repo, version):
-    """The DeepSpeed release _prepare_deepspeed requires for automatic tensor parallelism."""
+def prepare_deepspeed_text(repo, version):
+    """The source of Accelerator._prepare_deepspeed at the release."""
     source = git(repo, "show", f"v{version}:{ACCELERATOR_FILE}")
     accelerator = find_class(ast.parse(source), "Accelerator", ACCELERATOR_FILE)
     method = next((node for node in accelerator.body
                    if isinstance(node, ast.FunctionDef) and node.name == "_prepare_deepspeed"), None)
     if method is None:
         raise SystemExit(f"v{version}: {ACCELERATOR_FILE} has no Accelerator._prepare_deepspeed")
-    text = ast.get_source_segment(source, method)
+    return ast.get_source_segment(source, method)
+
+
+def optimizer_swap(text, version):
+    """The config key whose value (other than "none") makes _prepare_deepspeed swap the Trainer's
+    own torch optimizer for DeepSpeedCPUAdam, as a JSON pointer; None where it never swaps."""
+    if "DeepSpeedCPUAdam" not in text and "map_pytorch_optim_to_deepspeed" not in text:
+        return None
+    read = re.search(r'self\.deepspeed_config\["(\w+)"\]\.get\(\s*"(\w+)",\s*\{\}\s*\)\.get\(\s*'
+                     r'"(\w+)",\s*"none"\s*\)\s*!=\s*"none"', text)
+    if read is None:
+        raise SystemExit(f"v{version}: _prepare_deepspeed swaps the optimizer, but the key it reads was not found")
+    return "/" + "/".join(read.groups())
+
+
+def autotp_needs(text, version):
+    """The DeepSpeed release _prepare_deepspeed (its source, `text`) requires for automatic
+    tensor parallelism."""
     if '"autotp_size"' not in text:
         return None
     needed = re.search(r'if\s+tp_size\s*>\s*1:\s*if not compare_versions\("deepspeed",\s*">=",\s*"([0-9.]+)"\)', text)
@@ -218,6 +240,7 @@ def block_text(new_block):
         lines.append(f'        "requires": {json.dumps(entry["requires"])},')
         lines.append(f'        "inserts": {json.dumps(entry["inserts"])},')
         lines.append(f'        "autotp_needs_deepspeed": {json.dumps(entry["autotp_needs_deepspeed"])},')
+        lines.append(f'        "swaps_optimizer_when": {json.dumps(entry["swaps_optimizer_when"])},')
         lines.append('        "fills": [')
         fills = [json.dumps(f) for f in entry["fills"]]
         lines += [f"          {f}" + ("," if j + 1 < len(fills) else "") for j, f in enumerate(fills)]

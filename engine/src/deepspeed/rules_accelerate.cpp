@@ -6,6 +6,7 @@
 // with its defaults, and whose Accelerator.prepare refuses automatic tensor parallelism on a
 // DeepSpeed release older than the one it needs. The other families then judge the config as
 // DeepSpeed receives it.
+#include <algorithm>
 #include <cstdint>
 
 #include "deepspeed/accelerate_facts.hpp"
@@ -100,8 +101,8 @@ void check_accelerate_autotp(const Context& ctx) {
 
 // A config without "optimizer" runs the Trainer's own optimizer (torch's AdamW, a client
 // optimizer to DeepSpeed). Accelerator._prepare_deepspeed swaps it for DeepSpeedCPUAdam only when
-// the config it hands on says zero_optimization.offload_optimizer.device other than "none" (every
-// accelerate release 0.18.0 to 1.14.0 reads that key alone), while DeepSpeed's engine offloads for
+// the key its release reads (swaps_optimizer_when: offload_optimizer.device in every release from
+// 0.18.0) says other than "none" in the config it hands on, while DeepSpeed's engine offloads for
 // the deprecated cpu_offload: true as well, and then refuses a client optimizer that is not its
 // CPU Adam or Lion unless zero_force_ds_cpu_optimizer is false (every release 0.12 to 0.19).
 // Measured: DeepSpeed's Megatron_GPT2 test configs through the Trainer's path raise it.
@@ -111,20 +112,30 @@ void check_accelerate_client_optimizer(const Context& ctx) {
   if (const json* force = member(ctx.config, "zero_force_ds_cpu_optimizer");
       force != nullptr && force->is_boolean() && !force->get<bool>())
     return;
-  const json* device = at_pointer(ctx.config, "/zero_optimization/offload_optimizer/device");
-  if (device != nullptr && device->is_string() && device->get_ref<const std::string&>() != "none")
-    return;  // accelerate swaps the Trainer's optimizer for DeepSpeedCPUAdam
-  ctx.report("/zero_optimization/cpu_offload", Severity::Error, "accelerate-client-optimizer",
+  const json* swap =
+      member(accelerate_facts(ctx.options.accelerate_version), "swaps_optimizer_when");
+  std::string how = " never swaps it for DeepSpeedCPUAdam";
+  if (swap != nullptr && swap->is_string()) {
+    const auto& pointer = swap->get_ref<const std::string&>();
+    const json* value = at_pointer(ctx.config, pointer);
+    if (value != nullptr && value->is_string() && value->get_ref<const std::string&>() != "none")
+      return;  // accelerate swaps the Trainer's optimizer for DeepSpeedCPUAdam
+    std::string dotted = pointer.substr(1);
+    std::replace(dotted.begin(), dotted.end(), '/', '.');
+    how = " swaps it for DeepSpeedCPUAdam only when " + dotted + " is set";
+  }
+  const bool deprecated = is_true(*member(ctx.config, "zero_optimization"), "cpu_offload");
+  ctx.report(deprecated ? "/zero_optimization/cpu_offload" : "/zero_optimization/offload_optimizer",
+             Severity::Error, "accelerate-client-optimizer",
              "the config has no \"optimizer\", so the HF Trainer brings its own (torch's AdamW), "
              "and " +
-                 accelerate_name(ctx.options) +
-                 " swaps it for DeepSpeedCPUAdam only when "
-                 "zero_optimization.offload_optimizer.device is set; " +
-                 ctx.deepspeed() +
-                 " offloads for the deprecated cpu_offload too, and its initialize raises "
-                 "ZeRORuntimeException (\"You are using ZeRO-Offload with a client provided "
-                 "optimizer\"); write \"offload_optimizer\": {\"device\": \"cpu\"} instead of "
-                 "cpu_offload, or an \"optimizer\" section");
+                 accelerate_name(ctx.options) + how + "; " + ctx.deepspeed() + " offloads" +
+                 (deprecated ? " for the deprecated cpu_offload too" : " the optimizer") +
+                 ", and its initialize raises ZeRORuntimeException (\"You are using ZeRO-Offload "
+                 "with a client provided optimizer\"); " +
+                 (deprecated ? "write \"offload_optimizer\": {\"device\": \"cpu\"} instead of "
+                               "cpu_offload, or an \"optimizer\" section"
+                             : "write an \"optimizer\" section"));
 }
 
 }  // namespace zf::deepspeed

@@ -55,8 +55,12 @@ ACCELERATOR = '''
 class Accelerator:
     def _prepare_deepspeed(self, *args):
         deepspeed_plugin = self.deepspeed_plugin
-{tp}        return args
+{tp}{swap}        return args
 '''
+SWAP = ('        if self.deepspeed_config["zero_optimization"].get("offload_optimizer", {}).get(\n'
+        '            "device", "none"\n'
+        '        ) != "none":\n'
+        '            optimizer = DeepSpeedCPUAdam(optimizer.param_groups)\n')
 TP_CHECK = ('        tp_size = deepspeed_plugin.deepspeed_config.get("tensor_parallel", {}).get("autotp_size", 0)\n'
             '        if tp_size > 1:\n'
             '            if not compare_versions("deepspeed", ">=", "0.16.4"):\n'
@@ -80,14 +84,15 @@ class ExtractAccelerateFactsTest(unittest.TestCase):
         os.makedirs(os.path.join(work, "src", "accelerate", "utils"))
         git = ["git", "-C", work, "-c", "user.name=t", "-c", "user.email=t@t"]
         subprocess.run(["git", "init", "-q", work], check=True)
-        for tag, gas, nvme, tp in [("v0.17.0", OLD_GAS, "", ""), ("v0.18.0", OLD_GAS, "", ""),
-                                   ("v0.20.0", OLD_GAS, NVME, ""), ("v0.21.0", OLD_GAS, NVME, ""),
-                                   ("v0.23.0", NEW_GAS, NVME, ""), ("v0.24.0", NEW_GAS, NVME, TP_CHECK),
-                                   ("v1.0.0rc1", NEW_GAS, NVME, TP_CHECK)]:
+        for tag, gas, nvme, tp, swap in [("v0.17.0", OLD_GAS, "", "", ""), ("v0.18.0", OLD_GAS, "", "", ""),
+                                         ("v0.20.0", OLD_GAS, NVME, "", SWAP), ("v0.21.0", OLD_GAS, NVME, "", SWAP),
+                                         ("v0.23.0", NEW_GAS, NVME, "", SWAP),
+                                         ("v0.24.0", NEW_GAS, NVME, TP_CHECK, SWAP),
+                                         ("v1.0.0rc1", NEW_GAS, NVME, TP_CHECK, SWAP)]:
             with open(os.path.join(work, "src", "accelerate", "utils", "dataclasses.py"), "w") as f:
                 f.write(PLUGIN.format(gas=gas, nvme=nvme))
             with open(os.path.join(work, "src", "accelerate", "accelerator.py"), "w") as f:
-                f.write(ACCELERATOR.format(tp=tp))
+                f.write(ACCELERATOR.format(tp=tp, swap=swap))
             subprocess.run(git + ["add", "-A"], check=True)
             subprocess.run(git + ["commit", "-q", "--allow-empty", "-m", tag], check=True)
             subprocess.run(git + ["tag", tag], check=True)
@@ -107,6 +112,9 @@ class ExtractAccelerateFactsTest(unittest.TestCase):
         self.assertEqual([r["from"] for r in block["releases"]], ["0.18.0", "0.20.0", "0.23.0", "0.24.0"])
         # The DeepSpeed release accelerate wants for automatic tensor parallelism, from 0.24.0 on.
         self.assertEqual([r["autotp_needs_deepspeed"] for r in block["releases"]], [None, None, None, "0.16.4"])
+        # The key whose value makes it swap the Trainer's optimizer for DeepSpeedCPUAdam, from 0.20.0.
+        self.assertEqual([r["swaps_optimizer_when"] for r in block["releases"]],
+                         [None] + ["/zero_optimization/offload_optimizer/device"] * 3)
         fills = {r["from"]: {f["pointer"]: f["value"] for f in r["fills"]} for r in block["releases"]}
         self.assertEqual(fills["0.18.0"], {
             "/gradient_accumulation_steps": 1,
@@ -160,16 +168,23 @@ class ExtractAccelerateFactsTest(unittest.TestCase):
     def test_a_plugin_without_the_raise_is_not_read_silently(self):
         with tempfile.TemporaryDirectory() as tmp:
             result = self.one_release(tmp, PLUGIN.format(gas=OLD_GAS, nvme="").replace("not found in kwargs", "missing"),
-                                      ACCELERATOR.format(tp=""))
+                                      ACCELERATOR.format(tp="", swap=""))
             self.assertNotEqual(result.returncode, 0)
             self.assertIn("fill_match no longer raises", result.stdout + result.stderr)
 
     def test_a_tensor_parallel_read_without_its_version_check_is_not_read_silently(self):
         with tempfile.TemporaryDirectory() as tmp:
             result = self.one_release(tmp, PLUGIN.format(gas=OLD_GAS, nvme=""),
-                                      ACCELERATOR.format(tp=TP_CHECK.replace(">=", ">")))
+                                      ACCELERATOR.format(tp=TP_CHECK.replace(">=", ">"), swap=""))
             self.assertNotEqual(result.returncode, 0)
             self.assertIn("no DeepSpeed version check", result.stdout + result.stderr)
+
+    def test_an_optimizer_swap_on_another_key_is_not_read_silently(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            result = self.one_release(tmp, PLUGIN.format(gas=OLD_GAS, nvme=""),
+                                      ACCELERATOR.format(tp="", swap=SWAP.replace('"none"', "None")))
+            self.assertNotEqual(result.returncode, 0)
+            self.assertIn("the key it reads was not found", result.stdout + result.stderr)
 
 
 class ShippedBlockTest(unittest.TestCase):
