@@ -44,15 +44,16 @@ void check_keys(
     const Context& ctx);  // unknown-key, ignored-key, type, bounds, enum, integer-required, alias,
                           // alias-conflict, deprecated, deprecated-conflict
 /// With --hf: the config as accelerate's DeepSpeedPlugin leaves it (its fills applied), or
-/// nullopt when it fills nothing; reports accelerate-no-zero and accelerate-fills. Runs before
-/// the families below, which judge what it returns.
+/// nullopt when it fills nothing; reports accelerate-no-zero, accelerate-inserts and
+/// accelerate-fills. Runs before the families below, which judge what it returns.
 std::optional<json> accelerate_filled(const Context& ctx);
 /// With --hf: accelerate-autotp-release, over the config as written (before check_keys' pruning
 /// of keys the release lacks: accelerate reads tensor_parallel whatever DeepSpeed reads).
 void check_accelerate_autotp(const Context& ctx);
 /// With --hf: accelerate-client-optimizer, over the config accelerate hands on.
 void check_accelerate_client_optimizer(const Context& ctx);
-void check_auto(const Context& ctx);  // auto-without-hf, auto-not-filled, hf-warmup-auto
+void check_auto(const Context& ctx);  // auto-without-hf, auto-dropped, auto-not-filled,
+                                      // hf-warmup-auto, hf-warmup-zero
 void check_batch(
     const Context& ctx);  // batch-missing, batch-mismatch, batch-world-size, elasticity-batch
 void check_zero(const Context& ctx);  // zero-disabled-keys, zero-key-stage, no-effect, offload-*,
@@ -71,6 +72,8 @@ void check_regressions(const Context& ctx);  // known-regression (a pinned relea
 // The args-* family, check_against_args, compares the config with the training command the
 // validator parsed: it is the validator's own (validate/against_args.hpp).
 
+/// A key as accelerate names it: the pointer's segments joined by dots (rules_accelerate.cpp).
+std::string dotted_key(const std::string& pointer);
 /// DeepSpeed's engine.zero_use_cpu_optimizer: offload_optimizer.device cpu or nvme, at any
 /// stage, or the deprecated cpu_offload: true (rules_training.cpp).
 bool optimizer_offloaded(const json& config);

@@ -6,7 +6,6 @@
 // with its defaults, and whose Accelerator.prepare refuses automatic tensor parallelism on a
 // DeepSpeed release older than the one it needs. The other families then judge the config as
 // DeepSpeed receives it.
-#include <algorithm>
 #include <cstdint>
 
 #include "deepspeed/accelerate_facts.hpp"
@@ -21,6 +20,16 @@ std::string accelerate_name(const ValidateOptions& options) {
 }
 
 }  // namespace
+
+std::string dotted_key(const std::string& pointer) {
+  std::string dotted;
+  json::json_pointer rest(pointer);
+  while (!rest.empty()) {
+    dotted = rest.back() + (dotted.empty() ? std::string() : "." + dotted);
+    rest.pop_back();
+  }
+  return dotted;
+}
 
 std::optional<json> accelerate_filled(const Context& ctx) {
   if (!ctx.options.hf || !ctx.config.is_object()) return std::nullopt;
@@ -120,9 +129,7 @@ void check_accelerate_client_optimizer(const Context& ctx) {
     const json* value = at_pointer(ctx.config, pointer);
     if (value != nullptr && value->is_string() && value->get_ref<const std::string&>() != "none")
       return;  // accelerate swaps the Trainer's optimizer for DeepSpeedCPUAdam
-    std::string dotted = pointer.substr(1);
-    std::replace(dotted.begin(), dotted.end(), '/', '.');
-    how = " swaps it for DeepSpeedCPUAdam only when " + dotted + " is set";
+    how = " swaps it for DeepSpeedCPUAdam only when " + dotted_key(pointer) + " is set";
   }
   const bool deprecated = is_true(*member(ctx.config, "zero_optimization"), "cpu_offload");
   ctx.report(deprecated ? "/zero_optimization/cpu_offload" : "/zero_optimization/offload_optimizer",

@@ -87,14 +87,7 @@ bool holds_auto(const json& value) {
 // What accelerate says of an "auto" nobody filled: Accelerator.prepare runs fill_match over
 // every key of the config (objects only: it does not look into lists) and raises.
 std::string accelerate_raises(const std::string& pointer) {
-  // Segments joined by dots, as accelerate names a key (a JSON pointer's "/" and escapes go).
-  std::string dotted;
-  json::json_pointer rest(pointer);
-  while (!rest.empty()) {
-    dotted = rest.back() + (dotted.empty() ? std::string() : "." + dotted);
-    rest.pop_back();
-  }
-  return "accelerate's Accelerator.prepare raises ValueError (\"`" + dotted +
+  return "accelerate's Accelerator.prepare raises ValueError (\"`" + dotted_key(pointer) +
          "` not found in kwargs\") before DeepSpeed reads the config";
 }
 
@@ -127,15 +120,16 @@ void visit(const Context& ctx, const json& value, const PointerPath& path, bool 
     // Where DeepSpeed drops it the config runs (with the default): a warning, as a key DeepSpeed
     // ignores is; where the string reaches the code it fails there: an error.
     const RawAuto raw = raw_consequence(ctx, pointer, in_list);
+    const std::string value = raw.dropped ? "the value you mean" : "a value";
+    const bool trainer_fills =
+        fill || accelerate_fill(accelerate_facts(ctx.options.accelerate_version), pointer);
     ctx.report(
         pointer, raw.dropped ? Severity::Warning : Severity::Error,
         raw.dropped ? "auto-dropped" : "auto-without-hf",
         "\"auto\" is filled only by the Hugging Face Trainer; " + raw.consequence +
-            (fill || accelerate_fill(accelerate_facts(ctx.options.accelerate_version), pointer)
-                 ? ". Validate with --hf if the Trainer loads this file, otherwise write " +
-                       std::string(raw.dropped ? "the value you mean" : "a value")
-             : raw.dropped ? ". Write the value you mean"
-                           : ". Write a value"));
+            (trainer_fills ? ". Validate with --hf if the Trainer loads this file, otherwise write "
+                           : ". Write ") +
+            value);
     return;
   }
   if (fill != nullptr && fill->contains("stage") && ctx.stage < fill->at("stage").get<int>()) {
@@ -163,7 +157,8 @@ void visit(const Context& ctx, const json& value, const PointerPath& path, bool 
         ctx.options.against &&
         ((ctx.options.against->warmup_steps && *ctx.options.against->warmup_steps > 0) ||
          (ctx.options.against->warmup_ratio && *ctx.options.against->warmup_ratio > 0));
-    if (!warmup_given && ctx.options.against) {
+    if (warmup_given) return;
+    if (ctx.options.against) {
       // The launch is known and sets no warmup: the Trainer fills 0, and initialize refuses it.
       ctx.report(pointer, Severity::Error, "hf-warmup-zero",
                  "the launch passes neither --warmup_steps nor --warmup_ratio (above 0), so the "
@@ -172,7 +167,7 @@ void visit(const Context& ctx, const json& value, const PointerPath& path, bool 
                      "'s scheduler raises ValueError (\"warmup_num_steps must be a positive "
                      "integer, got 0\") at initialize; pass --warmup_steps N (N > 0) or write "
                      "a value");
-    } else if (!warmup_given) {
+    } else {
       ctx.report(
           pointer, Severity::Warning, "hf-warmup-auto",
           "the Trainer fills this from --warmup_steps (or --warmup_ratio), which default to 0, and "
