@@ -50,6 +50,13 @@ struct EnvironmentOptions {
   /// Most steps one render may take, counting loop iterations and macro calls (minijinja's
   /// "fuel"): no template loops for minutes. The shipped templates take fewer than 100.
   std::uint64_t max_steps = 10'000'000;
+  /// Reuse what an include wrote in an earlier render (on the same thread) when every name
+  /// it reads holds the same value again, instead of rendering it again. The output is the
+  /// same either way: an include is memoized only when its output depends on nothing else
+  /// (it defines no blocks, imports nothing with context, and no function was added with
+  /// `add_function`, whose calls might have effects). A family's members share most of their
+  /// values, so most of a member's includes are found this way.
+  bool memoize_includes = true;
 };
 
 /// Which namespace a function lives in: `x | name`, `x is name` or `name(...)`.
@@ -147,6 +154,9 @@ class Environment {
   const FunctionRegistry& functions() const noexcept { return functions_; }
   /// Registers a plugin function; do this before loading templates that use it.
   void add_function(FunctionKind kind, FunctionSpec spec);
+  /// Whether renders reuse includes' earlier output (EnvironmentOptions::memoize_includes,
+  /// and no function was added).
+  bool memoizes_includes() const noexcept { return options_.memoize_includes && !added_functions_; }
 
   /// Loads `name` (a relative path such as `deepspeed/config.json.j2`) from the first
   /// search-path directory that has it, parsing it once. Throws zf::Error (Template) when
@@ -169,6 +179,7 @@ class Environment {
  private:
   EnvironmentOptions options_;
   FunctionRegistry functions_;
+  bool added_functions_ = false;  // add_function was called
   mutable std::mutex cache_mutex_;
   struct NameHash {
     using is_transparent = void;

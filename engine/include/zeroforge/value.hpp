@@ -410,6 +410,8 @@ class ValueDict {
     note_whole();
     return entries_.empty();
   }
+  /// Whether a ValueReads watches this dict.
+  bool watched() const noexcept { return reads_ != nullptr; }
   /// Reserves room for `n` entries.
   void reserve(std::size_t n);
   const std::vector<Entry>& entries() const noexcept {

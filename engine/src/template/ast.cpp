@@ -2,9 +2,16 @@
 // Destroying an expression tree without recursion (ast.hpp, Expr::~Expr).
 #include "template/ast.hpp"
 
+#include <atomic>
+
 #include "template/ast_walk.hpp"
 
 namespace zf::detail {
+
+std::uint64_t new_tree_id() noexcept {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 namespace {
 
 // Moves the operands of `expr` to `pending`, leaving it without children.

@@ -75,6 +75,7 @@ Environment::~Environment() = default;
 
 void Environment::add_function(FunctionKind kind, FunctionSpec spec) {
   functions_.add(kind, std::move(spec));
+  added_functions_ = true;
 }
 
 std::optional<fs::path> Environment::resolve(std::string_view name) const {

@@ -2,6 +2,7 @@
 // Other templates at render time: loading one by name (or the first of a list), include, and
 // import / from-import, which run a template as a module and export its top-level names.
 #include "source_position.hpp"
+#include "template/include_memo.hpp"
 #include "template/render_state.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/template.hpp"
@@ -42,6 +43,25 @@ void Renderer::exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame
     if (included) depth.emplace(*this, "include", included->tree().height);
   });
   if (!included) return;
+  // What the include writes may be known from an earlier render (include_memo.hpp): not
+  // while the output is muted or marked (a hit would write neither), nor while the values are
+  // watched (a hit reads less of them than the render would).
+  IncludeMemo::Site* memo = nullptr;
+  std::uint64_t memo_key = 0;
+  if (node.with_context && env_.memoizes_includes() && !muted() && !(marks_ && out_ == root_out_) &&
+      !watched(frame)) {
+    memo = IncludeMemo::local().site(*tree_, node, included->tree(), env_);
+    bool keyable = false;
+    if (memo) {
+      if (const std::string* text = memo->find(frame, memo_key, keyable)) {
+        out_->append(*text);
+        check_output();
+        return;
+      }
+      if (!keyable) memo = nullptr;
+    }
+  }
+  const std::size_t start = out_->size();
   const TemplateTree* saved_tree = tree_;
   Frame inner(included->tree().scope);
   if (node.with_context) {
@@ -67,6 +87,16 @@ void Renderer::exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame
   }
   out_ = saved_out;
   tree_ = saved_tree;
+  if (memo) {
+    IncludeMemo& memos = IncludeMemo::local();
+    memos.held(memo->store(frame, memo_key, std::string_view(*out_).substr(start)));
+  }
+}
+
+// Whether a ValueReads watches the values `frame` looks names up in.
+bool Renderer::watched(const Frame& frame) {
+  return (frame.context() && frame.context()->watched()) ||
+         (frame.globals() && frame.globals()->watched());
 }
 
 // Runs a template as a module (for import) and returns its exported names; `loaded_name`, when

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// Memoized includes. What an included template writes is a function of the names it reads
+// from the frame it is included from (and of nothing else, when it defines no blocks, imports
+// nothing with context and the environment calls no function of a plugin's). A family renders
+// the same partials over members that differ in a few values, so most includes write what
+// they wrote for an earlier member: the memo keeps each include site's outputs keyed by the
+// values of those names, and a render that finds its values there appends the text instead of
+// rendering the partial again. Identical values only: same kinds, same dict order, `1` is not
+// `1.0` or `true` (each prints differently). Per thread, so the hot path takes no lock.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "template/ast.hpp"
+#include "template/frame.hpp"
+#include "zeroforge/environment.hpp"
+
+namespace zf::detail {
+
+/// What one template, included with context, may read from its includer.
+struct IncludePlan {
+  /// Whether its output is a function of `names` alone (see the file comment).
+  bool memoizable = false;
+  /// Every name it or a template it includes may look up outside its own scopes.
+  std::vector<std::pair<std::string, std::uint64_t>> names;
+};
+
+/// The plan of `tree`, following static includes (and refusing dynamic ones).
+IncludePlan plan_include(const TemplateTree& tree, const Environment& environment);
+
+/// One thread's memo of include sites.
+class IncludeMemo {
+ public:
+  /// One site (an include statement of one template naming one template): its outputs.
+  class Site {
+   public:
+    explicit Site(const IncludePlan& plan) : plan_(plan) {}
+    /// What the include wrote before for the values `frame` holds now, or nullptr.
+    /// `keyable` is set to whether those values can key an entry (plain data).
+    const std::string* find(const Frame& frame, std::uint64_t& key_hash, bool& keyable);
+    /// Keeps `text` as what the include writes for the values `frame` holds now (`key_hash`
+    /// from find); returns the bytes the entry holds.
+    std::size_t store(const Frame& frame, std::uint64_t key_hash, std::string_view text);
+    /// Whether the site still memoizes (it stops when its values rarely repeat).
+    bool active() const noexcept { return active_; }
+    void clear() noexcept;
+
+   private:
+    struct Entry {
+      std::vector<Value> key;  // the names' values in plan order; undefined: not there
+      std::string text;
+    };
+    const IncludePlan& plan_;
+    std::unordered_multimap<std::uint64_t, Entry> entries_;
+    std::uint64_t lookups_ = 0;
+    std::uint64_t hits_ = 0;
+    bool active_ = true;
+  };
+
+  /// This thread's memo.
+  static IncludeMemo& local();
+
+  /// The memo of the site where `includer`'s `stmt` includes `included`, or nullptr when
+  /// that include cannot be memoized (or has stopped being).
+  Site* site(const TemplateTree& includer, const IncludeStmt& stmt, const TemplateTree& included,
+             const Environment& environment);
+
+  /// Accounts `bytes` more held; past the budget every site forgets its entries.
+  void held(std::size_t bytes);
+
+  /// Bytes one thread's memo may hold before it starts over.
+  static constexpr std::size_t kBudget = std::size_t{16} << 20;
+
+ private:
+  struct SiteKey {
+    std::uint64_t includer;
+    const IncludeStmt* stmt;
+    std::uint64_t included;
+    bool operator==(const SiteKey&) const = default;
+  };
+  struct SiteKeyHash {
+    std::size_t operator()(const SiteKey& k) const noexcept;
+  };
+  // Trees are known by id, never by address: an address can be reused by a later template.
+  std::unordered_map<std::uint64_t, std::unique_ptr<IncludePlan>> plans_;
+  std::unordered_map<SiteKey, std::unique_ptr<Site>, SiteKeyHash> sites_;
+  std::size_t bytes_ = 0;
+};
+
+}  // namespace zf::detail
