@@ -234,6 +234,14 @@ bool identical(const Value& a, const Value& b) {
   return false;
 }
 
+// Whether `a` and `b` are the same list or the same dict (not merely equal ones).
+bool identical_object(const Value& a, const Value& b) {
+  if (a.kind() != b.kind()) return false;
+  if (a.is_list()) return &a.as_list() == &b.as_list();
+  if (a.is_dict()) return &a.as_dict() == &b.as_dict();
+  return false;
+}
+
 // About what a copy of `v` costs to hold (containers counted whole, though often shared).
 std::size_t held_size(const Value& v) {
   std::size_t n = sizeof(Value);
@@ -258,16 +266,24 @@ IncludePlan plan_include(const TemplateTree& tree, const Environment& environmen
 
 const std::string* IncludeMemo::Site::find(const Frame& frame, std::uint64_t& key_hash,
                                            bool& keyable) {
+  const std::size_t n = plan_.names.size();
+  if (seen_.size() != n) seen_.resize(n);
+  found_.resize(n);
   std::uint64_t h = 0x84222325CBF29CE4ULL;
   keyable = true;
-  for (const auto& [name, hash] : plan_.names) {
-    const Value* v = frame.find(name, hash);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Value* v = frame.find(plan_.names[i].first, plan_.names[i].second);
+    found_[i] = v;
     if (v == nullptr) {
       h = mix(h, 0);
-    } else if (!hash_data(*v, h)) {
+      continue;
+    }
+    std::uint64_t item = 0;
+    if (!hash_once(*v, seen_[i], item)) {
       keyable = false;
       return nullptr;
     }
+    h = mix(h, item);
   }
   key_hash = h;
   ++lookups_;
@@ -275,9 +291,9 @@ const std::string* IncludeMemo::Site::find(const Frame& frame, std::uint64_t& ke
   for (auto it = first; it != last; ++it) {
     const Entry& entry = it->second;
     bool same = true;
-    for (std::size_t i = 0; same && i < plan_.names.size(); ++i) {
-      const Value* v = frame.find(plan_.names[i].first, plan_.names[i].second);
-      same = v == nullptr ? entry.key[i].is_undefined() : identical(*v, entry.key[i]);
+    for (std::size_t i = 0; same && i < n; ++i) {
+      same =
+          found_[i] == nullptr ? entry.key[i].is_undefined() : identical(*found_[i], entry.key[i]);
     }
     if (same) {
       ++hits_;
@@ -285,6 +301,21 @@ const std::string* IncludeMemo::Site::find(const Frame& frame, std::uint64_t& ke
     }
   }
   return nullptr;
+}
+
+// The hash of `v`; a list or dict that is the one hashed last time at this name (the
+// members of a family share their tier's values) is not hashed again.
+bool IncludeMemo::Site::hash_once(const Value& v, Seen& seen, std::uint64_t& out) {
+  const bool container = v.is_list() || v.is_dict();
+  if (container && identical_object(v, seen.value)) {
+    out = seen.hash;
+    return true;
+  }
+  std::uint64_t h = 0;
+  if (!hash_data(v, h)) return false;
+  if (container) seen = {v, h};  // held, so the container cannot be freed and its address reused
+  out = h;
+  return true;
 }
 
 std::size_t IncludeMemo::Site::store(const Frame& frame, std::uint64_t key_hash,
@@ -297,10 +328,12 @@ std::size_t IncludeMemo::Site::store(const Frame& frame, std::uint64_t key_hash,
   Entry entry;
   entry.key.reserve(plan_.names.size());
   std::size_t bytes = sizeof(Entry) + 32 + text.size();
-  for (const auto& [name, hash] : plan_.names) {
-    const Value* v = frame.find(name, hash);
+  for (std::size_t i = 0; i < plan_.names.size(); ++i) {
+    const Value* v = frame.find(plan_.names[i].first, plan_.names[i].second);
     entry.key.push_back(v ? *v : Value());
-    bytes += held_size(entry.key.back());
+    // A container the site saw last is most often the tier's, shared by every entry.
+    const bool shared = v && i < seen_.size() && identical_object(*v, seen_[i].value);
+    bytes += shared ? sizeof(Value) : held_size(entry.key.back());
   }
   entry.text = text;
   entries_.emplace(key_hash, std::move(entry));
@@ -330,6 +363,19 @@ IncludeMemo::Site* IncludeMemo::site(const TemplateTree& includer, const Include
   auto& made = sites_[key];
   if (plan->memoizable) made = std::make_unique<Site>(*plan);
   return made.get();
+}
+
+std::size_t IncludeMemo::NameKeyHash::operator()(const NameKey& k) const noexcept {
+  return mix(k.includer, reinterpret_cast<std::uintptr_t>(k.name));
+}
+
+const Template* IncludeMemo::loaded(const TemplateTree& includer, const Expr& name) const {
+  auto it = loaded_.find(NameKey{includer.id, &name});
+  return it == loaded_.end() ? nullptr : it->second;
+}
+
+void IncludeMemo::remember(const TemplateTree& includer, const Expr& name, const Template* loaded) {
+  loaded_[NameKey{includer.id, &name}] = loaded;
 }
 
 void IncludeMemo::held(std::size_t bytes) {

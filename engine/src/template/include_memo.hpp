@@ -21,6 +21,10 @@
 #include "template/frame.hpp"
 #include "zeroforge/environment.hpp"
 
+namespace zf {
+class Template;
+}
+
 namespace zf::detail {
 
 /// What one template, included with context, may read from its includer.
@@ -56,8 +60,16 @@ class IncludeMemo {
       std::vector<Value> key;  // the names' values in plan order; undefined: not there
       std::string text;
     };
+    struct Seen {
+      Value value;  // the last list or dict hashed at a name
+      std::uint64_t hash = 0;
+    };
+    bool hash_once(const Value& v, Seen& seen, std::uint64_t& out);
+
     const IncludePlan& plan_;
     std::unordered_multimap<std::uint64_t, Entry> entries_;
+    std::vector<Seen> seen_;           // by name, as in the plan
+    std::vector<const Value*> found_;  // what find looked up, by name
     std::uint64_t lookups_ = 0;
     std::uint64_t hits_ = 0;
     bool active_ = true;
@@ -70,6 +82,12 @@ class IncludeMemo {
   /// that include cannot be memoized (or has stopped being).
   Site* site(const TemplateTree& includer, const IncludeStmt& stmt, const TemplateTree& included,
              const Environment& environment);
+
+  /// The template `includer`'s include or import names with the string literal `name`, as
+  /// loaded there before on this thread, or nullptr. (While `includer` renders, the
+  /// environment that loaded it, and so the template, is alive.)
+  const Template* loaded(const TemplateTree& includer, const Expr& name) const;
+  void remember(const TemplateTree& includer, const Expr& name, const Template* loaded);
 
   /// Accounts `bytes` more held; past the budget every site forgets its entries.
   void held(std::size_t bytes);
@@ -90,6 +108,15 @@ class IncludeMemo {
   // Trees are known by id, never by address: an address can be reused by a later template.
   std::unordered_map<std::uint64_t, std::unique_ptr<IncludePlan>> plans_;
   std::unordered_map<SiteKey, std::unique_ptr<Site>, SiteKeyHash> sites_;
+  struct NameKey {
+    std::uint64_t includer;
+    const Expr* name;
+    bool operator==(const NameKey&) const = default;
+  };
+  struct NameKeyHash {
+    std::size_t operator()(const NameKey& k) const noexcept;
+  };
+  std::unordered_map<NameKey, const Template*, NameKeyHash> loaded_;
   std::size_t bytes_ = 0;
 };
 

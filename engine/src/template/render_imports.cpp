@@ -11,6 +11,21 @@ namespace zf::detail {
 // The template `name` (or the first of a list of names) names, or nullptr when missing is
 // allowed. The Environment caches what it loads for its lifetime, which outlasts the
 // render, so the template is held by pointer.
+const Template* Renderer::load_named(const Expr& name_expr, const Frame& frame,
+                                     bool ignore_missing) {
+  // A name written as a string literal names the same template in every render: loaded once
+  // per thread, without the environment's lock.
+  const auto* literal = std::get_if<Literal>(&name_expr.node);
+  const bool constant = literal != nullptr && literal->value.is_string() && tree_ != nullptr;
+  if (constant) {
+    if (const Template* known = IncludeMemo::local().loaded(*tree_, name_expr)) return known;
+  }
+  Value scratch;
+  const Template* found = load(lookup_located(name_expr, frame, scratch), ignore_missing);
+  if (constant && found) IncludeMemo::local().remember(*tree_, name_expr, found);
+  return found;
+}
+
 const Template* Renderer::load(const Value& name, bool ignore_missing) {
   auto try_one = [&](const Value& candidate) -> const Template* {
     if (!candidate.is_string()) {
@@ -38,8 +53,7 @@ void Renderer::exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame
   const Template* included = nullptr;
   std::optional<DepthGuard> depth;
   guard(stmt, [&] {
-    Value scratch;
-    included = load(lookup_located(*node.name, frame, scratch), node.ignore_missing);
+    included = load_named(*node.name, frame, node.ignore_missing);
     if (included) depth.emplace(*this, "include", included->tree().height);
   });
   if (!included) return;
@@ -104,10 +118,7 @@ bool Renderer::watched(const Frame& frame) {
 Value Renderer::import_module(const Stmt& stmt, const Expr& name_expr, bool with_context,
                               Frame& frame, std::string* loaded_name) {
   const Template* loaded = nullptr;
-  guard(stmt, [&] {
-    Value scratch;
-    loaded = load(lookup_located(name_expr, frame, scratch), false);
-  });
+  guard(stmt, [&] { loaded = load_named(name_expr, frame, false); });
   if (loaded_name) *loaded_name = loaded->tree().name;
   if (!with_context) {
     for (const auto& [tpl, exports] : plain_modules_)

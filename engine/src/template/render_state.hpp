@@ -226,6 +226,7 @@ class Renderer : public CallContext {
   // ----- include and import (render_imports.cpp) -----
 
   const Template* load(const Value& name, bool ignore_missing);
+  const Template* load_named(const Expr& name_expr, const Frame& frame, bool ignore_missing);
   void exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame);
   static bool watched(const Frame& frame);
   Value import_module(const Stmt& stmt, const Expr& name_expr, bool with_context, Frame& frame,
