@@ -150,9 +150,16 @@ constexpr std::uint64_t mix(std::uint64_t h, std::uint64_t v) noexcept {
   return h * 0xFF51AFD7ED558CCDULL;
 }
 
+// The most values (counting those inside lists and dicts) one name's value may have to key an
+// entry: a larger one (a config's thousands of `extra` keys) costs as much to hash and to hold
+// as the include costs to render.
+constexpr std::size_t kMaxKeyValues = 512;
+
 // Hashes `v` into `h`; false when `v` is not plain data (an undefined value, a callable, a
-// tuple or a range anywhere inside), which cannot key an entry.
-bool hash_data(const Value& v, std::uint64_t& h) {
+// tuple or a range anywhere inside), which cannot key an entry, or has more than `budget`
+// values.
+bool hash_data(const Value& v, std::uint64_t& h, std::size_t& budget) {
+  if (budget-- == 0) return false;
   switch (v.kind()) {
     case Value::Kind::None:
       h = mix(h, 1);
@@ -173,7 +180,7 @@ bool hash_data(const Value& v, std::uint64_t& h) {
       if (v.is_tuple() || v.is_range()) return false;
       h = mix(h, 8);
       for (const Value& item : v.as_list()) {
-        if (!hash_data(item, h)) return false;
+        if (!hash_data(item, h, budget)) return false;
       }
       h = mix(h, v.as_list().size());
       return true;
@@ -181,7 +188,7 @@ bool hash_data(const Value& v, std::uint64_t& h) {
       h = mix(h, 9);
       for (const auto& [key, item] : v.as_dict()) {
         h = mix(h, ValueDict::hash(key));
-        if (!hash_data(item, h)) return false;
+        if (!hash_data(item, h, budget)) return false;
       }
       h = mix(h, v.as_dict().entries().size());
       return true;
@@ -278,6 +285,9 @@ const std::string* IncludeMemo::Site::find(const Frame& frame, std::uint64_t& ke
       h = mix(h, 0);
       continue;
     }
+    // Values a ValueReads watches (import's fit) learn that the include may have read any
+    // of a dict it was handed: a hit reads no less than the render it stands for.
+    if (v->is_dict() && v->as_dict().watched()) (void)v->as_dict().size();
     std::uint64_t item = 0;
     if (!hash_once(*v, seen_[i], item)) {
       keyable = false;
@@ -312,7 +322,8 @@ bool IncludeMemo::Site::hash_once(const Value& v, Seen& seen, std::uint64_t& out
     return true;
   }
   std::uint64_t h = 0;
-  if (!hash_data(v, h)) return false;
+  std::size_t budget = kMaxKeyValues;
+  if (!hash_data(v, h, budget)) return false;
   if (container) seen = {v, h};  // held, so the container cannot be freed and its address reused
   out = h;
   return true;

@@ -58,12 +58,10 @@ void Renderer::exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame
   });
   if (!included) return;
   // What the include writes may be known from an earlier render (include_memo.hpp): not
-  // while the output is muted or marked (a hit would write neither), nor while the values are
-  // watched (a hit reads less of them than the render would).
+  // while the output is muted or marked (a hit would write neither).
   IncludeMemo::Site* memo = nullptr;
   std::uint64_t memo_key = 0;
-  if (node.with_context && env_.memoizes_includes() && !muted() && !(marks_ && out_ == root_out_) &&
-      !watched(frame)) {
+  if (node.with_context && env_.memoizes_includes() && !muted() && !(marks_ && out_ == root_out_)) {
     memo = IncludeMemo::local().site(*tree_, node, included->tree(), env_);
     bool keyable = false;
     if (memo) {
@@ -105,12 +103,6 @@ void Renderer::exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame
     IncludeMemo& memos = IncludeMemo::local();
     memos.held(memo->store(frame, memo_key, std::string_view(*out_).substr(start)));
   }
-}
-
-// Whether a ValueReads watches the values `frame` looks names up in.
-bool Renderer::watched(const Frame& frame) {
-  return (frame.context() && frame.context()->watched()) ||
-         (frame.globals() && frame.globals()->watched());
 }
 
 // Runs a template as a module (for import) and returns its exported names; `loaded_name`, when
