@@ -50,11 +50,26 @@ PY
 }
 
 zf_cmd() { "$zeroforge" generate "$1" -o "$2" "${@:3}"; }
+# The Python module's generate, timed inside the interpreter (its start-up is not the library's
+# cost); only when the build has the module.
+pymod="$build/python"
+has_pymod=0
+PYTHONPATH="$pymod" python3 -c 'import zeroforge' 2>/dev/null && has_pymod=1
+pymod_seconds() {
+  PYTHONPATH="$pymod" python3 - "$1" "$2" <<'PY'
+import sys, time, zeroforge
+start = time.perf_counter()
+zeroforge.generate(sys.argv[1], sys.argv[2])
+print(f"{time.perf_counter() - start:.3f}")
+PY
+}
 py_cmd() { python3 "$root/bench/generate_jinja2.py" "$1" "$root/templates" "$root/presets" "$2"; }
 
-zf=() zf1=() zfn=() zi=() zi1=() py=() fl=()
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+zf=() zf1=() zfn=() zi=() zi1=() py=() fl=() pm=()
 for ((i = 0; i < runs; i++)); do
-  rm -rf "$work"/zf "$work"/zf1 "$work"/zfn "$work"/zi "$work"/zi1 "$work"/py "$work"/floor
+  rm -rf "$work"/zf "$work"/zf1 "$work"/zfn "$work"/zi "$work"/zi1 "$work"/py "$work"/floor "$work"/pm
+  if ((has_pymod)); then pm+=("$(pymod_seconds "$work/family.json" "$work/pm")"); fi
   zf+=("$(seconds zf_cmd "$work/family.json" "$work/zf")")
   zf1+=("$(seconds zf_cmd "$work/family.json" "$work/zf1" -j 1)")
   zi+=("$(seconds zf_cmd "$work/family-include.json" "$work/zi")")
@@ -70,6 +85,8 @@ zi_s="$(printf '%s\n' "${zi[@]}" | median)"
 zi1_s="$(printf '%s\n' "${zi1[@]}" | median)"
 py_s="$(printf '%s\n' "${py[@]}" | median)"
 fl_s="$(printf '%s\n' "${fl[@]}" | median)"
+pm_s="$( ((has_pymod)) && printf '%s\n' "${pm[@]}" | median || echo 0)"
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The same configs? Compare every file as JSON values (Jinja2 prints 5e8 as 500000000.0).
 same="$(python3 - "$work/zf" "$work/py" <<'PY'
@@ -86,17 +103,20 @@ same_include="$(diff -r -x manifest.json "$work/zf" "$work/zi" >/dev/null && ech
 mem_small="$(rm -rf "$work/m"; peak_kib "$zeroforge" generate "$work/family-small.json" -o "$work/m")"
 mem_large="$(rm -rf "$work/m"; peak_kib "$zeroforge" generate "$work/family.json" -o "$work/m")"
 
-echo "== generate: $n DeepSpeed configs, median of $runs runs (wall seconds; zeroforge on $(nproc) threads unless -j 1)"
-awk -v zf="$zf_s" -v zf1="$zf1_s" -v zfn="$zfn_s" -v zi="$zi_s" -v zi1="$zi1_s" -v py="$py_s" -v fl="$fl_s" -v n="$n" 'BEGIN {
-  printf "%-44s %9s %11s %13s\n", "", "seconds", "us/config", "vs jinja2"
-  printf "%-44s %9.3f %11.1f %12.3fx\n", "zeroforge generate (validated)", zf, zf / n * 1e6, zf / py
-  printf "%-44s %9.3f %11.1f %12.3fx\n", "zeroforge generate -j 1 (one thread)", zf1, zf1 / n * 1e6, zf1 / py
-  printf "%-44s %9.3f %11.1f %12.3fx\n", "zeroforge generate --no-validate", zfn, zfn / n * 1e6, zfn / py
-  printf "%-44s %9.3f %11.1f %12.3fx\n", "zeroforge generate, include entries", zi, zi / n * 1e6, zi / py
-  printf "%-44s %9.3f %11.1f %12.3fx\n", "zeroforge generate -j 1, include entries", zi1, zi1 / n * 1e6, zi1 / py
-  printf "%-44s %9.3f %11.1f %12.3fx\n", "python jinja2 (render, loads, dumps, write)", py, py / n * 1e6, 1
-  printf "%-44s %9.3f %11.1f %12.3fx\n", "floor (nlohmann parse + dump + write)", fl, fl / n * 1e6, fl / py
-  printf "goal: zeroforge <= 0.15 x jinja2 (%.3f s) and <= floor (%.3f s), one thread too; include entries no slower than axes\n", 0.15 * py, fl
-}'
+echo "== generate: $n DeepSpeed configs, median of $runs runs (wall seconds; zeroforge on $(nproc) threads unless -j 1); load $load_before before, $load_after after"
+awk -v zf="$zf_s" -v zf1="$zf1_s" -v zfn="$zfn_s" -v zi="$zi_s" -v zi1="$zi1_s" -v py="$py_s" -v fl="$fl_s" -v pm="$pm_s" -v n="$n" 'BEGIN {
+  printf "%-44s %9s %11s %11s %11s\n", "", "seconds", "us/config", "vs jinja2", "vs floor"
+  row("zeroforge generate (validated)", zf)
+  row("zeroforge generate -j 1 (one thread)", zf1)
+  row("zeroforge generate --no-validate", zfn)
+  row("zeroforge generate, include entries", zi)
+  row("zeroforge generate -j 1, include entries", zi1)
+  if (pm > 0) row("python module zeroforge.generate", pm)
+  row("python jinja2 (render, loads, dumps, write)", py)
+  row("floor (nlohmann parse + dump + write)", fl)
+  printf "goal: zeroforge <= 0.15 x jinja2 (%.3f s); -j 1 <= 1.0 x floor (%.3f s); %d threads <= 0.6 x floor (%.3f s)\n", 0.15 * py, fl, '"$(nproc)"', 0.6 * fl
+  if (pm > 0) printf "python module vs the CLI: %.3fx (goal: within 5%%)\n", pm / zf
+}
+function row(name, s) { printf "%-44s %9.3f %11.1f %10.3fx %10.3fx\n", name, s, s / n * 1e6, s / py, s / fl }'
 echo "outputs: $same; the include family's files are $same_include"
 echo "peak memory of zeroforge generate: $((n / 10)) configs ${mem_small} KiB, $n configs ${mem_large} KiB"

@@ -370,8 +370,13 @@ IncludeMemo::Site* IncludeMemo::site(const TemplateTree& includer, const Include
     return found && found->active() ? found : nullptr;
   }
   auto& plan = plans_[included.id];
-  if (!plan) plan = std::make_unique<IncludePlan>(plan_include(included, environment));
+  if (!plan) {
+    plan = std::make_unique<IncludePlan>(plan_include(included, environment));
+    kept_bytes_ += sizeof(IncludePlan) + 64;
+    for (const auto& [name, hash] : plan->names) kept_bytes_ += sizeof(name) + 8 + name.size();
+  }
   auto& made = sites_[key];
+  kept_bytes_ += sizeof(Site) + 64;
   if (plan->memoizable) made = std::make_unique<Site>(*plan);
   return made.get();
 }
@@ -387,6 +392,16 @@ const Template* IncludeMemo::loaded(const TemplateTree& includer, const Expr& na
 
 void IncludeMemo::remember(const TemplateTree& includer, const Expr& name, const Template* loaded) {
   loaded_[NameKey{includer.id, &name}] = loaded;
+  kept_bytes_ += sizeof(NameKey) + 32;
+}
+
+void IncludeMemo::render_started() {
+  if (renders_++ != 0 || kept_bytes_ + bytes_ <= kBudget) return;
+  sites_.clear();
+  plans_.clear();
+  loaded_.clear();
+  kept_bytes_ = 0;
+  bytes_ = 0;
 }
 
 void IncludeMemo::held(std::size_t bytes) {

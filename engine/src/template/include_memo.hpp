@@ -91,8 +91,24 @@ class IncludeMemo {
   const Template* loaded(const TemplateTree& includer, const Expr& name) const;
   void remember(const TemplateTree& includer, const Expr& name, const Template* loaded);
 
+  /// About how many bytes the memo holds.
+  std::size_t held_bytes() const noexcept { return bytes_ + kept_bytes_; }
+
   /// Accounts `bytes` more held; past the budget every site forgets its entries.
   void held(std::size_t bytes);
+
+  /// A render starts (or ends) on this thread. When none is running and the sites, plans
+  /// and names kept for templates past and present exceed the budget, the memo starts over:
+  /// a process that parses templates without end (a service rendering from strings) keeps
+  /// a bounded memo. (Not while a render runs: it holds sites.)
+  void render_started();
+  void render_ended() noexcept { --renders_; }
+  struct RenderScope {
+    RenderScope() { IncludeMemo::local().render_started(); }
+    ~RenderScope() { IncludeMemo::local().render_ended(); }
+    RenderScope(const RenderScope&) = delete;
+    RenderScope& operator=(const RenderScope&) = delete;
+  };
 
   /// Bytes one thread's memo may hold before it starts over.
   static constexpr std::size_t kBudget = std::size_t{4} << 20;
@@ -119,7 +135,9 @@ class IncludeMemo {
     std::size_t operator()(const NameKey& k) const noexcept;
   };
   std::unordered_map<NameKey, const Template*, NameKeyHash> loaded_;
-  std::size_t bytes_ = 0;
+  std::size_t bytes_ = 0;       // held by the sites' entries
+  std::size_t kept_bytes_ = 0;  // held by sites_, plans_ and loaded_ themselves
+  int renders_ = 0;             // renders running on this thread
 };
 
 }  // namespace zf::detail

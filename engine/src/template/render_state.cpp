@@ -4,6 +4,7 @@
 #include "template/render_state.hpp"
 
 #include "source_position.hpp"
+#include "template/include_memo.hpp"
 #include "template/limits.hpp"
 #include "zeroforge/error.hpp"
 
@@ -70,6 +71,7 @@ void Renderer::DepthGuard::too_many_levels(int max_nesting, const char* what) {
 void render_tree(const Environment& environment, const TemplateTree& tree, const Value& context,
                  const Value* globals, std::string& out, std::vector<OutputMark>* marks) {
   ValueSizeScope limit(environment.options().max_value_size);
+  IncludeMemo::RenderScope memo;
   Renderer renderer(environment, out, marks);
   renderer.render_root(tree, context, globals);
 }

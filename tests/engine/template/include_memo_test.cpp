@@ -3,8 +3,11 @@
 // earlier output must write exactly what a fresh render writes. Each case renders a sequence
 // of values through one environment that memoizes and one that does not, on this thread,
 // and compares every output (or error) with the other's.
+#include "template/include_memo.hpp"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <ostream>
 #include <string>
@@ -218,6 +221,22 @@ TEST(IncludeMemo, WatchedValuesSeeEveryReadOfAFreshRender) {
     }
     EXPECT_FALSE(memo_reads.may_have_read({"far"}));  // not a name the include reads
   }
+}
+
+// A process that parses templates without end (each a tree of its own) keeps a bounded memo.
+TEST(IncludeMemo, StaysWithinItsBudget) {
+  TempDir dir;
+  dir.write("p.j2", "{{ a }}");
+  Environment env({.search_path = {dir.path()}});
+  const Value values = Value::from_json({{"a", 1}});
+  std::size_t most = 0;
+  for (int i = 0; i < 30000; ++i) {
+    auto tpl = env.from_string("{% include 'p.j2' %}" + std::to_string(i % 10), "t");
+    ASSERT_EQ(tpl->render(values), "1" + std::to_string(i % 10));
+    most = std::max(most, detail::IncludeMemo::local().held_bytes());
+  }
+  EXPECT_LE(most, detail::IncludeMemo::kBudget + 4096);
+  EXPECT_GT(most, detail::IncludeMemo::kBudget / 2);  // it did fill up, and started over
 }
 
 }  // namespace
