@@ -3,13 +3,13 @@
 // integral exponent numbers (`5e8`) into integers and reports line and column.
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <deque>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -151,8 +151,9 @@ class Reader {
   }
 
   // Whether `key` is already a member. A linear scan while the object is small; from
-  // kHashedFrom members on, a hash set of the keys (one per depth, like the member buffers),
-  // so an object of 100,000 keys is read in linear time, not quadratic.
+  // kHashedFrom members on, an open-addressing index of the members (one per depth, like the
+  // member buffers) that holds their positions, not copies of their keys: an object of a
+  // million keys is read in linear time and without an allocation per key.
   bool is_duplicate(int depth, const std::vector<std::pair<std::string, json>>& members,
                     const std::string& key) {
     constexpr std::size_t kHashedFrom = 32;
@@ -164,12 +165,46 @@ class Reader {
     }
     if (key_sets_.size() <= static_cast<std::size_t>(depth))
       key_sets_.resize(static_cast<std::size_t>(depth) + 1);
-    auto& keys = key_sets_[static_cast<std::size_t>(depth)];
-    if (keys.empty()) {
-      for (const auto& member : members) keys.insert(member.first);
-    }
-    return !keys.insert(key).second;
+    KeyIndex& index = key_sets_[static_cast<std::size_t>(depth)];
+    if (index.used == 0 || index.used * 2 >= index.slots.size()) index.rebuild(members);
+    // `key` becomes member members.size() (the caller appends it next).
+    return !index.insert(members, key, static_cast<std::uint32_t>(members.size()));
   }
+
+  // Positions + 1 of an object's members by the hash of their keys (0: an empty slot); a
+  // power of two of slots, at most half of them used.
+  struct KeyIndex {
+    std::vector<std::uint32_t> slots;
+    std::size_t used = 0;
+
+    static std::uint64_t hash(std::string_view key) noexcept {
+      std::uint64_t h = 0xCBF29CE484222325ULL;
+      for (char c : key) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ULL;
+      return h;
+    }
+    // Inserts position `at` for `key` unless a member has that key (then false).
+    bool insert(const std::vector<std::pair<std::string, json>>& members, std::string_view key,
+                std::uint32_t at) {
+      const std::size_t mask = slots.size() - 1;
+      for (std::size_t i = hash(key) & mask;; i = (i + 1) & mask) {
+        if (slots[i] == 0) {
+          slots[i] = at + 1;
+          ++used;
+          return true;
+        }
+        if (members[slots[i] - 1].first == key) return false;
+      }
+    }
+    void rebuild(const std::vector<std::pair<std::string, json>>& members) {
+      std::size_t size = 64;
+      while (size < 4 * (members.size() + 1)) size *= 2;
+      slots.assign(size, 0);
+      used = 0;
+      for (std::size_t i = 0; i < members.size(); ++i)
+        insert(members, members[i].first, static_cast<std::uint32_t>(i));
+    }
+    void clear() noexcept { used = 0; }
+  };
 
   json parse_array(int depth) {
     ++pos_;  // [
@@ -350,7 +385,7 @@ class Reader {
   // Object members being read, one buffer per depth; a deque so that opening a deeper
   // object never moves the buffers of the objects around it.
   std::deque<std::vector<std::pair<std::string, json>>> members_;
-  std::deque<std::unordered_set<std::string>> key_sets_;
+  std::deque<KeyIndex> key_sets_;
 };
 
 }  // namespace
