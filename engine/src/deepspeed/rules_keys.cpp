@@ -4,33 +4,61 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
+#include <string_view>
+#include <unordered_map>
 
 #include "rules.hpp"
 
 namespace zf::deepspeed {
 namespace {
 
-// Every place a key name is known in the release, as a pointer
-// (`/zero_optimization/memory_efficient_linear`), so a misplaced key can be told where it belongs.
-// The walk keeps the names above it and builds a pointer only where the key is found: it runs
-// once per unknown key, and a pointer per schema node made 100k unknown keys seconds of work.
-void collect_places(const NodeFacts& section, std::vector<std::string_view>& above,
-                    std::string_view key,
-                    std::vector<std::pair<std::string, const NodeFacts*>>& out, int depth,
-                    ReleaseIndex release) {
+using Places = std::vector<std::pair<std::string, const NodeFacts*>>;
+
+// Every place a key name is known in a release, as a pointer
+// (`/zero_optimization/memory_efficient_linear`), so a misplaced key can be told where it
+// belongs: the schema (to depth 4) walked once per release and thread, each name's places in
+// the walk's order. An unknown key then costs one look-up, not a walk of the schema: a
+// config of a million keys DeepSpeed does not know has a million of them.
+void index_places(const NodeFacts& section, std::vector<std::string_view>& above,
+                  std::unordered_map<std::string_view, Places>& out, int depth,
+                  ReleaseIndex release) {
   if (depth > 4) return;
   for (const KeySlot& child : section.keys.ordered) {
     if (!child.facts->present_at(release)) continue;
     const NodeFacts& facts = child.facts->at(release);
     above.push_back(child.name);
-    if (child.name == key) {
-      std::string here;
-      for (std::string_view name : above) here = pointer_join(here, name);
-      out.emplace_back(std::move(here), &facts);
-    }
-    collect_places(facts, above, key, out, depth + 1, release);
+    std::string here;
+    for (std::string_view name : above) here = pointer_join(here, name);
+    out[child.name].emplace_back(std::move(here), &facts);
+    index_places(facts, above, out, depth + 1, release);
     above.pop_back();
   }
+}
+
+const Places& places_of(std::string_view key, ReleaseIndex release) {
+  thread_local std::unordered_map<ReleaseIndex, std::unordered_map<std::string_view, Places>>
+      by_release;
+  auto [it, fresh] = by_release.try_emplace(release);
+  if (fresh) {
+    std::vector<std::string_view> above;
+    index_places(root_facts(), above, it->second, 0, release);
+  }
+  static const Places kNone;
+  auto found = it->second.find(key);
+  return found == it->second.end() ? kNone : found->second;
+}
+
+// The names `section` has at `release`, listed once per section, release and thread.
+const std::vector<std::string>& names_at(const NodeFacts& section, ReleaseIndex release) {
+  thread_local std::map<std::pair<const NodeFacts*, ReleaseIndex>, std::vector<std::string>> made;
+  auto [it, fresh] = made.try_emplace({&section, release});
+  if (fresh) {
+    for (const KeySlot& child : section.keys.ordered) {
+      if (child.facts->present_at(release)) it->second.emplace_back(child.name);
+    }
+  }
+  return it->second;
 }
 
 std::string where_in(const std::string& pointer) {
@@ -45,15 +73,10 @@ std::string unknown_key_hint(const Context& ctx, const NodeFacts& section, const
     if (removed.name == key) hint += " (" + std::string(removed.why) + ")";
   }
   if (other != nullptr) hint += "; it is a key of DeepSpeed " + releases_text(*other);
-  std::vector<std::string> names;
-  for (const KeySlot& child : section.keys.ordered) {
-    if (child.facts->present_at(ctx.release)) names.emplace_back(child.name);
-  }
-  std::string near = other != nullptr ? std::string() : closest(key, names);
+  std::string near =
+      other != nullptr ? std::string() : closest(key, names_at(section, ctx.release));
   if (!near.empty()) hint += "; did you mean \"" + near + "\"?";
-  std::vector<std::pair<std::string, const NodeFacts*>> places;
-  std::vector<std::string_view> above;
-  collect_places(root_facts(), above, key, places, 0, ctx.release);
+  const Places& places = places_of(key, ctx.release);
   if (places.size() == 1) {  // a name known in many sections (`enabled`) says nothing
     const auto& [place, node] = places.front();
     hint += "; it belongs at " + place;
