@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -20,6 +21,9 @@
 namespace zf {
 
 class Template;
+namespace detail {
+class IncludeMemo;
+}
 
 /// Options of the template language; the defaults are Jinja2's.
 struct EnvironmentOptions {
@@ -157,6 +161,11 @@ class Environment {
   /// Whether renders reuse includes' earlier output (EnvironmentOptions::memoize_includes,
   /// and no function was added).
   bool memoizes_includes() const noexcept { return options_.memoize_includes && !added_functions_; }
+  /// A number no other Environment of this process has.
+  std::uint64_t id() const noexcept { return id_; }
+  /// The calling thread's memo of includes (internal to the renderer; it lives, and its
+  /// memory is freed, with this Environment).
+  detail::IncludeMemo& include_memo_of_this_thread() const;
 
   /// Loads `name` (a relative path such as `deepspeed/config.json.j2`) from the first
   /// search-path directory that has it, parsing it once. Throws zf::Error (Template) when
@@ -180,6 +189,11 @@ class Environment {
   EnvironmentOptions options_;
   FunctionRegistry functions_;
   bool added_functions_ = false;  // add_function was called
+  std::uint64_t id_;
+  // One memo per thread that rendered through this environment (looked up under the lock
+  // only when a thread switches environments: detail::IncludeMemo::of).
+  mutable std::mutex memo_mutex_;
+  mutable std::vector<std::pair<std::thread::id, std::unique_ptr<detail::IncludeMemo>>> memos_;
   mutable std::mutex cache_mutex_;
   struct NameHash {
     using is_transparent = void;

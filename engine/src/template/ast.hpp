@@ -307,11 +307,11 @@ struct Stmt {
       node;
 };
 
-/// A parsed template: its name, normalised source (tokens and TextStmt point into it),
-/// the statement list, its top-level scope, and the blocks it defines.
 /// A number no other tree of this process has (TemplateTree::id).
 std::uint64_t new_tree_id() noexcept;
 
+/// A parsed template: its name, normalised source (tokens and TextStmt point into it),
+/// the statement list, its top-level scope, and the blocks it defines.
 struct TemplateTree {
   /// Unique in the process: what outlives a tree (IncludeMemo) knows it by this, as its
   /// address may be reused by a later tree.

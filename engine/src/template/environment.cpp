@@ -4,8 +4,10 @@
 #include "zeroforge/environment.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <set>
 
+#include "template/include_memo.hpp"
 #include "template/parser.hpp"
 #include "zeroforge/error.hpp"
 #include "zeroforge/output.hpp"
@@ -65,13 +67,30 @@ std::string display_path(const fs::path& path) {
 
 }  // namespace
 
-Environment::Environment(EnvironmentOptions options) : options_(std::move(options)) {
+namespace {
+std::uint64_t new_environment_id() noexcept {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace
+
+Environment::Environment(EnvironmentOptions options)
+    : options_(std::move(options)), id_(new_environment_id()) {
   register_builtin_filters(functions_);
   register_builtin_tests(functions_);
   register_builtin_globals(functions_);
 }
 
 Environment::~Environment() = default;
+
+detail::IncludeMemo& Environment::include_memo_of_this_thread() const {
+  const std::thread::id self = std::this_thread::get_id();
+  std::lock_guard lock(memo_mutex_);
+  for (auto& [thread, memo] : memos_) {
+    if (thread == self) return *memo;
+  }
+  return *memos_.emplace_back(self, std::make_unique<detail::IncludeMemo>()).second;
+}
 
 void Environment::add_function(FunctionKind kind, FunctionSpec spec) {
   functions_.add(kind, std::move(spec));

@@ -285,9 +285,6 @@ const std::string* IncludeMemo::Site::find(const Frame& frame, std::uint64_t& ke
       h = mix(h, 0);
       continue;
     }
-    // Values a ValueReads watches (import's fit) learn that the include may have read any
-    // of a dict it was handed: a hit reads no less than the render it stands for.
-    if (v->is_dict() && v->as_dict().watched()) (void)v->as_dict().size();
     std::uint64_t item = 0;
     if (!hash_once(*v, seen_[i], item)) {
       keyable = false;
@@ -353,9 +350,15 @@ std::size_t IncludeMemo::Site::store(const Frame& frame, std::uint64_t key_hash,
 
 void IncludeMemo::Site::clear() noexcept { entries_.clear(); }
 
-IncludeMemo& IncludeMemo::local() {
-  thread_local IncludeMemo memo;
-  return memo;
+IncludeMemo& IncludeMemo::of(const Environment& environment) {
+  // Environments are known by id: a later one may take a dead one's address.
+  thread_local std::uint64_t last_environment = 0;
+  thread_local IncludeMemo* last = nullptr;
+  if (last_environment != environment.id()) {
+    last = &environment.include_memo_of_this_thread();
+    last_environment = environment.id();
+  }
+  return *last;
 }
 
 std::size_t IncludeMemo::SiteKeyHash::operator()(const SiteKey& k) const noexcept {

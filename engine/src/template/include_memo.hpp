@@ -6,9 +6,9 @@
 // they wrote for an earlier member: the memo keeps each include site's outputs keyed by the
 // values of those names, and a render that finds its values there appends the text instead of
 // rendering the partial again. Identical values only: same kinds, same dict order, `1` is not
-// `1.0` or `true` (each prints differently). Per thread, so the hot path takes no lock.
-// Under a ValueReads (import's fit) a hit reports as read every name of the key and the whole
-// of each dict among their values: more than the render may have read, never less.
+// `1.0` or `true` (each prints differently). One memo per environment and thread, so the hot
+// path takes no lock.
+// Not under a ValueReads (import's fit), which must learn what each render read.
 #pragma once
 
 #include <cstddef>
@@ -77,8 +77,9 @@ class IncludeMemo {
     bool active_ = true;
   };
 
-  /// This thread's memo.
-  static IncludeMemo& local();
+  /// This thread's memo for `environment` (which owns it: the memo's memory goes with the
+  /// environment). No lock unless the thread last rendered through another environment.
+  static IncludeMemo& of(const Environment& environment);
 
   /// The memo of the site where `includer`'s `stmt` includes `included`, or nullptr when
   /// that include cannot be memoized (or has stopped being).
@@ -104,8 +105,11 @@ class IncludeMemo {
   void render_started();
   void render_ended() noexcept { --renders_; }
   struct RenderScope {
-    RenderScope() { IncludeMemo::local().render_started(); }
-    ~RenderScope() { IncludeMemo::local().render_ended(); }
+    explicit RenderScope(const Environment& environment) : memo(IncludeMemo::of(environment)) {
+      memo.render_started();
+    }
+    ~RenderScope() { memo.render_ended(); }
+    IncludeMemo& memo;
     RenderScope(const RenderScope&) = delete;
     RenderScope& operator=(const RenderScope&) = delete;
   };

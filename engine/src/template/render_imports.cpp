@@ -11,21 +11,6 @@ namespace zf::detail {
 // The template `name` (or the first of a list of names) names, or nullptr when missing is
 // allowed. The Environment caches what it loads for its lifetime, which outlasts the
 // render, so the template is held by pointer.
-const Template* Renderer::load_named(const Expr& name_expr, const Frame& frame,
-                                     bool ignore_missing) {
-  // A name written as a string literal names the same template in every render: loaded once
-  // per thread, without the environment's lock.
-  const auto* literal = std::get_if<Literal>(&name_expr.node);
-  const bool constant = literal != nullptr && literal->value.is_string() && tree_ != nullptr;
-  if (constant) {
-    if (const Template* known = IncludeMemo::local().loaded(*tree_, name_expr)) return known;
-  }
-  Value scratch;
-  const Template* found = load(lookup_located(name_expr, frame, scratch), ignore_missing);
-  if (constant && found) IncludeMemo::local().remember(*tree_, name_expr, found);
-  return found;
-}
-
 const Template* Renderer::load(const Value& name, bool ignore_missing) {
   auto try_one = [&](const Value& candidate) -> const Template* {
     if (!candidate.is_string()) {
@@ -49,6 +34,22 @@ const Template* Renderer::load(const Value& name, bool ignore_missing) {
   return nullptr;
 }
 
+// The template `name_expr` names, as load gives it.
+const Template* Renderer::load_named(const Expr& name_expr, const Frame& frame,
+                                     bool ignore_missing) {
+  // A name written as a string literal names the same template in every render: loaded once
+  // per thread, without the environment's lock.
+  const auto* literal = std::get_if<Literal>(&name_expr.node);
+  const bool constant = literal != nullptr && literal->value.is_string() && tree_ != nullptr;
+  if (constant) {
+    if (const Template* known = IncludeMemo::of(env_).loaded(*tree_, name_expr)) return known;
+  }
+  Value scratch;
+  const Template* found = load(lookup_located(name_expr, frame, scratch), ignore_missing);
+  if (constant && found) IncludeMemo::of(env_).remember(*tree_, name_expr, found);
+  return found;
+}
+
 void Renderer::exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame) {
   const Template* included = nullptr;
   std::optional<DepthGuard> depth;
@@ -58,11 +59,14 @@ void Renderer::exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame
   });
   if (!included) return;
   // What the include writes may be known from an earlier render (include_memo.hpp): not
-  // while the output is muted or marked (a hit would write neither).
+  // while the output is muted or marked (a hit would write neither), nor while a ValueReads
+  // watches the values (import's fit: a hit could only report as read the whole of each value
+  // the include may read, and the fit would render for every leaf under them).
   IncludeMemo::Site* memo = nullptr;
   std::uint64_t memo_key = 0;
-  if (node.with_context && env_.memoizes_includes() && !muted() && !(marks_ && out_ == root_out_)) {
-    memo = IncludeMemo::local().site(*tree_, node, included->tree(), env_);
+  if (node.with_context && env_.memoizes_includes() && !muted() && !(marks_ && out_ == root_out_) &&
+      !watched(frame)) {
+    memo = IncludeMemo::of(env_).site(*tree_, node, included->tree(), env_);
     bool keyable = false;
     if (memo) {
       if (const std::string* text = memo->find(frame, memo_key, keyable)) {
@@ -100,9 +104,15 @@ void Renderer::exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame
   out_ = saved_out;
   tree_ = saved_tree;
   if (memo) {
-    IncludeMemo& memos = IncludeMemo::local();
+    IncludeMemo& memos = IncludeMemo::of(env_);
     memos.held(memo->store(frame, memo_key, std::string_view(*out_).substr(start)));
   }
+}
+
+// Whether a ValueReads watches the values `frame` looks names up in.
+bool Renderer::watched(const Frame& frame) {
+  return (frame.context() && frame.context()->watched()) ||
+         (frame.globals() && frame.globals()->watched());
 }
 
 // Runs a template as a module (for import) and returns its exported names; `loaded_name`, when

@@ -71,7 +71,7 @@ void Renderer::DepthGuard::too_many_levels(int max_nesting, const char* what) {
 void render_tree(const Environment& environment, const TemplateTree& tree, const Value& context,
                  const Value* globals, std::string& out, std::vector<OutputMark>* marks) {
   ValueSizeScope limit(environment.options().max_value_size);
-  IncludeMemo::RenderScope memo;
+  IncludeMemo::RenderScope memo(environment);
   Renderer renderer(environment, out, marks);
   renderer.render_root(tree, context, globals);
 }

@@ -228,6 +228,7 @@ class Renderer : public CallContext {
   const Template* load(const Value& name, bool ignore_missing);
   const Template* load_named(const Expr& name_expr, const Frame& frame, bool ignore_missing);
   void exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame);
+  static bool watched(const Frame& frame);
   Value import_module(const Stmt& stmt, const Expr& name_expr, bool with_context, Frame& frame,
                       std::string* loaded_name = nullptr);
   static Value visible_names(const Frame& frame);
