@@ -42,11 +42,11 @@ const Template* Renderer::load_named(const Expr& name_expr, const Frame& frame,
   const auto* literal = std::get_if<Literal>(&name_expr.node);
   const bool constant = literal != nullptr && literal->value.is_string() && tree_ != nullptr;
   if (constant) {
-    if (const Template* known = IncludeMemo::of(env_).loaded(*tree_, name_expr)) return known;
+    if (const Template* known = memo_.loaded(*tree_, name_expr)) return known;
   }
   Value scratch;
   const Template* found = load(lookup_located(name_expr, frame, scratch), ignore_missing);
-  if (constant && found) IncludeMemo::of(env_).remember(*tree_, name_expr, found);
+  if (constant && found) memo_.remember(*tree_, name_expr, found);
   return found;
 }
 
@@ -66,7 +66,7 @@ void Renderer::exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame
   std::uint64_t memo_key = 0;
   if (node.with_context && env_.memoizes_includes() && !muted() && !(marks_ && out_ == root_out_) &&
       !watched(frame)) {
-    memo = IncludeMemo::of(env_).site(*tree_, node, included->tree(), env_);
+    memo = memo_.site(*tree_, node, included->tree(), env_);
     bool keyable = false;
     if (memo) {
       if (const std::string* text = memo->find(frame, memo_key, keyable)) {
@@ -104,8 +104,7 @@ void Renderer::exec_node(const Stmt& stmt, const IncludeStmt& node, Frame& frame
   out_ = saved_out;
   tree_ = saved_tree;
   if (memo) {
-    IncludeMemo& memos = IncludeMemo::of(env_);
-    memos.held(memo->store(frame, memo_key, std::string_view(*out_).substr(start)));
+    memo_.held(memo->store(frame, memo_key, std::string_view(*out_).substr(start)));
   }
 }
 

@@ -72,7 +72,7 @@ void render_tree(const Environment& environment, const TemplateTree& tree, const
                  const Value* globals, std::string& out, std::vector<OutputMark>* marks) {
   ValueSizeScope limit(environment.options().max_value_size);
   IncludeMemo::RenderScope memo(environment);
-  Renderer renderer(environment, out, marks);
+  Renderer renderer(environment, out, marks, memo.memo);
   renderer.render_root(tree, context, globals);
 }
 

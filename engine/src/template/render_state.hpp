@@ -24,6 +24,7 @@
 
 #include "template/ast.hpp"
 #include "template/frame.hpp"
+#include "template/include_memo.hpp"
 #include "template/native_function.hpp"
 #include "template/renderer.hpp"
 #include "zeroforge/environment.hpp"
@@ -106,8 +107,9 @@ inline constexpr const char* kInlineIfWithoutElse =
 
 class Renderer : public CallContext {
  public:
-  Renderer(const Environment& environment, std::string& out, std::vector<OutputMark>* marks)
-      : env_(environment), out_(&out), root_out_(&out), marks_(marks) {}
+  Renderer(const Environment& environment, std::string& out, std::vector<OutputMark>* marks,
+           IncludeMemo& memo)
+      : env_(environment), memo_(memo), out_(&out), root_out_(&out), marks_(marks) {}
 
   /// Renders `tree` as the render's entry template (render_tree).
   void render_root(const TemplateTree& tree, const Value& context, const Value* globals);
@@ -381,6 +383,7 @@ class Renderer : public CallContext {
   // ----- the state -----
 
   const Environment& env_;
+  IncludeMemo& memo_;  // this thread's, for env_ (include_memo.hpp)
   std::string* out_;
   const std::string* root_out_;
   // A child template's top level after its 'extends' writes here. As in Jinja2, its output
