@@ -65,18 +65,12 @@ std::size_t reference_distance(const std::string& a, const std::string& b) {
 }
 
 TEST(NearestNameTest, BoundedDistanceIsExactWithinItsBoundAndPastItElsewhere) {
-  const std::vector<std::string> words = {"",
-                                          "a",
-                                          "ab",
-                                          "ba",
-                                          "stage",
-                                          "stage3",
-                                          "steps",
-                                          "offload",
-                                          "offload_param",
-                                          "overlap_comm",
-                                          "reduce_bucket_size",
-                                          "xyz"};
+  const std::vector<std::string> words = {"", "a", "ab", "ba", "stage", "stage3", "steps",
+                                          "offload", "offload_param", "overlap_comm",
+                                          "reduce_bucket_size", "xyz",
+                                          // Past the 64 cells kept on the stack: the heap row.
+                                          std::string(63, 'a') + "b", std::string(64, 'a') + "b",
+                                          std::string(70, 'a'), std::string(66, 'a') + "bc"};
   for (const std::string& a : words) {
     for (const std::string& b : words) {
       const std::size_t exact = reference_distance(a, b);
