@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,34 @@ TEST(NearestNameTest, BoundedDistanceIsExactWithinItsBoundAndPastItElsewhere) {
           EXPECT_GT(within, bound) << a << " / " << b << " within " << bound;
         }
       }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace zf::sdk
+
+namespace zf::sdk {
+namespace {
+
+// The band and the early exit over many random pairs of a small alphabet (so that distances
+// near every bound occur), against the full table.
+TEST(NearestNameTest, BoundedDistanceMatchesTheFullTableOnRandomPairs) {
+  std::mt19937 random(38);
+  auto word = [&] {
+    std::string text(random() % 13, 'a');
+    for (char& c : text) c = static_cast<char>('a' + random() % 3);
+    return text;
+  };
+  for (int pair = 0; pair < 5000; ++pair) {
+    const std::string a = word(), b = word();
+    const std::size_t exact = reference_distance(a, b);
+    const std::size_t bound = random() % 6;
+    const std::size_t within = edit_distance_within(a, b, bound);
+    if (exact <= bound) {
+      ASSERT_EQ(within, exact) << a << " / " << b << " within " << bound;
+    } else {
+      ASSERT_GT(within, bound) << a << " / " << b << " within " << bound;
     }
   }
 }

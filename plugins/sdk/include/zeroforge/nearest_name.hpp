@@ -30,37 +30,44 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-/// edit_distance(a, b) when it is at most `bound`, else some number above `bound`: a length
-/// apart of more than `bound` answers at once, and a row whose every cell is past `bound`
-/// ends the count (no later row can come back under it). nearest_name asks it of every
-/// candidate for every unknown key, so the full distance made 100k unknown keys seconds.
+/// edit_distance(a, b) when it is at most `bound`, else some number above `bound`. Only the
+/// cells within `bound` of the diagonal are counted (a cell further off is more than `bound`
+/// edits already), a length apart of more than `bound` answers at once, and a row whose every
+/// cell is past `bound` ends the count. nearest_name asks it of every candidate for every
+/// unknown key: the full distance made 100k unknown keys seconds.
 inline std::size_t edit_distance_within(std::string_view a, std::string_view b, std::size_t bound) {
   const std::size_t apart = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
   if (apart > bound) return bound + 1;
-  // One row on the stack for names of ordinary length: this runs for every candidate of every
-  // unknown key, and a heap row per call was a fifth of its time on 100k unknown keys.
+  const std::size_t past = bound + 1;  // every count above `bound` is kept as this
+  // Two rows on the stack for names of ordinary length (a heap row per call was a fifth of the
+  // time on 100k unknown keys).
   constexpr std::size_t kStackRow = 64;
-  std::size_t stack_row[kStackRow];
-  std::vector<std::size_t> heap_row;
-  std::size_t* row = stack_row;
+  std::size_t stack_rows[2][kStackRow];
+  std::vector<std::size_t> heap_rows;
+  std::size_t* previous = stack_rows[0];
+  std::size_t* current = stack_rows[1];
   if (b.size() + 1 > kStackRow) {
-    heap_row.resize(b.size() + 1);
-    row = heap_row.data();
+    heap_rows.resize(2 * (b.size() + 1));
+    previous = heap_rows.data();
+    current = previous + b.size() + 1;
   }
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = std::min(j, past);
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    std::size_t least = row[0];
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-      least = std::min(least, row[j]);
+    const std::size_t low = i > bound ? i - bound : 1;
+    const std::size_t high = std::min(b.size(), i + bound);
+    current[low - 1] = low == 1 ? std::min(i, past) : past;
+    std::size_t least = current[low - 1];
+    for (std::size_t j = low; j <= high; ++j) {
+      const std::size_t cell = std::min({previous[j] + 1, current[j - 1] + 1,
+                                         previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1), past});
+      current[j] = cell;
+      least = std::min(least, cell);
     }
-    if (least > bound) return bound + 1;
+    if (high < b.size()) current[high + 1] = past;  // the next row's band reads one further
+    if (least > bound) return past;
+    std::swap(previous, current);
   }
-  return row[b.size()];
+  return previous[b.size()];
 }
 
 /// True when `key` writes the words of `candidate` (split at `_`) cut short, each word at
