@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -88,6 +89,7 @@ TEST(NearestNameTest, BoundedDistanceIsExactWithinItsBoundAndPastItElsewhere) {
       const std::size_t exact = reference_distance(a, b);
       EXPECT_EQ(edit_distance(a, b), exact) << a << " / " << b;
       for (std::size_t bound = 0; bound <= 6; ++bound) EXPECT_TRUE(keeps_its_bound(a, b, bound));
+      EXPECT_EQ(edit_distance_within(a, b, SIZE_MAX), exact) << a << " / " << b;
     }
   }
 }

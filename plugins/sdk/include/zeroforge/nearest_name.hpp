@@ -38,6 +38,9 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
 inline std::size_t edit_distance_within(std::string_view a, std::string_view b, std::size_t bound) {
   const std::size_t apart = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
   if (apart > bound) return bound + 1;
+  // No distance exceeds the longer length: a larger bound (SIZE_MAX: "exact") changes nothing
+  // and would overflow below.
+  bound = std::min(bound, std::max(a.size(), b.size()));
   const std::size_t past = bound + 1;  // every count above `bound` is kept as this
   // Two rows on the stack for names of ordinary length (a heap row per call was a fifth of the
   // time on 100k unknown keys).
