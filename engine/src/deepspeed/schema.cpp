@@ -86,6 +86,16 @@ std::optional<std::size_t> array_index(std::string_view token, std::size_t size)
   return index;
 }
 
+// Whether every `~` of a pointer segment starts `~0` or `~1`: a pointer with any other names
+// nothing (RFC 6901; nlohmann's json_pointer refuses it).
+bool escapes_well(std::string_view token) {
+  for (std::size_t at = token.find('~'); at != std::string_view::npos;
+       at = token.find('~', at + 2)) {
+    if (at + 1 == token.size() || (token[at + 1] != '0' && token[at + 1] != '1')) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 // Walked in place: the rules ask it of every config, and a json_pointer built per question
@@ -102,16 +112,9 @@ const json* at_pointer(const json& document, const std::string& pointer) {
     const std::size_t slash = text.find('/', start);
     std::string_view token =
         text.substr(start, slash == std::string_view::npos ? slash : slash - start);
-    if (token.find('~') != std::string_view::npos) {  // ~0 is '~', ~1 is '/'; any other is bad
-      unescaped.clear();
-      for (std::size_t i = 0; i < token.size(); ++i) {
-        if (token[i] != '~') {
-          unescaped += token[i];
-          continue;
-        }
-        if (i + 1 == token.size() || (token[i + 1] != '0' && token[i + 1] != '1')) return nullptr;
-        unescaped += token[++i] == '0' ? '~' : '/';
-      }
+    if (token.find('~') != std::string_view::npos) {
+      if (!escapes_well(token)) return nullptr;
+      unescaped = history::unescape_segment(std::string(token));
       token = unescaped;
     }
     if (node->is_object()) {
