@@ -32,6 +32,13 @@ enum class JsonNumbers {
 /// says. Throws zf::Error (Json) with `name`, line and column of the first problem.
 nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& name,
                                        JsonNumbers numbers = JsonNumbers::Counts);
+/// The same, read into `target`, whose storage is reused where the text has the same shape
+/// (an object's members with the same keys in the same order, an array's elements, a
+/// string's buffer): a caller reading many texts of one shape, as generate reads its
+/// rendered configs, allocates little per text. On success `target` is what parse_json_text
+/// returns; after an error it holds some valid JSON value.
+void parse_json_text_into(nlohmann::ordered_json& target, std::string_view text,
+                          const std::string& name, JsonNumbers numbers = JsonNumbers::Counts);
 
 /// Reads a whole file; throws zf::Error (Io) naming it when it cannot be read or is larger than
 /// max_input_bytes(). A path that is not a file says what it is: `cannot read 'x': is a

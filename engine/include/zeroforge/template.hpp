@@ -56,6 +56,11 @@ class Template {
   /// key order kept, duplicate keys rejected, integral exponent numbers as integers).
   /// A JSON syntax error names the line of the output and the template line that wrote it.
   nlohmann::ordered_json render_json(const Value& context, const Value* globals = nullptr) const;
+  /// The same, parsed into `out`, whose storage is reused where the output has its shape
+  /// (parse_json_text_into): generate renders each thread's configs into one tree. After an
+  /// error `out` holds some valid JSON value.
+  void render_json_into(const Value& context, nlohmann::ordered_json& out,
+                        const Value* globals = nullptr) const;
 
   /// The top-level names the template (with its includes, parents and macros) reads
   /// without defining them, sorted: what the values must supply (Jinja2's

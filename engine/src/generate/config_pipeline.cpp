@@ -115,9 +115,21 @@ void ConfigMaker::make(ConfigJob& job) const {
   entry.variant = std::move(variant.choice);
   job.path = entry.path;
 
-  Json config;
+  // One tree per thread, read into again for each config: the members of a family share
+  // their shape, so the tree's objects, arrays and strings are reused instead of allocated
+  // and freed per config. Taken out while in use and given back on every return, so a
+  // nested generate on this thread (a plugin's) starts from a tree of its own.
+  thread_local Json scratch_config;
+  struct GiveBack {
+    Json tree;
+    GiveBack() { tree.swap(scratch_config); }
+    ~GiveBack() { scratch_config.swap(tree); }
+    GiveBack(const GiveBack&) = delete;
+    GiveBack& operator=(const GiveBack&) = delete;
+  } held;
+  Json& config = held.tree;
   try {
-    config = setup_.template_->render_json(values.values, values.globals);
+    setup_.template_->render_json_into(values.values, config, values.globals);
   } catch (const Error& error) {
     throw RenderFailure{error, job.index, "rendering"};
   }

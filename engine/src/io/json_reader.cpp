@@ -31,12 +31,13 @@ class Reader {
   Reader(std::string_view text, const std::string& name, JsonNumbers numbers)
       : text_(text), name_(name), numbers_(numbers) {}
 
-  json document() {
+  // Reads the text into `target`, keeping what storage of it the text can use: an object's
+  // members whose keys come in the same order, an array's elements, a string's buffer.
+  void document(json& target) {
     skip_space();
-    json value = parse_value(0);
+    parse_value(target, 0);
     skip_space();
     if (pos_ < text_.size()) fail("unexpected " + describe_here() + " after the JSON value");
-    return value;
   }
 
  private:
@@ -76,28 +77,38 @@ class Reader {
     return false;
   }
 
-  json parse_value(int depth) {
+  void parse_value(json& target, int depth) {
     if (depth > kMaxDepth) fail("JSON nested too deeply");
     if (pos_ >= text_.size()) fail("expected a JSON value, found end of input");
     char c = text_[pos_];
     switch (c) {
       case '{':
-        return parse_object(depth);
+        parse_object(target, depth);
+        return;
       case '[':
-        return parse_array(depth);
+        parse_array(target, depth);
+        return;
       case '"':
-        return parse_string();
+        if (!target.is_string()) target = std::string();
+        parse_string_into(target.get_ref<std::string&>());
+        return;
       case 't':
         expect_word("true");
-        return true;
+        target = true;
+        return;
       case 'f':
         expect_word("false");
-        return false;
+        target = false;
+        return;
       case 'n':
         expect_word("null");
-        return nullptr;
+        target = nullptr;
+        return;
       default:
-        if (c == '-' || (c >= '0' && c <= '9')) return parse_number();
+        if (c == '-' || (c >= '0' && c <= '9')) {
+          target = parse_number();
+          return;
+        }
         fail("expected a JSON value, found " + describe_here());
     }
   }
@@ -108,11 +119,15 @@ class Reader {
     pos_ += word.size();
   }
 
-  json parse_object(int depth) {
+  void parse_object(json& target, int depth) {
+    if (target.is_object() && !target.empty()) {
+      parse_object_in_place(target.get_ref<json::object_t&>(), depth);
+      return;
+    }
     ++pos_;  // {
-    json object = json::object();
+    target = json::object();
     skip_space();
-    if (consume('}')) return object;
+    if (consume('}')) return;
     // Members are collected in a buffer kept per depth (reused by every object at that
     // depth) and moved into the object at its exact size: growing nlohmann's ordered_map one
     // member at a time reallocated and moved every member several times per object.
@@ -125,50 +140,105 @@ class Reader {
       if (pos_ >= text_.size() || text_[pos_] != '"') {
         fail("expected a string key, found " + describe_here());
       }
-      std::size_t key_offset = pos_;
-      std::string key = parse_string_raw();
-      if (is_duplicate(depth, members, key)) {
-        fail_at(key_offset, "duplicate key \"" + key + "\"");
-      }
-      skip_space();
-      if (!consume(':')) fail("expected ':' after key \"" + key + "\", found " + describe_here());
-      skip_space();
-      json value = parse_value(depth + 1);
-      members.emplace_back(std::move(key), std::move(value));
-      skip_space();
-      if (consume('}')) break;
-      if (!consume(',')) fail("expected ',' or '}' in object, found " + describe_here());
-      skip_space();
-      if (pos_ < text_.size() && text_[pos_] == '}') fail("trailing comma in object");
+      std::string key;
+      const std::size_t key_offset = read_key(key);
+      if (is_duplicate(depth, members, members.size(), key)) duplicate_key(key_offset, key);
+      after_key(key);
+      members.emplace_back(std::move(key), json());
+      parse_value(members.back().second, depth + 1);
+      if (end_of_member()) break;
     }
-    auto& target = object.get_ref<json::object_t&>();
-    target.reserve(members.size());
-    for (auto& [key, value] : members) target.emplace_back(std::move(key), std::move(value));
+    auto& object = target.get_ref<json::object_t&>();
+    object.reserve(members.size());
+    for (auto& [key, value] : members) object.emplace_back(std::move(key), std::move(value));
     members.clear();
+    end_of_object(depth);
+  }
+
+  // An object read over one that has members: the members whose keys come in the same order
+  // keep their storage (a family's configs share their shape), the first key that differs
+  // and the members after it are replaced. A key equal to the held member's at its place
+  // needs no duplicate check: the held keys are distinct (as in every nlohmann object), and
+  // the text's keys before it are the held keys before it.
+  void parse_object_in_place(json::object_t& object, int depth) {
+    ++pos_;  // {
+    skip_space();
+    std::size_t count = 0;
+    if (!consume('}')) {
+      while (true) {
+        const std::size_t key_offset = read_key(key_);
+        if (count == object.size() || object.begin()[count].first != key_) {
+          if (is_duplicate(depth, object, count, key_)) duplicate_key(key_offset, key_);
+          while (object.size() > count) object.pop_back();
+          object.emplace_back(key_, json());
+        }
+        after_key(key_);
+        // `object` does not change while the member's value is read (only deeper ones do).
+        parse_value(object.begin()[count].second, depth + 1);
+        ++count;
+        if (end_of_member()) break;
+      }
+    }
+    while (object.size() > count) object.pop_back();
+    end_of_object(depth);
+  }
+
+  // Reads a member's key into `key`; returns where it starts.
+  std::size_t read_key(std::string& key) {
+    skip_space();
+    if (pos_ >= text_.size() || text_[pos_] != '"') {
+      fail("expected a string key, found " + describe_here());
+    }
+    const std::size_t key_offset = pos_;
+    parse_string_into(key);
+    return key_offset;
+  }
+
+  [[noreturn]] void duplicate_key(std::size_t key_offset, const std::string& key) const {
+    fail_at(key_offset, "duplicate key \"" + key + "\"");
+  }
+
+  // The ':' after a key, and the space around it.
+  void after_key(const std::string& key) {
+    skip_space();
+    if (!consume(':')) fail("expected ':' after key \"" + key + "\", found " + describe_here());
+    skip_space();
+  }
+
+  // After a member's value: true at the object's '}', false after a ',' with more to read.
+  bool end_of_member() {
+    skip_space();
+    if (consume('}')) return true;
+    if (!consume(',')) fail("expected ',' or '}' in object, found " + describe_here());
+    skip_space();
+    if (pos_ < text_.size() && text_[pos_] == '}') fail("trailing comma in object");
+    return false;
+  }
+
+  void end_of_object(int depth) {
     if (key_sets_.size() > static_cast<std::size_t>(depth))
       key_sets_[static_cast<std::size_t>(depth)].clear();
-    return object;
   }
 
   // Whether `key` is already a member. A linear scan while the object is small; from
   // kHashedFrom members on, an open-addressing index of the members (one per depth, like the
   // member buffers) that holds their positions, not copies of their keys: an object of a
   // million keys is read in linear time and without an allocation per key.
-  bool is_duplicate(int depth, const std::vector<std::pair<std::string, json>>& members,
-                    const std::string& key) {
+  // (`members`: the object's first `count` members; the key becomes member `count`.)
+  template <typename Members>
+  bool is_duplicate(int depth, const Members& members, std::size_t count, const std::string& key) {
     constexpr std::size_t kHashedFrom = 32;
-    if (members.size() < kHashedFrom) {
-      for (const auto& member : members) {
-        if (member.first == key) return true;
+    if (count < kHashedFrom) {
+      for (std::size_t i = 0; i < count; ++i) {
+        if (members.begin()[i].first == key) return true;
       }
       return false;
     }
     if (key_sets_.size() <= static_cast<std::size_t>(depth))
       key_sets_.resize(static_cast<std::size_t>(depth) + 1);
     KeyIndex& index = key_sets_[static_cast<std::size_t>(depth)];
-    if (index.used == 0 || index.used * 2 >= index.slots.size()) index.rebuild(members);
-    // `key` becomes member members.size() (the caller appends it next).
-    return !index.insert(members, key, static_cast<std::uint32_t>(members.size()));
+    if (index.used == 0 || index.used * 2 >= index.slots.size()) index.rebuild(members, count);
+    return !index.insert(members, key, static_cast<std::uint32_t>(count));
   }
 
   // Positions + 1 of an object's members by the hash of their keys (0: an empty slot); a
@@ -183,8 +253,8 @@ class Reader {
       return h;
     }
     // Inserts position `at` for `key` unless a member has that key (then false).
-    bool insert(const std::vector<std::pair<std::string, json>>& members, std::string_view key,
-                std::uint32_t at) {
+    template <typename Members>
+    bool insert(const Members& members, std::string_view key, std::uint32_t at) {
       const std::size_t mask = slots.size() - 1;
       for (std::size_t i = hash(key) & mask;; i = (i + 1) & mask) {
         if (slots[i] == 0) {
@@ -192,37 +262,43 @@ class Reader {
           ++used;
           return true;
         }
-        if (members[slots[i] - 1].first == key) return false;
+        if (members.begin()[slots[i] - 1].first == key) return false;
       }
     }
-    void rebuild(const std::vector<std::pair<std::string, json>>& members) {
+    template <typename Members>
+    void rebuild(const Members& members, std::size_t count) {
       std::size_t size = 64;
-      while (size < 4 * (members.size() + 1)) size *= 2;
+      while (size < 4 * (count + 1)) size *= 2;
       slots.assign(size, 0);
       used = 0;
-      for (std::size_t i = 0; i < members.size(); ++i)
-        insert(members, members[i].first, static_cast<std::uint32_t>(i));
+      for (std::size_t i = 0; i < count; ++i)
+        insert(members, members.begin()[i].first, static_cast<std::uint32_t>(i));
     }
     void clear() noexcept { used = 0; }
   };
 
-  json parse_array(int depth) {
+  // Over an array `target` held, its elements keep their storage.
+  void parse_array(json& target, int depth) {
     ++pos_;  // [
-    json array = json::array();
+    if (!target.is_array()) target = json::array();
+    auto& array = target.get_ref<json::array_t&>();
+    std::size_t count = 0;
     skip_space();
-    if (consume(']')) return array;
-    while (true) {
-      skip_space();
-      array.push_back(parse_value(depth + 1));
-      skip_space();
-      if (consume(']')) return array;
-      if (!consume(',')) fail("expected ',' or ']' in array, found " + describe_here());
-      skip_space();
-      if (pos_ < text_.size() && text_[pos_] == ']') fail("trailing comma in array");
+    if (!consume(']')) {
+      while (true) {
+        skip_space();
+        if (count == array.size()) array.emplace_back();
+        parse_value(array[count], depth + 1);
+        ++count;
+        skip_space();
+        if (consume(']')) break;
+        if (!consume(',')) fail("expected ',' or ']' in array, found " + describe_here());
+        skip_space();
+        if (pos_ < text_.size() && text_[pos_] == ']') fail("trailing comma in array");
+      }
     }
+    array.resize(count);
   }
-
-  json parse_string() { return parse_string_raw(); }
 
   std::uint32_t parse_hex4() {
     if (pos_ + 4 > text_.size()) fail("incomplete \\u escape");
@@ -254,15 +330,16 @@ class Reader {
     fail_at(begin + bad, std::string("invalid UTF-8 (byte ") + byte + "); JSON text is UTF-8");
   }
 
-  std::string parse_string_raw() {
+  // Reads a string into `out` (cleared first; its buffer is kept).
+  void parse_string_into(std::string& out) {
     std::size_t start = pos_++;
-    std::string out;
+    out.clear();
     while (true) {
       if (pos_ >= text_.size()) fail_at(start, "unterminated string");
       char c = text_[pos_];
       if (c == '"') {
         ++pos_;
-        return out;
+        return;
       }
       if (static_cast<unsigned char>(c) < 0x20) fail("control character in string (escape it)");
       if (c != '\\') {
@@ -386,13 +463,21 @@ class Reader {
   // object never moves the buffers of the objects around it.
   std::deque<std::vector<std::pair<std::string, json>>> members_;
   std::deque<KeyIndex> key_sets_;
+  std::string key_;  // the key being read by parse_object_in_place (used up before its value)
 };
 
 }  // namespace
 
 nlohmann::ordered_json parse_json_text(std::string_view text, const std::string& name,
                                        JsonNumbers numbers) {
-  return Reader(text, name, numbers).document();
+  nlohmann::ordered_json value;
+  Reader(text, name, numbers).document(value);
+  return value;
+}
+
+void parse_json_text_into(nlohmann::ordered_json& target, std::string_view text,
+                          const std::string& name, JsonNumbers numbers) {
+  Reader(text, name, numbers).document(target);
 }
 
 }  // namespace zf

@@ -104,6 +104,13 @@ void Template::render_into(const Value& context, std::string& out, const Value* 
 }
 
 nlohmann::ordered_json Template::render_json(const Value& context, const Value* globals) const {
+  nlohmann::ordered_json json;
+  render_json_into(context, json, globals);
+  return json;
+}
+
+void Template::render_json_into(const Value& context, nlohmann::ordered_json& json,
+                                const Value* globals) const {
   // The text is scratch, kept per thread: generate renders thousands of configs per thread,
   // and a fresh buffer each time cost an allocation of config size (which also made malloc
   // consolidate its small free blocks). Taken out while in use, so a nested call is safe.
@@ -112,16 +119,14 @@ nlohmann::ordered_json Template::render_json(const Value& context, const Value* 
   out.swap(scratch);
   out.clear();
   render_into(context, out, globals);
-  nlohmann::ordered_json json;
   try {
     // A failure is reported by json_error_in_template, which names the template instead.
     static const std::string kOutput = "rendered output";
-    json = parse_json_text(out, kOutput);
+    parse_json_text_into(json, out, kOutput);
   } catch (const Error& error) {
     throw json_error_in_template(error, environment_, *tree_, context, globals);
   }
   scratch.swap(out);
-  return json;
 }
 
 std::optional<std::string> Template::static_parent() const {

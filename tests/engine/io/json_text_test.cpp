@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "support/cli_runner.hpp"
 #include "zeroforge/diagnostic.hpp"
@@ -87,6 +89,106 @@ TEST(JsonReaderTest, FindsADuplicateKeyAmongManyAtItsPlace) {
     // The second object reuses the depth's buffers: its keys repeat the first's, legally.
     std::string fine = "{\"a\": " + object + "\"z\": 0}, \"b\": " + object + "\"z\": 0}}";
     EXPECT_EQ(parse_json_text(fine, "f.json")["b"].size(), static_cast<std::size_t>(keys) + 1);
+  }
+}
+
+// Each value's kind, depth first: dump() writes 1 and 1.0 apart, but not an array of one
+// element from a value nested in it, and this says it all.
+std::string kinds(const nlohmann::ordered_json& json) {
+  std::string out = json.type_name();
+  if (json.is_structured()) {
+    out += '(';
+    for (const auto& item : json) out += kinds(item) + ' ';
+    out += ')';
+  }
+  return out;
+}
+
+// An object of `keys` members k0.. (the index of duplicate keys starts at 32).
+std::string many_keys(int keys, const std::string& value) {
+  std::string object = "{";
+  for (int i = 0; i < keys; ++i)
+    object += (i ? ", \"k" : "\"k") + std::to_string(i) + "\": " + value;
+  return object + "}";
+}
+
+// Generate reads every rendered config into the tree of the one before (parse_json_text_into).
+// Whatever the tree held, the result is what a fresh read gives: the same text and kinds.
+TEST(JsonReaderTest, ReadingIntoATreeGivesWhatAFreshReadGives) {
+  const std::vector<std::string> texts = {
+      R"({"a": 1, "b": {"c": [1, 2, 3], "d": "short"}, "e": null})",
+      R"({"a": 1.0, "b": {"c": [1, 2], "d": "a string past the small-string buffer"}, "e": true})",
+      R"({"a": 1, "b": {"c": [1, 2, 3, 4, {"x": 1}], "d": "short"}, "e": null, "f": []})",
+      R"({"b": {"d": "short", "c": [1, 2, 3]}, "a": 1, "e": null})",  // the same keys, reordered
+      R"({"a": 1})",
+      R"({"a": {"a": {"a": {}}}, "b": [[], [[]], {}]})",
+      R"({})",
+      R"([{"a": 1}, {"a": 2, "b": 3}, "s", 5e8, -0.5, false])",
+      R"([{"a": 1, "b": 3}, {"a": 2}, 1, "s"])",
+      R"("just a string")",
+      R"(12)",
+      R"(null)",
+      many_keys(40, "1"),
+      many_keys(40, R"({"n": [1, "two"]})"),
+      many_keys(33, "\"v\""),
+      R"({"k0": 1, "k1": {"k0": 2, "k1": [3]}, "k2": "\u00e9\n"})",
+  };
+  for (const auto& first : texts) {
+    for (const auto& second : texts) {
+      SCOPED_TRACE(first + "  then  " + second);
+      nlohmann::ordered_json tree;
+      parse_json_text_into(tree, first, "a.json");
+      parse_json_text_into(tree, second, "b.json");
+      const nlohmann::ordered_json fresh = parse_json_text(second, "b.json");
+      EXPECT_EQ(tree.dump(), fresh.dump());
+      EXPECT_EQ(kinds(tree), kinds(fresh));
+    }
+  }
+}
+
+// An error reading into a tree is the one a fresh read reports, whatever the tree held (the
+// members it keeps are not mistaken for the text's: a duplicate key is found among the
+// text's own keys, by the scan and by the index), and the tree is left valid JSON that can
+// be read into again.
+TEST(JsonReaderTest, AnErrorReadingIntoATreeIsTheFreshReadsError) {
+  const std::vector<std::string> trees = {
+      R"({"a": 1, "b": 2, "c": 3})",
+      R"({"outer": {"a": 1, "b": 2}})",
+      many_keys(40, "0"),
+      R"({"outer": )" + many_keys(40, "0") + "}",
+      R"([1, 2, 3])",
+  };
+  std::string duplicate_late = many_keys(39, "0");
+  duplicate_late.insert(duplicate_late.size() - 1, R"(, "k1": 0)");
+  const std::vector<std::string> bad = {
+      R"({"a": 1, "a": 2})",
+      R"({"a": 1, "b": 2, "b": 3})",
+      R"({"outer": {"a": 1, "a": 2}})",
+      duplicate_late,
+      R"({"outer": )" + duplicate_late + "}",
+      R"({"a": 1,})",
+      R"({"a": [1, 2,]})",
+      R"({"a": "unterminated)",
+      R"({"a": 1} x)",
+      R"([1, 2)",
+  };
+  for (const auto& held : trees) {
+    for (const auto& text : bad) {
+      SCOPED_TRACE(held + "  then  " + text);
+      const std::string expected = parse_error(text);
+      ASSERT_FALSE(expected.empty());
+      nlohmann::ordered_json tree = parse_json_text(held, "held.json");
+      std::string got;
+      try {
+        parse_json_text_into(tree, text, "f.json");
+      } catch (const Error& e) {
+        got = e.what();
+      }
+      EXPECT_EQ(got, expected);
+      EXPECT_NO_THROW(to_json_text(tree));
+      parse_json_text_into(tree, held, "held.json");
+      EXPECT_EQ(tree.dump(), parse_json_text(held, "held.json").dump());
+    }
   }
 }
 

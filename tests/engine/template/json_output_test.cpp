@@ -104,5 +104,39 @@ TEST(JsonOutputTest, SyntaxErrorInAnIncludedPartialNamesThePartial) {
   }
 }
 
+// Generate renders a thread's configs into one tree (render_json_into): each render gives
+// what render_json gives, whatever the tree held, and a render whose output is not JSON
+// raises render_json's error and leaves a tree the next render can use.
+TEST(JsonOutputTest, RenderingIntoATreeGivesWhatRenderJsonGives) {
+  Environment env;
+  auto tpl = env.from_string(
+      R"({"n": {{ n }}, "items": [{% for i in range(n) %}{{ "," if i }}{"i": {{ i }}}{% endfor %}]
+{%- if n is even %}, "even": "{{ "x" * n }}"{% endif %}{% if n == 4 %}, "n": 0{% endif %}})",
+      "c.json.j2");
+  ordered_json tree;
+  for (int n : {3, 5, 2, 0, 6, 4, 1, 3}) {
+    SCOPED_TRACE(n);
+    const Value values = Value::from_json({{"n", n}});
+    if (n == 4) {
+      std::string expected, got;
+      try {
+        tpl->render_json(values);
+      } catch (const Error& e) {
+        expected = e.what();
+      }
+      try {
+        tpl->render_json_into(values, tree);
+      } catch (const Error& e) {
+        got = e.what();
+      }
+      EXPECT_NE(expected.find("duplicate key \"n\""), std::string::npos) << expected;
+      EXPECT_EQ(got, expected);
+      continue;
+    }
+    tpl->render_json_into(values, tree);
+    EXPECT_EQ(to_json_text(tree), to_json_text(tpl->render_json(values)));
+  }
+}
+
 }  // namespace
 }  // namespace zf
