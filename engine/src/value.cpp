@@ -521,6 +521,9 @@ void ValueDict::set(std::string key, Value value) {
   entries_.emplace_back(std::move(key), std::move(value));
   hashes_.push_back(key_hash);
   key_mask_ |= std::uint64_t{1} << (key_hash >> 58);
+  if (const std::size_t at = entries_.size() - 1; at < kTagged) {
+    tags_[at / 8] |= std::uint64_t{tag_of(key_hash)} << (8 * (at % 8));
+  }
   if (entries_.size() <= kIndexThreshold) return;
   // Copies of a dict share the index; the first write after a copy takes its own.
   if (!index_ || index_.use_count() > 1 || index_->size() < 2 * entries_.size()) {
@@ -571,8 +574,7 @@ void ValueDict::prefetch() const {
   }
 }
 
-const Value* ValueDict::lookup(std::string_view key, std::uint64_t key_hash) const {
-  if (!(key_mask_ & (std::uint64_t{1} << (key_hash >> 58)))) return nullptr;
+const Value* ValueDict::search(std::string_view key, std::uint64_t key_hash) const {
   if (index_) {
     std::size_t mask = index_->size() - 1;
     for (std::size_t slot = key_hash & mask;; slot = (slot + 1) & mask) {
@@ -582,8 +584,20 @@ const Value* ValueDict::lookup(std::string_view key, std::uint64_t key_hash) con
         return &entries_[entry - 1].second;
     }
   }
-  for (std::size_t i = 0; i < hashes_.size(); ++i) {
-    if (hashes_[i] == key_hash && entries_[i].first == key) return &entries_[i].second;
+  // Up to kIndexThreshold keys: their tags, 8 per word, are compared at once (a byte of
+  // `x` is zero where the tag matches; the test flags every such byte, and sometimes the byte
+  // above one, which the hash then rules out).
+  static_assert(kIndexThreshold <= kTagged);
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHighs = 0x8080808080808080ULL;
+  const std::size_t n = hashes_.size();
+  const std::uint64_t pattern = kOnes * tag_of(key_hash);
+  for (std::size_t word = 0; word * 8 < n; ++word) {
+    const std::uint64_t x = tags_[word] ^ pattern;
+    for (std::uint64_t match = (x - kOnes) & ~x & kHighs; match != 0; match &= match - 1) {
+      const std::size_t i = word * 8 + static_cast<std::size_t>(__builtin_ctzll(match) >> 3);
+      if (i >= n) return nullptr;  // the bytes past the last key
+      if (hashes_[i] == key_hash && entries_[i].first == key) return &entries_[i].second;
+    }
   }
   return nullptr;
 }
@@ -592,6 +606,7 @@ ValueDict::ValueDict(const ValueDict& other)
     : entries_(other.entries_),
       hashes_(other.hashes_),
       key_mask_(other.key_mask_),
+      tags_(other.tags_),
       index_(other.index_) {
   other.note_whole();
 }
@@ -602,6 +617,7 @@ ValueDict& ValueDict::operator=(const ValueDict& other) {
     entries_ = other.entries_;
     hashes_ = other.hashes_;
     key_mask_ = other.key_mask_;
+    tags_ = other.tags_;
     index_ = other.index_;
     reads_ = nullptr;
   }
@@ -612,6 +628,7 @@ ValueDict::ValueDict(ValueDict&& other) noexcept
     : entries_(std::move(other.entries_)),
       hashes_(std::move(other.hashes_)),
       key_mask_(other.key_mask_),
+      tags_(other.tags_),
       index_(std::move(other.index_)) {
   other.note_whole();
 }
@@ -622,6 +639,7 @@ ValueDict& ValueDict::operator=(ValueDict&& other) noexcept {
     entries_ = std::move(other.entries_);
     hashes_ = std::move(other.hashes_);
     key_mask_ = other.key_mask_;
+    tags_ = other.tags_;
     index_ = std::move(other.index_);
     reads_ = nullptr;
   }

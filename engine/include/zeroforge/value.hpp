@@ -3,6 +3,7 @@
 // (what Jinja2 does): int vs float arithmetic, truthiness, equality, str() and repr().
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -429,7 +430,13 @@ class ValueDict {
   // Slots hold entry index + 1 (0 = empty); the table is a power of two, at most half full.
   using Index = std::vector<std::uint32_t>;
   void rebuild_index();
-  const Value* lookup(std::string_view key, std::uint64_t key_hash) const;
+  // A key whose bit is not in key_mask_ misses here, inline (most look-ups of names in a
+  // render's layers miss); the search is out of line.
+  const Value* lookup(std::string_view key, std::uint64_t key_hash) const {
+    if (!(key_mask_ & (std::uint64_t{1} << (key_hash >> 58)))) return nullptr;
+    return search(key, key_hash);
+  }
+  const Value* search(std::string_view key, std::uint64_t key_hash) const;
   // What a watched dict tells its ValueReads; a dict nobody watches pays one test of reads_.
   void note_whole() const noexcept {
     if (reads_ != nullptr) [[unlikely]]
@@ -442,6 +449,13 @@ class ValueDict {
   std::vector<std::uint64_t> hashes_;  // hashes_[i] == hash(entries_[i].first)
   // Bit (hash >> 58) of every key: a lookup whose bit is clear misses without a search.
   std::uint64_t key_mask_ = 0;
+  // A byte of the hash of each of the first kTagged keys, in order, 8 to a word: a dict too
+  // small for the index is searched 8 keys per step (lookup), in the object's own memory.
+  static constexpr std::size_t kTagged = 32;
+  static constexpr std::uint8_t tag_of(std::uint64_t key_hash) noexcept {
+    return static_cast<std::uint8_t>(key_hash >> 48);
+  }
+  std::array<std::uint64_t, kTagged / 8> tags_{};
   // Built once a dict is large enough that a linear scan stops being the fastest lookup;
   // copies of a dict share it until one of them is written to.
   std::shared_ptr<Index> index_;

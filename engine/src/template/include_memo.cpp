@@ -276,11 +276,29 @@ const std::string* IncludeMemo::Site::find(const Frame& frame, std::uint64_t& ke
   const std::size_t n = plan_.names.size();
   if (seen_.size() != n) seen_.resize(n);
   found_.resize(n);
-  std::uint64_t h = 0x84222325CBF29CE4ULL;
+  for (std::size_t i = 0; i < n; ++i)
+    found_[i] = frame.find(plan_.names[i].first, plan_.names[i].second);
   keyable = true;
+  // The entry found or stored last: the members of a family come in an order where the next
+  // one most often includes with the same values, and comparing with it needs no hash. (A
+  // name whose value is undefined is never keyable; it takes the way below, which says so.)
+  if (last_ != nullptr) {
+    bool same = true;
+    for (std::size_t i = 0; same && i < n; ++i) {
+      const Value* v = found_[i];
+      same = v == nullptr ? last_->key[i].is_undefined()
+                          : !v->is_undefined() && identical(*v, last_->key[i]);
+    }
+    if (same) {
+      ++lookups_;
+      ++hits_;
+      key_hash = last_hash_;
+      return &last_->text;
+    }
+  }
+  std::uint64_t h = 0x84222325CBF29CE4ULL;
   for (std::size_t i = 0; i < n; ++i) {
-    const Value* v = frame.find(plan_.names[i].first, plan_.names[i].second);
-    found_[i] = v;
+    const Value* v = found_[i];
     if (v == nullptr) {
       h = mix(h, 0);
       continue;
@@ -304,6 +322,8 @@ const std::string* IncludeMemo::Site::find(const Frame& frame, std::uint64_t& ke
     }
     if (same) {
       ++hits_;
+      last_ = &entry;
+      last_hash_ = h;
       return &entry.text;
     }
   }
@@ -344,11 +364,15 @@ std::size_t IncludeMemo::Site::store(const Frame& frame, std::uint64_t key_hash,
     bytes += shared ? sizeof(Value) : held_size(entry.key.back());
   }
   entry.text = text;
-  entries_.emplace(key_hash, std::move(entry));
+  last_ = &entries_.emplace(key_hash, std::move(entry))->second;
+  last_hash_ = key_hash;
   return bytes;
 }
 
-void IncludeMemo::Site::clear() noexcept { entries_.clear(); }
+void IncludeMemo::Site::clear() noexcept {
+  entries_.clear();
+  last_ = nullptr;
+}
 
 IncludeMemo& IncludeMemo::of(const Environment& environment) {
   // Environments are known by id: a later one may take a dead one's address.

@@ -70,6 +70,8 @@ class IncludeMemo {
 
     const IncludePlan& plan_;
     std::unordered_multimap<std::uint64_t, Entry> entries_;
+    const Entry* last_ = nullptr;  // the entry found or stored last (its node does not move)
+    std::uint64_t last_hash_ = 0;
     std::vector<Seen> seen_;           // by name, as in the plan
     std::vector<const Value*> found_;  // what find looked up, by name
     std::uint64_t lookups_ = 0;

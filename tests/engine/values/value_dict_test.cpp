@@ -3,6 +3,7 @@
 // which the hashed index takes over, and copies that share the index until one is written.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,39 @@ TEST(ValueDictTest, KeysThatDifferOnlyInTheirBytesStayApart) {
   for (std::size_t i = 0; i < keys.size(); ++i) dict.set(keys[i], Value(static_cast<int>(i)));
   for (std::size_t i = 0; i < keys.size(); ++i)
     EXPECT_EQ(dict.find(keys[i])->as_int(), static_cast<int>(i)) << i;
+}
+
+// Keys whose hashes share the bit of the dict's key mask and the byte lookup compares 8 keys
+// at a time by (bits 58-63 and 48-55): only the whole hash and the key tell them apart. At
+// every size up to the index and past it, each is found, in each kind of copy, and keys that
+// share those bits but are absent are not.
+TEST(ValueDictTest, KeysWhoseHashesShareTheComparedBitsStayApart) {
+  const std::uint64_t want = ValueDict::hash("x0") >> 48;  // the mask's bit and the byte
+  std::vector<std::string> alike;
+  for (int i = 0; alike.size() < 48; ++i) {
+    std::string key = "x" + std::to_string(i);
+    if ((ValueDict::hash(key) >> 48) == want) alike.push_back(key);
+  }
+  const std::vector<std::string> absent(alike.begin() + 40, alike.end());
+  for (std::size_t size : {1u, 2u, 7u, 8u, 9u, 16u, 31u, 32u, 33u, 40u}) {
+    SCOPED_TRACE(size);
+    ValueDict dict;
+    for (std::size_t i = 0; i < size; ++i) dict.set(alike[i], Value(static_cast<int>(i)));
+    ValueDict copied(dict);
+    ValueDict assigned;
+    assigned = dict;
+    ValueDict moved_from(dict);
+    ValueDict moved(std::move(moved_from));
+    for (const ValueDict* d : {&dict, &copied, &assigned, &moved}) {
+      for (std::size_t i = 0; i < size; ++i) {
+        const Value* found = d->find(alike[i]);
+        ASSERT_NE(found, nullptr) << alike[i];
+        EXPECT_EQ(found->as_int(), static_cast<int>(i));
+      }
+      for (std::size_t i = size; i < 40; ++i) EXPECT_EQ(d->find(alike[i]), nullptr) << alike[i];
+      for (const auto& key : absent) EXPECT_EQ(d->find(key), nullptr) << key;
+    }
+  }
 }
 
 }  // namespace
