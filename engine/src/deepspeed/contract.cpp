@@ -566,7 +566,22 @@ class Checker {
                                        (nullable ? " or null" : "") + ", got " + shown(*section));
       return false;
     }
-    for (const auto& [field_name, value] : section->as_dict()) {
+    // The very dict this thread found clean last time at this name (dicts are shared and
+    // immutable, and held here, so it cannot have changed): the members of a family share
+    // their tier's sections, and this check reads nothing but the section.
+    thread_local std::array<Value, kKnownNames.size()> clean;
+    const ValueDict& dict = section->as_dict();
+    if (clean[name.index].is_dict() && &clean[name.index].as_dict() == &dict) return true;
+    const std::size_t problems_before = result_.problems.size();
+    check_fields(key, dict, fields);
+    clean[name.index] = result_.problems.size() == problems_before ? *section : Value();
+    return true;
+  }
+
+  template <std::size_t N>
+  void check_fields(std::string_view key, const ValueDict& section,
+                    const std::array<Field, N>& fields) {
+    for (const auto& [field_name, value] : section) {
       auto pointer = [&, &name = field_name] {
         return "/" + std::string(key) + "/" + escape_pointer_segment(name);
       };
@@ -589,7 +604,6 @@ class Checker {
       }
       check_type_at(pointer, value, field->type, field->nullable);
     }
-    return true;
   }
 
   void check_optimizer() {

@@ -167,6 +167,34 @@ TEST(ContractTest, RefusesEachBadValueByName) {
   }
 }
 
+// A family's members share their tier's sections, and a section found clean is not checked
+// again while it is the same dict: a different dict under the name is checked, a clean one
+// before or after it changes nothing, and a bad one is reported every time.
+TEST(ContractTest, ASectionSharedByMembersIsCheckedWheneverItChanges) {
+  const Value base = Value::from_json(defaults());
+  const Value bad_zero = Value::from_json(Json::parse(R"({"overlap_com": true})"));
+  Json bad_base_json = defaults();
+  bad_base_json["zero"]["overlap_com"] = true;
+  const Value bad_base = Value::from_json(bad_base_json);
+  const std::string expected =
+      "/zero/overlap_com: error: unknown key 'overlap_com' in zero; did you mean 'overlap_comm'?";
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(round);
+    EXPECT_TRUE(check_deepspeed_values(ValueDict(), base.as_dict()).ok());
+    ValueDict top;
+    top.set("zero", bad_zero);
+    ContractCheck shadowed = check_deepspeed_values(top, base.as_dict());
+    ASSERT_EQ(shadowed.problems.size(), 1u);
+    EXPECT_EQ(std::string(shadowed.problems[0].what()), expected);
+    EXPECT_TRUE(check_deepspeed_values(ValueDict(), base.as_dict()).ok());
+    for (int again = 0; again < 2; ++again) {
+      ContractCheck bad = check_deepspeed_values(ValueDict(), bad_base.as_dict());
+      ASSERT_EQ(bad.problems.size(), 1u);
+      EXPECT_EQ(std::string(bad.problems[0].what()), expected);
+    }
+  }
+}
+
 // merge_patch deletes a key given null, so these values are set one by one.
 TEST(ContractTest, NullKnobsAndAListOfTrainerKeysAreValues) {
   Json values = defaults();
