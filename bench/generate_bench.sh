@@ -67,15 +67,30 @@ py_cmd() { python3 "$root/bench/generate_jinja2.py" "$1" "$root/templates" "$roo
 
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 zf=() zf1=() zfn=() zi=() zi1=() py=() fl=() pm=()
+# Each output is removed just before its own run: removing a tree of N files leaves kernel
+# work (freeing inodes and pages) that slows whatever runs next, so every contestant follows
+# one such removal. All of them removed at the start of a round made the round's first run
+# (the Python module's) pay for eight, and the floor, run long after, for none. (A pause
+# after the removal is no cure: the first run after an idle moment is slower still.)
+clear_out() { rm -rf "$1"; }
 for ((i = 0; i < runs; i++)); do
-  rm -rf "$work"/zf "$work"/zf1 "$work"/zfn "$work"/zi "$work"/zi1 "$work"/py "$work"/floor "$work"/pm
-  if ((has_pymod)); then pm+=("$(pymod_seconds "$work/family.json" "$work/pm")"); fi
+  if ((has_pymod)); then
+    clear_out "$work/pm"
+    pm+=("$(pymod_seconds "$work/family.json" "$work/pm")")
+  fi
+  clear_out "$work/zf"
   zf+=("$(seconds zf_cmd "$work/family.json" "$work/zf")")
+  clear_out "$work/zf1"
   zf1+=("$(seconds zf_cmd "$work/family.json" "$work/zf1" -j 1)")
+  clear_out "$work/zi"
   zi+=("$(seconds zf_cmd "$work/family-include.json" "$work/zi")")
+  clear_out "$work/zi1"
   zi1+=("$(seconds zf_cmd "$work/family-include.json" "$work/zi1" -j 1)")
+  clear_out "$work/zfn"
   zfn+=("$(seconds zf_cmd "$work/family.json" "$work/zfn" --no-validate)")
+  clear_out "$work/py"
   py+=("$(seconds py_cmd "$work/family.json" "$work/py")")
+  clear_out "$work/floor"
   fl+=("$("$floor" "$work/zf" "$work/floor" | awk '{ print $3 }')")
 done
 zf_s="$(printf '%s\n' "${zf[@]}" | median)"
