@@ -136,10 +136,6 @@ class Reader {
     auto& members = members_[static_cast<std::size_t>(depth)];
     members.clear();
     while (true) {
-      skip_space();
-      if (pos_ >= text_.size() || text_[pos_] != '"') {
-        fail("expected a string key, found " + describe_here());
-      }
       std::string key;
       const std::size_t key_offset = read_key(key);
       if (is_duplicate(depth, members, members.size(), key)) duplicate_key(key_offset, key);
