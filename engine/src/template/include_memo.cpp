@@ -282,19 +282,11 @@ const std::string* IncludeMemo::Site::find(const Frame& frame, std::uint64_t& ke
   // The entry found or stored last: the members of a family come in an order where the next
   // one most often includes with the same values, and comparing with it needs no hash. (A
   // name whose value is undefined is never keyable; it takes the way below, which says so.)
-  if (last_ != nullptr) {
-    bool same = true;
-    for (std::size_t i = 0; same && i < n; ++i) {
-      const Value* v = found_[i];
-      same = v == nullptr ? last_->key[i].is_undefined()
-                          : !v->is_undefined() && identical(*v, last_->key[i]);
-    }
-    if (same) {
-      ++lookups_;
-      ++hits_;
-      key_hash = last_hash_;
-      return &last_->text;
-    }
+  if (last_ != nullptr && holds_key_of(*last_)) {
+    ++lookups_;
+    ++hits_;
+    key_hash = last_hash_;
+    return &last_->text;
   }
   std::uint64_t h = 0x84222325CBF29CE4ULL;
   for (std::size_t i = 0; i < n; ++i) {
@@ -315,12 +307,7 @@ const std::string* IncludeMemo::Site::find(const Frame& frame, std::uint64_t& ke
   auto [first, last] = entries_.equal_range(h);
   for (auto it = first; it != last; ++it) {
     const Entry& entry = it->second;
-    bool same = true;
-    for (std::size_t i = 0; same && i < n; ++i) {
-      same =
-          found_[i] == nullptr ? entry.key[i].is_undefined() : identical(*found_[i], entry.key[i]);
-    }
-    if (same) {
+    if (holds_key_of(entry)) {
       ++hits_;
       last_ = &entry;
       last_hash_ = h;
@@ -328,6 +315,18 @@ const std::string* IncludeMemo::Site::find(const Frame& frame, std::uint64_t& ke
     }
   }
   return nullptr;
+}
+
+// Whether the values find looked up are `entry`'s key: each name there when the key has it,
+// with an identical value (an undefined one never is: it is never keyable).
+bool IncludeMemo::Site::holds_key_of(const Entry& entry) const {
+  for (std::size_t i = 0; i < found_.size(); ++i) {
+    const Value* v = found_[i];
+    if (v == nullptr ? !entry.key[i].is_undefined()
+                     : v->is_undefined() || !identical(*v, entry.key[i]))
+      return false;
+  }
+  return true;
 }
 
 // The hash of `v`; a list or dict that is the one hashed last time at this name (the

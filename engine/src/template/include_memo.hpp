@@ -67,6 +67,7 @@ class IncludeMemo {
       std::uint64_t hash = 0;
     };
     bool hash_once(const Value& v, Seen& seen, std::uint64_t& out);
+    bool holds_key_of(const Entry& entry) const;
 
     const IncludePlan& plan_;
     std::unordered_multimap<std::uint64_t, Entry> entries_;
